@@ -1,0 +1,345 @@
+"""Building catalog folders: from the seeded generator, or by streaming a real ShoppingBench ``documents.jsonl``."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import multiprocessing as mp
+import os
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from arena.catalog import generator as gen
+from arena.catalog.index import CatalogError, CatalogWriter
+from arena.catalog.models import SERVICES, Product, WebPage, search_contents
+
+Progress = Callable[[int], None]
+"""Called with how much work was just done (products for a build, bytes for a load)."""
+
+
+class StatsCollector:
+    """Streaming statistics of a catalog, stored in its manifest and shown by ``arena catalog stats``."""
+
+    _RESERVOIR = 50_000
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.categories: Counter[str] = Counter()
+        self.services: Counter[str] = Counter()
+        self.shop_products: Counter[str] = Counter()
+        self.shop_tops: dict[str, set[str]] = {}
+        self.models: dict[int, list[Any]] = {}  # model key -> [first shop, several shops?, listings]
+        self.sku_total = 0
+        self.sku_with = 0
+        self.sku_max = 0
+        self.prices: list[float] = []
+        self.sold: list[int] = []
+        self.sold_total = 0
+
+    def add(self, product: dict[str, Any], model_key: int | None = None) -> None:
+        self.n += 1
+        category = product["category"]
+        self.categories[category] += 1
+        for service in product["service"]:
+            self.services[service] += 1
+        shop = product["shop_id"]
+        self.shop_products[shop] += 1
+        self.shop_tops.setdefault(shop, set()).add(category.split(" > ", 1)[0])
+        n_sku = len(product["sku_options"])
+        self.sku_total += n_sku
+        self.sku_with += n_sku > 0
+        self.sku_max = max(self.sku_max, n_sku)
+        sold = int(product["sold_count"])
+        self.sold_total += sold
+        if len(self.prices) < self._RESERVOIR:
+            self.prices.append(float(product["price"]))
+            self.sold.append(sold)
+        elif self.n % 7 == 0:  # deterministic thinning keeps the sample spread over the whole catalog
+            slot = (self.n * 2654435761) % self._RESERVOIR
+            self.prices[slot] = float(product["price"])
+            self.sold[slot] = sold
+        if model_key is not None:
+            entry = self.models.get(model_key)
+            if entry is None:
+                self.models[model_key] = [shop, False, 1]
+            else:
+                entry[2] += 1
+                if entry[0] != shop:
+                    entry[1] = True
+
+    def result(self) -> dict[str, Any]:
+        def pct(values: list[float], q: float) -> float:
+            if not values:
+                return 0.0
+            ordered = sorted(values)
+            return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+        tops = Counter()
+        for category, count in self.categories.items():
+            tops[category.split(" > ", 1)[0]] += count
+        sold_sorted = sorted(self.sold, reverse=True)
+        top1 = sum(sold_sorted[: max(1, len(sold_sorted) // 100)])
+        sold_sample = sum(sold_sorted) or 1
+        multi = [s for s, t in self.shop_tops.items() if len(t) >= 3]
+        near_dup = None
+        if self.models:
+            near_dup = sum(entry[2] for entry in self.models.values() if entry[1])
+        return {
+            "products": self.n,
+            "top_categories": len(tops),
+            "leaf_categories": len(self.categories),
+            "shops": len(self.shop_products),
+            "shops_in_3plus_top_categories": len(multi),
+            "largest_shop_products": max(self.shop_products.values(), default=0),
+            "near_duplicate_listings": near_dup,
+            "service_rates": {s: round(self.services[s] / max(1, self.n), 4) for s in SERVICES},
+            "price": {q: round(pct(self.prices, v), 2) for q, v in (("p10", 0.1), ("p50", 0.5), ("p90", 0.9))}
+            | {"max": max(self.prices, default=0.0)},
+            "sold_count": {
+                "total": self.sold_total,
+                "zero_share": round(sum(1 for s in self.sold if s == 0) / max(1, len(self.sold)), 4),
+                "p50": pct([float(s) for s in self.sold], 0.5),
+                "p99": pct([float(s) for s in self.sold], 0.99),
+                "top1pct_share": round(top1 / sold_sample, 4),
+            },
+            "sku_options": {
+                "with_options_share": round(self.sku_with / max(1, self.n), 4),
+                "mean": round(self.sku_total / max(1, self.n), 3),
+                "max": self.sku_max,
+            },
+            "top_category_products": dict(sorted(tops.items())),
+        }
+
+
+# ------------------------------------------------------------------------------------------------ generated build
+
+_world: gen.World | None = None
+
+
+def _init_worker(seed: int, size: int) -> None:
+    global _world
+    _world = gen.World.build(seed, size)
+
+
+def _chunk_rows(chunk: int) -> list[tuple[dict[str, Any], int, str, str]]:
+    assert _world is not None
+    rows = []
+    for product, model_key in gen.generate_chunk(_world, chunk):
+        contents = search_contents(product["title"], product["sku_options"], product["attributes"])
+        rows.append((product, model_key, contents, gen.canonical_json(product)))
+    return rows
+
+
+def _generated_rows(seed: int, size: int, workers: int) -> Iterator[list[tuple[dict[str, Any], int, str, str]]]:
+    n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
+    if workers <= 1 or n_chunks <= 2:
+        _init_worker(seed, size)
+        for chunk in range(n_chunks):
+            yield _chunk_rows(chunk)
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(seed, size)) as pool:
+        window: deque[Any] = deque()
+        next_chunk = 0
+        while next_chunk < n_chunks or window:
+            while next_chunk < n_chunks and len(window) < workers * 3:  # bounded read-ahead keeps memory flat
+                window.append(pool.apply_async(_chunk_rows, (next_chunk,)))
+                next_chunk += 1
+            yield window.popleft().get()
+
+
+@dataclass
+class BuildReport:
+    path: Path
+    digest: str
+    products: int
+    web_pages: int
+    seconds: float
+    bad_lines: int = 0
+    bad_samples: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def build_catalog(
+    seed: int,
+    size: int,
+    out: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
+    """Generate catalog ``(seed, size)`` into ``out`` atomically; returns its digest and statistics."""
+    gen.validate_seed_size(seed, size)
+    if workers is None:
+        workers = max(1, (os.cpu_count() or 1) - 1)
+    digest = gen.Digest()
+    stats = StatsCollector()
+    with CatalogWriter(out, overwrite=force) as writer:
+        for rows in _generated_rows(seed, size, workers):
+            for product, model_key, contents, doc_json in rows:
+                writer.add_product(product, contents=contents, doc_json=doc_json)
+                digest.update(doc_json)
+                stats.add(product, model_key)
+            if progress:
+                progress(len(rows))
+        digest.update("--web--")
+        for page in gen.generate_web_pages(seed, size):
+            writer.add_web_page(page)
+            digest.update(gen.canonical_json(page))
+        result = stats.result()
+        path = writer.commit(
+            {"source": {"kind": "generated", "seed": seed, "size": size}, "digest": digest.hexdigest(),
+             "stats": result},
+            overwrite=force,
+        )
+        return BuildReport(path, digest.hexdigest(), writer.products, writer.web_pages,
+                           _manifest_seconds(path), stats=result)
+
+
+def _manifest_seconds(path: Path) -> float:
+    return float(json.loads((path / "catalog.json").read_text())["build_seconds"])
+
+
+# ---------------------------------------------------------------------------------------------------------- loader
+
+
+class _CountingReader(io.RawIOBase):
+    """Counts the bytes read from the underlying (possibly compressed) file, for a progress bar in file bytes."""
+
+    def __init__(self, raw: io.BufferedReader, progress: Progress | None) -> None:
+        self._raw = raw
+        self._progress = progress
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._raw.readinto(buffer)
+        if n and self._progress:
+            self._progress(n)
+        return n or 0
+
+
+def _open_lines(path: Path, progress: Progress | None) -> Iterator[str]:
+    raw = open(path, "rb")  # noqa: SIM115 - closed below
+    try:
+        counted = io.BufferedReader(_CountingReader(raw, progress), buffer_size=1 << 20)
+        stream: Any = gzip.GzipFile(fileobj=counted) if path.name.endswith(".gz") else counted
+        text = io.TextIOWrapper(stream, encoding="utf-8", errors="strict", newline="\n")
+        yield from text
+    finally:
+        raw.close()
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "product"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {err['msg']}{more}"
+
+
+def parse_document_line(line: str) -> tuple[dict[str, Any], str]:
+    """One ``documents.jsonl`` line -> (product dict, BM25 contents). Raises ValueError with a one-line reason."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    if not isinstance(record.get("product"), dict):
+        raise ValueError('no "product" object')
+    try:
+        product = Product.model_validate(record["product"])
+    except ValidationError as exc:
+        raise ValueError(_first_error(exc)) from None
+    record_id = record.get("id")
+    if record_id is not None and str(record_id) != product.product_id:
+        raise ValueError(f'"id" {record_id!r} differs from product_id {product.product_id!r}')
+    contents = record.get("contents")
+    if contents is not None and not isinstance(contents, str):
+        raise ValueError('"contents" is not a string')
+    data = product.model_dump()
+    return data, contents if contents else product.contents()
+
+
+def load_catalog(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    force: bool = False,
+    web: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    max_samples: int = 20,
+) -> BuildReport:
+    """Stream a ShoppingBench ``documents.jsonl[.gz]`` into a catalog at ``out``.
+
+    Bad lines (invalid JSON, missing or ill-typed fields, duplicate ids) are counted and reported by line number
+    and reason; with ``strict`` the first one stops the load and nothing is written.
+    """
+    path = Path(source)
+    if not path.is_file():
+        raise CatalogError(f"{path} does not exist; pass a documents.jsonl or documents.jsonl.gz file")
+    digest = gen.Digest()
+    stats = StatsCollector()
+    bad = 0
+    samples: list[str] = []
+    with CatalogWriter(out, overwrite=force) as writer:
+        lineno = 0
+        try:
+            for lineno, line in enumerate(_open_lines(path, progress), start=1):  # noqa: B007
+                if not line.strip():
+                    continue
+                try:
+                    product, contents = parse_document_line(line)
+                    if writer.has_product(product["product_id"]):
+                        raise ValueError(f"duplicate product_id {product['product_id']!r}")
+                except ValueError as exc:
+                    bad += 1
+                    message = f"line {lineno}: {exc}"
+                    if strict:
+                        raise CatalogError(f"{path}: {message} (--strict stops at the first bad line)") from None
+                    if len(samples) < max_samples:
+                        samples.append(message)
+                    continue
+                doc_json = gen.canonical_json(product)
+                writer.add_product(product, contents=contents, doc_json=doc_json)
+                digest.update(doc_json)
+                stats.add(product)
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise CatalogError(f"{path}: unreadable after line {lineno} ({exc}); nothing was written") from None
+        if writer.products == 0:
+            raise CatalogError(f"{path}: no valid product lines ({bad} bad); nothing was written")
+        digest.update("--web--")
+        if web is not None:
+            for page in _read_web_pages(Path(web)):
+                writer.add_web_page(page)
+                digest.update(gen.canonical_json(page))
+        result = stats.result()
+        out_path = writer.commit(
+            {"source": {"kind": "loaded", "file": str(path.resolve()), "bad_lines": bad, "bad_samples": samples},
+             "digest": digest.hexdigest(), "stats": result},
+            overwrite=force,
+        )
+        return BuildReport(out_path, digest.hexdigest(), writer.products, writer.web_pages,
+                           _manifest_seconds(out_path), bad, samples, result)
+
+
+def _read_web_pages(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.is_file():
+        raise CatalogError(f"{path} does not exist; --web takes a JSONL file of {{url, title, content}} pages")
+    for lineno, line in enumerate(_open_lines(path, None), start=1):
+        if not line.strip():
+            continue
+        try:
+            page = WebPage.model_validate_json(line)
+        except ValidationError as exc:
+            raise CatalogError(f"{path}: line {lineno}: {_first_error(exc)}; nothing was written") from None
+        yield page.model_dump()

@@ -1,0 +1,415 @@
+"""The catalog on disk: a tantivy index of products, a tantivy index of web pages, and a manifest.
+
+Layout of a catalog folder::
+
+    DIR/catalog.json   manifest: format, source (seed and size, or the loaded file), content digest, counts, stats
+    DIR/products/      tantivy: BM25 over ``contents`` (title, SKU values, attribute values, as ShoppingBench),
+                       fast fields price / sold_count / shop_ord, filter terms shop_id / service, stored product
+    DIR/web/           tantivy: BM25 over page title and content, stored page
+
+A catalog is built into a temporary sibling folder and renamed into place only when complete (`CatalogWriter`), so
+an interrupted or failed build never leaves a half-written catalog behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from arena.catalog.models import SERVICES, Product, WebPage
+
+FORMAT_VERSION = 1
+MANIFEST = "catalog.json"
+ANALYZER = "sb_en"
+
+#: Lucene's English analyzer is what ShoppingBench's pyserini index uses; this is tantivy's nearest equivalent:
+#: split on non-alphanumerics, lowercase, drop English stop words, Porter-style stemming.
+_analyzer = (
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    .filter(tantivy.Filter.remove_long(40))
+    .filter(tantivy.Filter.lowercase())
+    .filter(tantivy.Filter.stopword("english"))
+    .filter(tantivy.Filter.stemmer("english"))
+    .build()
+)
+
+#: Bit of each service in the ``services`` fast field.
+SERVICE_BITS = {name: 1 << i for i, name in enumerate(SERVICES)}
+
+
+class CatalogError(Exception):
+    """A catalog folder is missing, incomplete, or of another format. The message says what to do."""
+
+
+def analyze(text: str) -> list[str]:
+    """The search terms of ``text`` under the catalog's analyzer, in order, without duplicates."""
+    seen: dict[str, None] = {}
+    for token in _analyzer.analyze(text):
+        seen.setdefault(token, None)
+    return list(seen)
+
+
+def _product_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("product_id", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("contents", stored=False, tokenizer_name=ANALYZER, index_option="freq")
+    sb.add_text_field("shop_id", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("service", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_float_field("price", stored=False, indexed=True, fast=True)
+    sb.add_integer_field("sold_count", stored=False, indexed=False, fast=True)
+    # integer (i64) fields: tantivy-py cannot take Python ints for unsigned fields ("Expected a U64")
+    sb.add_integer_field("shop_ord", stored=False, indexed=False, fast=True)
+    sb.add_integer_field("services", stored=False, indexed=False, fast=True)
+    sb.add_integer_field("row", stored=False, indexed=True, fast=True)
+    sb.add_text_field("doc", stored=True, tokenizer_name="raw", index_option="basic")
+    return sb.build()
+
+
+def _web_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("url", stored=False, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="freq")
+    sb.add_text_field("doc", stored=True, tokenizer_name="raw", index_option="basic")
+    return sb.build()
+
+
+def _open_index(path: Path, schema: tantivy.Schema) -> tantivy.Index:
+    index = tantivy.Index(schema, path=str(path), reuse=True)
+    index.register_tokenizer(ANALYZER, _analyzer)
+    return index
+
+
+def _product_json(product: dict[str, Any]) -> str:
+    return json.dumps(product, ensure_ascii=False, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """ShoppingBench's filters: shop, inclusive price range (``None`` = open), services (all required)."""
+
+    shop_id: str | None = None
+    price_min: float | None = None
+    price_max: float | None = None
+    services: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One retrieved product: relevance score, its place in the index, and the fast fields used for sorting."""
+
+    score: float
+    address: tantivy.DocAddress
+    price: float
+    sold_count: int
+    shop_ord: int = 0
+
+
+@dataclass
+class Catalog:
+    """An open catalog folder. Thread-safe for reads; holds no global state."""
+
+    path: Path
+    manifest: dict[str, Any]
+    _products: tantivy.Index
+    _web: tantivy.Index
+    _schema: tantivy.Schema
+    _web_schema: tantivy.Schema
+    _searcher: tantivy.Searcher = field(init=False)
+    _web_searcher: tantivy.Searcher = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._searcher = self._products.searcher()
+        self._web_searcher = self._web.searcher()
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Catalog:
+        root = Path(path)
+        manifest_path = root / MANIFEST
+        if not manifest_path.is_file():
+            raise CatalogError(
+                f"{root} is not a catalog (no {MANIFEST}); build one with `arena catalog build --out {root}` "
+                f"or `arena catalog load FILE --out {root}`"
+            )
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CatalogError(f"{manifest_path} is unreadable ({exc}); rebuild the catalog") from exc
+        if manifest.get("format") != FORMAT_VERSION:
+            raise CatalogError(
+                f"{root} has catalog format {manifest.get('format')!r}, this version reads {FORMAT_VERSION}; "
+                "rebuild it with this version of arena"
+            )
+        schema, web_schema = _product_schema(), _web_schema()
+        try:
+            products = _open_index(root / "products", schema)
+            web = _open_index(root / "web", web_schema)
+        except ValueError as exc:
+            raise CatalogError(f"{root} has a damaged index ({exc}); rebuild the catalog") from exc
+        return cls(root, manifest, products, web, schema, web_schema)
+
+    # --- facts
+
+    @property
+    def digest(self) -> str:
+        return str(self.manifest["digest"])
+
+    @property
+    def num_products(self) -> int:
+        return int(self._searcher.num_docs)
+
+    @property
+    def num_web_pages(self) -> int:
+        return int(self._web_searcher.num_docs)
+
+    def shop_id_of_ord(self, ordinal: int) -> str:
+        return str(self.manifest["shops"][ordinal])
+
+    # --- product search
+
+    def product_query(self, text: str, filters: SearchFilters = SearchFilters()) -> tantivy.Query | None:
+        """The tantivy query for ShoppingBench's relevance search with filters, or None if ``text`` has no terms.
+
+        Relevance is BM25 over ``contents``, with the query's terms OR-ed (as a Lucene query of bare words).
+        Filters are scored 0, so they remove products without changing the order of the rest: the result equals
+        "retrieve by relevance, then drop what fails the filters" without retrieving what is dropped.
+        """
+        terms = analyze(text)
+        if not terms:
+            return None
+        schema = self._schema
+        if len(terms) == 1:
+            relevance = tantivy.Query.term_query(schema, "contents", terms[0], index_option="freq")
+        else:
+            relevance = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Should, tantivy.Query.term_query(schema, "contents", t, index_option="freq"))
+                    for t in terms
+                ]
+            )
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        if filters.shop_id is not None:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "shop_id", filters.shop_id)))
+        if filters.price_min is not None or filters.price_max is not None:
+            clauses.append(
+                (
+                    tantivy.Occur.Must,
+                    tantivy.Query.range_query(
+                        schema, "price", tantivy.FieldType.Float, filters.price_min, filters.price_max
+                    ),
+                )
+            )
+        for service in filters.services:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "service", service)))
+        if not clauses:
+            return relevance
+        filter_query = tantivy.Query.const_score_query(tantivy.Query.boolean_query(clauses), 0.0)
+        return tantivy.Query.boolean_query([(tantivy.Occur.Must, relevance), (tantivy.Occur.Must, filter_query)])
+
+    def search(
+        self, text: str, filters: SearchFilters = SearchFilters(), limit: int = 50, *, with_shop: bool = False
+    ) -> list[SearchHit]:
+        """The ``limit`` most relevant products that pass ``filters``, best first, with price and sold count."""
+        query = self.product_query(text, filters)
+        if query is None or limit <= 0:
+            return []
+        searcher = self._searcher
+        hits = searcher.search(query, limit, count=False).hits
+        if not hits:
+            return []
+        addresses = [address for _, address in hits]
+        prices = searcher.fast_field_values("price", addresses)
+        sold = searcher.fast_field_values("sold_count", addresses)
+        shops = searcher.fast_field_values("shop_ord", addresses) if with_shop else [0] * len(addresses)
+        return [
+            SearchHit(score, address, price, sold_count, shop)
+            for (score, address), price, sold_count, shop in zip(hits, prices, sold, shops, strict=True)
+        ]
+
+    def documents(self, addresses: Iterable[tantivy.DocAddress]) -> list[dict[str, Any]]:
+        """The stored product documents (plain dicts in the ShoppingBench schema) at these index addresses."""
+        searcher = self._searcher
+        return [json.loads(searcher.doc(address)["doc"][0]) for address in addresses]
+
+    def get(self, product_id: str) -> dict[str, Any] | None:
+        """The product with this id as a plain dict, or None."""
+        hits = self._searcher.search(
+            tantivy.Query.term_query(self._schema, "product_id", product_id, index_option="basic"), 1, count=False
+        ).hits
+        if not hits:
+            return None
+        return self.documents([hits[0][1]])[0]
+
+    def get_many(self, product_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The known products among ``product_ids``, keyed by id (unknown ids are absent)."""
+        found: dict[str, dict[str, Any]] = {}
+        for product_id in product_ids:
+            if product_id not in found:
+                doc = self.get(product_id)
+                if doc is not None:
+                    found[product_id] = doc
+        return found
+
+    def iter_products(self, batch: int = 2000) -> Iterable[dict[str, Any]]:
+        """Every product in the order it was added (for problem generation and statistics)."""
+        searcher = self._searcher
+        total = int(self.manifest.get("products", searcher.num_docs))
+        for start in range(0, total, batch):
+            query = tantivy.Query.range_query(
+                self._schema, "row", tantivy.FieldType.Integer, start, start + batch, include_upper=False
+            )
+            hits = searcher.search(query, batch, count=False, order_by_field="row", order=tantivy.Order.Asc).hits
+            yield from self.documents(address for _, address in hits)
+
+    # --- web search
+
+    def web_search(self, text: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The ``limit`` web pages most relevant to ``text`` (BM25 over title and content), as stored dicts."""
+        terms = analyze(text)
+        if not terms or limit <= 0:
+            return []
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self._web_schema, "text", t, index_option="freq"))
+                for t in terms
+            ]
+        )
+        searcher = self._web_searcher
+        hits = searcher.search(query, limit, count=False).hits
+        return [json.loads(searcher.doc(address)["doc"][0]) for _, address in hits]
+
+
+# ---------------------------------------------------------------------------------------------------------- build
+
+
+class CatalogWriter:
+    """Writes a catalog folder atomically: everything goes to a temporary sibling, renamed into place at the end.
+
+    Use as a context manager; on an exception the temporary folder is removed and ``out`` is left untouched.
+    """
+
+    def __init__(self, out: str | os.PathLike[str], *, overwrite: bool = False, heap_bytes: int = 1_000_000_000):
+        self.out = Path(out)
+        if self.out.exists() and not overwrite:
+            raise CatalogError(f"{self.out} already exists; choose another --out or pass --force to replace it")
+        if self.out.exists() and not (self.out / MANIFEST).is_file():
+            raise CatalogError(f"{self.out} exists and is not a catalog; refusing to replace it, choose another --out")
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".tmp", dir=self.out.parent))
+        self._schema, self._web_schema = _product_schema(), _web_schema()
+        (self._tmp / "products").mkdir()
+        (self._tmp / "web").mkdir()
+        self._products = _open_index(self._tmp / "products", self._schema)
+        self._web = _open_index(self._tmp / "web", self._web_schema)
+        threads = max(1, min(2, os.cpu_count() or 1))
+        self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
+        self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
+        self._shop_ords: dict[str, int] = {}
+        self._ids: set[str] = set()
+        self.products = 0
+        self.web_pages = 0
+        self._started = time.monotonic()
+        self._done = False
+
+    def __enter__(self) -> CatalogWriter:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if not self._done:
+            self.abort()
+
+    def has_product(self, product_id: str) -> bool:
+        return product_id in self._ids
+
+    def add_product(self, product: dict[str, Any], contents: str | None = None, doc_json: str | None = None) -> None:
+        """Index one product given as a plain dict in the ShoppingBench schema (already validated)."""
+        product_id = product["product_id"]
+        self._ids.add(product_id)
+        shop_id = product["shop_id"]
+        shop_ord = self._shop_ords.setdefault(shop_id, len(self._shop_ords))
+        services = product["service"]
+        mask = 0
+        for service in services:
+            mask |= SERVICE_BITS[service]
+        if contents is None:
+            contents = Product.model_construct(**product).contents()
+        self._writer.add_document(
+            tantivy.Document(
+                product_id=product_id,
+                contents=contents,
+                shop_id=shop_id,
+                service=list(services),
+                price=float(product["price"]),
+                sold_count=int(product["sold_count"]),
+                shop_ord=shop_ord,
+                services=mask,
+                row=self.products,
+                doc=doc_json if doc_json is not None else _product_json(product),
+            )
+        )
+        self.products += 1
+
+    def add_web_page(self, page: WebPage | dict[str, Any]) -> None:
+        data = page.model_dump() if isinstance(page, WebPage) else page
+        self._web_writer.add_document(
+            tantivy.Document(
+                url=data["url"],
+                text=f"{data['title']}\n{data['content']}",
+                doc=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+            )
+        )
+        self.web_pages += 1
+
+    def commit(self, manifest: dict[str, Any], *, overwrite: bool = False) -> Path:
+        """Finish the indexes, write the manifest and move the catalog into place. Returns the catalog path."""
+        self._writer.commit()
+        self._writer.wait_merging_threads()
+        self._web_writer.commit()
+        self._web_writer.wait_merging_threads()
+        shops = [""] * len(self._shop_ords)
+        for shop_id, ordinal in self._shop_ords.items():
+            shops[ordinal] = shop_id
+        full = {
+            "format": FORMAT_VERSION,
+            **manifest,
+            "products": self.products,
+            "web_pages": self.web_pages,
+            "build_seconds": round(time.monotonic() - self._started, 2),
+            "shops": shops,
+        }
+        manifest_tmp = self._tmp / (MANIFEST + ".part")
+        with open(manifest_tmp, "w") as fh:
+            json.dump(full, fh, ensure_ascii=False, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        manifest_tmp.rename(self._tmp / MANIFEST)
+        old: Path | None = None
+        if self.out.exists():
+            if not overwrite:
+                raise CatalogError(f"{self.out} appeared during the build; not replacing it")
+            old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}")
+            self.out.rename(old)
+        self._tmp.rename(self.out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        self._done = True
+        return self.out
+
+    def abort(self) -> None:
+        self._done = True
+        try:
+            self._writer.rollback()
+        except Exception:  # noqa: BLE001 - the folder goes anyway
+            pass
+        shutil.rmtree(self._tmp, ignore_errors=True)
