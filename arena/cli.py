@@ -84,7 +84,7 @@ def catalog_build(
     seed: Annotated[int, typer.Option(help="Generator seed: the same seed and size give the same catalog.")] = 0,
     size: Annotated[str, typer.Option(help="Number of products, e.g. 5000, 100k, 2.5M.")] = "10k",
     force: Annotated[bool, typer.Option("--force", help="Replace an existing catalog at --out.")] = False,
-    workers: Annotated[int | None, typer.Option(help="Generator processes (default: cores - 1).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Generator processes (default: one per core).")] = None,
 ) -> None:
     """Generate a seeded synthetic catalog (products, web corpus, search index) and print its content digest."""
     from arena.catalog import CatalogError
@@ -247,7 +247,9 @@ def tools_schema(
 def tools_call(
     directory: Annotated[Path, typer.Argument(help="A catalog folder.")],
     name: Annotated[str, typer.Argument(help="Tool name, e.g. find_product.")],
-    args: Annotated[str, typer.Option("--args", help='Arguments as a JSON object, e.g. \'{"q": "rice cooker"}\'.')] = "{}",
+    args: Annotated[
+        str, typer.Option("--args", help='Arguments as a JSON object, e.g. \'{"q": "rice cooker"}\'.')
+    ] = "{}",
 ) -> None:
     """Call one tool against a catalog and print its result as JSON (a tool error is printed on stderr)."""
     from arena.tools import ToolContext, ToolError, default_registry

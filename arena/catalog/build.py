@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from arena.catalog import generator as gen
@@ -43,26 +44,31 @@ class StatsCollector:
         self.sold_total = 0
 
     def add(self, product: dict[str, Any], model_key: int | None = None) -> None:
+        self.add_fields(product["category"], product["shop_id"], product["service"], float(product["price"]),
+                        int(product["sold_count"]), len(product["sku_options"]), model_key)
+
+    def add_fields(self, category: str, shop: str, services: Any, price: float, sold: int, n_sku: int,
+                   model_key: int | None = None) -> None:
         self.n += 1
-        category = product["category"]
         self.categories[category] += 1
-        for service in product["service"]:
+        for service in services:
             self.services[service] += 1
-        shop = product["shop_id"]
         self.shop_products[shop] += 1
-        self.shop_tops.setdefault(shop, set()).add(category.split(" > ", 1)[0])
-        n_sku = len(product["sku_options"])
+        tops = self.shop_tops.get(shop)
+        if tops is None:
+            tops = self.shop_tops[shop] = set()
+        tops.add(category.split(" > ", 1)[0])
         self.sku_total += n_sku
         self.sku_with += n_sku > 0
-        self.sku_max = max(self.sku_max, n_sku)
-        sold = int(product["sold_count"])
+        if n_sku > self.sku_max:
+            self.sku_max = n_sku
         self.sold_total += sold
         if len(self.prices) < self._RESERVOIR:
-            self.prices.append(float(product["price"]))
+            self.prices.append(price)
             self.sold.append(sold)
         elif self.n % 7 == 0:  # deterministic thinning keeps the sample spread over the whole catalog
             slot = (self.n * 2654435761) % self._RESERVOIR
-            self.prices[slot] = float(product["price"])
+            self.prices[slot] = price
             self.sold[slot] = sold
         if model_key is not None:
             entry = self.models.get(model_key)
@@ -127,16 +133,22 @@ def _init_worker(seed: int, size: int) -> None:
     _world = gen.World.build(seed, size)
 
 
-def _chunk_rows(chunk: int) -> list[tuple[dict[str, Any], int, str, str]]:
+#: What a generator worker sends back per product: flat strings and numbers, cheap to pickle.
+Row = tuple[str, str, str, str, tuple[str, ...], float, int, int, int, bytes]
+#        id   shop category contents services price sold n_sku model_key canonical_json
+
+
+def _chunk_rows(chunk: int) -> list[Row]:
     assert _world is not None
-    rows = []
-    for product, model_key in gen.generate_chunk(_world, chunk):
-        contents = search_contents(product["title"], product["sku_options"], product["attributes"])
-        rows.append((product, model_key, contents, gen.canonical_json(product)))
+    rows: list[Row] = []
+    for p, model_key in gen.generate_chunk(_world, chunk):
+        contents = search_contents(p["title"], p["sku_options"], p["attributes"])
+        rows.append((p["product_id"], p["shop_id"], p["category"], contents, tuple(p["service"]), p["price"],
+                     p["sold_count"], len(p["sku_options"]), model_key, gen.canonical_json(p)))
     return rows
 
 
-def _generated_rows(seed: int, size: int, workers: int) -> Iterator[list[tuple[dict[str, Any], int, str, str]]]:
+def _generated_rows(seed: int, size: int, workers: int) -> Iterator[list[Row]]:
     n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
     if workers <= 1 or n_chunks <= 2:
         _init_worker(seed, size)
@@ -178,18 +190,18 @@ def build_catalog(
     """Generate catalog ``(seed, size)`` into ``out`` atomically; returns its digest and statistics."""
     gen.validate_seed_size(seed, size)
     if workers is None:
-        workers = max(1, (os.cpu_count() or 1) - 1)
+        workers = max(1, os.cpu_count() or 1)
     digest = gen.Digest()
     stats = StatsCollector()
     with CatalogWriter(out, overwrite=force) as writer:
         for rows in _generated_rows(seed, size, workers):
-            for product, model_key, contents, doc_json in rows:
-                writer.add_product(product, contents=contents, doc_json=doc_json)
+            for product_id, shop_id, category, contents, services, price, sold, n_sku, model_key, doc_json in rows:
+                writer.add_row(product_id, shop_id, services, price, sold, contents, doc_json)
                 digest.update(doc_json)
-                stats.add(product, model_key)
+                stats.add_fields(category, shop_id, services, price, sold, n_sku, model_key)
             if progress:
                 progress(len(rows))
-        digest.update("--web--")
+        digest.update(b"--web--")
         for page in gen.generate_web_pages(seed, size):
             writer.add_web_page(page)
             digest.update(gen.canonical_json(page))
@@ -248,7 +260,7 @@ def _first_error(exc: ValidationError) -> str:
 def parse_document_line(line: str) -> tuple[dict[str, Any], str]:
     """One ``documents.jsonl`` line -> (product dict, BM25 contents). Raises ValueError with a one-line reason."""
     try:
-        record = json.loads(line)
+        record = orjson.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
     if not isinstance(record, dict):
@@ -317,7 +329,7 @@ def load_catalog(
             raise CatalogError(f"{path}: unreadable after line {lineno} ({exc}); nothing was written") from None
         if writer.products == 0:
             raise CatalogError(f"{path}: no valid product lines ({bad} bad); nothing was written")
-        digest.update("--web--")
+        digest.update(b"--web--")
         if web is not None:
             for page in _read_web_pages(Path(web)):
                 writer.add_web_page(page)

@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import math
 import random
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from arena.catalog import taxonomy as tx
-from arena.catalog.models import search_contents
 
 CHUNK = 1024
 MAX_SIZE = 5_000_000
@@ -41,39 +40,44 @@ def _seed_int(*parts: object) -> int:
 class Rng:
     """Deterministic draws built only on ``random.Random.random()``."""
 
-    __slots__ = ("_r",)
+    __slots__ = ("_r", "u")
 
     def __init__(self, *parts: object) -> None:
         self._r = random.Random(_seed_int(*parts))
-
-    def u(self) -> float:
-        return self._r.random()
+        self.u = self._r.random  # a float in [0, 1): random() * n < n for every n < 2**53
 
     def below(self, n: int) -> int:
-        return min(int(self._r.random() * n), n - 1)
+        return int(self.u() * n)
 
     def pick(self, seq: Sequence[Any]) -> Any:
-        return seq[self.below(len(seq))]
+        return seq[int(self.u() * len(seq))]
 
     def chance(self, p: float) -> bool:
-        return self._r.random() < p
+        return self.u() < p
 
     def normal(self) -> float:
-        u1 = self._r.random() or 1e-12
-        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * self._r.random())
+        u1 = self.u() or 1e-12
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * self.u())
 
     def lognormal(self, median: float, sigma: float) -> float:
         return median * math.exp(sigma * self.normal())
 
     def weighted(self, cumulative: Sequence[float]) -> int:
-        return min(bisect.bisect_right(cumulative, self._r.random() * cumulative[-1]), len(cumulative) - 1)
+        return min(bisect.bisect_right(cumulative, self.u() * cumulative[-1]), len(cumulative) - 1)
 
     def sample(self, seq: Sequence[Any], k: int) -> list[Any]:
+        """``k`` distinct items of ``seq`` in draw order."""
+        n = len(seq)
+        k = min(k, n)
+        if 4 * k <= n:  # few of many: redraw the rare repeat instead of copying the pool
+            chosen: list[int] = []
+            while len(chosen) < k:
+                j = int(self.u() * n)
+                if j not in chosen:
+                    chosen.append(j)
+            return [seq[j] for j in chosen]
         pool = list(seq)
-        out = []
-        for _ in range(min(k, len(pool))):
-            out.append(pool.pop(self.below(len(pool))))
-        return out
+        return [pool.pop(int(self.u() * len(pool))) for _ in range(k)]
 
     def shuffle(self, items: list[Any]) -> None:
         for i in range(len(items) - 1, 0, -1):
@@ -107,17 +111,15 @@ _MARKETING = ["Original", "Hot Sale", "New Arrival", "2024 New", "Best Seller", 
               "Ready Stock", "Authentic", "Durable", "Limited Edition", "Korean Style", "Japan Quality", "Heavy Duty",
               "Portable", "Multi-purpose", "Waterproof", "Lightweight", "Sale", "Free Gift", "Local Seller",
               "Fast Delivery", "Cash on Delivery", "Imported", "Budget Friendly", "Trending"]
-_PREFIXES = ["[Ready Stock]", "【COD】", "[Local Seller]", "[Free Gift]", "✨", "[Authentic]", "[Spot +24hours delivery]",
-             "(Original)", "[Buy 1 Take 1]", "🔥"]
+_PREFIXES = ["[Ready Stock]", "【COD】", "[Local Seller]", "[Free Gift]", "✨", "[Authentic]",
+             "[Spot +24hours delivery]", "(Original)", "[Buy 1 Take 1]", "🔥"]
 _HIGHLIGHTS = ["Brand new and high quality", "100% authentic", "Easy to use and clean", "Perfect gift for family and "
                "friends", "Ships within 24 hours", "Sturdy and long lasting", "Compact design saves space",
                "Satisfaction guaranteed", "Suitable for daily use", "Carefully packed for safe delivery",
                "Seller warranty included", "Eco-friendly packaging", "Stylish modern design"]
 _DESC_OPENERS = ["Introducing the {title}.", "Upgrade your everyday with the {title}.", "Meet the {title}.",
                  "The {title} is here.", "Looking for a reliable {noun}? The {title} has you covered."]
-_DESC_LINES = ["Made with {material} for lasting quality.", "Comes in {color} to match your style.",
-               "Its {key} is {value}, just what you need.", "Available options: {options}.",
-               "Designed in the Philippines' favourite style and checked before shipping.",
+_DESC_CLOSERS = ["Designed in the Philippines' favourite style and checked before shipping.",
                "Package includes: 1 x {noun}.", "Please allow 1-3 cm difference due to manual measurement.",
                "Colors may vary slightly due to screen settings.", "Message us for bulk orders."]
 _JUNK_ATTRS = ("no brand",)
@@ -192,7 +194,7 @@ def _leaves() -> tuple[Leaf, ...]:
                         schema[key] = tuple(family[key])
                 # key attributes: fixed by the model (always the leaf's own keys, plus one family key)
                 extra = [k for k in schema if k not in leaf_attrs and k not in sku_keys]
-                key_attrs = tuple(leaf_attrs) + tuple(extra[:1])
+                key_attrs = tuple(k for k in leaf_attrs if k not in sku_keys) + tuple(extra[:1])
                 median, sigma = leaf.get("price", spec["price"])
                 out.append(
                     Leaf(len(out), top, mid, name, path, spec["family"], tuple(leaf["nouns"]), schema, key_attrs,
@@ -254,14 +256,14 @@ class World:
         used_ids: set[int] = set()
         for k in range(n_shops):
             sr = Rng("shop", seed, size, k)
-            weight = 1.0 / (k + 1) ** 1.05
-            breadth = 1 + min(len(tops) - 1, int(2 + 10 * weight ** 0.25 * sr.u() + 3 * sr.u()))
+            weight = 1.0 / (k + 5) ** 1.1
+            breadth = 1 + min(len(tops) - 1, int(2 + 14 * weight ** 0.25 * sr.u() + 3 * sr.u()))
             shop_tops = tuple(sr.sample(tops, breadth))
             number = 100_000 + sr.below(9_900_000)
             while number in used_ids:
                 number = 100_000 + sr.below(9_900_000)
             used_ids.add(number)
-            official = sr.chance(0.35 if k < n_shops // 20 else 0.06)
+            official = sr.chance(0.45 if k < n_shops // 20 else 0.08)
             name = f"{sr.pick(_SHOP_PREFIX)} {_brand_name(sr).split(' ')[0]} {sr.pick(_SHOP_WORDS)}"
             shops.append(Shop(k, str(number), name, official, 0.2 + 0.6 * sr.u(), shop_tops))
             shop_weights.append(weight)
@@ -303,7 +305,8 @@ class World:
                 attrs[k] = tuple(rng.sample(values, 2))
             else:
                 attrs[k] = (rng.pick(values),)
-        base = leaf.price_median * math.exp(leaf.price_sigma * rng.normal())
+        z = max(-2.5, min(2.5, rng.normal()))  # no 1-in-a-million outliers: +-2.5 sigma around the median
+        base = leaf.price_median * math.exp(leaf.price_sigma * z)
         model = Model(brand, series, rng.pick(leaf.nouns), attrs, max(15.0, base))
         if len(self._models) > 200_000:
             self._models.clear()
@@ -322,8 +325,22 @@ def validate_seed_size(seed: int, size: int) -> None:
 # -------------------------------------------------------------------------------------------------------- listing
 
 
+_TITLE_CASE: dict[str, str] = {}
+_KEY_NAMES: dict[str, str] = {}
+
+
 def _title_case(value: str) -> str:
-    return " ".join(w[:1].upper() + w[1:] for w in value.split(" "))
+    cased = _TITLE_CASE.get(value)
+    if cased is None:
+        cased = _TITLE_CASE[value] = " ".join(w[:1].upper() + w[1:] for w in value.split(" "))
+    return cased
+
+
+def _key_name(key: str) -> str:
+    name = _KEY_NAMES.get(key)
+    if name is None:
+        name = _KEY_NAMES[key] = key.replace("_", " ")
+    return name
 
 
 def _round_price(p: float, rng: Rng) -> float:
@@ -417,18 +434,17 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
         if key == "brand":
             continue
         if key == "material":
-            desc_lines.append(_DESC_LINES[0].format(material=values[0]))
+            desc_lines.append(f"Made with {values[0]} for lasting quality.")
         elif key == "color_family":
-            desc_lines.append(_DESC_LINES[1].format(color=values[0]))
+            desc_lines.append(f"Comes in {values[0]} to match your style.")
         elif rng.chance(0.6):
-            desc_lines.append(_DESC_LINES[2].format(key=key.replace("_", " "), value=", ".join(values)))
+            desc_lines.append(f"Its {_key_name(key)} is {', '.join(values)}, just what you need.")
     if sku_options:
         shown = sorted({v for o in sku_options.values() for v in o.values()})[:8]
-        desc_lines.append(_DESC_LINES[3].format(options=", ".join(shown)))
-    desc_lines.extend(rng.sample(_DESC_LINES[4:], 2))
-    desc_lines[-1] = desc_lines[-1].format(noun=model.noun)
+        desc_lines.append(f"Available options: {', '.join(shown)}.")
+    desc_lines.extend(line.replace("{noun}", model.noun) for line in rng.sample(_DESC_CLOSERS, 2))
     description = " ".join(desc_lines)
-    spec_pairs = [f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items()]
+    spec_pairs = [f"{_key_name(k)}:{v[0]}" for k, v in attributes.items()]
     spec_pairs.append(f"model:{title[:80]}")
     image = f"{(int(product_id) * 11400714819323198485) % 2**64:016x}"
     product = {
@@ -467,8 +483,9 @@ def iter_products(seed: int, size: int) -> Iterator[dict[str, Any]]:
             yield product
 
 
-def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def canonical_json(obj: Any) -> bytes:
+    """Compact UTF-8 JSON, keys in insertion order: the bytes that are stored and digested."""
+    return orjson.dumps(obj)
 
 
 # ----------------------------------------------------------------------------------------------------- web corpus
@@ -484,44 +501,50 @@ _PLACES = ["Port Caldera", "San Isidro de Malaya", "Velmont", "Lake Orvane", "Os
            "Dunmore Cove", "Bantay Ridge", "Aguila Point", "Silverfen", "Mahalta", "Corvin Springs"]
 _TEAM_NOUNS = ["Rovers", "Mariners", "Falcons", "Tamaraws", "Comets", "Stallions", "Herons", "Typhoons", "Wolves",
                "Voyagers", "Eagles", "Sharks"]
-_ENSEMBLES = ["Northwind Chamber Ensemble", "Harbor Lights Quartet", "Silverfen Philharmonic", "Kalinaw Folk Collective",
-              "Aguila Street Band", "Lake Orvane Symphony", "Bantay Jazz Trio"]
+_ENSEMBLES = ["Northwind Chamber Ensemble", "Harbor Lights Quartet", "Silverfen Philharmonic",
+              "Kalinaw Folk Collective", "Aguila Street Band", "Lake Orvane Symphony", "Bantay Jazz Trio"]
 _EVENTS = ["Harvest Lantern Festival", "Tanaw Bay Regatta", "Velmont Winter Fair", "Sitio Liwanag Fiesta",
            "Marisca Craft Week", "Northwick Founders' Day"]
 
 
-def _knowledge_values() -> dict[str, list[str]]:
-    """Values a world-knowledge fact can point at, by kind, drawn from the taxonomy's own vocabulary."""
-    by_key: dict[str, set[str]] = {}
-    instruments: set[str] = set()
-    sports: set[str] = set()
-    for leaf in _leaves():
-        for key, values in leaf.schema.items():
-            by_key.setdefault(key, set()).update(values)
-        if "instrument" in leaf.top.lower() or "music" in leaf.mid.lower() and "instrument" in leaf.mid.lower():
-            instruments.update(n for n in leaf.nouns if len(n.split()) <= 2)
-        if leaf.top.lower().startswith("sports"):
-            sports.update(v for k, vs in leaf.schema.items() if "sport" in k for v in vs)
-    return {
-        "instrument": sorted(instruments),
-        "sport": sorted(sports),
-        "flavor": sorted(by_key.get("flavor", ())),
-        "material": sorted(by_key.get("material", ())),
-        "color_family": sorted(v for v in by_key.get("color_family", ()) if not v.isdigit()),
-    }
+#: Values too generic to be the answer to a world-knowledge question.
+_BLAND = frozenset({"original", "plain", "assorted", "unflavored", "mixed", "regular", "classic", "others", "other",
+                    "multicolor", "clear", "natural"})
+
+#: How many leading products of a catalog the web corpus draws its facts from.
+WEB_SAMPLE = 8192
+
+
+def _knowledge_values(world: World) -> dict[str, list[str]]:
+    """Values a world-knowledge fact can point at, by kind, taken from the catalog's own leading products: each
+    value appears in the title or description of at least one product, so a web task built on it is solvable."""
+    by_path = {leaf.path: leaf for leaf in world.leaves}
+    found: dict[str, set[str]] = {"instrument": set(), "sport": set(), "flavor": set(), "material": set(),
+                                  "color_family": set()}
+    for chunk in range((min(world.size, WEB_SAMPLE) + CHUNK - 1) // CHUNK):
+        for product, _ in generate_chunk(world, chunk):
+            text = (product["title"] + " " + product["description"]).lower()
+            leaf = by_path[product["category"]]
+            if leaf.top == "Musical Instruments":
+                found["instrument"].update(n for n in leaf.nouns if len(n.split()) <= 2 and n in text)
+            for key, values in product["attributes"].items():
+                if key not in found:
+                    continue
+                found[key].update(v for v in values if len(v) > 2 and v not in _BLAND and not v.isdigit() and v in text)
+    return {kind: sorted(values) for kind, values in found.items()}
 
 
 _FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
     # (kind of value, entity type, relation, attribute key, page templates)
     ("instrument", "musician", "plays", "instrument", [
-        "{name} (born {year}) is a musician from {place}. {pron} is best known for playing the {value} with the "
-        "{ensemble}, and has recorded {n} albums.",
+        "{name} (born {year}) is a musician from {place}. {pron} best known for playing the {value} with the "
+        "{ensemble}, with {n} albums recorded.",
         "Profile: {name}. Hometown: {place}. Instrument: {value}. {name} joined the {ensemble} in {year2} and "
         "became its principal {value} player.",
     ]),
     ("sport", "athlete", "competes in", "sport", [
-        "{name} is a professional athlete from {place} who competes in {value}. {pron} won the national title "
-        "in {year2}.",
+        "{name} is a professional athlete from {place} who competes in {value}. {pron} the "
+        "national champion of {year2}.",
         "{name} ({year}) took up {value} at the age of {age} and now captains the {place} {team}.",
     ]),
     ("flavor", "place", "is famous for the flavor", "flavor", [
@@ -553,9 +576,9 @@ _FILLER = [
 def generate_web_pages(seed: int, size: int) -> list[dict[str, Any]]:
     """The offline web corpus of catalog ``(seed, size)``: fact pages tying entities to attribute values, plus
     filler pages (buying guides, trend notes, reviews) that compete for the same search terms."""
-    validate_seed_size(seed, size)
+    world = World.build(seed, size)
     rng = Rng("web", seed, size)
-    values = _knowledge_values()
+    values = _knowledge_values(world)
     kinds = [k for k in _FACT_KINDS if values.get(k[0])]
     n_facts = max(40, min(5000, size // 200))
     pages: list[dict[str, Any]] = []
@@ -580,7 +603,8 @@ def generate_web_pages(seed: int, size: int) -> list[dict[str, Any]]:
         fields = {
             "name": name, "place": place, "team": team, "value": value, "year": 1950 + rng.below(55),
             "year2": 2000 + rng.below(24), "n": 2 + rng.below(9), "age": 6 + rng.below(12),
-            "pron": rng.pick(["She", "He", "They"]), "ensemble": rng.pick(_ENSEMBLES), "event": rng.pick(_EVENTS),
+            "pron": rng.pick(["She is", "He is", "They are"]), "ensemble": rng.pick(_ENSEMBLES),
+            "event": rng.pick(_EVENTS),
         }
         content = rng.pick(templates).format(**fields)
         slug = name.lower().replace(" ", "-").replace("'", "")
@@ -615,8 +639,8 @@ class Digest:
     def __init__(self) -> None:
         self._h = hashlib.sha256()
 
-    def update(self, canonical: str) -> None:
-        self._h.update(canonical.encode())
+    def update(self, canonical: bytes) -> None:
+        self._h.update(canonical)
         self._h.update(b"\n")
 
     def hexdigest(self) -> str:
@@ -627,7 +651,7 @@ def catalog_digest(products: Iterator[dict[str, Any]], pages: Sequence[dict[str,
     digest = Digest()
     for product in products:
         digest.update(canonical_json(product))
-    digest.update("--web--")
+    digest.update(b"--web--")
     for page in pages:
         digest.update(canonical_json(page))
     return digest.hexdigest()

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import tantivy
 
 from arena.catalog.models import SERVICES, Product, WebPage
@@ -70,7 +71,7 @@ def _product_schema() -> tantivy.Schema:
     sb.add_integer_field("shop_ord", stored=False, indexed=False, fast=True)
     sb.add_integer_field("services", stored=False, indexed=False, fast=True)
     sb.add_integer_field("row", stored=False, indexed=True, fast=True)
-    sb.add_text_field("doc", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_bytes_field("doc", stored=True, indexed=False)  # the product as JSON: stored, never indexed
     return sb.build()
 
 
@@ -78,7 +79,7 @@ def _web_schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("url", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("doc", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_bytes_field("doc", stored=True, indexed=False)
     return sb.build()
 
 
@@ -88,8 +89,8 @@ def _open_index(path: Path, schema: tantivy.Schema) -> tantivy.Index:
     return index
 
 
-def _product_json(product: dict[str, Any]) -> str:
-    return json.dumps(product, ensure_ascii=False, separators=(",", ":"))
+def _product_json(product: dict[str, Any]) -> bytes:
+    return orjson.dumps(product)
 
 
 # --------------------------------------------------------------------------------------------------------- search
@@ -240,7 +241,7 @@ class Catalog:
     def documents(self, addresses: Iterable[tantivy.DocAddress]) -> list[dict[str, Any]]:
         """The stored product documents (plain dicts in the ShoppingBench schema) at these index addresses."""
         searcher = self._searcher
-        return [json.loads(searcher.doc(address)["doc"][0]) for address in addresses]
+        return [orjson.loads(searcher.doc(address)["doc"][0]) for address in addresses]
 
     def get(self, product_id: str) -> dict[str, Any] | None:
         """The product with this id as a plain dict, or None."""
@@ -287,7 +288,7 @@ class Catalog:
         )
         searcher = self._web_searcher
         hits = searcher.search(query, limit, count=False).hits
-        return [json.loads(searcher.doc(address)["doc"][0]) for _, address in hits]
+        return [orjson.loads(searcher.doc(address)["doc"][0]) for _, address in hits]
 
 
 # ---------------------------------------------------------------------------------------------------------- build
@@ -332,30 +333,34 @@ class CatalogWriter:
     def has_product(self, product_id: str) -> bool:
         return product_id in self._ids
 
-    def add_product(self, product: dict[str, Any], contents: str | None = None, doc_json: str | None = None) -> None:
+    def add_product(self, product: dict[str, Any], contents: str | None = None, doc_json: bytes | None = None) -> None:
         """Index one product given as a plain dict in the ShoppingBench schema (already validated)."""
-        product_id = product["product_id"]
+        if contents is None:
+            contents = Product.model_construct(**product).contents()
+        self.add_row(product["product_id"], product["shop_id"], product["service"], float(product["price"]),
+                     int(product["sold_count"]), contents,
+                     doc_json if doc_json is not None else _product_json(product))
+
+    def add_row(self, product_id: str, shop_id: str, services: Sequence[str], price: float, sold_count: int,
+                contents: str, doc_json: bytes) -> None:
+        """Index one product from its already-serialised parts (the fast path of a generated build)."""
         self._ids.add(product_id)
-        shop_id = product["shop_id"]
         shop_ord = self._shop_ords.setdefault(shop_id, len(self._shop_ords))
-        services = product["service"]
         mask = 0
         for service in services:
             mask |= SERVICE_BITS[service]
-        if contents is None:
-            contents = Product.model_construct(**product).contents()
         self._writer.add_document(
             tantivy.Document(
                 product_id=product_id,
                 contents=contents,
                 shop_id=shop_id,
                 service=list(services),
-                price=float(product["price"]),
-                sold_count=int(product["sold_count"]),
+                price=price,
+                sold_count=sold_count,
                 shop_ord=shop_ord,
                 services=mask,
                 row=self.products,
-                doc=doc_json if doc_json is not None else _product_json(product),
+                doc=doc_json,
             )
         )
         self.products += 1
@@ -366,7 +371,7 @@ class CatalogWriter:
             tantivy.Document(
                 url=data["url"],
                 text=f"{data['title']}\n{data['content']}",
-                doc=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+                doc=orjson.dumps(data),
             )
         )
         self.web_pages += 1

@@ -1,0 +1,177 @@
+"""Catalog benchmark: build time, index size and peak memory per size; find_product latency against raw tantivy.
+
+    python bench/catalog.py                       # 100k, 1M and 2.5M products, 1,000 queries each
+    python bench/catalog.py --sizes 20k --queries 300
+
+Each build runs as `arena catalog build` in a child process; its peak memory is the sampled RSS of the whole
+process tree (the builder and its generator workers). Queries are drawn from the catalog's own products (2-4 title
+words, with price ranges, services, shops, sorts and pages mixed in) and run twice: through the `find_product` tool
+(validation, filters, keep 50, sort, page, summaries) and straight against tantivy (the same query and filters,
+top 50, the page's 10 stored documents), in the same process, interleaved. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import tantivy
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.catalog import Catalog, SearchFilters  # noqa: E402
+from arena.catalog.models import SERVICES  # noqa: E402
+from arena.cli import parse_size  # noqa: E402
+from arena.tools import ToolContext, default_registry  # noqa: E402
+from arena.tools.shopping import KEEP, PAGE_SIZE, parse_price, parse_services  # noqa: E402
+
+
+def build(size: int, out: Path, seed: int) -> dict[str, float]:
+    if out.exists():
+        shutil.rmtree(out)
+    cmd = [sys.executable, "-m", "arena.cli", "catalog", "build", "--seed", str(seed), "--size", str(size),
+           "--out", str(out)]
+    started = time.perf_counter()
+    proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"build of {size} failed: {proc.stderr.read().decode()[-2000:]}")
+    index_bytes = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    return {"seconds": seconds, "peak_rss": peak, "index_bytes": index_bytes}
+
+
+def make_queries(catalog: Catalog, n: int, seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    pool = []
+    for i, product in enumerate(catalog.iter_products()):
+        if i >= 20_000:
+            break
+        if i % 7 == 0:
+            pool.append(product)
+    queries = []
+    for _ in range(n):
+        p = rng.choice(pool)
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]+", p["title"]) if len(w) > 2]
+        k = min(len(words), rng.randint(2, 4))
+        q = " ".join(rng.sample(words, k)) if words else p["title"]
+        args: dict[str, object] = {"q": q, "page": rng.choice([1, 1, 1, 2, 3]),
+                                   "sort": rng.choice(["default", "default", "priceasc", "pricedesc", "order"])}
+        if rng.random() < 0.5:
+            lo = int(p["price"] * rng.uniform(0.3, 0.9))
+            hi = int(p["price"] * rng.uniform(1.1, 3.0)) + 1
+            args["price"] = rng.choice([f"{lo}-{hi}", f"{lo}-", f"-{hi}"])
+        if rng.random() < 0.3:
+            args["service"] = ",".join(rng.sample(SERVICES, rng.choice([1, 1, 2])))
+        if rng.random() < 0.1:
+            args["shop_id"] = p["shop_id"]
+        queries.append(args)
+    return queries
+
+
+def raw_query(catalog: Catalog, index: tantivy.Index, schema: tantivy.Schema, args: dict[str, object]) -> int:
+    """The same search straight against tantivy: its own (lenient) query parser, filters, top 50, 10 stored docs."""
+    lo, hi = parse_price(args.get("price"))  # type: ignore[arg-type]
+    filters = SearchFilters(args.get("shop_id"), lo, hi, parse_services(args.get("service")))  # type: ignore[arg-type]
+    text, _errors = index.parse_query_lenient(str(args["q"]), ["contents"])
+    clauses = [(tantivy.Occur.Must, text)]
+    if filters.shop_id:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "shop_id", filters.shop_id)))
+    if lo is not None or hi is not None:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(schema, "price", tantivy.FieldType.Float, lo,
+                                                                       hi)))
+    for s in filters.services:
+        clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "service", s)))
+    query = tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else text
+    searcher = catalog._searcher
+    hits = searcher.search(query, KEEP, count=False).hits
+    page = int(args["page"])  # type: ignore[call-overload]
+    window = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    for _, address in window:
+        searcher.doc(address)
+    return len(window)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def query_bench(path: Path, n: int, seed: int) -> dict[str, float]:
+    catalog = Catalog.open(path)
+    registry = default_registry()
+    ctx = ToolContext(catalog)
+    queries = make_queries(catalog, n, seed)
+    index, schema = catalog._products, catalog._schema
+    for args in queries[:50]:  # warm-up: page cache and tantivy's caches
+        registry.call("find_product", args, ctx)
+        raw_query(catalog, index, schema, args)
+    tool_ms, raw_ms = [], []
+    for args in queries:
+        t0 = time.perf_counter()
+        registry.call("find_product", args, ctx)
+        t1 = time.perf_counter()
+        raw_query(catalog, index, schema, args)
+        t2 = time.perf_counter()
+        tool_ms.append((t1 - t0) * 1000)
+        raw_ms.append((t2 - t1) * 1000)
+    return {
+        "tool_p50": pct(tool_ms, 0.5), "tool_p95": pct(tool_ms, 0.95), "tool_p99": pct(tool_ms, 0.99),
+        "raw_p50": pct(raw_ms, 0.5), "raw_p95": pct(raw_ms, 0.95), "raw_p99": pct(raw_ms, 0.99),
+        "ratio_p50": statistics.median(tool_ms) / statistics.median(raw_ms),
+        "ratio_p95": pct(tool_ms, 0.95) / pct(raw_ms, 0.95),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100k,1M,2.5M", help="comma-separated catalog sizes")
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workdir", type=Path, default=ROOT / "var" / "bench")
+    parser.add_argument("--keep", action="store_true", help="keep the built catalogs")
+    parser.add_argument("--json", action="store_true", help="also print the rows as JSON")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    header = (f"{'size':>9} {'build s':>8} {'index MB':>9} {'peak MB':>8} | {'tool p50':>8} {'p95':>6} {'p99':>6} "
+              f"| {'raw p50':>7} {'p95':>6} {'p99':>6} | {'ratio p50':>9} {'p95':>5}")
+    print(header)
+    print("-" * len(header))
+    for text in args.sizes.split(","):
+        size = parse_size(text)
+        out = args.workdir / f"catalog-{size}"
+        b = build(size, out, args.seed)
+        q = query_bench(out, args.queries, args.seed)
+        row = {"size": size, **b, **q}
+        rows.append(row)
+        print(f"{size:>9,} {b['seconds']:>8.1f} {b['index_bytes'] / 2**20:>9.0f} {b['peak_rss'] / 2**20:>8.0f} | "
+              f"{q['tool_p50']:>8.2f} {q['tool_p95']:>6.2f} {q['tool_p99']:>6.2f} | {q['raw_p50']:>7.2f} "
+              f"{q['raw_p95']:>6.2f} {q['raw_p99']:>6.2f} | {q['ratio_p50']:>9.2f} {q['ratio_p95']:>5.2f}",
+              flush=True)
+        if not args.keep:
+            shutil.rmtree(out)
+    print("latencies in ms over", args.queries, "queries; ratio = find_product tool / raw tantivy")
+    if args.json:
+        print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
