@@ -19,6 +19,9 @@ from pydantic import ValidationError
 from arena.catalog import generator as gen
 from arena.catalog.index import CatalogError, CatalogWriter
 from arena.catalog.models import SERVICES, Product, WebPage, search_contents
+from arena.log import get_logger
+
+log = get_logger("arena.catalog")
 
 Progress = Callable[[int], None]
 """Called with how much work was just done (products for a build, bytes for a load)."""
@@ -211,6 +214,7 @@ def build_catalog(
              "stats": result},
             overwrite=force,
         )
+        log.info("catalog.built", path=str(path), seed=seed, size=size, digest=digest.hexdigest(), workers=workers)
         return BuildReport(path, digest.hexdigest(), writer.products, writer.web_pages,
                            _manifest_seconds(path), stats=result)
 
@@ -340,6 +344,8 @@ def load_catalog(
              "digest": digest.hexdigest(), "stats": result},
             overwrite=force,
         )
+        log.info("catalog.loaded", path=str(out_path), source=str(path), products=writer.products, bad_lines=bad,
+                 digest=digest.hexdigest())
         return BuildReport(out_path, digest.hexdigest(), writer.products, writer.web_pages,
                            _manifest_seconds(out_path), bad, samples, result)
 
