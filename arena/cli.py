@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.cliutil import err, fail, out, parse_size, progress_bar
 from arena.log import configure_logging, get_logger
+from arena.problems.cli import app as problems_app
 
 app = typer.Typer(
     name="arena",
-    help="ShopArena operator tools: build and inspect catalogs, call the shopping tools.",
+    help="ShopArena operator tools: catalogs, the shopping tools, problem packs.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -27,43 +25,14 @@ catalog_app = typer.Typer(help="Build, load, inspect and search product catalogs
 tools_app = typer.Typer(help="The seven shopping tools agents use.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(tools_app, name="tools")
+app.add_typer(problems_app, name="problems")
 
-out = Console()
-err = Console(stderr=True)
 log = get_logger("arena.cli")
 
 
 @app.callback()
 def _main() -> None:
     configure_logging()
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One clear line on stderr, then exit non-zero."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
-
-
-def parse_size(text: str) -> int:
-    """``10000``, ``100k``, ``2.5M`` -> number of products."""
-    match = _SIZE.match(text.replace(",", "").replace("_", ""))
-    if not match:
-        raise ValueError(f"size {text!r} is not a number of products (examples: 5000, 100k, 2.5M)")
-    value = float(match.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
-    if value != int(value):
-        raise ValueError(f"size {text!r} is not a whole number of products")
-    return int(value)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False, disable=not err.is_terminal
-        and os.environ.get("ARENA_PROGRESS") != "1",
-    )
 
 
 def _open_catalog(path: Path) -> Any:
@@ -98,7 +67,7 @@ def catalog_build(
         fail(str(exc))
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task("generating + indexing", total=n, rate="")
         try:
             report = build_catalog(seed, n, out_dir, force=force, workers=workers,
@@ -125,7 +94,7 @@ def catalog_load(
 
     if not file.is_file():
         fail(f"{file} does not exist; pass a documents.jsonl or documents.jsonl.gz file")
-    with _progress() as progress:
+    with progress_bar() as progress:
         task = progress.add_task("loading", total=file.stat().st_size, rate="bytes")
         try:
             report = load_catalog(file, out_dir, strict=strict, force=force, web=web,

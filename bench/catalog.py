@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.catalog import Catalog, SearchFilters  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
-from arena.cli import parse_size  # noqa: E402
+from arena.cliutil import parse_size  # noqa: E402
 from arena.tools import ToolContext, default_registry  # noqa: E402
 from arena.tools.shopping import KEEP, PAGE_SIZE, parse_price, parse_services  # noqa: E402
 

@@ -273,6 +273,24 @@ class Catalog:
             hits = searcher.search(query, batch, count=False, order_by_field="row", order=tantivy.Order.Asc).hits
             yield from self.documents(address for _, address in hits)
 
+    def product_at(self, row: int) -> dict[str, Any] | None:
+        """The product added ``row``-th (0-based), or None past the end."""
+        query = tantivy.Query.range_query(self._schema, "row", tantivy.FieldType.Integer, row, row)
+        hits = self._searcher.search(query, 1, count=False).hits
+        return self.documents([hits[0][1]])[0] if hits else None
+
+    def products_of_shop(self, shop_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        """Up to ``limit`` products of one shop, in index order."""
+        query = tantivy.Query.term_query(self._schema, "shop_id", shop_id, index_option="basic")
+        hits = self._searcher.search(query, limit, count=False, order_by_field="row", order=tantivy.Order.Asc).hits
+        return self.documents(address for _, address in hits)
+
+    def web_pages(self) -> Iterable[dict[str, Any]]:
+        """Every page of the web corpus."""
+        searcher = self._web_searcher
+        hits = searcher.search(tantivy.Query.all_query(), max(1, searcher.num_docs), count=False).hits
+        return [orjson.loads(searcher.doc(address)["doc"][0]) for _, address in hits]
+
     # --- web search
 
     def web_search(self, text: str, limit: int = 10) -> list[dict[str, Any]]:

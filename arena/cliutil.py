@@ -1,0 +1,43 @@
+"""Shared pieces of the command lines: consoles, the one-line error, progress bars, size parsing."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One clear line on stderr, then exit non-zero."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    raise typer.Exit(code)
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_size(text: str) -> int:
+    """``10000``, ``100k``, ``2.5M`` -> number of products."""
+    match = _SIZE.match(text.replace(",", "").replace("_", ""))
+    if not match:
+        raise ValueError(f"size {text!r} is not a number of products (examples: 5000, 100k, 2.5M)")
+    value = float(match.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[match.group(2).lower()]
+    if value != int(value):
+        raise ValueError(f"size {text!r} is not a whole number of products")
+    return int(value)
+
+
+def progress_bar() -> Progress:
+    """A rich progress bar on stderr; shown in a terminal (or with ARENA_PROGRESS=1), silent otherwise."""
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False,
+        disable=not err.is_terminal and os.environ.get("ARENA_PROGRESS") != "1",
+    )

@@ -1,0 +1,317 @@
+"""``arena problems``: import, generate, split, self-check, pack, verify and show problem packs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cliutil import err, fail, out, progress_bar
+
+app = typer.Typer(help="ShoppingBench problems: import, generate, split, self-check, sign and inspect packs.",
+                  no_args_is_help=True)
+
+
+def _load(path: Path, *, catalog_digest: str | None = None, require_signature: bool = False) -> Any:
+    from arena.problems.pack import PackError, load_pack
+
+    try:
+        return load_pack(path, catalog_digest=catalog_digest, require_signature=require_signature)
+    except PackError as exc:
+        fail(str(exc))
+
+
+def _write(pack: Any, path: Path) -> None:
+    from arena.problems.pack import PackError, write_pack
+
+    try:
+        write_pack(pack, path)
+    except (PackError, OSError) as exc:
+        fail(f"could not write {path}: {exc}")
+
+
+def _new_pack(problems: list[Any], catalog_digest: str | None, version: str) -> Any:
+    from arena.problems.pack import PackError, new_pack
+
+    try:
+        return new_pack(problems, catalog_digest=catalog_digest, generator_version=version)
+    except PackError as exc:
+        fail(str(exc))
+
+
+def _print_counts(problems: list[Any], title: str) -> None:
+    from arena.problems.splits import split_report
+
+    table = Table(title=title)
+    for column in ("split", "problems", "clusters", "product", "shop", "voucher", "web"):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for split, row in sorted(split_report(problems).items()):
+        table.add_row(split, *(str(row.get(c, 0)) for c in ("problems", "clusters", "product", "shop", "voucher",
+                                                           "web")))
+    out.print(table)
+
+
+@app.command("import")
+def import_cmd(
+    files: Annotated[list[Path], typer.Argument(help="ShoppingBench test files (product, shop, voucher, web JSONL).")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.")],
+    rebuild_catalog: Annotated[Path | None, typer.Option(
+        "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors).")
+    ] = None,
+    background_size: Annotated[int, typer.Option(help="Generated background products in the rebuilt catalog.")
+                               ] = 100_000,
+    background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
+) -> None:
+    """Import ShoppingBench test records (task type detected per record); bad records are reported by line."""
+    from arena.catalog import CatalogError
+    from arena.problems.importer import import_files
+    from arena.problems.rebuild import rebuild_catalog as rebuild
+
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        fail(f"no such file: {', '.join(missing)}")
+    report = import_files(files)
+    for bad in report.bad:
+        err.print(f"[yellow]skipped[/] {bad}", highlight=False)
+    if not report.problems:
+        fail(f"no valid problems in {len(files)} file(s) ({len(report.bad)} bad records); nothing was written")
+    problems, digest = report.problems, None
+    if rebuild_catalog is not None:
+        if background_size < 0:
+            fail(f"--background-size must be 0 or more, got {background_size}")
+        with progress_bar() as bar:
+            task = bar.add_task("rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems),
+                                rate="")
+            try:
+                rebuilt = rebuild(problems, rebuild_catalog, background_seed=background_seed,
+                                  background_size=background_size, force=force,
+                                  progress=lambda k: bar.advance(task, k))
+            except CatalogError as exc:
+                fail(str(exc))
+        for skipped in rebuilt.skipped:
+            err.print(f"[yellow]unsatisfiable, skipped[/] {skipped}", highlight=False)
+        problems, digest = rebuilt.problems, rebuilt.digest
+        out.print(f"rebuilt catalog {rebuild_catalog}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
+                  f"{rebuilt.distractors} distractors); digest {digest}", highlight=False)
+    pack = _new_pack(problems, digest, "shoppingbench-import/1")
+    _write(pack, out_pack)
+    counts = ", ".join(f"{n} {t}" for t, n in sorted(report.by_task.items()))
+    out.print(f"imported {len(problems)} problems ({counts}) -> {out_pack}")
+
+
+@app.command("generate")
+def generate_cmd(
+    catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog to draw gold products from.")],
+    n: Annotated[int, typer.Option("--n", help="How many problems.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.")],
+    tasks: Annotated[str, typer.Option(help="Task types, comma-separated, generated in turn.")] =
+        "product,shop,voucher,web",
+    seed: Annotated[int, typer.Option(help="Seed: same catalog, seed and n give the same problems.")] = 0,
+) -> None:
+    """Generate problems (ground truth first, then the query), each checked solvable and labelled by difficulty."""
+    from arena.catalog import Catalog, CatalogError
+    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    bad = [t for t in task_list if t not in ("product", "shop", "voucher", "web")]
+    if bad or not task_list:
+        fail(f"unknown task(s) {', '.join(bad) or tasks!r}; use product, shop, voucher, web")
+    if n < 1:
+        fail(f"--n must be at least 1, got {n}")
+    try:
+        catalog = Catalog.open(catalog_dir)
+    except CatalogError as exc:
+        fail(str(exc))
+    with progress_bar() as bar:
+        task = bar.add_task("generating problems", total=n, rate="")
+        report = generate_problems(catalog, n, task_list, seed, progress=lambda k: bar.advance(task, k))
+    for skipped in report.skipped:
+        err.print(f"[yellow]skipped[/] {skipped}", highlight=False)
+    if not report.problems:
+        fail("no problem could be generated from this catalog; nothing was written")
+    pack = _new_pack(report.problems, catalog.digest, GENERATOR_VERSION)
+    _write(pack, out_pack)
+    counts = ", ".join(f"{k} {t}" for t, k in sorted(report.by_task.items()))
+    out.print(f"generated {len(report.problems)} problems ({counts}) -> {out_pack}")
+
+
+@app.command("split")
+def split_cmd(
+    pack_path: Annotated[Path, typer.Argument(help="The pack to split.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="Where to write the split pack (may be the same file).")],
+    public: Annotated[float, typer.Option(help="Share of problems for the public split.")] = 0.2,
+    race: Annotated[float, typer.Option(help="Share for races.")] = 0.6,
+    held_out: Annotated[float, typer.Option("--held-out", help="Share never raced (kept for evaluation).")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed of the cluster order.")] = 0,
+) -> None:
+    """Cluster near-duplicate problems and give whole clusters to public, race and held_out (no answer leaks)."""
+    from arena.problems.splits import assign_splits, leaks
+
+    pack = _load(pack_path)
+    try:
+        problems = assign_splits(pack.problems, {"public": public, "race": race, "held_out": held_out}, seed)
+    except ValueError as exc:
+        fail(str(exc))
+    leaked = leaks(problems)
+    if leaked:
+        fail(f"internal error: answer products in two splits: {', '.join(leaked[:5])}")
+    new = pack.model_copy(update={"problems": problems, "signer": None, "signature": None})
+    _write(new, out_pack)
+    _print_counts(problems, f"splits of {out_pack}")
+    out.print("no answer product appears in two splits; the pack is unsigned until `arena problems pack` signs it")
+
+
+@app.command("selfcheck")
+def selfcheck_cmd(
+    pack_path: Annotated[Path, typer.Argument(help="The pack to check.")],
+    catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON here.")] = None,
+) -> None:
+    """Run every gold answer and every recorded distractor through the strict checks (gold 100%, distractors 0%)."""
+    from arena.catalog import Catalog, CatalogError
+    from arena.problems.selfcheck import selfcheck
+
+    try:
+        catalog = Catalog.open(catalog_dir)
+    except CatalogError as exc:
+        fail(str(exc))
+    pack = _load(pack_path, catalog_digest=catalog.digest)
+    with progress_bar() as bar:
+        task = bar.add_task("self-check", total=len(pack.problems), rate="")
+        report = selfcheck(pack.problems, catalog.get, vectors=pack.gold_vectors,
+                           progress=lambda k: bar.advance(task, k))
+    table = Table(title=f"self-check of {pack_path}")
+    for column in ("task", "problems", "gold pass", "distractors", "distractor pass"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for name, row in report.by_task.items():
+        table.add_row(name, str(row.problems), f"{row.gold_rate:.1%}", str(row.distractors),
+                      f"{row.distractor_pass_rate:.1%}")
+    out.print(table)
+    for failure in report.failures[:20]:
+        err.print(f"[red]fail[/] {failure}", highlight=False)
+    if json_out is not None:
+        json_out.write_text(json.dumps(report.summary(), indent=1))
+    if not report.ok:
+        fail(f"self-check failed: {len(report.failures)} problem(s) listed above", code=1)
+    out.print("ok: every gold answer passes and every distractor fails")
+
+
+@app.command("pack")
+def pack_cmd(
+    inputs: Annotated[list[Path], typer.Argument(help="One or more packs to combine.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The signed pack to write.")],
+    public_only: Annotated[bool, typer.Option("--public-only", help="Write only the public split (answers "
+                                                                      "included) for miners; unsigned.")] = False,
+    wallet_name: Annotated[str | None, typer.Option("--wallet.name", help="Operator wallet name.")] = None,
+    wallet_hotkey: Annotated[str | None, typer.Option("--wallet.hotkey", help="Hotkey that signs.")] = None,
+    wallet_path: Annotated[str | None, typer.Option("--wallet.path", help="Wallets folder.")] = None,
+    key_uri: Annotated[str | None, typer.Option("--key-uri", help="Dev key such as //Alice (local use only).")] = None,
+    cadence_blocks: Annotated[int | None, typer.Option(help="A race opens every N blocks.")] = None,
+    problems_per_race: Annotated[int | None, typer.Option(help="Problems drawn per race.")] = None,
+    task_mix: Annotated[str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")]
+        = None,
+) -> None:
+    """Combine packs, set the rotation schedule, and sign with the operator's hotkey (sr25519)."""
+    from arena.problems.pack import PackError, Rotation, load_keypair
+
+    packs = [_load(p) for p in inputs]
+    digests = {p.catalog_digest for p in packs}
+    if len(digests) > 1:
+        fail(f"the packs were made for different catalogs ({', '.join(sorted(str(d) for d in digests))}); "
+             "combine only packs of one catalog")
+    problems = [problem for p in packs for problem in p.problems]
+    rotation = packs[0].rotation.model_dump()
+    if cadence_blocks is not None:
+        rotation["cadence_blocks"] = cadence_blocks
+    if problems_per_race is not None:
+        rotation["problems_per_race"] = problems_per_race
+    if task_mix is not None:
+        try:
+            rotation["task_mix"] = {k.strip(): float(v) for k, v in (part.split("=") for part in task_mix.split(","))}
+        except ValueError:
+            fail(f"--task-mix {task_mix!r} is not a list like product=0.4,shop=0.2,voucher=0.2,web=0.2")
+    try:
+        rot = Rotation.model_validate(rotation)
+    except ValueError as exc:
+        fail(f"bad rotation: {str(exc).splitlines()[-1].strip()}")
+    pack = _new_pack(problems, packs[0].catalog_digest, packs[0].generator_version)
+    pack = pack.model_copy(update={"rotation": rot})
+    if public_only:
+        pack = pack.public_view()
+        _write(pack, out_pack)
+        out.print(f"wrote the public split ({len(pack.problems)} problems, answers included) -> {out_pack}")
+        return
+    if not key_uri and not wallet_name:
+        fail("a pack must be signed: pass --wallet.name and --wallet.hotkey (or --key-uri //Alice for local use)")
+    try:
+        keypair = load_keypair(wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path,
+                               key_uri=key_uri)
+    except PackError as exc:
+        fail(str(exc))
+    pack = pack.signed(keypair)
+    _write(pack, out_pack)
+    out.print(f"signed {len(pack.problems)} problems by {pack.signer} -> {out_pack}")
+
+
+@app.command("verify")
+def verify_cmd(
+    pack_path: Annotated[Path, typer.Argument(help="The pack to verify.")],
+    catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="Check it was made for this catalog.")] = None,
+    signer: Annotated[str | None, typer.Option(help="Require this signer (ss58 address).")] = None,
+) -> None:
+    """Check a pack's signature (and its catalog digest, and its signer when given)."""
+    from arena.catalog import Catalog, CatalogError
+    from arena.problems.pack import PackError, load_pack
+
+    digest = None
+    if catalog_dir is not None:
+        try:
+            digest = Catalog.open(catalog_dir).digest
+        except CatalogError as exc:
+            fail(str(exc))
+    try:
+        pack = load_pack(pack_path, catalog_digest=digest, require_signature=True,
+                         trusted_signers={signer} if signer else None)
+    except PackError as exc:
+        fail(str(exc))
+    out.print(f"ok: {len(pack.problems)} problems signed by {pack.signer}"
+              + (f", made for catalog {digest}" if digest else ""), highlight=False)
+
+
+@app.command("show")
+def show_cmd(
+    pack_path: Annotated[Path, typer.Argument(help="The pack to show.")],
+    problem_id: Annotated[str | None, typer.Option("--problem", help="Show one problem whole.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Summarise a pack (catalog, signer, rotation, splits per task) or print one problem."""
+    pack = _load(pack_path)
+    if problem_id is not None:
+        problem = pack.problem(problem_id)
+        if problem is None:
+            fail(f"no problem {problem_id!r} in {pack_path}; `arena problems show {pack_path}` lists them")
+        out.print_json(problem.model_dump_json())
+        return
+    summary = {"pack_id": pack.pack_id, "created_at": pack.created_at, "catalog_digest": pack.catalog_digest,
+               "generator_version": pack.generator_version, "signer": pack.signer, "signed": bool(pack.signature),
+               "public_only": pack.public_only, "rotation": pack.rotation.model_dump(),
+               "splits": pack.split_counts(), "problems": len(pack.problems)}
+    if as_json:
+        out.print_json(json.dumps(summary))
+        return
+    table = Table(show_header=False, title=f"pack {pack_path}")
+    for key, value in summary.items():
+        if key != "splits":
+            table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+    out.print(table)
+    _print_counts(pack.problems, "problems")
+    sample = Table(title="first problems")
+    for column in ("problem_id", "task", "split", "difficulty", "query"):
+        sample.add_column(column, overflow="fold")
+    for p in pack.problems[:8]:
+        sample.add_row(p.problem_id, p.task, p.split, p.difficulty, p.query[:140])
+    out.print(sample)

@@ -1,0 +1,445 @@
+"""Problem packs: one signed file holding the problems validators race, how they rotate, and their gold embeddings.
+
+A pack is a single JSON file (gzip-compressed JSON when its name ends in ``.gz``). It carries
+
+* the problems, answers included, each tagged with its split (``public``, ``race``, ``held_out``);
+* the `Rotation`: how often a race opens, how many problems it draws and in what task mix;
+* ``title_embeddings``: per problem, one WordLlama vector per reward (of that reward's first title), so validators
+  score titles without re-embedding the gold;
+* the digest of the catalog it was made for, so it is never raced against another catalog;
+* the operator's sr25519 signature over `Pack.payload_bytes` (every field but the signature itself; the signer's
+  address is signed too, so it cannot be swapped).
+
+Miners get `Pack.public_view`: the public split only, unsigned. Validators load the full pack with `load_pack`,
+which refuses a pack that is unsigned, tampered with, signed by an untrusted key or bound to another catalog, each
+with a one-line `PackError` that says what to do.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import datetime as dt
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+import zlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from arena.problems.models import TASKS, Problem
+
+FORMAT = 1
+GZIP_MAGIC = b"\x1f\x8b"
+SPLITS: tuple[str, ...] = ("public", "race", "held_out")
+PACK_COMMAND = "`arena problems pack`"
+
+
+class PackError(Exception):
+    """A pack that cannot be made, written or loaded. The message is one line: what is wrong and what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
+
+
+class Signer(Protocol):
+    """What signs a pack: a bittensor ``Keypair`` (a wallet's hotkey, or a dev key from a URI)."""
+
+    @property
+    def ss58_address(self) -> str: ...
+
+    def sign(self, data: bytes) -> bytes | str: ...
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Sorted keys, compact separators, UTF-8 (not ASCII-escaped): the bytes that are hashed and signed."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def short_digest(digest: str | None) -> str:
+    """``sha256:0123456789ab`` for ``sha256:0123456789abcdef...``."""
+    if digest is None:
+        return "none"
+    algo, sep, rest = digest.partition(":")
+    return f"{algo}:{rest[:12]}" if sep else digest[:12]
+
+
+def encode_vector(vector: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def decode_vector(text: str) -> np.ndarray:
+    raw = base64.b64decode(text, validate=True)
+    if len(raw) % 4:
+        raise ValueError(f"{len(raw)} bytes is not a whole number of float32 values")
+    return np.frombuffer(raw, dtype="<f4").astype(np.float32)
+
+
+# ------------------------------------------------------------------------------------------------------------ models
+def _default_task_mix() -> dict[str, float]:
+    return {"product": 0.3, "shop": 0.25, "voucher": 0.25, "web": 0.2}
+
+
+class Rotation(BaseModel):
+    """How validators race a pack: a race opens every ``cadence_blocks`` blocks and draws ``problems_per_race``
+    problems, tasks weighted by ``task_mix`` (weights need not sum to 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cadence_blocks: int = Field(default=360, ge=1)
+    problems_per_race: int = Field(default=8, ge=1)
+    task_mix: dict[str, float] = Field(default_factory=_default_task_mix)
+
+    @field_validator("task_mix")
+    @classmethod
+    def _mix_is_a_distribution(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(TASKS))
+        if unknown:
+            raise ValueError(f"unknown task {unknown[0]!r} in task_mix; the tasks are {', '.join(TASKS)}")
+        negative = [task for task, weight in value.items() if not weight >= 0]
+        if negative:
+            raise ValueError(f"task_mix weight of {negative[0]!r} is {value[negative[0]]}; weights must be >= 0")
+        if not sum(value.values()) > 0:
+            raise ValueError("task_mix weights sum to 0; give at least one task a positive weight")
+        return value
+
+
+class Pack(BaseModel):
+    """One problem pack, as stored on disk (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal[1] = FORMAT
+    pack_id: str = Field(min_length=1)
+    created_at: str
+    catalog_digest: str | None
+    generator_version: str
+    rotation: Rotation = Field(default_factory=Rotation)
+    problems: list[Problem]
+    #: problem_id -> one base64 little-endian float32 vector per reward, of that reward's first title
+    #: ("" for a reward without a title).
+    title_embeddings: dict[str, list[str]] = Field(default_factory=dict)
+    public_only: bool = False
+    signer: str | None = None
+    signature: str | None = None
+
+    @field_validator("created_at")
+    @classmethod
+    def _iso_8601(cls, value: str) -> str:
+        try:
+            dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO-8601 time") from None
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Pack:
+        duplicate = _first_duplicate(p.problem_id for p in self.problems)
+        if duplicate is not None:
+            raise ValueError(f"problem_id {duplicate!r} appears more than once")
+        rewards = {p.problem_id: len(p.reward) for p in self.problems}
+        for problem_id, vectors in self.title_embeddings.items():
+            if problem_id not in rewards:
+                raise ValueError(f"title_embeddings has {problem_id!r}, which is not a problem of the pack")
+            if len(vectors) != rewards[problem_id]:
+                raise ValueError(f"title_embeddings of {problem_id!r} has {len(vectors)} vectors for "
+                                 f"{rewards[problem_id]} rewards")
+            for text in vectors:
+                try:
+                    decode_vector(text)
+                except (ValueError, binascii.Error) as exc:
+                    raise ValueError(f"title_embeddings of {problem_id!r} is not base64 float32: {exc}") from None
+        return self
+
+    # ----------------------------------------------------------------------------------------------- signing
+    def payload_bytes(self) -> bytes:
+        """What is signed: the canonical JSON of the pack without its signature (the signer is included)."""
+        data = self.model_dump(mode="json")
+        data.pop("signature", None)
+        return canonical_json(data)
+
+    def signed(self, keypair: Signer) -> Pack:
+        """A copy signed by ``keypair`` (``signer`` set to its address)."""
+        unsigned = self.model_copy(update={"signer": keypair.ss58_address, "signature": None})
+        signature = keypair.sign(unsigned.payload_bytes())
+        if isinstance(signature, str):
+            signature = bytes.fromhex(signature.removeprefix("0x"))
+        return unsigned.model_copy(update={"signature": bytes(signature).hex()})
+
+    def signature_problem(self) -> str | None:
+        """Why the signature does not hold (None when it does)."""
+        if self.signer is None or self.signature is None:
+            return "the pack is not signed"
+        from bittensor.sp_core import Keypair
+
+        try:
+            signature = bytes.fromhex(self.signature.removeprefix("0x"))
+        except ValueError:
+            return "the signature is not hex"
+        try:
+            public = Keypair(ss58_address=self.signer)
+        except ValueError:
+            return f"the signer {self.signer!r} is not an ss58 address"
+        try:
+            ok = bool(public.verify(self.payload_bytes(), signature))
+        except ValueError:
+            ok = False
+        return None if ok else "the signature does not match"
+
+    def verify_signature(self) -> bool:
+        return self.signature_problem() is None
+
+    # ------------------------------------------------------------------------------------------------- views
+    def split_counts(self) -> dict[str, dict[str, int]]:
+        """split -> task -> number of problems (only the splits and tasks present, in canonical order)."""
+        counts: dict[str, dict[str, int]] = {}
+        for split in SPLITS:
+            for task in TASKS:
+                n = sum(1 for p in self.problems if p.split == split and p.task == task)
+                if n:
+                    counts.setdefault(split, {})[task] = n
+        return counts
+
+    def public_view(self) -> Pack:
+        """What miners may see: the public split only (answers included, to test against), unsigned."""
+        problems = [p.model_copy(deep=True) for p in self.problems if p.split == "public"]
+        keep = {p.problem_id for p in problems}
+        embeddings = {k: list(v) for k, v in self.title_embeddings.items() if k in keep}
+        return self.model_copy(update={"problems": problems, "title_embeddings": embeddings, "public_only": True,
+                                       "signer": None, "signature": None})
+
+    def problem(self, problem_id: str) -> Problem | None:
+        return next((p for p in self.problems if p.problem_id == problem_id), None)
+
+    def gold_vectors(self, problem_id: str) -> list[np.ndarray] | None:
+        """The stored title embedding of each reward of ``problem_id`` (empty for a reward without a title);
+        None when the pack holds no embeddings for it."""
+        vectors = self.title_embeddings.get(problem_id)
+        if vectors is None:
+            return None
+        try:
+            return [decode_vector(text) for text in vectors]
+        except (ValueError, binascii.Error) as exc:
+            raise PackError(f"title embedding of {problem_id!r} is corrupt ({exc}); rebuild the pack") from None
+
+
+def _first_duplicate(values: Iterable[str]) -> str | None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------- making
+def embed_titles(problems: Sequence[Problem]) -> dict[str, list[str]]:
+    """problem_id -> one base64 vector per reward, of its first title, embedded in one batch by the default embedder.
+    A reward without a title gets ""."""
+    from arena.scoring.similarity import default_embedder
+
+    titles = [r.title[0] for p in problems for r in p.reward if r.title]
+    matrix = default_embedder().embed(titles) if titles else np.zeros((0, 256), dtype=np.float32)
+    rows = iter(matrix)
+    return {p.problem_id: [encode_vector(next(rows)) if r.title else "" for r in p.reward] for p in problems}
+
+
+def pack_id_for(problems: Sequence[Problem]) -> str:
+    """``pack-`` and 12 hex characters of the sha256 of the problems' canonical JSON."""
+    digest = hashlib.sha256(canonical_json([p.model_dump(mode="json") for p in problems])).hexdigest()
+    return f"pack-{digest[:12]}"
+
+
+def new_pack(problems: Sequence[Problem], *, catalog_digest: str | None, generator_version: str,
+             rotation: Rotation | None = None, embed: bool = True) -> Pack:
+    """An unsigned pack of ``problems`` (their ids must be unique), with its id, creation time and, when ``embed``,
+    the gold title embeddings. Sign it with `Pack.signed`."""
+    problems = list(problems)
+    duplicate = _first_duplicate(p.problem_id for p in problems)
+    if duplicate is not None:
+        raise PackError(f"problem_id {duplicate!r} appears more than once; give every problem its own id")
+    try:
+        return Pack(pack_id=pack_id_for(problems), created_at=utc_now(), catalog_digest=catalog_digest,
+                    generator_version=generator_version, rotation=rotation or Rotation(), problems=problems,
+                    title_embeddings=embed_titles(problems) if embed else {})
+    except ValidationError as exc:
+        raise PackError(f"cannot make the pack: {_first_error(exc)}") from None
+
+
+# ------------------------------------------------------------------------------------------------- writing/loading
+def pack_bytes(pack: Pack, *, compress: bool = False) -> bytes:
+    data = canonical_json(pack.model_dump(mode="json"))
+    return gzip.compress(data, mtime=0) if compress else data
+
+
+def write_pack(pack: Pack, path: str | os.PathLike[str]) -> Path:
+    """Write ``pack`` to ``path`` atomically (a temporary file in the same folder, fsynced, then renamed over it);
+    gzip-compressed when the name ends in ``.gz``. Creates missing parent folders. Returns the path."""
+    path = Path(path)
+    data = pack_bytes(pack, compress=path.name.endswith(".gz"))
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise PackError(f"cannot write the pack to {path}: {exc.strerror or exc}; check the folder and its "
+                        "permissions") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path
+
+
+def load_pack(path: str | os.PathLike[str], *, catalog_digest: str | None = None, require_signature: bool = True,
+              trusted_signers: set[str] | None = None) -> Pack:
+    """Read and check a pack.
+
+    Refused with a one-line `PackError`: a missing or unreadable file, content that is not (gzip-compressed) JSON,
+    another format version, invalid content, no signature when ``require_signature`` (or when ``trusted_signers``
+    is given), a signature that does not match (always checked when present), a signer not in ``trusted_signers``,
+    and a pack bound to a catalog other than ``catalog_digest`` (when both are known).
+    """
+    path = Path(path)
+    where = f"pack {path}"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PackError(f"{where} does not exist; check the path or make one with {PACK_COMMAND}") from None
+    except IsADirectoryError:
+        raise PackError(f"{where} is a folder; give the pack file inside it") from None
+    except OSError as exc:
+        raise PackError(f"cannot read {where}: {exc.strerror or exc}; check its permissions") from None
+
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise PackError(f"{where} is not valid gzip ({exc}); the file is truncated or corrupt, copy it "
+                            "again") from None
+    elif path.name.endswith(".gz"):
+        raise PackError(f"{where} is not gzip-compressed although its name ends in .gz; compress it with gzip or "
+                        "drop the .gz suffix")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise PackError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start}); is it really a pack?") from None
+    except json.JSONDecodeError as exc:
+        raise PackError(f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); is it really a "
+                        "pack? copy it again or rebuild it") from None
+    if not isinstance(data, dict):
+        raise PackError(f"{where} is not a pack: it holds a JSON {type(data).__name__}, not an object")
+    fmt = data.get("format", FORMAT)
+    if type(fmt) is not int or fmt != FORMAT:
+        raise PackError(f"{where} has format {fmt!r}, but this version of arena reads format {FORMAT}; upgrade arena "
+                        f"or rebuild the pack with {PACK_COMMAND}")
+    try:
+        pack = Pack.model_validate(data)
+    except ValidationError as exc:
+        raise PackError(f"{where} is invalid: {_first_error(exc, data)}; fix it or rebuild it with "
+                        f"{PACK_COMMAND}") from None
+
+    if pack.signature is None or pack.signer is None:
+        if require_signature or trusted_signers is not None:
+            raise PackError(f"{where} is not signed; sign it with {PACK_COMMAND} (or load it with signatures not "
+                            "required, for local testing only)")
+    else:
+        problem = pack.signature_problem()
+        if problem == "the signature does not match":
+            raise PackError(f"{where}: signature does not match: the pack was modified after signing or signed by "
+                            f"another key; re-sign it with {PACK_COMMAND}")
+        if problem is not None:
+            raise PackError(f"{where}: {problem}; re-sign it with {PACK_COMMAND}")
+        if trusted_signers is not None and pack.signer not in trusted_signers:
+            raise PackError(f"{where} is signed by {pack.signer}, which is not a trusted signer; get the pack from a "
+                            "trusted operator or add that address to the trusted signers")
+
+    if catalog_digest is not None and pack.catalog_digest is not None and pack.catalog_digest != catalog_digest:
+        raise PackError(f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
+                        f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for")
+    return pack
+
+
+def _first_error(exc: ValidationError, data: Any = None) -> str:
+    """``problems[2] (id 'p-7').reward[0].price[0]: Value error, ...`` for the first pydantic error."""
+    errors = exc.errors(include_url=False)
+    if not errors:
+        return str(exc)
+    error = errors[0]
+    parts: list[str] = []
+    node = data
+    for i, key in enumerate(error["loc"]):
+        if isinstance(key, int):
+            parts.append(f"[{key}]")
+        else:
+            parts.append(("." if parts else "") + str(key))
+        try:
+            node = node[key]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            node = None
+        if i == 1 and error["loc"][0] == "problems" and isinstance(node, dict) and "problem_id" in node:
+            parts.append(f" (id {node['problem_id']!r})")
+    location = "".join(parts) or "pack"
+    return f"{location}: {error['msg']}"
+
+
+# ------------------------------------------------------------------------------------------------------------- keys
+def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = None, wallet_path: str | None = None,
+                 key_uri: str | None = None) -> Signer:
+    """The keypair that signs packs.
+
+    ``key_uri`` (e.g. ``//Alice``) derives a key from a secret URI: for local testing and dev chains only, since
+    dev keys are public. Otherwise the hotkey of the bittensor wallet ``wallet_name``/``wallet_hotkey`` under
+    ``wallet_path`` (bittensor's defaults for any left out: ``default``/``default`` under ``~/.bittensor/wallets``).
+    ``key_uri`` wins when both are given.
+    """
+    if key_uri is not None:
+        from bittensor.sp_core import Keypair
+
+        try:
+            return Keypair.create_from_uri(key_uri)  # type: ignore[no-any-return]
+        except ValueError as exc:
+            raise PackError(f"key URI {key_uri!r} is not valid ({exc}); use a dev key such as //Alice, or a wallet"
+                            ) from None
+
+    import bittensor as bt
+
+    kwargs = {k: v for k, v in (("name", wallet_name), ("hotkey", wallet_hotkey), ("path", wallet_path)) if v}
+    wallet = bt.Wallet(**kwargs)
+    name, hotkey = wallet.name, wallet.hotkey_str
+    hotkey_path = wallet.hotkey_file.path
+    if not wallet.hotkey_file.exists_on_device():
+        wallet_dir = Path(hotkey_path).parent.parent
+        if not wallet_dir.is_dir():
+            raise PackError(f"no wallet {name!r} at {wallet_dir}; create it with `btcli wallet create --wallet-name "
+                            f"{name} --hotkey {hotkey}` or give the right wallet name and path")
+        raise PackError(f"wallet {name!r} has no hotkey {hotkey!r} ({hotkey_path} not found); create it with "
+                        f"`btcli wallet new_hotkey --wallet-name {name} --hotkey {hotkey}`")
+    try:
+        return wallet.hotkey  # type: ignore[no-any-return]
+    except Exception as exc:  # bittensor raises its own KeyFileError for unreadable or undecryptable files
+        raise PackError(f"cannot open hotkey {hotkey!r} of wallet {name!r} ({exc}); check {hotkey_path}") from None
