@@ -111,8 +111,16 @@ def generate_cmd(
     tasks: Annotated[str, typer.Option(help="Task types, comma-separated, generated in turn.")] =
         "product,shop,voucher,web",
     seed: Annotated[int, typer.Option(help="Seed: same catalog, seed and n give the same problems.")] = 0,
+    paraphrase_url: Annotated[str | None, typer.Option(
+        help="Optional: rewrite queries with an LLM at this OpenAI-compatible base URL (off by default).")] = None,
+    paraphrase_model: Annotated[str, typer.Option(help="Model for --paraphrase-url.")] = "gpt-4.1-mini",
+    paraphrase_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] =
+        "OPENAI_API_KEY",
 ) -> None:
-    """Generate problems (ground truth first, then the query), each checked solvable and labelled by difficulty."""
+    """Generate problems (ground truth first, then the query), each checked solvable and labelled by difficulty.
+
+    With --paraphrase-url, each query is rewritten by an LLM at temperature 0 and kept only if it still states every
+    number and required value (the ground truth never changes)."""
     from arena.catalog import Catalog, CatalogError
     from arena.problems.generate import GENERATOR_VERSION, generate_problems
 
@@ -133,6 +141,19 @@ def generate_cmd(
         err.print(f"[yellow]skipped[/] {skipped}", highlight=False)
     if not report.problems:
         fail("no problem could be generated from this catalog; nothing was written")
+    if paraphrase_url:
+        import os
+
+        from arena.problems.paraphrase import paraphrase_problems
+
+        with progress_bar() as bar:
+            task = bar.add_task("paraphrasing", total=len(report.problems), rate="")
+            para = paraphrase_problems(report.problems, base_url=paraphrase_url, model=paraphrase_model,
+                                       api_key=os.environ.get(paraphrase_key_env, "none"),
+                                       progress=lambda k: bar.advance(task, k))
+        report.problems = para.problems
+        out.print(f"paraphrased {para.rewritten}, kept {para.kept} templated (paraphrase lost a constraint), "
+                  f"{para.failed} failed (endpoint error)")
     pack = _new_pack(report.problems, catalog.digest, GENERATOR_VERSION)
     _write(pack, out_pack)
     counts = ", ".join(f"{k} {t}" for t, k in sorted(report.by_task.items()))

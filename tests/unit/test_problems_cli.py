@@ -1,0 +1,102 @@
+"""`arena problems ...` as an operator runs it: import and rebuild, self-check, split, sign, verify, show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_cli import arena, one_error_line
+
+SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
+FILES = [str(p) for p in sorted(SB.glob("*.jsonl"))]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("problems")
+    proc = arena("problems", "import", *FILES, "--out", str(root / "pack.json"), "--rebuild-catalog",
+                 str(root / "cat"), "--background-size", "2000", check=True)
+    assert "imported 8 problems (3 product, 2 shop, 2 voucher, 1 web)" in proc.stdout
+    assert "product_test.jsonl:4: not valid JSON" in proc.stderr
+    return root
+
+
+def test_selfcheck_passes_and_writes_json(work):
+    proc = arena("problems", "selfcheck", str(work / "pack.json"), "--catalog", str(work / "cat"), "--json",
+                 str(work / "check.json"), check=True)
+    assert "ok: every gold answer passes" in proc.stdout
+    report = json.loads((work / "check.json").read_text())
+    assert report["ok"] and report["by_task"]["voucher"]["gold_pass_rate"] == 1.0
+
+
+def test_selfcheck_fails_against_another_catalog(work, tmp_path):
+    arena("catalog", "build", "--size", "500", "--out", str(tmp_path / "other"), check=True)
+    one_error_line(arena("problems", "selfcheck", str(work / "pack.json"), "--catalog", str(tmp_path / "other")),
+                   "catalog")
+
+
+def test_split_sign_verify_show(work):
+    split = work / "split.json"
+    arena("problems", "split", str(work / "pack.json"), "--out", str(split), check=True)
+    signed = work / "signed.json"
+    arena("problems", "pack", str(split), "--out", str(signed), "--key-uri", "//Alice", "--problems-per-race", "4",
+          check=True)
+    proc = arena("problems", "verify", str(signed), "--catalog", str(work / "cat"), check=True)
+    assert proc.stdout.startswith("ok: 8 problems signed by 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY")
+    info = json.loads(arena("problems", "show", str(signed), "--json", check=True).stdout)
+    assert info["signed"] and info["rotation"]["problems_per_race"] == 4 and info["problems"] == 8
+    assert sum(n for tasks in info["splits"].values() for n in tasks.values()) == 8
+    one = json.loads(arena("problems", "show", str(signed), "--problem", "sb-web-" + "x", check=False).stdout or "{}")
+    assert one == {}
+    pid = json.loads(signed.read_text())["problems"][0]["problem_id"]
+    shown = json.loads(arena("problems", "show", str(signed), "--problem", pid, check=True).stdout)
+    assert shown["problem_id"] == pid and "reward" in shown
+
+
+def test_public_only_pack_holds_only_the_public_split(work):
+    public = work / "public.json"
+    arena("problems", "pack", str(work / "split.json"), "--out", str(public), "--public-only", check=True)
+    data = json.loads(public.read_text())
+    assert data["public_only"] and all(p["split"] == "public" for p in data["problems"])
+    assert data["signature"] is None
+
+
+def test_tampered_pack_is_refused(work, tmp_path):
+    data = json.loads((work / "signed.json").read_text())
+    data["problems"][0]["query"] += " (edited)"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    one_error_line(arena("problems", "verify", str(tampered)), "signature")
+    one_error_line(arena("problems", "verify", str(work / "signed.json"), "--signer",
+                         "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"), "signer")
+    one_error_line(arena("problems", "verify", str(work / "split.json")), "not signed")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["problems", "import", "{tmp}/none.jsonl", "--out", "{tmp}/p.json"], ["no such file"]),
+        (["problems", "generate", "--catalog", "{tmp}/none", "--n", "3", "--out", "{tmp}/p.json"], ["not a catalog"]),
+        (["problems", "generate", "--catalog", "{tmp}/none", "--n", "0", "--out", "{tmp}/p.json"], ["--n"]),
+        (["problems", "generate", "--catalog", "{tmp}", "--n", "2", "--tasks", "chat", "--out", "{tmp}/p.json"],
+         ["unknown task"]),
+        (["problems", "show", "{tmp}/missing.json"], ["missing.json"]),
+        (["problems", "pack", "{work}/split.json", "--out", "{tmp}/p.json"], ["must be signed"]),
+        (["problems", "pack", "{work}/split.json", "--out", "{tmp}/p.json", "--key-uri", "//Alice",
+          "--task-mix", "product=lots"], ["--task-mix"]),
+        (["problems", "split", "{work}/pack.json", "--out", "{tmp}/p.json", "--public", "-1"], ["non-negative"]),
+    ],
+)
+def test_bad_input_gets_one_clear_line(work, tmp_path, args, fragments):
+    filled = [a.format(tmp=tmp_path, work=work) for a in args]
+    one_error_line(arena(*filled), *fragments)
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_only_bad_records_write_nothing(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "x"}\n')
+    one_error_line(arena("problems", "import", str(bad), "--out", str(tmp_path / "p.json")), "no valid problems")
+    assert not (tmp_path / "p.json").exists()
