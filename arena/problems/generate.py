@@ -206,7 +206,11 @@ def _make(task: str, catalog: Catalog, rng: gen.Rng, facts: Sequence[dict[str, A
                                      attribute_key=fact["attribute_key"])
     from arena.catalog.models import Product
 
-    return Problem(problem_id="x", task="web", query=render.render_web_query(spec, knowledge, rng), reward=[reward],
+    try:
+        query = render.render_web_query(spec, knowledge, rng, answer=fact["value"])
+    except ValueError as exc:
+        raise Unsolvable(f"web query would give the answer away ({exc})") from None
+    return Problem(problem_id="x", task="web", query=query, reward=[reward],
                    knowledge_attribute=fact["value"], gold_document=Product.model_validate(gold))
 
 
@@ -223,8 +227,8 @@ def difficulty(problem: Problem, catalog: Catalog) -> tuple[str, int]:
             continue
         if not score_run(one, [doc["product_id"]], {doc["product_id"]: doc}.get).success:
             confusers += 1
-    weight = constraints + confusers / 10 + (2 if problem.task in ("shop", "voucher") else 0)
-    label = "easy" if weight < 4 else "medium" if weight < 7 else "hard"
+    weight = constraints + confusers / 25 + {"shop": 1, "voucher": 1, "web": 2}.get(problem.task, 0)
+    label = "easy" if weight < 3.5 else "medium" if weight < 6.5 else "hard"
     return label, confusers
 
 

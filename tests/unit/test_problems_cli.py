@@ -98,5 +98,9 @@ def test_bad_input_gets_one_clear_line(work, tmp_path, args, fragments):
 def test_only_bad_records_write_nothing(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"query": "x"}\n')
-    one_error_line(arena("problems", "import", str(bad), "--out", str(tmp_path / "p.json")), "no valid problems")
+    proc = arena("problems", "import", str(bad), "--out", str(tmp_path / "p.json"))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and lines == ['skipped bad.jsonl:1: no "reward" object or list',
+                                              "error: no valid problems in 1 file(s) (1 bad records); nothing was "
+                                              "written"]
     assert not (tmp_path / "p.json").exists()
