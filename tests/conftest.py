@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from arena.catalog import Catalog
-from arena.catalog.index import CatalogWriter
+from arena.catalog.writer import CatalogWriter
 
 
 def make_product(product_id: str, title: str, price: float, shop_id: str = "S1", **extra: Any) -> dict[str, Any]:

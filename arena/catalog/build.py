@@ -17,8 +17,10 @@ import orjson
 from pydantic import ValidationError
 
 from arena.catalog import generator as gen
-from arena.catalog.index import CatalogError, CatalogWriter
+from arena.catalog.index import CatalogError
 from arena.catalog.models import SERVICES, Product, WebPage, search_contents
+from arena.catalog.webcorpus import generate_web_pages
+from arena.catalog.writer import CatalogWriter
 from arena.log import get_logger
 
 log = get_logger("arena.catalog")
@@ -205,7 +207,7 @@ def build_catalog(
             if progress:
                 progress(len(rows))
         digest.update(b"--web--")
-        for page in gen.generate_web_pages(seed, size):
+        for page in generate_web_pages(seed, size):
             writer.add_web_page(page)
             digest.update(gen.canonical_json(page))
         result = stats.result()

@@ -7,7 +7,8 @@ Layout of a catalog folder::
                        fast fields price / sold_count / shop_ord, filter terms shop_id / service, stored product
     DIR/web/           tantivy: BM25 over page title and content, stored page
 
-A catalog is built into a temporary sibling folder and renamed into place only when complete (`CatalogWriter`), so
+A catalog is built into a temporary sibling folder and renamed into place only when complete
+(`arena.catalog.writer.CatalogWriter`), so
 an interrupted or failed build never leaves a half-written catalog behind.
 """
 
@@ -15,9 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +24,7 @@ from typing import Any
 import orjson
 import tantivy
 
-from arena.catalog.models import SERVICES, Product, WebPage
+from arena.catalog.models import SERVICES
 
 FORMAT_VERSION = 1
 MANIFEST = "catalog.json"
@@ -307,132 +305,3 @@ class Catalog:
         searcher = self._web_searcher
         hits = searcher.search(query, limit, count=False).hits
         return [orjson.loads(searcher.doc(address)["doc"][0]) for _, address in hits]
-
-
-# ---------------------------------------------------------------------------------------------------------- build
-
-
-class CatalogWriter:
-    """Writes a catalog folder atomically: everything goes to a temporary sibling, renamed into place at the end.
-
-    Use as a context manager; on an exception the temporary folder is removed and ``out`` is left untouched.
-    """
-
-    def __init__(self, out: str | os.PathLike[str], *, overwrite: bool = False, heap_bytes: int = 1_000_000_000):
-        self.out = Path(out)
-        if self.out.exists() and not overwrite:
-            raise CatalogError(f"{self.out} already exists; choose another --out or pass --force to replace it")
-        if self.out.exists() and not (self.out / MANIFEST).is_file():
-            raise CatalogError(f"{self.out} exists and is not a catalog; refusing to replace it, choose another --out")
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".tmp", dir=self.out.parent))
-        self._schema, self._web_schema = _product_schema(), _web_schema()
-        (self._tmp / "products").mkdir()
-        (self._tmp / "web").mkdir()
-        self._products = _open_index(self._tmp / "products", self._schema)
-        self._web = _open_index(self._tmp / "web", self._web_schema)
-        threads = max(1, min(2, os.cpu_count() or 1))
-        self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
-        self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
-        self._shop_ords: dict[str, int] = {}
-        self._ids: set[str] = set()
-        self.products = 0
-        self.web_pages = 0
-        self._started = time.monotonic()
-        self._done = False
-
-    def __enter__(self) -> CatalogWriter:
-        return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if not self._done:
-            self.abort()
-
-    def has_product(self, product_id: str) -> bool:
-        return product_id in self._ids
-
-    def add_product(self, product: dict[str, Any], contents: str | None = None, doc_json: bytes | None = None) -> None:
-        """Index one product given as a plain dict in the ShoppingBench schema (already validated)."""
-        if contents is None:
-            contents = Product.model_construct(**product).contents()
-        self.add_row(product["product_id"], product["shop_id"], product["service"], float(product["price"]),
-                     int(product["sold_count"]), contents,
-                     doc_json if doc_json is not None else _product_json(product))
-
-    def add_row(self, product_id: str, shop_id: str, services: Sequence[str], price: float, sold_count: int,
-                contents: str, doc_json: bytes) -> None:
-        """Index one product from its already-serialised parts (the fast path of a generated build)."""
-        self._ids.add(product_id)
-        shop_ord = self._shop_ords.setdefault(shop_id, len(self._shop_ords))
-        mask = 0
-        for service in services:
-            mask |= SERVICE_BITS[service]
-        self._writer.add_document(
-            tantivy.Document(
-                product_id=product_id,
-                contents=contents,
-                shop_id=shop_id,
-                service=list(services),
-                price=price,
-                sold_count=sold_count,
-                shop_ord=shop_ord,
-                services=mask,
-                row=self.products,
-                doc=doc_json,
-            )
-        )
-        self.products += 1
-
-    def add_web_page(self, page: WebPage | dict[str, Any]) -> None:
-        data = page.model_dump() if isinstance(page, WebPage) else page
-        self._web_writer.add_document(
-            tantivy.Document(
-                url=data["url"],
-                text=f"{data['title']}\n{data['content']}",
-                doc=orjson.dumps(data),
-            )
-        )
-        self.web_pages += 1
-
-    def commit(self, manifest: dict[str, Any], *, overwrite: bool = False) -> Path:
-        """Finish the indexes, write the manifest and move the catalog into place. Returns the catalog path."""
-        self._writer.commit()
-        self._writer.wait_merging_threads()
-        self._web_writer.commit()
-        self._web_writer.wait_merging_threads()
-        shops = [""] * len(self._shop_ords)
-        for shop_id, ordinal in self._shop_ords.items():
-            shops[ordinal] = shop_id
-        full = {
-            "format": FORMAT_VERSION,
-            **manifest,
-            "products": self.products,
-            "web_pages": self.web_pages,
-            "build_seconds": round(time.monotonic() - self._started, 2),
-            "shops": shops,
-        }
-        manifest_tmp = self._tmp / (MANIFEST + ".part")
-        with open(manifest_tmp, "w") as fh:
-            json.dump(full, fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        manifest_tmp.rename(self._tmp / MANIFEST)
-        old: Path | None = None
-        if self.out.exists():
-            if not overwrite:
-                raise CatalogError(f"{self.out} appeared during the build; not replacing it")
-            old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}")
-            self.out.rename(old)
-        self._tmp.rename(self.out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        self._done = True
-        return self.out
-
-    def abort(self) -> None:
-        self._done = True
-        try:
-            self._writer.rollback()
-        except Exception:  # noqa: BLE001 - the folder goes anyway
-            pass
-        shutil.rmtree(self._tmp, ignore_errors=True)

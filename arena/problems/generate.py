@@ -22,6 +22,7 @@ from typing import Any
 
 from arena.catalog import Catalog
 from arena.catalog import generator as gen
+from arena.catalog.rng import Rng
 from arena.problems import render
 from arena.problems.models import PriceRule, Problem, ProductReward, Voucher
 from arena.scoring.strict import score_run
@@ -59,7 +60,7 @@ def product_noun(product: dict[str, Any]) -> str:
     return leaf.rstrip("s") if leaf.endswith("s") and not leaf.endswith("ss") else leaf
 
 
-def _price_rule(price: float, rng: gen.Rng) -> PriceRule:
+def _price_rule(price: float, rng: Rng) -> PriceRule:
     mode = rng.pick(["between", "less than", "greater than"])
     if mode == "between":
         return PriceRule(mode="between", lo=math.floor(price * (0.5 + 0.45 * rng.u())),
@@ -69,7 +70,7 @@ def _price_rule(price: float, rng: gen.Rng) -> PriceRule:
     return PriceRule(mode="greater than", lo=math.floor(price * (0.3 + 0.65 * rng.u())))
 
 
-def constraints_for(product: dict[str, Any], rng: gen.Rng, *, allow_price: bool = True
+def constraints_for(product: dict[str, Any], rng: Rng, *, allow_price: bool = True
                     ) -> tuple[ProductReward, render.ItemSpec]:
     """Keep each constraint type with probability 1/2 (the title always); the reward and its rendering spec."""
     sku: list[dict[str, str]] = []
@@ -104,7 +105,7 @@ def constraints_for(product: dict[str, Any], rng: gen.Rng, *, allow_price: bool 
     return reward, spec
 
 
-def voucher_for(total: float, voucher_type: str, rng: gen.Rng) -> Voucher:
+def voucher_for(total: float, voucher_type: str, rng: Rng) -> Voucher:
     """ShoppingBench's voucher recipe for a basket of total ``total``."""
     threshold = math.floor(total * (0.1 + 0.8 * rng.u()))
     if rng.chance(0.5):
@@ -123,7 +124,7 @@ def voucher_for(total: float, voucher_type: str, rng: gen.Rng) -> Voucher:
 
 
 class _Sampler:
-    def __init__(self, catalog: Catalog, rng: gen.Rng) -> None:
+    def __init__(self, catalog: Catalog, rng: Rng) -> None:
         self.catalog = catalog
         self.rng = rng
         self.n = catalog.num_products
@@ -153,7 +154,7 @@ def _problem_id(task: str, seed: int, digest: str, index: int) -> str:
     return f"gen-{task}-" + hashlib.sha256(f"{seed}:{digest}:{index}".encode()).hexdigest()[:12]
 
 
-def _make(task: str, catalog: Catalog, rng: gen.Rng, facts: Sequence[dict[str, Any]]) -> Problem:
+def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]) -> Problem:
     sampler = _Sampler(catalog, rng)
     if task == "product":
         gold = sampler.product()
@@ -254,7 +255,7 @@ def generate_problems(
         problem = None
         reason = ""
         for attempt in range(5):
-            rng = gen.Rng("problem", catalog.digest, seed, index, attempt)
+            rng = Rng("problem", catalog.digest, seed, index, attempt)
             try:
                 candidate = _make(task, catalog, rng, facts)
             except Unsolvable as exc:

@@ -19,8 +19,10 @@ from typing import Any
 
 from arena.catalog import generator as gen
 from arena.catalog.build import StatsCollector
-from arena.catalog.index import CatalogWriter
 from arena.catalog.models import Product, search_contents
+from arena.catalog.rng import Rng
+from arena.catalog.webcorpus import generate_web_pages
+from arena.catalog.writer import CatalogWriter
 from arena.problems.models import PriceRule, Problem, ProductReward, Voucher
 from arena.tools.shopping import Voucher as ToolVoucher
 from arena.tools.shopping import apply_voucher
@@ -51,7 +53,7 @@ def price_interval(rules: Sequence[PriceRule]) -> tuple[float, float]:
     return lo, hi
 
 
-def _price_inside(lo: float, hi: float, rng: gen.Rng) -> float:
+def _price_inside(lo: float, hi: float, rng: Rng) -> float:
     if math.isinf(hi):
         return round(max(lo, 1.0) * (1.1 + 0.5 * rng.u()), 2)
     if hi - lo < 0.02:
@@ -96,7 +98,7 @@ def basket_total(voucher: Voucher) -> float:
     raise ValueError("no basket total fits the budget")
 
 
-def _split(total: float, n: int, rng: gen.Rng) -> list[float]:
+def _split(total: float, n: int, rng: Rng) -> list[float]:
     weights = [0.5 + rng.u() for _ in range(n)]
     scale = total / sum(weights)
     prices = [round(w * scale, 2) for w in weights[:-1]]
@@ -122,7 +124,7 @@ def _option(reward: ProductReward) -> dict[str, str]:
     return option
 
 
-def _gold(reward: ProductReward, shop_id: str, price: float, rng: gen.Rng) -> dict[str, Any]:
+def _gold(reward: ProductReward, shop_id: str, price: float, rng: Rng) -> dict[str, Any]:
     title = reward.title[0]
     attributes = _merged_attributes(reward)
     option = _option(reward)
@@ -196,7 +198,7 @@ def rebuild_catalog(
     progress: Callable[[int], None] | None = None,
 ) -> RebuildReport:
     """Build the catalog at ``out`` (atomically) and return the problems with their distractors recorded."""
-    rng = gen.Rng("rebuild", background_seed, len(problems))
+    rng = Rng("rebuild", background_seed, len(problems))
     golds_all = {r.product_id for p in problems for r in p.reward}
     ids = _Ids(golds_all)
     shop_no = 0
@@ -257,7 +259,7 @@ def rebuild_catalog(
                 if progress and writer.products % 1024 == 0:
                     progress(1024)
         digest.update(b"--web--")
-        background_pages = gen.generate_web_pages(background_seed, background_size) if background_size else []
+        background_pages = generate_web_pages(background_seed, background_size) if background_size else []
         for page in pages + background_pages:
             writer.add_web_page(page)
             digest.update(gen.canonical_json(page))
@@ -270,7 +272,7 @@ def rebuild_catalog(
     return RebuildReport(updated, digest.hexdigest(), total, len(placed), n_distractors, skipped)
 
 
-def _problem_products(problem: Problem, placed: dict[str, dict[str, Any]], rng: gen.Rng, ids: _Ids,
+def _problem_products(problem: Problem, placed: dict[str, dict[str, Any]], rng: Rng, ids: _Ids,
                       new_shop: Callable[[], str]) -> tuple[list[dict[str, Any]], list[tuple[str, list[str], list[
                           dict[str, Any]]]]]:
     """Gold documents and distractor answers (what breaks, the answer ids, the products to add) for one problem."""

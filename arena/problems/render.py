@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from arena.catalog import generator as gen
-from arena.catalog.generator import Rng
+from arena.catalog.rng import Rng
 
 # ------------------------------------------------------------------------------------------------------------ specs
 

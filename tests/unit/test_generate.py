@@ -6,7 +6,7 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
-from arena.catalog.generator import Rng
+from arena.catalog.rng import Rng
 from arena.problems.generate import generate_problems, voucher_for
 from arena.scoring import score_run
 

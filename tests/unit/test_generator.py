@@ -17,12 +17,12 @@ from arena.catalog.build import build_catalog
 from arena.catalog.generator import (
     MAX_SIZE,
     catalog_digest,
-    generate_web_pages,
     iter_products,
     leaves,
     validate_seed_size,
 )
 from arena.catalog.models import MAX_SKU_OPTIONS, SERVICES
+from arena.catalog.webcorpus import generate_web_pages
 from arena.tools import ToolContext, default_registry
 
 SIZE = 6000
@@ -44,7 +44,7 @@ def test_same_seed_and_size_same_digest_different_seed_differs():
 
 def test_digest_is_independent_of_process_hash_seed_and_workers(tmp_path):
     # A fresh interpreter with another PYTHONHASHSEED must compute the same digest (no hash() or set order leaks).
-    code = ("from arena.catalog.generator import *; "
+    code = ("from arena.catalog.generator import *; from arena.catalog.webcorpus import generate_web_pages; "
             "print(catalog_digest(iter_products(5, 2500), generate_web_pages(5, 2500)))")
     digests = set()
     for hash_seed in ("1", "4242"):

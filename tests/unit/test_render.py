@@ -7,7 +7,7 @@ import re
 import pytest
 
 from arena.catalog import generator as gen
-from arena.catalog.generator import Rng
+from arena.catalog.rng import Rng
 from arena.problems.render import (
     ORDINALS,
     SERVICE_MARKERS,
