@@ -1,0 +1,56 @@
+"""The normalized trajectory: the gateway's ordered record of a run, and its export as OpenAI chat messages."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class TrajectoryEvent(BaseModel):
+    """One call the gateway saw during a run (or a harness log line), in order."""
+
+    run_id: str
+    seq: int
+    kind: Literal["tool_call", "llm_call", "agent_log", "rejected"]
+    name: str
+    arguments: Any = None
+    result: Any = None
+    started_at: datetime
+    duration_ms: float = 0.0
+    tokens: dict[str, int] = Field(default_factory=dict)  # prompt / completion / total
+    cost: float = 0.0
+    error: str | None = None
+    status: int = 200
+
+
+def answer_of(events: list[TrajectoryEvent]) -> list[str]:
+    """The answer: the product ids of the last successful ``recommend_product`` call the gateway saw."""
+    for event in reversed(events):
+        if event.kind == "tool_call" and event.name == "recommend_product" and event.error is None:
+            args = event.arguments or {}
+            ids = args.get("product_ids", "") if isinstance(args, dict) else ""
+            return [p.strip() for p in str(ids).split(",") if p.strip()]
+    return []
+
+
+def to_openai_messages(query: str, events: list[TrajectoryEvent]) -> list[dict[str, Any]]:
+    """The run as OpenAI chat messages: the user query, each LLM completion, each tool call and its result."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": query}]
+    for event in events:
+        if event.kind == "llm_call" and isinstance(event.result, dict):
+            choice = (event.result.get("choices") or [{}])[0]
+            message = choice.get("message") or {}
+            messages.append({k: v for k, v in {"role": "assistant", "content": message.get("content"),
+                                               "tool_calls": message.get("tool_calls")}.items() if v is not None})
+        elif event.kind == "tool_call":
+            call_id = f"call_{event.seq}"
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": event.name, "arguments": json.dumps(event.arguments or {})}}]})
+            content = event.error if event.error is not None else event.result
+            messages.append({"role": "tool", "tool_call_id": call_id,
+                             "content": content if isinstance(content, str) else json.dumps(content)})
+    return messages

@@ -1,0 +1,108 @@
+"""The agent SDK, importable as ``arena_agent`` inside the sandbox.
+
+The gateway is the agent's only door out; inside the sandbox it listens on ``http://127.0.0.1:8080`` (the harness
+forwards it to the gateway socket and attaches the run's token), so any HTTP client works too:
+
+- ``POST /tools/{name}`` with the arguments as a JSON object -> ``{"ok": true, "result": ...}`` or
+  ``{"ok": false, "error": "..."}`` (a tool's own error, e.g. a bad argument or an unknown id);
+- ``GET /tools`` -> the OpenAI function schemas of the seven tools;
+- ``POST /v1/chat/completions`` and ``GET /v1/models`` -> the node's LLM endpoint (OpenAI-compatible, no streaming).
+
+Usage::
+
+    from arena_agent import tools, llm
+    hits = tools.find_product(q="rattan basket", price="100-500")
+    reply = llm().chat.completions.create(model="...", messages=[...], tools=tools.schemas())
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from typing import Any
+
+GATEWAY_URL = os.environ.get("ARENA_GATEWAY_URL", "http://127.0.0.1:8080").rstrip("/")
+
+
+class ToolError(Exception):
+    """The tool refused the call (bad argument, unknown id, ...): the message says why."""
+
+
+class BudgetExhausted(Exception):
+    """The run's budget of tool or LLM calls is spent (HTTP 429)."""
+
+
+def _request(method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(GATEWAY_URL + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:500]
+        if exc.code == 429:
+            raise BudgetExhausted(detail) from None
+        raise RuntimeError(f"gateway answered {exc.code}: {detail}") from None
+
+
+def call_tool(name: str, **arguments: Any) -> Any:
+    """Call one tool; returns its result or raises `ToolError` with the tool's message."""
+    reply = _request("POST", f"/tools/{name}", {k: v for k, v in arguments.items() if v is not None})
+    if not reply.get("ok"):
+        raise ToolError(reply.get("error", "tool error"))
+    return reply["result"]
+
+
+class _Tools:
+    """Typed-by-convention wrappers: ``tools.find_product(q=..., page=...)``; names and parameters are the schemas'."""
+
+    _schemas: list[dict[str, Any]] | None = None
+
+    def schemas(self) -> list[dict[str, Any]]:
+        if self._schemas is None:
+            self._schemas = _request("GET", "/tools")
+        return self._schemas
+
+    def names(self) -> list[str]:
+        return [s["function"]["name"] for s in self.schemas()]
+
+    def find_product(self, q: str, page: int = 1, shop_id: str | None = None, price: str | None = None,
+                     sort: str = "default", service: str | None = None) -> list[dict[str, Any]]:
+        return call_tool("find_product", q=q, page=page, shop_id=shop_id, price=price, sort=sort, service=service)
+
+    def view_product_information(self, product_ids: str) -> list[dict[str, Any]]:
+        return call_tool("view_product_information", product_ids=product_ids)
+
+    def find_products_in_same_shop(self, queries: list[str], price: str | None = None, service: str | None = None,
+                                   max_shops: int = 5, per_query: int = 3) -> list[dict[str, Any]]:
+        return call_tool("find_products_in_same_shop", queries=queries, price=price, service=service,
+                         max_shops=max_shops, per_query=per_query)
+
+    def calculate_voucher(self, product_ids: str, voucher: dict[str, Any]) -> dict[str, Any]:
+        return call_tool("calculate_voucher", product_ids=product_ids, voucher=voucher)
+
+    def web_search(self, q: str, max_results: int = 10) -> list[dict[str, Any]]:
+        return call_tool("web_search", q=q, max_results=max_results)
+
+    def recommend_product(self, product_ids: str) -> str:
+        return call_tool("recommend_product", product_ids=product_ids)
+
+    def terminate(self, status: str = "success") -> str:
+        return call_tool("terminate", status=status)
+
+
+tools = _Tools()
+
+
+def llm() -> Any:
+    """An ``openai.OpenAI`` client pointed at the gateway (the key is a placeholder; the gateway holds the real one)."""
+    from openai import OpenAI
+
+    return OpenAI(base_url=os.environ.get("OPENAI_BASE_URL", GATEWAY_URL + "/v1"),
+                  api_key=os.environ.get("OPENAI_API_KEY", "sandbox"), max_retries=0)
+
+
+__all__ = ["BudgetExhausted", "GATEWAY_URL", "ToolError", "call_tool", "llm", "tools"]

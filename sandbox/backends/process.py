@@ -1,0 +1,212 @@
+"""ProcessSandbox: a bubblewrap process sandbox for laptops (and a bare mode for ``--unsafe-local`` only).
+
+bubblewrap mode: ``bwrap --unshare-all`` (network, pids, ipc, uts, user, cgroup namespaces) launched as uid 65534
+(``setpriv``; bwrap's own ``--uid`` is cosmetic when root launches it), a new root holding only ``/usr`` (read-only),
+the sandbox's Python environment (read-only), the harness and SDK (read-only), the bundle (read-only), the gateway
+socket's folder (read-only) and a size-capped ``/tmp``. cgroup v1 memory (swap off), pids and cpu limits where the
+hierarchy is writable, rlimits for open files and core dumps, and on the deadline the whole tree is killed.
+
+Bare mode runs the harness as a plain subprocess of the node: **no isolation at all** (the agent can read your files
+and reach your network). It exists so a miner can debug an agent quickly; validators never use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import time
+from pathlib import Path
+
+from sandbox.backends import HARNESS_DIR, SDK_DIR, SandboxResult, SandboxSpec
+from sandbox.env import sandbox_python
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+NOBODY = 65534
+
+
+class SandboxUnavailable(RuntimeError):
+    """The backend cannot run here (missing bwrap, no sandbox Python): the message says what to install."""
+
+
+def _cgroup_dirs(run_id: str) -> dict[str, Path]:
+    dirs: dict[str, Path] = {}
+    for controller in ("memory", "pids", "cpu"):
+        base = CGROUP_ROOT / controller
+        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
+            dirs[controller] = base / "shoparena" / run_id
+    return dirs
+
+
+def _setup_cgroups(dirs: dict[str, Path], spec: SandboxSpec) -> None:
+    limits = spec.limits
+    for controller, path in dirs.items():
+        path.mkdir(parents=True, exist_ok=True)
+        if controller == "memory":
+            (path / "memory.limit_in_bytes").write_text(str(limits.memory_mb * 2**20))
+            swap = path / "memory.memsw.limit_in_bytes"
+            if swap.exists():
+                swap.write_text(str(limits.memory_mb * 2**20))
+        elif controller == "pids":
+            (path / "pids.max").write_text(str(limits.pids))
+        elif controller == "cpu":
+            (path / "cpu.shares").write_text(str(limits.cpu_shares))
+
+
+def _kill_cgroups(dirs: dict[str, Path]) -> None:
+    for _ in range(20):
+        alive = False
+        for path in dirs.values():
+            try:
+                pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+            except OSError:
+                continue
+            for pid in pids:
+                alive = True
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if not alive:
+            break
+        time.sleep(0.05)
+    for path in dirs.values():
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+
+def _oom(dirs: dict[str, Path]) -> bool:
+    memory = dirs.get("memory")
+    if memory is None:
+        return False
+    try:
+        control = (memory / "memory.oom_control").read_text()
+        if "oom_kill " in control and int(control.split("oom_kill ")[1].split()[0]) > 0:
+            return True
+        return int((memory / "memory.failcnt").read_text()) > 0
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ProcessSandbox:
+    """``mode="bwrap"`` (default, isolated) or ``mode="bare"`` (unsafe, local debugging only)."""
+
+    def __init__(self, mode: str = "bwrap", python: str | None = None) -> None:
+        if mode not in ("bwrap", "bare"):
+            raise ValueError(f"unknown process sandbox mode {mode!r}; use bwrap, or bare with --unsafe-local")
+        self.mode = mode
+        self.name = f"process-{mode}"
+        self.python = python or sandbox_python()
+        if mode == "bwrap":
+            for tool in ("bwrap", "setpriv"):
+                if shutil.which(tool) is None:
+                    raise SandboxUnavailable(f"{tool} is not installed; install it (apt-get install -y bubblewrap "
+                                             "util-linux) or use the docker backend")
+
+    def _command(self, spec: SandboxSpec) -> list[str]:
+        if self.mode == "bare":
+            return [self.python, str(HARNESS_DIR / "harness.py")]
+        venv = Path(self.python).parent.parent
+        tmp_bytes = spec.limits.tmp_mb * 2**20
+        bwrap = [
+            "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
+            "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
+            "--ro-bind", str(venv), "/opt/agent",
+            "--ro-bind", str(HARNESS_DIR), "/opt/arena/harness", "--ro-bind", str(SDK_DIR), "/opt/arena/sdk",
+            "--ro-bind", str(spec.bundle_dir), "/agent", "--ro-bind", str(spec.socket_dir), "/run/arena",
+            "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+            "--clearenv", "--setenv", "PATH", "/opt/agent/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+            "--setenv", "LANG", "C.UTF-8", "--chdir", "/tmp",
+            "/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py",
+        ]
+        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", *bwrap]
+
+    async def run(self, spec: SandboxSpec) -> SandboxResult:
+        started = time.monotonic()
+        limits = spec.limits
+        inside = self.mode == "bwrap"
+        payload = {
+            "problem": spec.problem, "token": spec.token, "timeout": limits.wall_seconds,
+            "socket": "/run/arena/" + spec.socket_name if inside else str(spec.socket_dir / spec.socket_name),
+            "agent_dir": "/agent" if inside else str(spec.bundle_dir),
+            "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR), "max_output": limits.output_bytes,
+        }
+        if not inside:
+            payload["port"] = _free_port()
+        dirs = _cgroup_dirs(spec.run_id) if inside and os.geteuid() == 0 else {}
+        proc = None
+        timed_out = False
+        try:
+            if dirs:
+                _setup_cgroups(dirs, spec)
+            joins = " ".join(f'echo $$ > "{path}/cgroup.procs";' for path in dirs.values())
+            script = f'{joins} ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+            proc = await asyncio.create_subprocess_exec(
+                "/bin/sh", "-c", script, "sh", *self._command(spec), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, start_new_session=True)
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(json.dumps(payload).encode()),
+                                                  timeout=limits.wall_seconds + 10)
+            except TimeoutError:
+                timed_out = True
+                _killpg(proc.pid)
+                out, err = await proc.communicate()
+            return self._result(out, err, proc.returncode, started, timed_out, _oom(dirs), limits.output_bytes)
+        except OSError as exc:
+            return SandboxResult("sandbox_failed", f"could not start the sandbox: {exc}", None,
+                                 time.monotonic() - started, backend=self.name)
+        finally:
+            if proc is not None and proc.returncode is None:
+                _killpg(proc.pid)
+                await proc.wait()
+            if proc is not None:
+                _killpg(proc.pid)  # a daemon left in the session dies with the run
+            _kill_cgroups(dirs)
+
+    def _result(self, out: bytes, err: bytes, code: int | None, started: float, timed_out: bool, oom: bool,
+                limit: int) -> SandboxResult:
+        elapsed = time.monotonic() - started
+        text = out.decode("utf-8", errors="replace").strip().splitlines()
+        report = None
+        if text:
+            try:
+                report = json.loads(text[-1])
+            except ValueError:
+                report = None
+        stderr = err.decode("utf-8", errors="replace")[-limit:]
+        if timed_out:
+            return SandboxResult("timeout", "the sandbox outlived its deadline and was killed", code, elapsed,
+                                 timed_out=True, oom=oom, stderr=stderr, backend=self.name)
+        if not isinstance(report, dict) or report.get("harness") != 1:
+            if oom:
+                return SandboxResult("killed", "out of memory", code, elapsed, oom=True, stderr=stderr,
+                                     backend=self.name)
+            return SandboxResult("sandbox_failed", f"the harness gave no report (exit {code}): {stderr[-500:]}",
+                                 code, elapsed, stderr=stderr, backend=self.name)
+        status = report.get("status", "harness_fault")
+        if status == "killed" and oom:
+            report["error"] = "agent killed: out of memory"
+        return SandboxResult(status, report.get("error"), report.get("exit_code"), elapsed,
+                             timed_out=status == "timeout", oom=oom and status in ("killed", "no_result"),
+                             stdout=report.get("stdout", ""), stderr=report.get("stderr", ""),
+                             returned=report.get("return"), backend=self.name)
+
+
+def _killpg(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,216 @@
+"""The harness: what runs inside a sandbox (standard library only, any Python 3.11).
+
+Reads one JSON object on stdin: ``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output"}``.
+Then it:
+
+1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
+2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
+3. runs ``runner.py`` in a child process (its own session): the child imports the agent and calls ``agent_main``;
+4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
+5. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
+   ``no_result``, ``harness_fault``), the error, the bounded return value, the tails of the agent's output.
+
+Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LISTEN = ("127.0.0.1", 8080)
+MAX_HEADER = 64 * 1024
+MAX_BODY = 4 * 1024 * 1024
+AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
+
+
+def _undumpable() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4: /proc/self/{mem,environ} become root-only
+    except (OSError, AttributeError):
+        pass
+
+
+def _reply(conn: socket.socket, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    head = (f"HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n").encode()
+    try:
+        conn.sendall(head + body)
+    except OSError:
+        pass
+
+
+def _forward(conn: socket.socket, socket_path: str, token: str) -> None:
+    """One HTTP request from the agent -> the gateway socket, token attached; the response streamed back."""
+    with conn:
+        conn.settimeout(300)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+            if len(data) > MAX_HEADER:
+                _reply(conn, 431, "request headers too large")
+                return
+        head, _, rest = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        request_line, headers = lines[0], lines[1:]
+        length = 0
+        kept = []
+        for line in headers:
+            name, _, value = line.partition(":")
+            key = name.strip().lower()
+            if key == "transfer-encoding":
+                _reply(conn, 411, "chunked requests are not supported; send a Content-Length")
+                return
+            if key == "content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    _reply(conn, 400, "bad Content-Length")
+                    return
+            if key in ("authorization", "connection", "keep-alive", "proxy-authorization", "host"):
+                continue
+            kept.append(line)
+        if length > MAX_BODY:
+            _reply(conn, 413, f"request body over {MAX_BODY} bytes")
+            return
+        body = rest
+        while len(body) < length:
+            chunk = conn.recv(min(65536, length - len(body)))
+            if not chunk:
+                return
+            body += chunk
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            upstream.connect(socket_path)
+        except OSError as exc:
+            _reply(conn, 502, f"gateway unreachable: {exc}")
+            return
+        with upstream:
+            out = "\r\n".join([request_line, "Host: gateway", f"Authorization: Bearer {token}", "Connection: close",
+                               *kept]) + "\r\n\r\n"
+            upstream.sendall(out.encode("latin-1") + body[:length])
+            while True:
+                chunk = upstream.recv(65536)
+                if not chunk:
+                    break
+                conn.sendall(chunk)
+
+
+def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> None:
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind((LISTEN[0], port))
+    server.listen(64)
+    ready.set()
+    while True:
+        conn, _ = server.accept()
+        threading.Thread(target=_forward, args=(conn, socket_path, token), daemon=True).start()
+
+
+def _tail(data: bytes, limit: int) -> str:
+    text = data.decode("utf-8", errors="replace")
+    return text if len(text) <= limit else "...[cut]..." + text[-limit:]
+
+
+def main() -> int:
+    started = time.monotonic()
+    _undumpable()
+    try:
+        spec = json.loads(sys.stdin.read())
+        timeout = float(spec.get("timeout", 300))
+        limit = int(spec.get("max_output", 65536))
+    except (ValueError, TypeError) as exc:
+        print(json.dumps({"harness": 1, "status": "harness_fault", "error": f"bad harness input: {exc}"}))
+        return 0
+    port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
+    ready = threading.Event()
+    threading.Thread(target=_serve, args=(spec["socket"], spec["token"], port, ready), daemon=True).start()
+    if not ready.wait(5):
+        print(json.dumps({"harness": 1, "status": "harness_fault", "error": "forwarder did not start"}))
+        return 0
+    read_fd, write_fd = os.pipe()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join([spec["agent_dir"], spec["sdk_dir"]]), "PYTHONDONTWRITEBYTECODE": "1",
+        "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}", "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
+        "OPENAI_API_KEY": "sandbox-placeholder", "ARENA_RESULT_FD": str(write_fd),
+    }
+    try:
+        child = subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                 cwd="/tmp" if os.path.isdir("/tmp") else None, pass_fds=(write_fd,),
+                                 start_new_session=True)
+    except OSError as exc:
+        print(json.dumps({"harness": 1, "status": "harness_fault", "error": f"cannot start the agent: {exc}"}))
+        return 0
+    os.close(write_fd)
+    result_chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: result_chunks.append(_read_all(read_fd, 1 << 20)), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        out, err = child.communicate(json.dumps(spec["problem"]).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(child.pid)
+        out, err = child.communicate()
+    _kill_group(child.pid)  # whatever the agent left running in its session dies with the run
+    reader.join(2)
+    raw = b"".join(result_chunks)
+    report: dict[str, Any] = {"harness": 1, "elapsed_s": round(time.monotonic() - started, 3),
+                              "exit_code": child.returncode, "stdout": _tail(out, limit), "stderr": _tail(err, limit)}
+    if timed_out:
+        report.update(status="timeout", error=f"agent_main did not return within {timeout:g}s")
+    elif raw:
+        # the runner shares its process with the agent, so its word is the agent's: only agent outcomes are taken
+        try:
+            outcome = json.loads(raw)
+        except ValueError:
+            outcome = {}
+        if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
+            outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
+        report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
+    elif child.returncode is not None and child.returncode < 0:
+        sig = -child.returncode
+        report.update(status="killed", error=f"agent killed by signal {sig} ({signal.Signals(sig).name}); "
+                                             "out of memory or over the process limit")
+    else:
+        report.update(status="no_result", error=f"agent process exited with code {child.returncode} and no result")
+    print(json.dumps(report), flush=True)
+    return 0
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    data = b""
+    with os.fdopen(fd, "rb") as fh:
+        while len(data) <= limit:
+            chunk = fh.read(65536)
+            if not chunk:
+                break
+            data += chunk
+    return data[:limit]
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
