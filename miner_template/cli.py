@@ -1,0 +1,256 @@
+"""``arena-miner``: write an agent, check it, and test it with exactly the validator's harness."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cliutil import err, fail, out, progress_bar
+from arena.log import configure_logging
+
+app = typer.Typer(name="arena-miner", help="Miner tools: init, check and test an agent bundle.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+TEMPLATES = Path(__file__).resolve().parent
+CACHE = Path(os.environ.get("ARENA_CACHE", Path(__file__).resolve().parent.parent / "var" / "miner-cache"))
+DEFAULT_TIMEOUT = 300.0
+
+
+@app.callback()
+def _main() -> None:
+    configure_logging()
+
+
+@app.command("init")
+def init_cmd(
+    directory: Annotated[Path, typer.Argument(help="Folder to create the agent in.")],
+    template: Annotated[str, typer.Option(help="offline (no LLM) or llm (a tool-calling loop).")] = "offline",
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
+) -> None:
+    """Start an agent from a template: agent.py with agent_main(problem) -> dict | None."""
+    if template not in ("offline", "llm"):
+        fail(f"unknown template {template!r}; use offline or llm")
+    if directory.exists() and any(directory.iterdir()) and not force:
+        fail(f"{directory} is not empty; choose another folder or pass --force")
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(TEMPLATES / template / "agent.py", directory / "agent.py")
+    out.print(f"wrote {directory / 'agent.py'} ({template} template); next: arena-miner test {directory}")
+
+
+@app.command("check")
+def check_cmd(directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")]) -> None:
+    """Validate a bundle: layout, limits, no symlinks or devices, every .py parses, agent_main's signature."""
+    from sandbox.bundle import BundleError, check_dir, pack_dir
+
+    problems = check_dir(directory)
+    if not problems:
+        try:
+            bundle = pack_dir(directory)
+        except BundleError as exc:
+            problems = exc.problems
+        else:
+            out.print(f"ok: {bundle.files} files, {bundle.unpacked_bytes:,} bytes, {len(bundle.data):,} packed; "
+                      f"sha256 {bundle.sha256}", highlight=False)
+            return
+    for problem in problems:
+        err.print(f"[bold red]error:[/] {problem}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _default_problems(n: int) -> tuple[Path, Path]:
+    """A small catalog and a public problem pack, built once and cached."""
+    from arena.catalog import Catalog
+    from arena.catalog.build import build_catalog
+    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+    from arena.problems.pack import new_pack, write_pack
+
+    catalog_dir, pack_path = CACHE / "catalog", CACHE / f"public-{n}.json"
+    if not (catalog_dir / "catalog.json").exists():
+        err.print("building the default test catalog (once) ...")
+        build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
+    if not pack_path.exists():
+        catalog = Catalog.open(catalog_dir)
+        report = generate_problems(catalog, n, seed=0)
+        write_pack(new_pack(report.problems, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION),
+                   pack_path)
+    return catalog_dir, pack_path
+
+
+def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
+    from arena.problems.pack import PackError, load_pack
+
+    try:
+        pack = load_pack(path, catalog_digest=catalog_digest, require_signature=False)
+    except PackError as exc:
+        fail(str(exc))
+    return pack.problems, pack
+
+
+@app.command("test")
+def test_cmd(
+    directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
+    problems_path: Annotated[Path | None, typer.Option("--problems", help="A problem pack (default: a cached public "
+                                                                          "pack on a small catalog).")] = None,
+    catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
+    n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",
+    unsafe_local: Annotated[bool, typer.Option("--unsafe-local", help="Run the agent as a plain subprocess: NO "
+                                                                      "isolation. For quick local debugging.")] = False,
+    timeout: Annotated[float, typer.Option(help="Per-problem wall-clock limit in seconds.")] = DEFAULT_TIMEOUT,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where trajectories and reports go.")] = None,
+    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies.")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", help="Allowed model(s) at --llm-base-url.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scorecard as JSON here.")] = None,
+) -> None:
+    """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
+    from arena.catalog import Catalog, CatalogError
+    from arena.scoring import aggregate, score_run
+    from sandbox.bundle import BundleError, pack_dir, unpack
+    from sandbox.gateway import Gateway, GatewayServer, JsonlRecorder, Upstream
+
+    if n < 1:
+        fail(f"--n must be at least 1, got {n}")
+    if timeout <= 0:
+        fail(f"--timeout must be positive, got {timeout}")
+    if (problems_path is None) != (catalog_dir is None):
+        fail("--problems and --catalog go together (the pack's catalog); give both or neither")
+    try:
+        bundle = pack_dir(directory)
+    except BundleError as exc:
+        for problem in exc.problems:
+            err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        raise typer.Exit(1) from None
+    backend = _backend(sandbox, unsafe_local)
+    if problems_path is None:
+        catalog_dir, problems_path = _default_problems(max(n, 12))
+    assert catalog_dir is not None
+    try:
+        catalog = Catalog.open(catalog_dir)
+    except CatalogError as exc:
+        fail(str(exc))
+    problems, pack = _load_problems(problems_path, catalog.digest)
+    problems = problems[:n]
+    out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
+    (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
+    (out_dir / "reports").mkdir(parents=True, exist_ok=True)
+    upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
+    work = Path(tempfile.mkdtemp(prefix="shoparena-"))
+    os.chmod(work, 0o711)
+    rows: list[dict[str, Any]] = []
+    results: list[tuple[str, Any]] = []
+    faults = 0
+    try:
+        agent_dir = unpack(bundle.data, work / "agent")
+        gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
+        with GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
+            task = bar.add_task("running problems", total=len(problems), rate="")
+            for problem in problems:
+                outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
+                score = None
+                if outcome.result.status == "ok":
+                    score = score_run(problem, outcome.answer, catalog.get, gold_vectors=pack.gold_vectors(
+                        problem.problem_id))
+                code = outcome.result.error_code
+                faults += code is not None and code >= 2000
+                results.append((problem.task, score))
+                rows.append(_row(problem, outcome, score))
+                _write_run(out_dir, problem, outcome, score)
+                bar.advance(task)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    suite = aggregate(results)
+    scorecard = {"bundle_sha256": bundle.sha256, "backend": backend.name, "suite": suite.model_dump(),
+                 "problems": rows}
+    (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
+    if json_out is not None:
+        json_out.write_text(json.dumps(scorecard, indent=1))
+    _print_scorecard(suite, rows, out_dir)
+    if faults:
+        fail(f"{faults} run(s) hit a harness or sandbox fault (not the agent's doing); see {out_dir}/reports", code=3)
+
+
+def _backend(name: str, unsafe_local: bool) -> Any:
+    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+
+    if name not in ("process", "docker"):
+        fail(f"unknown sandbox {name!r}; use process or docker")
+    if name == "docker":
+        fail("the docker backend is not built yet; use --sandbox process (bubblewrap)")
+    if unsafe_local:
+        err.print("[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
+                  "files, your environment and reach your network. Use it only for agents you wrote.")
+    try:
+        return ProcessSandbox("bare" if unsafe_local else "bwrap")
+    except SandboxUnavailable as exc:
+        fail(f"{exc} (or pass --unsafe-local to run without isolation)")
+
+
+async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, problem: Any, timeout: float) -> Any:
+    from sandbox.backends import Limits
+    from sandbox.run import run_one
+
+    return await run_one(gateway, backend, agent_dir, socket_dir, problem.public(), limits=Limits(wall_seconds=timeout))
+
+
+def _row(problem: Any, outcome: Any, score: Any) -> dict[str, Any]:
+    return {"problem_id": problem.problem_id, "task": problem.task, "status": outcome.result.status,
+            "error_code": outcome.result.error_code, "error": outcome.result.error,
+            "success": bool(score and score.success), "gt": score.gt if score else 0.0,
+            "rule": score.rule if score else 0.0, "answer": outcome.answer, "tool_calls": outcome.tool_calls,
+            "llm_calls": outcome.llm_calls, "seconds": round(outcome.result.elapsed_s, 2)}
+
+
+def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any) -> None:
+    with open(out_dir / "trajectories" / f"{problem.problem_id}.jsonl", "w") as fh:
+        for event in outcome.events:
+            fh.write(event.model_dump_json() + "\n")
+    lines = [f"# {problem.problem_id} ({problem.task})", "", f"**Query:** {problem.query}", "",
+             f"**Status:** {outcome.result.status}" + (f" (code {outcome.result.error_code}: {outcome.result.error})"
+                                                       if outcome.result.error_code else ""),
+             f"**Answer:** {', '.join(outcome.answer) or '(none)'}  **Gold:** {', '.join(problem.gold_ids)}", "",
+             "## Steps"]
+    for event in outcome.events:
+        shown = json.dumps(event.error if event.error else event.result)[:300]
+        lines.append(f"{event.seq}. `{event.kind}` **{event.name}** {json.dumps(event.arguments)[:200]} -> {shown}")
+    if score is not None:
+        lines += ["", f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f}"]
+        for product in score.products:
+            for check in product.checks:
+                lines.append(f"- slot {product.slot + 1} {check.name}: {'pass' if check.passed else 'FAIL'} "
+                             f"({check.evidence})")
+        for check in score.checks:
+            lines.append(f"- {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})")
+    if outcome.result.stderr:
+        lines += ["", "## Agent stderr (tail)", "```", outcome.result.stderr[-2000:], "```"]
+    (out_dir / "reports" / f"{problem.problem_id}.md").write_text("\n".join(lines) + "\n")
+
+
+def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path) -> None:
+    table = Table(title=f"scorecard: {suite.problems} problems, success {suite.success_rate:.1%}, "
+                        f"gt {suite.gt_rate:.1%}")
+    for column in ("task", "problems", "success", "gt", "mean rule"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for task, agg in suite.by_task.items():
+        table.add_row(task, str(agg.problems), f"{agg.success_rate:.1%}", f"{agg.gt_rate:.1%}", f"{agg.mean_rule:.2f}")
+    out.print(table)
+    fields = ", ".join(f"{k} {v:.0%}" for k, v in suite.field_rates.items() if v is not None)
+    seconds = sum(r["seconds"] for r in rows)
+    calls = sum(r["tool_calls"] for r in rows)
+    out.print(f"per-field pass rates: {fields or 'n/a'}; wall time {seconds:.1f}s; tool calls {calls}")
+    errors = [r for r in rows if r["error_code"]]
+    for r in errors[:10]:
+        err.print(f"[yellow]{r['problem_id']}[/]: {r['status']} ({r['error_code']}) {str(r['error'])[:200]}",
+                  highlight=False)
+    out.print(f"trajectories and reports: {out_dir}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,163 @@
+"""Agent bundles: a folder with ``agent.py`` at its root defining ``agent_main(problem: dict) -> dict | None``.
+
+Packed as a deterministic tar.gz (sorted entries, fixed mtimes, uid/gid 0, mode 0644/0755, no gzip timestamp), so the
+sha256 of the bytes identifies a submission. Limits: 1 MiB packed, 10 MiB unpacked; no symlinks, devices, absolute
+paths or ``..``. Only the standard library, ``arena_agent`` and the sandbox packages (`sandbox.env.SANDBOX_PACKAGES`)
+can be imported inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import hashlib
+import io
+import os
+import stat
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MAX_PACKED = 1 * 2**20
+MAX_UNPACKED = 10 * 2**20
+MAX_FILES = 500
+SKIP_DIRS = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+class BundleError(Exception):
+    """A bundle breaks the rules; ``problems`` lists every reason, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Bundle:
+    data: bytes
+    sha256: str
+    files: int
+    unpacked_bytes: int
+
+
+def check_dir(folder: str | os.PathLike[str]) -> list[str]:
+    """Every problem with a bundle folder (empty when it is fine)."""
+    root = Path(folder)
+    if not root.is_dir():
+        return [f"{root} is not a folder; a bundle is a folder with agent.py at its root"]
+    problems: list[str] = []
+    total = 0
+    count = 0
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part in SKIP_DIRS for part in rel.parts):
+            continue
+        if path.is_symlink():
+            problems.append(f"{rel}: symlinks are not allowed")
+            continue
+        mode = path.lstat().st_mode
+        if stat.S_ISDIR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            problems.append(f"{rel}: only regular files are allowed (devices, fifos and sockets are not)")
+            continue
+        count += 1
+        total += path.stat().st_size
+        if path.suffix == ".py":
+            try:
+                ast.parse(path.read_bytes(), filename=str(rel))
+            except SyntaxError as exc:
+                problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}")
+            except ValueError as exc:
+                problems.append(f"{rel}: cannot be parsed ({exc})")
+    if count > MAX_FILES:
+        problems.append(f"{count} files; a bundle holds at most {MAX_FILES}")
+    if total > MAX_UNPACKED:
+        problems.append(f"{total:,} bytes unpacked; the limit is {MAX_UNPACKED:,}")
+    agent = root / "agent.py"
+    if not agent.is_file() or agent.is_symlink():
+        problems.append("agent.py is missing at the bundle's root")
+    else:
+        problems += _check_entrypoint(agent)
+    return problems
+
+
+def _check_entrypoint(agent: Path) -> list[str]:
+    try:
+        tree = ast.parse(agent.read_bytes())
+    except (SyntaxError, ValueError):
+        return []  # already reported
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "agent_main":
+            args = node.args
+            positional = args.posonlyargs + args.args
+            required = len(positional) - len(args.defaults)
+            if args.vararg is None and (len(positional) < 1 or required > 1):
+                return ["agent_main must take exactly one argument: agent_main(problem: dict) -> dict | None"]
+            return []
+        if isinstance(node, ast.AsyncFunctionDef) and node.name == "agent_main":
+            return ["agent_main must be a plain function, not async (wrap asyncio.run inside it)"]
+    return ["agent.py defines no top-level function agent_main(problem)"]
+
+
+def pack_dir(folder: str | os.PathLike[str]) -> Bundle:
+    """Check and pack a folder; raises `BundleError` with every problem."""
+    root = Path(folder)
+    problems = check_dir(root)
+    if problems:
+        raise BundleError(problems)
+    raw = io.BytesIO()
+    total = count = 0
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(root)
+            if any(part in SKIP_DIRS for part in rel.parts) or path.is_dir():
+                continue
+            data = path.read_bytes()
+            info = tarfile.TarInfo(str(PurePosixPath(*rel.parts)))
+            info.size, info.mtime, info.uid, info.gid, info.uname, info.gname = len(data), 0, 0, 0, "", ""
+            info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+            tar.addfile(info, io.BytesIO(data))
+            total += len(data)
+            count += 1
+    packed = gzip.compress(raw.getvalue(), compresslevel=9, mtime=0)
+    if len(packed) > MAX_PACKED:
+        raise BundleError([f"{len(packed):,} bytes packed; the limit is {MAX_PACKED:,}"])
+    return Bundle(packed, hashlib.sha256(packed).hexdigest(), count, total)
+
+
+def unpack(data: bytes, dest: str | os.PathLike[str]) -> Path:
+    """Unpack a bundle safely into ``dest`` (files 0644, folders 0755); raises `BundleError` on anything unsafe."""
+    if len(data) > MAX_PACKED:
+        raise BundleError([f"{len(data):,} bytes packed; the limit is {MAX_PACKED:,}"])
+    out = Path(dest)
+    out.mkdir(parents=True, exist_ok=True)
+    os.chmod(out, 0o755)
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            if len(members) > MAX_FILES:
+                raise BundleError([f"{len(members)} entries; a bundle holds at most {MAX_FILES}"])
+            for member in members:
+                name = PurePosixPath(member.name)
+                if name.is_absolute() or ".." in name.parts:
+                    raise BundleError([f"{member.name}: absolute paths and '..' are not allowed"])
+                if not member.isfile():
+                    raise BundleError([f"{member.name}: only regular files are allowed"])
+                total += member.size
+                if total > MAX_UNPACKED:
+                    raise BundleError([f"over {MAX_UNPACKED:,} bytes unpacked"])
+                target = out.joinpath(*name.parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fh = tar.extractfile(member)
+                assert fh is not None
+                target.write_bytes(fh.read())
+                os.chmod(target, 0o644)
+                for parent in target.relative_to(out).parents:
+                    os.chmod(out / parent, 0o755)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise BundleError([f"not a readable tar.gz bundle ({exc})"]) from None
+    if not (out / "agent.py").is_file():
+        raise BundleError(["agent.py is missing at the bundle's root"])
+    return out
