@@ -212,6 +212,7 @@ class Gateway:
             handle = authorize(request, "tool_call", "schemas")
             if isinstance(handle, JSONResponse):
                 return handle
+            gateway._record(handle, {"kind": "tool_call", "name": "schemas", "started_at": _now()})
             return gateway.registry.schemas()
 
         @app.post("/tools/{name}")
@@ -255,6 +256,7 @@ class Gateway:
             handle = authorize(request, "llm_call", "models")
             if isinstance(handle, JSONResponse):
                 return handle
+            gateway._record(handle, {"kind": "llm_call", "name": "models", "started_at": _now()})
             return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "node"}
                                                for m in gateway.upstream.models]}
 

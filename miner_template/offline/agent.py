@@ -36,6 +36,12 @@ RESERVE = 2
 #: Seconds after which no more searching starts.
 TIME_LIMIT = 150.0
 VIEW_BATCH = 20
+#: Score per other listing of the same product model among the candidates (the gold is likelier a common model).
+SUPPORT_WEIGHT = 0.3
+#: Score for a price where the query's price rule suggests the product's price is.
+LIKELY_WEIGHT = 2.0
+#: Score for a voucher basket whose total after the voucher is where the budget suggests.
+WINDOW_WEIGHT = 3.0
 
 SERVICE_MARKERS: dict[str, tuple[str, ...]] = {
     "official": ("lazmall", "official"),
@@ -113,10 +119,17 @@ _WEB_HEADS = re.compile(r"^(?:one|that instrument|an instrument of that kind|the
 # ------------------------------------------------------------------------------------------------------ text helpers
 
 
+_IRREGULAR = {"mice": "mouse", "knives": "knife", "feet": "foot", "teeth": "tooth", "men": "man", "women": "woman",
+              "children": "child", "leaves": "leaf", "shelves": "shelf", "people": "person", "geese": "goose",
+              "halves": "half", "wolves": "wolf", "loaves": "loaf"}
+
+
 def _stem(word: str) -> str:
     w = word.lower()
     if w.endswith("'s"):
         w = w[:-2]
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("ches", "shes", "xes", "sses", "zes")):
@@ -177,6 +190,8 @@ class Item:
     hi: float | None = None
     services: list[str] = field(default_factory=list)
     query: str = ""
+    #: where the price most likely is: a price rule's bounds are drawn around the gold price
+    likely: tuple[float, float] | None = None
 
     @property
     def price(self) -> str | None:
@@ -211,10 +226,13 @@ def parse_item(raw: str) -> Item:
             if kind == "range":
                 a, b = float(m.group(1)), float(m.group(2))
                 item.lo, item.hi = min(a, b), max(a, b)
+                item.likely = (max(item.lo / 0.951, (item.hi - 1) / 2.05), min((item.lo + 1) / 0.5, item.hi / 1.05))
             elif kind == "below":
                 item.hi = float(m.group(1))
+                item.likely = ((item.hi - 1) / 2.05, item.hi / 1.05)
             else:
                 item.lo = float(m.group(1))
+                item.likely = (item.lo / 0.951, (item.lo + 1) / 0.3)
             low = low[:m.start()] + " " + low[m.end():]
             break
     low = _CATEGORY.sub(" ", low)
@@ -312,6 +330,26 @@ def voucher_total(prices: list[float], one_shop: bool, voucher: dict[str, Any]) 
     return after
 
 
+def voucher_window(voucher: dict[str, Any], one_item: bool) -> tuple[float, float] | None:
+    """Where the basket's total after the voucher most likely lies (the budget is that plus up to 10%), or, for one
+    item, where its price lies (inverting the voucher)."""
+    budget = voucher.get("budget")
+    if budget is None:
+        return None
+    lo, hi = (float(budget) - 2) / 1.1, float(budget)
+    if not one_item:
+        return lo, hi
+
+    def before(after: float) -> float:
+        if voucher.get("discount_type") == "fixed":
+            return after + float(voucher.get("face_value") or 0)
+        d = float(voucher.get("discount") or 0)
+        full = after / (1 - d) if d < 1 else after
+        return min(full, after + float(voucher["cap"])) if voucher.get("cap") is not None else full
+
+    return before(lo), before(hi)
+
+
 def fits_budget(prices: list[float], one_shop: bool, voucher: dict[str, Any]) -> bool:
     budget = voucher.get("budget")
     if budget is None:
@@ -354,6 +392,8 @@ class Agent:
         self.answer: list[str] = []
         self.exhausted = False
         self.errors: list[str] = []
+        self._shown: dict[str, tuple[str, dict[str, set[str]]]] = {}
+        self._same: dict[tuple[str, str], bool] = {}
 
     # --- tools
 
@@ -461,8 +501,10 @@ class Agent:
 
         values = sorted({" ".join(v.lower().split()) for v in self.values_of(pid)}, key=len, reverse=True)
         matched = sum(1 for v in values if mark(_value_pattern(v)))
+        head_covered = covered[:item.head_end]
         for key in sorted(keys, key=len, reverse=True):
             mark(_value_pattern(key))
+        covered[:item.head_end] = head_covered  # an attribute's name is no product noun ("fruit", "fruits")
         title = str(self.summaries.get(pid, {}).get("title", ""))
         title_stems = {_stem(w) for w in _tokens(title)}
         unexplained = 0
@@ -486,13 +528,66 @@ class Agent:
             value -= 2.0
         return value, unexplained + fails
 
+    def shown(self, pid: str) -> tuple[str, dict[str, set[str]]]:
+        """(brand, the attribute values its title shows): what one product model's listings share."""
+        if pid in self._shown:
+            return self._shown[pid]
+        doc = self.details.get(pid, {})
+        attrs = doc.get("attributes") or {}
+        title = " ".join(str(self.summaries.get(pid, {}).get("title", "")).lower().split())
+        brand = " ".join(str((attrs.get("brand") or [""])[0]).lower().split())
+        shown: dict[str, set[str]] = {}
+        for key, values in attrs.items():
+            if key == "brand":
+                continue
+            for v in values if isinstance(values, list) else [values]:
+                pattern = _value_pattern(str(v))
+                if pattern is not None and pattern.search(title):
+                    shown.setdefault(key, set()).add(" ".join(str(v).lower().split()))
+        self._shown[pid] = (brand, shown)
+        return brand, shown
+
+    def same_model(self, a: str, b: str) -> bool:
+        key = (a, b) if a < b else (b, a)
+        if key not in self._same:
+            self._same[key] = self._same_model(a, b)
+        return self._same[key]
+
+    def _same_model(self, a: str, b: str) -> bool:
+        brand_a, shown_a = self.shown(a)
+        brand_b, shown_b = self.shown(b)
+        if brand_a != brand_b:
+            return False
+        attrs_a = self.details.get(a, {}).get("attributes") or {}
+        attrs_b = self.details.get(b, {}).get("attributes") or {}
+        for shown, other in ((shown_a, attrs_b), (shown_b, attrs_a)):
+            for key, values in shown.items():
+                have = {" ".join(str(v).lower().split()) for v in other.get(key) or []}
+                if not values <= have:
+                    return False
+        words_a = {_stem(w) for w in _tokens(str(self.summaries.get(a, {}).get("title", "")))}
+        words_b = {_stem(w) for w in _tokens(str(self.summaries.get(b, {}).get("title", "")))}
+        return len(words_a & words_b) >= 0.4 * min(len(words_a), len(words_b))
+
     def rank_item(self, item: Item, ids: list[str]) -> list[tuple[float, int, str]]:
         keys: set[str] = set()
+        ids = list(dict.fromkeys(ids))
         for pid in ids:
             keys |= self.keys_of(pid)
         ranked = []
-        for rank, pid in enumerate(dict.fromkeys(ids)):
+        viewed = [p for p in ids if p in self.details]
+        for rank, pid in enumerate(ids):
             s, bad = self.score(item, pid, keys, rank)
+            if pid in self.details:
+                support = sum(1 for q in viewed if q != pid and self.same_model(pid, q))
+                s += SUPPORT_WEIGHT * support
+            if item.likely is not None:
+                try:
+                    price = float(self.summaries.get(pid, {}).get("price"))
+                except (TypeError, ValueError):
+                    price = -1.0
+                if item.likely[0] <= price <= item.likely[1]:
+                    s += LIKELY_WEIGHT
             ranked.append((s, bad, pid))
         ranked.sort(key=lambda t: -t[0])
         return ranked
@@ -647,9 +742,9 @@ class Agent:
                 total += ranked[0][0]
                 bad += ranked[0][1]
                 picks.append(ranked[0][2])
-            if voucher is not None and not fits_budget(
-                    [float(self.summaries[p].get("price") or 0) for p in picks], True, voucher):
-                total -= 20.0
+            if voucher is not None:
+                prices = [float(self.summaries[p].get("price") or 0) for p in picks]
+                total += self.window_bonus(prices, True, voucher) - (0.0 if fits_budget(prices, True, voucher) else 20.0)
             return total, picks, bad
 
         plans = sorted((shop_plan(sid) + (sid,) for sid in shops), key=lambda t: -t[0])
@@ -693,9 +788,19 @@ class Agent:
                 self.confirm(basket, voucher)
             return
         options: list[list[tuple[float, int, str]]] = []
+        if len(items) == 1:  # the budget tells roughly what the product costs
+            window = voucher_window(voucher, one_item=True)
+            if window is not None and window[1] >= window[0] > 0:
+                items[0].likely = window
         for item in items:
-            ranked = self.best_for(item) if self.can_search(2) else []
-            options.append(ranked[:8])
+            ids = self.candidates(item) if self.can_search(2) else []
+            if item.likely is not None and len(items) == 1 and self.can_search(2):
+                lo, hi = item.likely
+                span = f"{_fmt(max(0.0, lo * 0.98))}-{_fmt(hi * 1.02)}"
+                more = self.search(item.query, 1, span, item.service)
+                self.view(more)
+                ids += more
+            options.append(self.rank_item(item, ids)[:8])
         basket = self.pick_basket(options, voucher)
         if not basket:
             return
@@ -724,6 +829,7 @@ class Agent:
             if i == len(options):
                 prices = [float(self.summaries[p].get("price") or 0) for p in picks]
                 shops = {self.summaries[p].get("shop_id") for p in picks}
+                score += self.window_bonus(prices, len(shops) == 1, voucher)
                 if fits_budget(prices, len(shops) == 1, voucher):
                     if best is None or score > best[0]:
                         best = (score, list(picks))
@@ -739,6 +845,14 @@ class Agent:
         if best is not None:
             return best[1]
         return fallback[1] if fallback else []
+
+    @staticmethod
+    def window_bonus(prices: list[float], one_shop: bool, voucher: dict[str, Any]) -> float:
+        window = voucher_window(voucher, one_item=False)
+        if window is None:
+            return 0.0
+        after = voucher_total(prices, one_shop, voucher)
+        return WINDOW_WEIGHT if window[0] - 0.5 <= after <= window[1] + 0.5 else 0.0
 
     def confirm(self, basket: list[str], voucher: dict[str, Any]) -> bool:
         """Whether the basket fits the budget, by calculate_voucher (by the local rule when the tool fails)."""

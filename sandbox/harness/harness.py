@@ -159,17 +159,32 @@ def main() -> int:
         return 0
     os.close(write_fd)
     result_chunks: list[bytes] = []
-    reader = threading.Thread(target=lambda: result_chunks.append(_read_all(read_fd, 1 << 20)), daemon=True)
-    reader.start()
+    out_chunks: list[bytes] = []
+    err_chunks: list[bytes] = []
+    result_stream = os.fdopen(read_fd, "rb", buffering=0)
+    readers = [threading.Thread(target=_drain, args=(result_stream, result_chunks, 1 << 20), daemon=True),
+               threading.Thread(target=_drain, args=(child.stdout, out_chunks, limit), daemon=True),
+               threading.Thread(target=_drain, args=(child.stderr, err_chunks, limit), daemon=True)]
+    for reader in readers:
+        reader.start()
+    assert child.stdin is not None
+    try:
+        child.stdin.write(json.dumps(spec["problem"]).encode())
+        child.stdin.close()
+    except OSError:
+        pass
     timed_out = False
     try:
-        out, err = child.communicate(json.dumps(spec["problem"]).encode(), timeout=timeout)
+        child.wait(timeout=timeout)  # the agent's own process; what it forked must not keep the run alive
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(child.pid)
-        out, err = child.communicate()
     _kill_group(child.pid)  # whatever the agent left running in its session dies with the run
-    reader.join(2)
+    child.wait()
+    for reader in readers:
+        # a process that escaped the group may hold a pipe open: what was written before the agent ended is read
+        # by now, and the sandbox's end (this harness is its pid 1) takes the rest
+        reader.join(0.5)
+    out, err = b"".join(out_chunks), b"".join(err_chunks)
     raw = b"".join(result_chunks)
     report: dict[str, Any] = {"harness": 1, "elapsed_s": round(time.monotonic() - started, 3),
                               "exit_code": child.returncode, "stdout": _tail(out, limit), "stderr": _tail(err, limit)}
@@ -194,15 +209,20 @@ def main() -> int:
     return 0
 
 
-def _read_all(fd: int, limit: int) -> bytes:
-    data = b""
-    with os.fdopen(fd, "rb") as fh:
-        while len(data) <= limit:
-            chunk = fh.read(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data[:limit]
+def _drain(stream: Any, chunks: list[bytes], limit: int) -> None:
+    """Keep the last ``limit`` bytes of a stream (an output flood costs nothing but CPU)."""
+    kept = 0
+    while True:
+        try:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        except (OSError, ValueError):
+            return
+        if not chunk:
+            return
+        chunks.append(chunk)
+        kept += len(chunk)
+        while kept - len(chunks[0]) > limit and len(chunks) > 1:
+            kept -= len(chunks.pop(0))
 
 
 def _kill_group(pid: int) -> None:

@@ -20,6 +20,7 @@ def work(tmp_path_factory) -> Path:
                  str(root / "cat"), "--background-size", "2000", check=True)
     assert "imported 8 problems (3 product, 2 shop, 2 voucher, 1 web)" in proc.stdout
     assert "product_test.jsonl:4: not valid JSON" in proc.stderr
+    arena("problems", "split", str(root / "pack.json"), "--out", str(root / "split.json"), check=True)
     return root
 
 
@@ -39,7 +40,6 @@ def test_selfcheck_fails_against_another_catalog(work, tmp_path):
 
 def test_split_sign_verify_show(work):
     split = work / "split.json"
-    arena("problems", "split", str(work / "pack.json"), "--out", str(split), check=True)
     signed = work / "signed.json"
     arena("problems", "pack", str(split), "--out", str(signed), "--key-uri", "//Alice", "--problems-per-race", "4",
           check=True)

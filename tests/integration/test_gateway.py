@@ -1,0 +1,128 @@
+"""The gateway over a real unix socket, with a real local OpenAI-compatible upstream."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from sandbox.gateway import Budgets, Gateway, GatewayServer, JsonlRecorder, MemoryRecorder, Upstream
+from tests.support.openai_server import OpenAIServer
+
+
+def client(sock, token=None):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(transport=httpx.HTTPTransport(uds=str(sock)), base_url="http://gateway", headers=headers,
+                        timeout=10)
+
+
+@pytest.fixture
+def upstream():
+    def responder(body):
+        return "Comparing 1234567890 at 499.0 against 1234567891 at 520.0: the first is cheaper and matches."
+
+    with OpenAIServer(responder, models=("good-model", "other-model")) as server:
+        yield server
+
+
+@pytest.fixture
+def gateway(tiny_catalog, tmp_path, upstream):
+    recorder = MemoryRecorder()
+    gw = Gateway(tiny_catalog, recorder=recorder,
+                 upstream=Upstream(base_url=upstream.base_url, api_key="node-secret-key", models=["good-model"],
+                                   usd_per_1k_prompt=1.0, usd_per_1k_completion=2.0))
+    sock = tmp_path / "gw" / "gateway.sock"
+    with GatewayServer(gw, sock):
+        yield gw, sock, recorder
+
+
+def test_tools_over_the_socket_are_recorded_in_order(gateway):
+    gw, sock, recorder = gateway
+    run = gw.open_run("r1")
+    with client(sock, run.token) as c:
+        schemas = c.get("/tools").json()
+        assert [s["function"]["name"] for s in schemas][:2] == ["find_product", "view_product_information"]
+        hits = c.post("/tools/find_product", json={"q": "desk lamp", "sort": "priceasc"}).json()
+        assert hits["ok"] and hits["result"][0]["price"] == 100.0
+        bad = c.post("/tools/find_product", json={"q": "lamp", "price": "cheap"}).json()
+        assert bad == {"ok": False, "error": "price 'cheap' is not a range; use 'lo-hi', 'lo-' or '-hi' with numbers, "
+                                             "e.g. '100-500'"}
+        c.post("/tools/recommend_product", json={"product_ids": "D000"})
+    record = gw.close_run("r1")
+    assert [e.seq for e in record.events] == [0, 1, 2, 3]
+    assert [e.name for e in record.events] == ["schemas", "find_product", "find_product", "recommend_product"]
+    assert record.events[2].error.startswith("price 'cheap'")
+    assert record.state.answer == ["D000"]
+    assert recorder.events["r1"] == record.events
+
+
+def test_no_token_wrong_token_and_closed_run_get_401(gateway):
+    gw, sock, _ = gateway
+    with client(sock) as c:
+        assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 401
+    with client(sock, "forged-token") as c:
+        assert c.get("/tools").status_code == 401
+    run = gw.open_run("r2")
+    gw.close_run("r2")
+    with client(sock, run.token) as c:
+        assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 401
+    assert len(gw.rejected) == 3 and all(e.status == 401 and e.kind == "rejected" for e in gw.rejected)
+
+
+def test_tool_budget_rate_limit_and_size_caps(gateway):
+    gw, sock, _ = gateway
+    run = gw.open_run("r3", Budgets(tool_calls=2, max_request_bytes=2048))
+    with client(sock, run.token) as c:
+        assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 200
+        assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 200
+        assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 429
+        assert c.post("/tools/find_product", content=b'{"q": "' + b"x" * 4000 + b'"}').status_code == 413
+        assert c.post("/tools/find_product", content=b"{not json").status_code == 400
+    fast = gw.open_run("r4", Budgets(requests_per_second=1, burst=3))
+    with client(sock, fast.token) as c:
+        codes = [c.get("/tools").status_code for _ in range(6)]
+    assert codes[:3] == [200, 200, 200] and 429 in codes[3:]
+    statuses = [e.status for e in gw.close_run("r3").events]
+    assert statuses == [200, 200, 429, 413, 400]
+
+
+def test_llm_proxy_uses_the_node_key_allowlist_and_budgets(gateway, upstream):
+    gw, sock, _ = gateway
+    run = gw.open_run("r5", Budgets(llm_calls=2))
+    body = {"model": "good-model", "messages": [{"role": "user", "content": "find me a lamp"}]}
+    with client(sock, run.token) as c:
+        models = c.get("/v1/models").json()
+        assert [m["id"] for m in models["data"]] == ["good-model"]
+        reply = c.post("/v1/chat/completions", json=body)
+        assert reply.status_code == 200 and "cheaper" in reply.json()["choices"][0]["message"]["content"]
+        assert c.post("/v1/chat/completions", json=body | {"model": "other-model"}).status_code == 403
+        assert c.post("/v1/chat/completions", json=body | {"stream": True}).status_code == 400
+        assert c.post("/v1/chat/completions", json=body).status_code == 200
+        assert c.post("/v1/chat/completions", json=body).status_code == 429  # two LLM calls allowed
+    record = gw.close_run("r5")
+    calls = [e for e in record.events if e.kind == "llm_call" and e.status == 200 and e.name == "good-model"]
+    assert len(calls) == 2 and calls[0].tokens["completion_tokens"] > 0 and calls[0].cost > 0
+    assert record.llm_calls == 2 and record.tokens == sum(e.tokens["total_tokens"] for e in calls)
+    assert len(upstream.requests) == 2  # refused calls never reached the upstream
+
+
+def test_upstream_down_is_a_502_and_recorded(tiny_catalog, tmp_path):
+    gw = Gateway(tiny_catalog, upstream=Upstream(base_url="http://127.0.0.1:9/v1", models=["m"], timeout=2))
+    with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as server:
+        run = gw.open_run("r6")
+        with client(server.socket_path, run.token) as c:
+            reply = c.post("/v1/chat/completions", json={"model": "m", "messages": []})
+        assert reply.status_code == 502
+    assert gw.close_run("r6").events[-1].status == 502
+
+
+def test_jsonl_recorder_and_socket_permissions(tiny_catalog, tmp_path):
+    gw = Gateway(tiny_catalog, recorder=JsonlRecorder(tmp_path / "log.jsonl"))
+    with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as server:
+        assert server.socket_path.stat().st_mode & 0o777 == 0o666
+        assert server.socket_path.parent.stat().st_mode & 0o777 == 0o711
+        run = gw.open_run("r7")
+        with client(server.socket_path, run.token) as c:
+            c.post("/tools/web_search", json={"q": "cello"})
+    lines = (tmp_path / "log.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and '"web_search"' in lines[0]
+    assert not server.socket_path.exists()

@@ -1,0 +1,242 @@
+"""Sandbox conformance: hostile agents in the bubblewrap ProcessSandbox, behind the real gateway.
+
+Egress checks only ever target this machine's loopback (a listener the test opens), never another address. The
+Docker backend is not built yet; when it is, these same cases run against it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import textwrap
+
+import pytest
+
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from sandbox.bundle import pack_dir, unpack
+from sandbox.gateway import Budgets, Gateway, GatewayServer
+from sandbox.run import run_one
+
+
+@pytest.fixture(scope="module")
+def node(tiny_catalog, tmp_path_factory):
+    root = tmp_path_factory.mktemp("sbx")
+    os.chmod(root, 0o711)
+    for parent in list(root.parents)[:-1]:
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)  # let uid 65534 traverse to the run folders
+    gw = Gateway(tiny_catalog)
+    with GatewayServer(gw, root / "gw" / "gateway.sock"):
+        yield gw, root
+
+
+RUNS = iter(range(10**6))
+
+
+def run_agent(node, code, name, *, limits=None, budgets=None):
+    gw, root = node
+    name = f"{name}-{next(RUNS)}"
+    src = root / f"src-{name}"
+    src.mkdir()
+    (src / "agent.py").write_text(textwrap.dedent(code))
+    agent_dir = unpack(pack_dir(src).data, root / f"agent-{name}")
+    problem = {"problem_id": name, "task": "product", "query": "desk lamp", "n_products": 1}
+    return asyncio.run(run_one(gw, ProcessSandbox("bwrap"), agent_dir, root / "gw", problem,
+                               limits=limits or Limits(wall_seconds=20), budgets=budgets, run_id=name))
+
+
+def test_a_good_agent_runs_and_its_answer_comes_from_the_gateway(node):
+    outcome = run_agent(node, """
+        from arena_agent import tools
+        def agent_main(problem):
+            hits = tools.find_product(q=problem["query"])
+            tools.recommend_product(product_ids=hits[0]["product_id"])
+            print("I recommended W09, honestly")  # printed claims are not the answer
+            return {"answer": "W09"}
+    """, "good")
+    assert outcome.result.status == "ok" and outcome.result.error_code is None
+    first_hit = outcome.events[0].result[0]["product_id"]
+    assert outcome.answer == [first_hit] and first_hit != "W09" and outcome.tool_calls == 2
+    assert "honestly" in outcome.result.stdout
+
+
+def test_no_network_no_dns(node):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        outcome = run_agent(node, f"""
+            import socket
+            def agent_main(problem):
+                out = {{}}
+                try:
+                    socket.create_connection(("127.0.0.1", {port}), timeout=2); out["host_port"] = "reached"
+                except OSError as e:
+                    out["host_port"] = type(e).__name__
+                try:
+                    socket.getaddrinfo("example.com", 80); out["dns"] = "resolved"
+                except OSError as e:
+                    out["dns"] = type(e).__name__
+                import os
+                out["ifaces"] = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []
+                return out
+        """, "net")
+    finally:
+        listener.close()
+    assert outcome.result.status == "ok"
+    assert outcome.result.returned["host_port"] == "ConnectionRefusedError"  # the sandbox's own loopback only
+    assert outcome.result.returned["dns"] == "gaierror"
+
+
+def test_host_files_and_environment_are_invisible(node):
+    os.environ["SHOPARENA_TEST_SECRET"] = "hunter2"
+    outcome = run_agent(node, """
+        import os
+        def agent_main(problem):
+            seen = {}
+            for path in ("/etc/shadow", "/etc/passwd", "/root", "/work", "/home", "/var"):
+                seen[path] = os.path.exists(path)
+            leaks = []
+            for pid in os.listdir("/proc"):
+                if pid.isdigit():
+                    for part in ("environ", "cmdline", "mem"):
+                        try:
+                            with open(f"/proc/{pid}/{part}", "rb") as fh:
+                                data = fh.read(1 << 16)
+                            leaks.append((pid, part, data.decode(errors="replace")))
+                        except OSError:
+                            pass
+            return {"seen": seen, "env": dict(os.environ), "uid": os.getuid(), "proc": leaks}
+    """, "snoop")
+    got = outcome.result.returned
+    assert got["uid"] == 65534 and not any(got["seen"].values())
+    assert "SHOPARENA_TEST_SECRET" not in got["env"] and "hunter2" not in str(got)
+    gw, _ = node
+    assert not any(len(text) > 20 and text in str(got) for text in [h.token for h in gw._runs.values()])
+    assert "Bearer" not in str(got["proc"])  # the harness (holder of the token) is undumpable
+
+
+def test_infinite_loop_times_out(node):
+    outcome = run_agent(node, """
+        def agent_main(problem):
+            while True:
+                pass
+    """, "loop", limits=Limits(wall_seconds=2))
+    assert outcome.result.status == "timeout" and outcome.result.error_code == 1003
+
+
+def test_memory_bomb_is_killed(node):
+    outcome = run_agent(node, """
+        def agent_main(problem):
+            hog = []
+            while True:
+                hog.append(bytearray(16 * 2**20))
+    """, "mem", limits=Limits(wall_seconds=20, memory_mb=200))
+    assert outcome.result.status in ("killed", "raised") and outcome.result.error_code in (1004, 1002)
+    assert outcome.result.oom or "MemoryError" in str(outcome.result.error)
+
+
+def test_fork_bomb_is_contained_and_no_process_survives(node):
+    outcome = run_agent(node, """
+        import os, time
+        def agent_main(problem):
+            n = 0
+            try:
+                for _ in range(10000):
+                    if os.fork() == 0:
+                        time.sleep(60)
+                        os._exit(0)
+                    n += 1
+            except OSError:
+                pass
+            return {"forked": n}
+    """, "forks", limits=Limits(wall_seconds=20, pids=64))
+    assert outcome.result.status == "ok" and outcome.result.returned["forked"] < 64
+    assert _nobody_processes() == []
+
+
+def test_daemon_does_not_outlive_the_run(node):
+    outcome = run_agent(node, """
+        import os, time
+        def agent_main(problem):
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(600)
+                os._exit(0)
+            return {"spawned": True}
+    """, "daemon")
+    assert outcome.result.status == "ok"
+    assert _nobody_processes() == []
+
+
+def test_disk_fill_and_output_flood_are_bounded(node):
+    outcome = run_agent(node, """
+        import sys
+        def agent_main(problem):
+            written = 0
+            try:
+                with open("/tmp/fill", "wb") as fh:
+                    while written < 200 * 2**20:
+                        fh.write(b"x" * 2**20); fh.flush(); written += 2**20
+            except OSError as e:
+                err = e.errno
+            sys.stdout.write("y" * (20 * 2**20))
+            return {"written": written, "errno": err}
+    """, "disk", limits=Limits(wall_seconds=30, tmp_mb=16, output_bytes=4096))
+    got = outcome.result.returned
+    assert got["errno"] == 28 and got["written"] <= 16 * 2**20  # ENOSPC at the tmpfs cap
+    assert len(outcome.result.stdout) <= 4096 + 20
+
+
+def test_agent_errors_are_told_apart(node):
+    raised = run_agent(node, "def agent_main(problem):\n    raise ValueError('nope')\n", "raise")
+    assert raised.result.status == "raised" and "ValueError: nope" in raised.result.error
+    garbage = run_agent(node, "def agent_main(problem):\n    return [1, 2]\n", "garbage")
+    assert garbage.result.status == "bad_return" and garbage.result.error_code == 1005
+    broken = run_agent(node, "import not_a_module\ndef agent_main(problem):\n    return None\n", "imports")
+    assert broken.result.status == "import_failed" and broken.result.error_code == 1001
+    liar = run_agent(node, """
+        import os, json
+        def agent_main(problem):
+            os.write(3, json.dumps({"status": "harness_fault", "error": "blame the validator"}).encode())
+            os._exit(0)
+    """, "liar")
+    assert liar.result.error_code is not None and liar.result.error_code < 2000  # never validator-blamed
+
+
+def test_token_misuse_and_budget_exhaustion(node):
+    outcome = run_agent(node, """
+        import socket, json
+        from arena_agent import tools, BudgetExhausted
+        def agent_main(problem):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect("/run/arena/gateway.sock")
+            s.sendall(b"POST /tools/find_product HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 13\\r\\n"
+                      b"Connection: close\\r\\n\\r\\n{\\"q\\": \\"lamp\\"}")
+            direct = s.recv(200).split(b"\\r\\n")[0].decode()
+            calls = 0
+            try:
+                while True:
+                    tools.find_product(q="lamp"); calls += 1
+            except BudgetExhausted:
+                pass
+            return {"direct": direct, "calls": calls}
+    """, "misuse", budgets=Budgets(tool_calls=3))
+    assert outcome.result.returned == {"direct": "HTTP/1.1 401 Unauthorized", "calls": 3}
+    gw, _ = node
+    assert any(e.status == 401 for e in gw.rejected)
+    assert [e.status for e in outcome.events][-1] == 429
+
+
+def test_the_next_run_is_unaffected(node):
+    test_a_good_agent_runs_and_its_answer_comes_from_the_gateway(node)
+
+
+def _nobody_processes() -> list[str]:
+    proc = subprocess.run(["ps", "-o", "pid=,comm=", "-u", "65534"], capture_output=True, text=True)
+    return [line for line in proc.stdout.splitlines() if line.strip()]
+
