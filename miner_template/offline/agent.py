@@ -38,6 +38,8 @@ TIME_LIMIT = 150.0
 VIEW_BATCH = 20
 #: Score per other listing of the same product model among the candidates (the gold is likelier a common model).
 SUPPORT_WEIGHT = 0.3
+#: Score for a title holding the product noun as a phrase ("line laser", not "laser level ... lines").
+HEAD_PHRASE_WEIGHT = 1.5
 #: Score for a price where the query's price rule suggests the product's price is.
 LIKELY_WEIGHT = 2.0
 #: Score for a voucher basket whose total after the voucher is where the budget suggests.
@@ -524,6 +526,11 @@ class Agent:
             unexplained += 1
         fails = self.hard_ok(item, pid)
         value = -3.0 * unexplained - 8.0 * fails + 0.3 * matched + 0.5 * title_words - 0.03 * rank
+        head = [_stem(w) for w in _tokens(text[:item.head_end]) if w not in FILLER]
+        if len(head) >= 2:
+            title_seq = " " + " ".join(_stem(w) for w in _tokens(title)) + " "
+            if " " + " ".join(head[-2:]) + " " in title_seq:
+                value += HEAD_PHRASE_WEIGHT
         if pid not in self.details:
             value -= 2.0
         return value, unexplained + fails
@@ -702,78 +709,75 @@ class Agent:
 
     def one_shop_basket(self, items: list[Item], voucher: dict[str, Any] | None = None) -> list[str]:
         """The best basket of one product per item, all from one shop."""
+        items = items[:4]
         common = set(items[0].services)
         for it in items[1:]:
             common &= set(it.services)
         per_item: list[list[str]] = [[] for _ in items]
         shops: list[str] = []
-        for group in (items[:4],) if len(items) <= 4 else (items[:4], items[4:]):
-            result = self.tool("find_products_in_same_shop", queries=[it.query for it in group],
-                               service=",".join(sorted(common)) or None, max_shops=8, per_query=5)
-            for shop in result if isinstance(result, list) else []:
-                if not isinstance(shop, dict):
-                    continue
-                sid = str(shop.get("shop_id"))
-                if sid not in shops:
-                    shops.append(sid)
-                for qi, match in enumerate(shop.get("matches") or []):
-                    for prod in match.get("products") or []:
-                        if isinstance(prod, dict) and prod.get("product_id"):
-                            pid = str(prod["product_id"])
-                            self.summaries.setdefault(pid, prod)
-                            idx = items.index(group[qi]) if qi < len(group) else None
-                            if idx is not None:
-                                per_item[idx].append(pid)
-        # view the products of the leading shops, shop by shop
+        result = self.tool("find_products_in_same_shop", queries=[it.query for it in items],
+                           service=",".join(sorted(common)) or None, max_shops=10, per_query=3)
+        for shop in result if isinstance(result, list) else []:
+            if not isinstance(shop, dict):
+                continue
+            sid = str(shop.get("shop_id"))
+            if sid not in shops:
+                shops.append(sid)
+            for qi, match in enumerate((shop.get("matches") or [])[:len(items)]):
+                for prod in match.get("products") or []:
+                    if isinstance(prod, dict) and prod.get("product_id"):
+                        pid = str(prod["product_id"])
+                        self.summaries.setdefault(pid, prod)
+                        per_item[qi].append(pid)
+        # view the shops' products, the leading shops first
         order = {sid: i for i, sid in enumerate(shops)}
         pool = sorted({p for lst in per_item for p in lst},
-                      key=lambda p: order.get(str(self.summaries[p].get("shop_id")), 99))
-        self.view(pool[:60])
+                      key=lambda p: (order.get(str(self.summaries[p].get("shop_id")), 99), p))
+        self.view(pool[:5 * VIEW_BATCH])
 
-        def shop_plan(sid: str) -> tuple[float, list[str], int]:
+        def shop_plan(sid: str) -> tuple[float, list[str], list[int], str]:
             total = 0.0
-            picks = []
-            bad = 0
+            picks: list[str] = []
+            bads: list[int] = []
             for i, item in enumerate(items):
                 ids = [p for p in per_item[i] if str(self.summaries[p].get("shop_id")) == sid]
                 ranked = self.rank_item(item, ids)
                 if not ranked:
-                    return -1e9, [], 99
+                    return -1e9, [], [], sid
                 total += ranked[0][0]
-                bad += ranked[0][1]
+                bads.append(ranked[0][1])
                 picks.append(ranked[0][2])
             if voucher is not None:
                 prices = [float(self.summaries[p].get("price") or 0) for p in picks]
                 total += self.window_bonus(prices, True, voucher) - (0.0 if fits_budget(prices, True, voucher) else 20.0)
-            return total, picks, bad
+            return total, picks, bads, sid
 
-        plans = sorted((shop_plan(sid) + (sid,) for sid in shops), key=lambda t: -t[0])
-        plans = [p for p in plans if p[1]]
-        if not plans:
+        def plans() -> list[tuple[float, list[str], list[int], str]]:
+            return sorted((p for p in map(shop_plan, shops) if p[1]), key=lambda t: -t[0])
+
+        ranked_plans = plans()
+        if not ranked_plans:
             # no shop covers every item: the best candidate of each item on its own
             basket = []
             for item in items:
                 ranked = self.best_for(item)
                 basket.append(ranked[0][2] if ranked else "")
             return [b for b in basket if b]
-        self.recommend(plans[0][1])
-        # refine the leading shops with in-shop searches for their weak items
-        for _, picks, bad, sid in plans[:2]:
-            if bad == 0 or not self.can_search(2):
-                continue
+        self.recommend(ranked_plans[0][1])
+        # refine the leading shops with in-shop searches (with each item's own filters) for their weak items
+        found_all: list[str] = []
+        for _, _, bads, sid in ranked_plans[:3]:
             for i, item in enumerate(items):
-                if not self.can_search(2):
-                    break
-                ranked = self.rank_item(item, [picks[i]])
-                if ranked and ranked[0][1] > 0:
-                    found = self.search(item.query, 1, item.price, item.service, shop_id=sid)
-                    if not found and (item.price or item.service):
-                        found = self.search(item.query, 1, shop_id=sid)
-                    self.view(found)
-                    per_item[i] += found
-        plans = sorted((shop_plan(sid) + (sid,) for sid in shops), key=lambda t: -t[0])
-        plans = [p for p in plans if p[1]]
-        return plans[0][1] if plans else []
+                if bads[i] == 0 or not self.can_search(3):
+                    continue
+                found = self.search(item.query, 1, item.price, item.service, shop_id=sid)
+                if not found and (item.price or item.service) and self.can_search(3):
+                    found = self.search(item.query, 1, shop_id=sid)
+                per_item[i] += found
+                found_all += found
+        self.view(found_all)
+        ranked_plans = plans()
+        return ranked_plans[0][1] if ranked_plans else []
 
     def solve_voucher(self, query: str) -> None:
         items_text, voucher = parse_voucher(query)
