@@ -4,7 +4,9 @@ Agents may import the standard library, ``arena_agent`` (the SDK) and exactly th
 sandbox image and in the process sandbox's environment: openai, httpx, requests, pydantic, numpy.
 
 The process sandbox uses a virtual environment of Debian's ``/usr/bin/python3`` (so that it runs from a read-only
-``/usr`` bind), at ``$ARENA_SANDBOX_VENV`` or ``var/sandbox-venv`` in the project; ``scripts/setup`` creates it.
+``/usr`` bind), at ``$ARENA_SANDBOX_VENV``, else ``/var/lib/shoparena/sandbox-venv`` for root (a path the sandbox
+user, 65534, can traverse wherever the project is checked out) or ``~/.cache/shoparena/sandbox-venv`` for others;
+``scripts/setup`` creates it.
 """
 
 from __future__ import annotations
@@ -18,8 +20,15 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+def state_dir() -> Path:
+    """Where the node keeps sandbox files that uid 65534 must be able to read."""
+    if os.geteuid() == 0:
+        return Path("/var/lib/shoparena")
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "shoparena"
+
+
 def sandbox_venv() -> Path:
-    return Path(os.environ.get("ARENA_SANDBOX_VENV", PROJECT_ROOT / "var" / "sandbox-venv"))
+    return Path(os.environ.get("ARENA_SANDBOX_VENV", state_dir() / "sandbox-venv"))
 
 
 def sandbox_python() -> str:
@@ -33,9 +42,13 @@ def ensure_sandbox_venv() -> Path:
     if python.exists():
         return venv
     base = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else "python3"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(venv.parent, 0o755)
     subprocess.run([base, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    *SANDBOX_PACKAGES], check=True)
+    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                           *SANDBOX_PACKAGES], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"could not install the sandbox packages into {venv}:\n{done.stderr[-2000:]}")
     os.chmod(venv, 0o755)
     return venv
 

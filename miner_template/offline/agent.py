@@ -40,6 +40,10 @@ VIEW_BATCH = 20
 SUPPORT_WEIGHT = 0.3
 #: Score for a title holding the product noun as a phrase ("line laser", not "laser level ... lines").
 HEAD_PHRASE_WEIGHT = 1.5
+#: Score for a web task's candidate that the answer's value alone retrieves.
+WEB_CORE_WEIGHT = 3.0
+#: Score of an item a shop does not seem to sell (until an in-shop search finds it).
+MISSING_PENALTY = -6.0
 #: Score for a price where the query's price rule suggests the product's price is.
 LIKELY_WEIGHT = 2.0
 #: Score for a voucher basket whose total after the voucher is where the budget suggests.
@@ -682,10 +686,19 @@ class Agent:
         item = parse_item(f"{value} {rest_low}" if value else rest_low)
         if value:
             item.head_end = len(item.text)
-        ids = self.candidates(item, deep=True)
-        if value and len(ids) < 10:
-            ids += self.search(value, 1)
+        # the products the value itself retrieves (where a product carrying it is most likely found), then the
+        # value with the requested kind of product
+        ids: list[str] = []
+        core: set[str] = set()
+        if value:
+            for page in range(1, 6):
+                got = self.search(value, page)
+                ids += got
+                if len(got) < 10 or not self.can_search(6):
+                    break
+            core = set(ids)
             self.view(ids)
+        ids += self.candidates(item, deep=True)
         ranked = self.rank_item(item, ids)
         if value:
             def carries(pid: str) -> bool:
@@ -694,7 +707,8 @@ class Agent:
                                  + str(doc.get("description", ""))).lower().split())
                 return value in text
 
-            ranked.sort(key=lambda t: -(t[0] + (20.0 if carries(t[2]) else 0.0)))
+            ranked.sort(key=lambda t: -(t[0] + (20.0 if carries(t[2]) else 0.0)
+                                        + (WEB_CORE_WEIGHT if t[2] in core else 0.0)))
         if ranked:
             self.recommend([ranked[0][2]])
 
@@ -736,6 +750,7 @@ class Agent:
         self.view(pool[:5 * VIEW_BATCH])
 
         def shop_plan(sid: str) -> tuple[float, list[str], list[int], str]:
+            """(score, picks, unmet constraints per item, shop); a missing item has pick "" and counts as weak."""
             total = 0.0
             picks: list[str] = []
             bads: list[int] = []
@@ -743,19 +758,25 @@ class Agent:
                 ids = [p for p in per_item[i] if str(self.summaries[p].get("shop_id")) == sid]
                 ranked = self.rank_item(item, ids)
                 if not ranked:
-                    return -1e9, [], [], sid
+                    total += MISSING_PENALTY
+                    bads.append(99)
+                    picks.append("")
+                    continue
                 total += ranked[0][0]
                 bads.append(ranked[0][1])
                 picks.append(ranked[0][2])
-            if voucher is not None:
+            if voucher is not None and all(picks):
                 prices = [float(self.summaries[p].get("price") or 0) for p in picks]
                 total += self.window_bonus(prices, True, voucher) - (0.0 if fits_budget(prices, True, voucher) else 20.0)
             return total, picks, bads, sid
 
-        def plans() -> list[tuple[float, list[str], list[int], str]]:
-            return sorted((p for p in map(shop_plan, shops) if p[1]), key=lambda t: -t[0])
+        def plans(complete: bool) -> list[tuple[float, list[str], list[int], str]]:
+            return sorted((p for p in map(shop_plan, shops) if all(p[1]) or not complete), key=lambda t: -t[0])
 
-        ranked_plans = plans()
+        ranked_plans = plans(complete=True)
+        if ranked_plans:
+            self.recommend(ranked_plans[0][1])
+        ranked_plans = plans(complete=False)
         if not ranked_plans:
             # no shop covers every item: the best candidate of each item on its own
             basket = []
@@ -763,7 +784,6 @@ class Agent:
                 ranked = self.best_for(item)
                 basket.append(ranked[0][2] if ranked else "")
             return [b for b in basket if b]
-        self.recommend(ranked_plans[0][1])
         # refine the leading shops with in-shop searches (with each item's own filters) for their weak items
         found_all: list[str] = []
         for _, _, bads, sid in ranked_plans[:3]:
@@ -776,8 +796,8 @@ class Agent:
                 per_item[i] += found
                 found_all += found
         self.view(found_all)
-        ranked_plans = plans()
-        return ranked_plans[0][1] if ranked_plans else []
+        ranked_plans = plans(complete=True)
+        return ranked_plans[0][1] if ranked_plans else list(self.answer)
 
     def solve_voucher(self, query: str) -> None:
         items_text, voucher = parse_voucher(query)

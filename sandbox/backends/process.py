@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 
 from sandbox.backends import HARNESS_DIR, SDK_DIR, SandboxResult, SandboxSpec
-from sandbox.env import sandbox_python
+from sandbox.env import sandbox_python, state_dir
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+# Not root: no setpriv and no cgroups; bwrap's own user namespace, rlimits, tmpfs cap and the deadline remain.
 NOBODY = 65534
 
 
@@ -93,6 +94,33 @@ def _oom(dirs: dict[str, Path]) -> bool:
         return False
 
 
+def staged_runtime() -> tuple[Path, Path]:
+    """The harness and SDK copied to a folder every user can read (the project may sit under a private home)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = sorted(p for d in (HARNESS_DIR, SDK_DIR) for p in d.rglob("*.py"))
+    for path in files:
+        digest.update(str(path.relative_to(path.parents[1])).encode() + path.read_bytes())
+    root = state_dir() / "runtime" / digest.hexdigest()[:16]
+    if not (root / ".complete").exists():
+        tmp = root.with_name(root.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(HARNESS_DIR, tmp / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(SDK_DIR, tmp / "sdk", ignore=shutil.ignore_patterns("__pycache__"))
+        (tmp / ".complete").touch()
+        for path in [tmp, *tmp.rglob("*")]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        for parent in (root.parent, root.parent.parent):
+            parent.mkdir(parents=True, exist_ok=True)
+            os.chmod(parent, 0o755)
+        try:
+            tmp.rename(root)
+        except OSError:  # another process staged it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root / "harness", root / "sdk"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -108,6 +136,9 @@ class ProcessSandbox:
         self.mode = mode
         self.name = f"process-{mode}"
         self.python = python or sandbox_python()
+        if not Path(self.python).exists():
+            raise SandboxUnavailable(f"the agents' Python environment is missing at {self.python}; create it with "
+                                     "`python -m sandbox.env` (scripts/setup does)")
         if mode == "bwrap":
             for tool in ("bwrap", "setpriv"):
                 if shutil.which(tool) is None:
@@ -118,19 +149,22 @@ class ProcessSandbox:
         if self.mode == "bare":
             return [self.python, str(HARNESS_DIR / "harness.py")]
         venv = Path(self.python).parent.parent
+        harness, sdk = staged_runtime()
         tmp_bytes = spec.limits.tmp_mb * 2**20
         bwrap = [
             "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
             "--ro-bind", str(venv), "/opt/agent",
-            "--ro-bind", str(HARNESS_DIR), "/opt/arena/harness", "--ro-bind", str(SDK_DIR), "/opt/arena/sdk",
+            "--ro-bind", str(harness), "/opt/arena/harness", "--ro-bind", str(sdk), "/opt/arena/sdk",
             "--ro-bind", str(spec.bundle_dir), "/agent", "--ro-bind", str(spec.socket_dir), "/run/arena",
             "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
             "--clearenv", "--setenv", "PATH", "/opt/agent/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
             "--setenv", "LANG", "C.UTF-8", "--chdir", "/tmp",
             "/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py",
         ]
+        if os.geteuid() != 0:  # an unprivileged user: bwrap's user namespace maps it to 65534 inside
+            return [bwrap[0], "--uid", str(NOBODY), "--gid", str(NOBODY), *bwrap[1:]]
         return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", *bwrap]
 
     async def run(self, spec: SandboxSpec) -> SandboxResult:
