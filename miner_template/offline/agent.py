@@ -44,6 +44,8 @@ HEAD_PHRASE_WEIGHT = 1.5
 WEB_CORE_WEIGHT = 3.0
 #: Score of an item a shop does not seem to sell (until an in-shop search finds it).
 MISSING_PENALTY = -6.0
+#: The same for web tasks, where the gold is one of the products that carry the answer's value.
+WEB_SUPPORT_WEIGHT = 0.3
 #: Score for a price where the query's price rule suggests the product's price is.
 LIKELY_WEIGHT = 2.0
 #: Score for a voucher basket whose total after the voucher is where the budget suggests.
@@ -591,7 +593,7 @@ class Agent:
             s, bad = self.score(item, pid, keys, rank)
             if pid in self.details:
                 support = sum(1 for q in viewed if q != pid and self.same_model(pid, q))
-                s += SUPPORT_WEIGHT * support
+                s += (WEB_SUPPORT_WEIGHT if self.problem.get("task") == "web" else SUPPORT_WEIGHT) * support
             if item.likely is not None:
                 try:
                     price = float(self.summaries.get(pid, {}).get("price"))
