@@ -1,0 +1,126 @@
+"""Sandbox benchmark (prints figures; asserts nothing). Run as root (the process sandbox drops to uid 65534).
+
+    python bench/sandbox.py [--runs 20] [--calls 300]
+
+Rows:
+- start to ``agent_main``: from the backend's ``run()`` to the first line of the agent (a timestamp it reports), for
+  the bubblewrap process sandbox;
+- tool round trip from inside the sandbox (agent -> 127.0.0.1:8080 forwarder -> gateway socket -> tool), p50/p95;
+- gateway calls per second on the socket from the host, one client;
+- runs per hour of a no-op agent at concurrency 2, 4 and 8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.catalog import Catalog  # noqa: E402
+from arena.catalog.build import build_catalog  # noqa: E402
+from sandbox.backends import Limits  # noqa: E402
+from sandbox.backends.process import ProcessSandbox  # noqa: E402
+from sandbox.bundle import pack_dir, unpack  # noqa: E402
+from sandbox.gateway import Budgets, Gateway, GatewayServer  # noqa: E402
+from sandbox.run import run_one  # noqa: E402
+
+PROBE = """
+import time
+T0 = time.time()
+def agent_main(problem):
+    from arena_agent import tools
+    started = time.time()
+    laps = []
+    for _ in range({calls}):
+        t = time.perf_counter()
+        tools.find_product(q="cotton shirt")
+        laps.append((time.perf_counter() - t) * 1000)
+    return {{"entered": started, "imported": T0, "laps": laps}}
+"""
+NOOP = "def agent_main(problem):\n    return None\n"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def agent(work: Path, name: str, code: str) -> Path:
+    src = work / f"src-{name}"
+    src.mkdir()
+    (src / "agent.py").write_text(textwrap.dedent(code))
+    return unpack(pack_dir(src).data, work / f"agent-{name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-sbx-"))
+    os.chmod(work, 0o711)
+    build_catalog(1, 20_000, work / "cat")
+    catalog = Catalog.open(work / "cat")
+    gateway = Gateway(catalog)
+    sandbox = ProcessSandbox("bwrap")
+    problem = {"problem_id": "bench", "task": "product", "query": "cotton shirt", "n_products": 1}
+    budgets = Budgets(tool_calls=100_000, requests_per_second=100_000, burst=100_000)
+    with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
+        probe = agent(work, "probe", PROBE.format(calls=20))
+        starts, laps = [], []
+        for i in range(args.runs):
+            t0 = time.time()
+            outcome = asyncio.run(run_one(gateway, sandbox, probe, work / "gw", problem, budgets=budgets,
+                                          run_id=f"probe{i}"))
+            if outcome.result.status != "ok":
+                raise SystemExit(f"probe failed: {outcome.result.status} {outcome.result.error}")
+            starts.append((outcome.result.returned["entered"] - t0) * 1000)
+            laps += outcome.result.returned["laps"]
+        print(f"process (bwrap): start to agent_main p50 {statistics.median(starts):.0f} ms, "
+              f"p95 {pct(starts, 0.95):.0f} ms over {args.runs} runs")
+        print(f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
+              f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls")
+        handle = gateway.open_run("host-client", budgets)
+        with httpx.Client(transport=httpx.HTTPTransport(uds=str(server.socket_path)), base_url="http://gw",
+                          headers={"Authorization": f"Bearer {handle.token}"}) as client:
+            for _ in range(20):
+                client.post("/tools/view_product_information", json={"product_ids": "1"})
+            t = time.perf_counter()
+            for _ in range(args.calls):
+                client.post("/tools/view_product_information", json={"product_ids": "1"})
+            rate = args.calls / (time.perf_counter() - t)
+        gateway.close_run("host-client")
+        print(f"gateway: {rate:.0f} calls/s on the socket (one client, view_product_information)")
+        noop = agent(work, "noop", NOOP)
+
+        async def batch(concurrency: int, total: int) -> float:
+            sem = asyncio.Semaphore(concurrency)
+
+            async def one(i: int) -> None:
+                async with sem:
+                    await run_one(gateway, sandbox, noop, work / "gw", problem, limits=Limits(wall_seconds=30),
+                                  run_id=f"noop-{concurrency}-{i}")
+
+            t = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(total)))
+            return total / (time.perf_counter() - t) * 3600
+
+        for concurrency in (2, 4, 8):
+            per_hour = asyncio.run(batch(concurrency, max(16, concurrency * 4)))
+            print(f"no-op agent, concurrency {concurrency}: {per_hour:,.0f} runs/hour")
+    print("docker backend: not built yet (no figures)")
+
+
+if __name__ == "__main__":
+    main()
