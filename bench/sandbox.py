@@ -4,7 +4,7 @@
 
 Rows:
 - start to ``agent_main``: from the backend's ``run()`` to the first line of the agent (a timestamp it reports), for
-  the bubblewrap process sandbox;
+  the bubblewrap process sandbox and for Docker (needs a Docker engine: bash scripts/dockerd start);
 - tool round trip from inside the sandbox (agent -> 127.0.0.1:8080 forwarder -> gateway socket -> tool), p50/p95;
 - gateway calls per second on the socket from the host, one client;
 - runs per hour of a no-op agent at concurrency 2, 4 and 8.
@@ -119,7 +119,21 @@ def main() -> None:
         for concurrency in (2, 4, 8):
             per_hour = asyncio.run(batch(concurrency, max(16, concurrency * 4)))
             print(f"no-op agent, concurrency {concurrency}: {per_hour:,.0f} runs/hour")
-    print("docker backend: not built yet (no figures)")
+        from sandbox.backends.docker import DockerSandbox
+        from sandbox.image.build import build_image
+
+        build_image(log=lambda m: None)
+        docker_sandbox = DockerSandbox()
+        starts = []
+        for i in range(max(5, args.runs // 2)):
+            t0 = time.time()
+            outcome = asyncio.run(run_one(gateway, docker_sandbox, probe, work / "gw", problem, budgets=budgets,
+                                          run_id=f"dprobe{i}"))
+            if outcome.result.status != "ok":
+                raise SystemExit(f"docker probe failed: {outcome.result.status} {outcome.result.error}")
+            starts.append((outcome.result.returned["entered"] - t0) * 1000)
+        print(f"docker: start to agent_main p50 {statistics.median(starts):.0f} ms, p95 {pct(starts, 0.95):.0f} ms "
+              f"over {len(starts)} runs")
 
 
 if __name__ == "__main__":

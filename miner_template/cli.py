@@ -183,7 +183,14 @@ def _backend(name: str, unsafe_local: bool) -> Any:
     if name not in ("process", "docker"):
         fail(f"unknown sandbox {name!r}; use process or docker")
     if name == "docker":
-        fail("the docker backend is not built yet; use --sandbox process (bubblewrap)")
+        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
+
+        if unsafe_local:
+            fail("--unsafe-local applies to the process sandbox only; drop it or use --sandbox process")
+        try:
+            return DockerSandbox()
+        except DockerUnavailable as exc:
+            fail(str(exc))
     if unsafe_local:
         err.print("[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
                   "files, your environment and reach your network. Use it only for agents you wrote.")

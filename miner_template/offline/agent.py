@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 #: Tool calls this agent allows itself per problem (recommend and terminate included).
@@ -42,6 +41,8 @@ SUPPORT_WEIGHT = 0.3
 HEAD_PHRASE_WEIGHT = 1.5
 #: Score for a web task's candidate that the answer's value alone retrieves.
 WEB_CORE_WEIGHT = 3.0
+#: Penalty for a value the query names under another attribute than the product's.
+KEY_MISMATCH_WEIGHT = 3.0
 #: Score of an item a shop does not seem to sell (until an in-shop search finds it).
 MISSING_PENALTY = -6.0
 #: The same for web tasks, where the gold is one of the products that carry the answer's value.
@@ -187,19 +188,24 @@ def _strip_intro(text: str) -> str:
     return " ".join(words[i:])
 
 
-@dataclass
 class Item:
-    """One requested product, as the query states it."""
+    """One requested product, as the query states it (a plain class: the bundle loader may not register the module,
+    which dataclasses need)."""
 
-    raw: str
-    text: str = ""  # lower-case wording with the price and category phrases removed
-    head_end: int = 0  # text[:head_end] names the product itself (noun, maybe a colour or brand before it)
-    lo: float | None = None
-    hi: float | None = None
-    services: list[str] = field(default_factory=list)
-    query: str = ""
-    #: where the price most likely is: a price rule's bounds are drawn around the gold price
-    likely: tuple[float, float] | None = None
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self.text = ""  # lower-case wording with the price and category phrases removed
+        self.head_end = 0  # text[:head_end] names the product itself (noun, maybe a colour or brand before it)
+        self.lo: float | None = None
+        self.hi: float | None = None
+        self.services: list[str] = []
+        self.query = ""  # the search words
+        #: where the price most likely is: a price rule's bounds are drawn around the gold price
+        self.likely: tuple[float, float] | None = None
+
+    def __repr__(self) -> str:
+        return f"Item(text={self.text!r}, head={self.text[:self.head_end]!r}, price={self.price}, " \
+               f"service={self.service}, query={self.query!r})"
 
     @property
     def price(self) -> str | None:
@@ -454,15 +460,39 @@ class Agent:
 
     # --- scoring
 
-    def values_of(self, pid: str) -> list[str]:
+    def values_of(self, pid: str) -> dict[str, set[str]]:
+        """The product's attribute and SKU values (normalised), each with the names of the keys that carry it."""
         doc = self.details.get(pid, {})
-        values: list[str] = []
-        for vs in (doc.get("attributes") or {}).values():
-            values.extend(str(v) for v in (vs if isinstance(vs, list) else [vs]))
+        values: dict[str, set[str]] = {}
+
+        def add(key: Any, value: Any) -> None:
+            v = " ".join(str(value).lower().split())
+            if v:
+                values.setdefault(v, set()).add(str(key).lower().replace("_", " ").replace("-", " "))
+
+        for key, vs in (doc.get("attributes") or {}).items():
+            for v in vs if isinstance(vs, list) else [vs]:
+                add(key, v)
         for option in (doc.get("sku_options") or {}).values():
             if isinstance(option, dict):
-                values.extend(str(v) for v in option.values())
+                for key, v in option.items():
+                    add(key, v)
         return values
+
+    @staticmethod
+    def adjacent_keys(text: str, start: int, end: int, keys: set[str]) -> set[str]:
+        """The attribute names the query puts right by a value ("20 inches wheel size", "color: grey")."""
+        after, before = text[end:end + 60], text[max(0, start - 60):start]
+        found = set()
+        for k in keys:
+            if k not in after and k not in before:
+                continue
+            e = re.escape(k)
+            if (re.match(r"\s+(?:as the )?" + e + r"(?![a-z0-9])", after)
+                    or re.search(r"(?<![a-z0-9])" + e + r"\s*:\s*$", before)
+                    or re.search(r"(?<![a-z0-9])" + e + r" of (?:an? )?$", before)):
+                found.add(k)
+        return {k for k in found if not any(k != o and k in o for o in found)}
 
     def keys_of(self, pid: str) -> set[str]:
         doc = self.details.get(pid, {})
@@ -491,24 +521,36 @@ class Agent:
         fails += sum(1 for sv in item.services if sv not in have)
         return fails
 
-    def score(self, item: Item, pid: str, keys: set[str], rank: int = 0) -> tuple[float, int]:
-        """(score, unexplained words): how well the product's values and title explain the item's wording."""
+    def score(self, item: Item, pid: str, keys: set[str], rank: int = 0,
+              adjacency: dict[tuple[int, int], set[str]] | None = None) -> tuple[float, int]:
+        """(score, unmet constraints): how well the product's values and title explain the item's wording."""
         text = item.text
         covered = [False] * len(text)
+        adjacency = {} if adjacency is None else adjacency
+        mismatched = 0
 
-        def mark(pattern: re.Pattern[str] | None) -> int:
+        def mark(pattern: re.Pattern[str] | None, value_keys: set[str] | None = None) -> int:
+            nonlocal mismatched
             hits = 0
             if pattern is None:
                 return 0
             for m in pattern.finditer(text):
                 if not any(covered[m.start():m.end()]):
                     hits += 1
+                    if value_keys is not None:
+                        span = (m.start(), m.end())
+                        if span not in adjacency:
+                            adjacency[span] = self.adjacent_keys(text, m.start(), m.end(), keys)
+                        named = adjacency[span]
+                        if named and not named & value_keys:
+                            mismatched += 1  # the right value under another attribute ("kids wheel size")
                 for i in range(m.start(), m.end()):
                     covered[i] = True
             return hits
 
-        values = sorted({" ".join(v.lower().split()) for v in self.values_of(pid)}, key=len, reverse=True)
-        matched = sum(1 for v in values if mark(_value_pattern(v)))
+        by_value = self.values_of(pid)
+        values = sorted(by_value, key=len, reverse=True)
+        matched = sum(1 for v in values if mark(_value_pattern(v), by_value[v]))
         head_covered = covered[:item.head_end]
         for key in sorted(keys, key=len, reverse=True):
             mark(_value_pattern(key))
@@ -531,7 +573,8 @@ class Agent:
                 continue
             unexplained += 1
         fails = self.hard_ok(item, pid)
-        value = -3.0 * unexplained - 8.0 * fails + 0.3 * matched + 0.5 * title_words - 0.03 * rank
+        value = (-3.0 * unexplained - 8.0 * fails - KEY_MISMATCH_WEIGHT * mismatched + 0.3 * matched
+                 + 0.5 * title_words - 0.03 * rank)
         head = [_stem(w) for w in _tokens(text[:item.head_end]) if w not in FILLER]
         if len(head) >= 2:
             title_seq = " " + " ".join(_stem(w) for w in _tokens(title)) + " "
@@ -539,7 +582,7 @@ class Agent:
                 value += HEAD_PHRASE_WEIGHT
         if pid not in self.details:
             value -= 2.0
-        return value, unexplained + fails
+        return value, unexplained + fails + mismatched
 
     def shown(self, pid: str) -> tuple[str, dict[str, set[str]]]:
         """(brand, the attribute values its title shows): what one product model's listings share."""
@@ -589,8 +632,9 @@ class Agent:
             keys |= self.keys_of(pid)
         ranked = []
         viewed = [p for p in ids if p in self.details]
+        adjacency: dict[tuple[int, int], set[str]] = {}
         for rank, pid in enumerate(ids):
-            s, bad = self.score(item, pid, keys, rank)
+            s, bad = self.score(item, pid, keys, rank, adjacency)
             if pid in self.details:
                 support = sum(1 for q in viewed if q != pid and self.same_model(pid, q))
                 s += (WEB_SUPPORT_WEIGHT if self.problem.get("task") == "web" else SUPPORT_WEIGHT) * support
@@ -720,6 +764,11 @@ class Agent:
             self.solve_product(query)
             return
         chosen = self.one_shop_basket(items)
+        if chosen and len(items) > len(chosen):  # more than the shop search takes: look in the chosen shop
+            sid = str(self.summaries.get(chosen[0], {}).get("shop_id") or "") or None
+            for item in items[len(chosen):]:
+                ranked = self.rank_item(item, self.candidates(item, deep=False, shop_id=sid))
+                chosen.append(ranked[0][2] if ranked else chosen[0])
         if chosen:
             self.recommend(chosen)
 
@@ -769,7 +818,9 @@ class Agent:
                 picks.append(ranked[0][2])
             if voucher is not None and all(picks):
                 prices = [float(self.summaries[p].get("price") or 0) for p in picks]
-                total += self.window_bonus(prices, True, voucher) - (0.0 if fits_budget(prices, True, voucher) else 20.0)
+                total += self.window_bonus(prices, True, voucher)
+                if not fits_budget(prices, True, voucher):
+                    total -= 20.0
             return total, picks, bads, sid
 
         def plans(complete: bool) -> list[tuple[float, list[str], list[int], str]]:
@@ -826,21 +877,39 @@ class Agent:
                 more = self.search(item.query, 1, span, item.service)
                 self.view(more)
                 ids += more
-            options.append(self.rank_item(item, ids)[:8])
+            options.append(self.rank_item(item, ids)[:10])
         basket = self.pick_basket(options, voucher)
         if not basket:
             return
         self.recommend(basket)
-        if not self.confirm(basket, voucher) and self.can_search(3):
-            # too dear: look for the cheapest good match of the dearest item
-            prices = [float(self.summaries[p].get("price") or 0) for p in basket]
-            i = max(range(len(basket)), key=lambda k: prices[k])
+        if self.confirm(basket, voucher) or not all(options):
+            return
+        # too dear: add the cheapest good matches of the items, the dearest item first, until a basket fits
+        for i in sorted(range(len(items)), key=lambda k: -self.price_of(basket[k])):
+            if not self.can_search(3):
+                break
             cheap = self.search(items[i].query, 1, items[i].price, items[i].service, sort="priceasc")
             self.view(cheap)
-            options[i] = self.rank_item(items[i], [p for _, _, p in options[i]] + cheap)[:8]
+            ranked = self.rank_item(items[i], [p for _, _, p in options[i]] + cheap)
+            least_bad = min(r[1] for r in ranked)
+            cheapest = sorted((r for r in ranked[6:] if r[1] <= least_bad + 1), key=lambda r: self.price_of(r[2]))
+            options[i] = ranked[:6] + cheapest[:4]
             again = self.pick_basket(options, voucher)
             if again and again != basket:
-                self.recommend(again)
+                basket = again
+                self.recommend(basket)
+                if self.fits(basket, voucher):
+                    break
+
+    def price_of(self, pid: str) -> float:
+        try:
+            return float(self.summaries.get(pid, {}).get("price") or 0)
+        except (TypeError, ValueError):
+            return 0.0
+
+    def fits(self, basket: list[str], voucher: dict[str, Any]) -> bool:
+        shops = {self.summaries.get(p, {}).get("shop_id") for p in basket}
+        return fits_budget([self.price_of(p) for p in basket], len(shops) == 1, voucher)
 
     def pick_basket(self, options: list[list[tuple[float, int, str]]], voucher: dict[str, Any]) -> list[str]:
         """The best-scoring basket (one option per item) that fits the budget; else the best one."""
@@ -862,7 +931,7 @@ class Agent:
                 if fallback is None or score - 0.001 * sum(prices) > fallback[0]:
                     fallback = (score - 0.001 * sum(prices), list(picks))
                 return
-            for s, _, pid in options[i][: 8 if len(options) <= 2 else 4]:
+            for s, _, pid in options[i][: 10 if len(options) <= 3 else 6]:
                 picks.append(pid)
                 walk(i + 1, score + s, picks)
                 picks.pop()

@@ -1,6 +1,7 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
-Reads one JSON object on stdin: ``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output"}``.
+Reads one JSON object on stdin (or from ``$ARENA_HARNESS_INPUT``):
+``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output"}``.
 Then it:
 
 1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
@@ -130,7 +131,9 @@ def main() -> int:
     started = time.monotonic()
     _undumpable()
     try:
-        spec = json.loads(sys.stdin.read())
+        # the Docker backend passes the input in the environment (its container has no stdin); others on stdin
+        raw_input = os.environ.pop("ARENA_HARNESS_INPUT", None)
+        spec = json.loads(raw_input if raw_input is not None else sys.stdin.read())
         timeout = float(spec.get("timeout", 300))
         limit = int(spec.get("max_output", 65536))
     except (ValueError, TypeError) as exc:

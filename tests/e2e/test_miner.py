@@ -97,3 +97,13 @@ def test_unsafe_local_says_what_it_does_not_protect(tmp_path, cache):
     assert "can read your files" in proc.stderr
 
 
+
+
+def test_the_docker_backend_runs_the_same_harness(tmp_path, cache):
+    agent = tmp_path / "agent"
+    miner("init", str(agent))
+    miner("test", str(agent), "--n", "4", "--sandbox", "docker", "--json", str(tmp_path / "card.json"), "--out",
+          str(tmp_path / "o"), env=cache)
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert card["backend"] == "docker" and all(row["status"] == "ok" for row in card["problems"])
+    assert all(row["tool_calls"] > 0 for row in card["problems"])
