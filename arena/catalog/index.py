@@ -41,6 +41,9 @@ _analyzer = (
     .build()
 )
 
+#: How far a search looks past its limit to order products that tie at the cut (by the order they were added).
+TIE_WINDOW = 1024
+
 #: Bit of each service in the ``services`` fast field.
 SERVICE_BITS = {name: 1 << i for i, name in enumerate(SERVICES)}
 
@@ -219,14 +222,26 @@ class Catalog:
     def search(
         self, text: str, filters: SearchFilters = SearchFilters(), limit: int = 50, *, with_shop: bool = False
     ) -> list[SearchHit]:
-        """The ``limit`` most relevant products that pass ``filters``, best first, with price and sold count."""
+        """The ``limit`` most relevant products that pass ``filters``, best first, with price and sold count.
+
+        Equal scores are ordered by the order products were added to the catalog, never by where the index happened
+        to put them, so every copy of a catalog (same digest) answers identically whatever its segment layout.
+        """
         query = self.product_query(text, filters)
         if query is None or limit <= 0:
             return []
         searcher = self._searcher
-        hits = searcher.search(query, limit, count=False).hits
+        fetch = 2 * limit
+        while True:  # widen until the score at the cut is not shared with a product past it (bounded work)
+            hits = searcher.search(query, fetch, count=False).hits
+            if len(hits) < fetch or hits[limit - 1][0] != hits[-1][0] or fetch >= TIE_WINDOW:
+                break
+            fetch = min(fetch * 4, TIE_WINDOW)
         if not hits:
             return []
+        rows = searcher.fast_field_values("row", [address for _, address in hits])
+        ranked = sorted(zip(hits, rows, strict=True), key=lambda pair: (-pair[0][0], pair[1]))[:limit]
+        hits = [hit for hit, _ in ranked]
         addresses = [address for _, address in hits]
         prices = searcher.fast_field_values("price", addresses)
         sold = searcher.fast_field_values("sold_count", addresses)

@@ -9,12 +9,15 @@ The strategy, per task:
   the rest of its words (minus filler) the search text. Candidates come from ``find_product`` (two pages, then a
   second query without the attribute names learnt from the first candidates) and are checked with
   ``view_product_information``: a candidate is scored by how much of the item's wording its attribute and SKU
-  values (and, for the product noun, its title) explain, whether it meets the price and service filters, and how
-  many query words its title shares;
+  values (and, for the product noun, its title) explain, whether it meets the price and service filters (and sits
+  where the query's price rule suggests the price is), how many query words its title shares, and how many other
+  candidates look like listings of the same product model (a common model is the likelier one);
 - shop: ``find_products_in_same_shop`` with the items' search texts proposes shops; each shop is scored by its best
   candidate per item (with an in-shop ``find_product`` to refine the leading shops);
 - voucher: the best basket whose total fits the budget after the voucher (computed locally by the voucher's rules,
-  then confirmed with ``calculate_voucher``); shop vouchers keep one shop;
+  then confirmed with ``calculate_voucher``), preferring a total just under the budget (the budget is the price
+  after the voucher plus a little); cheaper matches are searched (``sort=priceasc``) when it does not fit; shop
+  vouchers keep one shop, as shop tasks do;
 - web: ``web_search`` the question, read the answer off the fact page, then look for the requested kind of product
   carrying that value in its title or description.
 
@@ -690,7 +693,10 @@ class Agent:
         except Exception as exc:  # a bug of ours must not lose the answer found so far
             self.errors.append(f"agent: {type(exc).__name__}: {exc}"[:200])
         if not self.answer:
-            self.fallback(query)
+            try:
+                self.fallback(query)
+            except Exception as exc:
+                self.errors.append(f"fallback: {type(exc).__name__}: {exc}"[:200])
         if not self.answer:
             self.answer = ["0"]
             self.tool("recommend_product", final=True, product_ids="0")
@@ -705,7 +711,8 @@ class Agent:
             hits = self.tool("find_product", final=True, q=" ".join(words) or query or "product")
             ids = [str(h["product_id"]) for h in hits or [] if isinstance(h, dict) and h.get("product_id")]
         if ids:
-            n = max(1, int(self.problem.get("n_products") or 1))
+            n = self.problem.get("n_products")
+            n = n if isinstance(n, int) and 1 <= n <= 10 else 1
             self.recommend((ids * n)[:n])
 
     def best_for(self, item: Item) -> list[tuple[float, int, str]]:

@@ -103,6 +103,7 @@ def test_llm_proxy_uses_the_node_key_allowlist_and_budgets(gateway, upstream):
     assert len(calls) == 2 and calls[0].tokens["completion_tokens"] > 0 and calls[0].cost > 0
     assert record.llm_calls == 2 and record.tokens == sum(e.tokens["total_tokens"] for e in calls)
     assert len(upstream.requests) == 2  # refused calls never reached the upstream
+    assert upstream.auth_headers == ["Bearer node-secret-key"] * 2  # the node's key, added by the gateway
 
 
 def test_upstream_down_is_a_502_and_recorded(tiny_catalog, tmp_path):

@@ -19,6 +19,7 @@ class OpenAIServer:
         self.responder = responder
         self.models = models
         self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,6 +45,7 @@ class OpenAIServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append(body)
+                server.auth_headers.append(self.headers.get("Authorization", ""))
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": "not found"}})
                     return

@@ -59,6 +59,13 @@ def test_find_product_sorts(ctx):
     assert sold == sorted(sold, reverse=True) and len(sold) == 50
 
 
+def test_equal_relevance_keeps_catalog_order(ctx):
+    # D001..D049 score the same: they come in the order they were added, whatever the index layout; D000's SKU
+    # values make its text longer, so it scores a little lower and comes last
+    flat = [r for p in range(1, 6) for r in call(ctx, "find_product", q="desk lamp", page=p)]
+    assert ids(flat) == [f"D{i:03d}" for i in range(1, 50)] + ["D000"]
+
+
 def test_find_product_default_sort_is_relevance(ctx):
     results = call(ctx, "find_product", q="floor lamp cable", page=1)
     assert all(r["product_id"].startswith("W") for r in results)
