@@ -85,8 +85,24 @@ def _default_problems(n: int) -> tuple[Path, Path]:
 
 
 def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
-    from arena.problems.pack import PackError, load_pack
+    """A problem pack, or a JSONL file of problems (one `Problem` per line, as `arena problems show` prints)."""
+    from pydantic import ValidationError
 
+    from arena.problems import Problem
+    from arena.problems.pack import PackError, load_pack, new_pack
+
+    if path.suffix == ".jsonl":
+        problems = []
+        for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+            if line.strip():
+                try:
+                    problems.append(Problem.model_validate_json(line))
+                except ValidationError as exc:
+                    fail(f"{path}:{lineno}: not a problem ({exc.errors()[0]['msg']})")
+        if not problems:
+            fail(f"{path} holds no problems")
+        pack = new_pack(problems, catalog_digest=catalog_digest, generator_version="jsonl")
+        return pack.problems, pack
     try:
         pack = load_pack(path, catalog_digest=catalog_digest, require_signature=False)
     except PackError as exc:
@@ -97,8 +113,9 @@ def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
 @app.command("test")
 def test_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
-    problems_path: Annotated[Path | None, typer.Option("--problems", help="A problem pack (default: a cached public "
-                                                                          "pack on a small catalog).")] = None,
+    problems_path: Annotated[Path | None, typer.Option("--problems", help="A problem pack or a JSONL of problems "
+                                                                          "(default: a cached public pack on a small "
+                                                                          "catalog).")] = None,
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
     n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
     sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,6 +57,36 @@ class SandboxResult:
     @property
     def error_code(self) -> int | None:
         return None if self.status == "ok" else ERROR_CODES.get(self.status, 2001)
+
+
+def result_from_report(stdout: str, stderr: str, code: int | None, elapsed: float, *, timed_out: bool, oom: bool,
+                       limit: int, backend: str) -> SandboxResult:
+    """A run's result from the harness's one-line report (the last line of its stdout) and what the backend saw
+    from outside (exit code, deadline, the kernel's OOM flag). Shared by every backend."""
+    report = None
+    lines = stdout.strip().splitlines()
+    if lines:
+        try:
+            report = json.loads(lines[-1])
+        except ValueError:
+            report = None
+    stderr = stderr[-limit:]
+    if timed_out:
+        return SandboxResult("timeout", "the sandbox outlived its deadline and was killed", code, elapsed,
+                             timed_out=True, oom=oom, stderr=stderr, backend=backend)
+    if not isinstance(report, dict) or report.get("harness") != 1:
+        if oom:
+            return SandboxResult("killed", "agent killed: out of memory", code, elapsed, oom=True, stderr=stderr,
+                                 backend=backend)
+        return SandboxResult("sandbox_failed", f"the harness gave no report (exit {code}): {stderr[-500:]}", code,
+                             elapsed, stderr=stderr, backend=backend)
+    status = report.get("status", "harness_fault")
+    error = report.get("error")
+    if status in ("killed", "no_result") and oom:
+        status, error = "killed", "agent killed: out of memory"
+    return SandboxResult(status, error, report.get("exit_code"), elapsed, timed_out=status == "timeout",
+                         oom=oom and status == "killed", stdout=report.get("stdout", ""),
+                         stderr=report.get("stderr", ""), returned=report.get("return"), backend=backend)
 
 
 class Sandbox(Protocol):

@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any
 
-from sandbox.backends import SandboxResult, SandboxSpec
+from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
 
 LABEL = "shoparena.run"
 
@@ -93,7 +93,8 @@ class DockerSandbox:
             oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
             out = container.logs(stdout=True, stderr=False, tail=5).decode("utf-8", errors="replace")
             err = container.logs(stdout=False, stderr=True, tail=50).decode("utf-8", errors="replace")
-            return self._result(out, err, code, started, timed_out, oom, limits.output_bytes)
+            return result_from_report(out, err, code, time.monotonic() - started, timed_out=timed_out, oom=oom,
+                                      limit=limits.output_bytes, backend=self.name)
         except Exception as exc:  # noqa: BLE001 - the engine failed us: the validator's fault, never the agent's
             return SandboxResult("sandbox_failed", f"docker: {exc}", None, time.monotonic() - started,
                                  backend=self.name)
@@ -103,30 +104,3 @@ class DockerSandbox:
                     container.remove(force=True)
                 except Exception:  # noqa: BLE001 - reap() takes what is left
                     pass
-
-    def _result(self, out: str, err: str, code: int | None, started: float, timed_out: bool, oom: bool,
-                limit: int) -> SandboxResult:
-        elapsed = time.monotonic() - started
-        report = None
-        lines = out.strip().splitlines()
-        if lines:
-            try:
-                report = json.loads(lines[-1])
-            except ValueError:
-                report = None
-        if timed_out:
-            return SandboxResult("timeout", "the container outlived its deadline and was killed", code, elapsed,
-                                 timed_out=True, oom=oom, stderr=err[-limit:], backend=self.name)
-        if not isinstance(report, dict) or report.get("harness") != 1:
-            if oom:
-                return SandboxResult("killed", "agent killed: out of memory", code, elapsed, oom=True,
-                                     stderr=err[-limit:], backend=self.name)
-            return SandboxResult("sandbox_failed", f"the harness gave no report (exit {code}): {err[-500:]}", code,
-                                 elapsed, stderr=err[-limit:], backend=self.name)
-        status = report.get("status", "harness_fault")
-        if status in ("killed", "no_result") and oom:
-            status, report["error"] = "killed", "agent killed: out of memory"
-        return SandboxResult(status, report.get("error"), report.get("exit_code"), elapsed,
-                             timed_out=status == "timeout", oom=oom and status == "killed",
-                             stdout=report.get("stdout", ""), stderr=report.get("stderr", ""),
-                             returned=report.get("return"), backend=self.name)

@@ -21,7 +21,7 @@ import socket
 import time
 from pathlib import Path
 
-from sandbox.backends import HARNESS_DIR, SDK_DIR, SandboxResult, SandboxSpec
+from sandbox.backends import HARNESS_DIR, SDK_DIR, SandboxResult, SandboxSpec, result_from_report
 from sandbox.env import sandbox_python, state_dir
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -198,7 +198,9 @@ class ProcessSandbox:
                 timed_out = True
                 _killpg(proc.pid)
                 out, err = await proc.communicate()
-            return self._result(out, err, proc.returncode, started, timed_out, _oom(dirs), limits.output_bytes)
+            return result_from_report(out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace"),
+                                      proc.returncode, time.monotonic() - started, timed_out=timed_out,
+                                      oom=_oom(dirs), limit=limits.output_bytes, backend=self.name)
         except OSError as exc:
             return SandboxResult("sandbox_failed", f"could not start the sandbox: {exc}", None,
                                  time.monotonic() - started, backend=self.name)
@@ -209,34 +211,6 @@ class ProcessSandbox:
             if proc is not None:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
             _kill_cgroups(dirs)
-
-    def _result(self, out: bytes, err: bytes, code: int | None, started: float, timed_out: bool, oom: bool,
-                limit: int) -> SandboxResult:
-        elapsed = time.monotonic() - started
-        text = out.decode("utf-8", errors="replace").strip().splitlines()
-        report = None
-        if text:
-            try:
-                report = json.loads(text[-1])
-            except ValueError:
-                report = None
-        stderr = err.decode("utf-8", errors="replace")[-limit:]
-        if timed_out:
-            return SandboxResult("timeout", "the sandbox outlived its deadline and was killed", code, elapsed,
-                                 timed_out=True, oom=oom, stderr=stderr, backend=self.name)
-        if not isinstance(report, dict) or report.get("harness") != 1:
-            if oom:
-                return SandboxResult("killed", "out of memory", code, elapsed, oom=True, stderr=stderr,
-                                     backend=self.name)
-            return SandboxResult("sandbox_failed", f"the harness gave no report (exit {code}): {stderr[-500:]}",
-                                 code, elapsed, stderr=stderr, backend=self.name)
-        status = report.get("status", "harness_fault")
-        if status == "killed" and oom:
-            report["error"] = "agent killed: out of memory"
-        return SandboxResult(status, report.get("error"), report.get("exit_code"), elapsed,
-                             timed_out=status == "timeout", oom=oom and status in ("killed", "no_result"),
-                             stdout=report.get("stdout", ""), stderr=report.get("stderr", ""),
-                             returned=report.get("return"), backend=self.name)
 
 
 def _killpg(pid: int) -> None:
