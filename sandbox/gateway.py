@@ -299,6 +299,8 @@ class Gateway:
                                              headers={"Authorization": f"Bearer {key}"})
             except httpx.HTTPError as exc:
                 return refuse(502, f"upstream LLM unreachable ({type(exc).__name__})")
+            if len(resp.content) > handle.budgets.max_response_bytes:
+                return refuse(502, f"upstream answer over {handle.budgets.max_response_bytes} bytes; ask for less")
             try:
                 data = resp.json()
             except ValueError:

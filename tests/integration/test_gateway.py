@@ -127,3 +127,13 @@ def test_jsonl_recorder_and_socket_permissions(tiny_catalog, tmp_path):
     lines = (tmp_path / "log.jsonl").read_text().splitlines()
     assert len(lines) == 1 and '"web_search"' in lines[0]
     assert not server.socket_path.exists()
+
+
+def test_oversized_upstream_answer_is_refused(tiny_catalog, tmp_path):
+    with OpenAIServer(lambda body: "x " * 5000) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["test-model"]))
+        with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+            run = gw.open_run("big", Budgets(max_response_bytes=4096))
+            with client(gws.socket_path, run.token) as c:
+                reply = c.post("/v1/chat/completions", json={"model": "test-model", "messages": []})
+    assert reply.status_code == 502 and "over 4096 bytes" in reply.text
