@@ -27,6 +27,28 @@ from functools import lru_cache
 
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
+from arena.problems.english import (
+    SIZE_LETTERS,
+    capitalise,
+    fmt_number,
+    fmt_percent,
+    is_plural,
+    is_plural_word,
+    plural,
+    singular_word,
+    with_article,
+)
+from arena.problems.templates import (
+    FIND,
+    NUMBER_WORDS,
+    ORDINALS,
+    PRODUCT_TEMPLATES,
+    SHOP_CLOSINGS,
+    SHOP_INTROS,
+    VOUCHER_TEMPLATES,
+    WANT,
+    WEB_TEMPLATES,
+)
 
 # ------------------------------------------------------------------------------------------------------------ specs
 
@@ -66,115 +88,6 @@ class KnowledgeSpec:
 #: A constraint phrase: (preposition, body). Adjacent phrases whose preposition is "with" may be merged
 #: ("with free shipping and LazFlash deals"); an empty preposition means the body stands alone.
 Phrase = tuple[str, str]
-
-# --------------------------------------------------------------------------------------------------------- numbers
-
-
-def fmt_number(value: float) -> str:
-    """``430.0`` -> ``430``, ``225.15`` -> ``225.15``, ``2000.50`` -> ``2000.5``."""
-    if abs(value - round(value)) < 1e-9:
-        return str(int(round(value)))
-    return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
-def fmt_percent(fraction: float) -> str:
-    """``0.21`` -> ``21%``, ``0.215`` -> ``21.5%``."""
-    return fmt_number(round(fraction * 100, 2)) + "%"
-
-
-# ------------------------------------------------------------------------------------------------------ word forms
-
-_IRREGULAR_PLURALS = {
-    "knife": "knives", "leaf": "leaves", "shelf": "shelves", "life": "lives", "wife": "wives", "half": "halves",
-    "man": "men", "woman": "women", "child": "children", "foot": "feet", "tooth": "teeth", "mouse": "mice",
-    "person": "people", "series": "series", "species": "species", "sheep": "sheep", "fish": "fish",
-}
-_IRREGULAR_SINGULARS = {plural: single for single, plural in _IRREGULAR_PLURALS.items()}
-#: Nouns that end in "s" but are singular.
-_SINGULAR_S = frozenset({"lens", "canvas", "chassis", "atlas", "gas", "bias", "iris", "bus", "abacus", "cactus",
-                         "bonus", "campus", "citrus", "hummus", "octopus", "walrus", "series", "species", "mattress"})
-_SPLITTERS = (" of ", " for ", " with ", " in ", " to ")
-_SIZE_LETTERS = frozenset({"xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl", "5xl", "6xl"})
-
-
-def _is_plural_word(word: str) -> bool:
-    w = word.lower()
-    if w in _IRREGULAR_SINGULARS and w not in _IRREGULAR_PLURALS:
-        return True
-    if w in _SINGULAR_S or not w.endswith("s") or len(w) < 3:
-        return False
-    return not w.endswith(("ss", "us", "is", "ous"))
-
-
-def _plural_word(word: str) -> str:
-    w = word.lower()
-    if w in _IRREGULAR_PLURALS:
-        return _IRREGULAR_PLURALS[w]
-    if _is_plural_word(w) or not w[-1:].isalpha():
-        return word
-    if w.endswith(("s", "x", "z", "ch", "sh")):
-        return word + "es"
-    if w.endswith("y") and len(w) > 1 and w[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def _head_part(noun: str) -> tuple[str, str]:
-    """Split "case for iphone" into ("case", " for iphone"): the part whose last word takes the plural."""
-    cut = min((noun.find(s) for s in _SPLITTERS if s in noun), default=-1)
-    return (noun, "") if cut < 0 else (noun[:cut], noun[cut:])
-
-
-def is_plural(noun: str) -> bool:
-    head, _ = _head_part(noun)
-    words = head.split()
-    return bool(words) and _is_plural_word(words[-1])
-
-
-def plural(noun: str) -> str:
-    """``crash cymbal`` -> ``crash cymbals``, ``kitchen knife`` -> ``kitchen knives``, ``jeans`` -> ``jeans``."""
-    head, tail = _head_part(noun)
-    words = head.split()
-    if not words:
-        return noun
-    words[-1] = _plural_word(words[-1])
-    return " ".join(words) + tail
-
-
-def singular_word(word: str) -> str:
-    w = word.lower()
-    if w in _IRREGULAR_SINGULARS:
-        return _IRREGULAR_SINGULARS[w]
-    if not _is_plural_word(w):
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ches", "shes", "xes", "sses", "zes")):
-        return w[:-2]
-    return w[:-1]
-
-
-def article(phrase: str) -> str:
-    """The indefinite article for ``phrase``: "an" before a vowel sound, else "a" (a heuristic, good enough)."""
-    word = phrase.split()[0].lower() if phrase.split() else ""
-    digits = re.match(r"\d+", word)
-    if digits:
-        number = digits.group()
-        return "an" if number.startswith("8") or number in ("11", "18") else "a"
-    if word.startswith(("hour", "honest", "honor", "heir")):
-        return "an"
-    if word.startswith(("uni", "use", "usb", "usu", "ure", "uro", "eu", "one", "once", "ubi")):
-        return "a"
-    return "an" if word[:1] in "aeiou" and word[:1] else "a"
-
-
-def _with_article(phrase: str) -> str:
-    return f"{article(phrase)} {phrase}"
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
 
 def _humanise(key: str) -> str:
     return key.strip().lower().replace("_", " ").replace("-", " ")
@@ -299,7 +212,7 @@ def _attr_options(key: str, value: str, *, sku: bool = False) -> tuple[list[Phra
         opts = [("", f"made of {v}"), ("", f"crafted from {v}"), ("with", f"{v} material"), ("", f"material: {v}"),
                 ("", f"made from {v}")]
     elif k in _SIZE_KEYS:
-        shown = v.upper() if low in _SIZE_LETTERS else v
+        shown = v.upper() if low in SIZE_LETTERS else v
         if "size" in low:
             opts = [("", f"in {shown}"), ("", f"size: {shown}")]
         else:
@@ -322,18 +235,18 @@ def _attr_options(key: str, value: str, *, sku: bool = False) -> tuple[list[Phra
         opts = [("", f"crafted in {p}"), ("", f"handmade in {p}"), ("", f"craft origin: {p}")]
     elif k == "flavor" or k.endswith("_flavor"):
         opts = [("", f"in {v} flavor"), ("with", f"{v} flavor"), ("", f"{hk}: {v}"),
-                ("with", _with_article(f"{v} taste"))]
+                ("with", with_article(f"{v} taste"))]
     elif k == "scent":
-        opts = [("with", _with_article(f"{v} scent")), ("", f"in {v} scent"), ("", f"scent: {v}")]
+        opts = [("with", with_article(f"{v} scent")), ("", f"in {v} scent"), ("", f"scent: {v}")]
     elif k == "pattern":
-        opts = [("with", _with_article(f"{v} pattern")), ("", f"in {_with_article(v + ' pattern')}"),
+        opts = [("with", with_article(f"{v} pattern")), ("", f"in {with_article(v + ' pattern')}"),
                 ("", f"pattern: {v}")]
     elif k == "style":
         if low.endswith("style"):
             opts = [("", f"in {v}"), ("", f"style: {v}")]
         else:
-            opts = [("", f"in {_with_article(v + ' style')}"), ("", f"style: {v}"),
-                    ("with", _with_article(f"{v} look"))]
+            opts = [("", f"in {with_article(v + ' style')}"), ("", f"style: {v}"),
+                    ("with", with_article(f"{v} look"))]
     elif k == "occasion":
         opts = [("", f"for {v} occasions"), ("", f"suitable for {v} wear"), ("", f"occasion: {v}")]
     elif k == "sport" or k.endswith("_sport"):
@@ -350,7 +263,7 @@ def _attr_options(key: str, value: str, *, sku: bool = False) -> tuple[list[Phra
         if "warranty" in low:
             opts = [("with", v), ("", f"warranty: {v}"), ("", f"that comes with {v}")]
         else:
-            opts = [("", f"warranty: {v}"), ("with", _with_article(f"{v} warranty"))]
+            opts = [("", f"warranty: {v}"), ("with", with_article(f"{v} warranty"))]
     elif k == "condition":
         opts = [("", f"in {v} condition"), ("", f"condition: {v}")]
     elif k == "language":
@@ -362,11 +275,11 @@ def _attr_options(key: str, value: str, *, sku: bool = False) -> tuple[list[Phra
     elif low[:1].isdigit() and _self_descriptive(hk, v):  # "61 keys" for synth_keys
         opts = [("with", v), ("", f"{hk}: {v}")]
     elif low[:1].isdigit():
-        opts = [("with", _with_article(f"{v} {hk}")), ("", f"{hk}: {v}"), ("with", f"{hk} of {v}")]
+        opts = [("with", with_article(f"{v} {hk}")), ("", f"{hk}: {v}"), ("with", f"{hk} of {v}")]
     elif _self_descriptive(hk, v):  # "short sleeve" for sleeve_length, "dishwasher safe" for dishwasher_safe
-        opts = [("", f"{hk}: {v}"), ("with", _with_article(f"{v} design"))]
+        opts = [("", f"{hk}: {v}"), ("with", with_article(f"{v} design"))]
     else:
-        opts = [("", f"{hk}: {v}"), ("with", f"{v} as the {hk}"), ("with", _with_article(f"{v} {hk}"))]
+        opts = [("", f"{hk}: {v}"), ("with", f"{v} as the {hk}"), ("with", with_article(f"{v} {hk}"))]
     if sku:
         opts.append(("", f"in the {v} variant"))
     return opts, [("", f"in the {v} variant"), ("with", f"the {v} option")]
@@ -454,7 +367,7 @@ def _leaf_singular(leaf: str) -> str | None:
     if not low or re.search(r"[&,/]| and ", low):
         return None
     words = low.split()
-    if not _is_plural_word(words[-1]):
+    if not is_plural_word(words[-1]):
         return None
     words[-1] = singular_word(words[-1])
     return " ".join(words)
@@ -529,7 +442,7 @@ def _noun_phrase(noun: str, pre: list[str], *, plural_form: bool) -> str:
     if plural_form:
         return " ".join(pre + [plural(noun)])
     base = " ".join(pre + [noun])
-    return base if is_plural(noun) else _with_article(base)
+    return base if is_plural(noun) else with_article(base)
 
 
 def _build_item(item: ItemSpec, rng: Rng, *, plural_ok: bool) -> _Item:
@@ -549,154 +462,18 @@ def _build_item(item: ItemSpec, rng: Rng, *, plural_ok: bool) -> _Item:
     return _Item(head, lead, phrases)
 
 
-# ------------------------------------------------------------------------------------------------------ templates
-
-_FIND = ("find", "look up", "track down", "locate", "search for")
-_WANT = ("need", "want", "would like")
-
-#: (template, needs details). Slots: {item} the whole item, {head}/{details} for the split templates,
-#: {find} and {want} synonyms.
-_PRODUCT_TEMPLATES: tuple[tuple[str, bool], ...] = (
-    ("Looking for {item}.", False),
-    ("I'm looking for {item}.", False),
-    ("Show me {item}.", False),
-    ("Find me {item}.", False),
-    ("Can you {find} {item}?", False),
-    ("Help me pick {item}.", False),
-    ("I {want} {item}.", False),
-    ("I want to buy {item}.", False),
-    ("Could you help me {find} {item}?", False),
-    ("Please recommend {item}.", False),
-    ("Search for {item}, please.", False),
-    ("I'm shopping for {item}.", False),
-    ("Do you have {item}?", False),
-    ("I'd like to order {item}.", False),
-    ("Any good options for {item}?", False),
-    ("Where can I get {item}?", False),
-    ("I'm in the market for {item}.", False),
-    ("Get me {item}.", False),
-    ("I'm hunting for {item}.", False),
-    ("Help me {find} {item}.", False),
-    ("Can you show me {item}?", False),
-    ("I'd love to get {item}.", False),
-    ("Searching for {item}.", False),
-    ("What are my options for {item}?", False),
-    ("I need {head}. Requirements: {details}.", True),
-    ("Find {head} for me. Must-haves: {details}.", True),
-    ("Looking to buy {head}. Specs: {details}.", True),
-    ("Please {find} {head} with these requirements: {details}.", True),
-)
-
-_SHOP_INTROS: tuple[str, ...] = (
-    "Find shops offering these {n} products:",
-    "Find a shop that sells all of the following:",
-    "I want to buy {n} items from a single shop:",
-    "Looking for one store that carries these {n} products:",
-    "Help me find a shop selling the following {n} items:",
-    "Which shop offers all of these?",
-    "Can you find a seller that has everything on this list?",
-    "I'd like to get these {n} things from the same shop:",
-    "Show me shops that stock these {n} products:",
-    "Search for a store offering each of the following:",
-    "I need a shop with all {n} of these products in its catalog:",
-    "Please find a single seller for these {n} items:",
-    "Is there a shop that sells all of the following?",
-    "I'm looking for a shop that carries these {n} items:",
-    "Find me one store where I can buy all {n} of these:",
-    "Look for shops that have these {n} products:",
-    "To save on shipping, I want a shop that sells every item below:",
-    "Help me pick a shop that offers the following {n} products:",
-    "Could you find a store with these {n} items?",
-    "Which seller has all of these {n} products?",
-    "I want one shop for my whole order of {n} items:",
-    "Find stores that carry the following:",
-)
-
-#: The closing sentence of every shop query (each means "the shop should sell all these products").
-SHOP_CLOSINGS: tuple[str, ...] = (
-    "The shop should sell all these products.",
-    "The same shop must sell all of them.",
-    "All of these items should come from one shop.",
-    "One shop has to carry every item on this list.",
-    "Every product must be available from the same seller.",
-    "They all need to be sold by a single shop.",
-)
-
-ORDINALS = ("First", "Second", "Third", "Fourth")
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four")
-
-#: (template, minimum number of items). Slots: {items} all items joined, or {first} and {rest}.
-_VOUCHER_TEMPLATES: tuple[tuple[str, int], ...] = (
-    ("I'm looking for {items}.", 1),
-    ("Looking for {items}.", 1),
-    ("I need {items}.", 1),
-    ("Help me buy {items}.", 1),
-    ("I want to purchase {items}.", 1),
-    ("Can you find {items}?", 1),
-    ("Show me {items}.", 1),
-    ("I'd like to get {items}.", 1),
-    ("My shopping list: {items}.", 1),
-    ("I plan to buy {items}.", 1),
-    ("Help me pick {items}.", 1),
-    ("Find me {items}.", 1),
-    ("I'm shopping for {items}.", 1),
-    ("Could you help me put together an order with {items}?", 1),
-    ("I want to order {items} together.", 2),
-    ("Please help me get {items}.", 1),
-    ("I'm after {items}.", 1),
-    ("Search for {items}.", 1),
-    ("I'd like to check out with {items}.", 1),
-    ("Build me a cart with {items}.", 1),
-    ("I'm looking for {first}. Also, I need {rest}.", 2),
-    ("First I need {first}. Then I also want {rest}.", 2),
-    ("Find {first}. I also want {rest}.", 2),
-)
-
-_WEB_TEMPLATES: tuple[str, ...] = (
-    "{q} I'd like to buy {item}.",
-    "{q} Find me {item}.",
-    "{q} Then help me find {item}.",
-    "{q} Once you know, show me {item}.",
-    "{q} I want to purchase {item}.",
-    "{q} Please look for {item}.",
-    "{q} Can you find {item}?",
-    "{q} After that, search for {item}.",
-    "{q} I'm looking for {item}.",
-    "{q} Help me pick {item}.",
-    "{q} I need {item}.",
-    "{q} Based on the answer, recommend {item}.",
-    "{q} Find out, then get me {item}.",
-    "{q} I would like to purchase {item}.",
-    "{q} Show me {item}, please.",
-    "{q} Knowing that, I want {item}.",
-    "{q} Use the answer to find {item}.",
-    "{q} I'm shopping for {item}.",
-    "{q} Could you locate {item}?",
-    "{q} My plan is to buy {item}.",
-    "{q} Look it up and find me {item}.",
-    "{q} Then I'd like to order {item}.",
-    "Quick question first: {q} Then find me {item}.",
-)
-
-TEMPLATE_COUNTS: dict[str, int] = {
-    "product": len(_PRODUCT_TEMPLATES),
-    "shop": len(_SHOP_INTROS),
-    "voucher": len(_VOUCHER_TEMPLATES),
-    "web": len(_WEB_TEMPLATES),
-}
-
 # ---------------------------------------------------------------------------------------------------- task queries
 
 
 def render_product_query(item: ItemSpec, rng: Rng) -> str:
     """One product: "Show me Toyota back door buffer pads with LazFlash deals, priced from 101 to 430 PHP."."""
     built = _build_item(item, rng, plural_ok=True)
-    usable = [t for t, split in _PRODUCT_TEMPLATES if not split or built.rest or built.lead]
+    usable = [t for t, split in PRODUCT_TEMPLATES if not split or built.rest or built.lead]
     template = rng.pick(usable)
     inline = built.inline(rng) if "{item}" in template else ""
     text = template.format(item=inline, head=built.head, details=built.listed(),
-                           find=rng.pick(_FIND), want=rng.pick(_WANT))
-    return _cap(text)
+                           find=rng.pick(FIND), want=rng.pick(WANT))
+    return capitalise(text)
 
 
 def render_shop_query(items: list[ItemSpec], rng: Rng) -> str:
@@ -704,12 +481,12 @@ def render_shop_query(items: list[ItemSpec], rng: Rng) -> str:
     if not 2 <= len(items) <= 4:
         raise ValueError(f"a shop query lists 2-4 items, got {len(items)}")
     texts = [_build_item(it, rng, plural_ok=False).inline(rng) for it in items]
-    intro = rng.pick(_SHOP_INTROS).format(n=_NUMBER_WORDS[len(items)])
+    intro = rng.pick(SHOP_INTROS).format(n=NUMBER_WORDS[len(items)])
     style = rng.below(4)
     if style == 0:
         body = "; ".join(f"({i + 1}) {t}" for i, t in enumerate(texts)) + "."
     elif style == 1:
-        body = " ".join(f"({i + 1}) {_cap(t)}." for i, t in enumerate(texts))
+        body = " ".join(f"({i + 1}) {capitalise(t)}." for i, t in enumerate(texts))
     elif style == 2:
         body = " ".join(f"{ORDINALS[i]}, {t}." for i, t in enumerate(texts))
     else:
@@ -759,12 +536,12 @@ def render_voucher_query(items: list[ItemSpec], voucher: VoucherSpec, rng: Rng) 
         raise ValueError(f"a voucher query lists 1-4 items, got {len(items)}")
     block = voucher_block(voucher)
     texts = [_build_item(it, rng, plural_ok=False).inline(rng) for it in items]
-    template = rng.pick([t for t, least in _VOUCHER_TEMPLATES if len(items) >= least])
+    template = rng.pick([t for t, least in VOUCHER_TEMPLATES if len(items) >= least])
     if "{items}" in template:
         text = template.format(items=_join_items(texts, rng))
     else:
         text = template.format(first=texts[0], rest=_join_items(texts[1:], rng))
-    return _cap(text) + block
+    return capitalise(text) + block
 
 
 _ANAPHORS: dict[str, tuple[str, ...]] = {
@@ -838,7 +615,7 @@ def render_web_query(item: ItemSpec, knowledge: KnowledgeSpec, rng: Rng, answer:
         lead.append(("", rng.pick(anaphors)))
     built = _Item(head, lead, phrases)
     question = knowledge.question.strip()
-    return rng.pick(_WEB_TEMPLATES).format(q=question, item=built.inline(rng))
+    return rng.pick(WEB_TEMPLATES).format(q=question, item=built.inline(rng))
 
 
 # ---------------------------------------------------------------------------------------------- knowledge questions
