@@ -51,12 +51,15 @@ TOY = ItemSpec(noun="plush toy", category="Toys & Games > Stuffed Toys > Plush T
 BARE = ItemSpec(noun="ceramic vase", category="Home & Living > Decor > Vases")
 SPECS = (CYMBAL, SHIRT, DRUMS, TOY, BARE)
 
+
 def _values(item: ItemSpec) -> list[str]:
     values = [v for _, v in item.attributes] + [v for _, v in item.sku]
     return values + ([item.brand] if item.brand else [])
 
+
 def _number_in(text: str, value: float) -> bool:
     return re.search(r"(?<![\d.])" + re.escape(fmt_number(value)) + r"(?![\d])", text) is not None
+
 
 def assert_states(text: str, item: ItemSpec, skip_values: tuple[str, ...] = ()) -> None:
     low = text.lower()
@@ -72,12 +75,15 @@ def assert_states(text: str, item: ItemSpec, skip_values: tuple[str, ...] = ()) 
                 assert _number_in(text, bound), (bound, text)
                 assert not re.search(re.escape(fmt_number(bound)) + r"\.0(?!\d)", text), (bound, text)
 
+
 def assert_no_sentinel(text: str) -> None:
     low = text.lower()
     for word in SENTINEL_WORDS:
         assert word not in low, (word, text)
 
+
 # ------------------------------------------------------------------------------------------------------- product
+
 
 def test_product_query_states_every_constraint_and_no_title() -> None:
     for i in SEEDS:
@@ -87,6 +93,7 @@ def test_product_query_states_every_constraint_and_no_title() -> None:
             assert_no_sentinel(q)
             assert q[0].isupper() and q[-1] in ".?", q
             assert "  " not in q and " ," not in q, q
+
 
 def test_product_query_over_the_whole_taxonomy() -> None:
     services = tuple(SERVICE_MARKERS)
@@ -99,6 +106,7 @@ def test_product_query_over_the_whole_taxonomy() -> None:
         q = render_product_query(spec, Rng("leaf", i))
         assert_states(q, spec)
 
+
 def test_integer_bounds_print_without_decimals() -> None:
     assert fmt_number(430.0) == "430" and fmt_number(2000.5) == "2000.5" and fmt_number(225.15) == "225.15"
     assert fmt_percent(0.21) == "21%" and fmt_percent(0.29) == "29%" and fmt_percent(0.215) == "21.5%"
@@ -108,6 +116,7 @@ def test_integer_bounds_print_without_decimals() -> None:
         q = render_product_query(spec, Rng("t", i))
         assert "500" in q and "500.0" not in q
 
+
 def test_plural_forms() -> None:
     assert plural("crash cymbal") == "crash cymbals"
     assert plural("kitchen knife") == "kitchen knives"
@@ -115,6 +124,7 @@ def test_plural_forms() -> None:
     assert plural("glass") == "glasses"
     assert plural("case for iphone") == "cases for iphone"
     assert plural("battery") == "batteries"
+
 
 def test_unknown_service_or_price_mode_is_refused() -> None:
     with pytest.raises(ValueError):
@@ -124,9 +134,11 @@ def test_unknown_service_or_price_mode_is_refused() -> None:
     with pytest.raises(ValueError):
         render_product_query(ItemSpec(noun="lamp", category="A > B > C", price=("between", 9, 2)), Rng("x"))
 
+
 # ---------------------------------------------------------------------------------------------------------- shop
 
 _MARKER = re.compile(r"\((\d)\) |\b(First|Second|second|Third|third|Fourth|fourth), ")
+
 
 def test_shop_query_numbers_items_and_closes() -> None:
     for i in SEEDS:
@@ -146,11 +158,13 @@ def test_shop_query_numbers_items_and_closes() -> None:
             assert_states(q[marks[k].end(): end], item)
         assert_no_sentinel(q)
 
+
 def test_shop_query_needs_two_to_four_items() -> None:
     with pytest.raises(ValueError):
         render_shop_query([CYMBAL], Rng("x"))
     with pytest.raises(ValueError):
         render_shop_query([CYMBAL] * 5, Rng("x"))
+
 
 # ------------------------------------------------------------------------------------------------------- voucher
 
@@ -171,6 +185,7 @@ VOUCHERS = (
     (VoucherSpec("platform", 291, "percentage", None, 0.32, None, 528.5),
      ("528.5", "The voucher applies to all products.", "291", None, "32", None)),
 )
+
 
 def test_voucher_block_is_exact_and_last() -> None:
     exact = ("\n\nMy budget is only `425`, but I have a voucher with the following rules:\n"
@@ -193,6 +208,7 @@ def test_voucher_block_is_exact_and_last() -> None:
             assert_states(request, item)
         assert_no_sentinel(q)
 
+
 def test_voucher_query_refuses_bad_specs() -> None:
     with pytest.raises(ValueError):
         render_voucher_query([], VOUCHERS[0][0], Rng("x"))
@@ -203,11 +219,14 @@ def test_voucher_query_refuses_bad_specs() -> None:
     with pytest.raises(ValueError):
         render_voucher_query([CYMBAL], VoucherSpec("shop", 1, "percentage", None, None, None, 9), Rng("x"))
 
+
 # ----------------------------------------------------------------------------------------------------------- web
+
 
 def _knowledge(entity: str, entity_type: str, relation: str, key: str, i: int) -> KnowledgeSpec:
     question = knowledge_question(entity, entity_type, relation, key, Rng("q", i))
     return KnowledgeSpec(question=question, entity=entity, relation=relation, attribute_key=key)
+
 
 VIOLIN = ItemSpec(noun="violin", category="Musical Instruments > Guitars & Strings > Violins",
                   sku=(("violin_size", "3/4"),), services=("COD",), price=("less than", None, 8000))
@@ -229,6 +248,7 @@ WEB_CASES = (
      "Marisca", "place", "is known for crafts made of", "material", "abaca", "abaca"),
 )
 
+
 def test_web_query_never_names_the_answer() -> None:
     for i in SEEDS:
         item, entity, etype, relation, key, given, answer = WEB_CASES[i % len(WEB_CASES)]
@@ -238,6 +258,7 @@ def test_web_query_never_names_the_answer() -> None:
         assert not mentions(q, answer), (answer, q)
         assert_states(q, item, skip_values=(answer,))
         assert_no_sentinel(q)
+
 
 def test_web_query_without_a_known_answer_avoids_every_possible_value() -> None:
     sports = {v for leaf in gen.leaves() for v in leaf.schema.get("sport", ())}
@@ -252,6 +273,7 @@ def test_web_query_without_a_known_answer_avoids_every_possible_value() -> None:
             ask = q.removeprefix("Quick question first: ")[len("Which one is it?"):]
             assert not any(mentions(ask, v) for v in values), (noun, q)
 
+
 def test_web_query_refuses_to_leak() -> None:
     knowledge = _knowledge("Tanaw Bay Rovers", "team", "wears the home color", "color_family", 0)
     leaky = ItemSpec(noun="jersey", category="Sports & Outdoors > Team Sports > Jerseys",
@@ -262,6 +284,7 @@ def test_web_query_refuses_to_leak() -> None:
                             relation="wears the home color", attribute_key="color_family")
     with pytest.raises(ValueError):
         render_web_query(JERSEY, telling, Rng("x"))
+
 
 def test_knowledge_questions() -> None:
     cases = [("Ilsa Marrow", "musician", "plays", "instrument"), ("Ana Cruz", "athlete", "competes in", "sport"),
@@ -279,7 +302,9 @@ def test_knowledge_questions() -> None:
     assert knowledge_question("Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1)) == \
         knowledge_question("Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1))
 
+
 # ------------------------------------------------------------------------------------- determinism and variety
+
 
 def _all_tasks(rng_parts: tuple[object, ...]) -> list[str]:
     knowledge = _knowledge("Tanaw Bay Rovers", "team", "wears the home color", "color_family", 3)
@@ -287,10 +312,12 @@ def _all_tasks(rng_parts: tuple[object, ...]) -> list[str]:
             render_voucher_query([SHIRT, DRUMS], VOUCHERS[1][0], Rng(*rng_parts)),
             render_web_query(JERSEY, knowledge, Rng(*rng_parts))]
 
+
 def test_deterministic() -> None:
     for i in range(30):
         assert _all_tasks(("d", i)) == _all_tasks(("d", i))
     assert _all_tasks(("d", 1)) != _all_tasks(("d", 2))
+
 
 def test_template_counts_and_variety() -> None:
     assert set(TEMPLATE_COUNTS) == {"product", "shop", "voucher", "web"}
