@@ -46,12 +46,14 @@ class DockerSandbox:
                                     "`python -m sandbox.image.build`") from None
         self.image = image
 
-    def reap(self) -> int:
-        """Remove every container a previous run of the node left behind; returns how many."""
+    def reap(self, run_ids: set[str] | None = None) -> int:
+        """Remove the containers a previous run of the node left behind (all of them, or only these runs'); call it
+        when the node starts, before any run of its own. Returns how many were removed."""
         count = 0
         for container in self.client.containers.list(all=True, filters={"label": LABEL}):
-            container.remove(force=True)
-            count += 1
+            if run_ids is None or container.labels.get(LABEL) in run_ids:
+                container.remove(force=True)
+                count += 1
         return count
 
     async def run(self, spec: SandboxSpec) -> SandboxResult:

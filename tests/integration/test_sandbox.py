@@ -29,9 +29,7 @@ def docker_sandbox():
     from sandbox.image.build import build_image
 
     build_image(log=lambda message: None)
-    sandbox = DockerSandbox()
-    sandbox.reap()
-    return sandbox
+    return DockerSandbox()
 
 
 @pytest.fixture(scope="module", params=["process", "docker"])
@@ -166,6 +164,7 @@ def test_memory_bomb_is_killed(node):
 
 
 def test_fork_bomb_is_contained_and_no_process_survives(node):
+    tag = f"61.{os.getpid()}"  # unique to this test process: other workers run their own bombs
     outcome = run_agent(node, """
         import os
         def agent_main(problem):
@@ -173,29 +172,30 @@ def test_fork_bomb_is_contained_and_no_process_survives(node):
             try:
                 for _ in range(10000):
                     if os.fork() == 0:
-                        os.execv("/bin/sleep", ["sleep", "61.0417"])  # a tag to find survivors by
+                        os.execv("/bin/sleep", ["sleep", "TAG"])  # a tag to find survivors by
                     n += 1
             except OSError:
                 pass
             return {"forked": n}
-    """, "forks", limits=Limits(wall_seconds=20, pids=64))
+    """.replace("TAG", tag), "forks", limits=Limits(wall_seconds=20, pids=64))
     assert outcome.result.status == "ok" and outcome.result.returned["forked"] < 64
-    assert _survivors("61.0417") == []
+    assert _survivors(tag) == []
 
 
 def test_daemon_does_not_outlive_the_run(node):
+    tag = f"601.{os.getpid()}"
     outcome = run_agent(node, """
         import os
         def agent_main(problem):
             if os.fork() == 0:
                 os.setsid()
                 if os.fork() == 0:
-                    os.execv("/bin/sleep", ["sleep", "601.0419"])
+                    os.execv("/bin/sleep", ["sleep", "TAG"])
                 os._exit(0)
             return {"spawned": True}
-    """, "daemon")
+    """.replace("TAG", tag), "daemon")
     assert outcome.result.status == "ok"
-    assert _survivors("601.0419") == []
+    assert _survivors(tag) == []
 
 
 def test_disk_fill_and_output_flood_are_bounded(node):
@@ -265,3 +265,13 @@ def _survivors(tag: str) -> list[str]:
     proc = subprocess.run(["ps", "-o", "pid=,args=", "-u", "65534"], capture_output=True, text=True)
     return [line for line in proc.stdout.splitlines() if tag in line and "defunct" not in line]
 
+
+
+def test_docker_reaps_orphaned_containers(docker_sandbox):
+    from sandbox.backends.docker import LABEL
+
+    run_id = f"orphan-{os.getpid()}"
+    docker_sandbox.client.containers.create(docker_sandbox.image, command=["sleep", "600"], labels={LABEL: run_id},
+                                            network_mode="none")
+    assert docker_sandbox.reap({run_id}) == 1
+    assert not docker_sandbox.client.containers.list(all=True, filters={"label": f"{LABEL}={run_id}"})
