@@ -78,15 +78,21 @@ def main() -> None:
     budgets = Budgets(tool_calls=100_000, requests_per_second=100_000, burst=100_000)
     with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
         probe = agent(work, "probe", PROBE.format(calls=20))
-        starts, laps = [], []
-        for i in range(args.runs):
-            t0 = time.time()
-            outcome = asyncio.run(run_one(gateway, sandbox, probe, work / "gw", problem, budgets=budgets,
-                                          run_id=f"probe{i}"))
-            if outcome.result.status != "ok":
-                raise SystemExit(f"probe failed: {outcome.result.status} {outcome.result.error}")
-            starts.append((outcome.result.returned["entered"] - t0) * 1000)
-            laps += outcome.result.returned["laps"]
+
+        def probe_runs(backend, runs: int, prefix: str) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+            """Start-to-agent_main times (ms) and in-sandbox tool round trips (ms) over ``runs`` probe runs."""
+            starts, laps = [], []
+            for i in range(runs):
+                t0 = time.time()
+                outcome = asyncio.run(run_one(gateway, backend, probe, work / "gw", problem, budgets=budgets,
+                                              run_id=f"{prefix}{i}"))
+                if outcome.result.status != "ok":
+                    raise SystemExit(f"{prefix} failed: {outcome.result.status} {outcome.result.error}")
+                starts.append((outcome.result.returned["entered"] - t0) * 1000)
+                laps += outcome.result.returned["laps"]
+            return starts, laps
+
+        starts, laps = probe_runs(sandbox, args.runs, "probe")
         print(f"process (bwrap): start to agent_main p50 {statistics.median(starts):.0f} ms, "
               f"p95 {pct(starts, 0.95):.0f} ms over {args.runs} runs")
         print(f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
@@ -123,15 +129,7 @@ def main() -> None:
         from sandbox.image.build import build_image
 
         build_image(log=lambda m: None)
-        docker_sandbox = DockerSandbox()
-        starts = []
-        for i in range(max(5, args.runs // 2)):
-            t0 = time.time()
-            outcome = asyncio.run(run_one(gateway, docker_sandbox, probe, work / "gw", problem, budgets=budgets,
-                                          run_id=f"dprobe{i}"))
-            if outcome.result.status != "ok":
-                raise SystemExit(f"docker probe failed: {outcome.result.status} {outcome.result.error}")
-            starts.append((outcome.result.returned["entered"] - t0) * 1000)
+        starts, _ = probe_runs(DockerSandbox(), max(5, args.runs // 2), "docker-probe")
         print(f"docker: start to agent_main p50 {statistics.median(starts):.0f} ms, p95 {pct(starts, 0.95):.0f} ms "
               f"over {len(starts)} runs")
 
