@@ -1,0 +1,165 @@
+"""Race results -> weight vector ``{uid: weight}``: pure and deterministic.
+
+Eligible miners are those in the metagraph with a score above 0, ranked by score (descending), then commitment block
+(earliest first), then hotkey. A policy gives each rank a share; whatever it does not give goes to ``burn_uid``.
+Shares are computed with exact fractions (every float is read as its shortest decimal ``repr``) and rounded to
+floats once at the end, so identical inputs give byte-identical vectors in any order on every validator.
+
+- ``top_heavy``: rank 1 gets ``top_share``; ranks 2..``tail_k`` split ``tail_share`` with a linear taper (rank r
+  weighs ``tail_k - r + 1``); shares of ranks nobody holds are burnt.
+- ``winner_take_all``: rank 1 gets ``1 - burn_share``.
+- ``proportional``: ``1 - burn_share`` split in proportion to score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
+def _exact(value: float) -> Fraction:
+    """The decimal a float was written as (``0.3`` -> 3/10), so shares add up the way people wrote them."""
+    return Fraction(repr(float(value)))
+
+
+class MinerResult(BaseModel):
+    """One miner's race score and the chain block of its submission's commitment."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hotkey: str = Field(min_length=1)
+    score: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+    commitment_block: int = Field(ge=0)
+
+
+class _Policy(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    burn_uid: int = Field(default=0, ge=0, le=65535)
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        """Each rank's share, given the ranked eligible scores (all > 0). The rest is burnt."""
+        raise NotImplementedError
+
+
+class TopHeavy(_Policy):
+    """Rank 1 gets ``top_share``; ranks 2..``tail_k`` split ``tail_share``, tapering linearly; the rest is burnt."""
+
+    name: Literal["top_heavy"] = "top_heavy"
+    top_share: Share = 0.5
+    tail_share: Share = 0.3
+    tail_k: int = Field(default=5, ge=1, le=65536)
+
+    @model_validator(mode="after")
+    def _fits(self) -> TopHeavy:
+        if _exact(self.top_share) + _exact(self.tail_share) > 1:
+            raise ValueError(f"top_share + tail_share must be at most 1 (got {self.top_share} + {self.tail_share})")
+        return self
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        if not scores:
+            return []
+        k = self.tail_k
+        out = [_exact(self.top_share)]
+        if k > 1:
+            # ranks 2..k weigh k-1, k-2, ..., 1; the weights sum to k(k-1)/2
+            unit = _exact(self.tail_share) / Fraction(k * (k - 1), 2)
+            out += [unit * (k - rank + 1) for rank in range(2, min(len(scores), k) + 1)]
+        return out + [Fraction(0)] * (len(scores) - len(out))
+
+
+class WinnerTakeAll(_Policy):
+    """Rank 1 gets ``1 - burn_share``; the burn uid gets ``burn_share``."""
+
+    name: Literal["winner_take_all"] = "winner_take_all"
+    burn_share: Share = 0.0
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        if not scores:
+            return []
+        return [1 - _exact(self.burn_share)] + [Fraction(0)] * (len(scores) - 1)
+
+
+class Proportional(_Policy):
+    """``1 - burn_share`` split in proportion to score; the burn uid gets ``burn_share``."""
+
+    name: Literal["proportional"] = "proportional"
+    burn_share: Share = 0.0
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        total = sum(scores, Fraction(0))
+        if not total:
+            return [Fraction(0)] * len(scores)
+        pool = 1 - _exact(self.burn_share)
+        return [pool * score / total for score in scores]
+
+
+WeightPolicy = Annotated[TopHeavy | WinnerTakeAll | Proportional, Field(discriminator="name")]
+"""A weight policy, told apart by ``name``; a settings field can be typed with it directly."""
+
+POLICIES: dict[str, type[TopHeavy | WinnerTakeAll | Proportional]] = {
+    "top_heavy": TopHeavy,
+    "winner_take_all": WinnerTakeAll,
+    "proportional": Proportional,
+}
+
+_ADAPTER: TypeAdapter[TopHeavy | WinnerTakeAll | Proportional] = TypeAdapter(WeightPolicy)
+
+
+def parse_policy(name: str, **params: Any) -> TopHeavy | WinnerTakeAll | Proportional:
+    """Build a policy from its name and parameters; raises ``ValueError`` with one readable line if either is bad."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown weight policy {name!r}; choose one of: {', '.join(sorted(POLICIES))}")
+    try:
+        return _ADAPTER.validate_python({**params, "name": name})
+    except ValidationError as exc:
+        problems = "; ".join(
+            (f"{'.'.join(str(p) for p in err['loc'][1:])}: " if len(err["loc"]) > 1 else "")
+            + (err["msg"].removeprefix("Value error, ") if err["type"] != "extra_forbidden" else "unknown parameter")
+            for err in exc.errors()
+        )
+        raise ValueError(f"invalid weight policy {name!r}: {problems}") from None
+
+
+def _key(result: MinerResult) -> tuple[Fraction, int, str]:
+    return -_exact(result.score), result.commitment_block, result.hotkey
+
+
+def ranking(results: Sequence[MinerResult], uids: Mapping[str, int]) -> list[MinerResult]:
+    """The eligible miners (in the metagraph, score above 0), best first; ties go to the earlier commitment, then
+    the smaller hotkey. Raises ``ValueError`` if a hotkey appears twice."""
+    seen: set[str] = set()
+    for result in results:
+        if result.hotkey in seen:
+            raise ValueError(f"hotkey {result.hotkey!r} has more than one race result")
+        seen.add(result.hotkey)
+    return sorted((r for r in results if r.hotkey in uids and r.score > 0), key=_key)
+
+
+def compute_weights(
+    results: Sequence[MinerResult], uids: Mapping[str, int], policy: TopHeavy | WinnerTakeAll | Proportional
+) -> dict[int, float]:
+    """The weight vector: uid -> weight, sorted by uid, zeros left out, summing to 1. With nobody eligible the burn
+    uid gets everything; a burn uid that is also a miner's uid gets both."""
+    ranked = ranking(results, uids)
+    shares = policy.shares([_exact(r.score) for r in ranked])
+    exact: dict[int, Fraction] = {}
+    for result, share in zip(ranked, shares, strict=True):
+        if share < 0:
+            raise AssertionError(f"policy {policy.name} gave a negative share")
+        uid = uids[result.hotkey]
+        if isinstance(uid, bool) or not isinstance(uid, int) or not 0 <= uid <= 65535:
+            raise ValueError(f"uid of hotkey {result.hotkey!r} must be an int in 0..65535, got {uid!r}")
+        exact[uid] = exact.get(uid, Fraction(0)) + share
+    burn = 1 - sum(exact.values(), Fraction(0))
+    if burn < 0:
+        raise AssertionError(f"policy {policy.name} gave away more than everything")
+    exact[policy.burn_uid] = exact.get(policy.burn_uid, Fraction(0)) + burn
+    # a share too small for a float (it rounds to 0.0) is left out like any other zero
+    rounded = ((uid, float(weight)) for uid, weight in sorted(exact.items()))
+    return {uid: weight for uid, weight in rounded if weight > 0}

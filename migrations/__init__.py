@@ -1,0 +1,1 @@
+"""Alembic migrations of the validator store (`arena-validator db upgrade|downgrade`)."""

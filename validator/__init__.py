@@ -1,0 +1,1 @@
+"""The validator node: settings, store, chain, submissions, races, scheduler, API."""

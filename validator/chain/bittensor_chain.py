@@ -1,0 +1,402 @@
+"""`BittensorChain`: the chain port over the bittensor 11.x SDK, in its blocking mode.
+
+Nothing connects at construction: the SDK client (`bittensor.SyncClient`, which runs the async client on a private
+loop thread) is built and connected on the first call. Every SDK or transport failure leaves this module as one
+`ChainError` with a stable code and a single message naming what was tried.
+
+What the SDK does for us, and this module relies on:
+- `SetWeights` preflights registration (`Uids`) and the rate limit (`WeightsSetRateLimit` against `LastUpdate[uid]`),
+  conforms the vector (`clip_to_max_weight` under `MaxWeightsLimit`, `normalize` to u16, `MinAllowedWeights`) and
+  sends `SubtensorModule.set_mechanism_weights`, or `SubtensorModule.commit_timelocked_mechanism_weights` when
+  `CommitRevealWeightsEnabled` is on (the chain reveals at the drand round the SDK returns as `reveal_round`).
+- `submit_call(..., signer="hotkey")` signs a raw call with the wallet's hotkey (read unencrypted, never prompting).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import bittensor as bt
+from bittensor.intents.weights import clip_to_max_weight, normalize
+from bittensor.sp_core import KeyfileError
+from bittensor.settings import default_archive_endpoints, default_fallback_endpoints, resolve_endpoint
+
+from validator.chain.port import (
+    MAX_COMMITMENT_BYTES,
+    Axon,
+    ChainError,
+    ChainOutcome,
+    Commitment,
+    Metagraph,
+    Neuron,
+    RateLimit,
+)
+
+U16_MAX = 65535
+_WEIGHT_CALLS = {f"{pallet}.{function}" for pallet, function in bt.SetWeights.wraps}
+_RETRY_IN = re.compile(r"retry in ~?\s*(\d+)\s*blocks?", re.IGNORECASE)
+_SDK_CODES = {
+    bt.ErrorCode.RATE_LIMITED: "rate_limited",
+    bt.ErrorCode.NOT_REGISTERED: "not_registered",
+    bt.ErrorCode.INVALID_ARGUMENT: "bad_input",
+    bt.ErrorCode.SUBNET_NOT_EXISTS: "no_subnet",
+}
+
+
+def load_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
+    """Open wallet `name`/`hotkey` under `path` for hotkey signing, without ever prompting for a password.
+
+    The hotkey file must exist and be unencrypted (btcli's default); the coldkey is never opened, and
+    `coldkeypub.txt` is only read when present.
+    """
+    root = Path(path).expanduser()
+    wallet = bt.Wallet(name=name, hotkey=hotkey, path=str(root))
+    hotkey_file = Path(wallet.hotkey_file.path)
+    create = (
+        f"create it with `btcli wallet new-hotkey --wallet {name} --wallet-hotkey {hotkey} --wallet-path {root}`"
+    )
+    if not hotkey_file.is_file():
+        raise ChainError("no_wallet", f"wallet {name!r} hotkey {hotkey!r} not found under {root} "
+                                      f"(no file {hotkey_file}); {create}")
+    if wallet.hotkey_file.is_encrypted():
+        raise ChainError("bad_wallet", f"wallet {name!r} hotkey {hotkey!r} at {hotkey_file} is password-encrypted; "
+                                       "ShopArena signs with unencrypted hotkeys (btcli's default)")
+    try:
+        wallet.hotkey  # noqa: B018 - load and check the keyfile now, not at the first signature
+        if wallet.coldkeypub_file.exists_on_device():
+            wallet.coldkeypub  # noqa: B018
+    except Exception as error:  # any unreadable keyfile is one wallet error
+        raise ChainError("bad_wallet", f"cannot read wallet {name!r} hotkey {hotkey!r} under {root}: {error}") from error
+    return wallet
+
+
+class _RecordingSubstrate:
+    """A `bittensor.Substrate` that delegates everything and remembers each generated call composed through it.
+
+    This is how `set_weights` reports the call the SDK actually built (plain or timelocked) and its u16 arguments.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.composed: list[Any] = []
+
+    @property
+    def token_symbols(self) -> dict[int, str]:
+        return self._inner.token_symbols
+
+    @token_symbols.setter
+    def token_symbols(self, value: dict[int, str]) -> None:
+        self._inner.token_symbols = value
+
+    async def compose(self, call: Any) -> Any:
+        self.composed.append(call)
+        return await self._inner.compose(call)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class BittensorChain:
+    """The `ChainPort` for one subnet on finney, test, a local subtensor or any ws(s):// endpoint."""
+
+    def __init__(
+        self,
+        network: str,
+        netuid: int,
+        *,
+        chain_endpoint: str | None = None,
+        substrate: object | None = None,
+    ) -> None:
+        self.network = network
+        self.netuid = int(netuid)
+        target = chain_endpoint or network
+        try:
+            self._label, self.endpoint = resolve_endpoint(target)
+        except ValueError:
+            raise ChainError("bad_input", f"unknown subtensor network {target!r}: use finney, test, local, archive "
+                                          "or a ws:// / wss:// endpoint (--subtensor.network / "
+                                          "--subtensor.chain_endpoint)") from None
+        self._pinned = chain_endpoint is not None
+        self._substrate = substrate
+        self._client: bt.SyncClient | None = None
+        self._recorder: _RecordingSubstrate | None = None
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"BittensorChain(network={self.network!r}, netuid={self.netuid}, endpoint={self.endpoint!r})"
+
+    # --- plumbing -------------------------------------------------------------------------------------------------
+
+    def _sdk(self) -> tuple[bt.SyncClient, _RecordingSubstrate]:
+        """The blocking SDK client, built on first use (it connects on its first call)."""
+        with self._lock:
+            if self._client is None or self._recorder is None:
+                inner = self._substrate
+                if inner is None:
+                    fallbacks = [] if self._pinned else default_fallback_endpoints(self._label)
+                    archives = [] if self._pinned else default_archive_endpoints(self._label)
+                    inner = bt.RpcSubstrate(
+                        self.endpoint,
+                        fallback_endpoints=[url for url in fallbacks if url != self.endpoint],
+                        archive_endpoints=archives,
+                        retry_forever=False,
+                    )
+                self._recorder = _RecordingSubstrate(inner)
+                self._client = bt.SyncClient(self.endpoint, substrate=self._recorder)
+            return self._client, self._recorder
+
+    def _error(self, action: str, error: BaseException, *, invalid: str = "chain_error") -> ChainError:
+        """One `ChainError` for a failure while doing `action`; `invalid` is the code for SDK argument errors."""
+        if isinstance(error, ChainError):
+            return error
+        if isinstance(error, FileNotFoundError):
+            return ChainError("no_wallet", f"cannot {action}: wallet key file missing ({error})")
+        if isinstance(error, KeyfileError | PermissionError):
+            return ChainError("bad_wallet", f"cannot {action}: wallet key file unusable ({error})")
+        if isinstance(error, bt.RpcConnectionError | bt.ConnectionNotReady | OSError | TimeoutError):
+            reason = str(error).strip() or type(error).__name__
+            return ChainError("unreachable", f"cannot reach subtensor at {self.endpoint} (network "
+                                             f"'{self.network}') to {action}: {reason}; check --subtensor.network "
+                                             "/ --subtensor.chain_endpoint")
+        if isinstance(error, bt.ChainError):
+            code = _SDK_CODES.get(error.code, "chain_error")
+            retry = None
+            if code == "rate_limited" and (match := _RETRY_IN.search(error.message)):
+                retry = int(match.group(1))
+            name = f" ({error.name})" if error.name else ""
+            return ChainError(code, f"cannot {action}: {error.message}{name}", retry_in_blocks=retry)
+        if isinstance(error, bt.PolicyError):
+            return ChainError("chain_error", f"cannot {action}: refused by the SDK policy: {error}")
+        if isinstance(error, bt.BittensorError):
+            return ChainError(invalid, f"cannot {action}: {error}")
+        return ChainError("chain_error", f"cannot {action}: {type(error).__name__}: {error}")
+
+    def _hotkey(self, wallet: Any, action: str) -> str:
+        """The wallet's hotkey address, checking the key file first so a missing one names its path."""
+        hotkey_file = getattr(wallet, "hotkey_file", None)
+        if hotkey_file is not None and not Path(hotkey_file.path).is_file():
+            raise ChainError("no_wallet", f"cannot {action}: wallet {getattr(wallet, 'name', '?')!r} hotkey "
+                                          f"{getattr(wallet, 'hotkey_str', '?')!r} not found (no file "
+                                          f"{hotkey_file.path}); create it with `btcli wallet new-hotkey`")
+        try:
+            return bt.public_view(wallet, "hotkey").ss58_address
+        except Exception as error:
+            raise self._error(action, error) from error
+
+    # --- reads ----------------------------------------------------------------------------------------------------
+
+    def block(self) -> int:
+        client, _ = self._sdk()
+        try:
+            return int(client.block)
+        except Exception as error:
+            raise self._error("read the current block", error) from error
+
+    def block_hash(self, block: int) -> str:
+        """`System.BlockHash[block]` (recent blocks), else the block's header (older ones)."""
+        if block < 0:
+            raise ChainError("bad_input", f"no block {block}: block numbers start at 0")
+        client, _ = self._sdk()
+        action = f"read the hash of block {block}"
+        try:
+            found = _hex(client.query(bt.storage.System.BlockHash, [block]))
+            if found is None or int(found, 16) == 0:
+                info = client.block_info(block)
+                found = _hex(info.hash) if info is not None else None
+        except Exception as error:
+            raise self._error(action, error) from error
+        if found is None or int(found, 16) == 0:
+            raise ChainError("not_found", f"cannot {action}: {self.endpoint} has no block {block} (not produced yet, "
+                                          "or pruned)")
+        return found
+
+    def metagraph(self) -> Metagraph:
+        client, _ = self._sdk()
+        action = f"read the metagraph of netuid {self.netuid}"
+        try:
+            graph = client.subnets.metagraph(self.netuid, commitments=False)
+        except Exception as error:
+            raise self._error(action, error) from error
+        if graph is None:
+            raise ChainError("no_subnet", f"cannot {action}: subnet {self.netuid} does not exist on {self.endpoint} "
+                                          f"(network '{self.network}')")
+        axons = list(graph.raw.get("axons") or [])
+        neurons = [
+            Neuron(
+                uid=n.uid,
+                hotkey=n.hotkey,
+                coldkey=n.coldkey,
+                stake=float(n.total_stake.amount),
+                validator_permit=n.validator_permit,
+                axon=_axon(axons[n.uid] if n.uid < len(axons) else None),
+                last_update=n.last_update,
+                block_at_registration=n.block_at_registration,
+            )
+            for n in graph.neurons
+        ]
+        return Metagraph(netuid=self.netuid, block=graph.block, neurons=neurons)
+
+    def commitments(self) -> dict[str, Commitment]:
+        """Readable commitments only: plain ones and revealed timelocked ones (sealed or failed ones are skipped)."""
+        client, _ = self._sdk()
+        try:
+            found = client.subnets.commitments(self.netuid)
+        except Exception as error:
+            raise self._error(f"read the commitments of netuid {self.netuid}", error) from error
+        out: dict[str, Commitment] = {}
+        for hotkey, c in found.items():
+            value = c.value
+            if c.is_revealed and value is not None:
+                out[hotkey] = Commitment(hotkey=hotkey, uid=c.uid, value=value, block=c.block)
+        return out
+
+    def rate_limit(self, hotkey: str) -> RateLimit:
+        """`WeightsSetRateLimit` and blocks since `LastUpdate[uid]`, all read at one block."""
+        client, _ = self._sdk()
+        try:
+            view = client.at()
+            limit = int(view.hyperparameters.weights_rate_limit(self.netuid))
+            uid = view.neurons.uid(hotkey, self.netuid)
+            last = view.query(bt.storage.SubtensorModule.LastUpdate, [self.netuid]) if uid is not None else None
+        except Exception as error:
+            raise self._error(f"read the weights rate limit of {hotkey} on netuid {self.netuid}", error) from error
+        since = None
+        if uid is not None and isinstance(last, list | tuple) and uid < len(last) and int(last[uid]) > 0:
+            since = view.block - int(last[uid])
+        return RateLimit(weights_rate_limit=limit, blocks_since_last_update=since, block=view.block)
+
+    # --- writes ---------------------------------------------------------------------------------------------------
+
+    def set_commitment(self, wallet: Any, data: str) -> ChainOutcome:
+        """Publish `data` as a plain `Raw<N>` commitment, signed by the wallet's hotkey."""
+        raw = data.encode("utf-8")
+        if not raw or len(raw) > MAX_COMMITMENT_BYTES:
+            raise ChainError("bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one "
+                                          f"has {len(raw)} bytes")
+        action = f"publish a commitment on netuid {self.netuid}"
+        hotkey = self._hotkey(wallet, action)
+        action += f" as {hotkey}"
+        field = f"Raw{len(raw)}"
+        call = bt.calls.Commitments.set_commitment(netuid=self.netuid, info={"fields": [[{field: data}]]})
+        client, _ = self._sdk()
+        with self._lock:
+            try:
+                if client.neurons.uid(hotkey, self.netuid) is None:
+                    raise ChainError("not_registered", f"cannot {action}: hotkey {hotkey} is not registered on "
+                                                       f"netuid {self.netuid}")
+                result = client.submit_call(call, wallet, signer="hotkey", wait_for_inclusion=True,
+                                            wait_for_finalization=False)
+            except Exception as error:
+                raise self._error(action, error, invalid="bad_input") from error
+        return self._outcome(action, result, "Commitments.set_commitment", {"field": field, "bytes": len(raw)})
+
+    def set_weights(self, wallet: Any, weights: dict[int, float], *, version_key: int = 0) -> ChainOutcome:
+        """Set weights through `bittensor.SetWeights` (plain or timelocked, as the subnet runs).
+
+        Raises `ChainError` when nothing could be sent (`rate_limited` with `retry_in_blocks`, `not_registered`,
+        `bad_input`, `unreachable`, ...) or when the chain rejects the extrinsic as rate-limited or unregistered; any
+        other on-chain failure is returned with `success=False`. `data` holds `uids`/`weights`, the u16 vector
+        sent: read from the composed call on the plain path; on the timelocked path (encrypted in the call) as the
+        SDK's public `clip_to_max_weight` + `normalize` conform it, plus `reveal_round`.
+        """
+        if not weights:
+            raise ChainError("bad_input", f"no weights to set on netuid {self.netuid}")
+        action = f"set weights on netuid {self.netuid}"
+        hotkey = self._hotkey(wallet, action)
+        action += f" as {hotkey}"
+        try:
+            intent = bt.SetWeights(netuid=self.netuid, weights={int(u): float(w) for u, w in weights.items()},
+                                   version_key=int(version_key))
+        except Exception as error:
+            raise self._error(action, error, invalid="bad_input") from error
+        client, recorder = self._sdk()
+        with self._lock:
+            mark = len(recorder.composed)
+            try:
+                result = client.execute(intent, wallet, wait_for_inclusion=True, wait_for_finalization=False)
+            except Exception as error:
+                raise self._error(action, error, invalid="bad_input") from error
+            sent = [c for c in recorder.composed[mark:] if f"{c.module}.{c.function}" in _WEIGHT_CALLS]
+        call = sent[-1] if sent else None
+        name = f"{call.module}.{call.function}" if call is not None else ""
+        data: dict[str, Any] = {"netuid": self.netuid, "version_key": int(version_key)}
+        if call is not None and call.function == "set_mechanism_weights":
+            data["uids"] = [int(u) for u in call.params["dests"]]
+            data["weights"] = [int(w) for w in call.params["weights"]]
+        else:
+            data["uids"], data["weights"] = self._conformed(client, hotkey, intent)
+            if call is not None:
+                data["reveal_round"] = int(call.params["reveal_round"])
+                data["commit_reveal_version"] = int(call.params["commit_reveal_version"])
+        if "reveal_round" in result.data:
+            data["reveal_round"] = int(result.data["reveal_round"])
+        return self._outcome(action, result, name, data)
+
+    def close(self) -> None:
+        """Close the connection; the next call reconnects."""
+        with self._lock:
+            client, self._client, self._recorder = self._client, None, None
+        if client is not None:
+            try:
+                client.close()
+            except Exception:  # closing is best-effort
+                pass
+
+    # --- helpers --------------------------------------------------------------------------------------------------
+
+    def _conformed(self, client: bt.SyncClient, hotkey: str, intent: bt.SetWeights) -> tuple[list[int], list[int]]:
+        """The u16 vector `SetWeights` derives from `intent` under the subnet's current `MaxWeightsLimit`."""
+        uids = list(intent.uids or [])
+        values = list(intent.weights or [])
+        try:
+            limit = int(client.hyperparameters.max_weight_limit(self.netuid))
+            own = client.neurons.uid(hotkey, self.netuid)
+        except Exception:  # the extrinsic is in; report what we can
+            return [], []
+        if uids != [own] and limit < U16_MAX:
+            values = clip_to_max_weight(values, limit / U16_MAX)
+        return normalize(uids, values)
+
+    def _outcome(self, action: str, result: Any, call: str, data: dict[str, Any]) -> ChainOutcome:
+        block = None
+        if result.extrinsic_id and "-" in result.extrinsic_id:
+            block = int(result.extrinsic_id.split("-", 1)[0])
+        if not result.success:
+            error = result.error or bt.ChainError(result.message or "extrinsic failed")
+            failure = self._error(action, error)
+            if failure.code in {"rate_limited", "not_registered"}:
+                raise failure
+            data = {**data, "error": {"code": error.code.value, "name": error.name}}
+            return ChainOutcome(success=False, message=failure.message, call=call, block=block,
+                                block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
+        return ChainOutcome(success=True, message=result.message, call=call, block=block,
+                            block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
+
+
+def _hex(value: Any) -> str | None:
+    """A 0x-prefixed lowercase hex string from a decoded hash (hex text, bytes or a list of byte values)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.lower()
+        return text if text.startswith("0x") else "0x" + text
+    if isinstance(value, list | tuple):
+        value = bytes(int(b) for b in value)
+    if isinstance(value, bytes | bytearray):
+        return "0x" + bytes(value).hex()
+    return None
+
+
+def _axon(raw: Any) -> Axon | None:
+    """Our `Axon` from a runtime `AxonInfo` (ip as an integer), or None when nothing is served."""
+    if not isinstance(raw, dict):
+        return None
+    ip, port = int(raw.get("ip") or 0), int(raw.get("port") or 0)
+    if not ip or not port:
+        return None
+    address = ipaddress.IPv6Address(ip) if int(raw.get("ip_type") or 4) == 6 else ipaddress.IPv4Address(ip)
+    return Axon(ip=str(address), port=port, protocol=int(raw.get("protocol") or 0))

@@ -1,0 +1,266 @@
+"""`arena-validator`: the validator node's command line (settings, store schema, the local dev chain).
+
+Every command that reads settings takes the btcli-style flags (`--wallet.name`, `--subtensor.network`, `--netuid`,
+...) and the node's own (`--database-url`, `--sandbox.backend`, ...); each is also read from `ARENA_<FIELD>` in the
+environment or `.env`. Bad settings are all listed at once, and the command exits 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cliutil import err, fail, out
+from arena.log import configure_logging
+from validator.settings import Settings, SettingsError, field_flag, load_settings
+
+app = typer.Typer(name="arena-validator", no_args_is_help=True, pretty_exceptions_enable=False,
+                  add_completion=False, help="The ShopArena validator node: settings, store, local dev chain.")
+config_app = typer.Typer(no_args_is_help=True, help="The node's effective settings.")
+db_app = typer.Typer(no_args_is_help=True, help="The store's schema (Alembic migrations).")
+chain_app = typer.Typer(no_args_is_help=True, help="LocalChain: a dev chain in a SQLite file, for demos and tests.")
+app.add_typer(config_app, name="config")
+app.add_typer(db_app, name="db")
+app.add_typer(chain_app, name="localchain")
+
+
+@app.callback()
+def _main() -> None:
+    configure_logging()
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # our commands print their own one-line summaries
+
+
+# --- settings flags -----------------------------------------------------------------------------------------------
+
+def _settings_parameters() -> list[inspect.Parameter]:
+    """One keyword-only typer option per settings field, named by its btcli-style flag, defaulting to "not given"."""
+    params = []
+    for name, info in Settings.model_fields.items():
+        flag = field_flag(name)
+        help_text = f"{info.description} [env ARENA_{name.upper()}]"
+        if info.annotation is bool:
+            option = typer.Option(None, f"{flag}/--no-{flag.removeprefix('--')}", help=help_text,
+                                  rich_help_panel="Settings", show_default=False)
+            annotation: Any = bool | None
+        else:
+            option = typer.Option(None, flag, help=help_text, rich_help_panel="Settings", show_default=False)
+            annotation = str | None
+        params.append(inspect.Parameter(f"s__{name}", inspect.Parameter.KEYWORD_ONLY, default=option,
+                                        annotation=annotation))
+    return params
+
+
+def with_settings(*, require: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command every settings flag; it receives the loaded `settings` (or exits 2 listing every problem)."""
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        hints = typing.get_type_hints(command, include_extras=True)
+        own = [p.replace(annotation=hints.get(p.name, p.annotation))
+               for p in inspect.signature(command).parameters.values() if p.name != "settings"]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            given = {k.removeprefix("s__"): kwargs.pop(k) for k in list(kwargs) if k.startswith("s__")}
+            try:
+                settings = load_settings(given, require=require)
+            except SettingsError as exc:
+                for problem in exc.problems:
+                    err.print(f"[bold red]error:[/] {problem}", highlight=False)
+                err.print(f"{len(exc.problems)} setting(s) to fix; see `arena-validator --help` and .env",
+                          highlight=False)
+                raise typer.Exit(2) from None
+            return command(settings=settings, **kwargs)
+
+        signature = inspect.Signature(own + _settings_parameters())
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        return run
+
+    return wrap
+
+
+# --- config -------------------------------------------------------------------------------------------------------
+
+@config_app.command("show")
+@with_settings()
+def config_show(settings: Settings,
+                as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+                ) -> None:
+    """Print the effective settings (flags > environment > .env > defaults), secrets masked."""
+    shown = settings.masked()
+    if as_json:
+        out.print_json(json.dumps(shown, default=str))
+        return
+    table = Table(title="arena-validator settings", show_lines=False)
+    table.add_column("setting")
+    table.add_column("flag")
+    table.add_column("value")
+    for name, value in shown.items():
+        table.add_row(name, field_flag(name), "" if value is None else str(value))
+    out.print(table)
+
+
+# --- db -----------------------------------------------------------------------------------------------------------
+
+def _engine(settings: Settings) -> Any:
+    from validator.store.repository import StoreError, make_engine, wait_for
+
+    try:
+        engine = make_engine(settings.db_url)
+        wait_for(engine)
+    except StoreError as exc:
+        fail(exc.message)
+    return engine
+
+
+@db_app.command("upgrade")
+@with_settings()
+def db_upgrade(settings: Settings,
+               revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
+    """Create or migrate the store's schema to `revision` (default: the code's head)."""
+    from validator.store.schema import current_revision, upgrade
+
+    engine = _engine(settings)
+    before = current_revision(engine)
+    try:
+        upgrade(engine, revision)
+    except Exception as exc:  # alembic's own errors (unknown revision...) as one line
+        fail(f"cannot upgrade {engine.url.render_as_string(hide_password=True)} to {revision}: {exc}")
+    after = current_revision(engine)
+    out.print(f"store {engine.url.render_as_string(hide_password=True)}: {before or 'empty'} -> {after}")
+
+
+@db_app.command("downgrade")
+@with_settings()
+def db_downgrade(settings: Settings,
+                 revision: Annotated[str, typer.Argument(help="Target revision ('-1' one step, 'base' empty).")] = "-1",
+                 ) -> None:
+    """Migrate the store's schema down to `revision` (default: one step)."""
+    from validator.store.schema import current_revision, downgrade
+
+    engine = _engine(settings)
+    before = current_revision(engine)
+    if before is None:
+        fail("the store has no schema to downgrade")
+    try:
+        downgrade(engine, revision)
+    except Exception as exc:
+        fail(f"cannot downgrade {engine.url.render_as_string(hide_password=True)} to {revision}: {exc}")
+    out.print(f"store {engine.url.render_as_string(hide_password=True)}: {before} -> "
+              f"{current_revision(engine) or 'empty'}")
+
+
+@db_app.command("current")
+@with_settings()
+def db_current(settings: Settings) -> None:
+    """Print the store's schema revision and whether it matches this code."""
+    from validator.store.schema import SchemaError, check_current, current_revision, head_revision
+
+    engine = _engine(settings)
+    out.print(f"store {engine.url.render_as_string(hide_password=True)}: {current_revision(engine) or 'empty'} "
+              f"(code: {head_revision()})")
+    try:
+        check_current(engine)
+    except SchemaError as exc:
+        fail(str(exc), code=1)
+
+
+# --- localchain ---------------------------------------------------------------------------------------------------
+
+def _chain_path(settings: Settings) -> Path:
+    return settings.localchain_path.expanduser()
+
+
+@chain_app.command("init")
+@with_settings()
+def localchain_init(
+    settings: Settings,
+    block_time: Annotated[float, typer.Option(help="Seconds per block.", min=0.01)] = 12.0,
+    rate_limit: Annotated[int, typer.Option("--weights-rate-limit", help="Blocks between weight sets.", min=0)] = 100,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing chain file.")] = False,
+) -> None:
+    """Create a LocalChain file (netuid from --netuid, default 1)."""
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    path = _chain_path(settings)
+    try:
+        chain = LocalChain.init(path, netuid=settings.netuid if settings.netuid is not None else 1,
+                                block_time=block_time, weights_rate_limit=rate_limit, overwrite=force)
+    except ChainError as exc:
+        fail(exc.message)
+    out.print(f"LocalChain at {path}: netuid {chain.netuid}, {block_time:g} s blocks, weights rate limit "
+              f"{rate_limit} blocks; next: arena-validator localchain register --wallet.name NAME")
+
+
+@chain_app.command("register")
+@with_settings()
+def localchain_register(
+    settings: Settings,
+    validator: Annotated[bool, typer.Option("--validator", help="Give the hotkey a validator permit.")] = False,
+    stake: Annotated[float, typer.Option(help="Stake to record for the hotkey (TAO).", min=0)] = 0.0,
+    create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
+) -> None:
+    """Register the wallet's hotkey (--wallet.name/--wallet.hotkey/--wallet.path) on the LocalChain."""
+    import bittensor as bt
+
+    from validator.chain.bittensor_chain import load_wallet
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    try:
+        chain = LocalChain(_chain_path(settings))
+        if create:
+            wallet = bt.Wallet(name=settings.wallet_name, hotkey=settings.wallet_hotkey, path=str(settings.wallet_dir))
+            wallet.create_if_non_existent(coldkey_use_password=False, hotkey_use_password=False)
+        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+        neuron = chain.register(wallet, validator_permit=validator, stake=stake)
+    except ChainError as exc:
+        fail(exc.message)
+    role = "validator" if neuron.validator_permit else "miner"
+    out.print(f"registered {neuron.hotkey} as uid {neuron.uid} ({role}) on netuid {chain.netuid}")
+
+
+@chain_app.command("show")
+@with_settings()
+def localchain_show(
+    settings: Settings,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Show the LocalChain: block, neurons, commitments and the latest weights."""
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    try:
+        chain = LocalChain(_chain_path(settings))
+        info, graph, commitments, weights = chain.info(), chain.metagraph(), chain.commitments(), chain.weights()
+    except ChainError as exc:
+        fail(exc.message)
+    if as_json:
+        out.print_json(json.dumps({"info": info, "neurons": [n.model_dump() for n in graph.neurons],
+                                   "commitments": {k: v.model_dump() for k, v in commitments.items()},
+                                   "weights": {str(k): {str(u): w for u, w in v.items()} for k, v in weights.items()}},
+                                  default=str))
+        return
+    out.print(f"LocalChain {_chain_path(settings)}: netuid {info['netuid']}, block {info['block']}, "
+              f"{info['block_time']:g} s blocks, weights rate limit {info['weights_rate_limit']}")
+    table = Table(title=f"{len(graph.neurons)} neurons")
+    for column in ("uid", "hotkey", "role", "stake", "axon", "commitment", "at block"):
+        table.add_column(column)
+    for n in graph.neurons:
+        c = commitments.get(n.hotkey)
+        table.add_row(str(n.uid), n.hotkey, "validator" if n.validator_permit else "miner", f"{n.stake:g}",
+                      n.axon.url if n.axon else "", c.value if c else "", str(c.block) if c else "")
+    out.print(table)
+    for uid, row in sorted(weights.items()):
+        shown = ", ".join(f"{u}: {w:.4f}" for u, w in sorted(row.items()))
+        out.print(f"weights set by uid {uid}: {shown}")

@@ -1,0 +1,253 @@
+"""The node's settings: one pydantic-settings object, read as CLI flags > environment > `.env` > defaults.
+
+Flags follow btcli (`--wallet.name`, `--subtensor.network`, `--netuid`, ...); every field is also read from
+`ARENA_<FIELD>` in the environment or in `.env` (for example `ARENA_WALLET_NAME`, `ARENA_DATABASE_URL`). Reading
+settings never connects anywhere. Every problem is collected and reported at once by `load_settings`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
+
+from arena.weights import POLICIES
+
+
+def flag(name: str) -> dict[str, Any]:
+    return {"flag": name}
+
+
+class SettingsError(Exception):
+    """Settings that cannot be used; `problems` lists every one, each a line a person can act on."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class Settings(BaseSettings):
+    """Everything a validator node is configured by."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True,
+    )
+
+    # -- chain and wallet (btcli names) -------------------------------------------------------------------------
+    wallet_name: str = Field("default", description="wallet (coldkey) name", json_schema_extra=flag("--wallet.name"))
+    wallet_hotkey: str = Field("default", description="hotkey name", json_schema_extra=flag("--wallet.hotkey"))
+    wallet_path: Path = Field(
+        Path("~/.bittensor/wallets"), description="folder holding the wallets", json_schema_extra=flag("--wallet.path"),
+    )
+    chain: Literal["subtensor", "localchain"] = Field(
+        "subtensor", description="subtensor (bittensor SDK) or localchain (the dev chain in a file)",
+        json_schema_extra=flag("--chain"),
+    )
+    subtensor_network: str = Field(
+        "finney", description="finney, test, local or archive", json_schema_extra=flag("--subtensor.network"),
+    )
+    subtensor_chain_endpoint: str | None = Field(
+        None, description="ws(s):// endpoint; overrides --subtensor.network",
+        json_schema_extra=flag("--subtensor.chain_endpoint"),
+    )
+    netuid: int | None = Field(None, ge=0, le=65535, description="the subnet's uid", json_schema_extra=flag("--netuid"))
+    localchain_path: Path = Field(
+        Path("var/localchain.sqlite"), description="the LocalChain file (with --chain localchain)",
+        json_schema_extra=flag("--localchain.path"),
+    )
+
+    # -- the node -------------------------------------------------------------------------------------------------
+    data_dir: Path = Field(Path("var/validator"), description="where the node keeps bundles, runs and its SQLite store",
+                           json_schema_extra=flag("--data-dir"))
+    database_url: SecretStr | None = Field(
+        None, description="SQLAlchemy URL (postgresql+psycopg://... or sqlite:///...); default: SQLite in --data-dir",
+        json_schema_extra=flag("--database-url"),
+    )
+    sandbox_backend: Literal["process", "docker"] = Field(
+        "process", description="process (bubblewrap) or docker", json_schema_extra=flag("--sandbox.backend"),
+    )
+    sandbox_image: str | None = Field(None, description="Docker image for the docker backend (default: the built one)",
+                                      json_schema_extra=flag("--sandbox.image"))
+    sandbox_wall_seconds: float = Field(300.0, gt=0, le=3600, description="wall-clock limit per run",
+                                        json_schema_extra=flag("--sandbox.wall_seconds"))
+    sandbox_memory_mb: int = Field(1024, ge=64, le=65536, description="memory limit per run",
+                                   json_schema_extra=flag("--sandbox.memory_mb"))
+    sandbox_pids: int = Field(128, ge=8, le=4096, description="process limit per run",
+                              json_schema_extra=flag("--sandbox.pids"))
+    concurrency: int = Field(2, ge=1, le=256, description="runs at once", json_schema_extra=flag("--concurrency"))
+    max_attempts: int = Field(3, ge=1, le=20, description="attempts per run when the validator is to blame",
+                              json_schema_extra=flag("--max-attempts"))
+    gateway_upstream: str | None = Field(
+        None, description="OpenAI-compatible base URL agents' LLM calls go to (none: agents get no LLM)",
+        json_schema_extra=flag("--gateway.upstream"),
+    )
+    gateway_api_key: SecretStr | None = Field(None, description="API key for --gateway.upstream",
+                                              json_schema_extra=flag("--gateway.api_key"))
+    # NoDecode: read from the environment or `.env` as a comma list (as a flag is), not as JSON
+    gateway_models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="models agents may call (comma-separated)",
+        json_schema_extra=flag("--gateway.models"),
+    )
+    pack: str | None = Field(None, description="the problem pack: a pack folder (signed by its operator)",
+                             json_schema_extra=flag("--pack"))
+    pack_signer: str | None = Field(None, description="ss58 address the pack must be signed by",
+                                    json_schema_extra=flag("--pack.signer"))
+    weight_policy: str = Field("top_heavy", description=f"one of {', '.join(sorted(POLICIES))}",
+                               json_schema_extra=flag("--weights.policy"))
+    burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
+                          json_schema_extra=flag("--weights.burn_uid"))
+    log_json: bool = Field(False, description="log JSON lines instead of console output",
+                           json_schema_extra=flag("--log.json"))
+
+    @field_validator("gateway_models", mode="before")
+    @classmethod
+    def _split_models(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [m.strip() for m in value.split(",") if m.strip()]
+        return value
+
+    @field_validator("weight_policy")
+    @classmethod
+    def _known_policy(cls, value: str) -> str:
+        if value not in POLICIES:
+            raise ValueError(f"unknown weight policy {value!r}; choose one of {', '.join(sorted(POLICIES))}")
+        return value
+
+    @field_validator("subtensor_chain_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value and not re.match(r"^wss?://[^\s/]+", value):
+            raise ValueError(f"{value!r} is not a ws:// or wss:// URL")
+        return value
+
+    @field_validator("gateway_upstream")
+    @classmethod
+    def _upstream(cls, value: str | None) -> str | None:
+        if value and not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        return value.rstrip("/") if value else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not re.match(r"^(postgresql(\+psycopg)?|sqlite)://", value.get_secret_value()):
+            raise ValueError("must start with postgresql+psycopg:// or sqlite:///")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.gateway_models and not self.gateway_upstream:
+            raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
+        return self
+
+    # -- derived ----------------------------------------------------------------------------------------------------
+    @property
+    def db_url(self) -> str:
+        if self.database_url is not None:
+            url = self.database_url.get_secret_value()
+            return "postgresql+psycopg://" + url.split("://", 1)[1] if url.startswith("postgresql://") else url
+        return f"sqlite:///{(self.data_dir / 'validator.sqlite').as_posix()}"
+
+    @property
+    def wallet_dir(self) -> Path:
+        return self.wallet_path.expanduser()
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings for display: secrets as `****`, a database password hidden in its URL."""
+        shown: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name == "database_url":
+                value = mask_url(self.db_url)
+            elif isinstance(value, SecretStr):
+                value = "****"
+            elif isinstance(value, Path):
+                value = str(value)
+            elif isinstance(value, str) and "://" in value:
+                value = mask_url(value)
+            shown[name] = value
+        return shown
+
+
+def mask_url(url: str) -> str:
+    """`scheme://user:secret@host/db` -> `scheme://user:****@host/db`; also `?password=...` (libpq's parameter)."""
+    url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:****@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1****", url, flags=re.IGNORECASE)
+
+
+def _shown(name: str, value: Any) -> str:
+    """A rejected value as a problem line shows it: a secret field's value is masked like `masked()` does."""
+    if name in Settings.model_fields and _is_secret(name):
+        return repr(mask_url(value)) if isinstance(value, str) and "://" in value else "'****'"
+    return repr(value)
+
+
+def _is_secret(name: str) -> bool:
+    annotation = Settings.model_fields[name].annotation
+    return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
+
+
+REQUIREMENTS: dict[str, tuple[str, ...]] = {
+    "run": ("netuid",),
+}
+
+
+def field_flag(name: str) -> str:
+    extra = Settings.model_fields[name].json_schema_extra
+    return str(extra["flag"]) if isinstance(extra, dict) else f"--{name}"
+
+
+def env_name(name: str) -> str:
+    return f"ARENA_{name.upper()}"
+
+
+def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str, ...] = (),
+                  env_file: str | Path | None = ".env") -> Settings:
+    """Settings from flags (`overrides`, by field name; None means not given), the environment, `.env`, defaults.
+
+    Raises `SettingsError` listing every problem: each invalid value and each required setting that is missing.
+    """
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    problems: list[str] = []
+    settings: Settings | None = None
+    try:
+        settings = Settings(_env_file=env_file, **given)  # type: ignore[call-arg]
+    except SourceError as exc:  # a value pydantic-settings could not even read
+        problems.append(str(exc))
+    except ValidationError as exc:
+        bad: set[str] = set()
+        for error in exc.errors():
+            loc = [str(part) for part in error["loc"] if part not in ("", None)]
+            message = str(error["msg"]).removeprefix("Value error, ")
+            if loc:
+                name = loc[0]
+                where = field_flag(name) if name in Settings.model_fields else name
+                value = given.get(name, error.get("input"))
+                problems.append(f"{where} (or {env_name(name)}): {message} (got {_shown(name, value)})")
+                bad.add(name)
+            else:
+                problems.append(message)
+        if require and bad <= set(Settings.model_fields):
+            # the invalid values set aside (at their defaults), so a missing required setting is listed too
+            defaults = {name: Settings.model_fields[name].get_default(call_default_factory=True) for name in bad}
+            try:
+                settings_rest = Settings(_env_file=env_file, **{**given, **defaults})  # type: ignore[call-arg]
+            except (ValidationError, SourceError):
+                settings_rest = None
+            if settings_rest is not None:
+                problems += _missing(settings_rest, tuple(n for n in require if n not in bad))
+    if settings is not None:
+        problems += _missing(settings, require)
+    if problems:
+        raise SettingsError(problems)
+    assert settings is not None
+    return settings
+
+
+def _missing(settings: Settings, require: tuple[str, ...]) -> list[str]:
+    return [f"{field_flag(name)} (or {env_name(name)}) is required" for name in require
+            if getattr(settings, name) is None]

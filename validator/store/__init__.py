@@ -1,0 +1,1 @@
+"""The node's store: SQLAlchemy models, the repository, and the schema version (Alembic)."""

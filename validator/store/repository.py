@@ -1,0 +1,529 @@
+"""The store's one repository: every read and write the node makes, on PostgreSQL or SQLite with the same code.
+
+Rules it keeps:
+- a run moves only along DESIGN's status machine (`pending -> starting -> running -> scoring -> judged ->
+  finished`, or `errored`; a validator-blamed `errored` run goes back to `pending` for a retry); an illegal move is a
+  `StoreError`, never a silent overwrite;
+- trajectory events are written in batches (one multi-row INSERT per batch), and a run's events commit together with
+  its status change (`record_run`), so a crash never leaves a run `scoring` without its trajectory;
+- everything is idempotent where a resumed job may repeat it (`upsert_miners`, `create_runs`, `add_pack`).
+
+Connecting is lazy: `Store(url)` builds the engine; `Store.open(url)` also checks the database answers (retrying with
+backoff) and that its schema is the code's (`validator.store.schema.check_current`).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.trajectory import TrajectoryEvent
+from validator.store.models import (
+    Event,
+    Miner,
+    Pack,
+    ProblemRow,
+    Race,
+    RaceResult,
+    Run,
+    Score,
+    Submission,
+    WeightSet,
+    utcnow,
+)
+
+#: Run statuses in order, and the moves allowed between them (DESIGN: "Run status and blame").
+RUN_STATUSES = ("pending", "starting", "running", "scoring", "judged", "finished", "errored")
+FINAL_STATUSES = frozenset({"finished", "errored"})
+_NEXT = {
+    "pending": {"starting", "errored"},
+    "starting": {"running", "errored", "pending"},
+    "running": {"scoring", "errored", "pending"},
+    "scoring": {"judged", "finished", "errored"},
+    "judged": {"finished", "errored"},
+    "finished": set(),
+    "errored": {"pending"},  # a validator-blamed error is retried
+}
+_PHASE_COLUMN = {"starting": "starting_at", "running": "running_at", "scoring": "scoring_at",
+                 "judged": "judged_at", "finished": "finished_at", "errored": "errored_at"}
+
+#: Events per INSERT statement; large enough to amortize round trips, small enough to bound memory.
+EVENT_BATCH = 1000
+
+
+def blame_of(code: int | None) -> str | None:
+    """DESIGN's error-code ranges: 1xxx the agent, 2xxx the validator."""
+    if code is None:
+        return None
+    if 1000 <= code < 2000:
+        return "agent"
+    if 2000 <= code < 3000:
+        return "validator"
+    raise ValueError(f"error code {code} is outside 1000-2999")
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; `code` is short and stable (`unreachable`, `bad_url`, `conflict`...)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout so several processes can share it."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError("bad_url", f"{url!r} is not a database URL; use postgresql+psycopg://user:pass@host/db "
+                                    "or sqlite:///path/file.sqlite") from None
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            from pathlib import Path
+
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30}, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(conn: Any, _record: Any) -> None:
+            cursor = conn.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        return engine
+    if parsed.get_backend_name() != "postgresql":
+        raise StoreError("bad_url", f"unsupported database {parsed.get_backend_name()!r}: use PostgreSQL or SQLite")
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, **kwargs)
+
+
+def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_backoff: float = 30.0,
+             log: Any = None) -> None:
+    """Connect once, retrying `attempts` times with exponential backoff; one `StoreError` naming the target if not."""
+    where = engine.url.render_as_string(hide_password=True)
+    delay = backoff
+    for attempt in range(1, attempts + 1):
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+            return
+        except OperationalError as error:
+            reason = str(error.orig or error).strip().splitlines()[0] if (error.orig or error) else "no answer"
+            if attempt == attempts:
+                raise StoreError("unreachable", f"cannot reach the database at {where}: {reason}; check "
+                                                "--database-url (or ARENA_DATABASE_URL) and that the server is "
+                                                "running") from None
+            if log is not None:
+                log.warning("store.unreachable", target=where, attempt=attempt, retry_in=delay, error=reason)
+            time.sleep(delay)
+            delay = min(delay * 2, max_backoff)
+
+
+def _event_row(event: TrajectoryEvent | dict[str, Any], run_id: str | None = None) -> dict[str, Any]:
+    data = event.model_dump() if isinstance(event, TrajectoryEvent) else dict(event)
+    if run_id is not None:
+        data["run_id"] = run_id
+    return {
+        "run_id": data["run_id"], "seq": int(data["seq"]), "kind": data["kind"], "name": data["name"],
+        "arguments": data.get("arguments"), "result": data.get("result"), "started_at": data["started_at"],
+        "duration_ms": float(data.get("duration_ms") or 0.0), "tokens": data.get("tokens") or {},
+        "cost": float(data.get("cost") or 0.0), "error": data.get("error"), "status": int(data.get("status", 200)),
+    }
+
+
+class Store:
+    """The node's repository over one database (PostgreSQL or SQLite)."""
+
+    def __init__(self, url: str, *, engine: Engine | None = None) -> None:
+        self.engine = engine or make_engine(url)
+        self.dialect = self.engine.dialect.name
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @classmethod
+    def open(cls, url: str, *, attempts: int = 1, check_schema: bool = True, log: Any = None) -> Store:
+        """A store whose database answers and whose schema is this code's (else `StoreError` / `SchemaError`)."""
+        from validator.store.schema import check_current
+
+        store = cls(url)
+        wait_for(store.engine, attempts=attempts, log=log)
+        if check_schema:
+            check_current(store.engine)
+        return store
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """One transaction: committed when the block ends, rolled back on any error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    # --- miners -----------------------------------------------------------------------------------------------------
+
+    def upsert_miners(self, neurons: Iterable[Any], *, block: int | None = None) -> int:
+        """Record the metagraph's neurons (objects with `uid`, `hotkey`, `coldkey`); hotkeys no longer on it are
+        marked unregistered. Returns how many hotkeys were new."""
+        now = utcnow()
+        seen: dict[str, Any] = {n.hotkey: n for n in neurons}
+        new = 0
+        with self.session() as s:
+            known = {m.hotkey: m for m in s.scalars(select(Miner))}
+            for hotkey, neuron in seen.items():
+                miner = known.get(hotkey)
+                if miner is None:
+                    s.add(Miner(hotkey=hotkey, uid=neuron.uid, coldkey=neuron.coldkey, first_seen_at=now,
+                                first_seen_block=block, last_seen_at=now, registered=True))
+                    new += 1
+                else:
+                    miner.uid, miner.coldkey = neuron.uid, neuron.coldkey
+                    miner.last_seen_at, miner.registered = now, True
+            for hotkey, miner in known.items():
+                if hotkey not in seen and miner.registered:
+                    miner.registered, miner.uid = False, None
+        return new
+
+    def miners(self, *, registered_only: bool = True) -> list[Miner]:
+        with self.session() as s:
+            query = select(Miner).order_by(Miner.uid, Miner.hotkey)
+            if registered_only:
+                query = query.where(Miner.registered.is_(True))
+            return list(s.scalars(query))
+
+    # --- submissions ------------------------------------------------------------------------------------------------
+
+    def add_submission(self, *, hotkey: str, sha256: str, commitment_block: int, source: str = "",
+                       coldkey: str = "") -> tuple[Submission, bool]:
+        """The submission for this commitment, created if new; returns (submission, created)."""
+        with self.session() as s:
+            found = s.scalar(select(Submission).where(Submission.hotkey == hotkey, Submission.sha256 == sha256,
+                                                      Submission.commitment_block == commitment_block))
+            if found is not None:
+                return found, False
+            if s.get(Miner, hotkey) is None:
+                now = utcnow()
+                s.add(Miner(hotkey=hotkey, uid=None, coldkey=coldkey, first_seen_at=now, last_seen_at=now))
+                s.flush()
+            sub = Submission(hotkey=hotkey, sha256=sha256, commitment_block=commitment_block, source=source)
+            s.add(sub)
+            s.flush()
+            return sub, True
+
+    def set_submission(self, submission_id: int, *, status: str, reason: str | None = None,
+                       copy_of: int | None = None, normalized_sha256: str | None = None,
+                       size_bytes: int | None = None) -> Submission:
+        if status not in {"pending", "accepted", "rejected", "copy"}:
+            raise StoreError("bad_input", f"unknown submission status {status!r}")
+        with self.session() as s:
+            sub = s.get(Submission, submission_id)
+            if sub is None:
+                raise StoreError("not_found", f"no submission {submission_id}")
+            sub.status, sub.reason, sub.copy_of, sub.checked_at = status, reason, copy_of, utcnow()
+            if normalized_sha256 is not None:
+                sub.normalized_sha256 = normalized_sha256
+            if size_bytes is not None:
+                sub.size_bytes = size_bytes
+            return sub
+
+    def earliest_with(self, *, sha256: str | None = None, normalized_sha256: str | None = None,
+                      exclude_id: int | None = None) -> Submission | None:
+        """The accepted submission with this hash (or normalized hash) committed first (ties: hotkey)."""
+        with self.session() as s:
+            query = select(Submission).where(Submission.status == "accepted")
+            if sha256 is not None:
+                query = query.where(Submission.sha256 == sha256)
+            if normalized_sha256 is not None:
+                query = query.where(Submission.normalized_sha256 == normalized_sha256)
+            if exclude_id is not None:
+                query = query.where(Submission.id != exclude_id)
+            return s.scalar(query.order_by(Submission.commitment_block, Submission.hotkey).limit(1))
+
+    def latest_submissions(self, *, status: str = "accepted") -> list[Submission]:
+        """Each hotkey's latest submission (by commitment block) that has `status`."""
+        with self.session() as s:
+            latest = (select(Submission.hotkey, func.max(Submission.commitment_block).label("block"))
+                      .where(Submission.status == status).group_by(Submission.hotkey).subquery())
+            query = (select(Submission).join(latest, (Submission.hotkey == latest.c.hotkey)
+                                             & (Submission.commitment_block == latest.c.block))
+                     .where(Submission.status == status).order_by(Submission.hotkey, Submission.id))
+            out: dict[str, Submission] = {}
+            for sub in s.scalars(query):
+                out[sub.hotkey] = sub  # same block twice: the later row wins
+            return list(out.values())
+
+    def submission(self, submission_id: int) -> Submission | None:
+        with self.session() as s:
+            return s.get(Submission, submission_id)
+
+    # --- packs and problems -----------------------------------------------------------------------------------------
+
+    def add_pack(self, *, pack_id: str, name: str, digest: str, problems: Sequence[dict[str, Any]],
+                 signer: str | None = None, catalog_digest: str | None = None,
+                 rotation: dict[str, Any] | None = None, activate: bool = True) -> bool:
+        """Store a pack and its problems once (idempotent by `pack_id`); optionally make it the only active one.
+        Returns whether it was new."""
+        with self.session() as s:
+            existing = s.get(Pack, pack_id)
+            if existing is not None and existing.digest != digest:
+                raise StoreError("conflict", f"pack {pack_id} is already stored with digest {existing.digest[:12]}, "
+                                             f"not {digest[:12]}")
+            if existing is None:
+                s.add(Pack(pack_id=pack_id, name=name, digest=digest, signer=signer, catalog_digest=catalog_digest,
+                           rotation=rotation or {}, active=False))
+                s.flush()
+                rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
+                         "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
+                         "difficulty": float(p.get("difficulty") or 0.0), "data": p} for p in problems]
+                for start in range(0, len(rows), EVENT_BATCH):
+                    s.execute(insert(ProblemRow.__table__), rows[start:start + EVENT_BATCH])
+            if activate:
+                s.execute(update(Pack).where(Pack.pack_id != pack_id).values(active=False))
+                s.execute(update(Pack).where(Pack.pack_id == pack_id).values(active=True))
+            return existing is None
+
+    def active_pack(self) -> Pack | None:
+        with self.session() as s:
+            return s.scalar(select(Pack).where(Pack.active.is_(True)))
+
+    def problems(self, pack_id: str, *, split: str | None = None) -> list[ProblemRow]:
+        with self.session() as s:
+            query = select(ProblemRow).where(ProblemRow.pack_id == pack_id).order_by(ProblemRow.problem_id)
+            if split is not None:
+                query = query.where(ProblemRow.split == split)
+            return list(s.scalars(query))
+
+    # --- races and runs ---------------------------------------------------------------------------------------------
+
+    def create_race(self, *, race_id: str, pack_id: str, seed_block: int, seed_hash: str,
+                    problem_ids: Sequence[str]) -> tuple[Race, bool]:
+        """The race, created if new (idempotent by `race_id`); returns (race, created)."""
+        with self.session() as s:
+            race = s.get(Race, race_id)
+            if race is not None:
+                return race, False
+            race = Race(race_id=race_id, pack_id=pack_id, seed_block=seed_block, seed_hash=seed_hash,
+                        problem_ids=list(problem_ids), status="open")
+            s.add(race)
+            return race, True
+
+    def race(self, race_id: str) -> Race | None:
+        with self.session() as s:
+            return s.get(Race, race_id)
+
+    def races(self, *, status: str | None = None) -> list[Race]:
+        with self.session() as s:
+            query = select(Race).order_by(Race.opened_at, Race.race_id)
+            if status is not None:
+                query = query.where(Race.status == status)
+            return list(s.scalars(query))
+
+    def set_race_status(self, race_id: str, status: str) -> None:
+        if status not in {"open", "running", "closed", "cancelled"}:
+            raise StoreError("bad_input", f"unknown race status {status!r}")
+        with self.session() as s:
+            race = s.get(Race, race_id)
+            if race is None:
+                raise StoreError("not_found", f"no race {race_id}")
+            race.status = status
+            if status in {"closed", "cancelled"}:
+                race.closed_at = utcnow()
+
+    def create_runs(self, race_id: str, pairs: Iterable[tuple[Submission, str]]) -> int:
+        """One pending run per (submission, problem id), skipping those that exist. Returns how many were made."""
+        with self.session() as s:
+            have = set(s.execute(select(Run.submission_id, Run.problem_id).where(Run.race_id == race_id)).all())
+            rows = [{"run_id": uuid.uuid4().hex, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
+                     "hotkey": sub.hotkey, "status": "pending", "created_at": utcnow()}
+                    for sub, pid in pairs if (sub.id, pid) not in have]
+            for start in range(0, len(rows), EVENT_BATCH):
+                s.execute(insert(Run.__table__), rows[start:start + EVENT_BATCH])
+            return len(rows)
+
+    def run(self, run_id: str) -> Run | None:
+        with self.session() as s:
+            return s.get(Run, run_id)
+
+    def runs(self, *, race_id: str | None = None, status: str | Sequence[str] | None = None,
+             hotkey: str | None = None, ready_at: datetime | None = None, limit: int | None = None) -> list[Run]:
+        """Runs by race, status, hotkey; `ready_at` keeps those whose retry backoff has passed by then."""
+        with self.session() as s:
+            query = select(Run).order_by(Run.created_at, Run.run_id)
+            if race_id is not None:
+                query = query.where(Run.race_id == race_id)
+            if status is not None:
+                query = query.where(Run.status.in_([status] if isinstance(status, str) else list(status)))
+            if hotkey is not None:
+                query = query.where(Run.hotkey == hotkey)
+            if ready_at is not None:
+                query = query.where((Run.not_before.is_(None)) | (Run.not_before <= ready_at))
+            if limit is not None:
+                query = query.limit(limit)
+            return list(s.scalars(query))
+
+    def count_runs(self, race_id: str) -> dict[str, int]:
+        with self.session() as s:
+            rows = s.execute(select(Run.status, func.count()).where(Run.race_id == race_id).group_by(Run.status))
+            return {status: int(n) for status, n in rows}
+
+    def _move(self, s: Session, run_id: str, status: str, fields: dict[str, Any]) -> Run:
+        if status not in _NEXT:
+            raise StoreError("bad_input", f"unknown run status {status!r}; one of {', '.join(RUN_STATUSES)}")
+        run = s.get(Run, run_id, with_for_update=self.dialect == "postgresql")
+        if run is None:
+            raise StoreError("not_found", f"no run {run_id}")
+        if status not in _NEXT[run.status]:
+            raise StoreError("bad_transition", f"run {run_id} cannot move from {run.status} to {status}")
+        if status == "pending" and run.status == "errored" and run.blame != "validator":
+            raise StoreError("bad_transition", f"run {run_id} errored by the agent ({run.error_code}); it is final")
+        now = utcnow()
+        run.status = status
+        if status in _PHASE_COLUMN:
+            setattr(run, _PHASE_COLUMN[status], now)
+        if status == "starting":
+            run.attempt += 1
+        if status == "errored":
+            code = fields.pop("error_code", None)
+            if code is None:
+                raise StoreError("bad_input", f"run {run_id}: an errored run needs an error_code")
+            run.error_code, run.blame = int(code), blame_of(int(code))
+        elif status == "pending":
+            run.not_before = fields.pop("not_before", None)
+        for key, value in fields.items():
+            if not hasattr(Run, key) or key in {"run_id", "race_id", "status"}:
+                raise StoreError("bad_input", f"run has no writable field {key!r}")
+            setattr(run, key, value)
+        return run
+
+    def transition(self, run_id: str, status: str, **fields: Any) -> Run:
+        """Move a run to `status` (checked against the status machine), stamping the phase's time, in one commit."""
+        with self.session() as s:
+            return self._move(s, run_id, status, fields)
+
+    def retry_later(self, run_id: str, *, delay: timedelta) -> Run:
+        """Put a validator-blamed errored (or interrupted) run back to pending after `delay`."""
+        with self.session() as s:
+            return self._move(s, run_id, "pending", {"not_before": utcnow() + delay})
+
+    def add_events(self, events: Sequence[TrajectoryEvent | dict[str, Any]], *, run_id: str | None = None,
+                   session: Session | None = None) -> int:
+        """Append events in batches of `EVENT_BATCH` rows per INSERT; returns how many were written."""
+        if session is None:
+            with self.session() as s:
+                return self.add_events(events, run_id=run_id, session=s)
+        rows = [_event_row(e, run_id) for e in events]
+        for start in range(0, len(rows), EVENT_BATCH):
+            session.execute(insert(Event.__table__), rows[start:start + EVENT_BATCH])
+        return len(rows)
+
+    def record_run(self, run_id: str, status: str, events: Sequence[TrajectoryEvent | dict[str, Any]],
+                   **fields: Any) -> Run:
+        """A run's trajectory and its status change in one transaction: both land, or neither does.
+
+        Events already stored for this run (an earlier, interrupted attempt) are replaced."""
+        with self.session() as s:
+            s.query(Event).filter(Event.run_id == run_id).delete(synchronize_session=False)
+            self.add_events(events, run_id=run_id, session=s)
+            return self._move(s, run_id, status, fields)
+
+    def events(self, run_id: str) -> list[TrajectoryEvent]:
+        """A run's whole trajectory, in order."""
+        with self.session() as s:
+            rows = s.execute(select(Event).where(Event.run_id == run_id).order_by(Event.seq)).scalars()
+            return [TrajectoryEvent(run_id=e.run_id, seq=e.seq, kind=e.kind, name=e.name,  # type: ignore[arg-type]
+                                    arguments=e.arguments, result=e.result, started_at=e.started_at,
+                                    duration_ms=e.duration_ms, tokens=e.tokens or {}, cost=e.cost, error=e.error,
+                                    status=e.status) for e in rows]
+
+    # --- scores and results -----------------------------------------------------------------------------------------
+
+    def save_score(self, run_id: str, *, success: float, strict: dict[str, Any], final: float | None = None,
+                   judge_quality: float | None = None, judge_coefficient: float | None = None,
+                   judge: dict[str, Any] | None = None, judge_evidence: list[int] | None = None,
+                   status: str | None = None) -> Score:
+        """Store (or replace) a run's verdicts; with `status`, move the run in the same transaction."""
+        with self.session() as s:
+            score = s.get(Score, run_id)
+            if score is None:
+                score = Score(run_id=run_id, success=success, strict=strict)
+                s.add(score)
+            score.success, score.strict, score.final = success, strict, final
+            score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
+            score.judge, score.judge_evidence = judge, judge_evidence
+            if judge is not None:
+                score.judged_at = utcnow()
+            if status is not None:
+                self._move(s, run_id, status, {})
+            return score
+
+    def score(self, run_id: str) -> Score | None:
+        with self.session() as s:
+            return s.get(Score, run_id)
+
+    def save_race_results(self, race_id: str, results: Sequence[dict[str, Any]], *, close: bool = True) -> None:
+        """Replace the race's results (one dict per miner: hotkey, uid, submission_id, commitment_block, score,
+        success_rate, runs, errored, rank, per_task) and close the race, in one transaction."""
+        with self.session() as s:
+            race = s.get(Race, race_id)
+            if race is None:
+                raise StoreError("not_found", f"no race {race_id}")
+            s.query(RaceResult).filter(RaceResult.race_id == race_id).delete(synchronize_session=False)
+            for row in results:
+                s.add(RaceResult(race_id=race_id, **row))
+            if close:
+                race.status, race.closed_at = "closed", utcnow()
+
+    def race_results(self, race_id: str) -> list[RaceResult]:
+        with self.session() as s:
+            query = select(RaceResult).where(RaceResult.race_id == race_id)
+            return list(s.scalars(query.order_by(RaceResult.rank, RaceResult.hotkey)))
+
+    # --- weights ----------------------------------------------------------------------------------------------------
+
+    def add_weight_set(self, *, policy: str, vector: dict[int, float], race_id: str | None = None) -> WeightSet:
+        with self.session() as s:
+            ws = WeightSet(race_id=race_id, policy=policy, vector={str(k): v for k, v in sorted(vector.items())},
+                           status="pending")
+            s.add(ws)
+            s.flush()
+            return ws
+
+    def update_weight_set(self, weight_set_id: int, *, status: str, outcome: dict[str, Any],
+                          block: int | None = None) -> WeightSet:
+        if status not in {"pending", "set", "failed", "rate_limited"}:
+            raise StoreError("bad_input", f"unknown weight-set status {status!r}")
+        with self.session() as s:
+            ws = s.get(WeightSet, weight_set_id)
+            if ws is None:
+                raise StoreError("not_found", f"no weight set {weight_set_id}")
+            ws.status, ws.outcome, ws.attempts, ws.updated_at = status, outcome, ws.attempts + 1, utcnow()
+            if block is not None:
+                ws.block = block
+            return ws
+
+    def weight_sets(self, *, status: str | None = None) -> list[WeightSet]:
+        with self.session() as s:
+            query = select(WeightSet).order_by(WeightSet.id)
+            if status is not None:
+                query = query.where(WeightSet.status == status)
+            return list(s.scalars(query))
+
+
+__all__ = ["Store", "StoreError", "make_engine", "wait_for", "blame_of", "RUN_STATUSES", "FINAL_STATUSES",
+           "EVENT_BATCH"]
