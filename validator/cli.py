@@ -101,9 +101,9 @@ def config_show(settings: Settings,
         out.print_json(json.dumps(shown, default=str))
         return
     table = Table(title="arena-validator settings", show_lines=False)
-    table.add_column("setting")
-    table.add_column("flag")
-    table.add_column("value")
+    table.add_column("setting", overflow="fold")
+    table.add_column("flag", overflow="fold")
+    table.add_column("value", overflow="fold")
     for name, value in shown.items():
         table.add_row(name, field_flag(name), "" if value is None else str(value))
     out.print(table)
@@ -186,7 +186,7 @@ def localchain_init(
     settings: Settings,
     block_time: Annotated[float, typer.Option(help="Seconds per block.", min=0.01)] = 12.0,
     rate_limit: Annotated[int, typer.Option("--weights-rate-limit", help="Blocks between weight sets.", min=0)] = 100,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing chain file.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing chain file.")] = False,
 ) -> None:
     """Create a LocalChain file (netuid from --netuid, default 1)."""
     from validator.chain.local import LocalChain
@@ -195,7 +195,7 @@ def localchain_init(
     path = _chain_path(settings)
     try:
         chain = LocalChain.init(path, netuid=settings.netuid if settings.netuid is not None else 1,
-                                block_time=block_time, weights_rate_limit=rate_limit, overwrite=force)
+                                block_time=block_time, weights_rate_limit=rate_limit, overwrite=overwrite)
     except ChainError as exc:
         fail(exc.message)
     out.print(f"LocalChain at {path}: netuid {chain.netuid}, {block_time:g} s blocks, weights rate limit "
@@ -206,7 +206,8 @@ def localchain_init(
 @with_settings()
 def localchain_register(
     settings: Settings,
-    validator: Annotated[bool, typer.Option("--validator", help="Give the hotkey a validator permit.")] = False,
+    validator_permit: Annotated[bool, typer.Option("--validator-permit",
+                                                   help="Give the hotkey a validator permit.")] = False,
     stake: Annotated[float, typer.Option(help="Stake to record for the hotkey (TAO).", min=0)] = 0.0,
     create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
 ) -> None:
@@ -221,9 +222,12 @@ def localchain_register(
         chain = LocalChain(_chain_path(settings))
         if create:
             wallet = bt.Wallet(name=settings.wallet_name, hotkey=settings.wallet_hotkey, path=str(settings.wallet_dir))
-            wallet.create_if_non_existent(coldkey_use_password=False, hotkey_use_password=False)
+            if not wallet.coldkeypub_file.exists_on_device():
+                wallet.create_new_coldkey(use_password=False, suppress=True)
+            if not wallet.hotkey_file.exists_on_device():
+                wallet.create_new_hotkey(use_password=False, suppress=True)
         wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
-        neuron = chain.register(wallet, validator_permit=validator, stake=stake)
+        neuron = chain.register(wallet, validator_permit=validator_permit, stake=stake)
     except ChainError as exc:
         fail(exc.message)
     role = "validator" if neuron.validator_permit else "miner"
@@ -255,7 +259,8 @@ def localchain_show(
               f"{info['block_time']:g} s blocks, weights rate limit {info['weights_rate_limit']}")
     table = Table(title=f"{len(graph.neurons)} neurons")
     for column in ("uid", "hotkey", "role", "stake", "axon", "commitment", "at block"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column == "hotkey", min_width=48 if column == "hotkey" else None,
+                         overflow="fold")
     for n in graph.neurons:
         c = commitments.get(n.hotkey)
         table.add_row(str(n.uid), n.hotkey, "validator" if n.validator_permit else "miner", f"{n.stake:g}",

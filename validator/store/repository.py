@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event, func, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -96,7 +97,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             from pathlib import Path
 
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30}, **kwargs)
+        engine = create_engine(url, connect_args={"timeout": 30}, json_serializer=_dumps, **kwargs)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(conn: Any, _record: Any) -> None:
@@ -111,7 +112,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         raise StoreError("bad_url", f"unsupported database {parsed.get_backend_name()!r}: use PostgreSQL or SQLite")
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
-    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, **kwargs)
+    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, json_serializer=_dumps,
+                         **kwargs)
 
 
 def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_backoff: float = 30.0,
@@ -136,16 +138,39 @@ def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_bac
             delay = min(delay * 2, max_backoff)
 
 
+def _dumps(value: Any) -> str:
+    """JSON text for the store's JSON columns (orjson: several times faster than the stdlib on trajectory bodies)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+_EVENT_COLUMNS = ("run_id", "seq", "kind", "name", "arguments", "result", "started_at", "duration_ms", "tokens",
+                  "cost", "error", "status")
+
+
 def _event_row(event: TrajectoryEvent | dict[str, Any], run_id: str | None = None) -> dict[str, Any]:
-    data = event.model_dump() if isinstance(event, TrajectoryEvent) else dict(event)
-    if run_id is not None:
-        data["run_id"] = run_id
+    data = event if isinstance(event, dict) else event.__dict__  # pydantic keeps the fields there; no copy
+    if data["started_at"].tzinfo is None:
+        raise StoreError("bad_input", f"event {data['seq']} of run {run_id or data['run_id']}: started_at must be "
+                                      "timezone-aware")
     return {
-        "run_id": data["run_id"], "seq": int(data["seq"]), "kind": data["kind"], "name": data["name"],
+        "run_id": run_id or data["run_id"], "seq": int(data["seq"]), "kind": data["kind"], "name": data["name"],
         "arguments": data.get("arguments"), "result": data.get("result"), "started_at": data["started_at"],
         "duration_ms": float(data.get("duration_ms") or 0.0), "tokens": data.get("tokens") or {},
         "cost": float(data.get("cost") or 0.0), "error": data.get("error"), "status": int(data.get("status", 200)),
     }
+
+
+def _copy_events(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Postgres: stream rows with COPY inside the session's transaction (the fastest bulk path psycopg offers)."""
+    driver = session.connection().connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor:
+        with cursor.copy(f"COPY trajectory_events ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row((r["run_id"], r["seq"], r["kind"], r["name"],
+                                None if r["arguments"] is None else _dumps(r["arguments"]),
+                                None if r["result"] is None else _dumps(r["result"]), r["started_at"],
+                                r["duration_ms"], _dumps(r["tokens"]), r["cost"], r["error"], r["status"]))
 
 
 class Store:
@@ -429,7 +454,10 @@ class Store:
                 return self.add_events(events, run_id=run_id, session=s)
         rows = [_event_row(e, run_id) for e in events]
         for start in range(0, len(rows), EVENT_BATCH):
-            session.execute(insert(Event.__table__), rows[start:start + EVENT_BATCH])
+            if self.dialect == "postgresql":
+                _copy_events(session, rows[start:start + EVENT_BATCH])
+            else:
+                session.execute(insert(Event.__table__), rows[start:start + EVENT_BATCH])
         return len(rows)
 
     def record_run(self, run_id: str, status: str, events: Sequence[TrajectoryEvent | dict[str, Any]],
