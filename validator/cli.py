@@ -36,7 +36,8 @@ app.add_typer(chain_app, name="localchain")
 @app.callback()
 def _main() -> None:
     configure_logging()
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # our commands print their own one-line summaries
+    for noisy in ("alembic", "bittensor"):  # our commands print their own one-line summaries and errors
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 # --- settings flags -----------------------------------------------------------------------------------------------
@@ -107,6 +108,53 @@ def config_show(settings: Settings,
     for name, value in shown.items():
         table.add_row(name, field_flag(name), "" if value is None else str(value))
     out.print(table)
+
+
+@config_app.command("check")
+@with_settings()
+def config_check(settings: Settings) -> None:
+    """Check what the node needs before it starts: the store (reachable, schema current), the chain (reachable),
+    the wallet (hotkey readable) and our hotkey on the metagraph with a validator permit. One line per check."""
+    from validator.chain import open_chain, our_neuron
+    from validator.chain.bittensor_chain import load_wallet
+    from validator.chain.port import ChainError
+    from validator.store.repository import StoreError, make_engine, wait_for
+    from validator.store.schema import SchemaError, check_current
+
+    failures = 0
+
+    def report(name: str, ok: bool, detail: str) -> None:
+        nonlocal failures
+        failures += not ok
+        mark = "[green]ok[/]  " if ok else "[bold red]fail[/]"
+        out.print(f"{mark} {name:8s} {detail}", highlight=False)
+
+    try:
+        engine = make_engine(settings.db_url)
+        wait_for(engine)
+        check_current(engine)
+        report("store", True, engine.url.render_as_string(hide_password=True))
+    except (StoreError, SchemaError) as exc:
+        report("store", False, str(exc))
+    hotkey = None
+    try:
+        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+        hotkey = wallet.hotkey.ss58_address
+        report("wallet", True, f"{settings.wallet_name}/{settings.wallet_hotkey}: {hotkey}")
+    except ChainError as exc:
+        report("wallet", False, exc.message)
+    try:
+        chain = open_chain(settings)
+        graph = chain.metagraph()
+        report("chain", True, f"{chain.network} netuid {chain.netuid}: block {chain.block()}, "
+                              f"{len(graph.neurons)} neurons")
+        if hotkey is not None:
+            neuron = our_neuron(chain, hotkey, metagraph=graph)
+            report("hotkey", True, f"uid {neuron.uid}, validator permit")
+    except ChainError as exc:
+        report("chain" if exc.code not in {"not_registered", "no_permit"} else "hotkey", False, exc.message)
+    if failures:
+        raise typer.Exit(1)
 
 
 # --- db -----------------------------------------------------------------------------------------------------------

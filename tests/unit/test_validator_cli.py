@@ -63,3 +63,27 @@ def test_localchain_init_register_show(tmp_path: Path) -> None:
     assert [(n["uid"], n["validator_permit"]) for n in state["neurons"]] == [(0, True), (1, False)]
     hotkey = (tmp_path / "wallets" / "m1" / "hotkeys" / "default").read_text()
     assert json.loads(hotkey)["ss58Address"] == state["neurons"][1]["hotkey"]
+
+
+def test_config_check_names_each_missing_prerequisite(tmp_path: Path) -> None:
+    chain = ["--chain", "localchain", "--localchain.path", str(tmp_path / "chain.sqlite")]
+    wallets = ["--wallet.path", str(tmp_path / "wallets")]
+    db = ["--database-url", f"sqlite:///{tmp_path / 'node.sqlite'}"]
+    assert cli("localchain", "init", *chain[2:], cwd=tmp_path).returncode == 0
+    cli("localchain", "register", "--wallet.name", "m1", "--create", *chain[2:], *wallets, cwd=tmp_path)
+    cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain[2:], *wallets,
+        cwd=tmp_path)
+
+    first = cli("config", "check", "--wallet.name", "m1", *chain, *wallets, *db, cwd=tmp_path)
+    assert first.returncode == 1
+    lines = {line.split()[1]: line for line in first.stdout.splitlines() if line.strip()}
+    assert lines["store"].startswith("fail") and "db upgrade" in lines["store"]
+    assert lines["wallet"].startswith("ok")
+    assert lines["hotkey"].startswith("fail") and "no validator permit" in lines["hotkey"]
+
+    assert cli("db", "upgrade", *db, cwd=tmp_path).returncode == 0
+    ghost = cli("config", "check", "--wallet.name", "ghost", *chain, *wallets, *db, cwd=tmp_path)
+    assert ghost.returncode == 1 and "fail wallet" in ghost.stdout and "btcli wallet new-hotkey" in ghost.stdout
+    good = cli("config", "check", "--wallet.name", "val", *chain, *wallets, *db, cwd=tmp_path)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "uid 1, validator permit" in good.stdout and "fail" not in good.stdout
