@@ -238,9 +238,11 @@ class InMemorySubstrate:
         if module == "System" and name == "Number":
             return self.head
         if module == "System" and name == "BlockHash":
+            # frame_system writes BlockHash[n - 1] when block n initializes and prunes entries older than
+            # BlockHashCount, keeping genesis: at the head's state the head's own hash is not stored yet.
             number = int(key[0])
-            if number == 0 or 0 <= self.head - number <= BLOCK_HASH_COUNT:
-                return block_hash_of(number) if number <= self.head else ZERO_HASH
+            if number == 0 or 1 <= self.head - number <= BLOCK_HASH_COUNT:
+                return block_hash_of(number)
             return ZERO_HASH
         if module == "Timestamp" and name == "Now":
             return GENESIS_MS + int(self.head * self.block_time_s * 1000)
@@ -537,7 +539,7 @@ class InMemorySubstrate:
         if len(dests) < int(self.get("SubtensorModule", "MinAllowedWeights", [netuid])):
             return "WeightVecLengthIsLow"
         limit = int(self.get("SubtensorModule", "MaxWeightsLimit", [netuid]))
-        if values and max(values) * U16_MAX > limit * sum(values):
+        if limit < U16_MAX and values and not _max_limited(values, limit):
             return "MaxWeightExceeded"
         return None
 
@@ -610,6 +612,15 @@ def _commitment_fields(info: Any) -> list[dict[str, Any]]:
             raise ValueError(f"cannot encode commitment field {entry!r} as Data")
         out.append(entry)
     return out
+
+
+def _max_limited(values: list[int], limit: int) -> bool:
+    """subtensor's `check_vec_max_limited` in I32F32 fixed point (32 fractional bits, divisions truncate): after
+    normalizing the vector to sum 1, its largest share is at most `limit / 65535`."""
+    total = sum(values)
+    if total == 0:
+        return True
+    return (max(values) << 32) // total <= (limit << 32) // U16_MAX
 
 
 def _require_ints(params: dict[str, Any], *names: str) -> None:

@@ -9,12 +9,16 @@ What the SDK does for us, and this module relies on:
   conforms the vector (`clip_to_max_weight` under `MaxWeightsLimit`, `normalize` to u16, `MinAllowedWeights`) and
   sends `SubtensorModule.set_mechanism_weights`, or `SubtensorModule.commit_timelocked_mechanism_weights` when
   `CommitRevealWeightsEnabled` is on (the chain reveals at the drand round the SDK returns as `reveal_round`).
-- `submit_call(..., signer="hotkey")` signs a raw call with the wallet's hotkey (read unencrypted, never prompting).
+  Its clip lands exactly on the limit and u16 rounding can then push the largest share past it, so under a
+  `MaxWeightsLimit` we clip first with a rounding margin (`_within_max_weight`).
+- `submit_call(..., signer="hotkey")` signs a raw call with the wallet's hotkey. Only unencrypted hotkeys are
+  accepted (`_hotkey` refuses encrypted ones), so signing never stops at a password prompt.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 import threading
 from pathlib import Path
@@ -22,8 +26,8 @@ from typing import Any
 
 import bittensor as bt
 from bittensor.intents.weights import clip_to_max_weight, normalize
-from bittensor.sp_core import KeyfileError
 from bittensor.settings import default_archive_endpoints, default_fallback_endpoints, resolve_endpoint
+from bittensor.sp_core import KeyfileError
 
 from validator.chain.port import (
     MAX_COMMITMENT_BYTES,
@@ -70,18 +74,23 @@ def load_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
         if wallet.coldkeypub_file.exists_on_device():
             wallet.coldkeypub  # noqa: B018
     except Exception as error:  # any unreadable keyfile is one wallet error
-        raise ChainError("bad_wallet", f"cannot read wallet {name!r} hotkey {hotkey!r} under {root}: {error}") from error
+        raise ChainError("bad_wallet",
+                         f"cannot read wallet {name!r} hotkey {hotkey!r} under {root}: {error}") from error
     return wallet
 
 
 class _RecordingSubstrate:
-    """A `bittensor.Substrate` that delegates everything and remembers each generated call composed through it.
+    """A `bittensor.Substrate` that delegates everything and, while `recording` is on, remembers each generated
+    call composed through it.
 
     This is how `set_weights` reports the call the SDK actually built (plain or timelocked) and its u16 arguments.
+    Recording is switched on only around one `set_weights` (under the chain's lock), so a long-running node does not
+    accumulate every call it ever composed.
     """
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
+        self.recording = False
         self.composed: list[Any] = []
 
     @property
@@ -93,7 +102,8 @@ class _RecordingSubstrate:
         self._inner.token_symbols = value
 
     async def compose(self, call: Any) -> Any:
-        self.composed.append(call)
+        if self.recording:
+            self.composed.append(call)
         return await self._inner.compose(call)
 
     def __getattr__(self, name: str) -> Any:
@@ -176,12 +186,16 @@ class BittensorChain:
         return ChainError("chain_error", f"cannot {action}: {type(error).__name__}: {error}")
 
     def _hotkey(self, wallet: Any, action: str) -> str:
-        """The wallet's hotkey address, checking the key file first so a missing one names its path."""
+        """The wallet's hotkey address, checking the key file first: a missing one names its path, and an encrypted
+        one is refused here (signing it would stop at a password prompt, or hang a node without a terminal)."""
         hotkey_file = getattr(wallet, "hotkey_file", None)
+        label = f"wallet {getattr(wallet, 'name', '?')!r} hotkey {getattr(wallet, 'hotkey_str', '?')!r}"
         if hotkey_file is not None and not Path(hotkey_file.path).is_file():
-            raise ChainError("no_wallet", f"cannot {action}: wallet {getattr(wallet, 'name', '?')!r} hotkey "
-                                          f"{getattr(wallet, 'hotkey_str', '?')!r} not found (no file "
-                                          f"{hotkey_file.path}); create it with `btcli wallet new-hotkey`")
+            raise ChainError("no_wallet", f"cannot {action}: {label} not found (no file {hotkey_file.path}); "
+                                          "create it with `btcli wallet new-hotkey`")
+        if hotkey_file is not None and hotkey_file.is_encrypted():
+            raise ChainError("bad_wallet", f"cannot {action}: {label} at {hotkey_file.path} is password-encrypted; "
+                                           "ShopArena signs with unencrypted hotkeys (btcli's default)")
         try:
             return bt.public_view(wallet, "hotkey").ss58_address
         except Exception as error:
@@ -301,26 +315,29 @@ class BittensorChain:
         `bad_input`, `unreachable`, ...) or when the chain rejects the extrinsic as rate-limited or unregistered; any
         other on-chain failure is returned with `success=False`. `data` holds `uids`/`weights`, the u16 vector
         sent: read from the composed call on the plain path; on the timelocked path (encrypted in the call) as the
-        SDK's public `clip_to_max_weight` + `normalize` conform it, plus `reveal_round`.
+        SDK's public `clip_to_max_weight` + `normalize` conform it, plus `reveal_round`. Under a `MaxWeightsLimit`
+        the vector is clipped with a rounding margin first (see `_within_max_weight`).
         """
         if not weights:
             raise ChainError("bad_input", f"no weights to set on netuid {self.netuid}")
         action = f"set weights on netuid {self.netuid}"
         hotkey = self._hotkey(wallet, action)
         action += f" as {hotkey}"
-        try:
-            intent = bt.SetWeights(netuid=self.netuid, weights={int(u): float(w) for u, w in weights.items()},
-                                   version_key=int(version_key))
-        except Exception as error:
-            raise self._error(action, error, invalid="bad_input") from error
         client, recorder = self._sdk()
         with self._lock:
-            mark = len(recorder.composed)
             try:
-                result = client.execute(intent, wallet, wait_for_inclusion=True, wait_for_finalization=False)
+                vector = self._within_max_weight(client, {int(u): float(w) for u, w in weights.items()})
+                intent = bt.SetWeights(netuid=self.netuid, weights=vector, version_key=int(version_key))
+                recorder.composed.clear()
+                recorder.recording = True
+                try:
+                    result = client.execute(intent, wallet, wait_for_inclusion=True, wait_for_finalization=False)
+                finally:
+                    recorder.recording = False
             except Exception as error:
                 raise self._error(action, error, invalid="bad_input") from error
-            sent = [c for c in recorder.composed[mark:] if f"{c.module}.{c.function}" in _WEIGHT_CALLS]
+            sent = [c for c in recorder.composed if _call_name(c) in _WEIGHT_CALLS]
+            recorder.composed.clear()
         call = sent[-1] if sent else None
         name = f"{call.module}.{call.function}" if call is not None else ""
         data: dict[str, Any] = {"netuid": self.netuid, "version_key": int(version_key)}
@@ -347,6 +364,25 @@ class BittensorChain:
                 pass
 
     # --- helpers --------------------------------------------------------------------------------------------------
+
+    def _within_max_weight(self, client: bt.SyncClient, weights: dict[int, float]) -> dict[int, float]:
+        """`weights`, clipped so that the u16 vector the SDK derives from them passes the chain's `MaxWeightsLimit`.
+
+        `SetWeights` clips the floats to exactly the limit and then rounds each value to u16; the rounding can shrink
+        the sum by up to half a unit per uid, which leaves the largest share a hair above the limit, and the chain
+        then rejects the extrinsic (`MaxWeightExceeded`) on every retry. Clipping first to a limit lowered by that
+        rounding margin keeps the quantized vector within the limit; the SDK's own clip is then a no-op.
+        """
+        values = list(weights.values())
+        if len(values) < 2 or not all(math.isfinite(w) and w >= 0 for w in values) or sum(values) <= 0:
+            return weights  # a single (self-)weight is exempt; bad vectors are the SDK's to refuse
+        limit = int(client.hyperparameters.max_weight_limit(self.netuid))
+        if not 0 < limit < U16_MAX:
+            return weights  # no limit (or one nothing can meet: the SDK and the chain say so)
+        safe = 1.0 / (U16_MAX / limit + len(values) / (2 * U16_MAX))
+        if len(values) * safe <= 1:
+            return weights  # no vector of this length fits under the limit; the SDK spreads it uniformly
+        return dict(zip(weights, clip_to_max_weight(values, safe), strict=True))
 
     def _conformed(self, client: bt.SyncClient, hotkey: str, intent: bt.SetWeights) -> tuple[list[int], list[int]]:
         """The u16 vector `SetWeights` derives from `intent` under the subnet's current `MaxWeightsLimit`."""
@@ -375,6 +411,11 @@ class BittensorChain:
                                 block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
         return ChainOutcome(success=True, message=result.message, call=call, block=block,
                             block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
+
+
+def _call_name(call: Any) -> str:
+    """`Pallet.function` of a generated call (empty for anything else composed)."""
+    return f"{getattr(call, 'module', '')}.{getattr(call, 'function', '')}"
 
 
 def _hex(value: Any) -> str | None:
