@@ -11,6 +11,7 @@ import functools
 import inspect
 import json
 import logging
+import os
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -87,6 +88,42 @@ def with_settings(*, require: tuple[str, ...] = ()) -> Callable[[Callable[..., A
         return run
 
     return wrap
+
+
+@app.command("run")
+@with_settings()
+def run_cmd(settings: Settings) -> None:
+    """Run the validator node: sync submissions, race them on the pack's rotation, score, set weights. Production:
+    --database-url postgresql+psycopg://..., --sandbox.backend docker, --chain subtensor (the default)."""
+    import asyncio
+
+    from arena.log import get_logger
+    from validator.node import NodeError, build_node
+
+    if settings.log_json:
+        os.environ["ARENA_LOG_JSON"] = "1"
+    log = get_logger("validator")
+    try:
+        node = build_node(settings, log=log)
+    except NodeError as exc:
+        fail(str(exc))
+    asyncio.run(node.run())
+
+
+@app.command("demo")
+def demo_cmd(
+    root: Annotated[Path, typer.Option("--dir", help="Where the demo keeps everything (made afresh).")] = Path(
+        "var/demo"),
+    size: Annotated[int, typer.Option(help="Catalog size (products).", min=1000)] = 20_000,
+    problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
+    per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 10,
+    concurrency: Annotated[int, typer.Option(help="Runs at once.", min=1)] = 2,
+) -> None:
+    """One whole race on this machine: catalog, signed pack, a local chain, five miners publishing agents through
+    it (one a copy, one hostile), the node racing them in the bubblewrap sandbox on SQLite, weights set on chain."""
+    from validator.demo import run_demo
+
+    raise typer.Exit(run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency))
 
 
 # --- config -------------------------------------------------------------------------------------------------------

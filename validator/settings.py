@@ -92,7 +92,9 @@ class Settings(BaseSettings):
         default_factory=list, description="models agents may call (comma-separated)",
         json_schema_extra=flag("--gateway.models"),
     )
-    pack: str | None = Field(None, description="the problem pack: a pack folder (signed by its operator)",
+    catalog: Path | None = Field(None, description="the catalog folder the pack was made for",
+                                 json_schema_extra=flag("--catalog"))
+    pack: str | None = Field(None, description="the problem pack file (signed by its operator)",
                              json_schema_extra=flag("--pack"))
     pack_signer: str | None = Field(None, description="ss58 address the pack must be signed by",
                                     json_schema_extra=flag("--pack.signer"))

@@ -145,6 +145,19 @@ class ProcessSandbox:
                     raise SandboxUnavailable(f"{tool} is not installed; install it (apt-get install -y bubblewrap "
                                              "util-linux) or use the docker backend")
 
+    def reap(self, run_ids: set[str] | None = None) -> int:
+        """Kill what is left in the cgroups of runs a previous node left behind (all of them, or only these runs')
+        and remove the cgroups. Call it for runs that are not in progress. Returns how many runs were reaped."""
+        found: set[str] = set()
+        for controller in ("memory", "pids", "cpu"):
+            base = CGROUP_ROOT / controller / "shoparena"
+            if base.is_dir():
+                found |= {d.name for d in base.iterdir() if d.is_dir()}
+        targets = found if run_ids is None else found & run_ids
+        for run_id in targets:
+            _kill_cgroups(_cgroup_dirs(run_id))
+        return len(targets)
+
     def _command(self, spec: SandboxSpec) -> list[str]:
         if self.mode == "bare":
             return [self.python, str(HARNESS_DIR / "harness.py")]

@@ -107,7 +107,7 @@ class Pack(Base):
     name: Mapped[str] = mapped_column(String(128))
     digest: Mapped[str] = mapped_column(String(64))
     signer: Mapped[str | None] = mapped_column(String(64))
-    catalog_digest: Mapped[str | None] = mapped_column(String(64))
+    catalog_digest: Mapped[str | None] = mapped_column(String(128))
     rotation: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
     active: Mapped[bool] = mapped_column(Boolean, default=False)
     loaded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -122,7 +122,7 @@ class ProblemRow(Base):
     task: Mapped[str] = mapped_column(String(16))
     split: Mapped[str] = mapped_column(String(16))
     cluster_id: Mapped[str] = mapped_column(String(128))
-    difficulty: Mapped[float] = mapped_column(Float, default=0.0)
+    difficulty: Mapped[str] = mapped_column(String(16), default="")
     data: Mapped[dict[str, Any]] = mapped_column(Json)
 
 
@@ -136,6 +136,7 @@ class Race(Base):
     seed_block: Mapped[int] = mapped_column(BigInteger)
     seed_hash: Mapped[str] = mapped_column(String(66))
     problem_ids: Mapped[list[str]] = mapped_column(Json, default=list)
+    reason: Mapped[str | None] = mapped_column(Text)  # why it was cancelled (no eligible miner, empty pool...)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 

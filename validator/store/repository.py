@@ -293,6 +293,10 @@ class Store:
                 out[sub.hotkey] = sub  # same block twice: the later row wins
             return list(out.values())
 
+    def all_submissions(self) -> list[Submission]:
+        with self.session() as s:
+            return list(s.scalars(select(Submission).order_by(Submission.commitment_block, Submission.id)))
+
     def submission(self, submission_id: int) -> Submission | None:
         with self.session() as s:
             return s.get(Submission, submission_id)
@@ -315,7 +319,7 @@ class Store:
                 s.flush()
                 rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
                          "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
-                         "difficulty": float(p.get("difficulty") or 0.0), "data": p} for p in problems]
+                         "difficulty": str(p.get("difficulty") or ""), "data": p} for p in problems]
                 for start in range(0, len(rows), EVENT_BATCH):
                     s.execute(insert(ProblemRow.__table__), rows[start:start + EVENT_BATCH])
             if activate:
@@ -359,7 +363,7 @@ class Store:
                 query = query.where(Race.status == status)
             return list(s.scalars(query))
 
-    def set_race_status(self, race_id: str, status: str) -> None:
+    def set_race_status(self, race_id: str, status: str, *, reason: str | None = None) -> None:
         if status not in {"open", "running", "closed", "cancelled"}:
             raise StoreError("bad_input", f"unknown race status {status!r}")
         with self.session() as s:
@@ -367,6 +371,8 @@ class Store:
             if race is None:
                 raise StoreError("not_found", f"no race {race_id}")
             race.status = status
+            if reason is not None:
+                race.reason = reason
             if status in {"closed", "cancelled"}:
                 race.closed_at = utcnow()
 

@@ -1,0 +1,163 @@
+"""Races end to end with the real pieces: LocalChain, the store (SQLite and Postgres), the process sandbox (bubblewrap)
+and the Docker sandbox, the gateway, strict scoring, weights set on chain."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.catalog import Catalog
+from arena.problems.pack import load_pack
+from arena.weights import MinerResult, compute_weights, parse_policy
+from sandbox.backends import Limits
+from tests.support.postgres import fresh_database
+from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from validator.chain.local import LocalChain
+from validator.races import Arena, ArenaConfig
+from validator.scheduler import Node
+from validator.store.repository import Store, make_engine
+from validator.store.schema import upgrade
+
+MINERS = ["offline", "lite", "hostile"]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    return build_arena_inputs(tmp_path_factory.mktemp("arena"))
+
+
+def open_store(url: str) -> Store:
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    return Store.open(url)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'node.sqlite'}"
+
+
+def sandbox(kind: str) -> Any:
+    if kind == "docker":
+        from sandbox.backends.docker import DockerSandbox
+
+        return DockerSandbox()
+    from sandbox.backends.process import ProcessSandbox
+
+    return ProcessSandbox("bwrap")
+
+
+def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
+               kind: str = "process") -> Arena:
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=2, retry_backoff=0.2,
+                         limits=Limits(wall_seconds=60))
+    return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox(kind),
+                 config=config)
+
+
+def seed_submissions(store: Store, setup: Any, root: Path, data_dir: Path) -> dict[str, str]:
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    hotkeys = {}
+    for i, name in enumerate(MINERS):
+        hotkey = setup.miners[name].hotkey.ss58_address
+        place_submission(store, data_dir, hotkey, write_agent(root / "agents" / name, name), block=10 + i)
+        hotkeys[name] = hotkey
+    return hotkeys
+
+
+def run_race(arena: Arena, store: Store) -> None:
+    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5)
+
+    def done() -> bool:
+        sets = store.weight_sets()
+        return bool(sets) and sets[-1].status in {"set", "failed"}
+
+    asyncio.run(asyncio.wait_for(node.run(until=done, poll=0.2, handle_signals=False), timeout=600))
+
+
+@pytest.fixture(params=[("sqlite", "process"), ("postgresql", "docker")], ids=["sqlite-bwrap", "postgres-docker"])
+def backend(request: pytest.FixtureRequest, sqlite_url: str) -> Iterator[tuple[str, str]]:
+    db, kind = request.param
+    if db == "sqlite":
+        yield sqlite_url, kind
+    else:
+        with fresh_database() as url:
+            yield url, kind
+
+
+def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str, str], inputs: Any,
+                                                              tmp_path: Path) -> None:
+    url, kind = backend
+    setup = make_chain(tmp_path, MINERS)
+    store = open_store(url)
+    data_dir = tmp_path / "node"
+    hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, kind)
+    run_race(arena, store)
+
+    race = [r for r in store.races() if r.status == "closed"][0]
+    held_out = {p.problem_id for p in arena.pack.problems if p.split != "race"}
+    assert len(race.problem_ids) == 4 and not held_out & set(race.problem_ids)
+    assert race.seed_hash == setup.chain.block_hash(race.seed_block)
+    runs = store.runs(race_id=race.race_id)
+    assert len(runs) == len(MINERS) * 4 and all(arena.final(r) for r in runs)
+    assert {(r.hotkey, r.problem_id) for r in runs} == {(h, p) for h in hotkeys.values() for p in race.problem_ids}
+    by_name = {name: [r for r in runs if r.hotkey == hk] for name, hk in hotkeys.items()}
+    # the hostile agent escapes nothing and forges nothing: no answer through the gateway, score 0
+    for run in by_name["hostile"]:
+        assert run.status == "finished" and store.score(run.run_id).final == 0.0  # type: ignore[union-attr]
+        assert all(e.name != "recommend_product" for e in store.events(run.run_id))
+    # the offline agent's trajectories are stored and its answers are the gateway's last recommend_product
+    offline = by_name["offline"]
+    assert all(store.events(r.run_id) for r in offline)
+    assert all(store.score(r.run_id).strict["answer"] == r.sandbox["answer"] for r in offline)  # type: ignore
+    results = {r.hotkey: r for r in store.race_results(race.race_id)}
+    assert results[hotkeys["hostile"]].score == 0.0
+    assert results[hotkeys["offline"]].score >= results[hotkeys["hostile"]].score
+    # the weight vector is the policy's over the metagraph, and the chain holds it
+    graph = setup.chain.metagraph()
+    uids = {n.hotkey: n.uid for n in graph.neurons}
+    expected = compute_weights([MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block)
+                                for r in results.values()], uids, parse_policy("top_heavy"))
+    ws = store.weight_sets()[-1]
+    assert ws.status == "set" and {int(k): v for k, v in ws.vector.items()} == expected
+    on_chain = setup.chain.weights()[uids[setup.validators[0].hotkey.ss58_address]]
+    assert set(on_chain) == set(expected)
+    assert all(abs(on_chain[u] - expected[u]) < 1e-4 for u in expected)
+    store.close()
+
+
+def test_two_validators_draw_the_same_problems_and_set_identical_vectors(inputs: Any, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, MINERS[:2], validators=2)
+    vectors = []
+    draws = []
+    block = setup.chain.block()
+    for i, wallet in enumerate(setup.validators):
+        store = open_store(f"sqlite:///{tmp_path / f'v{i}.sqlite'}")
+        data_dir = tmp_path / f"node{i}"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        for j, name in enumerate(MINERS[:2]):
+            agent = write_agent(tmp_path / "agents" / name, name)
+            place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address, agent, block=10 + j)
+        arena = make_arena(store, setup.chain, wallet, inputs, data_dir)
+        arena.start()
+        try:
+            arena.open_race(block=block - block % 5)  # the same rotation slot for both
+        finally:
+            arena.stop()
+        race = store.races()[0]
+        draws.append((race.race_id, race.problem_ids, race.seed_hash))
+        run_race(arena, store)
+        vectors.append(json.dumps(store.weight_sets()[-1].vector, sort_keys=False))
+        store.close()
+    assert draws[0] == draws[1]
+    assert vectors[0] == vectors[1]

@@ -1,0 +1,94 @@
+"""A small real arena for race tests: a built catalog, a generated and signed pack, a LocalChain with a validator and
+miners (SDK wallets), and agent bundles (the offline template, a variant, a hostile agent)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bittensor as bt
+from bittensor.sp_core import Keypair
+
+from arena.catalog import Catalog
+from arena.catalog.build import build_catalog
+from arena.problems.generate import GENERATOR_VERSION, generate_problems
+from arena.problems.pack import Rotation, new_pack, write_pack
+from arena.problems.splits import assign_splits
+from sandbox.bundle import pack_dir
+from validator.chain.local import LocalChain
+from validator.demo import HOSTILE_AGENT, MINER_TEMPLATE, _variant
+
+AGENTS = {
+    "offline": lambda: MINER_TEMPLATE.read_text(),
+    "lite": lambda: _variant(MINER_TEMPLATE.read_text(), MAX_CALLS=4),
+    "hostile": lambda: HOSTILE_AGENT,
+}
+
+
+def make_wallet(path: Path, name: str) -> bt.Wallet:
+    wallet = bt.Wallet(name=name, hotkey="default", path=str(path))
+    if not wallet.coldkeypub_file.exists_on_device():
+        wallet.create_new_coldkey(use_password=False, suppress=True)
+    if not wallet.hotkey_file.exists_on_device():
+        wallet.create_new_hotkey(use_password=False, suppress=True)
+    return wallet
+
+
+def build_arena_inputs(root: Path, *, size: int = 3000, problems: int = 24, per_race: int = 4,
+                       cadence: int = 5) -> tuple[Path, Path, str]:
+    """A catalog and a signed pack in `root`; returns (catalog dir, pack path, signer address)."""
+    catalog_dir = root / "catalog"
+    build_catalog(3, size, catalog_dir, force=True)
+    catalog = Catalog.open(catalog_dir)
+    generated = generate_problems(catalog, problems, seed=2).problems
+    split = assign_splits(generated, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=2)
+    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
+    pack = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
+                    rotation=Rotation(cadence_blocks=cadence, problems_per_race=per_race)).signed(operator)
+    return catalog_dir, write_pack(pack, root / "pack.json"), operator.ss58_address
+
+
+@dataclass
+class ChainSetup:
+    path: Path
+    wallets: Path
+    chain: LocalChain
+    validators: list[Any]
+    miners: dict[str, Any]
+
+
+def make_chain(root: Path, miners: list[str], *, validators: int = 1, block_time: float = 0.5,
+               rate_limit: int = 5) -> ChainSetup:
+    path = root / "chain.sqlite"
+    chain = LocalChain.init(path, netuid=1, block_time=block_time, weights_rate_limit=rate_limit)
+    wallets = root / "wallets"
+    vals = []
+    for i in range(validators):
+        wallet = make_wallet(wallets, f"validator{i}")
+        chain.register(wallet, validator_permit=True, stake=100.0)
+        vals.append(wallet)
+    found = {}
+    for name in miners:
+        wallet = make_wallet(wallets, name)
+        chain.register(wallet)
+        found[name] = wallet
+    return ChainSetup(path, wallets, chain, vals, found)
+
+
+def write_agent(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "agent.py").write_text(AGENTS[name]())
+    return folder
+
+
+def place_submission(store: Any, data_dir: Path, hotkey: str, agent_dir: Path, block: int) -> Any:
+    """Accept a bundle the way `sync_submissions` leaves one: unpacked under data_dir/bundles/<sha256>."""
+    from sandbox.bundle import unpack
+
+    bundle = pack_dir(agent_dir)
+    target = data_dir / "bundles" / bundle.sha256
+    if not target.exists():
+        unpack(bundle.data, target)
+    sub, _ = store.add_submission(hotkey=hotkey, sha256=bundle.sha256, commitment_block=block, source="test")
+    return store.set_submission(sub.id, status="accepted", size_bytes=len(bundle.data))

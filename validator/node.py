@@ -1,0 +1,113 @@
+"""Composition: settings -> the store, the chain, the wallet, the pack and catalog, the sandbox, the `Arena` and the
+scheduled `Node`. `arena-validator run` and `arena-validator demo` both build their node here, on the same code path;
+every missing dependency is one `NodeError` line that says what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from validator.settings import Settings
+
+
+class NodeError(Exception):
+    """A dependency of the node is missing or unusable; the message is one line that says what to do."""
+
+
+def open_store(settings: Settings, *, attempts: int = 1, log: Any = None) -> Any:
+    from validator.store.repository import Store, StoreError
+    from validator.store.schema import SchemaError
+
+    try:
+        return Store.open(settings.db_url, attempts=attempts, log=log)
+    except (StoreError, SchemaError) as exc:
+        raise NodeError(str(exc)) from None
+
+
+def open_sandbox(settings: Settings) -> Any:
+    if settings.sandbox_backend == "docker":
+        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
+
+        try:
+            return DockerSandbox(settings.sandbox_image)
+        except DockerUnavailable as exc:
+            raise NodeError(str(exc)) from None
+    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+
+    try:
+        return ProcessSandbox("bwrap")
+    except SandboxUnavailable as exc:
+        raise NodeError(str(exc)) from None
+
+
+def open_pack(settings: Settings) -> tuple[Any, Any]:
+    """The catalog and the signed pack made for it (signature required; signer checked when --pack.signer)."""
+    from arena.catalog import Catalog, CatalogError
+    from arena.problems.pack import PackError, load_pack
+
+    if settings.catalog is None or settings.pack is None:
+        raise NodeError("--catalog and --pack (or ARENA_CATALOG / ARENA_PACK) are required: the catalog folder and "
+                        "the signed problem pack made for it")
+    try:
+        catalog = Catalog.open(settings.catalog.expanduser())
+    except CatalogError as exc:
+        raise NodeError(str(exc)) from None
+    signers = {settings.pack_signer} if settings.pack_signer else None
+    try:
+        pack = load_pack(Path(settings.pack).expanduser(), catalog_digest=catalog.digest, require_signature=True,
+                         trusted_signers=signers)
+    except PackError as exc:
+        raise NodeError(str(exc)) from None
+    return catalog, pack
+
+
+def open_wallet(settings: Settings) -> Any:
+    from validator.chain.bittensor_chain import load_wallet
+    from validator.chain.port import ChainError
+
+    try:
+        return load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+    except ChainError as exc:
+        raise NodeError(exc.message) from None
+
+
+def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_time: float | None = None,
+               retry_backoff: float = 5.0) -> Any:
+    """The node the settings describe, checked end to end before anything runs: store reachable and current, wallet
+    readable, chain reachable with our hotkey on the metagraph holding a validator permit, pack and catalog valid,
+    sandbox available."""
+    from sandbox.backends import Limits
+    from sandbox.gateway import Gateway, Upstream
+    from validator.chain import open_chain, our_neuron
+    from validator.chain.port import ChainError
+    from validator.races import Arena, ArenaConfig
+    from validator.scheduler import Node
+    from validator.submissions import sync_submissions
+
+    store = store or open_store(settings, attempts=3, log=log)
+    wallet = open_wallet(settings)
+    try:
+        chain = open_chain(settings)
+        our_neuron(chain, wallet.hotkey.ss58_address)
+    except ChainError as exc:
+        raise NodeError(exc.message) from None
+    catalog, pack = open_pack(settings)
+    sandbox = open_sandbox(settings)
+    upstream = Upstream(base_url=settings.gateway_upstream, api_key=settings.gateway_api_key,
+                        models=settings.gateway_models)
+    config = ArenaConfig(
+        data_dir=settings.data_dir, concurrency=settings.concurrency, max_attempts=settings.max_attempts,
+        retry_backoff=retry_backoff,
+        limits=Limits(wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb,
+                      pids=settings.sandbox_pids),
+        weight_policy=settings.weight_policy, burn_uid=settings.burn_uid,
+    )
+    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
+                  config=config, gateway=Gateway(catalog, upstream=upstream), log=log)
+    if block_time is None:
+        block_time = float(getattr(chain, "block_time", 12.0))
+
+    def sync() -> Any:
+        return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)
+
+    return Node(arena, sync=sync, block_time=block_time, log=log)

@@ -1,0 +1,468 @@
+"""Race lifecycle: open a race when the pack's rotation says so, dispatch one run per (submission, problem) to the
+sandbox, score each run, close the race, and turn its results into a weight vector on chain.
+
+Every step reads its state from the store and writes its outcome there before the next step looks, so each can be
+repeated or resumed after a crash (`Arena.recover` puts runs a dead node left `starting`/`running` back to pending;
+a `finished` run is never run again):
+
+- `open_race`: the race's start block is the last multiple of the rotation's cadence; its problems are drawn from
+  the pack's race pool with the hash of that block as seed (`draw_problems`), so every honest validator with the same
+  chain and pack draws the same problems; held-out and public problems are never drawn;
+- `dispatch`: ready pending runs go to the sandbox under a concurrency limit; the gateway's log is the trajectory,
+  stored with the run's status change in one commit; validator-blamed errors (2xxx) are retried with exponential
+  backoff up to `max_attempts`; agent-blamed errors (1xxx) are final and count 0;
+- `close_races`: when every run is final, a miner's race score is the mean final score over the race's problems
+  (agent errors count 0; a problem the validator could not run for them after every attempt is left out);
+- `weigh` / `set_weights`: the policy of `arena.weights` over the metagraph's uids, stored as a weight set and sent
+  within the chain's rate limit, the extrinsic's outcome stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from arena.catalog import Catalog
+from arena.problems import Problem
+from arena.problems.pack import Pack as ProblemPack
+from arena.scoring import score_run
+from arena.weights import MinerResult, compute_weights, parse_policy
+from sandbox.backends import Limits, Sandbox
+from sandbox.bundle import unpack
+from sandbox.gateway import Budgets, Gateway, GatewayServer
+from sandbox.run import run_one
+from validator.chain.port import ChainError, ChainPort
+from validator.store.models import Run
+from validator.store.repository import Store, StoreError, blame_of
+
+#: Error codes of DESIGN's table that the node itself assigns.
+BUNDLE_INVALID = 1008
+SANDBOX_FAILED = 2001
+GATEWAY_FAULT = 2002
+STORE_FAULT = 2003
+
+
+# --- drawing ------------------------------------------------------------------------------------------------------
+
+
+def race_start_block(block: int, cadence: int) -> int:
+    """The block a race opened at `block` starts from: the last multiple of the cadence (the same on every node)."""
+    return block - block % cadence
+
+
+def race_id_for(pack_id: str, start_block: int) -> str:
+    return f"{pack_id[:16]}-{start_block}"
+
+
+def _rank(seed_hash: str, pack_id: str, problem_id: str) -> bytes:
+    return hashlib.sha256(f"{seed_hash}|{pack_id}|{problem_id}".encode()).digest()
+
+
+def draw_problems(problems: Sequence[Problem], *, pack_id: str, seed_hash: str, n: int,
+                  task_mix: dict[str, float]) -> list[str]:
+    """`n` problem ids from the race pool (split `race` only), deterministic in (`seed_hash`, `pack_id`, the pool).
+
+    Each task gets its share of `n` by the mix (largest remainders, ties by task name); within a task, problems are
+    taken in the order of sha256(seed | pack | id), which no one can steer without the block hash. A task short of
+    problems leaves its places to the best-ranked of the rest. The result is sorted by that rank."""
+    pool = sorted((p for p in problems if p.split == "race"), key=lambda p: _rank(seed_hash, pack_id, p.problem_id))
+    n = min(n, len(pool))
+    if n <= 0:
+        return []
+    weights = {task: w for task, w in task_mix.items() if w > 0}
+    total = sum(weights.values()) or 1.0
+    exact = {task: n * w / total for task, w in weights.items()}
+    quota = {task: int(share) for task, share in exact.items()}
+    for task in sorted(exact, key=lambda t: (-(exact[t] - quota[t]), t))[: n - sum(quota.values())]:
+        quota[task] += 1
+    chosen: list[Problem] = []
+    for task in sorted(quota):
+        chosen += [p for p in pool if p.task == task][: quota[task]]
+    taken = {p.problem_id for p in chosen}
+    chosen += [p for p in pool if p.problem_id not in taken][: n - len(chosen)]
+    chosen.sort(key=lambda p: _rank(seed_hash, pack_id, p.problem_id))
+    return [p.problem_id for p in chosen]
+
+
+# --- race scores --------------------------------------------------------------------------------------------------
+
+
+def race_scores(rows: Sequence[dict[str, Any]], max_attempts: int) -> dict[str, dict[str, Any]]:
+    """Per hotkey: score (mean final), success rate, runs, errored, per-task means, from the race's final runs.
+
+    `rows`: one dict per run with hotkey, submission_id, task, status, blame, attempt, final, success. A run the
+    validator failed on every attempt is left out of that miner's mean; agent errors count 0."""
+    by_miner: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_miner[row["hotkey"]].append(row)
+    out: dict[str, dict[str, Any]] = {}
+    for hotkey, runs in sorted(by_miner.items()):
+        counted = [r for r in runs if not (r["status"] == "errored" and r["blame"] == "validator")]
+        if not counted:
+            continue
+        finals = [float(r["final"] or 0.0) if r["status"] == "finished" else 0.0 for r in counted]
+        tasks: dict[str, list[float]] = defaultdict(list)
+        for r, value in zip(counted, finals, strict=True):
+            tasks[r["task"]].append(value)
+        out[hotkey] = {
+            "submission_id": runs[0]["submission_id"],
+            "score": sum(finals) / len(finals),
+            "success_rate": sum(1 for r in counted if r["status"] == "finished" and r["success"]) / len(counted),
+            "runs": len(runs),
+            "errored": sum(1 for r in runs if r["status"] == "errored"),
+            "per_task": {task: sum(v) / len(v) for task, v in sorted(tasks.items())},
+        }
+    return out
+
+
+# --- the node's race machinery ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ArenaConfig:
+    data_dir: Path
+    concurrency: int = 2
+    max_attempts: int = 3
+    retry_backoff: float = 5.0  # seconds before the first retry; doubles each attempt
+    limits: Limits = field(default_factory=Limits)
+    budgets: Budgets = field(default_factory=Budgets)
+    weight_policy: str = "top_heavy"
+    burn_uid: int = 0
+
+
+class Arena:
+    """The race machinery of one validator node. `start()` serves the gateway; every job method is idempotent."""
+
+    def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, pack: ProblemPack, catalog: Catalog,
+                 sandbox: Sandbox, config: ArenaConfig, gateway: Gateway | None = None, log: Any = None) -> None:
+        self.store, self.chain, self.wallet = store, chain, wallet
+        self.pack, self.catalog, self.sandbox, self.config = pack, catalog, sandbox, config
+        self.gateway = gateway or Gateway(catalog)
+        self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
+        self.log = log
+        self.in_flight: dict[str, asyncio.Task[Any]] = {}
+        self._problems = {p.problem_id: p for p in pack.problems}
+        self._work: Path | None = None
+        self._server: GatewayServer | None = None
+
+    # --- lifecycle
+
+    @property
+    def hotkey(self) -> str:
+        return str(self.wallet.hotkey.ss58_address)
+
+    def start(self) -> None:
+        """Serve the gateway on a private unix socket and register the pack; safe to call once per process."""
+        self._work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
+        os.chmod(self._work, 0o711)
+        self._server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
+        self.store.add_pack(pack_id=self.pack.pack_id, name=self.pack.pack_id, digest=self._pack_digest(),
+                            problems=[p.model_dump(mode="json") for p in self.pack.problems],
+                            signer=self.pack.signer, catalog_digest=self.pack.catalog_digest,
+                            rotation=self.pack.rotation.model_dump(mode="json"))
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+            self._work = None
+
+    def _pack_digest(self) -> str:
+        return hashlib.sha256(self.pack.payload_bytes()).hexdigest()
+
+    def _info(self, event: str, **kw: Any) -> None:
+        if self.log is not None:
+            self.log.info(event, **kw)
+
+    def _warn(self, event: str, **kw: Any) -> None:
+        if self.log is not None:
+            self.log.warning(event, **kw)
+
+    def recover(self) -> int:
+        """Put runs a dead node left `starting` or `running` back to pending (their sandboxes died with it), and
+        re-score runs left `scoring`. Returns how many runs were put back."""
+        count = 0
+        for run in self.store.runs(status=("starting", "running")):
+            if run.run_id not in self.in_flight:
+                self.store.retry_later(run.run_id, delay=timedelta(0))
+                count += 1
+        for run in self.store.runs(status="scoring"):
+            if run.run_id not in self.in_flight:
+                self._score(run.run_id)
+        if count:
+            self._info("races.recovered", runs=count)
+        return count
+
+    def reap(self) -> int:
+        """Remove sandboxes no run of this node owns (left by a crash)."""
+        reap = getattr(self.sandbox, "reap", None)
+        if reap is None:
+            return 0
+        live = set(self.in_flight)
+        stale = {r.run_id for r in self.store.runs(status=("starting", "running"))} - live
+        return int(reap(stale)) if stale else 0
+
+    # --- open
+
+    def open_race(self, block: int | None = None) -> str | None:
+        """Open the race of the current rotation slot if there is none yet; returns its id (new or not)."""
+        rotation = self.pack.rotation
+        block = self.chain.block() if block is None else block
+        start = race_start_block(block, rotation.cadence_blocks)
+        race_id = race_id_for(self.pack.pack_id, start)
+        existing = self.store.race(race_id)
+        if existing is not None:
+            return race_id
+        if any(r.status in {"open", "running"} for r in self.store.races()):
+            return None  # one race at a time: the next opens after this one closes
+        eligible = self._eligible()
+        seed_hash = self.chain.block_hash(start)
+        problem_ids = draw_problems(self.pack.problems, pack_id=self.pack.pack_id, seed_hash=seed_hash,
+                                    n=rotation.problems_per_race, task_mix=rotation.task_mix)
+        reason = None
+        if not problem_ids:
+            reason = "the pack's race pool is empty"
+        elif not eligible:
+            reason = "no accepted submission from a registered miner"
+        race, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=start,
+                                               seed_hash=seed_hash, problem_ids=problem_ids)
+        if reason is not None:
+            self.store.set_race_status(race_id, "cancelled", reason=reason)
+            self._warn("races.empty", race_id=race_id, reason=reason)
+            return race_id
+        made = self.store.create_runs(race_id, [(sub, pid) for sub in eligible for pid in problem_ids])
+        self.store.set_race_status(race_id, "running")
+        self._info("races.opened", race_id=race_id, seed_block=start, problems=len(problem_ids),
+                   miners=len(eligible), runs=made)
+        return race_id
+
+    def _eligible(self) -> list[Any]:
+        registered = {m.hotkey for m in self.store.miners()}
+        return [s for s in self.store.latest_submissions() if s.hotkey in registered and s.hotkey != self.hotkey]
+
+    # --- dispatch
+
+    async def dispatch(self, limit: int | None = None) -> int:
+        """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
+        from datetime import UTC, datetime
+
+        races = [r.race_id for r in self.store.races(status="running")]
+        ready: list[Run] = []
+        for race_id in races:
+            ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
+        ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
+        if not ready:
+            return 0
+        gate = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(run: Run) -> None:
+            async with gate:
+                await self._execute(run)
+
+        tasks = []
+        for run in ready:
+            task = asyncio.ensure_future(one(run))
+            self.in_flight[run.run_id] = task
+            task.add_done_callback(lambda _t, rid=run.run_id: self.in_flight.pop(rid, None))
+            tasks.append(task)
+        await asyncio.gather(*tasks)
+        return len(ready)
+
+    def _agent_dir(self, sha256: str) -> Path:
+        """The submission's bundle, staged once into the node's private work folder (which the sandbox's user can
+        traverse, unlike most data folders): from the unpacked folder under data_dir/bundles, or a packed file."""
+        assert self._work is not None
+        target = self._work / "agents" / sha256
+        if target.is_dir():
+            return target
+        stored = self.config.data_dir / "bundles" / sha256
+        packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(target.parent, 0o711)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent))
+        try:
+            if stored.is_dir():
+                shutil.copytree(stored, tmp / "agent")
+            elif packed.is_file():
+                unpack(packed.read_bytes(), tmp / "agent")
+            else:
+                raise FileNotFoundError(f"bundle {sha256[:12]} is not in {stored.parent}")
+            for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            os.replace(tmp / "agent", target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target
+
+    async def _execute(self, run: Run) -> None:
+        run_id = run.run_id
+        problem = self._problems.get(run.problem_id)
+        submission = self.store.submission(run.submission_id)
+        try:
+            self.store.transition(run_id, "starting")
+        except StoreError as exc:  # another worker took it, or it is final: never run twice
+            self._warn("races.skip", run_id=run_id, reason=str(exc))
+            return
+        try:
+            if problem is None or submission is None:
+                raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
+            agent_dir = self._agent_dir(submission.sha256)
+        except (LookupError, FileNotFoundError, OSError) as exc:
+            await asyncio.to_thread(self._fail, run_id, SANDBOX_FAILED, f"cannot prepare the run: {exc}")
+            return
+        assert self._work is not None
+        self.store.transition(run_id, "running")
+        try:
+            outcome = await run_one(self.gateway, self.sandbox, agent_dir, self._work / "gw", problem.public(),
+                                    limits=self.config.limits, budgets=self.config.budgets, run_id=run_id)
+        except asyncio.CancelledError:
+            self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
+            raise
+        except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
+            await asyncio.to_thread(self._fail, run_id, SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+            return
+        result = outcome.result
+        stats = {"backend": result.backend, "status": result.status, "exit_code": result.exit_code,
+                 "elapsed_s": round(result.elapsed_s, 3), "timed_out": result.timed_out, "oom": result.oom,
+                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer}
+        spend = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls, "tokens": outcome.tokens,
+                 "cost": outcome.cost, "sandbox": stats}
+        code = result.error_code
+        if code is None:
+            self.store.record_run(run_id, "scoring", outcome.events, **spend)
+            self._score(run_id, answer=outcome.answer)
+        elif blame_of(code) == "agent":
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
+            self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=result.error)
+        else:
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
+            self._retry_or_give_up(run_id, code, result.error)
+
+    def _fail(self, run_id: str, code: int, error: str) -> None:
+        self.store.transition(run_id, "errored", error_code=code, error=error)
+        self._retry_or_give_up(run_id, code, error)
+
+    def _retry_or_give_up(self, run_id: str, code: int, error: str | None) -> None:
+        run = self.store.run(run_id)
+        assert run is not None
+        if run.attempt < self.config.max_attempts:
+            delay = self.config.retry_backoff * 2 ** (run.attempt - 1)
+            self.store.retry_later(run_id, delay=timedelta(seconds=delay))
+            self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt,
+                       retry_in_s=delay)
+        else:
+            self._warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
+
+    def _score(self, run_id: str, answer: list[str] | None = None) -> None:
+        """Strict checks on the run's answer (read back from its stored trajectory when not given)."""
+        from arena.trajectory import answer_of
+
+        run = self.store.run(run_id)
+        assert run is not None
+        problem = self._problems[run.problem_id]
+        if answer is None:
+            answer = answer_of(self.store.events(run_id))
+        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.pack.gold_vectors(problem.problem_id))
+        final = float(score.success)  # the reasoning judge multiplies in its coefficient when it runs
+        score.final = final
+        self.store.save_score(run_id, success=float(score.success), final=final,
+                              strict=score.model_dump(mode="json"), status="finished")
+
+    # --- close
+
+    def final(self, run: Run) -> bool:
+        if run.status == "finished":
+            return True
+        return run.status == "errored" and (run.blame == "agent" or run.attempt >= self.config.max_attempts)
+
+    def close_races(self) -> list[str]:
+        """Close every running race whose runs are all final; store its results. Returns the races closed."""
+        closed = []
+        for race in self.store.races(status="running"):
+            runs = self.store.runs(race_id=race.race_id)
+            if not all(self.final(r) for r in runs):
+                continue
+            rows = []
+            for r in runs:
+                score = self.store.score(r.run_id) if r.status == "finished" else None
+                rows.append({"hotkey": r.hotkey, "submission_id": r.submission_id, "status": r.status,
+                             "blame": r.blame, "attempt": r.attempt,
+                             "task": self._problems[r.problem_id].task if r.problem_id in self._problems else "?",
+                             "final": score.final if score else 0.0, "success": bool(score and score.success)})
+            scores = race_scores(rows, self.config.max_attempts)
+            uids = {m.hotkey: m.uid for m in self.store.miners()}
+            blocks = {}
+            for hotkey, s in scores.items():
+                sub = self.store.submission(s["submission_id"])
+                blocks[hotkey] = sub.commitment_block if sub else 0
+            ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
+            results = [{"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1,
+                        **scores[h]} for i, h in enumerate(ranked)]
+            self.store.save_race_results(race.race_id, results)
+            self._info("races.closed", race_id=race.race_id, miners=len(results),
+                       best=results[0]["hotkey"] if results else None)
+            closed.append(race.race_id)
+        return closed
+
+    # --- weights
+
+    def weigh(self) -> int | None:
+        """A weight set for the latest closed race that has none; returns its id."""
+        races = [r for r in self.store.races(status="closed")]
+        if not races:
+            return None
+        race = races[-1]
+        if any(ws.race_id == race.race_id for ws in self.store.weight_sets()):
+            return None
+        graph = self.chain.metagraph()
+        uids = {n.hotkey: n.uid for n in graph.neurons}
+        results = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)),
+                               commitment_block=r.commitment_block) for r in self.store.race_results(race.race_id)]
+        vector = compute_weights(results, uids, self.policy)
+        ws = self.store.add_weight_set(policy=self.policy.name, vector=vector, race_id=race.race_id)
+        for older in self.store.weight_sets():
+            if older.id != ws.id and older.status in {"pending", "rate_limited"}:
+                self.store.update_weight_set(older.id, status="failed", outcome={"superseded_by": ws.id})
+        self._info("weights.computed", race_id=race.race_id, vector=vector)
+        return ws.id
+
+    def set_weights(self) -> str | None:
+        """Send the latest pending weight set within the rate limit; store what became of it."""
+        pending = [ws for ws in self.store.weight_sets() if ws.status in {"pending", "rate_limited"}]
+        if not pending:
+            return None
+        ws = pending[-1]
+        vector = {int(uid): float(w) for uid, w in ws.vector.items()}
+        try:
+            limit = self.chain.rate_limit(self.hotkey)
+            if not limit.ready:
+                self.store.update_weight_set(ws.id, status="rate_limited",
+                                             outcome={"retry_in_blocks": limit.blocks_to_wait, "block": limit.block})
+                self._info("weights.rate_limited", weight_set=ws.id, retry_in_blocks=limit.blocks_to_wait)
+                return "rate_limited"
+            outcome = self.chain.set_weights(self.wallet, vector)
+        except ChainError as exc:
+            status = "rate_limited" if exc.code == "rate_limited" else "pending"
+            if ws.attempts + 1 >= 10 and status == "pending":
+                status = "failed"
+            self.store.update_weight_set(ws.id, status=status, outcome={"error": exc.code, "message": exc.message,
+                                                                        "retry_in_blocks": exc.retry_in_blocks})
+            self._warn("weights.error", weight_set=ws.id, code=exc.code, error=exc.message)
+            return status
+        status = "set" if outcome.success else "failed"
+        self.store.update_weight_set(ws.id, status=status, outcome=outcome.model_dump(mode="json"),
+                                     block=outcome.block)
+        self._info("weights.set" if outcome.success else "weights.failed", weight_set=ws.id, block=outcome.block,
+                   message=outcome.message)
+        return status
