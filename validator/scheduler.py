@@ -11,6 +11,7 @@ their runs put back to pending for the next start.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -110,14 +111,15 @@ class Node:
     async def run(self, *, until: Callable[[], bool] | None = None, poll: float = 0.5,
                   handle_signals: bool = True) -> None:
         """Run the jobs until SIGTERM/SIGINT, or until `until()` is true (checked every `poll` seconds)."""
+        logging.getLogger("apscheduler").setLevel(logging.ERROR)  # our jobs log their own outcomes; skips are normal
         loop = asyncio.get_running_loop()
         if handle_signals:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self.stopping.set)
         self.arena.start()
         try:
+            await asyncio.to_thread(self.arena.reap)  # sandboxes of runs a dead node left behind, then the runs
             await asyncio.to_thread(self.arena.recover)
-            await asyncio.to_thread(self.arena.reap)
             scheduler = self.scheduler()
             scheduler.start()
             if self.log is not None:

@@ -1,0 +1,107 @@
+"""Race benchmark (prints figures; asserts nothing).
+
+    python bench/race.py                                  # 32 miners x 30 problems, offline agent, bubblewrap
+    python bench/race.py --miners 4 --problems 6          # a quick look
+
+A real race on the node's code path: a built catalog and a signed pack, a LocalChain with a validator and N miners
+(each a distinct bundle of the offline template), the store on SQLite, the process sandbox (bubblewrap), the gateway,
+strict scoring, race close and weights set on the local chain.
+
+Rows:
+- wall time from the race opening to weights set, and runs per minute;
+- summed agent time (each sandbox's start to exit) and the node's own time per run (a run's span from `starting` to
+  `finished` minus its sandbox time: staging, gateway bookkeeping, the trajectory write, scoring); the overhead is the
+  node's summed time over the summed agent time;
+- idle share: wall time x concurrency not covered by any run (scheduling gaps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.catalog import Catalog  # noqa: E402
+from arena.problems.pack import load_pack  # noqa: E402
+from sandbox.backends import Limits  # noqa: E402
+from sandbox.backends.process import ProcessSandbox  # noqa: E402
+from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
+from validator.demo import MINER_TEMPLATE  # noqa: E402
+from validator.races import Arena, ArenaConfig  # noqa: E402
+from validator.scheduler import Node  # noqa: E402
+from validator.store.repository import Store, make_engine  # noqa: E402
+from validator.store.schema import upgrade  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--miners", type=int, default=32)
+    parser.add_argument("--problems", type=int, default=30, help="problems per race")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--catalog-size", type=int, default=20_000)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        catalog_dir, pack_path, signer = build_arena_inputs(
+            root, size=args.catalog_size, problems=int(args.problems / 0.6) + 4, per_race=args.problems,
+            cadence=100_000)  # one race: the next slot is far away
+        names = [f"miner{i:02d}" for i in range(args.miners)]
+        setup = make_chain(root, names, block_time=0.5, rate_limit=5)
+        url = f"sqlite:///{root / 'node.sqlite'}"
+        engine = make_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        store = Store.open(url)
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        template = MINER_TEMPLATE.read_text()
+        for i, name in enumerate(names):
+            agent = root / "agents" / name
+            agent.mkdir(parents=True)
+            (agent / "agent.py").write_text(f"# {name}\n" + template)
+            place_submission(store, root / "node", setup.miners[name].hotkey.ss58_address, agent, block=1 + i)
+        catalog = Catalog.open(catalog_dir)
+        pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+        race_pool = sum(1 for p in pack.problems if p.split == "race")
+        print(f"setup {time.perf_counter() - t0:.1f}s: {args.miners} miners, race pool {race_pool} problems "
+              f"(drawing {min(args.problems, race_pool)}), concurrency {args.concurrency}")
+        config = ArenaConfig(data_dir=root / "node", concurrency=args.concurrency, max_attempts=2,
+                             retry_backoff=1.0, limits=Limits(wall_seconds=120))
+        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
+                      sandbox=ProcessSandbox("bwrap"), config=config)
+        node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=1.0)
+
+        def done() -> bool:
+            sets = store.weight_sets()
+            return bool(sets) and sets[-1].status in {"set", "failed"}
+
+        started = time.perf_counter()
+        asyncio.run(node.run(until=done, poll=0.5, handle_signals=False))
+        wall = time.perf_counter() - started
+
+        runs = store.runs()
+        agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
+        spans = [((r.finished_at or r.errored_at) - r.starting_at).total_seconds() for r in runs
+                 if r.starting_at and (r.finished_at or r.errored_at)]
+        node_time = sum(spans) - agent
+        errored = sum(1 for r in runs if r.status == "errored")
+        print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), "
+              f"{errored} errored")
+        print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
+        print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
+              f"run) = {node_time / agent:.1%} of agent time")
+        idle = wall * args.concurrency - sum(spans)
+        print(f"idle      {max(idle, 0):.1f}s of {wall * args.concurrency:.1f} slot-seconds "
+              f"({max(idle, 0) / (wall * args.concurrency):.1%}) not covered by a run")
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
