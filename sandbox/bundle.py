@@ -15,12 +15,16 @@ import io
 import os
 import stat
 import tarfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 MAX_PACKED = 1 * 2**20
 MAX_UNPACKED = 10 * 2**20
 MAX_FILES = 500
+# The uncompressed tar may hold the files plus their headers (a 512-byte header, maybe a PAX header, and padding per
+# entry): anything larger is a decompression bomb and is refused before tarfile reads it.
+MAX_TAR = MAX_UNPACKED + (MAX_FILES + 2) * 4 * 512
 SKIP_DIRS = {"__pycache__", ".git", ".venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
@@ -70,6 +74,8 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
                 problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}")
             except ValueError as exc:
                 problems.append(f"{rel}: cannot be parsed ({exc})")
+            except RecursionError:
+                problems.append(f"{rel}: too deeply nested to parse")
     if count > MAX_FILES:
         problems.append(f"{count} files; a bundle holds at most {MAX_FILES}")
     if total > MAX_UNPACKED:
@@ -85,7 +91,7 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
 def _check_entrypoint(agent: Path) -> list[str]:
     try:
         tree = ast.parse(agent.read_bytes())
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return []  # already reported
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "agent_main":
@@ -133,9 +139,10 @@ def unpack(data: bytes, dest: str | os.PathLike[str]) -> Path:
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
     os.chmod(out, 0o755)
+    raw = _gunzip(data)
     total = 0
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
             members = tar.getmembers()
             if len(members) > MAX_FILES:
                 raise BundleError([f"{len(members)} entries; a bundle holds at most {MAX_FILES}"])
@@ -161,3 +168,20 @@ def unpack(data: bytes, dest: str | os.PathLike[str]) -> Path:
     if not (out / "agent.py").is_file():
         raise BundleError(["agent.py is missing at the bundle's root"])
     return out
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The tar inside a bundle's gzip stream, decompressed with a cap (`MAX_TAR`), so a bomb never fills memory."""
+    inflater = zlib.decompressobj(wbits=31)  # gzip container only
+    try:
+        raw = inflater.decompress(data, MAX_TAR + 1)
+    except zlib.error as exc:
+        raise BundleError([f"not a readable tar.gz bundle ({exc})"]) from None
+    if len(raw) > MAX_TAR or inflater.unconsumed_tail:
+        raise BundleError([f"decompresses to over {MAX_TAR:,} bytes (the limit is {MAX_UNPACKED:,} bytes of files); "
+                           "a compression bomb"])
+    if not inflater.eof:
+        raise BundleError(["not a readable tar.gz bundle (the gzip stream is truncated)"])
+    if inflater.unused_data:
+        raise BundleError(["not a readable tar.gz bundle (data after the gzip stream)"])
+    return raw

@@ -150,7 +150,7 @@ def test_submissions_are_idempotent_and_the_earliest_hash_wins(store: Store) -> 
 
 def test_packs_are_stored_once_and_a_changed_digest_is_refused(store: Store) -> None:
     problems = [{"problem_id": f"p{i}", "task": "shop", "split": "race" if i % 3 else "held_out",
-                 "cluster_id": f"c{i // 2}", "difficulty": 0.5, "query": "q"} for i in range(2500)]
+                 "cluster_id": f"c{i // 2}", "difficulty": "easy", "query": "q"} for i in range(2500)]
     assert store.add_pack(pack_id="pk", name="n", digest="a" * 64, problems=problems)
     assert not store.add_pack(pack_id="pk", name="n", digest="a" * 64, problems=problems)
     assert len(store.problems("pk")) == 2500

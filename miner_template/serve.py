@@ -1,0 +1,191 @@
+"""Serve a miner's agent bundle to validators, and to no one else: ``GET /bundle/<sha256>`` on the miner's axon.
+
+Every request must be signed with ``btauth/1`` (`bittensor.http_auth`): bound to this miner's hotkey as receiver,
+fresh (within `max_age` seconds), never replayed (a nonce store), and signed by a hotkey that holds a validator
+permit on the subnet's metagraph. The metagraph is re-read every `refresh_seconds`, and at once (at most every
+`min_refresh_seconds`) when an unknown hotkey asks, so a newly permitted validator is not kept waiting.
+
+Answers: 200 with the packed bundle (``application/gzip``); 401 for an unsigned, malformed, stale, replayed, wrongly
+addressed or badly signed request; 403 for a hotkey without a validator permit; 404 for a bundle this server does not
+hold. Every refusal is one short reason in ``{"detail": ...}``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import uvicorn
+from bittensor import http_auth
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from arena.log import get_logger
+from sandbox.bundle import Bundle
+from validator.chain.port import ChainError, ChainPort
+
+DEFAULT_REFRESH_SECONDS = 120.0
+DEFAULT_MIN_REFRESH_SECONDS = 5.0
+
+
+class ValidatorPermits:
+    """The hotkeys holding a validator permit on the subnet, re-read from the chain periodically."""
+
+    def __init__(self, chain: ChainPort, *, refresh_seconds: float = DEFAULT_REFRESH_SECONDS,
+                 min_refresh_seconds: float = DEFAULT_MIN_REFRESH_SECONDS, log: Any = None) -> None:
+        self.chain = chain
+        self.refresh_seconds = refresh_seconds
+        self.min_refresh_seconds = min_refresh_seconds
+        self.log = log or get_logger("miner.serve")
+        self._hotkeys: frozenset[str] = frozenset()
+        self._read_at = float("-inf")
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def hotkeys(self) -> frozenset[str]:
+        return self._hotkeys
+
+    def refresh(self) -> frozenset[str]:
+        """Re-read the metagraph now; raises `ChainError` when the chain cannot be read."""
+        with self._lock:
+            graph = self.chain.metagraph()
+            self._hotkeys = frozenset(n.hotkey for n in graph.neurons if n.validator_permit)
+            self._read_at = time.monotonic()
+            return self._hotkeys
+
+    def _refresh_quietly(self) -> None:
+        try:
+            self.refresh()
+        except ChainError as exc:  # keep serving with the last list we read
+            self.log.warning("permits.refresh_failed", error=exc.message)
+
+    def holds_permit(self, hotkey: str) -> bool:
+        age = time.monotonic() - self._read_at
+        if age >= self.refresh_seconds or (hotkey not in self._hotkeys and age >= self.min_refresh_seconds):
+            self._refresh_quietly()
+        return hotkey in self._hotkeys
+
+    def start(self) -> None:
+        """Refresh in the background every `refresh_seconds` until `stop`."""
+        if self._thread is not None:
+            return
+
+        def loop() -> None:
+            while not self._stop.wait(self.refresh_seconds):
+                self._refresh_quietly()
+
+        self._thread = threading.Thread(target=loop, name="permit-refresh", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+
+def _refuse(status: int, reason: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": http_auth.PROTOCOL} if status == 401 else None
+    return JSONResponse({"detail": reason}, status_code=status, headers=headers)
+
+
+def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: ValidatorPermits,
+               max_age: float = http_auth.DEFAULT_MAX_AGE, nonce_store: http_auth.NonceStore | None = None,
+               log: Any = None) -> FastAPI:
+    """The bundle server: `bundles` by sha256, for requests signed to `hotkey_ss58` by a validator-permit holder."""
+    held = {b.sha256: b for b in (bundles if isinstance(bundles, list) else [bundles])}
+    store = nonce_store or http_auth.InMemoryNonceStore(retention=max(60.0, 2 * (max_age +
+                                                                                 http_auth.DEFAULT_ALLOWED_SKEW)))
+    log = log or get_logger("miner.serve")
+    app = FastAPI(title="ShopArena miner bundle server", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return {"ok": True, "hotkey": hotkey_ss58, "bundles": sorted(held)}
+
+    @app.get("/bundle/{sha256}")
+    async def bundle(sha256: str, request: Request) -> Response:
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        target = raw_path.decode("latin-1")
+        if request.scope.get("query_string"):
+            target += "?" + request.scope["query_string"].decode("latin-1")
+        client = request.client.host if request.client else "?"
+        body = await request.body()
+        try:
+            caller = http_auth.verify(dict(request.headers), body, method="GET", path=target,
+                                      self_hotkey_ss58=hotkey_ss58, max_age=max_age, nonce_store=store)
+        except http_auth.AuthError as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, http_auth.MalformedAuth):
+                reason = f"unsigned or malformed request ({exc}); sign it with bittensor.http_auth (btauth/1)"
+            log.warning("bundle.refused", status=401, client=client, reason=reason)
+            return _refuse(401, reason)
+        allowed = await run_in_threadpool(permits.holds_permit, caller.hotkey_ss58)
+        if not allowed:
+            reason = (f"hotkey {caller.hotkey_ss58} holds no validator permit on netuid "
+                      f"{permits.chain.netuid}; bundles are served to validators only")
+            log.warning("bundle.refused", status=403, client=client, hotkey=caller.hotkey_ss58, reason=reason)
+            return _refuse(403, reason)
+        found = held.get(sha256)
+        if found is None:
+            log.warning("bundle.unknown", client=client, hotkey=caller.hotkey_ss58, sha256=sha256)
+            return _refuse(404, f"this miner serves no bundle {sha256[:64]}")
+        log.info("bundle.served", client=client, hotkey=caller.hotkey_ss58, sha256=sha256, bytes=len(found.data))
+        return Response(found.data, media_type="application/gzip",
+                        headers={"X-Bundle-Sha256": found.sha256, "Cache-Control": "no-store"})
+
+    return app
+
+
+class BundleServer:
+    """Run an ASGI app with uvicorn in a background thread (port 0: any free port); a context manager."""
+
+    def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning") -> None:
+        self.host = host
+        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                                    access_log=False, lifespan="off"))
+        self._thread: threading.Thread | None = None
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> BundleServer:
+        self._thread = threading.Thread(target=self.server.run, name="bundle-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self._thread.is_alive():
+                raise OSError(f"the bundle server could not start on {self.host}:{self.port} (port in use?)")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise OSError(f"the bundle server did not start on {self.host}:{self.port} within {timeout:g}s")
+            time.sleep(0.02)
+        sockets = [s for server in self.server.servers for s in server.sockets]
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        return self
+
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def __enter__(self) -> BundleServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+__all__ = ["BundleServer", "ValidatorPermits", "create_app"]
