@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from arena.cliutil import err, out, progress_bar
@@ -99,6 +100,11 @@ def _bin(name: str) -> str:
     return str(found) if found.exists() else name
 
 
+def _axon_published(chain: Any, hotkey: str) -> bool:
+    neuron = chain.metagraph().by_hotkey(hotkey)
+    return neuron is not None and neuron.axon is not None
+
+
 def _wallet(path: Path, name: str) -> Any:
     import bittensor as bt
 
@@ -140,7 +146,7 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     report = generate_problems(catalog, problems, seed=1)
     split = assign_splits(report.problems, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
     operator = _wallet(wallets, "operator")
-    rotation = Rotation(cadence_blocks=5, problems_per_race=per_race)
+    rotation = Rotation(cadence_blocks=600, problems_per_race=per_race)  # one race per 10 minutes of 1 s blocks
     pack = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
                     rotation=rotation).signed(operator.hotkey)
     pack_path = write_pack(pack, root / "pack.json")
@@ -169,15 +175,24 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         for name, agent in agents.items():
             port = _free_port()
             servers.append(subprocess.Popen(
-                [_bin("arena-miner"), "serve", str(agent), "--port", str(port), "--wallet.name", name, *common],
+                [_bin("arena-miner"), "serve", str(agent), "--port", str(port), "--host", "127.0.0.1",
+                 "--refresh", "2", "--wallet.name", name, *common],
                 stdout=subprocess.DEVNULL, stderr=open(root / f"serve-{name}.log", "wb"), env=env,
                 start_new_session=True))
+            hotkey = _wallet(wallets, name).hotkey.ss58_address
+            deadline = time.time() + 60
+            while not _axon_published(chain, hotkey):
+                if time.time() > deadline or servers[-1].poll() is not None:
+                    err.print(f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
+                              f"{root / f'serve-{name}.log'}")
+                    return 1
+                time.sleep(0.2)
             if name == "copycat":  # the copy is committed after the original, in a later block
                 first = chain.block()
                 while chain.block() <= first:
                     time.sleep(0.2)
-            done = subprocess.run([_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common,
-                                   "--axon-port", str(port)], capture_output=True, text=True, env=env)
+            done = subprocess.run([_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
+                                  capture_output=True, text=True, env=env)
             if done.returncode != 0:
                 err.print(f"[bold red]error:[/] miner {name} could not submit: {done.stderr.strip()}")
                 return 1
@@ -236,10 +251,11 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         return 1
     race = races[0]
     table = Table(title=f"race {race.race_id}: {len(race.problem_ids)} problems drawn with block {race.seed_block}'s "
-                        f"hash {race.seed_hash[:18]}...")
+                        f"hash {race.seed_hash[:18]}...", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  collapse_padding=True)
     tasks = sorted({t for r in store.race_results(race.race_id) for t in r.per_task})
-    for column in ("rank", "miner", "uid", "score", "success", "errored", *tasks):
-        table.add_column(column, justify="left" if column == "miner" else "right")
+    for column in ("rank", "miner", "uid", "score", "success", "errors", *tasks):
+        table.add_column(column, justify="left" if column == "miner" else "right", no_wrap=True)
     for r in store.race_results(race.race_id):
         table.add_row(str(r.rank), names.get(r.hotkey, r.hotkey[:12]), str(r.uid), f"{r.score:.3f}",
                       f"{r.success_rate:.0%}", str(r.errored), *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))

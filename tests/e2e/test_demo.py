@@ -1,0 +1,43 @@
+"""`arena-validator demo`, the README's main command: one whole race on SQLite in the bubblewrap sandbox, miners
+publishing through a LocalChain, a copy rejected, weights set on chain."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from validator.chain.local import LocalChain
+from validator.store.repository import Store
+
+EXE = str(Path(sys.executable).parent / "arena-validator")
+
+
+def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    done = subprocess.run([EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "5"],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                          env={**os.environ, "COLUMNS": "160"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    text = done.stdout
+    for name in ("offline", "offline-lite", "offline-deep", "hostile"):
+        assert f" {name} " in text, name
+    assert "copy: copycat" in text and "the same normalized source" in text
+    assert "on chain: set at block" in text
+
+    store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")
+    race = [r for r in store.races() if r.status == "closed"][0]
+    results = store.race_results(race.race_id)
+    assert len(results) == 4  # the copy does not race
+    assert {s.status for s in store.all_submissions()} == {"accepted", "copy"}
+    runs = store.runs(race_id=race.race_id)
+    assert len(runs) == 4 * 5 and all(r.status == "finished" for r in runs)
+    hostile = [r for r in results if r.score == 0.0]
+    assert hostile and results[0].score > 0
+    chain = LocalChain(root / "chain.sqlite")
+    vector = {int(k): v for k, v in store.weight_sets()[0].vector.items()}
+    assert set(chain.weights()[0]) == set(vector)
+    trajectories = list((root / "trajectories").rglob("*.jsonl"))
+    assert len(trajectories) == len(runs)
+    store.close()
