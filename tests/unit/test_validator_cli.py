@@ -87,3 +87,21 @@ def test_config_check_names_each_missing_prerequisite(tmp_path: Path) -> None:
     good = cli("config", "check", "--wallet.name", "val", *chain, *wallets, *db, cwd=tmp_path)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "uid 1, validator permit" in good.stdout and "fail" not in good.stdout
+
+
+def test_run_names_the_missing_dependency_in_one_line(tmp_path: Path) -> None:
+    chain = ["--chain", "localchain", "--localchain.path", str(tmp_path / "chain.sqlite")]
+    wallets = ["--wallet.path", str(tmp_path / "wallets")]
+    db = ["--database-url", f"sqlite:///{tmp_path / 'node.sqlite'}"]
+    behind = cli("run", *chain, *wallets, *db, cwd=tmp_path)
+    assert behind.returncode == 2 and "db upgrade" in behind.stderr
+    assert cli("db", "upgrade", *db, cwd=tmp_path).returncode == 0
+    assert cli("localchain", "init", *chain[2:], cwd=tmp_path).returncode == 0
+    cli("localchain", "register", "--wallet.name", "m1", "--create", *chain[2:], *wallets, cwd=tmp_path)
+    cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain[2:], *wallets,
+        cwd=tmp_path)
+    for wallet, expected in (("m1", "no validator permit"), ("val", "--catalog and --pack")):
+        done = cli("run", "--wallet.name", wallet, *chain, *wallets, *db, cwd=tmp_path)
+        errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        assert done.returncode == 2 and len(errors) == 1 and expected in errors[0], done.stderr
+        assert "Traceback" not in done.stderr
