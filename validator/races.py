@@ -11,6 +11,9 @@ a `finished` run is never run again):
 - `dispatch`: ready pending runs go to the sandbox under a concurrency limit; the gateway's log is the trajectory,
   stored with the run's status change in one commit; validator-blamed errors (2xxx) are retried with exponential
   backoff up to `max_attempts`; agent-blamed errors (1xxx) are final and count 0;
+- `judge_runs`: the reasoning judge reads each strictly scored run's gateway log; its coefficient makes the final
+  score (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring`
+  to be judged again later, never a zero;
 - `close_races`: when every run is final, a miner's race score is the mean final score over the race's problems
   (agent errors count 0; a problem the validator could not run for them after every attempt is left out);
 - `weigh` / `set_weights`: the policy of `arena.weights` over the metagraph's uids, stored as a weight set and sent
@@ -32,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.catalog import Catalog
+from arena.judge import Judge
 from arena.problems import Problem
 from arena.problems.pack import Pack as ProblemPack
 from arena.scoring import score_run
@@ -137,22 +141,33 @@ class ArenaConfig:
     budgets: Budgets = field(default_factory=Budgets)
     weight_policy: str = "top_heavy"
     burn_uid: int = 0
+    judge_concurrency: int = 2
+    judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
+    judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
 
 
 class Arena:
     """The race machinery of one validator node. `start()` serves the gateway; every job method is idempotent."""
 
     def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, pack: ProblemPack, catalog: Catalog,
-                 sandbox: Sandbox, config: ArenaConfig, gateway: Gateway | None = None, log: Any = None) -> None:
+                 sandbox: Sandbox, config: ArenaConfig, gateway: Gateway | None = None, judge: Judge | None = None,
+                 log: Any = None) -> None:
+        from arena.judge.offline import OfflineJudge
+
         self.store, self.chain, self.wallet = store, chain, wallet
         self.pack, self.catalog, self.sandbox, self.config = pack, catalog, sandbox, config
         self.gateway = gateway or Gateway(catalog)
+        self.fallback_judge = OfflineJudge()
+        self.judge = judge or self.fallback_judge
+        self._judge_tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
+        self._judge_failures: dict[str, int] = defaultdict(int)
         self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
         self.log = log
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
         self._problems = {p.problem_id: p for p in pack.problems}
         self._work: Path | None = None
         self._server: GatewayServer | None = None
+        self._judging: set[str] = set()
 
     # --- lifecycle
 
@@ -198,8 +213,8 @@ class Arena:
                 self.store.retry_later(run.run_id, delay=timedelta(0))
                 count += 1
         for run in self.store.runs(status="scoring"):
-            if run.run_id not in self.in_flight:
-                self._score(run.run_id)
+            if run.run_id not in self.in_flight and self.store.score(run.run_id) is None:
+                self._score(run.run_id)  # its strict score was not stored; the judge job takes it from there
         if count:
             self._info("races.recovered", runs=count)
         return count
@@ -219,6 +234,8 @@ class Arena:
         """Open the race of the current rotation slot if there is none yet; returns its id (new or not)."""
         rotation = self.pack.rotation
         block = self.chain.block() if block is None else block
+        if not rotation.active_at(block):
+            return self._inactive(block)
         start = race_start_block(block, rotation.cadence_blocks)
         race_id = race_id_for(self.pack.pack_id, start)
         existing = self.store.race(race_id)
@@ -246,6 +263,23 @@ class Arena:
         self._info("races.opened", race_id=race_id, seed_block=start, problems=len(problem_ids),
                    miners=len(eligible), runs=made)
         return race_id
+
+    def _inactive(self, block: int) -> str | None:
+        """Outside the pack's rotation window: nothing opens. The end is stored once, as a cancelled race."""
+        rotation = self.pack.rotation
+        if block < rotation.start_block:
+            self._info("races.not_started", block=block, start_block=rotation.start_block)
+            return None
+        assert rotation.end_block is not None
+        race_id = f"{self.pack.pack_id[:16]}-ended"
+        race, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id,
+                                               seed_block=rotation.end_block, seed_hash="", problem_ids=[])
+        if created:
+            reason = (f"the rotation of pack {self.pack.pack_id} ended at block {rotation.end_block}; load the "
+                      "next pack (--pack) to race again")
+            self.store.set_race_status(race_id, "cancelled", reason=reason)
+            self._warn("races.rotation_ended", pack_id=self.pack.pack_id, end_block=rotation.end_block)
+        return None
 
     def _eligible(self) -> list[Any]:
         registered = {m.hotkey for m in self.store.miners()}
@@ -374,10 +408,58 @@ class Arena:
         if answer is None:
             answer = answer_of(self.store.events(run_id))
         score = score_run(problem, answer, self.catalog.get, gold_vectors=self.pack.gold_vectors(problem.problem_id))
-        final = float(score.success)  # the reasoning judge multiplies in its coefficient when it runs
-        score.final = final
-        self.store.save_score(run_id, success=float(score.success), final=final,
-                              strict=score.model_dump(mode="json"), status="finished")
+        # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
+        self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
+
+    # --- judge
+
+    async def judge_runs(self, limit: int | None = None) -> int:
+        """Judge strictly scored runs, `judge_concurrency` at a time; returns how many were judged."""
+        from datetime import UTC, datetime
+
+        ready = [r for r in self.store.runs(status="scoring", ready_at=datetime.now(UTC))
+                 if r.run_id not in self.in_flight and r.run_id not in self._judging][:limit]
+        if not ready:
+            return 0
+        gate = asyncio.Semaphore(self.config.judge_concurrency)
+        judged = 0
+
+        async def one(run: Run) -> None:
+            nonlocal judged
+            async with gate:
+                judged += await asyncio.to_thread(self._judge_one, run)
+
+        self._judging.update(r.run_id for r in ready)
+        try:
+            await asyncio.gather(*(one(r) for r in ready))
+        finally:
+            self._judging.difference_update(r.run_id for r in ready)
+        return judged
+
+    def _judge_one(self, run: Run) -> int:
+        from arena.judge import JudgeUnavailable
+
+        score = self.store.score(run.run_id)
+        problem = self._problems.get(run.problem_id)
+        if score is None or problem is None:
+            return 0
+        judge = self.judge
+        budget = self.config.judge_token_budget
+        if judge is not self.fallback_judge and budget and self._judge_tokens[run.race_id] >= budget:
+            judge = self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
+        try:
+            verdict = judge.judge(problem.public(), self.store.events(run.run_id))
+        except JudgeUnavailable as exc:
+            self._judge_failures[run.run_id] += 1
+            delay = min(3600.0, self.config.judge_retry * 2 ** (self._judge_failures[run.run_id] - 1))
+            self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
+            self._warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
+            return 0
+        self._judge_tokens[run.race_id] += int(verdict.tokens.get("total_tokens", 0))
+        final = judge.rubric.final(score.success, verdict.quality)
+        self.store.save_judgment(run.run_id, verdict=verdict.model_dump(mode="json"), quality=verdict.quality,
+                                 coefficient=verdict.coefficient, final=final, evidence=verdict.evidence)
+        return 1
 
     # --- close
 

@@ -99,7 +99,19 @@ class Rotation(BaseModel):
 
     cadence_blocks: int = Field(default=360, ge=1)
     problems_per_race: int = Field(default=8, ge=1)
+    #: the pack is raced from `start_block` up to (not including) `end_block`; None: no end
+    start_block: int = Field(default=0, ge=0)
+    end_block: int | None = Field(default=None, ge=1)
     task_mix: dict[str, float] = Field(default_factory=_default_task_mix)
+
+    @model_validator(mode="after")
+    def _window(self) -> Rotation:
+        if self.end_block is not None and self.end_block <= self.start_block:
+            raise ValueError(f"end_block {self.end_block} must come after start_block {self.start_block}")
+        return self
+
+    def active_at(self, block: int) -> bool:
+        return block >= self.start_block and (self.end_block is None or block < self.end_block)
 
     @field_validator("task_mix")
     @classmethod

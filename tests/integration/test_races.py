@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,76 @@ def test_two_validators_draw_the_same_problems_and_set_identical_vectors(inputs:
         store.close()
     assert draws[0] == draws[1]
     assert vectors[0] == vectors[1]
+
+
+def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any, tmp_path: Path) -> None:
+    from arena.judge.llm import LLMJudge
+    from tests.support.openai_server import Fail, OpenAIServer
+
+    calls = {"n": 0}
+
+    def upstream(body: dict[str, Any]) -> str:
+        calls["n"] += 1
+        if calls["n"] <= 6:  # down for a while
+            raise Fail(503, "judge model overloaded")
+        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing",
+                           "evidence": [0]})
+
+    setup = make_chain(tmp_path, ["offline"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
+                     write_agent(tmp_path / "agents" / "offline", "offline"), block=10)
+    with OpenAIServer(upstream, models=("judge-a",)) as server:
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+        arena.judge = LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01)
+        arena.config.judge_retry = 0.3
+        arena.start()
+        try:
+            arena.open_race()
+            asyncio.run(arena.dispatch())
+            asyncio.run(arena.judge_runs())  # the judge is down: every run waits, none is zeroed
+            waiting = store.runs(status="scoring")
+            assert len(waiting) == 4 and all("judge unavailable" in (r.error or "") for r in waiting)
+            assert all(r.not_before is not None for r in waiting)
+            assert all(store.score(r.run_id).final is None for r in waiting)  # type: ignore[union-attr]
+            assert arena.close_races() == []  # a race never closes on unjudged runs
+            deadline = time.time() + 30
+            while store.runs(status="scoring") and time.time() < deadline:
+                time.sleep(0.3)
+                asyncio.run(arena.judge_runs())
+        finally:
+            arena.stop()
+    runs = store.runs()
+    assert all(r.status == "finished" and r.judged_at is not None for r in runs)
+    for run in runs:
+        score = store.score(run.run_id)
+        assert score is not None and score.judge is not None and score.judge["gate"] == "no_comparison"
+        assert score.final == pytest.approx(score.success * (0.3 + 0.875 * 0.7))
+        assert json.loads(score.judge["raw"])["gate"] == "no_comparison" and score.judge_evidence == [0]
+    assert arena.close_races() != []
+    store.close()
+
+
+def test_an_empty_race_and_an_ended_rotation_are_stored_with_their_reason(inputs: Any, tmp_path: Path) -> None:
+    from arena.problems.pack import Rotation
+
+    setup = make_chain(tmp_path, [])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, tmp_path / "node")
+    arena.start()
+    try:
+        race_id = arena.open_race(block=0)
+        race = store.race(race_id)  # type: ignore[arg-type]
+        assert race is not None and race.status == "cancelled" and "no accepted submission" in (race.reason or "")
+        assert store.runs() == []
+        arena.pack = arena.pack.model_copy(update={"rotation": Rotation(cadence_blocks=5, end_block=50)})
+        assert arena.open_race(block=60) is None and arena.open_race(block=75) is None
+        ended = [r for r in store.races() if r.race_id.endswith("-ended")]
+        assert len(ended) == 1 and "ended at block 50" in (ended[0].reason or "")
+        arena.pack = arena.pack.model_copy(update={"rotation": Rotation(cadence_blocks=5, start_block=1000)})
+        assert arena.open_race(block=60) is None and len(store.races()) == 2  # not started yet: nothing stored
+    finally:
+        arena.stop()
+    store.close()

@@ -506,6 +506,30 @@ class Store:
                 self._move(s, run_id, status, {})
             return score
 
+    def save_judgment(self, run_id: str, *, verdict: dict[str, Any], quality: float, coefficient: float,
+                      final: float, evidence: list[int]) -> Score:
+        """The judge's verdict and the final score, and the run's move scoring -> judged -> finished: one commit."""
+        with self.session() as s:
+            score = s.get(Score, run_id)
+            if score is None:
+                raise StoreError("not_found", f"run {run_id} has no strict score to judge")
+            score.judge, score.judge_evidence, score.judged_at = verdict, evidence, utcnow()
+            score.judge_quality, score.judge_coefficient, score.final = quality, coefficient, final
+            self._move(s, run_id, "judged", {})
+            self._move(s, run_id, "finished", {"error": None})
+            return score
+
+    def defer_judging(self, run_id: str, *, delay: timedelta, error: str) -> Run:
+        """The judge could not judge the run: it stays `scoring` and is judged again after `delay`."""
+        with self.session() as s:
+            run = s.get(Run, run_id)
+            if run is None:
+                raise StoreError("not_found", f"no run {run_id}")
+            if run.status != "scoring":
+                raise StoreError("bad_transition", f"run {run_id} is {run.status}, not waiting for its judge")
+            run.not_before, run.error = utcnow() + delay, f"judge unavailable: {error}"
+            return run
+
     def score(self, run_id: str) -> Score | None:
         with self.session() as s:
             return s.get(Score, run_id)
