@@ -126,6 +126,12 @@ def test_cmd(
     llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies.")] = None,
     model: Annotated[list[str] | None, typer.Option("--model", help="Allowed model(s) at --llm-base-url.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scorecard as JSON here.")] = None,
+    judge_name: Annotated[str, typer.Option("--judge", help="Reasoning judge: offline (no LLM, the validator's "
+                                                            "default), llm, or none.")] = "offline",
+    judge_url: Annotated[str | None, typer.Option("--judge-url", help="OpenAI-compatible endpoint of the LLM judge "
+                                                                      "(default: --llm-base-url).")] = None,
+    judge_model: Annotated[list[str] | None, typer.Option("--judge-model", help="The LLM judge's model(s), tried "
+                                                                                "in order.")] = None,
 ) -> None:
     """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
     from arena.catalog import Catalog, CatalogError
@@ -146,6 +152,7 @@ def test_cmd(
             err.print(f"[bold red]error:[/] {problem}", highlight=False)
         raise typer.Exit(1) from None
     backend = _backend(sandbox, unsafe_local)
+    judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
     if problems_path is None:
         catalog_dir, problems_path = _default_problems(max(n, 12))
     assert catalog_dir is not None
@@ -177,9 +184,10 @@ def test_cmd(
                         problem.problem_id))
                 code = outcome.result.error_code
                 faults += code is not None and code >= 2000
+                verdict = _verdict(judge, problem, outcome, score)
                 results.append((problem.task, score))
-                rows.append(_row(problem, outcome, score))
-                _write_run(out_dir, problem, outcome, score)
+                rows.append(_row(problem, outcome, score, verdict))
+                _write_run(out_dir, problem, outcome, score, verdict)
                 bar.advance(task)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -224,15 +232,50 @@ async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, pr
     return await run_one(gateway, backend, agent_dir, socket_dir, problem.public(), limits=Limits(wall_seconds=timeout))
 
 
-def _row(problem: Any, outcome: Any, score: Any) -> dict[str, Any]:
+def _judge(name: str, url: str | None, models: list[str]) -> Any:
+    if name == "none":
+        return None
+    if name == "offline":
+        from arena.judge.offline import OfflineJudge
+
+        return OfflineJudge()
+    if name != "llm":
+        fail(f"unknown judge {name!r}; use offline, llm or none")
+    if not url or not models:
+        fail("--judge llm needs an endpoint (--judge-url or --llm-base-url) and at least one --judge-model")
+    from arena.judge.llm import LLMJudge
+
+    return LLMJudge(url, models, api_key=os.environ.get("OPENAI_API_KEY"))
+
+
+def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
+    """The judge's verdict on a run the sandbox completed; a judge that cannot judge is shown, never a zero."""
+    from arena.judge import JudgeUnavailable
+
+    if judge is None or score is None:
+        return None
+    try:
+        verdict = judge.judge(problem.public(), outcome.events)
+    except JudgeUnavailable as exc:
+        err.print(f"[yellow]{problem.problem_id}[/]: judge unavailable ({exc})", highlight=False)
+        return None
+    score.judge_quality, score.judge_coefficient = verdict.quality, verdict.coefficient
+    score.final = judge.rubric.final(score.success, verdict.quality)
+    return verdict
+
+
+def _row(problem: Any, outcome: Any, score: Any, verdict: Any = None) -> dict[str, Any]:
+    final = (score.final if verdict is not None else float(score.success)) if score is not None else 0.0
     return {"problem_id": problem.problem_id, "task": problem.task, "status": outcome.result.status,
             "error_code": outcome.result.error_code, "error": outcome.result.error,
             "success": bool(score and score.success), "gt": score.gt if score else 0.0,
             "rule": score.rule if score else 0.0, "answer": outcome.answer, "tool_calls": outcome.tool_calls,
-            "llm_calls": outcome.llm_calls, "seconds": round(outcome.result.elapsed_s, 2)}
+            "llm_calls": outcome.llm_calls, "seconds": round(outcome.result.elapsed_s, 2),
+            "judge_gate": verdict.gate if verdict else None, "judge_quality": verdict.quality if verdict else None,
+            "final": final}
 
 
-def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any) -> None:
+def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: Any = None) -> None:
     with open(out_dir / "trajectories" / f"{problem.problem_id}.jsonl", "w") as fh:
         for event in outcome.events:
             fh.write(event.model_dump_json() + "\n")
@@ -252,6 +295,10 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any) -> None:
                              f"({check.evidence})")
         for check in score.checks:
             lines.append(f"- {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})")
+    if verdict is not None:
+        lines += ["", f"## Judge ({verdict.judge}, rubric {verdict.rubric_version}): gate {verdict.gate}, quality "
+                      f"{verdict.quality}, coefficient {verdict.coefficient:.3f}, final {score.final:.3f}",
+                  verdict.explanation, f"cited steps: {', '.join(map(str, verdict.evidence)) or 'none'}"]
     if outcome.result.stderr:
         lines += ["", "## Agent stderr (tail)", "```", outcome.result.stderr[-2000:], "```"]
     (out_dir / "reports" / f"{problem.problem_id}.md").write_text("\n".join(lines) + "\n")
@@ -265,6 +312,17 @@ def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path) -> N
     for task, agg in suite.by_task.items():
         table.add_row(task, str(agg.problems), f"{agg.success_rate:.1%}", f"{agg.gt_rate:.1%}", f"{agg.mean_rule:.2f}")
     out.print(table)
+    judged = [r for r in rows if r.get("judge_gate")]
+    if judged:
+        verdicts = Table(title="reasoning judge, per problem")
+        for column in ("problem", "task", "success", "gate", "quality", "final"):
+            verdicts.add_column(column, justify="left" if column in ("problem", "task", "gate") else "right")
+        for r in judged:
+            verdicts.add_row(r["problem_id"], r["task"], "yes" if r["success"] else "no", r["judge_gate"],
+                             f"{r['judge_quality']:.1f}", f"{r['final']:.2f}")
+        out.print(verdicts)
+        out.print(f"mean final score {sum(r['final'] for r in rows) / max(len(rows), 1):.3f} (success x judge "
+                  "coefficient; errors count 0)")
     fields = ", ".join(f"{k} {v:.0%}" for k, v in suite.field_rates.items() if v is not None)
     seconds = sum(r["seconds"] for r in rows)
     calls = sum(r["tool_calls"] for r in rows)

@@ -101,9 +101,17 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         limits=Limits(wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb,
                       pids=settings.sandbox_pids),
         weight_policy=settings.weight_policy, burn_uid=settings.burn_uid,
+        judge_concurrency=settings.judge_concurrency, judge_token_budget=settings.judge_token_budget,
     )
+    judge = None
+    if settings.judge == "llm":
+        from arena.judge.llm import LLMJudge
+
+        assert settings.judge_url is not None
+        judge = LLMJudge(settings.judge_url, settings.judge_models,
+                         api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None)
     arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
-                  config=config, gateway=Gateway(catalog, upstream=upstream), log=log)
+                  config=config, gateway=Gateway(catalog, upstream=upstream), judge=judge, log=log)
     if block_time is None:
         block_time = float(getattr(chain, "block_time", 12.0))
 

@@ -1,7 +1,8 @@
-"""The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, close race, set weights,
-reap. Every job is idempotent and reads its state from the store, so a node killed at any moment and started again
-resumes where it stopped: `Arena.recover` puts runs it left `starting`/`running` back to pending, runs left
-`scoring` are scored from their stored trajectory, and a `finished` run is never run again.
+"""The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, judge, close race, set
+weights, reap. Every job is idempotent and reads its state from the store, so a node killed at any moment and
+started again resumes where it stopped: `Arena.recover` puts runs it left `starting`/`running` back to pending,
+runs left `scoring` are scored from their stored trajectory and then judged, and a `finished` run is never run
+again.
 
 A job that fails (database or chain unreachable, a bug) logs one line and runs again at its next interval; it never
 stops the node. SIGTERM and SIGINT stop the node gracefully: no new job starts, running sandboxes are killed and
@@ -36,6 +37,7 @@ class Node:
             "sync": sync_seconds if sync_seconds is not None else max(block_time * 5, 5.0),
             "open_race": max(block_time, 1.0),
             "dispatch": dispatch_seconds,
+            "judge": dispatch_seconds,
             "close_race": close_seconds,
             "set_weights": max(block_time, 1.0),
             "reap": reap_seconds,
@@ -95,7 +97,8 @@ class Node:
         scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1,
                                                                  "misfire_grace_time": None})
         jobs: dict[str, Callable[[], Any]] = {
-            "open_race": self._open, "dispatch": self.arena.dispatch, "close_race": self._close,
+            "open_race": self._open, "dispatch": self.arena.dispatch, "judge": self.arena.judge_runs,
+            "close_race": self._close,
             "set_weights": self._weights, "reap": self._reap,
         }
         if self.sync is not None:

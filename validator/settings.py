@@ -102,10 +102,25 @@ class Settings(BaseSettings):
                                json_schema_extra=flag("--weights.policy"))
     burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
                           json_schema_extra=flag("--weights.burn_uid"))
+    judge: Literal["offline", "llm"] = Field(
+        "offline", description="reasoning judge: offline (no LLM, the gates from the gateway log) or llm",
+        json_schema_extra=flag("--judge"))
+    judge_url: str | None = Field(None, description="OpenAI-compatible base URL of the LLM judge",
+                                  json_schema_extra=flag("--judge.url"))
+    judge_api_key: SecretStr | None = Field(None, description="API key for --judge.url",
+                                            json_schema_extra=flag("--judge.api_key"))
+    judge_models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="the judge's pinned models, tried in order (comma-separated)",
+        json_schema_extra=flag("--judge.models"))
+    judge_concurrency: int = Field(2, ge=1, le=64, description="judge calls at once",
+                                   json_schema_extra=flag("--judge.concurrency"))
+    judge_token_budget: int = Field(
+        2_000_000, ge=0, description="LLM judge tokens per race (0: no limit); past it, runs get the offline judge",
+        json_schema_extra=flag("--judge.token_budget"))
     log_json: bool = Field(False, description="log JSON lines instead of console output",
                            json_schema_extra=flag("--log.json"))
 
-    @field_validator("gateway_models", mode="before")
+    @field_validator("gateway_models", "judge_models", mode="before")
     @classmethod
     def _split_models(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -126,7 +141,7 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a ws:// or wss:// URL")
         return value
 
-    @field_validator("gateway_upstream")
+    @field_validator("gateway_upstream", "judge_url")
     @classmethod
     def _upstream(cls, value: str | None) -> str | None:
         if value and not re.match(r"^https?://[^\s/]+", value):
@@ -144,6 +159,8 @@ class Settings(BaseSettings):
     def _consistent(self) -> Settings:
         if self.gateway_models and not self.gateway_upstream:
             raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
+        if self.judge == "llm" and not (self.judge_url and self.judge_models):
+            raise ValueError("--judge llm needs --judge.url and --judge.models (the judge's endpoint and models)")
         return self
 
     # -- derived ----------------------------------------------------------------------------------------------------

@@ -14,6 +14,15 @@ from typing import Any
 Responder = Callable[[dict[str, Any]], str]
 
 
+class Fail(Exception):
+    """Raised by a responder to answer with an HTTP error (an upstream that is down, overloaded, refusing)."""
+
+    def __init__(self, status: int, message: str = "scripted failure") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 class OpenAIServer:
     def __init__(self, responder: Responder, models: tuple[str, ...] = ("test-model",)) -> None:
         self.responder = responder
@@ -52,7 +61,11 @@ class OpenAIServer:
                 if body.get("model") not in server.models:
                     self._send(404, {"error": {"message": f"model {body.get('model')} not found"}})
                     return
-                content = server.responder(body)
+                try:
+                    content = server.responder(body)
+                except Fail as failure:
+                    self._send(failure.status, {"error": {"message": failure.message}})
+                    return
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
                 completion_tokens = len(content.split())
                 self._send(200, {
