@@ -254,12 +254,18 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
                         f"hash {race.seed_hash[:18]}...", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                   collapse_padding=True)
     tasks = sorted({t for r in store.race_results(race.race_id) for t in r.per_task})
-    for column in ("rank", "miner", "uid", "score", "success", "errors", *tasks):
+    for column in ("#", "miner", "uid", "score", "succ", "judge", "err", *tasks):
         table.add_column(column, justify="left" if column == "miner" else "right", no_wrap=True)
     for r in store.race_results(race.race_id):
+        qualities = [s.judge_quality for run in store.runs(race_id=race.race_id, hotkey=r.hotkey)
+                     if (s := store.score(run.run_id)) is not None and s.judge_quality is not None]
+        quality = f"{sum(qualities) / len(qualities):.2f}" if qualities else "-"
         table.add_row(str(r.rank), names.get(r.hotkey, r.hotkey[:12]), str(r.uid), f"{r.score:.3f}",
-                      f"{r.success_rate:.0%}", str(r.errored), *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))
+                      f"{r.success_rate:.0%}", quality, str(r.errored),
+                      *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))
     out.print(table)
+    out.print("score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
+              "LLM reasoning in these rule-based agents: gate 0.1, coefficient 0.39)", highlight=False)
     for sub in store.all_submissions():
         if sub.status in {"copy", "rejected"}:
             out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "
