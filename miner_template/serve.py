@@ -16,7 +16,6 @@ import threading
 import time
 from typing import Any
 
-import uvicorn
 from bittensor import http_auth
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -24,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from arena.log import get_logger
 from sandbox.bundle import Bundle
+from sandbox.serving import ThreadedServer
 from validator.chain.port import ChainError, ChainPort
 
 DEFAULT_REFRESH_SECONDS = 120.0
@@ -141,51 +141,8 @@ def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: Val
     return app
 
 
-class BundleServer:
-    """Run an ASGI app with uvicorn in a background thread (port 0: any free port); a context manager."""
-
-    def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning") -> None:
-        self.host = host
-        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                                                    access_log=False, lifespan="off"))
-        self._thread: threading.Thread | None = None
-        self.port = port
-
-    @property
-    def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
-
-    def start(self, timeout: float = 10.0) -> BundleServer:
-        self._thread = threading.Thread(target=self.server.run, name="bundle-server", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self._thread.is_alive():
-                raise OSError(f"the bundle server could not start on {self.host}:{self.port} (port in use?)")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise OSError(f"the bundle server did not start on {self.host}:{self.port} within {timeout:g}s")
-            time.sleep(0.02)
-        sockets = [s for server in self.server.servers for s in server.sockets]
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
-        return self
-
-    def alive(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-
-    def __enter__(self) -> BundleServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+#: the miner's bundle server is the shared threaded uvicorn server (validators serve their API with it too)
+BundleServer = ThreadedServer
 
 
 __all__ = ["BundleServer", "ValidatorPermits", "create_app"]

@@ -107,7 +107,60 @@ def run_cmd(settings: Settings) -> None:
         node = build_node(settings, log=log)
     except NodeError as exc:
         fail(str(exc))
-    asyncio.run(node.run())
+    server = None
+    if settings.api_port:
+        from sandbox.serving import ThreadedServer
+        from validator.api import create_app
+
+        app_ = create_app(node.arena.store, health=node.health, metrics=node.arena.metrics)
+        try:
+            server = ThreadedServer(app_, host=settings.api_host, port=settings.api_port).start()
+        except OSError as exc:
+            fail(f"cannot serve the API on {settings.api_host}:{settings.api_port}: {exc}; pick another --api.port")
+        log.info("api.serving", url=server.url, dashboard=server.url + "/", metrics=server.url + "/metrics")
+    try:
+        asyncio.run(node.run())
+    finally:
+        if server is not None:
+            server.stop()
+
+
+@app.command("dashboard")
+@with_settings()
+def dashboard_cmd(settings: Settings,
+                  port: Annotated[int | None, typer.Option("--port", help="Port (default --api.port).")] = None,
+                  ) -> None:
+    """Serve the read-only API, the dashboard and /metrics over an existing store (no node needed)."""
+    from arena.log import get_logger
+    from sandbox.serving import ThreadedServer
+    from validator.api import create_app
+    from validator.node import NodeError, open_store
+
+    try:
+        store = open_store(settings)
+    except NodeError as exc:
+        fail(str(exc))
+    server = ThreadedServer(create_app(store), host=settings.api_host, port=port if port is not None else
+                            settings.api_port)
+    try:
+        server.start()
+    except OSError as exc:
+        fail(f"cannot serve on {settings.api_host}:{port or settings.api_port}: {exc}; pick another --port")
+    get_logger("validator").info("dashboard.serving", url=server.url + "/", api=server.url + "/openapi.json")
+    out.print(f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   "
+              "(Ctrl-C to stop)", highlight=False)
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5) and server.alive():
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
 
 
 @app.command("demo")

@@ -110,8 +110,11 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         assert settings.judge_url is not None
         judge = LLMJudge(settings.judge_url, settings.judge_models,
                          api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None)
+    from validator.metrics import Metrics
+
     arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
-                  config=config, gateway=Gateway(catalog, upstream=upstream), judge=judge, log=log)
+                  config=config, gateway=Gateway(catalog, upstream=upstream), judge=judge,
+                  metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds), log=log)
     if block_time is None:
         block_time = float(getattr(chain, "block_time", 12.0))
 

@@ -27,6 +27,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -151,7 +152,7 @@ class Arena:
 
     def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, pack: ProblemPack, catalog: Catalog,
                  sandbox: Sandbox, config: ArenaConfig, gateway: Gateway | None = None, judge: Judge | None = None,
-                 log: Any = None) -> None:
+                 metrics: Any = None, log: Any = None) -> None:
         from arena.judge.offline import OfflineJudge
 
         self.store, self.chain, self.wallet = store, chain, wallet
@@ -163,6 +164,7 @@ class Arena:
         self._judge_failures: dict[str, int] = defaultdict(int)
         self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
         self.log = log
+        self.metrics = metrics  # a validator.metrics.Metrics, or None
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
         self._problems = {p.problem_id: p for p in pack.problems}
         self._work: Path | None = None
@@ -373,12 +375,16 @@ class Arena:
         spend = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls, "tokens": outcome.tokens,
                  "cost": outcome.cost, "sandbox": stats}
         code = result.error_code
+        if self.metrics is not None:
+            self.metrics.sandbox(result.elapsed_s, outcome.events)
         if code is None:
             self.store.record_run(run_id, "scoring", outcome.events, **spend)
             self._score(run_id, answer=outcome.answer)
         elif blame_of(code) == "agent":
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
             self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=result.error)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", "agent")
         else:
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
             self._retry_or_give_up(run_id, code, result.error)
@@ -397,6 +403,8 @@ class Arena:
                        retry_in_s=delay)
         else:
             self._warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", "validator")
 
     def _score(self, run_id: str, answer: list[str] | None = None) -> None:
         """Strict checks on the run's answer (read back from its stored trajectory when not given)."""
@@ -447,9 +455,12 @@ class Arena:
         budget = self.config.judge_token_budget
         if judge is not self.fallback_judge and budget and self._judge_tokens[run.race_id] >= budget:
             judge = self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
+        started = time.perf_counter()
         try:
             verdict = judge.judge(problem.public(), self.store.events(run.run_id))
         except JudgeUnavailable as exc:
+            if self.metrics is not None:
+                self.metrics.judge_failures.inc()
             self._judge_failures[run.run_id] += 1
             delay = min(3600.0, self.config.judge_retry * 2 ** (self._judge_failures[run.run_id] - 1))
             self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
@@ -459,6 +470,9 @@ class Arena:
         final = judge.rubric.final(score.success, verdict.quality)
         self.store.save_judgment(run.run_id, verdict=verdict.model_dump(mode="json"), quality=verdict.quality,
                                  coefficient=verdict.coefficient, final=final, evidence=verdict.evidence)
+        if self.metrics is not None:
+            self.metrics.judge_seconds.labels(judge=judge.name).observe(time.perf_counter() - started)
+            self.metrics.run_final("finished", None)
         return 1
 
     # --- close
@@ -532,6 +546,8 @@ class Arena:
                 self.store.update_weight_set(ws.id, status="rate_limited",
                                              outcome={"retry_in_blocks": limit.blocks_to_wait, "block": limit.block})
                 self._info("weights.rate_limited", weight_set=ws.id, retry_in_blocks=limit.blocks_to_wait)
+                if self.metrics is not None:
+                    self.metrics.set_weights.labels(result="rate_limited").inc()
                 return "rate_limited"
             outcome = self.chain.set_weights(self.wallet, vector)
         except ChainError as exc:
@@ -541,8 +557,12 @@ class Arena:
             self.store.update_weight_set(ws.id, status=status, outcome={"error": exc.code, "message": exc.message,
                                                                         "retry_in_blocks": exc.retry_in_blocks})
             self._warn("weights.error", weight_set=ws.id, code=exc.code, error=exc.message)
+            if self.metrics is not None:
+                self.metrics.set_weights.labels(result=exc.code).inc()
             return status
         status = "set" if outcome.success else "failed"
+        if self.metrics is not None:
+            self.metrics.set_weights.labels(result=status).inc()
         self.store.update_weight_set(ws.id, status=status, outcome=outcome.model_dump(mode="json"),
                                      block=outcome.block)
         self._info("weights.set" if outcome.success else "weights.failed", weight_set=ws.id, block=outcome.block,

@@ -109,6 +109,22 @@ class Node:
                               next_run_time=now)
         return scheduler
 
+    def health(self) -> dict[str, tuple[bool, str]]:
+        """The chain answers, and the scheduler's dispatch job ran recently (for `/healthz`)."""
+        checks: dict[str, tuple[bool, str]] = {}
+        try:
+            checks["chain"] = (True, f"{self.arena.chain.network} block {self.arena.chain.block()}")
+        except Exception as exc:  # noqa: BLE001 - health reports any failure as data
+            checks["chain"] = (False, str(exc)[:200])
+        last = self.last_ok.get("dispatch")
+        limit = max(30.0, 10 * self.intervals["dispatch"])
+        if last is None:
+            checks["scheduler"] = (not self.stopping.is_set(), "starting")
+        else:
+            age = time.time() - last
+            checks["scheduler"] = (age < limit and not self.stopping.is_set(), f"dispatch ran {age:.1f}s ago")
+        return checks
+
     # --- running
 
     async def run(self, *, until: Callable[[], bool] | None = None, poll: float = 0.5,

@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     judge_token_budget: int = Field(
         2_000_000, ge=0, description="LLM judge tokens per race (0: no limit); past it, runs get the offline judge",
         json_schema_extra=flag("--judge.token_budget"))
+    api_host: str = Field("127.0.0.1", description="address the node's API, dashboard and /metrics listen on",
+                          json_schema_extra=flag("--api.host"))
+    api_port: int = Field(8090, ge=0, le=65535, description="port of the API, dashboard and /metrics (0: off)",
+                          json_schema_extra=flag("--api.port"))
     log_json: bool = Field(False, description="log JSON lines instead of console output",
                            json_schema_extra=flag("--log.json"))
 

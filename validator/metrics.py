@@ -1,0 +1,90 @@
+"""Prometheus metrics of a node (prometheus_client, one registry per node).
+
+Live, observed by the race machinery as it works: runs reaching a final status by outcome and blame, sandbox
+duration (buckets sized to the run timeout), gateway calls and their latency by kind, judge latency and failures,
+set-weights results. Read from the store at each scrape (so they are right after a restart, and in
+`arena-validator dashboard` over a store no node is running on): runs by status, the queue depth (pending runs
+ready to start), races by status, weight sets by status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from arena.trajectory import TrajectoryEvent
+
+
+def timeout_buckets(timeout: float) -> list[float]:
+    """Duration buckets from 1/128 of the run timeout to the timeout (and just past it, for runs killed there)."""
+    return sorted({round(timeout / 2**i, 3) for i in range(8)} | {round(timeout * 1.1, 3)})
+
+
+class StoreCollector(Collector):
+    """Gauges computed from the store at scrape time."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from datetime import UTC, datetime
+
+        from sqlalchemy import func, select
+
+        from validator.store.models import Race, Run, WeightSet
+
+        with self.store.session() as s:
+            runs = s.execute(select(Run.status, func.count()).group_by(Run.status)).all()
+            ready = s.scalar(select(func.count()).select_from(Run).where(
+                Run.status == "pending", (Run.not_before.is_(None)) | (Run.not_before <= datetime.now(UTC))))
+            races = s.execute(select(Race.status, func.count()).group_by(Race.status)).all()
+            weights = s.execute(select(WeightSet.status, func.count()).group_by(WeightSet.status)).all()
+        by_status = GaugeMetricFamily("shoparena_runs", "runs in the store by status", labels=["status"])
+        for status, n in runs:
+            by_status.add_metric([status], n)
+        yield by_status
+        yield GaugeMetricFamily("shoparena_queue_depth", "pending runs ready to start", value=ready or 0)
+        race_gauge = GaugeMetricFamily("shoparena_races", "races in the store by status", labels=["status"])
+        for status, n in races:
+            race_gauge.add_metric([status], n)
+        yield race_gauge
+        weight_gauge = GaugeMetricFamily("shoparena_weight_sets", "weight sets by status", labels=["status"])
+        for status, n in weights:
+            weight_gauge.add_metric([status], n)
+        yield weight_gauge
+
+
+class Metrics:
+    def __init__(self, store: Any = None, *, run_timeout: float = 300.0) -> None:
+        self.registry = CollectorRegistry()
+        self.runs = Counter("shoparena_runs_final", "runs that reached a final status", ["outcome", "blame"],
+                            registry=self.registry)
+        self.sandbox_seconds = Histogram("shoparena_sandbox_seconds", "a run's sandbox, start to exit",
+                                         buckets=timeout_buckets(run_timeout), registry=self.registry)
+        self.gateway_calls = Counter("shoparena_gateway_calls", "calls agents made through the gateway",
+                                     ["kind", "outcome"], registry=self.registry)
+        self.gateway_seconds = Histogram("shoparena_gateway_call_seconds", "gateway call latency", ["kind"],
+                                         buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120),
+                                         registry=self.registry)
+        self.judge_seconds = Histogram("shoparena_judge_seconds", "one run's judgment", ["judge"],
+                                       buckets=(0.001, 0.01, 0.1, 0.5, 1, 5, 15, 60, 300), registry=self.registry)
+        self.judge_failures = Counter("shoparena_judge_failures", "judgments deferred: the judge was unavailable",
+                                      registry=self.registry)
+        self.set_weights = Counter("shoparena_set_weights", "set-weights attempts by result", ["result"],
+                                   registry=self.registry)
+        if store is not None:
+            self.registry.register(StoreCollector(store))
+
+    def run_final(self, outcome: str, blame: str | None) -> None:
+        self.runs.labels(outcome=outcome, blame=blame or "none").inc()
+
+    def sandbox(self, seconds: float, events: Sequence[TrajectoryEvent]) -> None:
+        self.sandbox_seconds.observe(seconds)
+        for event in events:
+            outcome = "error" if event.error or event.status >= 400 else "ok"
+            self.gateway_calls.labels(kind=event.kind, outcome=outcome).inc()
+            self.gateway_seconds.labels(kind=event.kind).observe(event.duration_ms / 1000)
