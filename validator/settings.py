@@ -274,3 +274,30 @@ def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str
 def _missing(settings: Settings, require: tuple[str, ...]) -> list[str]:
     return [f"{field_flag(name)} (or {env_name(name)}) is required" for name in require
             if getattr(settings, name) is None]
+
+
+def env_example() -> str:
+    """`deploy/.env.example`: every setting as its environment variable, commented, with its flag and default."""
+    lines = ["# ShopArena validator settings. Copy to .env (next to docker-compose.yml, or the node's working folder)",
+             "# and uncomment what you change. Flags (--wallet.name ...) override these; these override defaults.",
+             "# Generated from validator/settings.py (a test keeps them in step).", "",
+             "# --- docker compose only (deploy/docker-compose.yml) ---",
+             "# the store's password (the node's ARENA_DATABASE_URL is built from it in the compose file)",
+             "POSTGRES_PASSWORD=change-me",
+             "# a host folder mounted at the same path in the node: sandbox containers started through the host's",
+             "# Docker mount the gateway socket and bundles from it, so its path must be the same on both sides",
+             "SHOPARENA_HOME=/var/lib/shoparena",
+             "# the host's bittensor wallets (mounted read-only)",
+             "WALLETS_DIR=~/.bittensor/wallets",
+             "# the node image (bash deploy/build-node-image prints its tag)",
+             "SHOPARENA_IMAGE=shoparena-node:0.1.0", "",
+             "# --- the node's settings ---", ""]
+    for name, info in Settings.model_fields.items():
+        default = info.get_default(call_default_factory=True)
+        if isinstance(default, list):
+            default = ",".join(default)
+        shown = "" if default is None else str(default)
+        lines.append(f"# {info.description} ({field_flag(name)})")
+        lines.append(f"# {env_name(name)}={shown}")
+        lines.append("")
+    return "\n".join(lines)
