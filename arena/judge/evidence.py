@@ -9,7 +9,7 @@ query:
 </problem>
 <events count=6>
 <event seq=0 kind=llm_call name=gpt-4o status=200>
-request: 2 messages, 7 tools, 812 prompt tokens, 3456 chars
+request: 2 messages, 7 tools, 812 prompt tokens, 3456 chars of message text
 completion: 64 tokens, finish_reason=tool_calls
 content:
 | I will search for rattan baskets first.
@@ -167,6 +167,21 @@ def usage_tokens(event: TrajectoryEvent, key: str) -> int | None:
     return count if count > 0 else None
 
 
+def _message_chars(messages: Any) -> int:
+    """The text size of a chat request's messages (contents and tool-call arguments), without rendering it."""
+    total = 0
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            total += len(content)
+        elif isinstance(content, list):
+            total += sum(len(p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        total += sum(len(args) for _, args in message_tool_calls(message))
+    return total
+
+
 def _llm_lines(event: TrajectoryEvent, limit: int) -> list[str]:
     lines: list[str] = []
     request = event.arguments if isinstance(event.arguments, dict) else {}
@@ -178,7 +193,7 @@ def _llm_lines(event: TrajectoryEvent, limit: int) -> list[str]:
     prompt_tokens = usage_tokens(event, "prompt_tokens")
     if prompt_tokens is not None:
         size.append(f"{prompt_tokens} prompt tokens")
-    size.append(f"{len(render(event.arguments)) if event.arguments is not None else 0} chars")
+    size.append(f"{_message_chars(messages)} chars of message text")
     lines.append("request: " + ", ".join(size))
     message = completion_message(event.result)
     if message:

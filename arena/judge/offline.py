@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from arena.judge import Verdict
@@ -103,6 +103,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
+@lru_cache(maxsize=16384)
 def phrase(text: str) -> str:
     """A value normalized for containment checks: its tokens joined by single spaces."""
     return " ".join(tokens(text))
@@ -128,8 +129,17 @@ def specific_number(value_cents: int) -> bool:
     return value_cents >= 1000 or (value_cents > 0 and value_cents % 100 != 0)
 
 
+_NOT_DISTINCTIVE = STOP_WORDS | GENERIC_WORDS
+
+
 def distinctive(word: str) -> bool:
-    return len(word) >= 3 and not word.isdigit() and word not in STOP_WORDS and word not in GENERIC_WORDS
+    return len(word) >= 3 and word not in _NOT_DISTINCTIVE and not word.isdigit()
+
+
+@lru_cache(maxsize=8192)
+def text_facts(text: str) -> tuple[frozenset[str], frozenset[int]]:
+    """A text's distinctive words and numbers (cached: the same titles come back page after page)."""
+    return frozenset(w for w in tokens(text) if distinctive(w)), frozenset(numbers_in(text))
 
 
 def _fmt(value_cents: int) -> str:
@@ -145,7 +155,9 @@ class Candidate:
 
     product_id: str
     seq: int  # first result that showed it
+    id_phrase: str = ""
     title: str = ""
+    title_phrase: str = ""
     title_words: frozenset[str] = frozenset()
     prices: set[int] = field(default_factory=set)
     attrs: set[str] = field(default_factory=set)
@@ -164,8 +176,9 @@ class _Facts:
 
     def text(self, value: Any) -> None:
         if isinstance(value, str):
-            self.words.update(w for w in tokens(value) if distinctive(w))
-            self.numbers.update(numbers_in(value))
+            words, numbers = text_facts(value)
+            self.words |= words
+            self.numbers |= numbers
 
     def product(self, product_id: Any) -> dict[str, Any] | None:
         if not isinstance(product_id, str | int) or isinstance(product_id, bool) or not str(product_id).strip():
@@ -308,8 +321,8 @@ class Known:
     attrs: dict[str, int] = field(default_factory=dict)
     words: dict[str, int] = field(default_factory=dict)
     candidates: dict[str, Candidate] = field(default_factory=dict)
+    by_title_word: dict[str, set[str]] = field(default_factory=dict)  # title word -> candidate ids
     results: int = 0
-    _unique: dict[str, frozenset[str]] | None = None
 
     @classmethod
     def for_query(cls, query: str) -> Known:
@@ -339,22 +352,19 @@ class Known:
         for pid, info in facts.products.items():
             candidate = self.candidates.get(pid)
             if candidate is None:
-                candidate = self.candidates[pid] = Candidate(product_id=pid, seq=seq)
+                candidate = self.candidates[pid] = Candidate(product_id=pid, seq=seq, id_phrase=phrase(pid))
             if info["title"] and not candidate.title:
                 candidate.title = info["title"]
-                candidate.title_words = frozenset(w for w in tokens(info["title"])
-                                                  if distinctive(w) and w not in self.query_words)
+                candidate.title_phrase = phrase(info["title"])
+                candidate.title_words = text_facts(info["title"])[0] - self.query_words
+                for word in candidate.title_words:
+                    self.by_title_word.setdefault(word, set()).add(pid)
             candidate.prices.update(c for c in info["prices"] if specific_number(c) and c not in self.query_numbers)
             candidate.attrs.update(a for a in info["attrs"] if not self.in_query(a))
-        self._unique = None
 
-    def unique_title_words(self) -> dict[str, frozenset[str]]:
-        """Per candidate: its title words that no other candidate's title has."""
-        if self._unique is None:
-            counts = Counter(w for c in self.candidates.values() for w in c.title_words)
-            self._unique = {pid: frozenset(w for w in c.title_words if counts[w] == 1)
-                            for pid, c in self.candidates.items()}
-        return self._unique
+    def unique_title_words(self, pid: str) -> frozenset[str]:
+        """A candidate's title words that no other candidate's title has."""
+        return frozenset(w for w in self.candidates[pid].title_words if len(self.by_title_word[w]) == 1)
 
 
 # ------------------------------------------------------------------------------------------------- completions
@@ -409,20 +419,27 @@ class Match:
         return ({self.seq} if self.seq is not None else set()) | set(self.sources)
 
 
+def _said(c: Completion, phrases: dict[str, int]) -> list[tuple[str, int]]:
+    """The phrases of `phrases` (phrase -> seq) the completion says: one-word ones by set lookup."""
+    if len(phrases) > 4 * len(c.words):  # look the completion's words up, then check the multi-word phrases
+        found = [(w, phrases[w]) for w in c.words if w in phrases]
+        found += [(p, s) for p, s in phrases.items() if " " in p and c.says(p)]
+        return sorted(found)
+    return sorted((p, s) for p, s in phrases.items() if c.says(p))
+
+
 def _shared(c: Completion, known: Known) -> dict[str, list[tuple[str, int]]]:
     """Facts of earlier tool results that a completion repeats, by kind: (description, source seq)."""
     out: dict[str, list[tuple[str, int]]] = {"id": [], "price": [], "number": [], "attribute": [], "word": []}
-    for norm, seq in known.ids.items():
-        if c.says(norm):
-            out["id"].append((f"id {norm}", seq))
+    for norm, seq in _said(c, known.ids):
+        out["id"].append((f"id {norm}", seq))
     for value in sorted(c.numbers):
         if value in known.prices:
             out["price"].append((f"price {_fmt(value)}", known.prices[value]))
         elif value in known.numbers:
             out["number"].append((f"number {_fmt(value)}", known.numbers[value]))
-    for norm, seq in known.attrs.items():
-        if c.says(norm):
-            out["attribute"].append((f"attribute '{norm}'", seq))
+    for norm, seq in _said(c, known.attrs):
+        out["attribute"].append((f"attribute '{norm}'", seq))
     for word in sorted(c.words):
         if word in known.words:
             out["word"].append((f"word '{word}'", known.words[word]))
@@ -433,16 +450,17 @@ def _shared(c: Completion, known: Known) -> dict[str, list[tuple[str, int]]]:
 
 def _named(c: Completion, known: Known) -> list[tuple[Candidate, str]]:
     """Candidates the completion names, with how (id, title, title words)."""
-    unique = known.unique_title_words()
+    # only candidates the completion could name: their id or a word of their title is among its words
+    possible = {pid for pid, cand in known.candidates.items() if cand.id_phrase in c.words or " " in cand.id_phrase}
+    for word in c.words:
+        possible |= known.by_title_word.get(word, set())
     out = []
-    for pid, cand in sorted(known.candidates.items(), key=lambda kv: (kv[1].seq, kv[0])):
-        norm_id = phrase(pid)
-        title = phrase(cand.title)
-        words = unique.get(pid, frozenset())
+    for cand in sorted((known.candidates[p] for p in possible), key=lambda k: (k.seq, k.product_id)):
+        words = known.unique_title_words(cand.product_id)
         hits = words & c.words
-        if norm_id and c.says(norm_id) and not known.in_query(norm_id):
+        if cand.id_phrase and c.says(cand.id_phrase) and not known.in_query(cand.id_phrase):
             out.append((cand, "id"))
-        elif title and len(title.split()) >= 2 and c.says(title):
+        elif cand.title_phrase.count(" ") >= 1 and c.says(cand.title_phrase):
             out.append((cand, "title"))
         elif words and len(hits) >= min(MIN_SHARED_WORDS, len(words)):
             out.append((cand, "title words " + ", ".join(sorted(hits))))

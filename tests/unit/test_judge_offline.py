@@ -75,18 +75,17 @@ class Log:
             message["reasoning_content"] = reasoning
         tokens = ({"prompt_tokens": 812, "completion_tokens": completion_tokens,
                    "total_tokens": 812 + completion_tokens} if completion_tokens is not None else {})
-        result: dict[str, Any] | None = {
+        response: dict[str, Any] = {
             "id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
             "choices": [{"index": 0, "message": message,
                          "finish_reason": "tool_calls" if tool_calls else "stop"}]}
         if usage and tokens:
-            result["usage"] = tokens  # type: ignore[index]
-        if error is not None:
-            result = None
+            response["usage"] = tokens
         request = {"model": "test-model", "temperature": 0, "tools": [{"type": "function"}] * 7,
                    "messages": messages or [{"role": "system", "content": "You are a shopping assistant."},
                                             {"role": "user", "content": QUERY}]}
-        return self._add(kind="llm_call", name="test-model", arguments=request, result=result,
+        return self._add(kind="llm_call", name="test-model", arguments=request,
+                         result=None if error is not None else response,
                          tokens=tokens if usage else {}, error=error, status=status)
 
     def search(self) -> Log:
@@ -123,6 +122,10 @@ def test_a_run_without_llm_calls_shows_no_reasoning() -> None:
     assert v.coefficient == pytest.approx(0.3 + 0.875 * 0.1)
     assert v.checks["reasoning"]["passed"] is False and v.evidence == []
     assert "no successful LLM call" in v.explanation
+    empty = verdict([])
+    assert (empty.gate, empty.evidence, empty.checks["counts"]["tool_results"]) == ("no_reasoning", [], 0)
+    assert build_evidence(PROBLEM, []).endswith("<events count=0>\n</events>\n<answer>\nnone: no successful "
+                                                "recommend_product call\n</answer>")
 
 
 def test_short_completions_stay_at_no_reasoning_even_when_their_content_is_good() -> None:
@@ -395,8 +398,8 @@ def test_evidence_lists_the_query_each_event_and_the_final_answer() -> None:
     text = build_evidence(PROBLEM, log.events)
     assert_well_formed(text, 7)
     assert text.startswith("<problem id=p-basket task=product>\nquery:\n| I need a rattan storage basket")
-    assert "<event seq=0 kind=llm_call name=test-model status=200>\nrequest: 3 messages, 7 tools, 812 prompt " \
-           "tokens" in text
+    assert ("<event seq=0 kind=llm_call name=test-model status=200>\nrequest: 3 messages, 7 tools, 812 prompt "
+            f"tokens, {len('SECRET SYSTEM PROMPT') + len(QUERY) + len('earlier')} chars of message text\n") in text
     assert "completion: 45 tokens, finish_reason=tool_calls\ncontent:\n| I will search" in text
     assert 'tool_calls:\n| find_product {"q":"rattan basket"}' in text
     assert "SECRET SYSTEM PROMPT" not in text  # only the new assistant output, the request by its size
