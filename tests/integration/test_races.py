@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import generate_latest
 
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
@@ -19,6 +20,7 @@ from sandbox.backends import Limits
 from tests.support.postgres import fresh_database
 from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
 from validator.chain.local import LocalChain
+from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
 from validator.scheduler import Node
 from validator.store.repository import Store, make_engine
@@ -103,6 +105,7 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     data_dir = tmp_path / "node"
     hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, kind)
+    arena.metrics = Metrics(store, run_timeout=60)
     run_race(arena, store)
 
     race = [r for r in store.races() if r.status == "closed"][0]
@@ -134,6 +137,13 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     on_chain = setup.chain.weights()[uids[setup.validators[0].hotkey.ss58_address]]
     assert set(on_chain) == set(expected)
     assert all(abs(on_chain[u] - expected[u]) < 1e-4 for u in expected)
+    # what the node observed, as Prometheus scrapes it
+    scraped = generate_latest(arena.metrics.registry).decode()
+    assert f'shoparena_runs_final_total{{blame="none",outcome="finished"}} {float(len(runs))}' in scraped
+    assert f"shoparena_sandbox_seconds_count {float(len(runs))}" in scraped
+    assert 'shoparena_set_weights_total{result="set"} 1.0' in scraped
+    assert 'shoparena_gateway_calls_total{kind="tool_call",outcome="ok"}' in scraped
+    assert 'shoparena_judge_seconds_count{judge="offline"}' in scraped and "shoparena_queue_depth " in scraped
     store.close()
 
 
