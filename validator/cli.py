@@ -350,20 +350,15 @@ def localchain_register(
     create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
 ) -> None:
     """Register the wallet's hotkey (--wallet.name/--wallet.hotkey/--wallet.path) on the LocalChain."""
-    import bittensor as bt
 
-    from validator.chain.bittensor_chain import load_wallet
+    from validator.chain.bittensor_chain import create_wallet, load_wallet
     from validator.chain.local import LocalChain
     from validator.chain.port import ChainError
 
     try:
         chain = LocalChain(_chain_path(settings))
         if create:
-            wallet = bt.Wallet(name=settings.wallet_name, hotkey=settings.wallet_hotkey, path=str(settings.wallet_dir))
-            if not wallet.coldkeypub_file.exists_on_device():
-                wallet.create_new_coldkey(use_password=False, suppress=True)
-            if not wallet.hotkey_file.exists_on_device():
-                wallet.create_new_hotkey(use_password=False, suppress=True)
+            create_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
         wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
         neuron = chain.register(wallet, validator_permit=validator_permit, stake=stake)
     except ChainError as exc:

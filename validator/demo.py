@@ -106,14 +106,9 @@ def _axon_published(chain: Any, hotkey: str) -> bool:
 
 
 def _wallet(path: Path, name: str) -> Any:
-    import bittensor as bt
+    from validator.chain.bittensor_chain import create_wallet
 
-    wallet = bt.Wallet(name=name, hotkey="default", path=str(path))
-    if not wallet.coldkeypub_file.exists_on_device():
-        wallet.create_new_coldkey(use_password=False, suppress=True)
-    if not wallet.hotkey_file.exists_on_device():
-        wallet.create_new_hotkey(use_password=False, suppress=True)
-    return wallet
+    return create_wallet(name, "default", path)
 
 
 def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: int = 10, wall_seconds: float = 60.0,

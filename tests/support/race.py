@@ -16,6 +16,7 @@ from arena.problems.generate import GENERATOR_VERSION, generate_problems
 from arena.problems.pack import Rotation, new_pack, write_pack
 from arena.problems.splits import assign_splits
 from sandbox.bundle import pack_dir
+from validator.chain.bittensor_chain import create_wallet
 from validator.chain.local import LocalChain
 from validator.demo import HOSTILE_AGENT, MINER_TEMPLATE, _variant
 
@@ -27,12 +28,7 @@ AGENTS = {
 
 
 def make_wallet(path: Path, name: str) -> bt.Wallet:
-    wallet = bt.Wallet(name=name, hotkey="default", path=str(path))
-    if not wallet.coldkeypub_file.exists_on_device():
-        wallet.create_new_coldkey(use_password=False, suppress=True)
-    if not wallet.hotkey_file.exists_on_device():
-        wallet.create_new_hotkey(use_password=False, suppress=True)
-    return wallet
+    return create_wallet(name, "default", path)
 
 
 def build_arena_inputs(root: Path, *, size: int = 3000, problems: int = 24, per_race: int = 4,

@@ -51,6 +51,17 @@ _SDK_CODES = {
 }
 
 
+def create_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
+    """Wallet `name`/`hotkey` under `path`, its coldkey and hotkey created (unencrypted) where missing: for dev chains,
+    demos and tests. Production wallets come from btcli."""
+    wallet = bt.Wallet(name=name, hotkey=hotkey, path=str(Path(path).expanduser()))
+    if not wallet.coldkeypub_file.exists_on_device():
+        wallet.create_new_coldkey(use_password=False, suppress=True)
+    if not wallet.hotkey_file.exists_on_device():
+        wallet.create_new_hotkey(use_password=False, suppress=True)
+    return wallet
+
+
 def load_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
     """Open wallet `name`/`hotkey` under `path` for hotkey signing, without ever prompting for a password.
 
