@@ -1,6 +1,9 @@
 """A real OpenAI-compatible HTTP server on loopback, for tests: the one allowed double (an upstream LLM we cannot
 reach here). It answers ``POST /v1/chat/completions`` and ``GET /v1/models`` with deterministic completions computed
-by a responder function from the request, and records every request it received."""
+by a responder function from the request, and records every request it received.
+
+A responder returns the assistant's text, or a whole assistant message (a dict with ``content`` and optionally
+``tool_calls`` in OpenAI's shape) to script a tool-calling model."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+Responder = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 
 
 class Fail(Exception):
@@ -62,17 +65,21 @@ class OpenAIServer:
                     self._send(404, {"error": {"message": f"model {body.get('model')} not found"}})
                     return
                 try:
-                    content = server.responder(body)
+                    answer = server.responder(body)
                 except Fail as failure:
                     self._send(failure.status, {"error": {"message": failure.message}})
                     return
+                message = {"role": "assistant", **answer} if isinstance(answer, dict) else {
+                    "role": "assistant", "content": answer}
+                calls = message.get("tool_calls") or []
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-                completion_tokens = len(content.split())
+                completion_tokens = len(str(message.get("content") or "").split()) + sum(
+                    len(str(c.get("function", {}).get("arguments", "")).split()) for c in calls)
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": int(time.time()),
                     "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
+                    "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop",
+                                 "message": message}],
                     "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                               "total_tokens": prompt_tokens + completion_tokens},
                 })

@@ -1,0 +1,350 @@
+"""Corpus export benchmark (prints figures; asserts nothing).
+
+    python bench/corpus.py                        # 150,000 stored trajectories in Postgres, then export them
+    python bench/corpus.py --runs 20000 --pg-url postgresql+psycopg://user@host/db --keep
+
+Fills a fresh Postgres database with `--runs` finished race runs and their gateway events (bulk inserts; events by
+COPY through `Store.add_events`), then runs `export_corpus` on it, each export in its own process with its RSS
+sampled every 0.1 s by a thread (psutil):
+
+- a window holding the first 10% of the runs, then all of them: wall time, runs per second, peak RSS, and the RSS
+  at 10/25/50/75/100% of the extraction (flat memory: the same whatever the store's size);
+- the funnel's counts of the full export.
+
+The runs look like the arena's: half the miners run an LLM agent (Axis A: schemas, then four completions each
+issuing one tool call: find_product, view_product_information, recommend_product, terminate), a quarter an agent
+whose LLM only narrates while its code calls the tools (Axis B, judged well), a quarter a code-only agent (Axis B,
+judged 0.1); some lose, some are judged below the threshold, some never terminate or recommend twice, a few errored
+without a score; about a third of the chats repeat another run's chat for the same problem (dedup), and a problem
+draws about 375 runs (so the cap of 50 bites).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, insert, text
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from validator.chain.port import Neuron  # noqa: E402
+from validator.store.models import Run, Score  # noqa: E402
+from validator.store.repository import Store, make_engine  # noqa: E402
+from validator.store.schema import upgrade  # noqa: E402
+
+MINERS = 40
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+# --- filling the store --------------------------------------------------------------------------------------------
+
+
+def problem(i: int, held_out: bool = False) -> dict[str, Any]:
+    gold = f"{9_000_000_000 + i}"
+    return {"problem_id": f"p{i:05d}", "task": "product", "split": "held_out" if held_out else "race",
+            "cluster_id": f"c{i // 2:05d}", "query": query_of(i),
+            "reward": [{"product_id": gold, "title": [f"Storage basket model {i}"]}]}
+
+
+def query_of(i: int) -> str:
+    return f"Looking for a model {i} storage basket in colour {i % 17} with free shipping under {200 + i} PHP"
+
+
+def listing(i: int, page: int) -> list[dict[str, Any]]:
+    return [{"product_id": f"{9_000_000_000 + (i * 7 + j + 10 * page) % 5000}", "shop_id": f"{100 + j}",
+             "title": f"Storage basket model {(i * 7 + j + 10 * page) % 5000} woven rattan with lid and handles",
+             "price": 150.0 + j * 3.5, "service": ["freeShipping", "COD"][: 1 + j % 2], "sold_count": 10 * j}
+            for j in range(10)]
+
+
+def details(ids: list[str]) -> list[dict[str, Any]]:
+    return [{"product_id": pid, "short_description": "Handwoven rattan basket with a lid;Brand new;",
+             "description": "A handwoven rattan storage basket with a fitted lid and two handles. " * 3,
+             "sku_options": {"1": {"color_family": "natural"}, "2": {"color_family": "black"}},
+             "attributes": {"material": ["rattan"], "capacity": ["30l"]}} for pid in ids]
+
+
+def llm(seq: int, text_: str, call_id: str | None, name: str, arguments: dict[str, Any],
+        history: int) -> dict[str, Any]:
+    request = {"model": "qwen3-4b", "temperature": 0,
+               "messages": [{"role": "user", "content": "previous turns " * 40}] * history}
+    result = {"id": f"chatcmpl-{seq}", "object": "chat.completion", "model": "qwen3-4b",
+              "choices": [{"index": 0, "finish_reason": "tool_calls" if call_id else "stop", "message": {
+                  "role": "assistant", "content": text_, "tool_calls": [
+                      {"id": call_id, "type": "function",
+                       "function": {"name": name, "arguments": json.dumps(arguments)}}] if call_id else None}}],
+              "usage": {"prompt_tokens": 900 + 300 * history, "completion_tokens": len(text_.split()) + 12,
+                        "total_tokens": 912 + 300 * history + len(text_.split())}}
+    return {"seq": seq, "kind": "llm_call", "name": "qwen3-4b", "arguments": request, "result": result,
+            "tokens": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}}
+
+
+def shown_of(recommend: str) -> str:
+    return recommend.split(",")[0]
+
+
+def tool(seq: int, name: str, arguments: dict[str, Any], result: Any) -> dict[str, Any]:
+    return {"seq": seq, "kind": "tool_call", "name": name, "arguments": arguments, "result": result}
+
+
+def trajectory(index: int, p: int, query: str, agent: str, recommend: str, rng: random.Random,
+               style: str) -> tuple[list[dict[str, Any]], str]:
+    """`agent`: "llm" (the LLM issues every call: Axis A), "narrated" (the LLM only narrates, the code calls: Axis
+    B) or "code" (no LLM: Axis B)."""
+    """The events of one run, and its defect (or "")."""
+    rival = listing(p, 0)[3]["product_id"]
+    shown = recommend.split(",")
+    defect = rng.choices(["", "incomplete", "twice"], [0.93, 0.05, 0.02])[0]
+    events: list[dict[str, Any]] = []
+    if agent != "code":
+        events.append({"seq": 0, "kind": "tool_call", "name": "schemas", "arguments": {}, "result": None})
+        steps = [(f"I will search the catalog for the request ({style}).", "find_product", {"q": query},
+                  listing(p, 0)),
+                 ("Reading the details of the two best listings.", "view_product_information",
+                  {"product_ids": f"{recommend},{rival}"}, details([*shown, rival])),
+                 (f"Comparing {recommend} and {rival}: {recommend} is rattan with a lid and cheaper than {rival}, "
+                  f"which lacks the lid; {recommend} fits the request better ({style}).", "recommend_product",
+                  {"product_ids": recommend}, f"Having recommended the products to the user: {recommend}."),
+                 ("Done.", "terminate", {"status": "success"},
+                  "The interaction has been completed with status: success")]
+        if defect == "incomplete":
+            steps = steps[:3]
+        for k, (words, name, arguments, result) in enumerate(steps):
+            call_id = f"call_{index}_{k}" if agent == "llm" else None
+            events.append(llm(len(events), words, call_id, name, arguments, history=1 + 2 * k))
+            events.append(tool(len(events), name, arguments, result))
+            if defect == "twice" and name == "recommend_product":
+                events.append(tool(len(events), name, arguments, result))
+    else:
+        calls = [("find_product", {"q": query}, listing(p, 0)),
+                 ("find_product", {"q": query, "page": 2}, listing(p, 1)),
+                 ("view_product_information", {"product_ids": f"{recommend},{rival}"}, details([*shown, rival])),
+                 ("recommend_product", {"product_ids": recommend},
+                  f"Having recommended the products to the user: {recommend}."),
+                 ("terminate", {"status": "success"}, "The interaction has been completed with status: success")]
+        if defect == "incomplete":
+            calls = calls[:4]
+        for name, arguments, result in calls:
+            events.append(tool(len(events), name, arguments, result))
+            if defect == "twice" and name == "recommend_product":
+                events.append(tool(len(events), name, arguments, result))
+    return events, defect
+
+
+def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    store = Store.open(url)
+    started = time.perf_counter()
+    neurons = [Neuron(uid=i + 1, hotkey=f"5Miner{i:02d}", coldkey=f"ck{i}") for i in range(MINERS)]
+    store.upsert_miners(neurons)
+    subs = [store.add_submission(hotkey=n.hotkey, sha256=f"{i:064x}", commitment_block=10 + i)[0]
+            for i, n in enumerate(neurons)]
+    held_out = max(1, problems // 10)
+    store.add_pack(pack_id="bench", name="bench", digest="b" * 64,
+                   problems=[problem(i) for i in range(problems)]
+                   + [problem(problems + i, held_out=True) for i in range(held_out)])
+    queries = {f"p{i:05d}": problem(i)["query"] for i in range(problems)}
+    per_race = max(1, problems // 20)
+    races = -(-runs // (per_race * MINERS))
+    rng = random.Random(15)
+    made = 0
+    for r in range(races):
+        race_id = f"race-{r:04d}"
+        first = (r * per_race) % problems
+        pids = [f"p{(first + k) % problems:05d}" for k in range(per_race)]
+        store.create_race(race_id=race_id, pack_id="bench", seed_block=r, seed_hash=f"0x{r:04x}", problem_ids=pids)
+        run_rows, score_rows, event_rows = [], [], []
+        for pid in pids:
+            p = int(pid[1:])
+            for m, sub in enumerate(subs):
+                if made >= runs:
+                    break
+                index = made
+                made += 1
+                run_id = uuid.UUID(int=rng.getrandbits(128)).hex
+                ended = T0 + timedelta(seconds=index)
+                agent = ("llm", "narrated", "llm", "code")[m % 4]
+                llm_agent = agent != "code"
+                errored = rng.random() < 0.02
+                wins = rng.random() < (0.7 if llm_agent else 0.5)
+                recommend = f"{9_000_000_000 + p}" if wins else listing(p, 0)[5]["product_id"]
+                if wins and rng.random() < 0.01:  # it also recommends a held-out problem's answer
+                    recommend += f",{9_000_000_000 + problems + rng.randrange(held_out)}"
+                style = "standard" if rng.random() < 0.35 else f"run {index}"  # a third repeat a chat
+                events, _ = trajectory(index, p, queries[pid], agent, recommend, rng, style)
+                if errored:
+                    events = events[:2]
+                run_rows.append({"run_id": run_id, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
+                                 "hotkey": sub.hotkey, "status": "errored" if errored else "finished",
+                                 "error_code": 1003 if errored else None, "blame": "agent" if errored else None,
+                                 "attempt": 1, "created_at": ended, "finished_at": None if errored else ended,
+                                 "errored_at": ended if errored else None, "sandbox": {},
+                                 "tool_calls": len(events), "llm_calls": 4 if llm_agent else 0, "tokens": 0,
+                                 "cost": 0.0})
+                for e in events:
+                    e.update(run_id=run_id, started_at=ended)
+                event_rows += events
+                if not errored:
+                    quality = (0.9 if rng.random() < 0.8 else 0.7) if llm_agent else 0.1
+                    success = 1.0 if wins else 0.0
+                    final = success * (1.0 if quality >= 0.8 else 0.3 + 0.875 * quality)
+                    score_rows.append({
+                        "run_id": run_id, "success": success, "final": final, "judge_quality": quality,
+                        "judge_coefficient": 1.0 if quality >= 0.8 else 0.3 + 0.875 * quality,
+                        "strict": {"task": "product", "answer": recommend.split(","), "success": bool(wins),
+                                   "products": [{"slot": 0, "gold_id": f"{9_000_000_000 + p}",
+                                                 "answer_id": shown_of(recommend), "known": True}]},
+                        "judge": {"gate": "sound" if quality == 0.9 else ("no_comparison" if quality == 0.7
+                                                                          else "no_reasoning")},
+                        "judge_evidence": [], "scored_at": ended, "judged_at": ended})
+        with store.session() as s:
+            s.execute(insert(Run.__table__), run_rows)
+            if score_rows:
+                s.execute(insert(Score.__table__), score_rows)
+            store.add_events(event_rows, session=s)
+        store.set_race_status(race_id, "closed")
+        if r % 10 == 0 or r == races - 1:
+            print(f"  filled {made:,} runs ({time.perf_counter() - started:.0f} s)", flush=True)
+    with store.engine.connect() as conn:
+        size = conn.execute(text("SELECT pg_database_size(current_database())")).scalar()
+        events = conn.execute(text("SELECT count(*) FROM trajectory_events")).scalar()
+    store.close()
+    return {"runs": made, "events": events, "bytes": size, "seconds": time.perf_counter() - started,
+            "last_ended": (T0 + timedelta(seconds=made)).isoformat()}
+
+
+# --- one measured export (in its own process) -------------------------------------------------------------------
+
+
+def test_set(path: Path, problems: int) -> Path:
+    """A public test set in ShoppingBench's format: 1 in 50 of the problems' queries verbatim, 1 in 50 nearly."""
+    with open(path, "w") as fh:
+        for i in range(0, problems, 25):
+            query = query_of(i) if i % 50 == 0 else query_of(i) + " please hurry"
+            fh.write(json.dumps({"query": query, "reward": {"product_id": "1", "title": ["x"]}}) + "\n")
+    return path
+
+
+def export_once(url: str, out: Path, until: str | None, tests: Path) -> dict[str, Any]:
+    import psutil
+
+    from validator.corpus import ExportOptions, export_corpus
+
+    proc = psutil.Process()
+    samples: list[tuple[float, int, int]] = []  # (time, rss, runs done)
+    state = {"done": 0, "stop": False}
+
+    def sample() -> None:
+        while not state["stop"]:
+            samples.append((time.perf_counter(), proc.memory_info().rss, state["done"]))
+            time.sleep(0.1)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "extract":
+            state["done"], state["total"] = done, total
+
+    baseline = proc.memory_info().rss
+    sampler = threading.Thread(target=sample, daemon=True)
+    store = Store.open(url)
+    options = ExportOptions(until=datetime.fromisoformat(until) if until else None, decontaminate=(tests,))
+    started = time.perf_counter()
+    sampler.start()
+    result = export_corpus(store, out, options, progress=progress)
+    wall = time.perf_counter() - started
+    state["stop"] = True
+    sampler.join()
+    store.close()
+    total = max(state.get("total", 1), 1)
+    at = {}
+    for share in (0.10, 0.25, 0.50, 0.75, 1.0):
+        hits = [rss for _, rss, done in samples if done >= share * total]
+        at[f"{share:.0%}"] = hits[0] if hits else samples[-1][1]
+    return {"runs": result.funnel["selection"]["extracted"], "wall": wall, "baseline_rss": baseline,
+            "peak_rss": max(rss for _, rss, _ in samples), "rss_at": at, "train": result.train, "eval": result.eval,
+            "steps": [(s["name"], s["in"], s["out"], s["dropped"]) for s in result.funnel["steps"]],
+            "bytes": sum(f.stat().st_size for f in out.iterdir())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=150_000)
+    parser.add_argument("--problems", type=int, default=400, help="race problems (plus 10%% held out)")
+    parser.add_argument("--pg-url", default=None, help="a Postgres server URL (default: scripts/postgres)")
+    parser.add_argument("--keep", action="store_true", help="keep the database (its URL is printed)")
+    parser.add_argument("--export-only", default=None, help=argparse.SUPPRESS)  # url: one measured export
+    parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--until", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--tests", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.export_only:
+        print(json.dumps(export_once(args.export_only, Path(args.out), args.until, Path(args.tests))))
+        return
+
+    pg = args.pg_url
+    if pg is None:
+        done = subprocess.run(["bash", str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True,
+                              check=True)
+        pg = done.stdout.strip().split("=", 1)[1]
+    from sqlalchemy.engine import make_url
+
+    admin = create_engine(pg, isolation_level="AUTOCOMMIT")
+    name = f"arena_bench_corpus_{uuid.uuid4().hex[:8]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(pg).set(database=name).render_as_string(hide_password=False)
+    try:
+        print(f"filling {args.runs:,} runs into {make_url(url).render_as_string(hide_password=True)}", flush=True)
+        filled = fill(url, args.runs, args.problems)
+        print(f"fill        {filled['runs']:,} runs, {filled['events']:,} events, "
+              f"{filled['bytes'] / 2**20:,.0f} MiB on disk in {filled['seconds']:.0f} s", flush=True)
+        tenth = (T0 + timedelta(seconds=filled["runs"] // 10)).isoformat()
+        with tempfile.TemporaryDirectory() as tmp:
+            tests = test_set(Path(tmp) / "product_test.jsonl", args.problems)
+            for label, until in (("10% window", tenth), ("all runs", None)):
+                out = Path(tmp) / label.replace(" ", "-").replace("%", "")
+                cmd = [sys.executable, __file__, "--export-only", url, "--out", str(out), "--tests", str(tests)]
+                if until:
+                    cmd += ["--until", until]
+                done = subprocess.run(cmd, capture_output=True, text=True)
+                if done.returncode != 0:
+                    print(done.stderr)
+                    raise SystemExit(f"export of {label} failed")
+                m = json.loads(done.stdout.strip().splitlines()[-1])
+                mib = {k: v / 2**20 for k, v in m["rss_at"].items()}
+                print(f"export      {label:10s}  {m['runs']:>8,} runs in {m['wall']:6.1f} s "
+                      f"({m['runs'] / m['wall']:,.0f} runs/s)  peak RSS {m['peak_rss'] / 2**20:,.0f} MiB "
+                      f"(at start {m['baseline_rss'] / 2**20:,.0f})  RSS at "
+                      + ", ".join(f"{k} {v:,.0f}" for k, v in mib.items())
+                      + f" MiB  -> {m['train']:,} train + {m['eval']:,} eval, {m['bytes'] / 2**20:,.0f} MiB written",
+                      flush=True)
+        print("funnel (all runs):")
+        for step, n_in, n_out, dropped in m["steps"]:
+            why = ", ".join(f"{r} {n:,}" for r, n in dropped.items()) or "-"
+            print(f"  {step:14s} {n_in:>9,} -> {n_out:>9,}   {why}")
+    finally:
+        if args.keep:
+            print(f"kept {url}")
+        else:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("ARENA_PROGRESS", "0")
+    main()
