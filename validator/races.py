@@ -240,22 +240,29 @@ class Arena:
             return self._inactive(block)
         start = race_start_block(block, rotation.cadence_blocks)
         race_id = race_id_for(self.pack.pack_id, start)
-        existing = self.store.race(race_id)
-        if existing is not None:
+        stalled = self.store.races(status="open")
+        if stalled:  # a node that stopped while opening a race: finish opening the same draw first
+            race = stalled[0]
+            return self._finish_opening(race.race_id, race.seed_block, list(race.problem_ids))
+        if self.store.race(race_id) is not None:
             return race_id
-        if any(r.status in {"open", "running"} for r in self.store.races()):
+        if self.store.races(status="running"):
             return None  # one race at a time: the next opens after this one closes
-        eligible = self._eligible()
         seed_hash = self.chain.block_hash(start)
         problem_ids = draw_problems(self.pack.problems, pack_id=self.pack.pack_id, seed_hash=seed_hash,
                                     n=rotation.problems_per_race, task_mix=rotation.task_mix)
+        self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=start, seed_hash=seed_hash,
+                               problem_ids=problem_ids)
+        return self._finish_opening(race_id, start, problem_ids)
+
+    def _finish_opening(self, race_id: str, start: int, problem_ids: list[str]) -> str:
+        """One pending run per (eligible submission, problem), then the race runs; or cancelled with its reason."""
+        eligible = self._eligible()
         reason = None
         if not problem_ids:
             reason = "the pack's race pool is empty"
         elif not eligible:
             reason = "no accepted submission from a registered miner"
-        race, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=start,
-                                               seed_hash=seed_hash, problem_ids=problem_ids)
         if reason is not None:
             self.store.set_race_status(race_id, "cancelled", reason=reason)
             self._warn("races.empty", race_id=race_id, reason=reason)

@@ -245,3 +245,27 @@ def test_an_empty_race_and_an_ended_rotation_are_stored_with_their_reason(inputs
     finally:
         arena.stop()
     store.close()
+
+
+def test_a_race_left_half_open_by_a_dead_node_is_finished_with_the_same_draw(inputs: Any, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["offline"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
+                     write_agent(tmp_path / "agents" / "offline", "offline"), block=1)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+    arena.start()
+    try:
+        pool = [p.problem_id for p in arena.pack.problems if p.split == "race"][:3]
+        # the node died after storing the race and before its runs: a later slot must not strand it
+        store.create_race(race_id="stranded-0", pack_id=arena.pack.pack_id, seed_block=0,
+                          seed_hash=setup.chain.block_hash(0), problem_ids=pool)
+        assert arena.open_race(block=0) == "stranded-0"
+        race = store.race("stranded-0")
+        assert race is not None and race.status == "running" and race.problem_ids == pool
+        assert sorted(r.problem_id for r in store.runs(race_id="stranded-0")) == sorted(pool)
+        assert arena.open_race(block=0) is None  # and nothing else opens while it runs
+    finally:
+        arena.stop()
+    store.close()
