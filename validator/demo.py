@@ -275,6 +275,8 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     exported = export_trajectories(store, race.race_id, root / "trajectories", names)
     out.print(f"trajectories: {exported} (one JSONL per run, the gateway's log); store: {settings.db_url}; chain: "
               f"{chain_path}; took {time.time() - started:.0f}s", highlight=False)
+    out.print(f"see it in a browser: arena-validator dashboard --database-url {settings.db_url}  (then open "
+              f"http://127.0.0.1:{settings.api_port}/)", highlight=False)
     return 0
 
 
