@@ -212,7 +212,7 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         with progress_bar() as bar:
             task = bar.add_task("runs", total=None, rate="")
 
-            def done() -> bool:
+            def race_done() -> bool:
                 races = [r for r in store.races() if r.status in {"running", "closed"}]
                 if races:
                     counts = store.count_runs(races[0].race_id)
@@ -222,7 +222,7 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
                 sets = store.weight_sets()
                 return bool(sets) and sets[0].status in {"set", "failed"}
 
-            asyncio.run(node.run(until=done, poll=0.5))
+            asyncio.run(node.run(until=race_done, poll=0.5))
     finally:
         for server in servers:
             try:

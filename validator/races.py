@@ -23,6 +23,7 @@ a `finished` run is never run again):
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import shutil
@@ -317,10 +318,13 @@ class Arena:
         for run in ready:
             task = asyncio.ensure_future(one(run))
             self.in_flight[run.run_id] = task
-            task.add_done_callback(lambda _t, rid=run.run_id: self.in_flight.pop(rid, None))
+            task.add_done_callback(functools.partial(self._landed, run.run_id))
             tasks.append(task)
         await asyncio.gather(*tasks)
         return len(ready)
+
+    def _landed(self, run_id: str, _task: asyncio.Task[Any]) -> None:
+        self.in_flight.pop(run_id, None)
 
     def _agent_dir(self, sha256: str) -> Path:
         """The submission's bundle, staged once into the node's private work folder (which the sandbox's user can

@@ -162,7 +162,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         if found is None:
             raise HTTPException(404, f"no race {race_id!r}")
         with store.session() as s:
-            quality = dict(s.execute(select(Run.hotkey, func.avg(Score.judge_quality)).join(
+            quality: dict[str, float | None] = dict(s.execute(select(Run.hotkey, func.avg(Score.judge_quality)).join(
                 Score, Score.run_id == Run.run_id).where(Run.race_id == race_id).group_by(Run.hotkey)).all())
         rows = [{**_row(r, *RESULT_FIELDS), "judge_quality": quality.get(r.hotkey)}
                 for r in store.race_results(race_id)]
@@ -187,8 +187,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
             recent = s.scalars(select(Run).where(Run.status.in_(("finished", "errored")))
                                .order_by(Run.created_at.desc()).limit(5000)).all()
             opened = {r.race_id: _iso(r.opened_at) for r in s.scalars(select(Race))}
-        durations = [float((r.sandbox or {}).get("elapsed_s")) for r in recent
-                     if (r.sandbox or {}).get("elapsed_s") is not None]
+        durations = [float(seconds) for r in recent if (seconds := (r.sandbox or {}).get("elapsed_s")) is not None]
         series: dict[str, list[dict[str, Any]]] = {}
         for race_id, task, success, n in sorted(by_task, key=lambda row: (opened.get(row[0]) or "", row[0])):
             series.setdefault(task, []).append({"race_id": race_id, "success": float(success or 0), "runs": n})
