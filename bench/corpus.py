@@ -35,11 +35,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, insert, text
+from sqlalchemy import insert, text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.support.postgres import fresh_database  # noqa: E402
 from validator.chain.port import Neuron  # noqa: E402
 from validator.store.models import Run, Score  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402
@@ -295,19 +296,11 @@ def main() -> None:
         print(json.dumps(export_once(args.export_only, Path(args.out), args.until, Path(args.tests))))
         return
 
-    pg = args.pg_url
-    if pg is None:
-        done = subprocess.run(["bash", str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True,
-                              check=True)
-        pg = done.stdout.strip().split("=", 1)[1]
+    if args.pg_url:
+        os.environ["ARENA_TEST_DATABASE_URL"] = args.pg_url
     from sqlalchemy.engine import make_url
 
-    admin = create_engine(pg, isolation_level="AUTOCOMMIT")
-    name = f"arena_bench_corpus_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(pg).set(database=name).render_as_string(hide_password=False)
-    try:
+    with fresh_database("arena_bench_corpus", keep=args.keep) as url:
         print(f"filling {args.runs:,} runs into {make_url(url).render_as_string(hide_password=True)}", flush=True)
         filled = fill(url, args.runs, args.problems)
         print(f"fill        {filled['runs']:,} runs, {filled['events']:,} events, "
@@ -336,13 +329,8 @@ def main() -> None:
         for step, n_in, n_out, dropped in m["steps"]:
             why = ", ".join(f"{r} {n:,}" for r, n in dropped.items()) or "-"
             print(f"  {step:14s} {n_in:>9,} -> {n_out:>9,}   {why}")
-    finally:
         if args.keep:
             print(f"kept {url}")
-        else:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 if __name__ == "__main__":

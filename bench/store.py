@@ -16,12 +16,11 @@ Postgres is the server at --pg-url, else the throwaway cluster `scripts/postgres
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.trajectory import TrajectoryEvent  # noqa: E402
+from tests.support.postgres import fresh_database  # noqa: E402
 from validator.chain.port import Neuron  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402
 from validator.store.schema import upgrade  # noqa: E402
@@ -115,26 +115,13 @@ def main() -> None:
     parser.add_argument("--pg-url", default=None, help="a Postgres server URL (default: scripts/postgres)")
     args = parser.parse_args()
 
-    pg = args.pg_url
-    if pg is None:
-        done = subprocess.run(["bash", str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True,
-                              check=True)
-        pg = done.stdout.strip().split("=", 1)[1]
-    admin = create_engine(pg, isolation_level="AUTOCOMMIT")
-    name = f"arena_bench_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-        fsync = conn.execute(text("SHOW fsync")).scalar()
-        sync = conn.execute(text("SHOW synchronous_commit")).scalar()
-    try:
-        from sqlalchemy.engine import make_url
-
-        url = make_url(pg).set(database=name).render_as_string(hide_password=False)
+    if args.pg_url:
+        os.environ["ARENA_TEST_DATABASE_URL"] = args.pg_url
+    with fresh_database("arena_bench") as url:
+        with create_engine(url).connect() as conn:
+            fsync = conn.execute(text("SHOW fsync")).scalar()
+            sync = conn.execute(text("SHOW synchronous_commit")).scalar()
         measure("postgres", url, args.runs, args.events, f"; fsync={fsync}, synchronous_commit={sync}")
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
     with tempfile.TemporaryDirectory() as tmp:
         measure("sqlite", f"sqlite:///{tmp}/bench.sqlite", args.runs, args.events, "; WAL, synchronous=NORMAL")
 

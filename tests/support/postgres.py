@@ -33,8 +33,9 @@ def server_url() -> str:
 
 
 @contextmanager
-def fresh_database(prefix: str = "arena_test") -> Iterator[str]:
-    """A new empty database on the test server; dropped (with its connections) afterwards. Yields its URL."""
+def fresh_database(prefix: str = "arena_test", *, keep: bool = False) -> Iterator[str]:
+    """A new empty database on the test server (`server_url()`); dropped with its connections afterwards unless
+    `keep`. Yields its URL. The tests and the benchmarks share it."""
     base = make_url(server_url())
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = create_engine(base, isolation_level="AUTOCOMMIT")
@@ -43,6 +44,7 @@ def fresh_database(prefix: str = "arena_test") -> Iterator[str]:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
         yield base.set(database=name).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if not keep:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()

@@ -30,7 +30,6 @@ from bittensor.settings import default_archive_endpoints, default_fallback_endpo
 from bittensor.sp_core import KeyfileError
 
 from validator.chain.port import (
-    MAX_COMMITMENT_BYTES,
     Axon,
     ChainError,
     ChainOutcome,
@@ -38,6 +37,7 @@ from validator.chain.port import (
     Metagraph,
     Neuron,
     RateLimit,
+    commitment_info,
 )
 
 U16_MAX = 65535
@@ -298,15 +298,13 @@ class BittensorChain:
 
     def set_commitment(self, wallet: Any, data: str) -> ChainOutcome:
         """Publish `data` as a plain `Raw<N>` commitment, signed by the wallet's hotkey."""
-        raw = data.encode("utf-8")
-        if not raw or len(raw) > MAX_COMMITMENT_BYTES:
-            raise ChainError("bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one "
-                                          f"has {len(raw)} bytes")
+        info = commitment_info(data)
+        (field,) = info["fields"][0][0]
+        sent = {"field": field, "bytes": int(field.removeprefix("Raw"))}
         action = f"publish a commitment on netuid {self.netuid}"
         hotkey = self._hotkey(wallet, action)
         action += f" as {hotkey}"
-        field = f"Raw{len(raw)}"
-        call = bt.calls.Commitments.set_commitment(netuid=self.netuid, info={"fields": [[{field: data}]]})
+        call = bt.calls.Commitments.set_commitment(netuid=self.netuid, info=info)
         client, _ = self._sdk()
         with self._lock:
             try:
@@ -317,7 +315,7 @@ class BittensorChain:
                                             wait_for_finalization=False)
             except Exception as error:
                 raise self._error(action, error, invalid="bad_input") from error
-        return self._outcome(action, result, "Commitments.set_commitment", {"field": field, "bytes": len(raw)})
+        return self._outcome(action, result, "Commitments.set_commitment", sent)
 
     def set_weights(self, wallet: Any, weights: dict[int, float], *, version_key: int = 0) -> ChainOutcome:
         """Set weights through `bittensor.SetWeights` (plain or timelocked, as the subnet runs).

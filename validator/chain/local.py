@@ -44,7 +44,6 @@ from bittensor.intents.weights import normalize
 from bittensor.sp_core import Keypair
 
 from validator.chain.port import (
-    MAX_COMMITMENT_BYTES,
     Axon,
     ChainError,
     ChainOutcome,
@@ -52,6 +51,7 @@ from validator.chain.port import (
     Metagraph,
     Neuron,
     RateLimit,
+    commitment_info,
 )
 
 FORMAT = "shoparena-localchain"
@@ -582,15 +582,13 @@ class LocalChain:
 
     def set_commitment(self, wallet: Any, data: str) -> ChainOutcome:
         """Publish `data` (1..128 UTF-8 bytes) as the wallet hotkey's commitment; the latest one is kept."""
-        raw = data.encode("utf-8")
-        if not raw or len(raw) > MAX_COMMITMENT_BYTES:
-            raise ChainError("bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one "
-                                          f"has {len(raw)} bytes")
+        info = commitment_info(data)
+        (field,) = info["fields"][0][0]
+        sent = {"field": field, "bytes": int(field.removeprefix("Raw"))}
         action = f"publish a commitment on LocalChain netuid {self.netuid}"
         hotkey = self._wallet_hotkey(wallet, action)
         action += f" as {hotkey}"
-        field = f"Raw{len(raw)}"
-        args = {"netuid": self.netuid, "info": {"fields": [[{field: data}]]}}
+        args = {"netuid": self.netuid, "info": info}
         signature = self._sign(wallet, hotkey, action, CALL_COMMITMENT, args)
         with self._write(action) as conn:
             if self._neuron_by_hotkey(conn, hotkey) is None:
@@ -602,7 +600,7 @@ class LocalChain:
                 (hotkey, data, block),
             )
             extrinsic_id = self._record(conn, block, CALL_COMMITMENT, hotkey, args, signature)
-        return self._outcome(CALL_COMMITMENT, block, extrinsic_id, {"field": field, "bytes": len(raw)})
+        return self._outcome(CALL_COMMITMENT, block, extrinsic_id, sent)
 
     def set_weights(self, wallet: Any, weights: dict[int, float], *, version_key: int = 0) -> ChainOutcome:
         """Set the wallet hotkey's weights, as `SubtensorModule.set_mechanism_weights` with the SDK's u16 vector.

@@ -17,6 +17,16 @@ from pydantic import BaseModel, Field
 MAX_COMMITMENT_BYTES = 128
 
 
+def commitment_info(data: str) -> dict[str, Any]:
+    """The Commitments pallet's `info` for `data` as one plain `Raw<N>` field; `ChainError("bad_input")` unless it
+    is 1..128 bytes of UTF-8. Shared by every chain, so both refuse the same commitments."""
+    raw = data.encode("utf-8")
+    if not raw or len(raw) > MAX_COMMITMENT_BYTES:
+        raise ChainError("bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one has "
+                                      f"{len(raw)} bytes")
+    return {"fields": [[{f"Raw{len(raw)}": data}]]}
+
+
 class ChainError(Exception):
     """A chain call failed. `code` is short and stable (`unreachable`, `rate_limited`, `not_registered`, ...)."""
 
