@@ -527,9 +527,11 @@ def test_windows_tasks_and_a_changed_seed(filled: Arena8) -> None:
     with pytest.raises(CorpusError, match="no run ended between"):
         export(filled, "never", until=ended[0])
     assert not (filled.root / "never").exists() and not (filled.root / ".never.partial").exists()
+    default = export(filled, "seed-default", held_out_fraction=0.5)
     reseeded = export(filled, "seed-7", seed=7, held_out_fraction=0.5)
     stats = json.loads((reseeded.out / "stats.json").read_text())
-    assert stats["audit"]["passed"] and reseeded.eval > 0 and reseeded.train > 0
+    # another seed moves whole clusters between the sides (how many depends on the races' clusters), never rows
+    assert stats["audit"]["passed"] and reseeded.eval + reseeded.train == default.eval + default.train > 0
 
 
 # --- refusals: one line each, nothing written -----------------------------------------------------------------------
