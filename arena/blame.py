@@ -1,0 +1,100 @@
+"""Run error codes: the one table of every code a run can end with, who is to blame, and whether it is retried.
+
+DESIGN ("Run status and blame"): 1xxx codes are the agent's fault and final (the run counts 0 in the race score);
+2xxx codes are the validator's own infrastructure failing (sandbox engine, gateway, store, judge, upstream LLM,
+the node itself): the run is retried with backoff up to a limit and, if it never succeeds, is left out of the
+miner's race score. A validator fault is never a miner's zero.
+
+Everything that assigns a code takes it from here (`sandbox.backends`, `sandbox.run`, `validator.races`), and the
+store derives a run's blame with `blame_of`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Blame = Literal["agent", "validator"]
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: int
+    name: str
+    blame: Blame
+    description: str
+    retried: bool
+
+
+IMPORT_FAILED = 1001
+RAISED = 1002
+TIMED_OUT = 1003
+OUT_OF_MEMORY = 1004
+BAD_RETURN = 1005
+NO_ANSWER = 1006
+BUDGET_EXHAUSTED = 1007
+BUNDLE_INVALID = 1008
+SANDBOX_FAILED = 2001
+GATEWAY_FAULT = 2002
+STORE_FAULT = 2003
+JUDGE_UNAVAILABLE = 2004
+UPSTREAM_LLM_DOWN = 2005
+NODE_INTERRUPTED = 2006
+
+CODES: dict[int, ErrorCode] = {c.code: c for c in (
+    ErrorCode(IMPORT_FAILED, "import_failed", "agent", "agent.py could not be imported or has no usable agent_main",
+              False),
+    ErrorCode(RAISED, "raised", "agent", "agent_main raised, or the agent's process exited without a result", False),
+    ErrorCode(TIMED_OUT, "timed_out", "agent", "agent_main did not return within the wall-clock limit", False),
+    ErrorCode(OUT_OF_MEMORY, "out_of_memory", "agent", "the agent was killed: out of memory or over the process limit",
+              False),
+    ErrorCode(BAD_RETURN, "bad_return", "agent", "agent_main returned something other than a JSON dict or None",
+              False),
+    ErrorCode(NO_ANSWER, "no_answer", "agent", "the agent returned without ever calling recommend_product", False),
+    ErrorCode(BUDGET_EXHAUSTED, "budget_exhausted", "agent",
+              "the agent spent its gateway budget (tool calls, LLM calls, tokens or cost) without answering", False),
+    ErrorCode(BUNDLE_INVALID, "bundle_invalid", "agent",
+              "the submitted bundle cannot be unpacked into a runnable agent", False),
+    ErrorCode(SANDBOX_FAILED, "sandbox_failed", "validator",
+              "the sandbox failed to start or its engine failed while the run was in it", True),
+    ErrorCode(GATEWAY_FAULT, "gateway_fault", "validator", "the node's gateway stopped serving during the run", True),
+    ErrorCode(STORE_FAULT, "store_fault", "validator", "the store failed while the run was in flight", True),
+    ErrorCode(JUDGE_UNAVAILABLE, "judge_unavailable", "validator",
+              "the judge could not judge; the run waits in scoring and is judged again later", True),
+    ErrorCode(UPSTREAM_LLM_DOWN, "upstream_llm_down", "validator",
+              "the node's upstream LLM failed during the run (unreachable, timeout, 5xx, 402 or 429)", True),
+    ErrorCode(NODE_INTERRUPTED, "node_interrupted", "validator",
+              "the node stopped or lost track of the run while it was in flight", True),
+)}
+
+#: The harness's statuses (and the backends' own `sandbox_failed`) -> their code.
+HARNESS_STATUS = {
+    "import_failed": IMPORT_FAILED, "raised": RAISED, "timeout": TIMED_OUT, "killed": OUT_OF_MEMORY,
+    "bad_return": BAD_RETURN, "no_result": RAISED, "harness_fault": SANDBOX_FAILED, "sandbox_failed": SANDBOX_FAILED,
+}
+
+
+def lookup(code: int) -> ErrorCode:
+    """The table's entry for `code`; `ValueError` naming the known codes for any other."""
+    found = CODES.get(int(code))
+    if found is None:
+        raise ValueError(f"unknown run error code {code}; known codes: {', '.join(map(str, sorted(CODES)))}")
+    return found
+
+
+def blame_of(code: int | None) -> Blame | None:
+    """Who is to blame for a run that ended with `code` (None: no error)."""
+    return None if code is None else lookup(code).blame
+
+
+def retried(code: int) -> bool:
+    return lookup(code).retried
+
+
+def describe(code: int) -> str:
+    return lookup(code).description
+
+
+def for_harness_status(status: str) -> int | None:
+    """The code of a sandbox result's status (None for `ok`); an unknown status is the validator's sandbox fault."""
+    return None if status == "ok" else HARNESS_STATUS.get(status, SANDBOX_FAILED)
