@@ -123,8 +123,12 @@ def test_cmd(
                                                                       "isolation. For quick local debugging.")] = False,
     timeout: Annotated[float, typer.Option(help="Per-problem wall-clock limit in seconds.")] = DEFAULT_TIMEOUT,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where trajectories and reports go.")] = None,
-    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies.")] = None,
-    model: Annotated[list[str] | None, typer.Option("--model", help="Allowed model(s) at --llm-base-url.")] = None,
+    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies (with "
+                                                          "--model).")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", help="Model(s) the agent may call at --llm-base-url; "
+                                                                    "the first is the one it is told to use "
+                                                                    "($ARENA_LLM_MODEL), as a validator tells it "
+                                                                    "its --gateway.models.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scorecard as JSON here.")] = None,
     judge_name: Annotated[str, typer.Option("--judge", help="Reasoning judge: offline (no LLM, the validator's "
                                                             "default), llm, or none.")] = "offline",
@@ -145,6 +149,7 @@ def test_cmd(
         fail(f"--timeout must be positive, got {timeout}")
     if (problems_path is None) != (catalog_dir is None):
         fail("--problems and --catalog go together (the pack's catalog); give both or neither")
+    _check_llm_options(llm_base_url, model or [])
     try:
         bundle = pack_dir(directory)
     except BundleError as exc:
@@ -171,6 +176,7 @@ def test_cmd(
     rows: list[dict[str, Any]] = []
     results: list[tuple[str, Any]] = []
     faults = 0
+    asked: list[str] = []  # the model of every chat call the agents made, served or refused
     try:
         agent_dir = unpack(bundle.data, work / "agent")
         gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
@@ -181,9 +187,10 @@ def test_cmd(
                 score = None
                 if outcome.result.status == "ok":
                     score = score_run(problem, outcome.answer, catalog.get, gold_vectors=pack.gold_vectors(
-                        problem.problem_id))
+                        problem.problem_id), ruleset=pack.ruleset)
                 code = outcome.result.error_code
                 faults += code is not None and code >= 2000
+                asked += [e.name for e in outcome.events if e.kind == "llm_call" and e.name != "models"]
                 verdict = _verdict(judge, problem, outcome, score)
                 results.append((problem.task, score))
                 rows.append(_row(problem, outcome, score, verdict))
@@ -192,14 +199,48 @@ def test_cmd(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     suite = aggregate(results)
-    scorecard = {"bundle_sha256": bundle.sha256, "backend": backend.name, "suite": suite.model_dump(),
+    notes = _llm_notes(asked, llm_base_url, model or [])
+    from arena.scoring.rulesets import get_ruleset
+
+    ruleset = get_ruleset(pack.ruleset)
+    scorecard = {"bundle_sha256": bundle.sha256, "backend": backend.name, "ruleset": ruleset.describe(),
+                 "suite": suite.model_dump(),
+                 "llm_model": upstream.models[0] if llm_base_url and upstream.models else None, "notes": notes,
                  "problems": rows}
     (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
     if json_out is not None:
         json_out.write_text(json.dumps(scorecard, indent=1))
-    _print_scorecard(suite, rows, out_dir)
+    _print_scorecard(suite, rows, out_dir, ruleset=ruleset.name)
+    for note in notes:
+        out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if faults:
         fail(f"{faults} run(s) hit a harness or sandbox fault (not the agent's doing); see {out_dir}/reports", code=3)
+
+
+def _check_llm_options(base_url: str | None, models: list[str]) -> None:
+    """--llm-base-url and --model go together; one line naming the missing half."""
+    if base_url and not models:
+        fail("--llm-base-url needs --model M: the model the agent is told to use at that endpoint")
+    if models and not base_url:
+        fail("--model needs --llm-base-url URL: the OpenAI-compatible endpoint that serves the model")
+    if base_url and not base_url.startswith(("http://", "https://")):
+        fail(f"--llm-base-url {base_url!r} is not an http:// or https:// URL")
+
+
+def _llm_notes(asked: list[str], base_url: str | None, models: list[str]) -> list[str]:
+    """One line each for LLM calls the gateway could not serve: no endpoint at all, or a model not allowed."""
+    if not asked:
+        return []
+    if not base_url:
+        return [f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
+                "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"]
+    refused = sorted({m for m in asked if m not in models})
+    if not refused:
+        return []
+    count = sum(1 for m in asked if m not in models)
+    return [f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
+            f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
+            "with --model"]
 
 
 def _backend(name: str, unsafe_local: bool) -> Any:
@@ -269,7 +310,8 @@ def _row(problem: Any, outcome: Any, score: Any, verdict: Any = None) -> dict[st
     return {"problem_id": problem.problem_id, "task": problem.task, "status": outcome.result.status,
             "error_code": outcome.result.error_code, "error": outcome.result.error,
             "success": bool(score and score.success), "gt": score.gt if score else 0.0,
-            "rule": score.rule if score else 0.0, "answer": outcome.answer, "tool_calls": outcome.tool_calls,
+            "rule": score.rule if score else 0.0, "answer": score.answer if score else [],
+            "raw_answer": outcome.answer, "tool_calls": outcome.tool_calls,
             "llm_calls": outcome.llm_calls, "seconds": round(outcome.result.elapsed_s, 2),
             "judge_gate": verdict.gate if verdict else None, "judge_quality": verdict.quality if verdict else None,
             "final": final}
@@ -282,13 +324,15 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: A
     lines = [f"# {problem.problem_id} ({problem.task})", "", f"**Query:** {problem.query}", "",
              f"**Status:** {outcome.result.status}" + (f" (code {outcome.result.error_code}: {outcome.result.error})"
                                                        if outcome.result.error_code else ""),
-             f"**Answer:** {', '.join(outcome.answer) or '(none)'}  **Gold:** {', '.join(problem.gold_ids)}", "",
+             f"**Answer:** {json.dumps(outcome.answer) if outcome.answer is not None else '(none)'}  "
+             f"**Gold:** {', '.join(problem.gold_ids)}", "",
              "## Steps"]
     for event in outcome.events:
         shown = json.dumps(event.error if event.error else event.result)[:300]
         lines.append(f"{event.seq}. `{event.kind}` **{event.name}** {json.dumps(event.arguments)[:200]} -> {shown}")
     if score is not None:
-        lines += ["", f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f}"]
+        lines += ["", f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f} "
+                      f"(ruleset {score.ruleset} v{score.ruleset_version}; titles: {score.title_model})"]
         for product in score.products:
             for check in product.checks:
                 lines.append(f"- slot {product.slot + 1} {check.name}: {'pass' if check.passed else 'FAIL'} "
@@ -304,9 +348,9 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: A
     (out_dir / "reports" / f"{problem.problem_id}.md").write_text("\n".join(lines) + "\n")
 
 
-def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path) -> None:
+def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, ruleset: str = "shoppingbench") -> None:
     table = Table(title=f"scorecard: {suite.problems} problems, success {suite.success_rate:.1%}, "
-                        f"gt {suite.gt_rate:.1%}")
+                        f"gt {suite.gt_rate:.1%} (ruleset {ruleset})")
     for column in ("task", "problems", "success", "gt", "mean rule"):
         table.add_column(column, justify="left" if column == "task" else "right")
     for task, agg in suite.by_task.items():

@@ -136,6 +136,12 @@ class Gateway:
         self.rejected: list[TrajectoryEvent] = []
         self.app = self._build_app()
 
+    @property
+    def agent_model(self) -> str | None:
+        """The model agents are told to use (``ARENA_LLM_MODEL``): the first of the allowlist, when there is an
+        upstream to serve it."""
+        return self.upstream.models[0] if self.upstream.base_url and self.upstream.models else None
+
     # --- runs
 
     def open_run(self, run_id: str, budgets: Budgets | None = None) -> RunHandle:
@@ -280,10 +286,10 @@ class Gateway:
             if body.get("stream"):
                 return refuse(400, "streaming is not supported by the gateway; send stream=false")
             model = body.get("model")
+            if not gateway.upstream.base_url:  # said first: no model is allowed when there is no endpoint at all
+                return refuse(503, "this node has no LLM endpoint configured")
             if model not in gateway.upstream.models:
                 return refuse(403, f"model {model!r} is not allowed; allowed: {', '.join(gateway.upstream.models)}")
-            if not gateway.upstream.base_url:
-                return refuse(503, "this node has no LLM endpoint configured")
             with handle.lock:
                 over = (handle.llm_calls >= handle.budgets.llm_calls or handle.tokens >= handle.budgets.tokens
                         or handle.cost >= handle.budgets.cost > 0)

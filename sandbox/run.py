@@ -29,12 +29,13 @@ class RunOutcome:
 async def run_one(gateway: Gateway, sandbox: Sandbox, bundle_dir: Path, socket_dir: Path, problem: dict[str, Any],
                   *, limits: Limits | None = None, budgets: Budgets | None = None,
                   run_id: str | None = None) -> RunOutcome:
-    """Run ``problem`` (its public view only) against the agent in ``bundle_dir``; the answer comes from the log."""
+    """Run ``problem`` (its public view only) against the agent in ``bundle_dir``; the answer comes from the log.
+    The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``."""
     run_id = run_id or uuid.uuid4().hex[:12]
     handle = gateway.open_run(run_id, budgets)
     try:
         spec = SandboxSpec(run_id=run_id, bundle_dir=bundle_dir, problem=problem, token=handle.token,
-                           socket_dir=socket_dir, limits=limits or Limits())
+                           socket_dir=socket_dir, limits=limits or Limits(), model=gateway.agent_model)
         result = await sandbox.run(spec)
     finally:
         record = gateway.close_run(run_id)

@@ -1,16 +1,17 @@
 """LLM agent template: a tool-calling loop through the gateway's OpenAI-compatible endpoint.
 
-The model sees the seven tools' schemas and the query; each tool call goes to the gateway, its result (or the tool's
-error) goes back to the model. The loop stops at `terminate`, at the step limit, or when the budget is spent; if
-the model never recommended anything, the best search hit is recommended so the run has an answer.
+The model is the one the node serves (``$ARENA_LLM_MODEL``, set by the harness: `arena-miner test --model M`
+locally, the validator's configured model in a race). The model sees the seven tools' schemas and the query; each
+tool call goes to the gateway, its result (or the tool's error) goes back to the model. The loop stops at
+`terminate`, at the step limit, or when the LLM or the budget is unavailable; if the model never recommended anything,
+the best search hit is recommended so the run has an answer.
 """
 
 import json
-import os
 
-from arena_agent import BudgetExhausted, ToolError, call_tool, llm, tools
+from arena_agent import BudgetExhausted, ToolError, call_tool, llm, llm_model, tools
 
-MODEL = os.environ.get("ARENA_AGENT_MODEL", "test-model")
+MODEL = llm_model() or ""  # "": the node serves no LLM; the gateway refuses the call and the fallback answers
 MAX_STEPS = 20
 SYSTEM = ("You are a careful shopping assistant. Use the tools to find products that satisfy every constraint in the "
           "user's request (attributes, SKU options, services, price, one shop, budget after the voucher). Search, "
@@ -18,11 +19,16 @@ SYSTEM = ("You are a careful shopping assistant. Use the tools to find products 
           "finally terminate.")
 
 
+NUDGE = ("Do not answer in prose: call the tools. Search with find_product, then call recommend_product with the "
+         "product ids, then terminate.")
+
+
 def agent_main(problem):
     client = llm()
     schemas = tools.schemas()
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": problem["query"]}]
     recommended = None
+    nudged = False
     for _ in range(MAX_STEPS):
         try:
             reply = client.chat.completions.create(model=MODEL, messages=messages, tools=schemas, temperature=0)
@@ -31,9 +37,16 @@ def agent_main(problem):
             break
         message = reply.choices[0].message
         calls = message.tool_calls or []
-        messages.append({"role": "assistant", "content": message.content,
-                         "tool_calls": [c.model_dump() for c in calls] or None})
+        turn = {"role": "assistant", "content": message.content}
+        if calls:  # servers differ on a null tool_calls: send the key only with calls in it
+            turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {
+                "name": c.function.name, "arguments": c.function.arguments}} for c in calls]
+        messages.append(turn)
         if not calls:
+            if recommended is None and not nudged:  # a model that talked instead of acting: ask once to use a tool
+                nudged = True
+                messages.append({"role": "user", "content": NUDGE})
+                continue
             break
         done = False
         for call in calls:

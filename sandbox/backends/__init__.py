@@ -30,7 +30,8 @@ class Limits:
 
 @dataclass
 class SandboxSpec:
-    """One run: the unpacked bundle, the public problem, the run token, the gateway socket's folder, limits."""
+    """One run: the unpacked bundle, the public problem, the run token, the gateway socket's folder, limits, and the
+    model the node serves agents (None when it has no LLM endpoint)."""
 
     run_id: str
     bundle_dir: Path
@@ -39,6 +40,8 @@ class SandboxSpec:
     socket_dir: Path
     socket_name: str = "gateway.sock"
     limits: Limits = field(default_factory=Limits)
+    #: the node's LLM model (the first of the gateway's allowlist), given to the agent as ``ARENA_LLM_MODEL``
+    model: str | None = None
 
 
 @dataclass

@@ -66,7 +66,7 @@ class DockerSandbox:
         started = time.monotonic()
         payload = {"problem": spec.problem, "token": spec.token, "timeout": limits.wall_seconds,
                    "socket": "/run/arena/" + spec.socket_name, "agent_dir": "/agent", "sdk_dir": "/opt/arena/sdk",
-                   "max_output": limits.output_bytes}
+                   "max_output": limits.output_bytes, "model": spec.model}
         container = None
         try:
             container = self.client.containers.create(

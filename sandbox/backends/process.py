@@ -189,6 +189,7 @@ class ProcessSandbox:
             "socket": "/run/arena/" + spec.socket_name if inside else str(spec.socket_dir / spec.socket_name),
             "agent_dir": "/agent" if inside else str(spec.bundle_dir),
             "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR), "max_output": limits.output_bytes,
+            "model": spec.model,
         }
         if not inside:
             payload["port"] = _free_port()

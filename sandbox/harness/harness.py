@@ -1,7 +1,8 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
 Reads one JSON object on stdin (or from ``$ARENA_HARNESS_INPUT``):
-``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output"}``.
+``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model"}`` (``model``: the
+node's LLM model, given to the agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 Then it:
 
 1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
@@ -152,6 +153,8 @@ def main() -> int:
         "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}", "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder", "ARENA_RESULT_FD": str(write_fd),
     }
+    if isinstance(spec.get("model"), str) and spec["model"]:
+        env["ARENA_LLM_MODEL"] = spec["model"]
     try:
         child = subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -62,16 +64,102 @@ def test_a_fake_trajectory_earns_nothing(tmp_path, cache):
     assert card["suite"]["success_rate"] == 0 and all(row["answer"] == [] for row in card["problems"])
 
 
-def test_llm_template_through_the_gateway(tmp_path, cache):
+MODEL = "shopper-7b-q4"  # not a default anywhere: it reaches the agent only through --model
+
+
+def scripted_shopper(chosen: dict[str, str]):
+    """A tool-calling model: search the query, recommend the first hit, terminate; `chosen` maps query -> its pick."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        query = next(m["content"] for m in messages if m["role"] == "user")
+        tool_results = [m for m in messages if m["role"] == "tool"]
+        if not tool_results:
+            return {"content": None, "tool_calls": [call("c1", "find_product", {"q": query})]}
+        if query not in chosen:
+            found = re.search(r'"product_id": "([^"]+)"', tool_results[0]["content"])
+            assert found, tool_results[0]["content"][:300]
+            chosen[query] = found.group(1)
+            return {"content": "The first hit fits.", "tool_calls": [
+                call("c2", "recommend_product", {"product_ids": chosen[query]}),
+                call("c3", "terminate", {"status": "success"})]}
+        return {"content": "done"}
+
+    return respond
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def test_llm_template_runs_the_model_given_with_model(tmp_path, cache):
     agent = tmp_path / "llm"
     miner("init", str(agent), "--template", "llm")
-    with OpenAIServer(lambda body: "I will search the catalog first.") as server:
-        miner("test", str(agent), "--n", "4", "--llm-base-url", server.base_url, "--model", "test-model", "--json",
-              str(tmp_path / "card.json"), "--out", str(tmp_path / "o"), env=cache)
-        assert server.requests and all(r["model"] == "test-model" for r in server.requests)
+    chosen: dict[str, str] = {}
+    with OpenAIServer(scripted_shopper(chosen), models=(MODEL, "other-model")) as server:
+        proc = miner("test", str(agent), "--n", "4", "--llm-base-url", server.base_url, "--model", MODEL,
+                     "--model", "other-model", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"),
+                     env=cache)
+        assert server.requests and {r["model"] for r in server.requests} == {MODEL}  # the first --model
         assert all("tools" in r for r in server.requests)  # the agent sent the registry's schemas
+        # the tool results went back to the model in OpenAI's shape (the assistant turn carries its tool calls)
+        later = [r["messages"] for r in server.requests if any(m["role"] == "tool" for m in r["messages"])]
+        assert later and all(any(m.get("tool_calls") for m in msgs if m["role"] == "assistant") for msgs in later)
     card = json.loads((tmp_path / "card.json").read_text())
-    assert all(row["status"] == "ok" and row["llm_calls"] >= 1 for row in card["problems"])
+    assert card["llm_model"] == MODEL and card["notes"] == [] and "note:" not in proc.stdout
+    rows = card["problems"]
+    assert all(row["status"] == "ok" and row["llm_calls"] >= 2 for row in rows), rows
+    # the answer of every run is what the model recommended through the tools
+    assert len(chosen) == len(rows)
+    for row in rows:
+        events = [json.loads(line) for line in
+                  (tmp_path / "o" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()]
+        recommended = [e["arguments"]["product_ids"] for e in events if e["name"] == "recommend_product"]
+        assert len(recommended) == 1 and recommended[0] in chosen.values()
+        assert recommended[0] in json.dumps(row["answer"])
+
+
+def test_llm_template_without_an_endpoint_says_so_in_one_line(tmp_path, cache):
+    agent = tmp_path / "llm"
+    miner("init", str(agent), "--template", "llm")
+    proc = miner("test", str(agent), "--n", "2", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"),
+                 env=cache)
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert card["llm_model"] is None and len(card["notes"]) == 1
+    assert "no LLM endpoint is configured" in card["notes"][0] and "--llm-base-url" in card["notes"][0]
+    lines = [line for line in proc.stdout.splitlines() if "no LLM endpoint" in line]
+    assert len(lines) == 1 and lines[0].startswith("note:")
+    # the template still answers (its search fallback), and the refused calls were recorded, none served
+    assert all(row["status"] == "ok" and row["answer"] and row["llm_calls"] == 0 for row in card["problems"])
+
+
+def test_a_model_the_agent_was_not_given_is_named(tmp_path, cache):
+    agent = tmp_path / "fixed"
+    agent.mkdir()
+    (agent / "agent.py").write_text(
+        "from arena_agent import llm\n"
+        "def agent_main(problem):\n"
+        "    try:\n"
+        "        llm().chat.completions.create(model='gpt-4o', messages=[{'role': 'user', 'content': 'hi'}])\n"
+        "    except Exception:\n"
+        "        pass\n")
+    with OpenAIServer(lambda body: "hello", models=(MODEL,)) as server:
+        proc = miner("test", str(agent), "--n", "1", "--llm-base-url", server.base_url, "--model", MODEL,
+                     "--out", str(tmp_path / "o"), env=cache)
+        assert server.requests == []  # refused at the gateway
+    assert "'gpt-4o'" in proc.stdout and "ARENA_LLM_MODEL" in proc.stdout
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--llm-base-url", "http://127.0.0.1:9/v1"], "--llm-base-url needs --model"),
+    (["--model", MODEL], "--model needs --llm-base-url"),
+    (["--llm-base-url", "127.0.0.1:9", "--model", MODEL], "not an http:// or https:// URL"),
+])
+def test_llm_options_go_together(tmp_path, args, fragment):
+    agent = tmp_path / "llm"
+    miner("init", str(agent), "--template", "llm")
+    proc = miner("test", str(agent), *args, check=False)
+    assert proc.returncode == 2 and fragment in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_bad_bundles_and_arguments(tmp_path, cache):

@@ -8,11 +8,14 @@ forwards it to the gateway socket and attaches the run's token), so any HTTP cli
 - ``GET /tools`` -> the OpenAI function schemas of the seven tools;
 - ``POST /v1/chat/completions`` and ``GET /v1/models`` -> the node's LLM endpoint (OpenAI-compatible, no streaming).
 
+The node's model is in ``$ARENA_LLM_MODEL`` (`llm_model()`); it is unset when the node serves no LLM, and then
+every LLM call is refused (503). ``GET /v1/models`` lists every model the node allows.
+
 Usage::
 
-    from arena_agent import tools, llm
+    from arena_agent import llm, llm_model, tools
     hits = tools.find_product(q="rattan basket", price="100-500")
-    reply = llm().chat.completions.create(model="...", messages=[...], tools=tools.schemas())
+    reply = llm().chat.completions.create(model=llm_model(), messages=[...], tools=tools.schemas())
 """
 
 from __future__ import annotations
@@ -105,4 +108,9 @@ def llm() -> Any:
                   api_key=os.environ.get("OPENAI_API_KEY", "sandbox"), max_retries=0)
 
 
-__all__ = ["BudgetExhausted", "GATEWAY_URL", "ToolError", "call_tool", "llm", "tools"]
+def llm_model() -> str | None:
+    """The model the node serves agents (its first allowed model), or None when the node has no LLM endpoint."""
+    return os.environ.get("ARENA_LLM_MODEL") or None
+
+
+__all__ = ["BudgetExhausted", "GATEWAY_URL", "ToolError", "call_tool", "llm", "llm_model", "tools"]
