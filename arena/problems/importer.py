@@ -1,17 +1,25 @@
-"""Importing ShoppingBench's test files (``synthesize_{product,shop,voucher,web_simpleqa}_test.jsonl``).
+"""Importing ShoppingBench's test files (``synthesize_{product,shop,voucher,web_simpleqa}_test.jsonl``) and ORO's
+problem suites (``data/suites/problem_suite_v*.json`` in ``ORO-AI/oro``).
 
-The four formats, told apart by their keys (yjwjy/ShoppingBench ``data/``):
+The four record formats, told apart by their keys (yjwjy/ShoppingBench ``data/``):
 
 - product: ``{"query", "reward": {product_id, title, ...}}``
 - shop: ``{"query", "reward": [2-4 of those]}``
 - voucher: ``{"query", "reward": [1-4], "voucher": {...}}``
-- web: ``{"query", "Knowledge_Attribute", "reward": <the full gold product document>}``
+- web: ``{"query", "Knowledge_Attribute", "reward": <the full gold product document>}``; the attribute is taken as
+  ``str(value)`` as ShoppingBench's checker does (a year may be stored as a JSON number).
+
+A file is JSON Lines, one record a line, or (ORO's suites) one JSON array of records. ORO's records are the same
+records with extra keys: ``category`` (Product, Shop, Voucher), ``difficulty`` (kept), ``title`` (kept in
+``meta["suite_title"]``) and ``reward_title_embeddings`` (gold-title vectors of ORO's embedding model, which is not
+ours: dropped; the pack embeds titles with its own model). The task is always detected from the record's shape; a
+``category`` that names another task is reported as a bad record.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +29,10 @@ from pydantic import ValidationError
 
 from arena.catalog.models import Product
 from arena.problems.models import Problem, ProductReward
+
+#: ORO's ``category`` names -> our tasks
+CATEGORIES = {"product": "product", "shop": "shop", "voucher": "voucher", "web": "web", "knowledge": "web"}
+DIFFICULTIES = ("easy", "medium", "hard")
 
 
 @dataclass
@@ -60,63 +72,116 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err['msg']}"
 
 
+def knowledge_text(value: Any) -> str:
+    """A ``Knowledge_Attribute`` as ShoppingBench's checker reads it (``str(kw)``): text as it is, a number as its
+    string (``2019`` -> ``"2019"``). Raises ValueError for anything else or for blank text."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        kind = "missing" if value is None else f"a {type(value).__name__}"
+        raise ValueError(f"web record's Knowledge_Attribute is {kind}; it must be text or a number")
+    text = str(value)
+    if not text.strip():
+        raise ValueError("web record has an empty Knowledge_Attribute")
+    return text
+
+
+def _suite_fields(record: dict[str, Any], task: str) -> tuple[str | None, dict[str, Any]]:
+    """ORO's extra keys: (difficulty, meta). Raises ValueError when ``category`` names another task."""
+    meta: dict[str, Any] = {}
+    category = record.get("category")
+    if category is not None:
+        named = CATEGORIES.get(str(category).strip().lower())
+        if named is not None and named != task and not (named == "shop" and task == "product"):
+            raise ValueError(f"category {category!r} but the record is a {task} task by its shape "
+                             f"({_shape(task)}); fix the category or the reward")
+        meta["category"] = category
+    if isinstance(record.get("title"), str):
+        meta["suite_title"] = record["title"]
+    difficulty = record.get("difficulty")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty {difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
+    return difficulty, meta
+
+
+def _shape(task: str) -> str:
+    return {"web": "a Knowledge_Attribute and a product document", "voucher": "a voucher and a reward list",
+            "shop": "a reward list", "product": "one reward object"}[task]
+
+
 def parse_record(record: Any, source: str) -> Problem:
-    """One ShoppingBench test record -> Problem. Raises ValueError with a one-line reason."""
+    """One ShoppingBench test record (or ORO suite record) -> Problem. Raises ValueError with a one-line reason."""
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     query = record.get("query")
     if not isinstance(query, str) or not query.strip():
         raise ValueError('no "query" text')
     task = detect_task(record)
+    if task == "shop" and len(record["reward"]) == 1:
+        task = "product"
+    difficulty, meta = _suite_fields(record, task)
+    extra: dict[str, Any] = {"meta": meta, **({"difficulty": difficulty} if difficulty else {})}
     try:
         if task == "web":
             doc = Product.model_validate(record["reward"])
-            knowledge = record.get("Knowledge_Attribute", record.get("knowledge_attribute"))
-            if not isinstance(knowledge, str) or not knowledge.strip():
-                raise ValueError("web record has an empty Knowledge_Attribute")
+            knowledge = knowledge_text(record.get("Knowledge_Attribute", record.get("knowledge_attribute")))
             reward = [ProductReward(product_id=doc.product_id, title=[doc.title])]
             return Problem(problem_id=_problem_id(task, record), task="web", query=query, reward=reward,
-                           knowledge_attribute=knowledge.strip(), gold_document=doc, source=source)
+                           knowledge_attribute=knowledge, gold_document=doc, source=source, **extra)
         rewards = record["reward"] if isinstance(record["reward"], list) else [record["reward"]]
-        if task == "shop" and len(rewards) == 1:
-            task = "product"
         parsed = [ProductReward.model_validate(r) for r in rewards]
         for r in parsed:
             if not r.title:
                 raise ValueError(f"reward {r.product_id} has no title")
         return Problem(problem_id=_problem_id(task, record), task=task, query=query, reward=parsed,  # type: ignore[arg-type]
-                       voucher=record.get("voucher") if task == "voucher" else None, source=source)
+                       voucher=record.get("voucher") if task == "voucher" else None, source=source, **extra)
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
 
 
+def _records(path: Path, report: ImportReport) -> Iterator[tuple[str, str, Any]]:
+    """(where, source, record) for each record of a file: JSON Lines, or one JSON array (ORO's suites). Records
+    that are not JSON are reported in ``report.bad``."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data.lstrip()[:1] == b"[":
+        try:
+            records = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            report.bad.append(f"{path.name}: not a valid JSON array ({exc})")
+            return
+        for index, record in enumerate(records, start=1):
+            yield f"{path.name}: record {index}", f"suite:{path.name}:{index}", record
+        return
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{lineno}"
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            report.bad.append(f"{where}: not valid JSON ({exc.msg})")
+            continue
+        yield where, f"shoppingbench:{path.name}:{lineno}", record
+
+
 def import_files(paths: Iterable[str | Path]) -> ImportReport:
-    """Read ShoppingBench test files; bad records are reported by file, line and reason and skipped."""
+    """Read ShoppingBench test files and ORO suites; bad records are reported by file, line (or record number) and
+    reason, and skipped."""
     report = ImportReport()
     seen: dict[str, str] = {}
     for path in map(Path, paths):
         if not path.is_file():
             report.bad.append(f"{path}: no such file")
             continue
-        with open(path, "rb") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path.name}:{lineno}"
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    report.bad.append(f"{where}: not valid JSON ({exc.msg})")
-                    continue
-                try:
-                    problem = parse_record(record, source=f"shoppingbench:{path.name}:{lineno}")
-                except ValueError as exc:
-                    report.bad.append(f"{where}: {exc}")
-                    continue
-                if problem.problem_id in seen:
-                    report.bad.append(f"{where}: duplicate of {seen[problem.problem_id]}")
-                    continue
-                seen[problem.problem_id] = where
-                report.problems.append(problem)
-                report.by_task[problem.task] = report.by_task.get(problem.task, 0) + 1
+        for where, source, record in _records(path, report):
+            try:
+                problem = parse_record(record, source=source)
+            except ValueError as exc:
+                report.bad.append(f"{where}: {exc}")
+                continue
+            if problem.problem_id in seen:
+                report.bad.append(f"{where}: duplicate of {seen[problem.problem_id]}")
+                continue
+            seen[problem.problem_id] = where
+            report.problems.append(problem)
+            report.by_task[problem.task] = report.by_task.get(problem.task, 0) + 1
     return report
