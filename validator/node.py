@@ -61,6 +61,16 @@ def open_pack(settings: Settings) -> tuple[Any, Any]:
     return catalog, pack
 
 
+def gateway_for(settings: Settings, catalog: Any) -> Any:
+    """The node's gateway: agents' LLM calls go to --gateway.upstream, limited to --gateway.models, and every agent
+    is told the first of those models (``ARENA_LLM_MODEL``), as `arena-miner test --model` tells it locally."""
+    from sandbox.gateway import Gateway, Upstream
+
+    upstream = Upstream(base_url=settings.gateway_upstream, api_key=settings.gateway_api_key,
+                        models=settings.gateway_models)
+    return Gateway(catalog, upstream=upstream)
+
+
 def open_wallet(settings: Settings) -> Any:
     from validator.chain.bittensor_chain import load_wallet
     from validator.chain.port import ChainError
@@ -77,7 +87,6 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
     readable, chain reachable with our hotkey on the metagraph holding a validator permit, pack and catalog valid,
     sandbox available."""
     from sandbox.backends import Limits
-    from sandbox.gateway import Gateway, Upstream
     from validator.chain import open_chain, our_neuron
     from validator.chain.port import ChainError
     from validator.races import Arena, ArenaConfig
@@ -93,8 +102,6 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         raise NodeError(exc.message) from None
     catalog, pack = open_pack(settings)
     sandbox = open_sandbox(settings)
-    upstream = Upstream(base_url=settings.gateway_upstream, api_key=settings.gateway_api_key,
-                        models=settings.gateway_models)
     config = ArenaConfig(
         data_dir=settings.data_dir, concurrency=settings.concurrency, max_attempts=settings.max_attempts,
         retry_backoff=retry_backoff,
@@ -113,7 +120,7 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
     from validator.metrics import Metrics
 
     arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
-                  config=config, gateway=Gateway(catalog, upstream=upstream), judge=judge,
+                  config=config, gateway=gateway_for(settings, catalog), judge=judge,
                   metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds), log=log)
     if block_time is None:
         block_time = float(getattr(chain, "block_time", 12.0))

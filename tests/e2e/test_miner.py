@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from typing import Any
 
 import pytest
 
 from tests.support.openai_server import OpenAIServer
+from tests.support.shopper import scripted_shopper
 
 
 def miner(*args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -65,31 +64,6 @@ def test_a_fake_trajectory_earns_nothing(tmp_path, cache):
 
 
 MODEL = "shopper-7b-q4"  # not a default anywhere: it reaches the agent only through --model
-
-
-def scripted_shopper(chosen: dict[str, str]):
-    """A tool-calling model: search the query, recommend the first hit, terminate; `chosen` maps query -> its pick."""
-
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        messages = body["messages"]
-        query = next(m["content"] for m in messages if m["role"] == "user")
-        tool_results = [m for m in messages if m["role"] == "tool"]
-        if not tool_results:
-            return {"content": None, "tool_calls": [call("c1", "find_product", {"q": query})]}
-        if query not in chosen:
-            found = re.search(r'"product_id": "([^"]+)"', tool_results[0]["content"])
-            assert found, tool_results[0]["content"][:300]
-            chosen[query] = found.group(1)
-            return {"content": "The first hit fits.", "tool_calls": [
-                call("c2", "recommend_product", {"product_ids": chosen[query]}),
-                call("c3", "terminate", {"status": "success"})]}
-        return {"content": "done"}
-
-    return respond
-
-
-def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
 
 
 def test_llm_template_runs_the_model_given_with_model(tmp_path, cache):
