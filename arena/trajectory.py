@@ -26,16 +26,6 @@ class TrajectoryEvent(BaseModel):
     status: int = 200
 
 
-def answer_of(events: list[TrajectoryEvent]) -> list[str]:
-    """The answer: the product ids of the last successful ``recommend_product`` call the gateway saw."""
-    for event in reversed(events):
-        if event.kind == "tool_call" and event.name == "recommend_product" and event.error is None:
-            args = event.arguments or {}
-            ids = args.get("product_ids", "") if isinstance(args, dict) else ""
-            return [p.strip() for p in str(ids).split(",") if p.strip()]
-    return []
-
-
 def to_openai_messages(query: str, events: list[TrajectoryEvent]) -> list[dict[str, Any]]:
     """The run as OpenAI chat messages: the user query, each LLM completion, each tool call and its result."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": query}]

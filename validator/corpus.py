@@ -64,6 +64,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from arena.scoring.strict import parse_answer
+
 CORPUS_VERSION = "shoparena-corpus-v1"
 FORMATS = ("openai", "sharegpt")
 AXES = ("a", "b", "all")
@@ -353,12 +355,6 @@ def _listed_ids(value: Any, out: set[str]) -> None:
 LISTING_TOOLS = frozenset({"find_product", "view_product_information", "find_products_in_same_shop"})
 
 
-def _ids(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    return [p.strip() for p in str(value or "").split(",") if p.strip()]
-
-
 @dataclass
 class Chat:
     """A run as one chat (`turns`: the user query, then assistant and tool turns; the system prompt is added when
@@ -455,7 +451,8 @@ def normalize(query: str, events: Iterable[Sequence[Any]]) -> Chat:
             if name == "recommend_product":
                 chat.recommend_calls += 1
                 if ok:
-                    chat.recommended = _ids(arguments.get("product_ids") if isinstance(arguments, dict) else None)
+                    raw = arguments.get("product_ids") if isinstance(arguments, dict) else None
+                    chat.recommended = parse_answer(raw, "sn15")
             elif ok and name in LISTING_TOOLS:
                 _listed_ids(result, chat.listed)
             last_tool = (name, ok)

@@ -230,11 +230,10 @@ def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
 
 
 def final_answer(events: list[TrajectoryEvent]) -> TrajectoryEvent | None:
-    """The last successful ``recommend_product`` call (the run's answer), as `arena.trajectory.answer_of` reads it."""
-    for event in reversed(events):
-        if event.kind == "tool_call" and event.name == "recommend_product" and event.error is None:
-            return event
-    return None
+    """The run's final ``recommend_product`` call, the one its answer is read from (`arena.scoring.answer`)."""
+    from arena.scoring.answer import final_recommendation
+
+    return final_recommendation(events)
 
 
 def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, max_result_chars: int = 1500,
@@ -251,7 +250,7 @@ def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, ma
                       f"<events count={len(ordered)}>"])
     answer = final_answer(ordered)
     if answer is None:
-        tail_lines = ["</events>", "<answer>", "none: no successful recommend_product call", "</answer>"]
+        tail_lines = ["</events>", "<answer>", "none: no recommend_product call", "</answer>"]
     else:
         args = answer.arguments if isinstance(answer.arguments, dict) else {}
         ids = render(args.get("product_ids", ""))

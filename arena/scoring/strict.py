@@ -1,17 +1,24 @@
-"""ShoppingBench's strict checks, reimplemented from their description (yjwjy/ShoppingBench
-``src/agent/rewards/orm.py`` and ``run_evaluate.py``; subnet 15's ``problem_scorer.py`` for the shop-slot rule).
+"""The strict checks, one implementation for both rulesets (`arena.scoring.rulesets`): written from the rules of
+ShoppingBench's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py``, ``src/agent/rewards/orm.py``) and
+subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/rewards/orm.py``).
 
-- The answer is the id list of the last ``recommend_product`` call (comma-split, deduplicated). Product and web
-  tasks take the first id; shop and voucher tasks match position i to reward i. An unknown id scores 0.
-- Per product: ``gt`` (the gold id); ``rule`` = 1 if gt, else hits / total over the title (embedding similarity at or
-  above the threshold), each price rule (inclusive), each required service, and each required (k, v) in the union of
-  one SKU option and the attributes (the best-matching option is used).
-- Shop tasks: ``shop`` = 1 when every slot resolved and all products share one shop. Voucher tasks: ``budget`` = 1
-  when every slot resolved and the total is within budget, or the voucher applies (platform, or shop with one shop)
-  at ``total >= threshold`` and the discounted total is within budget. Web tasks: gt when the gold id is a substring
-  of the answer's, ``kw`` when the knowledge attribute is in the title or description, the title at the web
-  threshold, ``rule = (kw + title) / 2`` (1 with gt).
-- Success: product and web ``rule >= 1``; shop also ``shop >= 1``; voucher also ``budget >= 1``.
+- The answer: `arena.scoring.answer.raw_answer` takes the last ``recommend_product`` call's raw ``product_ids``;
+  the ruleset parses it (`Ruleset.parse`). Product and web tasks take the first id; shop and voucher tasks match id i
+  to reward i; a missing or unknown id leaves its slot unresolved.
+- Per product: ``gt`` = exact id; ``rule`` = 1 with gt, else hits / total over each title (similarity at or above the
+  ruleset's threshold), each price rule (``less than`` checks only ``price <= hi``, ``greater than`` only
+  ``price >= lo``, ``between`` both, inclusive), each required service (exact), and each required (k, v) of SKU
+  options and attributes matched exactly in the best single SKU option (or none) plus the attributes.
+- Shop: ``shop`` = 1 when every slot counted and the counted products share one shop. Voucher: ``budget`` = 1 when
+  every slot counted and the raw sum of prices is within budget, or the voucher applies (platform, or shop over one
+  shop) at ``total >= threshold`` and the discounted total (fixed: ``total - face_value``; percentage:
+  ``max(total * (1 - discount), total - cap)``) is within budget. No rounding. A slot counts when it resolves
+  (shoppingbench) or when its rule is above 0 (sn15).
+- Web: exact id gives kw = title = 1; else ``kw`` = the knowledge attribute (lowercased) in the lowercased title or in
+  the lowercased description, tested apart; ``title`` = similarity at the web threshold (the kw-in-title test when the
+  reward has no title); ``rule = (kw + title) / 2``.
+- Success: product and web ``rule >= 1``; shop also ``shop >= 1``; voucher also ``budget >= 1``. Before the judge,
+  ``final`` = success; the rubric (`arena.judge.rubric.Rubric.final`) makes the final score after it.
 """
 
 from __future__ import annotations
@@ -22,10 +29,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from arena.problems.models import Problem, ProductReward
-from arena.scoring.similarity import TITLE_THRESHOLD, WEB_TITLE_THRESHOLD, TitleEmbedder, best_similarity
-from arena.tools.shopping import Voucher as ToolVoucher
-from arena.tools.shopping import apply_voucher
+from arena.problems.models import PriceRule, Problem, ProductReward
+from arena.scoring.rulesets import Ruleset, get_ruleset
+from arena.scoring.similarity import TitleEmbedder, similarities
 
 Lookup = Callable[[str], "dict[str, Any] | None"]
 FIELDS = ("title", "price", "service", "attributes")
@@ -55,6 +61,9 @@ class RunScore(BaseModel):
     """A run's strict verdict; the judge fills ``judge_*`` and ``final`` later (until then final = success)."""
 
     task: str
+    ruleset: str = "shoppingbench"
+    ruleset_version: str = "1"
+    title_model: str = ""
     answer: list[str]
     success: bool
     gt: float
@@ -70,70 +79,83 @@ class RunScore(BaseModel):
     final: float = 0.0
 
 
-def parse_answer(recommendations: Sequence[str] | str | None) -> list[str]:
-    """Ids of an answer: a comma-separated string or a list of ids; stripped, deduplicated, order kept."""
-    if recommendations is None:
-        return []
-    raw = recommendations.split(",") if isinstance(recommendations, str) else list(recommendations)
-    seen: dict[str, None] = {}
-    for item in raw:
-        text = str(item).strip()
-        if text:
-            seen.setdefault(text, None)
-    return list(seen)
+def parse_answer(raw: Any, ruleset: str | Ruleset | None = None) -> list[str]:
+    """The answer's ids as the ruleset's reference reads them (see `Ruleset.parse`); never raises."""
+    return get_ruleset(ruleset).parse(raw)
 
 
-def _norm(value: str) -> str:
-    return " ".join(str(value).lower().split())
+def _price_hit(rule: PriceRule, price: float) -> bool:
+    # the reference tests only the bound its mode names: "less than" ignores a lower bound, "greater than" an upper
+    if rule.mode == "less than":
+        return rule.hi is not None and price <= rule.hi
+    if rule.mode == "greater than":
+        return rule.lo is not None and price >= rule.lo
+    return rule.lo is not None and rule.hi is not None and rule.lo <= price <= rule.hi
 
 
 def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int, list[Check]]:
-    """Required (k, v) pairs found in the union of the best SKU option and the attributes."""
-    pairs = [(_norm(k), _norm(v)) for k, v in reward.required_pairs()]
+    """Required (k, v) pairs found exactly in the best single SKU option (or none) plus the attributes."""
+    pairs = reward.required_pairs()
     if not pairs:
         return 0, 0, []
-    attributes = {_norm(k): {_norm(v) for v in vs} for k, vs in (product.get("attributes") or {}).items()}
-    options = [{_norm(k): _norm(v) for k, v in o.items()} for o in (product.get("sku_options") or {}).values()]
-
-    def satisfied(option: dict[str, str]) -> list[bool]:
-        return [option.get(k) == v or v in attributes.get(k, ()) for k, v in pairs]
-
-    best = satisfied({})
+    attributes = {(k, v) for k, vs in (product.get("attributes") or {}).items() for v in (vs or ())}
+    options: list[set[tuple[str, str]]] = [set()]
+    options += [set(o.items()) for o in (product.get("sku_options") or {}).values() if isinstance(o, dict)]
+    best: list[bool] = []
     for option in options:
-        got = satisfied(option)
-        if sum(got) > sum(best):
+        got = [(k, v) in option or (k, v) in attributes for k, v in pairs]
+        if not best or sum(got) > sum(best):
             best = got
+    have = {k: sorted({v for a, v in attributes if a == k}) for k, _ in pairs}
     checks = [Check(name=f"{k}={v}", passed=ok, evidence="in the best SKU option or the attributes" if ok
-                    else f"{k} is {sorted(attributes.get(k, ())) or 'absent'}") for (k, v), ok in zip(pairs, best,
+                    else f"{k} is {have[k] or 'absent'} in the attributes") for (k, v), ok in zip(pairs, best,
                                                                                                   strict=True)]
     return sum(best), len(pairs), checks
 
 
+def _lookup(lookup: Lookup, answer_id: str | None) -> dict[str, Any] | None:
+    # the references look an id up exactly as given: " 123" is not "123"
+    if not answer_id:
+        return None
+    try:
+        return lookup(answer_id)
+    except (ValueError, TypeError):
+        return None
+
+
 def score_product(slot: int, reward: ProductReward, answer_id: str | None, lookup: Lookup,
                   embedder: TitleEmbedder | None = None, gold_vectors: np.ndarray | None = None,
-                  threshold: float = TITLE_THRESHOLD) -> ProductScore:
-    product = lookup(answer_id) if answer_id else None
+                  ruleset: str | Ruleset | None = None) -> ProductScore:
+    rs = get_ruleset(ruleset)
+    product = _lookup(lookup, answer_id)
     if product is None:
         why = "no product recommended for this slot" if not answer_id else f"unknown product id {answer_id!r}"
         return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=False, gt=0.0, rule=0.0,
                             checks=[Check(name="answer", passed=False, evidence=why)])
-    gt = 1.0 if answer_id == reward.product_id else 0.0
+    gt = 1.0 if product["product_id"] == reward.product_id else 0.0
     checks: list[Check] = [Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}")]
     hits: dict[str, list[int]] = {}
-    similarity = None
+    best = None
+    if gt and not rs.slot_needs_rule:
+        # the paper returns at an exact id before counting any field
+        return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=1.0,
+                            checks=checks)
     if reward.title:
-        similarity = best_similarity(product["title"], reward.title, embedder, gold_vectors)
-        ok = similarity >= threshold
-        hits["title"] = [int(ok), 1]
-        checks.append(Check(name="title", passed=ok, evidence=f"similarity {similarity:.3f} (threshold {threshold})"))
+        sims = similarities(product["title"], reward.title, embedder, gold_vectors)
+        passed = [s >= rs.title_threshold for s in sims]
+        hits["title"] = [sum(passed), len(passed)]
+        best = max(sims)
+        for sim, ok in zip(sims, passed, strict=True):
+            checks.append(Check(name="title", passed=ok,
+                                evidence=f"similarity {sim:.3f} (threshold {rs.title_threshold}, {rs.title_model})"))
     price = float(product["price"])
     if reward.price:
-        passed = [rule.admits(price) for rule in reward.price]
+        passed = [_price_hit(rule, price) for rule in reward.price]
         hits["price"] = [sum(passed), len(passed)]
         for rule, ok in zip(reward.price, passed, strict=True):
             checks.append(Check(name=f"price {rule.mode} [{rule.lo}, {rule.hi}]", passed=ok, evidence=f"price {price}"))
     if reward.service:
-        have = set(product.get("service") or ())
+        have = list(product.get("service") or ())
         passed = [s in have for s in reward.service]
         hits["service"] = [sum(passed), len(passed)]
         for service, ok in zip(reward.service, passed, strict=True):
@@ -144,70 +166,101 @@ def score_product(slot: int, reward: ProductReward, answer_id: str | None, looku
         checks.extend(pair_checks)
     n_pass = sum(h[0] for h in hits.values())
     n_total = sum(h[1] for h in hits.values())
-    rule = 1.0 if gt else (n_pass / n_total if n_total else 0.0)
+    if gt:
+        rule = 1.0
+    elif n_total:
+        rule = n_pass / n_total
+    else:
+        rule = 0.0
+        checks.append(Check(name="rule", passed=False, evidence="the reward has nothing to check: rule 0"
+                            + (" (the paper's evaluator divides by zero here)" if not rs.slot_needs_rule else "")))
     return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=rule,
-                        title_similarity=similarity, hits=hits, checks=checks)
+                        title_similarity=best, hits=hits, checks=checks)
 
 
-def _field_rates(products: list[ProductScore]) -> dict[str, float | None]:
-    rates: dict[str, float | None] = {}
+def _field_rates(products: list[ProductScore], n_rewards: int, rs: Ruleset) -> dict[str, float]:
+    """Each reference's per-field match score: per scored product hits/total, or the ruleset's rate for a field
+    with nothing to check; summed over the scored products and divided by the number of rewards."""
+    rates: dict[str, float] = {}
     for name in FIELDS:
-        passed = sum(p.hits.get(name, [0, 0])[0] for p in products)
-        total = sum(p.hits.get(name, [0, 0])[1] for p in products)
-        rates[name] = passed / total if total else None
+        total = 0.0
+        for p in products:
+            if not p.known:
+                continue
+            hit, count = p.hits.get(name, [0, 0])
+            total += hit / count if count else rs.unconstrained_field_rate
+        rates[name] = total / n_rewards if n_rewards else 0.0
     return rates
 
 
+def discounted_total(voucher: Any, total: float) -> float:
+    """The basket total after the voucher, by the references' formula (fixed: may go below 0; percentage: the
+    discount is at most ``cap``; a voucher without a cap is uncapped, where the references raise)."""
+    if voucher.discount_type == "fixed":
+        return total - float(voucher.face_value)
+    discounted = total * (1 - float(voucher.discount))
+    return discounted if voucher.cap is None else max(discounted, total - float(voucher.cap))
+
+
 def budget_check(problem: Problem, docs: list[dict[str, Any]]) -> tuple[float, Check]:
+    """The budget check over the counted products (every slot already counted)."""
     voucher = problem.voucher
     assert voucher is not None
-    total = round(sum(float(d["price"]) for d in docs), 2)
+    total = 0.0
+    for doc in docs:
+        total += doc["price"]
     if total <= voucher.budget:
-        return 1.0, Check(name="budget", passed=True, evidence=f"total {total} within budget {voucher.budget}")
-    tool_voucher = ToolVoucher(voucher_type=voucher.voucher_type, threshold=voucher.threshold,
-                               discount_type=voucher.discount_type, face_value=voucher.face_value,
-                               discount=voucher.discount, cap=voucher.cap)
-    discount, applied, reason = apply_voucher(total, len({d["shop_id"] for d in docs}) == 1, tool_voucher)
-    after = round(total - discount, 2)
-    ok = applied and after <= voucher.budget
-    evidence = f"total {total}; voucher {reason}; after voucher {after}; budget {voucher.budget}"
-    return (1.0 if ok else 0.0), Check(name="budget", passed=ok, evidence=evidence)
+        return 1.0, Check(name="budget", passed=True, evidence=f"total {total!r} within budget {voucher.budget!r}")
+    shops = {d["shop_id"] for d in docs}
+    if not (voucher.voucher_type == "platform" or len(shops) == 1):
+        return 0.0, Check(name="budget", passed=False, evidence=f"total {total!r} over budget {voucher.budget!r}; the "
+                          f"shop voucher needs one shop, got {len(shops)}")
+    if total < voucher.threshold:
+        return 0.0, Check(name="budget", passed=False, evidence=f"total {total!r} over budget {voucher.budget!r}; "
+                          f"below the voucher's threshold {voucher.threshold!r}")
+    after = discounted_total(voucher, total)
+    ok = after <= voucher.budget
+    return (1.0 if ok else 0.0), Check(name="budget", passed=ok, evidence=f"total {total!r}; after the "
+                                       f"{voucher.discount_type} voucher {after!r}; budget {voucher.budget!r}")
 
 
-def score_run(problem: Problem, answer: Sequence[str] | str | None, lookup: Lookup,
-              embedder: TitleEmbedder | None = None, gold_vectors: list[np.ndarray] | None = None) -> RunScore:
-    """Score one run's answer against one problem by ShoppingBench's rules. Junk and empty answers score 0."""
-    ids = parse_answer(answer)
-    vectors = gold_vectors or [None] * len(problem.reward)  # type: ignore[list-item]
-    checks: list[Check] = []
+def score_run(problem: Problem, answer: Any, lookup: Lookup, embedder: TitleEmbedder | None = None,
+              gold_vectors: Sequence[np.ndarray | None] | None = None, *,
+              ruleset: str | Ruleset | None = None) -> RunScore:
+    """Score one answer against one problem by ``ruleset`` (default ``shoppingbench``). ``answer`` is the raw
+    ``product_ids`` of the last ``recommend_product`` call (any JSON value) or a list of ids. Never raises on an
+    answer, whatever its shape."""
+    rs = get_ruleset(ruleset)
+    ids = rs.parse(answer)
+    vectors: list[Any] = list(gold_vectors) if gold_vectors else [None] * len(problem.reward)
     if problem.task == "web":
-        return _score_web(problem, ids, lookup, embedder, vectors[0])
-    if problem.task == "product":
-        slots = [ids[0] if ids else None]
-    else:
-        slots = [ids[i] if i < len(ids) else None for i in range(len(problem.reward))]
-    products = [score_product(i, reward, slots[i], lookup, embedder, vectors[i])
+        return _score_web(problem, ids, lookup, embedder, vectors[0], rs)
+    slots = [ids[i] if i < len(ids) else None for i in range(1 if problem.task == "product" else len(problem.reward))]
+    products = [score_product(i, reward, slots[i], lookup, embedder, vectors[i], rs)
                 for i, reward in enumerate(problem.reward)]
-    rule = sum(p.rule for p in products) / len(products)
-    gt = sum(p.gt for p in products) / len(products)
-    score = RunScore(task=problem.task, answer=ids, success=False, gt=gt, rule=rule, products=products,
-                     field_rates=_field_rates(products))
-    resolved = all(p.known for p in products)
+    n = len(products)
+    rule = sum(p.rule for p in products) / n
+    gt = sum(p.gt for p in products) / n
+    score = RunScore(task=problem.task, ruleset=rs.name, ruleset_version=rs.version, title_model=rs.title_model,
+                     answer=ids, success=False, gt=gt, rule=rule, products=products,
+                     field_rates=_field_rates(products, n, rs))
+    counted = [p for p in products if p.known and (p.rule > 0 or not rs.slot_needs_rule)]
+    docs = [_lookup(lookup, p.answer_id) for p in counted]
+    why_counted = "with a rule score above 0" if rs.slot_needs_rule else "resolved"
+    checks: list[Check] = []
     if problem.task == "shop":
-        shops = {lookup(p.answer_id)["shop_id"] for p in products if p.known and p.answer_id}  # type: ignore[index]
-        # subnet 15 counts a slot only when its rule score is above 0
-        one_shop = resolved and len(shops) == 1 and all(p.rule > 0 for p in products)
+        shops = {d["shop_id"] for d in docs if d is not None}
+        one_shop = len(counted) == n and len(shops) == 1
         score.shop = 1.0 if one_shop else 0.0
         checks.append(Check(name="one shop", passed=one_shop, evidence=f"shops {sorted(shops)}; "
-                            f"{sum(p.known for p in products)}/{len(products)} slots resolved"))
+                            f"{len(counted)}/{n} slots {why_counted}"))
         score.success = rule >= 1 and score.shop >= 1
     elif problem.task == "voucher":
-        if resolved:
-            docs = [lookup(p.answer_id) for p in products]  # type: ignore[arg-type]
-            score.budget, check = budget_check(problem, docs)  # type: ignore[arg-type]
+        if len(counted) == n:
+            score.budget, check = budget_check(problem, [d for d in docs if d is not None])
         else:
             score.budget = 0.0
-            check = Check(name="budget", passed=False, evidence="not every requested product was recommended")
+            check = Check(name="budget", passed=False, evidence=f"{len(counted)}/{n} slots {why_counted}")
         checks.append(check)
         score.success = rule >= 1 and score.budget >= 1
     else:
@@ -218,30 +271,47 @@ def score_run(problem: Problem, answer: Sequence[str] | str | None, lookup: Look
 
 
 def _score_web(problem: Problem, ids: list[str], lookup: Lookup, embedder: TitleEmbedder | None,
-               gold_vector: np.ndarray | None) -> RunScore:
+               gold_vector: np.ndarray | None, rs: Ruleset) -> RunScore:
     reward = problem.reward[0]
     answer_id = ids[0] if ids else None
-    product = lookup(answer_id) if answer_id else None
+    head = {"task": "web", "ruleset": rs.name, "ruleset_version": rs.version, "title_model": rs.title_model,
+            "answer": ids}
+    if rs.web_gt_substring:
+        gt = 1.0 if answer_id and reward.product_id in answer_id else 0.0  # the paper reports this; success ignores it
+    else:
+        gt = 1.0 if answer_id == reward.product_id else 0.0
+    product = _lookup(lookup, answer_id)
     if product is None:
         why = "nothing recommended" if not answer_id else f"unknown product id {answer_id!r}"
-        ps = ProductScore(slot=0, gold_id=reward.product_id, answer_id=answer_id, known=False, gt=0, rule=0,
+        ps = ProductScore(slot=0, gold_id=reward.product_id, answer_id=answer_id, known=False, gt=gt, rule=0,
                           checks=[Check(name="answer", passed=False, evidence=why)])
-        return RunScore(task="web", answer=ids, success=False, gt=0, rule=0, kw=0, products=[ps],
-                        field_rates=_field_rates([ps]))
-    gt = 1.0 if reward.product_id in str(answer_id) else 0.0  # ShoppingBench: gold id is a substring of the answer
-    attribute = _norm(problem.knowledge_attribute or "")
-    text = _norm(product["title"]) + " " + _norm(product.get("description", ""))
-    kw = 1.0 if attribute and attribute in text else 0.0
-    similarity = best_similarity(product["title"], reward.title, embedder, gold_vector) if reward.title else 0.0
-    title_ok = similarity >= WEB_TITLE_THRESHOLD
-    rule = 1.0 if gt else (kw + float(title_ok)) / 2
-    checks = [
-        Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}"),
-        Check(name="knowledge attribute", passed=bool(kw),
-              evidence=f"{problem.knowledge_attribute!r} {'found' if kw else 'not found'} in title or description"),
-        Check(name="title", passed=title_ok, evidence=f"similarity {similarity:.3f} (threshold {WEB_TITLE_THRESHOLD})"),
-    ]
+        return RunScore(**head, success=False, gt=gt, rule=0, kw=0, products=[ps],
+                        field_rates=_field_rates([ps], 1, rs))
+    keyword = str(problem.knowledge_attribute or "").lower()
+    if product["product_id"] == reward.product_id:
+        kw, title_ok, similarity = 1.0, True, None
+        checks = [Check(name="gt", passed=True, evidence=f"answer {answer_id} is the gold product")]
+    else:
+        in_title = keyword in str(product.get("title", "")).lower()
+        in_description = keyword in str(product.get("description", "")).lower()
+        kw = 1.0 if in_title or in_description else 0.0
+        if reward.title:
+            similarity = similarities(product["title"], reward.title[:1], embedder, gold_vector)[0]
+            title_ok = similarity >= rs.web_title_threshold
+            title_evidence = f"similarity {similarity:.3f} (threshold {rs.web_title_threshold}, {rs.title_model})"
+        else:
+            similarity, title_ok = None, in_title
+            title_evidence = "the reward has no title: the keyword in the title stands for it"
+        where = "title" if in_title else "description" if in_description else None
+        checks = [
+            Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}"),
+            Check(name="knowledge attribute", passed=bool(kw),
+                  evidence=f"{problem.knowledge_attribute!r} " + (f"found in the {where}" if where
+                                                                  else "in neither the title nor the description")),
+            Check(name="title", passed=title_ok, evidence=title_evidence),
+        ]
+    rule = (kw + float(title_ok)) / 2
     ps = ProductScore(slot=0, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=rule,
                       title_similarity=similarity, hits={"title": [int(title_ok), 1]}, checks=checks)
-    return RunScore(task="web", answer=ids, success=rule >= 1, gt=gt, rule=rule, kw=kw, products=[ps],
-                    field_rates=_field_rates([ps]), final=1.0 if rule >= 1 else 0.0)
+    return RunScore(**head, success=rule >= 1, gt=gt, rule=rule, kw=kw, products=[ps],
+                    field_rates=_field_rates([ps], 1, rs), final=1.0 if rule >= 1 else 0.0)

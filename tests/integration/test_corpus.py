@@ -29,8 +29,9 @@ from arena.judge.offline import OfflineJudge
 from arena.problems import Problem
 from arena.problems.pack import Pack, load_pack
 from arena.scoring import score_run
+from arena.scoring.answer import raw_answer
 from arena.tools import ToolContext, default_registry
-from arena.trajectory import TrajectoryEvent, answer_of
+from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir, unpack
@@ -197,7 +198,8 @@ def store_run(ctx: Arena8, race_id: str, problem: Problem, events: list[Trajecto
     store.transition(run_id, "starting")
     store.transition(run_id, "running")
     store.record_run(run_id, "scoring", events)
-    score = score_run(problem, answer_of(events), ctx.catalog.get, gold_vectors=pack.gold_vectors(problem.problem_id))
+    score = score_run(problem, raw_answer(events), ctx.catalog.get, gold_vectors=pack.gold_vectors(problem.problem_id),
+                      ruleset=pack.ruleset)
     store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
     judge = OfflineJudge()
     verdict = judge.judge(problem.public(), events)
