@@ -33,11 +33,11 @@ def _write(pack: Any, path: Path) -> None:
         fail(f"could not write {path}: {exc}")
 
 
-def _new_pack(problems: list[Any], catalog_digest: str | None, version: str) -> Any:
+def _new_pack(problems: list[Any], catalog_digest: str | None, version: str, ruleset: str = "shoppingbench") -> Any:
     from arena.problems.pack import PackError, new_pack
 
     try:
-        return new_pack(problems, catalog_digest=catalog_digest, generator_version=version)
+        return new_pack(problems, catalog_digest=catalog_digest, generator_version=version, ruleset=ruleset)
     except PackError as exc:
         fail(str(exc))
 
@@ -235,8 +235,12 @@ def pack_cmd(
     problems_per_race: Annotated[int | None, typer.Option(help="Problems drawn per race.")] = None,
     task_mix: Annotated[str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")]
         = None,
+    ruleset: Annotated[str | None, typer.Option(help="The strict checks the pack's problems are scored by: "
+                                                     "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
+                                                     "scorer). Default: the input packs' (shoppingbench when made "
+                                                     "by import or generate).")] = None,
 ) -> None:
-    """Combine packs, set the rotation schedule, and sign with the operator's hotkey (sr25519)."""
+    """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
     from arena.problems.pack import PackError, Rotation, load_keypair
 
     packs = [_load(p) for p in inputs]
@@ -259,7 +263,16 @@ def pack_cmd(
         rot = Rotation.model_validate(rotation)
     except ValueError as exc:
         fail(f"bad rotation: {str(exc).splitlines()[-1].strip()}")
-    pack = _new_pack(problems, packs[0].catalog_digest, packs[0].generator_version)
+    rulesets = {p.ruleset for p in packs}
+    if ruleset is None and len(rulesets) > 1:
+        fail(f"the packs are scored by different rulesets ({', '.join(sorted(rulesets))}); choose one with --ruleset")
+    from arena.scoring.rulesets import UnknownRuleset, get_ruleset
+
+    try:
+        chosen = get_ruleset(ruleset or rulesets.pop()).name
+    except UnknownRuleset as exc:
+        fail(f"--ruleset: {exc}")
+    pack = _new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, chosen)
     pack = pack.model_copy(update={"rotation": rot})
     if public_only:
         pack = pack.public_view()
@@ -282,9 +295,16 @@ def pack_cmd(
 def verify_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to verify.")],
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="Check it was made for this catalog.")] = None,
-    signer: Annotated[str | None, typer.Option(help="Require this signer (ss58 address).")] = None,
+    signer: Annotated[str | None, typer.Option("--pack.signer", "--signer", envvar="ARENA_PACK_SIGNER",
+                                               help="The arena operator's ss58 address the pack must be signed by "
+                                                    "(required: ask the operator, not the pack).")] = None,
+    allow_dev_signer: Annotated[bool, typer.Option("--pack.allow_dev_signer", envvar="ARENA_PACK_ALLOW_DEV_SIGNER",
+                                                   help="Accept a pack signed by a public development key (//Alice, "
+                                                        "//Bob, ...): a local demo or test only, never a real "
+                                                        "subnet.")] = False,
 ) -> None:
-    """Check a pack's signature (and its catalog digest, and its signer when given)."""
+    """Check a pack's signature, that its signer is the one you pinned (--pack.signer) and not a public development
+    key, and (with --catalog) that it was made for that catalog: what `arena-validator run` checks."""
     from arena.catalog import Catalog, CatalogError
     from arena.problems.pack import PackError, load_pack
 
@@ -296,7 +316,7 @@ def verify_cmd(
             fail(str(exc))
     try:
         pack = load_pack(pack_path, catalog_digest=digest, require_signature=True,
-                         trusted_signers={signer} if signer else None)
+                         trusted_signers={signer} if signer else set(), allow_dev_signer=allow_dev_signer)
     except PackError as exc:
         fail(str(exc))
     out.print(f"ok: {len(pack.problems)} problems signed by {pack.signer}"
@@ -319,7 +339,7 @@ def show_cmd(
         return
     summary = {"pack_id": pack.pack_id, "created_at": pack.created_at, "catalog_digest": pack.catalog_digest,
                "generator_version": pack.generator_version, "signer": pack.signer, "signed": bool(pack.signature),
-               "public_only": pack.public_only, "rotation": pack.rotation.model_dump(),
+               "public_only": pack.public_only, "ruleset": pack.ruleset, "rotation": pack.rotation.model_dump(),
                "splits": pack.split_counts(), "problems": len(pack.problems)}
     if as_json:
         out.print_json(json.dumps(summary))

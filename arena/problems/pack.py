@@ -11,8 +11,9 @@ A pack is a single JSON file (gzip-compressed JSON when its name ends in ``.gz``
   address is signed too, so it cannot be swapped).
 
 Miners get `Pack.public_view`: the public split only, unsigned. Validators load the full pack with `load_pack`,
-which refuses a pack that is unsigned, tampered with, signed by an untrusted key or bound to another catalog, each
-with a one-line `PackError` that says what to do.
+which refuses a pack that is unsigned, tampered with, not signed by the signer they pinned, signed by a public
+development key (`//Alice` and the other substrate dev accounts, unless allowed for a local demo or test) or bound
+to another catalog, each with a one-line `PackError` that says what to do.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ import base64
 import binascii
 import contextlib
 import datetime as dt
+import functools
 import gzip
 import hashlib
 import json
 import os
 import tempfile
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -143,6 +145,9 @@ class Pack(BaseModel):
     #: ("" for a reward without a title).
     title_embeddings: dict[str, list[str]] = Field(default_factory=dict)
     public_only: bool = False
+    #: the strict checks its problems are scored by (`arena.scoring.rulesets`); a pack written before rulesets
+    #: existed has none and is scored by ``shoppingbench``
+    ruleset: str = "shoppingbench"
     signer: str | None = None
     signature: str | None = None
 
@@ -154,6 +159,13 @@ class Pack(BaseModel):
         except ValueError:
             raise ValueError(f"{value!r} is not an ISO-8601 time") from None
         return value
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known_ruleset(cls, value: str) -> str:
+        from arena.scoring.rulesets import get_ruleset
+
+        return get_ruleset(value).name
 
     @model_validator(mode="after")
     def _consistent(self) -> Pack:
@@ -179,6 +191,8 @@ class Pack(BaseModel):
         """What is signed: the canonical JSON of the pack without its signature (the signer is included)."""
         data = self.model_dump(mode="json")
         data.pop("signature", None)
+        if "ruleset" not in self.model_fields_set:  # a pack signed before rulesets existed verifies unchanged
+            data.pop("ruleset", None)
         return canonical_json(data)
 
     def signed(self, keypair: Signer) -> Pack:
@@ -274,9 +288,9 @@ def pack_id_for(problems: Sequence[Problem]) -> str:
 
 
 def new_pack(problems: Sequence[Problem], *, catalog_digest: str | None, generator_version: str,
-             rotation: Rotation | None = None, embed: bool = True) -> Pack:
+             rotation: Rotation | None = None, embed: bool = True, ruleset: str = "shoppingbench") -> Pack:
     """An unsigned pack of ``problems`` (their ids must be unique), with its id, creation time and, when ``embed``,
-    the gold title embeddings. Sign it with `Pack.signed`."""
+    the gold title embeddings, scored by ``ruleset``. Sign it with `Pack.signed`."""
     problems = list(problems)
     duplicate = _first_duplicate(p.problem_id for p in problems)
     if duplicate is not None:
@@ -284,7 +298,7 @@ def new_pack(problems: Sequence[Problem], *, catalog_digest: str | None, generat
     try:
         return Pack(pack_id=pack_id_for(problems), created_at=utc_now(), catalog_digest=catalog_digest,
                     generator_version=generator_version, rotation=rotation or Rotation(), problems=problems,
-                    title_embeddings=embed_titles(problems) if embed else {})
+                    title_embeddings=embed_titles(problems) if embed else {}, ruleset=ruleset)
     except ValidationError as exc:
         raise PackError(f"cannot make the pack: {_first_error(exc)}") from None
 
@@ -328,13 +342,14 @@ def write_pack(pack: Pack, path: str | os.PathLike[str]) -> Path:
 
 
 def load_pack(path: str | os.PathLike[str], *, catalog_digest: str | None = None, require_signature: bool = True,
-              trusted_signers: set[str] | None = None) -> Pack:
+              trusted_signers: Collection[str] | None = None, allow_dev_signer: bool = False) -> Pack:
     """Read and check a pack.
 
     Refused with a one-line `PackError`: a missing or unreadable file, content that is not (gzip-compressed) JSON,
     another format version, invalid content, no signature when ``require_signature`` (or when ``trusted_signers``
-    is given), a signature that does not match (always checked when present), a signer not in ``trusted_signers``,
-    and a pack bound to a catalog other than ``catalog_digest`` (when both are known).
+    is given), a signature that does not match (always checked when present), and a pack bound to a catalog other
+    than ``catalog_digest`` (when both are known). When ``trusted_signers`` is given (the signers pinned by whoever
+    races the pack: empty when none is pinned), the signer is checked by `check_signer`.
     """
     path = Path(path)
     where = f"pack {path}"
@@ -386,14 +401,78 @@ def load_pack(path: str | os.PathLike[str], *, catalog_digest: str | None = None
                             f"another key; re-sign it with {PACK_COMMAND}")
         if problem is not None:
             raise PackError(f"{where}: {problem}; re-sign it with {PACK_COMMAND}")
-        if trusted_signers is not None and pack.signer not in trusted_signers:
-            raise PackError(f"{where} is signed by {pack.signer}, which is not a trusted signer; get the pack from a "
-                            "trusted operator or add that address to the trusted signers")
+        if trusted_signers is not None:
+            check_signer(pack, trusted_signers, allow_dev_signer=allow_dev_signer, where=where)
 
     if catalog_digest is not None and pack.catalog_digest is not None and pack.catalog_digest != catalog_digest:
         raise PackError(f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
                         f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for")
     return pack
+
+
+# ------------------------------------------------------------------------------------------------------------ trust
+#: the substrate development accounts (``subkey``'s well-known keys): their secrets are public, so anyone can sign as
+#: them. The bare development phrase, each account, and each account's ``//stash``.
+DEV_PHRASE = "bottom drive obey lake curtain smoke basket hold race lonely fit walk"
+DEV_ACCOUNTS = ("Alice", "Bob", "Charlie", "Dave", "Eve", "Ferdie")
+PIN_FLAG = "--pack.signer"
+ALLOW_DEV_FLAG = "--pack.allow_dev_signer"
+
+
+@functools.cache
+def _dev_public_keys() -> dict[bytes, str]:
+    from bittensor.sp_core import Keypair
+
+    uris = ["//" + name for name in DEV_ACCOUNTS] + [f"//{name}//stash" for name in DEV_ACCOUNTS]
+    keys = {bytes(Keypair.create_from_uri(uri).public_key): uri for uri in uris}
+    keys[bytes(Keypair.create_from_mnemonic(DEV_PHRASE).public_key)] = "the development phrase"
+    return keys
+
+
+def _public_key(address: str) -> bytes | None:
+    """The public key of an ss58 address (any network prefix), or None when it is not one."""
+    from bittensor.sp_core import Keypair
+
+    try:
+        return bytes(Keypair(ss58_address=address.strip()).public_key)
+    except (ValueError, TypeError):
+        return None
+
+
+def is_ss58(address: str) -> bool:
+    return _public_key(address) is not None
+
+
+def dev_key_uri(address: str) -> str | None:
+    """``//Alice`` (and so on) when ``address`` is one of the public development keys, else None."""
+    public = _public_key(address)
+    return None if public is None else _dev_public_keys().get(public)
+
+
+def check_signer(pack: Pack, trusted_signers: Collection[str], *, allow_dev_signer: bool = False,
+                 where: str = "the pack") -> None:
+    """Refuse, with a one-line `PackError` that says what to do, a signed pack whose signer is not one of the
+    pinned ``trusted_signers`` (compared by public key; none pinned is refused too), or is a public development key
+    (`dev_key_uri`) unless ``allow_dev_signer`` (a local demo or test). The signature itself is `load_pack`'s."""
+    signer = pack.signer or ""
+    for pinned in trusted_signers:
+        if not is_ss58(pinned):
+            raise PackError(f"the pinned signer {pinned!r} is not an ss58 address; give the arena operator's hotkey "
+                            f"address (5...) with {PIN_FLAG}")
+    dev = dev_key_uri(signer)
+    if dev is not None and not allow_dev_signer:
+        raise PackError(f"{where} is signed by {signer}, the public development key {dev}, whose secret anyone has; "
+                        "have the arena operator sign it with their own hotkey (`arena problems pack --wallet.name "
+                        f"...`), or pass {ALLOW_DEV_FLAG} for a local demo or test only")
+    if not trusted_signers:
+        raise PackError(f"{where} is signed by {signer}, but no signer is pinned, so nothing says it is the arena "
+                        f"operator's; ask the operator for their hotkey address (not from the pack) and pass it with "
+                        f"{PIN_FLAG} (or ARENA_PACK_SIGNER)")
+    public = _public_key(signer)
+    if public not in {_public_key(pinned) for pinned in trusted_signers}:
+        pinned_list = ", ".join(sorted(trusted_signers))
+        raise PackError(f"{where} is signed by {signer}, not by the pinned signer {pinned_list}; get the pack from "
+                        f"the operator you pinned, or pin this signer with {PIN_FLAG} if you trust it")
 
 
 def _first_error(exc: ValidationError, data: Any = None) -> str:
