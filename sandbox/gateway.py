@@ -8,9 +8,11 @@ forwarder attaches (agents never handle it). Endpoints:
 - ``POST /v1/chat/completions`` and ``GET /v1/models``: proxied to the configured upstream OpenAI-compatible endpoint
   with the node's key (which never reaches a sandbox); models outside the allowlist are refused; no streaming.
 
-Per run: budgets of tool calls, LLM calls, tokens and cost (429 when spent), a rate limit, request and response size
-caps. Every call, refused ones included, becomes a `TrajectoryEvent` through a `Recorder`, in order. A request with
-no valid token gets 401 and is recorded as ``rejected``. The gateway holds the catalog, never a problem's answers.
+Per run: budgets of tool calls, LLM calls, tokens and cost (429 when spent, counted in the run's `budget_refusals`),
+a rate limit, request and response size caps. The upstream failing (unreachable, timing out, answering 5xx, 402 or
+429, or a body that is not JSON) is recorded in the run's `upstream_errors`: it is the node's fault, not the agent's.
+Every call, refused ones included, becomes a `TrajectoryEvent` through a `Recorder`, in order. A request with no
+valid token gets 401 and is recorded as ``rejected``. The gateway holds the catalog, never a problem's answers.
 """
 
 from __future__ import annotations
@@ -101,6 +103,10 @@ class RunHandle:
     llm_calls: int = 0
     tokens: int = 0
     cost: float = 0.0
+    #: the upstream LLM failing during the run (unreachable, timeout, 5xx, 402, 429, a body that is not JSON): the
+    #: node's fault, whatever the agent made of it (`arena.blame.UPSTREAM_LLM_DOWN`)
+    upstream_errors: list[dict[str, Any]] = field(default_factory=list)
+    budget_refusals: int = 0  # calls refused because a budget of the run was spent
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -114,6 +120,12 @@ class RunHandle:
             return False
         self._allowance -= 1
         return True
+
+
+def upstream_fault(status: int) -> bool:
+    """An upstream answer that is the upstream's (so the node's) failure, not a bad request of the agent's: any 5xx,
+    402 (the node's account has no credit) and 429 (the node's rate limit or quota)."""
+    return status >= 500 or status in (402, 429)
 
 
 def _now() -> datetime:
@@ -173,6 +185,11 @@ class Gateway:
         if self.recorder is not None:
             self.recorder.record(ev)
         return ev
+
+    def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
+        with handle.lock:
+            handle.upstream_errors.append({"seq": event.seq, "status": event.status, "error": event.error,
+                                           "at": event.started_at.isoformat()})
 
     # --- app
 
@@ -235,6 +252,8 @@ class Gateway:
                 if not spent:
                     handle.tool_calls += 1
             if spent:
+                with handle.lock:
+                    handle.budget_refusals += 1
                 gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
                                          "started_at": started, "status": 429, "error": "tool call budget spent"})
                 return JSONResponse({"error": f"tool call budget of {handle.budgets.tool_calls} spent"},
@@ -276,9 +295,12 @@ class Gateway:
                 return body
             started, t0 = _now(), time.perf_counter()
 
-            def refuse(status: int, message: str) -> JSONResponse:
-                gateway._record(handle, {"kind": "llm_call", "name": str(body.get("model", "")), "arguments": body,
-                                         "started_at": started, "status": status, "error": message})
+            def refuse(status: int, message: str, *, upstream: bool = False) -> JSONResponse:
+                name = str(body.get("model", "")) if isinstance(body, dict) else ""
+                event = gateway._record(handle, {"kind": "llm_call", "name": name, "arguments": body,
+                                                 "started_at": started, "status": status, "error": message})
+                if upstream:
+                    gateway._upstream_failed(handle, event)
                 return JSONResponse({"error": {"message": message}}, status_code=status)
 
             if not isinstance(body, dict):
@@ -296,6 +318,8 @@ class Gateway:
                 if not over:
                     handle.llm_calls += 1
             if over:
+                with handle.lock:
+                    handle.budget_refusals += 1
                 return refuse(429, "LLM budget (calls, tokens or cost) spent")
             key = gateway.upstream.api_key.get_secret_value() if gateway.upstream.api_key else "none"
             try:
@@ -304,13 +328,14 @@ class Gateway:
                     resp = await client.post("/chat/completions", json=body,
                                              headers={"Authorization": f"Bearer {key}"})
             except httpx.HTTPError as exc:
-                return refuse(502, f"upstream LLM unreachable ({type(exc).__name__})")
+                kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
+                return refuse(502, f"upstream LLM {kind} ({type(exc).__name__})", upstream=True)
             if len(resp.content) > handle.budgets.max_response_bytes:
                 return refuse(502, f"upstream answer over {handle.budgets.max_response_bytes} bytes; ask for less")
             try:
                 data = resp.json()
             except ValueError:
-                return refuse(502, f"upstream answered {resp.status_code} with a body that is not JSON")
+                return refuse(502, f"upstream answered {resp.status_code} with a body that is not JSON", upstream=True)
             usage = data.get("usage") or {} if isinstance(data, dict) else {}
             tokens = {k: int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
             cost = (tokens["prompt_tokens"] * gateway.upstream.usd_per_1k_prompt
@@ -318,10 +343,13 @@ class Gateway:
             with handle.lock:
                 handle.tokens += tokens["total_tokens"]
                 handle.cost += cost
-            gateway._record(handle, {"kind": "llm_call", "name": str(model), "arguments": body, "result": data,
-                                     "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000,
-                                     "tokens": tokens, "cost": cost, "status": resp.status_code,
-                                     "error": None if resp.is_success else f"upstream answered {resp.status_code}"})
+            event = gateway._record(handle, {
+                "kind": "llm_call", "name": str(model), "arguments": body, "result": data, "started_at": started,
+                "duration_ms": (time.perf_counter() - t0) * 1000, "tokens": tokens, "cost": cost,
+                "status": resp.status_code,
+                "error": None if resp.is_success else f"upstream answered {resp.status_code}"})
+            if upstream_fault(resp.status_code):
+                gateway._upstream_failed(handle, event)
             return JSONResponse(data, status_code=resp.status_code)
 
         return app
@@ -354,6 +382,11 @@ class GatewayServer:
             time.sleep(0.01)
         os.chmod(self.socket_path, 0o666)
         return self
+
+    @property
+    def alive(self) -> bool:
+        """Serving: started, not told to stop, its thread running (a dead gateway is the node's fault, 2002)."""
+        return bool(self._server.started and not self._server.should_exit and self._thread.is_alive())
 
     def stop(self) -> None:
         self._server.should_exit = True

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import blame
 from arena.trajectory import TrajectoryEvent, answer_of
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
 from sandbox.gateway import Budgets, Gateway
@@ -24,6 +25,36 @@ class RunOutcome:
     llm_calls: int = 0
     tokens: int = 0
     cost: float = 0.0
+    upstream_errors: list[dict[str, Any]] = field(default_factory=list)
+    budget_refusals: int = 0
+
+    @property
+    def answered(self) -> bool:
+        """The agent called `recommend_product` and the gateway took the call (a tool error such as an unknown id
+        is still an answer, for the ruleset to score; a call refused for budget or rate is not)."""
+        return any(e.kind == "tool_call" and e.name == "recommend_product" and e.status < 400 for e in self.events)
+
+    def error_code(self) -> tuple[int | None, str | None]:
+        """The run's error code and message (`arena.blame`), or (None, None) for a run whose answer is to be scored.
+
+        In order: the sandbox failing is the node's (2001); the upstream LLM failing at any point of the run is the
+        node's (2005) whatever the agent did with the error, caught or not; then the agent's own outcome (1001-1005);
+        an agent that returned without answering spent its budget (1007) or simply gave no answer (1006)."""
+        code = self.result.error_code
+        if code is not None and blame.blame_of(code) == "validator":
+            return code, self.result.error
+        if self.upstream_errors:
+            first = self.upstream_errors[0]
+            return blame.UPSTREAM_LLM_DOWN, (f"the node's upstream LLM failed {len(self.upstream_errors)} time(s) "
+                                             f"during the run; first: {first.get('error')}")
+        if code is not None:
+            return code, self.result.error
+        if not self.answered:
+            if self.budget_refusals:
+                return blame.BUDGET_EXHAUSTED, (f"the agent's gateway budget was spent ({self.budget_refusals} call(s) "
+                                                "refused) and it never called recommend_product")
+            return blame.NO_ANSWER, "agent_main returned without ever calling recommend_product"
+        return None, None
 
 
 async def run_one(gateway: Gateway, sandbox: Sandbox, bundle_dir: Path, socket_dir: Path, problem: dict[str, Any],
@@ -40,4 +71,4 @@ async def run_one(gateway: Gateway, sandbox: Sandbox, bundle_dir: Path, socket_d
     finally:
         record = gateway.close_run(run_id)
     return RunOutcome(run_id, result, record.events, answer_of(record.events), record.tool_calls, record.llm_calls,
-                      record.tokens, record.cost)
+                      record.tokens, record.cost, list(record.upstream_errors), record.budget_refusals)

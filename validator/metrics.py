@@ -4,7 +4,10 @@ Live, observed by the race machinery as it works: runs reaching a final status b
 duration (buckets sized to the run timeout), gateway calls and their latency by kind, judge latency and failures,
 set-weights results. Read from the store at each scrape (so they are right after a restart, and in
 `arena-validator dashboard` over a store no node is running on): runs by status, the queue depth (pending runs
-ready to start), races by status, weight sets by status.
+ready to start), races by status, weight sets by status; and, when a node's `Arena` is attached, whether the node
+progresses (`Arena.progress`): runs past their wall clock, races that cannot close, the age of a closed race whose
+weights are not set. The scheduler reports each job's failures and last success, and the gateway's upstream LLM
+failures are counted (each makes its run a validator-blamed 2005, retried).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -27,8 +30,9 @@ def timeout_buckets(timeout: float) -> list[float]:
 class StoreCollector(Collector):
     """Gauges computed from the store at scrape time."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, progress: Any = None) -> None:
         self.store = store
+        self.progress = progress  # a callable returning `Arena.progress()`, or None
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         from datetime import UTC, datetime
@@ -56,6 +60,16 @@ class StoreCollector(Collector):
         for status, n in weights:
             weight_gauge.add_metric([status], n)
         yield weight_gauge
+        if self.progress is not None:
+            progress = self.progress()
+            yield GaugeMetricFamily("shoparena_runs_overdue", "runs in a sandbox past their wall clock plus a grace",
+                                    value=len(progress["overdue_runs"]))
+            yield GaugeMetricFamily("shoparena_races_stalled", "running races no run of which moved for too long",
+                                    value=len(progress["stalled_races"]))
+            unset = progress["weights_unset"]
+            yield GaugeMetricFamily("shoparena_weights_unset_seconds",
+                                    "seconds since the latest closed race closed without its weights set "
+                                    "(0 when set or within the grace)", value=unset["seconds"] if unset else 0.0)
 
 
 class Metrics:
@@ -76,8 +90,21 @@ class Metrics:
                                       registry=self.registry)
         self.set_weights = Counter("shoparena_set_weights", "set-weights attempts by result", ["result"],
                                    registry=self.registry)
+        self.upstream_errors = Counter("shoparena_upstream_llm_errors",
+                                       "upstream LLM failures seen by the gateway during runs", registry=self.registry)
+        self.job_failures = Counter("shoparena_job_failures", "scheduled jobs that failed", ["job"],
+                                    registry=self.registry)
+        self.job_last_success = Gauge("shoparena_job_last_success_timestamp_seconds",
+                                      "when each scheduled job last succeeded", ["job"], registry=self.registry)
+        self.collector: StoreCollector | None = None
         if store is not None:
-            self.registry.register(StoreCollector(store))
+            self.collector = StoreCollector(store)
+            self.registry.register(self.collector)
+
+    def watch(self, progress: Any) -> None:
+        """Report the node's progress (`Arena.progress`) at each scrape."""
+        if self.collector is not None:
+            self.collector.progress = progress
 
     def run_final(self, outcome: str, blame: str | None) -> None:
         self.runs.labels(outcome=outcome, blame=blame or "none").inc()

@@ -2,22 +2,31 @@
 sandbox, score each run, close the race, and turn its results into a weight vector on chain.
 
 Every step reads its state from the store and writes its outcome there before the next step looks, so each can be
-repeated or resumed after a crash (`Arena.recover` puts runs a dead node left `starting`/`running` back to pending;
-a `finished` run is never run again):
+repeated or resumed after a crash or a fault: `Arena.recover`, at start and then periodically while the node runs,
+ends the attempt of every run left `starting`/`running` with no sandbox of this node behind it (2006, or 2003 when
+the store failed under it) and retries it, scores runs left `scoring` without a score, and finishes runs left
+`judged`; a `finished` run is never run again. Every failure ends a run with a code of `arena.blame`'s table:
 
 - `open_race`: the race's start block is the last multiple of the rotation's cadence; its problems are drawn from
   the pack's race pool with the hash of that block as seed (`draw_problems`), so every honest validator with the same
   chain and pack draws the same problems; held-out and public problems are never drawn;
 - `dispatch`: ready pending runs go to the sandbox under a concurrency limit; the gateway's log is the trajectory,
-  stored with the run's status change in one commit; validator-blamed errors (2xxx) are retried with exponential
-  backoff up to `max_attempts`; agent-blamed errors (1xxx) are final and count 0;
+  stored with the run's status change in one commit; validator-blamed errors (2xxx: the sandbox engine, the
+  gateway, the store, the upstream LLM failing at any point of the run, even when the agent caught the error) are
+  retried with exponential backoff up to `max_attempts`; agent-blamed errors (1xxx, among them no answer 1006,
+  budget exhausted 1007 and an invalid bundle 1008) are final and count 0; every attempt's error is kept in the
+  run's `sandbox.attempts` for the run page;
 - `judge_runs`: the reasoning judge reads each strictly scored run's gateway log; its coefficient makes the final
   score (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring`
   to be judged again later, never a zero;
 - `close_races`: when every run is final, a miner's race score is the mean final score over the race's problems
   (agent errors count 0; a problem the validator could not run for them after every attempt is left out);
 - `weigh` / `set_weights`: the policy of `arena.weights` over the metagraph's uids, stored as a weight set and sent
-  within the chain's rate limit, the extrinsic's outcome stored.
+  within the chain's rate limit, the extrinsic's outcome stored; a chain that cannot be reached is retried with
+  exponential backoff (`weights_retry` doubling up to `weights_retry_max`) until the set lands or a newer race's set
+  supersedes it;
+- `progress`: what an operator needs to see that the node is alive but not progressing (runs past their wall clock
+  plus a grace, a race that cannot close, weights not set for a closed race), for `/healthz` and the metrics.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import os
 import shutil
 import tempfile
 import time
+import traceback
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +46,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from arena import blame
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems import Problem
@@ -43,18 +54,15 @@ from arena.problems.pack import Pack as ProblemPack
 from arena.scoring import score_run
 from arena.weights import MinerResult, compute_weights, parse_policy
 from sandbox.backends import Limits, Sandbox
-from sandbox.bundle import unpack
+from sandbox.bundle import BundleError, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer
 from sandbox.run import run_one
 from validator.chain.port import ChainError, ChainPort
 from validator.store.models import Run
-from validator.store.repository import Store, StoreError, blame_of
+from validator.store.repository import Store, StoreError
 
-#: Error codes of DESIGN's table that the node itself assigns.
-BUNDLE_INVALID = 1008
-SANDBOX_FAILED = 2001
-GATEWAY_FAULT = 2002
-STORE_FAULT = 2003
+#: How many upstream errors of one attempt are kept with the run (the first ones; the count is kept whole).
+KEEP_UPSTREAM_ERRORS = 20
 
 
 # --- drawing ------------------------------------------------------------------------------------------------------
@@ -146,6 +154,11 @@ class ArenaConfig:
     judge_concurrency: int = 2
     judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
     judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
+    weights_retry: float = 12.0  # seconds before a weight set the chain refused is sent again; doubles
+    weights_retry_max: float = 600.0  # the backoff's cap: an unreachable chain is tried at least this often, forever
+    stuck_grace: float = 60.0  # a run past its wall clock by this much is stuck (health)
+    race_stall: float = 900.0  # a running race with no run moving for this long cannot close (health)
+    weights_grace: float = 1800.0  # a closed race without its weights set for this long (health)
 
 
 class Arena:
@@ -165,14 +178,25 @@ class Arena:
         self._judge_failures: dict[str, int] = defaultdict(int)
         self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
         self.log = log
-        self.metrics = metrics  # a validator.metrics.Metrics, or None
+        self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
         self._problems = {p.problem_id: p for p in pack.problems}
         self._work: Path | None = None
         self._server: GatewayServer | None = None
         self._judging: set[str] = set()
+        self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
 
     # --- lifecycle
+
+    @property
+    def metrics(self) -> Any:
+        return self._metrics
+
+    @metrics.setter
+    def metrics(self, metrics: Any) -> None:
+        self._metrics = metrics
+        if metrics is not None and hasattr(metrics, "watch"):
+            metrics.watch(self.progress)
 
     @property
     def hotkey(self) -> str:
@@ -208,19 +232,46 @@ class Arena:
             self.log.warning(event, **kw)
 
     def recover(self) -> int:
-        """Put runs a dead node left `starting` or `running` back to pending (their sandboxes died with it), and
-        re-score runs left `scoring`. Returns how many runs were put back."""
+        """End the attempt of every run left `starting` or `running` with no sandbox of this node behind it (a dead
+        node's, or one whose outcome a fault of ours could not store), with its code (2003 when the store failed
+        under it, else 2006), and retry it; score runs left `scoring` without a strict score; finish runs left
+        `judged`. Run at start and periodically while the node runs, on the event loop (so no run of this node moves
+        in or out of flight meanwhile). Returns how many runs were recovered; a run that cannot be recovered now
+        (the store is still down) is tried again next time."""
         count = 0
+        self.heal()
         for run in self.store.runs(status=("starting", "running")):
-            if run.run_id not in self.in_flight:
-                self.store.retry_later(run.run_id, delay=timedelta(0))
-                count += 1
+            if run.run_id in self.in_flight:
+                continue
+            code, error = self._lost.pop(run.run_id, (blame.NODE_INTERRUPTED,
+                                                      f"the node lost the run while it was {run.status}"))
+            self._fail(run.run_id, code, error)
+            count += 1
         for run in self.store.runs(status="scoring"):
             if run.run_id not in self.in_flight and self.store.score(run.run_id) is None:
+                self._lost.pop(run.run_id, None)
                 self._score(run.run_id)  # its strict score was not stored; the judge job takes it from there
+                count += 1
+        for run in self.store.runs(status="judged"):
+            score = self.store.score(run.run_id)
+            if score is not None and score.final is not None:
+                self.store.transition(run.run_id, "finished", error=None)
+            else:
+                self._fail(run.run_id, blame.STORE_FAULT, "the run was left judged without its final score")
+            count += 1
         if count:
             self._info("races.recovered", runs=count)
         return count
+
+    def heal(self) -> bool:
+        """Serve the gateway again if its server died (the runs it failed were ended 2002). Returns whether it was
+        restarted."""
+        if self._server is None or self._server.alive or self._work is None:
+            return False
+        self._warn("gateway.restarting", socket=str(self._server.socket_path))
+        self._server.stop()
+        self._server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
+        return True
 
     def reap(self) -> int:
         """Remove sandboxes no run of this node owns (left by a crash)."""
@@ -228,7 +279,8 @@ class Arena:
         if reap is None:
             return 0
         live = set(self.in_flight)
-        stale = {r.run_id for r in self.store.runs(status=("starting", "running"))} - live
+        # a run that went into flight while the store was read is still in flight now: never reap a live sandbox
+        stale = {r.run_id for r in self.store.runs(status=("starting", "running"))} - live - set(self.in_flight)
         return int(reap(stale)) if stale else 0
 
     # --- open
@@ -342,9 +394,11 @@ class Arena:
             if stored.is_dir():
                 shutil.copytree(stored, tmp / "agent")
             elif packed.is_file():
-                unpack(packed.read_bytes(), tmp / "agent")
+                unpack(packed.read_bytes(), tmp / "agent")  # BundleError: the miner's bundle is bad (1008)
             else:
                 raise FileNotFoundError(f"bundle {sha256[:12]} is not in {stored.parent}")
+            if not (tmp / "agent" / "agent.py").is_file():
+                raise BundleError(["agent.py is missing at the bundle's root"])
             for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
                 os.chmod(path, 0o755 if path.is_dir() else 0o644)
             os.replace(tmp / "agent", target)
@@ -354,6 +408,20 @@ class Arena:
 
     async def _execute(self, run: Run) -> None:
         run_id = run.run_id
+        try:
+            await self._attempt(run)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the store (or another part of ours) failed mid-run
+            # the run's status could not be stored: `recover` ends the attempt as 2003 once the store answers
+            self._lost[run_id] = (blame.STORE_FAULT, f"{type(exc).__name__}: {exc}")
+            if self.log is not None:
+                self.log.error("races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
+                               traceback=traceback.format_exc())
+
+    async def _attempt(self, run: Run) -> None:
+        run_id = run.run_id
+        self._lost.pop(run_id, None)
         problem = self._problems.get(run.problem_id)
         submission = self.store.submission(run.submission_id)
         try:
@@ -365,8 +433,11 @@ class Arena:
             if problem is None or submission is None:
                 raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
             agent_dir = self._agent_dir(submission.sha256)
+        except BundleError as exc:  # the miner's bundle cannot be made into a runnable agent: theirs, final
+            await asyncio.to_thread(self._fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
+            return
         except (LookupError, FileNotFoundError, OSError) as exc:
-            await asyncio.to_thread(self._fail, run_id, SANDBOX_FAILED, f"cannot prepare the run: {exc}")
+            await asyncio.to_thread(self._fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
             return
         assert self._work is not None
         self.store.transition(run_id, "running")
@@ -377,32 +448,59 @@ class Arena:
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
         except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
-            await asyncio.to_thread(self._fail, run_id, SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+            await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
         result = outcome.result
+        code, error = outcome.error_code()
+        if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
+            code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
         stats = {"backend": result.backend, "status": result.status, "exit_code": result.exit_code,
                  "elapsed_s": round(result.elapsed_s, 3), "timed_out": result.timed_out, "oom": result.oom,
-                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer}
+                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer,
+                 "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
+                 "budget_refusals": outcome.budget_refusals,
+                 "attempts": self._attempts(run, code, error, outcome.upstream_errors)}
         spend = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls, "tokens": outcome.tokens,
                  "cost": outcome.cost, "sandbox": stats}
-        code = result.error_code
         if self.metrics is not None:
             self.metrics.sandbox(result.elapsed_s, outcome.events)
+            if outcome.upstream_errors:
+                self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
         if code is None:
             self.store.record_run(run_id, "scoring", outcome.events, **spend)
             self._score(run_id, answer=outcome.answer)
-        elif blame_of(code) == "agent":
-            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
-            self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=result.error)
+        elif blame.blame_of(code) == "agent":
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
             if self.metrics is not None:
                 self.metrics.run_final("errored", "agent")
         else:
-            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=result.error, **spend)
-            self._retry_or_give_up(run_id, code, result.error)
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self._retry_or_give_up(run_id, code, error)
+
+    @staticmethod
+    def _attempts(run: Run, code: int | None, error: str | None,
+                  upstream_errors: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+        """The run's earlier attempts that ended in an error, and this one if it did (the run page lists them)."""
+        earlier = list((run.sandbox or {}).get("attempts") or [])
+        if code is None:
+            return earlier
+        return [*earlier, {"attempt": run.attempt + 1 if run.status == "pending" else run.attempt, "code": code,
+                           "blame": blame.blame_of(code), "error": error,
+                           "upstream_errors": list(upstream_errors)[:KEEP_UPSTREAM_ERRORS],
+                           "upstream_error_count": len(upstream_errors)}]
 
     def _fail(self, run_id: str, code: int, error: str) -> None:
-        self.store.transition(run_id, "errored", error_code=code, error=error)
-        self._retry_or_give_up(run_id, code, error)
+        run = self.store.run(run_id)
+        assert run is not None
+        sandbox = {**(run.sandbox or {}), "attempts": self._attempts(run, code, error)}
+        self.store.transition(run_id, "errored", error_code=code, error=error, sandbox=sandbox)
+        if blame.retried(code):
+            self._retry_or_give_up(run_id, code, error)
+        else:
+            self._info("races.run_errored", run_id=run_id, code=code, blame=blame.blame_of(code), error=error)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", blame.blame_of(code))
 
     def _retry_or_give_up(self, run_id: str, code: int, error: str | None) -> None:
         run = self.store.run(run_id)
@@ -545,11 +643,18 @@ class Arena:
         return ws.id
 
     def set_weights(self) -> str | None:
-        """Send the latest pending weight set within the rate limit; store what became of it."""
+        """Send the latest pending weight set within the rate limit; store what became of it.
+
+        A chain that cannot take it (unreachable, locked, any error but the rate limit) leaves it pending, sent again
+        after `weights_retry` seconds doubling up to `weights_retry_max`, for as long as it takes: it is given up only
+        when a newer race's set supersedes it (`weigh`). Returns the set's status, or "waiting" during a backoff."""
         pending = [ws for ws in self.store.weight_sets() if ws.status in {"pending", "rate_limited"}]
         if not pending:
             return None
         ws = pending[-1]
+        retry_at = float((ws.outcome or {}).get("retry_at") or 0.0)
+        if ws.status == "pending" and retry_at > time.time():
+            return "waiting"
         vector = {int(uid): float(w) for uid, w in ws.vector.items()}
         try:
             limit = self.chain.rate_limit(self.hotkey)
@@ -563,11 +668,14 @@ class Arena:
             outcome = self.chain.set_weights(self.wallet, vector)
         except ChainError as exc:
             status = "rate_limited" if exc.code == "rate_limited" else "pending"
-            if ws.attempts + 1 >= 10 and status == "pending":
-                status = "failed"
-            self.store.update_weight_set(ws.id, status=status, outcome={"error": exc.code, "message": exc.message,
-                                                                        "retry_in_blocks": exc.retry_in_blocks})
-            self._warn("weights.error", weight_set=ws.id, code=exc.code, error=exc.message)
+            failures = int((ws.outcome or {}).get("failures") or 0) + 1 if status == "pending" else 0
+            delay = min(self.config.weights_retry_max, self.config.weights_retry * 2 ** (failures - 1)) \
+                if failures else 0.0
+            self.store.update_weight_set(ws.id, status=status, outcome={
+                "error": exc.code, "message": exc.message, "retry_in_blocks": exc.retry_in_blocks,
+                "failures": failures, "retry_at": time.time() + delay})
+            self._warn("weights.error", weight_set=ws.id, code=exc.code, error=exc.message, failures=failures,
+                       retry_in_s=round(delay, 3))
             if self.metrics is not None:
                 self.metrics.set_weights.labels(result=exc.code).inc()
             return status
@@ -579,3 +687,40 @@ class Arena:
         self._info("weights.set" if outcome.success else "weights.failed", weight_set=ws.id, block=outcome.block,
                    message=outcome.message)
         return status
+
+    # --- progress
+
+    def progress(self, now: float | None = None) -> dict[str, Any]:
+        """Whether the node progresses, from the store: runs in a sandbox past their wall clock plus
+        `stuck_grace`, running races no run of which moved for `race_stall` seconds while some are not final, and
+        the latest closed race when its weights are not set `weights_grace` seconds after it closed."""
+        from datetime import UTC, datetime
+
+        now_dt = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+        wall = self.config.limits.wall_seconds + self.config.stuck_grace
+        overdue = []
+        for run in self.store.runs(status=("starting", "running")):
+            began = run.starting_at or run.created_at
+            if began is not None and (now_dt - began).total_seconds() > wall:
+                overdue.append(run.run_id)
+        stalled = []
+        for race in self.store.races(status="running"):
+            runs = self.store.runs(race_id=race.race_id)
+            if all(self.final(r) for r in runs):
+                continue
+            moves = [race.opened_at] + [t for r in runs for t in (r.starting_at, r.running_at, r.scoring_at,
+                                                                 r.judged_at, r.finished_at, r.errored_at) if t]
+            if (now_dt - max(moves)).total_seconds() > self.config.race_stall:
+                stalled.append(race.race_id)
+        unset: dict[str, Any] | None = None
+        closed = self.store.races(status="closed")
+        if closed and closed[-1].closed_at is not None:
+            race = closed[-1]
+            sets = [ws for ws in self.store.weight_sets() if ws.race_id == race.race_id]
+            age = (now_dt - race.closed_at).total_seconds()
+            if not any(ws.status == "set" for ws in sets) and age > self.config.weights_grace:
+                last = sets[-1] if sets else None
+                unset = {"race_id": race.race_id, "seconds": round(age, 1),
+                         "status": last.status if last else "not computed",
+                         "error": (last.outcome or {}).get("message") if last else None}
+        return {"overdue_runs": overdue, "stalled_races": stalled, "weights_unset": unset}

@@ -1,12 +1,16 @@
 """The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, judge, close race, set
-weights, reap. Every job is idempotent and reads its state from the store, so a node killed at any moment and
-started again resumes where it stopped: `Arena.recover` puts runs it left `starting`/`running` back to pending,
-runs left `scoring` are scored from their stored trajectory and then judged, and a `finished` run is never run
-again.
+weights, reap, recover. Every job is idempotent and reads its state from the store, so a node killed at any moment
+and started again resumes where it stopped, and a node that lives through a fault (the store or the chain away for a
+while, the gateway dying) heals itself without a restart: `Arena.recover`, at start and then every
+`recover_seconds`, ends and retries the attempts of runs left `starting`/`running` with no sandbox behind them,
+scores runs left `scoring` from their stored trajectory (the judge job judges them), finishes runs left `judged`,
+and serves the gateway again if it died; a `finished` run is never run again.
 
-A job that fails (database or chain unreachable, a bug) logs one line and runs again at its next interval; it never
-stops the node. SIGTERM and SIGINT stop the node gracefully: no new job starts, running sandboxes are killed and
-their runs put back to pending for the next start.
+A job that fails (database or chain unreachable, a bug) logs its error with the traceback and runs again at its next
+interval; it never stops the node. `health()` reports, beside the chain and the scheduler, whether the node
+progresses (`Arena.progress`: runs past their wall clock, a race that cannot close, weights not set) and which jobs
+keep failing. SIGTERM and SIGINT stop the node gracefully: no new job starts, running sandboxes are killed and their
+runs put back to pending for the next start.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import asyncio
 import logging
 import signal
 import time
+import traceback
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -29,7 +34,7 @@ class Node:
 
     def __init__(self, arena: Arena, *, sync: Callable[[], Any] | None = None, block_time: float = 12.0,
                  dispatch_seconds: float = 2.0, close_seconds: float = 3.0, sync_seconds: float | None = None,
-                 reap_seconds: float = 60.0, log: Any = None) -> None:
+                 reap_seconds: float = 60.0, recover_seconds: float = 15.0, log: Any = None) -> None:
         self.arena = arena
         self.sync = sync
         self.log = log
@@ -41,14 +46,18 @@ class Node:
             "close_race": close_seconds,
             "set_weights": max(block_time, 1.0),
             "reap": reap_seconds,
+            "recover": recover_seconds,
         }
         self.stopping = asyncio.Event()
         self.failures: dict[str, int] = {}
         self.last_ok: dict[str, float] = {}
+        self._last_failure: dict[str, float] = {}
 
     # --- jobs (each one line in the log when it fails; the next interval tries again)
 
     def _guard(self, name: str, job: Callable[[], Any]) -> Callable[[], Awaitable[None]]:
+        metrics = getattr(self.arena, "metrics", None)
+
         async def run() -> None:
             if self.stopping.is_set():
                 return
@@ -57,13 +66,18 @@ class Node:
                 if asyncio.iscoroutine(result):
                     await result
                 self.last_ok[name] = time.time()
+                if metrics is not None:
+                    metrics.job_last_success.labels(job=name).set(self.last_ok[name])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a failing job must never stop the node
                 self.failures[name] = self.failures.get(name, 0) + 1
+                self._last_failure[name] = time.time()
+                if metrics is not None:
+                    metrics.job_failures.labels(job=name).inc()
                 if self.log is not None:
                     self.log.error("job.failed", job=name, error=f"{type(exc).__name__}: {exc}",
-                                   failures=self.failures[name])
+                                   failures=self.failures[name], traceback=traceback.format_exc())
 
         run.__name__ = f"job_{name}"
         return run
@@ -93,13 +107,17 @@ class Node:
     def _reap(self) -> Awaitable[Any]:
         return asyncio.to_thread(self.arena.reap)
 
+    def _recover(self) -> Any:
+        # on the event loop, not in a thread: no run moves in or out of flight while it decides which are lost
+        return self.arena.recover()
+
     def scheduler(self) -> AsyncIOScheduler:
         scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1,
                                                                  "misfire_grace_time": None})
         jobs: dict[str, Callable[[], Any]] = {
             "open_race": self._open, "dispatch": self.arena.dispatch, "judge": self.arena.judge_runs,
             "close_race": self._close,
-            "set_weights": self._weights, "reap": self._reap,
+            "set_weights": self._weights, "reap": self._reap, "recover": self._recover,
         }
         if self.sync is not None:
             jobs = {"sync": self._sync, **jobs}
@@ -110,7 +128,8 @@ class Node:
         return scheduler
 
     def health(self) -> dict[str, tuple[bool, str]]:
-        """The chain answers, and the scheduler's dispatch job ran recently (for `/healthz`)."""
+        """The chain answers, the scheduler's dispatch job ran recently, and the node progresses: no run past its
+        wall clock plus a grace, no race that cannot close, the latest closed race's weights set (for `/healthz`)."""
         checks: dict[str, tuple[bool, str]] = {}
         try:
             checks["chain"] = (True, f"{self.arena.chain.network} block {self.arena.chain.block()}")
@@ -123,6 +142,27 @@ class Node:
         else:
             age = time.time() - last
             checks["scheduler"] = (age < limit and not self.stopping.is_set(), f"dispatch ran {age:.1f}s ago")
+        failing = {name: n for name, n in self.failures.items()
+                   if n and self.last_ok.get(name, 0.0) < self._last_failure.get(name, 0.0)}
+        try:
+            progress = self.arena.progress()
+        except Exception as exc:  # noqa: BLE001 - health reports any failure as data
+            checks["progress"] = (False, f"cannot read progress from the store: {type(exc).__name__}: "
+                                         f"{str(exc)[:200]}")
+            return checks
+        overdue, stalled, unset = progress["overdue_runs"], progress["stalled_races"], progress["weights_unset"]
+        wall = self.arena.config.limits.wall_seconds + self.arena.config.stuck_grace
+        checks["runs"] = (not overdue, f"{len(overdue)} run(s) in a sandbox for over {wall:g}s: "
+                                       f"{', '.join(overdue[:5])}" if overdue else "no run past its wall clock")
+        checks["races"] = (not stalled, f"race(s) that cannot close (no run moved for "
+                                        f"{self.arena.config.race_stall:g}s): {', '.join(stalled)}"
+                           if stalled else "every running race progresses")
+        checks["weights"] = (unset is None, f"weights of closed race {unset['race_id']} not set after "
+                                            f"{unset['seconds']:g}s ({unset['status']}: {unset['error']})"
+                             if unset else "the latest closed race's weights are set")
+        if failing:
+            checks["jobs"] = (False, "failing: " + ", ".join(f"{name} ({n} failures)"
+                                                             for name, n in sorted(failing.items())))
         return checks
 
     # --- running

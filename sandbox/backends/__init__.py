@@ -7,14 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.blame import for_harness_status  # harness status -> run error code (arena.blame's one table)
+
 HARNESS_DIR = Path(__file__).resolve().parent.parent / "harness"
 SDK_DIR = Path(__file__).resolve().parent.parent / "agent_sdk"
-
-#: Harness statuses -> the run error code of DESIGN (1xxx: the agent is to blame; 2xxx: the validator).
-ERROR_CODES = {
-    "import_failed": 1001, "raised": 1002, "timeout": 1003, "killed": 1004, "bad_return": 1005,
-    "no_result": 1002, "harness_fault": 2001, "sandbox_failed": 2001,
-}
 
 
 @dataclass(frozen=True)
@@ -59,7 +55,7 @@ class SandboxResult:
 
     @property
     def error_code(self) -> int | None:
-        return None if self.status == "ok" else ERROR_CODES.get(self.status, 2001)
+        return for_harness_status(self.status)
 
 
 def result_from_report(stdout: str, stderr: str, code: int | None, elapsed: float, *, timed_out: bool, oom: bool,

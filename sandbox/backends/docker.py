@@ -3,8 +3,10 @@
 ``network_mode="none"`` with only the gateway socket's folder mounted (read-only) at /run/arena, the bundle
 read-only at /agent, a read-only root, a size-capped tmpfs /tmp, uid 65534, every capability dropped,
 no-new-privileges, memory with swap off, CPU shares, a pids limit, ulimits (open files, no core dumps), capped logs,
-and a wall-clock deadline after which the container is killed. The container is removed in ``finally``; containers
-carry the label ``shoparena.run`` so a restarting node can reap orphans (`DockerSandbox.reap`).
+and a wall-clock deadline after which the container is killed (only the deadline passing is the agent's timeout; any
+other failure of the engine while the run is in it is `sandbox_failed`, the validator's fault). The container is
+removed in ``finally``; containers carry the label ``shoparena.run`` so a restarting node can reap orphans
+(`DockerSandbox.reap`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import asyncio
 import json
 import time
 from typing import Any
+
+from requests.exceptions import ReadTimeout
 
 from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
 
@@ -45,6 +49,16 @@ class DockerSandbox:
             raise DockerUnavailable(f"the sandbox image {image} is missing; build it with "
                                     "`python -m sandbox.image.build`") from None
         self.image = image
+
+    def _engine_fault(self, container: Any, doing: str, error: object, started: float) -> SandboxResult:
+        """The Docker engine failed while `doing`: the container is killed if the engine still answers, and the run
+        ends `sandbox_failed` (2001, the validator's fault; retried), whatever the agent was doing."""
+        try:
+            container.kill()
+        except Exception:  # noqa: BLE001 - gone, or the engine is down: removed in finally or reaped later
+            pass
+        return SandboxResult("sandbox_failed", f"docker engine fault {doing}: {error}", None,
+                             time.monotonic() - started, backend=self.name)
 
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Remove the containers a previous run of the node left behind (all of them, or only these runs'); call it
@@ -84,13 +98,22 @@ class DockerSandbox:
             )
             container.start()
             timed_out = False
+            deadline = limits.wall_seconds + 10
+            waiting = time.monotonic()
             try:
-                status = container.wait(timeout=limits.wall_seconds + 10)
-                code = status.get("StatusCode")
-            except Exception:  # noqa: BLE001 - the deadline passed (requests' read timeout)
+                status = container.wait(timeout=deadline)
+            except ReadTimeout:  # requests' read timeout: the deadline passed with the container still running
                 timed_out = True
                 container.kill()
                 code = None
+            except Exception as exc:  # noqa: BLE001 - the engine failed us while we waited: never the agent's timeout
+                return self._engine_fault(container, f"waiting on the container after "
+                                                     f"{time.monotonic() - waiting:.1f}s", exc, started)
+            else:
+                if (status.get("Error") or {}).get("Message"):
+                    return self._engine_fault(container, "waiting on the container", status["Error"]["Message"],
+                                              started)
+                code = status.get("StatusCode")
             container.reload()
             oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
             out = container.logs(stdout=True, stderr=False, tail=5).decode("utf-8", errors="replace")
@@ -98,7 +121,7 @@ class DockerSandbox:
             return result_from_report(out, err, code, time.monotonic() - started, timed_out=timed_out, oom=oom,
                                       limit=limits.output_bytes, backend=self.name)
         except Exception as exc:  # noqa: BLE001 - the engine failed us: the validator's fault, never the agent's
-            return SandboxResult("sandbox_failed", f"docker: {exc}", None, time.monotonic() - started,
+            return SandboxResult("sandbox_failed", f"docker engine fault: {exc}", None, time.monotonic() - started,
                                  backend=self.name)
         finally:
             if container is not None:

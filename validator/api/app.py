@@ -45,6 +45,13 @@ RESULT_FIELDS = ("race_id", "hotkey", "uid", "submission_id", "commitment_block"
                  "errored", "rank", "per_task")
 
 
+def _describe(code: int | None) -> str | None:
+    from arena.blame import CODES
+
+    entry = CODES.get(code) if code is not None else None
+    return entry.description if entry else None
+
+
 def _run_summary(run: Run, score: Score | None, task: str | None) -> dict[str, Any]:
     sandbox = run.sandbox or {}
     out = _row(run, *RUN_FIELDS)
@@ -128,6 +135,12 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         out["judge"] = score.judge if score else None
         out["judge_evidence"] = score.judge_evidence if score else None
         out["steps"] = [e.model_dump(mode="json") for e in store.events(run_id)]
+        sandbox = found.sandbox or {}
+        # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
+        # that ended in an error, with its code and blame)
+        out["upstream_errors"] = sandbox.get("upstream_errors") or []
+        out["attempts"] = sandbox.get("attempts") or []
+        out["error_description"] = _describe(found.error_code)
         return out
 
     @app.get("/api/runs/{run_id}/trajectory", tags=["runs"], summary="A run's gateway log, in order")

@@ -128,9 +128,11 @@ class LocalChain:
 
     network = "localchain"
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time,
+                 busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
         self.path = Path(path).expanduser()
         self._clock = clock
+        self.busy_timeout = busy_timeout  # seconds a call waits for another process's lock before `busy`
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._conn_pid = 0
@@ -258,8 +260,8 @@ class LocalChain:
             raise ChainError("no_chain", f"no LocalChain at {self.path}; create it with {_init_hint(self.path)}")
         try:
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None,
-                                   timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+                                   timeout=self.busy_timeout, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA synchronous=FULL")  # WAL mode is already persistent in the file (set by init)
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
@@ -298,7 +300,7 @@ class LocalChain:
     def _db_error(self, action: str, error: sqlite3.Error) -> ChainError:
         if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
             return ChainError("busy", f"cannot {action}: the LocalChain at {self.path} stayed locked by another "
-                                      f"process for {BUSY_TIMEOUT_SECONDS:.0f}s; try again")
+                                      f"process for {self.busy_timeout:g}s; try again")
         return ChainError("chain_error", f"cannot {action}: LocalChain at {self.path}: {error}")
 
     def _now(self) -> int:

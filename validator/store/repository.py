@@ -62,14 +62,11 @@ EVENT_BATCH = 1000
 
 
 def blame_of(code: int | None) -> str | None:
-    """DESIGN's error-code ranges: 1xxx the agent, 2xxx the validator."""
-    if code is None:
-        return None
-    if 1000 <= code < 2000:
-        return "agent"
-    if 2000 <= code < 3000:
-        return "validator"
-    raise ValueError(f"error code {code} is outside 1000-2999")
+    """Who is to blame for a run error code, from `arena.blame`'s one table (1xxx the agent, 2xxx the validator);
+    `ValueError` for a code the table does not hold."""
+    from arena.blame import blame_of as table_blame
+
+    return table_blame(code)
 
 
 class StoreError(Exception):
@@ -427,13 +424,17 @@ class Store:
         run.status = status
         if status in _PHASE_COLUMN:
             setattr(run, _PHASE_COLUMN[status], now)
-        if status == "starting":
+        if status == "starting":  # a new attempt starts clean; earlier attempts' errors stay in sandbox.attempts
             run.attempt += 1
+            run.error_code = run.blame = run.error = None
         if status == "errored":
             code = fields.pop("error_code", None)
             if code is None:
                 raise StoreError("bad_input", f"run {run_id}: an errored run needs an error_code")
-            run.error_code, run.blame = int(code), blame_of(int(code))
+            try:
+                run.error_code, run.blame = int(code), blame_of(int(code))
+            except (TypeError, ValueError) as exc:
+                raise StoreError("bad_input", f"run {run_id}: {exc}") from None
         elif status == "pending":
             run.not_before = fields.pop("not_before", None)
         for key, value in fields.items():

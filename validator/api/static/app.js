@@ -153,11 +153,22 @@ async function runPage(runId) {
   const run = await api(`/api/runs/${encodeURIComponent(runId)}`);
   const cited = new Set(run.judge_evidence || []);
   const judge = run.judge;
-  const blame = run.error_code ? `<p class="bad">error ${run.error_code} (${esc(run.blame)} is to blame): ${esc(run.error)}</p>` : (run.error ? `<p class="warn">${esc(run.error)}</p>` : "");
+  const blame = run.error_code ? `<p class="bad">error ${run.error_code} (${esc(run.blame)} is to blame${run.blame === "validator" ? ": retried, never a zero" : ""}): ${esc(run.error)}${run.error_description ? ` <span class="muted">— ${esc(run.error_description)}</span>` : ""}</p>` : (run.error ? `<p class="warn">${esc(run.error)}</p>` : "");
+  // every attempt the upstream failed in ended 2005 and is listed in run.attempts, with its upstream errors
+  const upstream = (run.attempts || []).flatMap((a) => (a.upstream_errors || []).map((e) => ({ attempt: a.attempt, ...e })));
+  const attempts = (run.attempts || []).length ? `<div class="card" id="attempts"><h2>Attempts that ended in an error</h2>${table([
+    { title: "attempt", value: (a) => a.attempt, num: true }, { title: "code", value: (a) => a.code, num: true },
+    { title: "blame", value: (a) => a.blame }, { title: "error", value: (a) => a.error || "" },
+    { title: "upstream errors", value: (a) => a.upstream_error_count || 0, num: true }], run.attempts, "attempts")}</div>` : "";
+  const upstreamHtml = upstream.length ? `<div class="card" id="upstream-errors"><h2>Upstream LLM errors (${upstream.length})</h2>
+    <p class="muted">The node's upstream LLM failed during these calls: the node's fault, never the miner's (code 2005, retried).</p>${table([
+    { title: "attempt", value: (e) => e.attempt, num: true }, { title: "step", value: (e) => e.seq, num: true },
+    { title: "status", value: (e) => e.status, num: true }, { title: "error", value: (e) => e.error || "" },
+    { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
   app.innerHTML = `<h1>Run ${esc(run.run_id)}</h1>
     <p><a href="#/race/${encodeURIComponent(run.race_id)}">race ${esc(run.race_id)}</a> · miner <span title="${esc(run.hotkey)}">${esc(short(run.hotkey))}</span> ·
       <span class="badge ${esc(run.status)}">${esc(run.status)}</span> · attempt ${run.attempt} · ${num(run.seconds, 2)} s · final ${num(run.final)}</p>
-    ${blame}
+    ${blame}${upstreamHtml}${attempts}
     <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${run.problem.n_products} product(s)<p id="query">${esc(run.problem.query)}</p></div>
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${encodeURIComponent(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>

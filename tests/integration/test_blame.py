@@ -1,0 +1,254 @@
+"""Blame where it belongs, with the real pieces: the gateway in front of a real OpenAI-compatible HTTP server (the one
+double: an upstream LLM this machine cannot reach), the bubblewrap sandbox, the store, LocalChain.
+
+A fault of the node's own infrastructure (here: its upstream LLM answering 502) is never a miner's zero, whether the
+agent let the error through or caught it and carried on; an agent's own failure (no answer, budget spent, a bundle
+that cannot be unpacked) is final with its code."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from arena import blame
+from arena.catalog import Catalog
+from arena.problems.pack import load_pack
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from sandbox.gateway import Budgets, Gateway, Upstream
+from tests.support.openai_server import Fail, OpenAIServer
+from tests.support.race import build_arena_inputs, make_chain, place_submission
+from validator.api import create_app
+from validator.chain.local import LocalChain
+from validator.demo import MINER_TEMPLATE
+from validator.races import Arena, ArenaConfig
+from validator.store.repository import Store, make_engine
+from validator.store.schema import upgrade
+
+MODEL = "blame-test-model"
+
+# The offline template, asking the node's LLM for a first thought before it works; `{guard}` decides what the agent
+# does with an LLM error: let it through (agent_main raises) or catch it and carry on without the thought.
+LLM_PREFIX = '''
+
+import json as _json
+import os as _os
+import urllib.request as _request
+
+MINER = {miner!r}
+_solve_now = agent_main
+
+
+def _think(problem):
+    body = _json.dumps({{"model": {model!r}, "messages": [{{"role": "user", "content": problem["query"]}}]}}).encode()
+    req = _request.Request(_os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body,
+                           headers={{"Content-Type": "application/json"}})
+    with _request.urlopen(req, timeout=60) as resp:
+        return _json.loads(resp.read())["choices"][0]["message"]["content"]
+
+
+def agent_main(problem):
+{guard}
+    return _solve_now(problem)
+'''
+LET_THROUGH = "    _think(problem)"
+CATCH = "    try:\n        _think(problem)\n    except Exception:  # carry on without the LLM\n        pass"
+
+
+def llm_agent(folder: Path, miner: str, guard: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "agent.py").write_text(MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL,
+                                                                                    guard=guard))
+    return folder
+
+
+def plain_agent(folder: Path, source: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "agent.py").write_text(source)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    return build_arena_inputs(tmp_path_factory.mktemp("arena"), problems=16, per_race=3)
+
+
+def open_store(url: str) -> Store:
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    return Store.open(url)
+
+
+def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, *,
+               gateway: Gateway | None = None, budgets: Budgets | None = None) -> Arena:
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2,
+                         limits=Limits(wall_seconds=60), budgets=budgets or Budgets())
+    return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
+                 config=config, gateway=gateway or Gateway(catalog))
+
+
+def drive(arena: Arena, store: Store, done: Any, deadline: float = 300.0) -> None:
+    """Dispatch and judge until `done()` (a condition on the store), within a generous deadline."""
+    end = time.time() + deadline
+    while not done():
+        assert time.time() < end, "the runs did not reach the expected state in time"
+        asyncio.run(arena.dispatch())
+        asyncio.run(arena.judge_runs())
+        time.sleep(0.1)
+
+
+def test_an_upstream_llm_failing_mid_run_is_the_nodes_fault_and_the_run_is_retried_and_scored(
+        inputs: Any, tmp_path: Path) -> None:
+    down = threading.Event()
+    down.set()
+
+    def upstream(body: dict[str, Any]) -> str:
+        if down.is_set():
+            raise Fail(502, "bad gateway (upstream overloaded)")
+        return "look for the cheapest matching listing"
+
+    names = {"lets-through": LET_THROUGH, "catches": CATCH}
+    setup = make_chain(tmp_path, list(names))
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    hotkeys = {}
+    for i, (name, guard) in enumerate(names.items()):
+        hotkeys[name] = setup.miners[name].hotkey.ss58_address
+        place_submission(store, data_dir, hotkeys[name], llm_agent(tmp_path / "agents" / name, name, guard),
+                         block=10 + i)
+    with OpenAIServer(upstream, models=(MODEL,)) as server:
+        catalog = Catalog.open(inputs[0])
+        gateway = Gateway(catalog, upstream=Upstream(base_url=server.base_url, models=[MODEL]))
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, gateway=gateway)
+        arena.start()
+        try:
+            race_id = arena.open_race()
+            assert race_id is not None
+            asyncio.run(arena.dispatch())
+            # the upstream answered 502 to every LLM call: every run is the node's fault, put back for a retry
+            runs = store.runs(race_id=race_id)
+            assert len(runs) == 6
+            for run in runs:
+                assert (run.status, run.error_code, run.blame) == ("pending", blame.UPSTREAM_LLM_DOWN, "validator")
+                assert store.score(run.run_id) is None  # nothing scored, no zero recorded
+                (attempt,) = run.sandbox["attempts"]
+                assert attempt["code"] == blame.UPSTREAM_LLM_DOWN and attempt["upstream_errors"]
+                assert attempt["upstream_errors"][0]["status"] == 502
+            # whether the agent let the 502 through (it raised) or caught it and answered, the blame is the node's
+            by_name = {n: [r for r in runs if r.hotkey == hk] for n, hk in hotkeys.items()}
+            assert {r.sandbox["status"] for r in by_name["lets-through"]} == {"raised"}
+            assert {r.sandbox["status"] for r in by_name["catches"]} == {"ok"}
+            assert all(r.sandbox["answer"] for r in by_name["catches"])
+            assert arena.close_races() == []
+
+            down.clear()  # the upstream recovers
+            drive(arena, store, lambda: all(r.status == "finished" for r in store.runs(race_id=race_id)))
+            assert arena.close_races() == [race_id]
+        finally:
+            arena.stop()
+    runs = store.runs(race_id=race_id)
+    assert all(r.attempt == 2 and r.status == "finished" and r.error_code is None for r in runs)
+    finals: dict[str, dict[str, float]] = {name: {} for name in names}
+    for run in runs:
+        score = store.score(run.run_id)
+        assert score is not None and score.final is not None
+        assert not run.sandbox["upstream_errors"]  # the attempt that counts met no upstream fault
+        name = next(n for n, hk in hotkeys.items() if hk == run.hotkey)
+        finals[name][run.problem_id] = score.final
+    # both agents made the same calls once the upstream was back: the same verdicts, nothing lost to the outage
+    assert finals["lets-through"] == finals["catches"]
+    results = {r.hotkey: r for r in store.race_results(race_id)}
+    for name, hotkey in hotkeys.items():
+        assert results[hotkey].errored == 0
+        assert results[hotkey].score == pytest.approx(sum(finals[name].values()) / 3)
+    # the run page shows the upstream errors of the attempt they ended
+    client = TestClient(create_app(store))
+    page = client.get(f"/api/runs/{runs[0].run_id}").json()
+    (attempt,) = page["attempts"]
+    assert attempt["code"] == 2005 and attempt["blame"] == "validator"
+    assert "502" in attempt["upstream_errors"][0]["error"] and attempt["upstream_error_count"] >= 1
+    app_js = client.get("/static/app.js").text
+    assert "upstream-errors" in app_js and "a.upstream_errors" in app_js
+    store.close()
+
+
+NO_ANSWER_AGENT = '''
+def agent_main(problem):
+    return {"thought": "nothing fits"}
+'''
+
+SPENDER_AGENT = '''
+from arena_agent import BudgetExhausted, call_tool
+
+
+def agent_main(problem):
+    try:
+        while True:
+            call_tool("find_product", q=problem["query"][:40])
+    except BudgetExhausted:
+        return None
+'''
+
+
+def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final(inputs: Any,
+                                                                                   tmp_path: Path) -> None:
+    import hashlib
+
+    names = ["silent", "spender", "broken"]
+    setup = make_chain(tmp_path, names)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
+    place_submission(store, data_dir, hotkeys["silent"], plain_agent(tmp_path / "a" / "silent", NO_ANSWER_AGENT),
+                     block=10)
+    place_submission(store, data_dir, hotkeys["spender"], plain_agent(tmp_path / "a" / "spender", SPENDER_AGENT),
+                     block=11)
+    # a bundle that passed its hash check but cannot be unpacked (a truncated archive, stored as fetched)
+    garbage = b"\x1f\x8b\x08\x00 not really a tar.gz"
+    sha = hashlib.sha256(garbage).hexdigest()
+    (data_dir / "bundles").mkdir(parents=True, exist_ok=True)
+    (data_dir / "bundles" / f"{sha}.tar.gz").write_bytes(garbage)
+    sub, _ = store.add_submission(hotkey=hotkeys["broken"], sha256=sha, commitment_block=12, source="test")
+    store.set_submission(sub.id, status="accepted", size_bytes=len(garbage))
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, budgets=Budgets(tool_calls=5))
+    arena.start()
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        drive(arena, store, lambda: all(arena.final(r) for r in store.runs(race_id=race_id)))
+        assert arena.close_races() == [race_id]
+    finally:
+        arena.stop()
+    expected = {"silent": blame.NO_ANSWER, "spender": blame.BUDGET_EXHAUSTED, "broken": blame.BUNDLE_INVALID}
+    for name, code in expected.items():
+        runs = store.runs(race_id=race_id, hotkey=hotkeys[name])
+        assert len(runs) == 3
+        for run in runs:
+            assert (run.status, run.error_code, run.blame, run.attempt) == ("errored", code, "agent", 1), run.error
+    spender = store.runs(race_id=race_id, hotkey=hotkeys["spender"])[0]
+    assert spender.sandbox["budget_refusals"] >= 1 and "budget" in (spender.error or "")
+    results = {r.hotkey: r for r in store.race_results(race_id)}
+    assert all(results[hotkeys[n]].score == 0.0 and results[hotkeys[n]].errored == 3 for n in names)
+    store.close()
+
+
+def test_every_code_has_one_entry_and_the_store_takes_blame_from_it() -> None:
+    from validator.store.repository import blame_of
+
+    assert all((c.code < 2000) == (c.blame == "agent") and c.retried == (c.blame == "validator")
+               for c in blame.CODES.values())
+    assert {blame_of(c) for c in (1006, 1007, 1008)} == {"agent"} and blame_of(2005) == "validator"
+    with pytest.raises(ValueError, match="unknown run error code 1999"):
+        blame_of(1999)
