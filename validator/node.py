@@ -41,7 +41,8 @@ def open_sandbox(settings: Settings) -> Any:
 
 
 def open_pack(settings: Settings) -> tuple[Any, Any]:
-    """The catalog and the signed pack made for it (signature required; signer checked when --pack.signer)."""
+    """The catalog and the signed pack made for it: the signature must hold and the signer must be the pinned
+    --pack.signer (a public development key only with --pack.allow_dev_signer)."""
     from arena.catalog import Catalog, CatalogError
     from arena.problems.pack import PackError, load_pack
 
@@ -52,10 +53,10 @@ def open_pack(settings: Settings) -> tuple[Any, Any]:
         catalog = Catalog.open(settings.catalog.expanduser())
     except CatalogError as exc:
         raise NodeError(str(exc)) from None
-    signers = {settings.pack_signer} if settings.pack_signer else None
+    signers = {settings.pack_signer} if settings.pack_signer else set()
     try:
         pack = load_pack(Path(settings.pack).expanduser(), catalog_digest=catalog.digest, require_signature=True,
-                         trusted_signers=signers)
+                         trusted_signers=signers, allow_dev_signer=settings.pack_allow_dev_signer)
     except PackError as exc:
         raise NodeError(str(exc)) from None
     return catalog, pack

@@ -96,8 +96,12 @@ class Settings(BaseSettings):
                                  json_schema_extra=flag("--catalog"))
     pack: str | None = Field(None, description="the problem pack file (signed by its operator)",
                              json_schema_extra=flag("--pack"))
-    pack_signer: str | None = Field(None, description="ss58 address the pack must be signed by",
-                                    json_schema_extra=flag("--pack.signer"))
+    pack_signer: str | None = Field(
+        None, description="the arena operator's ss58 address the pack must be signed by (required: ask the operator)",
+        json_schema_extra=flag("--pack.signer"))
+    pack_allow_dev_signer: bool = Field(
+        False, description="accept a pack signed by a public development key (//Alice, //Bob, ...): a local demo or "
+                           "test only, never a real subnet", json_schema_extra=flag("--pack.allow_dev_signer"))
     weight_policy: str = Field("top_heavy", description=f"one of {', '.join(sorted(POLICIES))}",
                                json_schema_extra=flag("--weights.policy"))
     burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
@@ -151,6 +155,15 @@ class Settings(BaseSettings):
         if value and not re.match(r"^https?://[^\s/]+", value):
             raise ValueError(f"{value!r} is not an http:// or https:// URL")
         return value.rstrip("/") if value else value
+
+    @field_validator("pack_signer")
+    @classmethod
+    def _ss58(cls, value: str | None) -> str | None:
+        from arena.problems.pack import is_ss58
+
+        if value is not None and not is_ss58(value):
+            raise ValueError("is not an ss58 address; give the arena operator's hotkey address (5...)")
+        return value.strip() if value else value
 
     @field_validator("database_url")
     @classmethod

@@ -171,15 +171,62 @@ def test_unsigned_pack_needs_require_signature_off(tmp_path, pack):
         load_pack(path, require_signature=False, trusted_signers={"5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"})
 
 
-def test_trusted_signers_enforced(tmp_path, signed, alice, bob):
-    path = write_pack(signed, tmp_path / "pack.json")
-    assert load_pack(path, trusted_signers={alice.ss58_address, bob.ss58_address}) == signed
+@pytest.fixture(scope="module")
+def operator():
+    return load_keypair(key_uri="//ShopArenaPackOperator")  # a key of its own, not a public development key
+
+
+def test_only_the_pinned_signer_is_trusted(tmp_path, pack, operator, bob):
+    path = write_pack(pack.signed(operator), tmp_path / "pack.json")
+    assert load_pack(path, trusted_signers={operator.ss58_address}).signer == operator.ss58_address
+    assert load_pack(path, trusted_signers={bob.ss58_address, operator.ss58_address}).signer == operator.ss58_address
     with pytest.raises(PackError) as excinfo:
         load_pack(path, trusted_signers={bob.ss58_address})
     message = one_line_error(excinfo)
-    assert alice.ss58_address in message and "not a trusted signer" in message
-    bobs = write_pack(signed.signed(bob), tmp_path / "bob.json")
-    assert load_pack(bobs, trusted_signers={bob.ss58_address}).signer == bob.ss58_address
+    assert operator.ss58_address in message and f"not by the pinned signer {bob.ss58_address}" in message
+    assert "--pack.signer" in message
+
+
+def test_a_pinned_signer_matches_in_any_ss58_format(tmp_path, pack, operator):
+    from bittensor.sp_core import Keypair
+
+    polkadot = Keypair(public_key=operator.public_key, ss58_format=0).ss58_address
+    assert polkadot != operator.ss58_address
+    path = write_pack(pack.signed(operator), tmp_path / "pack.json")
+    assert load_pack(path, trusted_signers={polkadot}).signer == operator.ss58_address
+
+
+def test_no_pinned_signer_is_refused_naming_the_flag(tmp_path, pack, operator):
+    path = write_pack(pack.signed(operator), tmp_path / "pack.json")
+    with pytest.raises(PackError) as excinfo:
+        load_pack(path, trusted_signers=set())
+    message = one_line_error(excinfo)
+    assert "no signer is pinned" in message and "--pack.signer" in message and operator.ss58_address in message
+
+
+def test_a_pinned_signer_that_is_not_an_address_is_named(tmp_path, pack, operator):
+    path = write_pack(pack.signed(operator), tmp_path / "pack.json")
+    with pytest.raises(PackError) as excinfo:
+        load_pack(path, trusted_signers={"alice"})
+    assert "'alice' is not an ss58 address" in one_line_error(excinfo)
+
+
+@pytest.mark.parametrize("uri", ["//Alice", "//Bob", "//Ferdie", "//Charlie//stash"])
+def test_a_development_key_is_refused_even_when_pinned_unless_allowed(tmp_path, pack, uri):
+    dev = load_keypair(key_uri=uri)
+    path = write_pack(pack.signed(dev), tmp_path / "dev.json")
+    with pytest.raises(PackError) as excinfo:
+        load_pack(path, trusted_signers={dev.ss58_address})
+    message = one_line_error(excinfo)
+    assert f"public development key {uri}" in message and "--pack.allow_dev_signer" in message
+    assert load_pack(path, trusted_signers={dev.ss58_address}, allow_dev_signer=True).signer == dev.ss58_address
+    with pytest.raises(PackError, match="not by the pinned signer"):  # allowed, but still only when pinned
+        load_pack(path, trusted_signers={load_keypair(key_uri="//Dave").ss58_address}, allow_dev_signer=True)
+
+
+def test_signature_checks_alone_do_not_judge_the_signer(tmp_path, signed):
+    # integrity only (no trusted_signers): what `arena problems show` and the miner's local test need
+    assert load_pack(write_pack(signed, tmp_path / "pack.json")) == signed
 
 
 # --------------------------------------------------------------------------------------------------- catalog binding

@@ -11,6 +11,8 @@ from tests.unit.test_cli import arena, one_error_line
 
 SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
 FILES = [str(p) for p in sorted(SB.glob("*.jsonl"))]
+ALICE = "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY"  # //Alice, a public development key
+BOB = "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"  # //Bob
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +45,9 @@ def test_split_sign_verify_show(work):
     signed = work / "signed.json"
     arena("problems", "pack", str(split), "--out", str(signed), "--key-uri", "//Alice", "--problems-per-race", "4",
           check=True)
-    proc = arena("problems", "verify", str(signed), "--catalog", str(work / "cat"), check=True)
-    assert proc.stdout.startswith("ok: 8 problems signed by 5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY")
+    proc = arena("problems", "verify", str(signed), "--catalog", str(work / "cat"), "--pack.signer", ALICE,
+                 "--pack.allow_dev_signer", check=True)
+    assert proc.stdout.startswith(f"ok: 8 problems signed by {ALICE}")
     info = json.loads(arena("problems", "show", str(signed), "--json", check=True).stdout)
     assert info["signed"] and info["rotation"]["problems_per_race"] == 4 and info["problems"] == 8
     assert sum(n for tasks in info["splits"].values() for n in tasks.values()) == 8
@@ -68,10 +71,25 @@ def test_tampered_pack_is_refused(work, tmp_path):
     data["problems"][0]["query"] += " (edited)"
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data))
-    one_error_line(arena("problems", "verify", str(tampered)), "signature")
-    one_error_line(arena("problems", "verify", str(work / "signed.json"), "--signer",
-                         "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"), "signer")
-    one_error_line(arena("problems", "verify", str(work / "split.json")), "not signed")
+    one_error_line(arena("problems", "verify", str(tampered), "--pack.signer", ALICE), "signature")
+    one_error_line(arena("problems", "verify", str(work / "signed.json"), "--signer", BOB,
+                         "--pack.allow_dev_signer"), f"not by the pinned signer {BOB}")
+    one_error_line(arena("problems", "verify", str(work / "split.json"), "--pack.signer", ALICE), "not signed")
+
+
+def test_verify_trusts_only_a_pinned_signer_that_is_not_a_development_key(work, monkeypatch):
+    signed = str(work / "signed.json")  # signed with //Alice by test_split_sign_verify_show
+    monkeypatch.delenv("ARENA_PACK_SIGNER", raising=False)
+    for pinned in ([], ["--pack.signer", ALICE]):  # a development key is named first, pinned or not
+        one_error_line(arena("problems", "verify", signed, *pinned), "public development key //Alice",
+                       "--pack.allow_dev_signer")
+    one_error_line(arena("problems", "verify", signed, "--pack.allow_dev_signer"), "no signer is pinned",
+                   "--pack.signer", ALICE)
+    one_error_line(arena("problems", "verify", signed, "--pack.signer", "5Fnot-an-address"),
+                   "not an ss58 address")
+    monkeypatch.setenv("ARENA_PACK_SIGNER", ALICE)  # the signer the node's settings name
+    assert arena("problems", "verify", signed, "--pack.allow_dev_signer").returncode == 0
+    assert "--pack.allow_dev_signer" in arena("problems", "verify", "--help").stdout
 
 
 @pytest.mark.parametrize(
