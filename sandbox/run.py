@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
-from arena.trajectory import TrajectoryEvent, answer_of
+from arena.scoring.answer import raw_answer
+from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
 from sandbox.gateway import Budgets, Gateway
 
@@ -20,7 +21,7 @@ class RunOutcome:
     run_id: str
     result: SandboxResult
     events: list[TrajectoryEvent] = field(default_factory=list)
-    answer: list[str] = field(default_factory=list)
+    answer: Any = None  # the raw product_ids of the final recommend_product call (arena.scoring.answer)
     tool_calls: int = 0
     llm_calls: int = 0
     tokens: int = 0
@@ -70,5 +71,5 @@ async def run_one(gateway: Gateway, sandbox: Sandbox, bundle_dir: Path, socket_d
         result = await sandbox.run(spec)
     finally:
         record = gateway.close_run(run_id)
-    return RunOutcome(run_id, result, record.events, answer_of(record.events), record.tool_calls, record.llm_calls,
+    return RunOutcome(run_id, result, record.events, raw_answer(record.events), record.tool_calls, record.llm_calls,
                       record.tokens, record.cost, list(record.upstream_errors), record.budget_refusals)

@@ -515,16 +515,18 @@ class Arena:
             if self.metrics is not None:
                 self.metrics.run_final("errored", "validator")
 
-    def _score(self, run_id: str, answer: list[str] | None = None) -> None:
-        """Strict checks on the run's answer (read back from its stored trajectory when not given)."""
-        from arena.trajectory import answer_of
+    def _score(self, run_id: str, answer: Any = None) -> None:
+        """Strict checks on the run's answer by the pack's ruleset. ``answer`` is the raw ``product_ids`` of the
+        final recommendation (`arena.scoring.answer`); None reads it back from the stored trajectory."""
+        from arena.scoring.answer import raw_answer
 
         run = self.store.run(run_id)
         assert run is not None
         problem = self._problems[run.problem_id]
         if answer is None:
-            answer = answer_of(self.store.events(run_id))
-        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.pack.gold_vectors(problem.problem_id))
+            answer = raw_answer(self.store.events(run_id))
+        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.pack.gold_vectors(problem.problem_id),
+                          ruleset=self.pack.ruleset)
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
         self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
 

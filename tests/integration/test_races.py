@@ -15,6 +15,7 @@ from prometheus_client import generate_latest
 
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
+from arena.scoring import parse_answer
 from arena.weights import MinerResult, compute_weights, parse_policy
 from sandbox.backends import Limits
 from tests.support.postgres import fresh_database
@@ -123,7 +124,9 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     # the offline agent's trajectories are stored and its answers are the gateway's last recommend_product
     offline = by_name["offline"]
     assert all(store.events(r.run_id) for r in offline)
-    assert all(store.score(r.run_id).strict["answer"] == r.sandbox["answer"] for r in offline)  # type: ignore
+    assert all(store.score(r.run_id).strict["answer"] == parse_answer(r.sandbox["answer"], arena.pack.ruleset)
+               for r in offline)  # type: ignore[union-attr]
+    assert all(store.score(r.run_id).strict["ruleset"] == "shoppingbench" for r in offline)  # type: ignore
     results = {r.hotkey: r for r in store.race_results(race.race_id)}
     assert results[hotkeys["hostile"]].score == 0.0
     assert results[hotkeys["offline"]].score >= results[hotkeys["hostile"]].score
