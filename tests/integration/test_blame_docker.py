@@ -1,0 +1,188 @@
+"""A Docker engine fault while the backend waits on a container is the node's fault (2001, retried), never the
+agent's timeout. The engine is the real one; the fault is real too: the backend's connection to the engine is cut
+mid-wait (a unix-socket relay between the backend and dockerd, whose connections are severed while the engine stays
+up), or the container is removed from under the backend."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import blame
+from sandbox.backends import Limits, SandboxResult, SandboxSpec
+from sandbox.bundle import pack_dir, unpack
+
+SLEEPER = """
+import time
+
+
+def agent_main(problem):
+    time.sleep(40)
+    return None
+"""
+
+
+class EngineRelay:
+    """Relays a unix socket to dockerd's; `cut_waits()` severs every connection that carries a container wait."""
+
+    def __init__(self, target: str, path: Path) -> None:
+        self.target, self.path = target, path
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(path))
+        self.listener.listen(32)
+        self.pairs: list[tuple[socket.socket, socket.socket, list[bytes]]] = []
+        self.lock = threading.Lock()
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            engine.connect(self.target)
+            seen: list[bytes] = []
+            with self.lock:
+                self.pairs.append((client, engine, seen))
+            threading.Thread(target=self._pipe, args=(client, engine, seen), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(engine, client, None), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket, seen: list[bytes] | None) -> None:
+        try:
+            while chunk := src.recv(65536):
+                if seen is not None:
+                    seen.append(chunk)
+                dst.sendall(chunk)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def waiting(self) -> list[tuple[socket.socket, socket.socket, list[bytes]]]:
+        with self.lock:
+            return [p for p in self.pairs if b"/wait" in b"".join(p[2])]
+
+    def cut_waits(self) -> None:
+        for client, engine, _ in self.waiting():
+            for s in (client, engine):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.closed = True
+        self.listener.close()
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    import docker
+
+    from sandbox.image.build import build_image
+
+    build_image(log=lambda message: None)
+    return docker.from_env()
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    os.chmod(tmp_path, 0o711)
+    for parent in list(tmp_path.parents)[:-1]:
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)  # let uid 65534 traverse to the run folders
+    (tmp_path / "gw").mkdir()
+    os.chmod(tmp_path / "gw", 0o711)
+    return tmp_path
+
+
+def spec_for(run_dir: Path, run_id: str) -> SandboxSpec:
+    src = run_dir / "src"
+    src.mkdir()
+    (src / "agent.py").write_text(textwrap.dedent(SLEEPER))
+    agent_dir = unpack(pack_dir(src).data, run_dir / "agent")
+    return SandboxSpec(run_id=run_id, bundle_dir=agent_dir, problem={"problem_id": "p", "query": "lamp"},
+                       token="t", socket_dir=run_dir / "gw", limits=Limits(wall_seconds=60))
+
+
+def run_in_thread(sandbox: Any, spec: SandboxSpec) -> tuple[threading.Thread, dict[str, SandboxResult]]:
+    out: dict[str, SandboxResult] = {}
+    thread = threading.Thread(target=lambda: out.setdefault("result", asyncio.run(sandbox.run(spec))), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def wait_for(predicate: Any, what: str, timeout: float = 120.0) -> None:
+    deadline = time.time() + timeout
+    while not predicate():
+        assert time.time() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def running(engine: Any, run_id: str) -> bool:
+    from sandbox.backends.docker import LABEL
+
+    return any(c.status == "running" for c in engine.containers.list(filters={"label": f"{LABEL}={run_id}"}))
+
+
+@pytest.fixture
+def relay(tmp_path_factory: pytest.TempPathFactory, engine: Any) -> Iterator[EngineRelay]:
+    target = engine.api.base_url
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    assert host.startswith("unix://"), f"the relay needs dockerd on a unix socket, not {host} ({target})"
+    relay = EngineRelay(host[len("unix://"):], tmp_path_factory.mktemp("relay") / "docker.sock")
+    yield relay
+    relay.close()
+
+
+def test_the_engine_connection_failing_mid_wait_is_2001_not_a_timeout(engine: Any, relay: EngineRelay,
+                                                                      run_dir: Path) -> None:
+    import docker
+
+    from sandbox.backends.docker import LABEL, DockerSandbox
+
+    sandbox = DockerSandbox(client=docker.DockerClient(base_url=f"unix://{relay.path}", timeout=120))
+    spec = spec_for(run_dir, "engine-cut")
+    thread, out = run_in_thread(sandbox, spec)
+    try:
+        wait_for(lambda: running(engine, spec.run_id) and relay.waiting(), "the backend to wait on its container")
+        relay.cut_waits()  # the engine stays up; the backend's wait dies with its connection
+        thread.join(120)
+        result = out["result"]
+        assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED,
+                                                                         False), result.error
+        assert blame.blame_of(result.error_code) == "validator" and "waiting on the container" in (result.error or "")
+        assert result.elapsed_s < spec.limits.wall_seconds  # it ended on the fault, not on the deadline
+    finally:
+        for c in engine.containers.list(all=True, filters={"label": f"{LABEL}={spec.run_id}"}):
+            c.remove(force=True)
+    assert not engine.containers.list(all=True, filters={"label": f"{LABEL}={spec.run_id}"})
+
+
+def test_a_container_removed_under_the_backend_is_2001(engine: Any, run_dir: Path) -> None:
+    from sandbox.backends.docker import LABEL, DockerSandbox
+
+    sandbox = DockerSandbox()
+    spec = spec_for(run_dir, "engine-removed")
+    thread, out = run_in_thread(sandbox, spec)
+    wait_for(lambda: running(engine, spec.run_id), "the container to run")
+    for container in engine.containers.list(filters={"label": f"{LABEL}={spec.run_id}"}):
+        container.remove(force=True)
+    thread.join(120)
+    result = out["result"]
+    assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED, False)
+    assert blame.blame_of(result.error_code) == "validator"
