@@ -1,16 +1,24 @@
 """The validator tells every agent its configured model, the way `arena-miner test --model` does: the node's
---gateway.models reach the LLM template in a race, and its tool-calling loop runs against that model."""
+--gateway.models reach the LLM template in a race, and its tool-calling loop runs against that model; both sandbox
+backends put the gateway's model in the agent's environment (`ARENA_LLM_MODEL`)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
+from sandbox.bundle import pack_dir, unpack
+from sandbox.gateway import Gateway, GatewayServer, Upstream
+from sandbox.run import run_one
 from tests.support.openai_server import OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from tests.support.shopper import scripted_shopper
@@ -64,3 +72,48 @@ def test_the_node_runs_the_llm_template_against_its_configured_model(tmp_path: P
         recommended = [e.arguments["product_ids"] for e in events if e.name == "recommend_product"]
         assert len(recommended) == 1 and recommended[0] in chosen.values()
     store.close()
+
+
+@pytest.fixture(scope="module", params=["process", "docker"])
+def backend(request: pytest.FixtureRequest) -> Any:
+    if request.param == "docker":
+        from sandbox.backends.docker import DockerSandbox
+        from sandbox.image.build import build_image
+
+        build_image(log=lambda message: None)
+        return DockerSandbox()
+    return ProcessSandbox("bwrap")
+
+
+ECHO_MODEL = """
+import os
+from arena_agent import llm_model, tools
+
+def agent_main(problem):
+    # the environment is the agent's to read; a search records what it saw in the gateway's log
+    tools.find_product(q="model=" + str(llm_model()) + " env=" + os.environ.get("ARENA_LLM_MODEL", "-"))
+"""
+
+
+@pytest.mark.parametrize(("upstream", "told"), [
+    (Upstream(base_url="http://127.0.0.1:9/v1", models=[NODE_MODEL, "spare-model"]), NODE_MODEL),
+    (Upstream(models=[NODE_MODEL]), None),  # a model without an endpoint is no model at all
+    (Upstream(), None),
+], ids=["endpoint-and-models", "models-without-endpoint", "no-llm"])
+def test_both_sandboxes_give_the_agent_the_gateways_model(backend: Any, tiny_catalog: Any, tmp_path: Path,
+                                                          upstream: Any, told: str | None) -> None:
+    os.chmod(tmp_path, 0o711)
+    for parent in list(tmp_path.parents)[:-1]:
+        os.chmod(parent, os.stat(parent).st_mode | 0o011)  # let uid 65534 traverse to the run folders
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "agent.py").write_text(ECHO_MODEL)
+    agent_dir = unpack(pack_dir(src).data, tmp_path / "agent")
+    gateway = Gateway(tiny_catalog, upstream=upstream)
+    problem = {"problem_id": "m", "task": "product", "query": "desk lamp", "n_products": 1}
+    with GatewayServer(gateway, tmp_path / "gw" / "gateway.sock"):
+        outcome = asyncio.run(run_one(gateway, backend, agent_dir, tmp_path / "gw", problem,
+                                      limits=Limits(wall_seconds=30)))
+    assert outcome.result.status == "ok", outcome.result.error
+    searched = [e.arguments["q"] for e in outcome.events if e.name == "find_product"]
+    assert searched == [f"model={told} env={told or '-'}"]
