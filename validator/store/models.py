@@ -206,6 +206,29 @@ class Score(Base):
     judge_evidence: Mapped[list[int] | None] = mapped_column(Json)  # cited event seqs
     scored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     judged_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: the strict checks' ruleset and version (`arena.scoring.rulesets`); None for a score stored before rulesets
+    ruleset: Mapped[str | None] = mapped_column(String(32))
+    ruleset_version: Mapped[str | None] = mapped_column(String(16))
+
+
+class ScoreRevision(Base):
+    """A run's earlier verdicts, kept when `arena-validator rescore` replaces them (newest last)."""
+
+    __tablename__ = "score_revisions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.run_id", ondelete="CASCADE"), index=True)
+    ruleset: Mapped[str | None] = mapped_column(String(32))
+    ruleset_version: Mapped[str | None] = mapped_column(String(16))
+    rubric_version: Mapped[str | None] = mapped_column(String(64))
+    success: Mapped[float] = mapped_column(Float)
+    final: Mapped[float | None] = mapped_column(Float)
+    strict: Mapped[dict[str, Any]] = mapped_column(Json)
+    judge_quality: Mapped[float | None] = mapped_column(Float)
+    judge_coefficient: Mapped[float | None] = mapped_column(Float)
+    scored_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    judged_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    replaced_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    reason: Mapped[str] = mapped_column(Text, default="")
 
 
 class RaceResult(Base):

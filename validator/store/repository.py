@@ -37,6 +37,7 @@ from validator.store.models import (
     RaceResult,
     Run,
     Score,
+    ScoreRevision,
     Submission,
     WeightSet,
     utcnow,
@@ -499,6 +500,7 @@ class Store:
                 score = Score(run_id=run_id, success=success, strict=strict)
                 s.add(score)
             score.success, score.strict, score.final = success, strict, final
+            score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
             score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
             score.judge, score.judge_evidence = judge, judge_evidence
             if judge is not None:
@@ -534,6 +536,32 @@ class Store:
     def score(self, run_id: str) -> Score | None:
         with self.session() as s:
             return s.get(Score, run_id)
+
+    def revise_score(self, run_id: str, *, success: float, strict: dict[str, Any], final: float | None,
+                     judge_coefficient: float | None, reason: str) -> ScoreRevision:
+        """Replace a run's strict verdict (and its final score) and keep the verdict it replaces as a revision, in
+        one transaction. The judge's verdict and quality stay: they judge the trajectory, not the rules."""
+        with self.session() as s:
+            score = s.get(Score, run_id)
+            if score is None:
+                raise StoreError("not_found", f"run {run_id} has no score to revise")
+            old = ScoreRevision(
+                run_id=run_id, ruleset=score.ruleset, ruleset_version=score.ruleset_version,
+                rubric_version=(score.judge or {}).get("rubric_version"), success=score.success, final=score.final,
+                strict=score.strict, judge_quality=score.judge_quality, judge_coefficient=score.judge_coefficient,
+                scored_at=score.scored_at, judged_at=score.judged_at, reason=reason)
+            s.add(old)
+            score.success, score.strict, score.final = success, strict, final
+            score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
+            score.judge_coefficient = judge_coefficient
+            score.scored_at = utcnow()
+            return old
+
+    def score_revisions(self, run_id: str) -> list[ScoreRevision]:
+        """The verdicts a rescore replaced, oldest first."""
+        with self.session() as s:
+            return list(s.scalars(select(ScoreRevision).where(ScoreRevision.run_id == run_id)
+                                  .order_by(ScoreRevision.id)))
 
     def save_race_results(self, race_id: str, results: Sequence[dict[str, Any]], *, close: bool = True) -> None:
         """Replace the race's results (one dict per miner: hotkey, uid, submission_id, commitment_block, score,
