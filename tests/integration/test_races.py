@@ -117,9 +117,9 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     assert len(runs) == len(MINERS) * 4 and all(arena.final(r) for r in runs)
     assert {(r.hotkey, r.problem_id) for r in runs} == {(h, p) for h in hotkeys.values() for p in race.problem_ids}
     by_name = {name: [r for r in runs if r.hotkey == hk] for name, hk in hotkeys.items()}
-    # the hostile agent escapes nothing and forges nothing: no answer through the gateway, score 0
+    # the hostile agent escapes nothing and forges nothing: no answer through the gateway, its own fault (1006)
     for run in by_name["hostile"]:
-        assert run.status == "finished" and store.score(run.run_id).final == 0.0  # type: ignore[union-attr]
+        assert (run.status, run.error_code, run.blame) == ("errored", 1006, "agent") and store.score(run.run_id) is None
         assert all(e.name != "recommend_product" for e in store.events(run.run_id))
     # the offline agent's trajectories are stored and its answers are the gateway's last recommend_product
     offline = by_name["offline"]
@@ -142,7 +142,9 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     assert all(abs(on_chain[u] - expected[u]) < 1e-4 for u in expected)
     # what the node observed, as Prometheus scrapes it
     scraped = generate_latest(arena.metrics.registry).decode()
-    assert f'shoparena_runs_final_total{{blame="none",outcome="finished"}} {float(len(runs))}' in scraped
+    hostile = len(by_name["hostile"])
+    assert f'shoparena_runs_final_total{{blame="none",outcome="finished"}} {float(len(runs) - hostile)}' in scraped
+    assert f'shoparena_runs_final_total{{blame="agent",outcome="errored"}} {float(hostile)}' in scraped
     assert f"shoparena_sandbox_seconds_count {float(len(runs))}" in scraped
     assert 'shoparena_set_weights_total{result="set"} 1.0' in scraped
     assert 'shoparena_gateway_calls_total{kind="tool_call",outcome="ok"}' in scraped
