@@ -190,7 +190,8 @@ def test_cmd(
                         problem.problem_id), ruleset=pack.ruleset)
                 code = outcome.result.error_code
                 faults += code is not None and code >= 2000
-                asked += [e.name for e in outcome.events if e.kind == "llm_call" and e.name != "models"]
+                asked += [e.name for e in outcome.events  # the model each chat call named ("" for none)
+                          if e.kind == "llm_call" and e.name not in ("models", "chat.completions")]
                 verdict = _verdict(judge, problem, outcome, score)
                 results.append((problem.task, score))
                 rows.append(_row(problem, outcome, score, verdict))
