@@ -1,11 +1,26 @@
 """Gold rebuild: a catalog in which imported ShoppingBench problems can be solved, and failed, honestly.
 
-The real problems' 2.5M products are not available offline. For every reward this builds a gold product that meets
-every constraint (its title, attributes, one SKU option, services, a price inside every price rule; voucher tasks: a
-basket whose total fits the budget after the voucher; shop tasks: one shop for the whole basket; web tasks: the gold
-document itself plus a web page carrying the knowledge fact), and near-miss distractors that each break exactly one
-constraint (a wrong attribute or SKU value, a price just outside, a missing service, another shop, an over-budget
-basket). Both are mixed into a generated background catalog. Each problem records its distractor answers in
+The real problems' 2.5M products are not available offline. The rebuild makes one product per gold id that meets
+every constraint of every problem naming it (ShoppingBench's test files name 25 gold ids in more than one problem):
+
+- attributes and services: the union of what the problems require; SKU options: one option per distinct
+  requirement, so each problem finds its own in a single option, as the checker looks for it;
+- price: inside every price rule of every problem naming it; voucher baskets are then solved around the prices that
+  are already fixed (a product shared by two baskets is priced inside both baskets' windows first), so that each
+  basket's total fits its budget with the voucher (ShoppingBench's recipe: the total the record's
+  ``price_after_voucher`` implies, when it fits);
+- shop: every basket of a shop task or a shop voucher shares one shop (products linked through shared golds share it
+  across problems); web golds keep their own document (the record carries it whole).
+
+A set of problems that truly cannot be satisfied together (two price rules for one product that admit no common
+price; a basket whose fixed products already overflow its budget window) is never dropped silently: the later problem
+is left out and reported in one line naming both problems, the product and the constraint that clashes.
+
+Near-miss distractors each break exactly one constraint of one problem (a wrong attribute or SKU value, a price just
+outside a rule, a missing service, another shop, an over-budget basket; for web problems the answer removed, or
+replaced by a near-miss value). Web knowledge is laid out as the live web holds it (`arena.problems.webknowledge`):
+the fact in prose on a page about the entity, among pages about related entities with other values. Everything is
+mixed, shuffled, into a generated background catalog. Each problem records its distractor answers in
 ``meta["distractors"]`` so that ``arena problems selfcheck`` can prove golds pass and distractors fail.
 """
 
@@ -13,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,10 +40,19 @@ from arena.catalog.rng import Rng
 from arena.catalog.webcorpus import generate_web_pages
 from arena.catalog.writer import CatalogWriter
 from arena.problems.models import PriceRule, Problem, ProductReward, Voucher
+from arena.problems.webknowledge import fact_pages, knowledge_question
 from arena.tools.shopping import Voucher as ToolVoucher
 from arena.tools.shopping import apply_voucher
 
 IMPORTED_CATEGORY = "Imported > ShoppingBench > Products"
+#: near-miss pages (and products) per web problem
+WEB_NEAR_MISSES = 5
+#: the cheapest price a rebuilt product gets when its rules allow it
+MIN_PRICE = 1.0
+#: kept between a basket total and the edges of its budget window, so cent rounding never crosses one
+MARGIN = 0.02
+
+Interval = tuple[float, float]
 
 
 @dataclass
@@ -37,7 +62,12 @@ class RebuildReport:
     products: int
     golds: int
     distractors: int
-    skipped: list[str] = field(default_factory=list)  # "problem_id: reason" for unsatisfiable constraint sets
+    #: one line per problem left out: "problem_id (source): what clashes"
+    skipped: list[str] = field(default_factory=list)
+    web_pages: int = 0
+
+
+# ------------------------------------------------------------------------------------------------ price arithmetic
 
 
 def price_interval(rules: Sequence[PriceRule]) -> tuple[float, float]:
@@ -53,12 +83,21 @@ def price_interval(rules: Sequence[PriceRule]) -> tuple[float, float]:
     return lo, hi
 
 
-def _price_inside(lo: float, hi: float, rng: Rng) -> float:
+def _describe(iv: Interval) -> str:
+    lo, hi = iv
     if math.isinf(hi):
-        return round(max(lo, 1.0) * (1.1 + 0.5 * rng.u()), 2)
-    if hi - lo < 0.02:
-        return round(lo, 2) if round(lo, 2) <= hi else lo
-    return round(lo + (hi - lo) * (0.25 + 0.5 * rng.u()), 2)
+        return f">= {lo:g}"
+    return f"<= {hi:g}" if lo <= 0 else f"between {lo:g} and {hi:g}"
+
+
+def _intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
+    out = []
+    for lo1, hi1 in a:
+        for lo2, hi2 in b:
+            lo, hi = max(lo1, lo2), min(hi1, hi2)
+            if lo <= hi:
+                out.append((lo, hi))
+    return sorted(out)
 
 
 def after_voucher(total: float, single_shop: bool, voucher: Voucher) -> float:
@@ -69,9 +108,46 @@ def after_voucher(total: float, single_shop: bool, voucher: Voucher) -> float:
     return total - discount
 
 
+def fits_budget(total: float, voucher: Voucher) -> bool:
+    """ShoppingBench's budget check for a basket whose voucher applies (one shop, or a platform voucher): the raw
+    total within budget, or at the threshold and within budget after the voucher."""
+    if total <= voucher.budget:
+        return True
+    if total < voucher.threshold:
+        return False
+    if voucher.discount_type == "fixed":
+        return total - (voucher.face_value or 0) <= voucher.budget
+    after = total * (1 - (voucher.discount or 0))
+    if voucher.cap is not None:
+        after = max(after, total - voucher.cap)
+    return after <= voucher.budget
+
+
+def budget_window(voucher: Voucher) -> list[Interval]:
+    """Basket totals that fit the budget (the voucher applying): [0, budget] and [threshold, the largest total the
+    voucher brings within budget], each kept ``MARGIN`` inside its edges."""
+    windows = [(MARGIN, voucher.budget - MARGIN)]
+    if voucher.discount_type == "fixed":
+        top = voucher.budget + (voucher.face_value or 0)
+    else:
+        d = voucher.discount or 0
+        top = voucher.budget / (1 - d)
+        if voucher.cap is not None:
+            top = min(top, voucher.budget + voucher.cap)
+    windows.append((voucher.threshold + MARGIN, top - MARGIN))
+    merged: list[Interval] = []
+    for lo, hi in sorted(w for w in windows if w[0] <= w[1]):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
 def basket_total(voucher: Voucher) -> float:
-    """A basket total for which the voucher is needed and enough: inverted from ``price_after_voucher`` when the
-    record has it (ShoppingBench's recipe), else the largest total the voucher brings within budget."""
+    """The basket total ShoppingBench's recipe implies: inverted from ``price_after_voucher`` when the record has it
+    and it fits, else the largest total the voucher brings within budget (so the voucher is needed), else a total
+    within budget without it."""
     pav = voucher.price_after_voucher
     candidates: list[float] = []
     if pav is not None and pav > 0:
@@ -81,69 +157,334 @@ def basket_total(voucher: Voucher) -> float:
             d = voucher.discount or 0
             full = pav / (1 - d)
             candidates.append(full if voucher.cap is None or full * d <= voucher.cap else pav + voucher.cap)
-    if voucher.discount_type == "fixed":
-        candidates.append(voucher.budget + (voucher.face_value or 0) * 0.9)
-    else:
-        d = voucher.discount or 0
-        full = voucher.budget / (1 - d) * 0.99
-        capped = voucher.cap is not None and full * d > voucher.cap
-        candidates.append(voucher.budget + (voucher.cap or 0) * 0.9 if capped else full)
-    candidates.append(voucher.budget * 0.95)  # always works: within budget without the voucher
+    windows = budget_window(voucher)
+    candidates.append(windows[-1][1] - 0.1 * (windows[-1][1] - windows[-1][0]))
+    candidates.append(voucher.budget * 0.95)
     for total in candidates:
         total = round(total, 2)
-        if total >= voucher.threshold and after_voucher(total, True, voucher) <= voucher.budget + 1e-9:
-            return total
-        if total <= voucher.budget:
+        if any(lo <= total <= hi for lo, hi in windows) and fits_budget(total, voucher):
             return total
     raise ValueError("no basket total fits the budget")
 
 
-def _split(total: float, n: int, rng: Rng) -> list[float]:
-    weights = [0.5 + rng.u() for _ in range(n)]
-    scale = total / sum(weights)
-    prices = [round(w * scale, 2) for w in weights[:-1]]
-    prices.append(round(total - sum(prices), 2))
-    if min(prices) <= 0:
-        prices = [round(total / n, 2)] * (n - 1) + [round(total - round(total / n, 2) * (n - 1), 2)]
-    return prices
+def _pick_in(intervals: Sequence[Interval], prefer: float | None, rng: Rng) -> float:
+    """A cent price inside ``intervals``: ``prefer`` when it is inside, else a point well inside the widest one."""
+    if prefer is not None:
+        for lo, hi in intervals:
+            if lo <= prefer <= hi and lo <= round(prefer, 2) <= hi:
+                return round(prefer, 2)
+    lo, hi = max(intervals, key=lambda iv: (min(iv[1], iv[0] + 1e9) - iv[0], -iv[0]))
+    if math.isinf(hi):
+        return round(max(lo, MIN_PRICE) * (1.1 + 0.5 * rng.u()), 2)
+    value = round(lo + (hi - lo) * (0.25 + 0.5 * rng.u()), 2)
+    if not lo <= value <= hi:
+        value = math.ceil(lo * 100) / 100
+    return value if value <= hi else lo
 
 
-def _merged_attributes(reward: ProductReward) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for attr in reward.attributes:
-        for key, values in attr.items():
-            bucket = out.setdefault(key.lower(), [])
-            bucket.extend(v.lower() for v in values if v.lower() not in bucket)
-    return out
+def _floor(lo: float, hi: float) -> float:
+    """The lowest price a product is given: ``MIN_PRICE`` when its interval allows, else its own lower bound."""
+    if lo >= MIN_PRICE:
+        return lo
+    return MIN_PRICE if hi >= 2 * MIN_PRICE else max(lo, 0.01)
 
 
-def _option(reward: ProductReward) -> dict[str, str]:
+# ----------------------------------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class _Gold:
+    """What one gold product must be, merged over every problem naming it."""
+
+    product_id: str
+    interval: Interval = (0.0, math.inf)
+    by: list[tuple[str, Interval]] = field(default_factory=list)  # (problem_id, its price interval)
+    rewards: list[ProductReward] = field(default_factory=list)
+    document: dict[str, Any] | None = None  # web golds: the record's document
+    price: float | None = None
+    shop_id: str | None = None
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def _where(problem: Problem) -> str:
+    return f"{problem.problem_id} ({problem.source})" if problem.source else problem.problem_id
+
+
+def _one_shop(problem: Problem) -> bool:
+    return problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
+
+
+class _Planner:
+    """Merges the problems' demands per gold id and solves prices and shops; collects the problems left out."""
+
+    def __init__(self, problems: Sequence[Problem], rng: Rng) -> None:
+        self.rng = rng
+        self.golds: dict[str, _Gold] = {}
+        self.accepted: list[Problem] = []
+        self.skipped: list[str] = []
+        self._shop_no = 0
+        for problem in problems:
+            self._admit(problem)
+
+    def new_shop(self) -> str:
+        self._shop_no += 1
+        return f"99{self._shop_no:06d}"
+
+    def _admit(self, problem: Problem) -> None:
+        own: dict[str, Interval] = {}
+        for reward in problem.reward:
+            try:
+                lo, hi = price_interval(reward.price)
+            except ValueError as exc:
+                self.skipped.append(f"{_where(problem)}: product {reward.product_id}: {exc}")
+                return
+            prev = own.get(reward.product_id, (0.0, math.inf))
+            own[reward.product_id] = (max(prev[0], lo), min(prev[1], hi))
+        for pid, iv in own.items():
+            if iv[0] > iv[1]:
+                self.skipped.append(f"{_where(problem)}: product {pid} is asked twice with price rules that admit "
+                                    "no common price; left out")
+                return
+            gold = self.golds.get(pid)
+            if gold is None:
+                continue
+            lo, hi = max(gold.interval[0], iv[0]), min(gold.interval[1], iv[1])
+            if lo > hi:
+                clash = [p for p, other in gold.by if max(other[0], iv[0]) > min(other[1], iv[1])] or \
+                    [p for p, _ in gold.by]
+                needs = "; ".join(f"{p} needs {_describe(other)}" for p, other in gold.by if p in clash)
+                self.skipped.append(f"{_where(problem)}: gold product {pid} is shared with {', '.join(clash)} and "
+                                    f"their price rules clash ({problem.problem_id} needs {_describe(iv)}; {needs});"
+                                    " left out")
+                return
+        for reward in problem.reward:
+            gold = self.golds.setdefault(reward.product_id, _Gold(reward.product_id))
+            iv = own[reward.product_id]
+            gold.interval = (max(gold.interval[0], iv[0]), min(gold.interval[1], iv[1]))
+            if reward.price:
+                gold.by.append((problem.problem_id, iv))
+            if problem.task == "web":
+                assert problem.gold_document is not None
+                if gold.document is None:
+                    gold.document = problem.gold_document.model_dump()
+            else:
+                gold.rewards.append(reward)
+        self.accepted.append(problem)
+
+    # ------------------------------------------------------------------------------------------------- shops
+    def assign_shops(self) -> None:
+        uf = _UnionFind()
+        for pid in self.golds:
+            uf.find(pid)
+        for problem in self.accepted:
+            if _one_shop(problem):
+                ids = problem.gold_ids
+                for other in ids[1:]:
+                    uf.union(ids[0], other)
+        groups: dict[str, list[str]] = {}
+        for pid in self.golds:
+            groups.setdefault(uf.find(pid), []).append(pid)
+        for members in groups.values():
+            documents = [self.golds[m].document for m in members if self.golds[m].document is not None]
+            shop = str(documents[0]["shop_id"]) if documents else self.new_shop()
+            for m in members:
+                self.golds[m].shop_id = shop
+
+    # ------------------------------------------------------------------------------------------------ prices
+    def _bounds(self, pid: str) -> Interval:
+        lo, hi = self.golds[pid].interval
+        return _floor(lo, hi), hi
+
+    def _basket_terms(self, problem: Problem, skip: str | None = None) -> tuple[float, float, float, list[str]]:
+        """(fixed sum, free lower sum, free upper sum, free ids) of a basket, leaving ``skip`` out."""
+        fixed = low = high = 0.0
+        free: list[str] = []
+        for pid in problem.gold_ids:
+            if pid == skip:
+                continue
+            gold = self.golds[pid]
+            if gold.price is not None:
+                fixed += gold.price
+            else:
+                lo, hi = self._bounds(pid)
+                low += lo
+                high += hi
+                free.append(pid)
+        return fixed, low, high, free
+
+    def solve_prices(self) -> None:
+        baskets = [p for p in self.accepted if p.task == "voucher"]
+        in_baskets: dict[str, list[Problem]] = {}
+        for problem in baskets:
+            for pid in dict.fromkeys(problem.gold_ids):
+                in_baskets.setdefault(pid, []).append(problem)
+        rejected: set[str] = set()
+        # 1. products in two or more baskets: a price inside every basket's window, basket by basket
+        for pid, members in in_baskets.items():
+            if len(members) < 2:
+                continue
+            allowed: list[Interval] = [self._bounds(pid)]
+            chosen_by: list[str] = []
+            for problem in members:
+                if problem.problem_id in rejected:
+                    continue
+                assert problem.voucher is not None
+                count = problem.gold_ids.count(pid)
+                fixed, low, high, _ = self._basket_terms(problem, skip=pid)
+                window = [((lo - fixed - high) / count, (hi - fixed - low) / count)
+                          for lo, hi in budget_window(problem.voucher)]
+                narrowed = _intersect(allowed, window)
+                if not narrowed:
+                    rejected.add(problem.problem_id)
+                    others = f"the baskets of {', '.join(chosen_by)} fit theirs" if chosen_by else \
+                        "it keeps to its price rules"
+                    self.skipped.append(
+                        f"{_where(problem)}: gold product {pid} (price {_describe(self._bounds(pid))}) is shared "
+                        f"with other problems, and no price of it lets this basket fit its budget of "
+                        f"{problem.voucher.budget:g} (voucher from {problem.voucher.threshold:g}) while {others};"
+                        " left out")
+                    continue
+                allowed = narrowed
+                chosen_by.append(problem.problem_id)
+            self.golds[pid].price = _pick_in(allowed, None, self.rng)
+        # 2. every basket: its remaining products priced so that the total fits the budget window
+        for problem in baskets:
+            if problem.problem_id in rejected:
+                continue
+            reason = self._solve_basket(problem)
+            if reason:
+                rejected.add(problem.problem_id)
+                self.skipped.append(f"{_where(problem)}: {reason}; left out")
+        self.accepted = [p for p in self.accepted if p.problem_id not in rejected]
+        # 3. every other product: a price inside its rules (a web gold keeps its own when it fits)
+        for gold in self.golds.values():
+            if gold.price is None:
+                lo, hi = gold.interval
+                prefer = float(gold.document["price"]) if gold.document is not None else None
+                gold.price = _pick_in([(_floor(lo, hi), hi)], prefer, self.rng)
+
+    def _solve_basket(self, problem: Problem) -> str | None:
+        voucher = problem.voucher
+        assert voucher is not None
+        fixed, low, high, free = self._basket_terms(problem)
+        windows = _intersect(budget_window(voucher), [(fixed + low, fixed + high)])
+        if not windows:
+            names = ", ".join(pid for pid in problem.gold_ids if pid not in free)
+            return (f"its products ({names or 'none'}) are already priced at {fixed:g} for other problems, and no "
+                    f"total fits the budget of {voucher.budget:g} with the voucher")
+        try:
+            prefer: float | None = basket_total(voucher)
+        except ValueError:
+            prefer = None
+        total = _pick_in(windows, prefer, self.rng)
+        counts = {pid: problem.gold_ids.count(pid) for pid in free}
+        unique = list(dict.fromkeys(free))
+        prices = {pid: self._bounds(pid)[0] for pid in unique}
+        remaining = total - fixed - sum(prices[p] * counts[p] for p in unique)
+        weights = {pid: 0.5 + self.rng.u() for pid in unique}
+        for _ in range(len(unique) + 1):  # fill by weight, up to each product's upper bound
+            open_ = [p for p in unique if prices[p] < self._bounds(p)[1]]
+            if remaining <= 1e-9 or not open_:
+                break
+            scale = sum(weights[p] * counts[p] for p in open_)
+            spent = 0.0
+            for p in open_:
+                add = min(remaining * weights[p] / scale, self._bounds(p)[1] - prices[p])
+                prices[p] += add
+                spent += add * counts[p]
+            remaining -= spent
+        for p in unique:
+            lo, hi = self._bounds(p)
+            value = round(prices[p], 2)
+            prices[p] = value if lo <= value <= hi else prices[p]
+        for p in unique:
+            self.golds[p].price = prices[p]
+        actual = sum(self.golds[p].price or 0.0 for p in problem.gold_ids)
+        if not fits_budget(actual, voucher) and unique:  # cent rounding: move the difference onto one product
+            p = unique[-1]
+            lo, hi = self._bounds(p)
+            shifted = round(prices[p] + (total - actual) / counts[p], 2)
+            if lo <= shifted <= hi:
+                self.golds[p].price = shifted
+                actual = sum(self.golds[q].price or 0.0 for q in problem.gold_ids)
+        if not fits_budget(actual, voucher):
+            for p in unique:
+                self.golds[p].price = None
+            return f"no prices of its products give a total that fits the budget of {voucher.budget:g}"
+        return None
+
+
+# ---------------------------------------------------------------------------------------------- gold documents
+
+
+def _reward_option(reward: ProductReward) -> dict[str, str]:
     option: dict[str, str] = {}
     for sku in reward.sku_options:
-        option.update({k.lower(): v.lower() for k, v in sku.items()})
+        option.update(sku)
     return option
 
 
-def _gold(reward: ProductReward, shop_id: str, price: float, rng: Rng) -> dict[str, Any]:
-    title = reward.title[0]
-    attributes = _merged_attributes(reward)
-    option = _option(reward)
-    sku_options = {"1": option} if option else {}
+def _gold_document(gold: _Gold, rng: Rng) -> dict[str, Any]:
+    base = gold.document
+    attributes: dict[str, list[str]] = {k: list(v) for k, v in (base or {}).get("attributes", {}).items()}
+    options: list[dict[str, str]] = [dict(o) for o in (base or {}).get("sku_options", {}).values()]
+    services: list[str] = list((base or {}).get("service", []))
+    for reward in gold.rewards:
+        for attr in reward.attributes:
+            for key, values in attr.items():
+                bucket = attributes.setdefault(key, [])
+                bucket.extend(v for v in values if v not in bucket)
+        option = _reward_option(reward)
+        if option and option not in options:
+            options.append(option)
+        services.extend(s for s in reward.service if s not in services)
+    sku_options = {str(i + 1): o for i, o in enumerate(options)}
+    if base is not None:
+        return dict(base, attributes=attributes, sku_options=sku_options, service=services, price=gold.price,
+                    shop_id=gold.shop_id)
+    title = gold.rewards[0].title[0]
     details = "; ".join(f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in attributes.items())
     return Product(
-        product_id=reward.product_id, shop_id=shop_id, brand=(attributes.get("brand") or ["No Brand"])[0].title(),
-        category=IMPORTED_CATEGORY, title=title, short_description=f"{title};Brand new and authentic;",
+        product_id=gold.product_id, shop_id=gold.shop_id or "", brand=(attributes.get("brand") or ["No Brand"])[0]
+        .title(), category=IMPORTED_CATEGORY, title=title, short_description=f"{title};Brand new and authentic;",
         description=f"{title}. {details}." if details else f"{title}.",
-        specification=";".join(f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items()),
-        price=price, sold_count=rng.below(500), sku_options=sku_options, attributes=attributes,
-        service=list(dict.fromkeys(reward.service)),
-        main_image_url=f"https://img.shoparena.example/sb/{reward.product_id}.jpg",
-        product_url=f"https://shoparena.example/products/-i{reward.product_id}.html",
+        specification=";".join(f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items() if v),
+        price=gold.price or 0.0, sold_count=rng.below(500), sku_options=sku_options, attributes=attributes,
+        service=services, main_image_url=f"https://img.shoparena.example/sb/{gold.product_id}.jpg",
+        product_url=f"https://shoparena.example/products/-i{gold.product_id}.html",
     ).model_dump()
+
+
+# -------------------------------------------------------------------------------------------------- distractors
 
 
 def _other_value(value: str) -> str:
     return f"non-{value}" if not value.startswith("non-") else value.removeprefix("non-") + " variant"
+
+
+def _break_pair(gold: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+    """A copy of ``gold`` where (key, value) is in no SKU option and in no attribute: each occurrence is swapped for
+    another value, so the product still has the key."""
+    other = _other_value(value)
+    options = {n: ({**o, key: other} if o.get(key) == value else o) for n, o in gold["sku_options"].items()}
+    attributes = {k: [other if (k == key and v == value) else v for v in vs] for k, vs in gold["attributes"].items()}
+    return dict(gold, sku_options=options, attributes=attributes)
 
 
 def _near_misses(reward: ProductReward, gold: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -159,18 +500,30 @@ def _near_misses(reward: ProductReward, gold: dict[str, Any]) -> list[tuple[str,
             continue
         out.append((f"price {rule.mode}", bad))
     for service in dict.fromkeys(reward.service):
-        bad = dict(gold, service=[s for s in gold["service"] if s != service])
-        out.append((f"service {service}", bad))
-    for key, value in _option(reward).items():
-        option = dict(gold["sku_options"]["1"], **{key: _other_value(value)})
-        attributes = {k: v for k, v in gold["attributes"].items() if not (k == key and value in v)}
-        out.append((f"sku {key}", dict(gold, sku_options={"1": option}, attributes=attributes)))
-    for key, values in _merged_attributes(reward).items():
-        value = values[0]
-        attributes = dict(gold["attributes"], **{key: [_other_value(value)] + [v for v in values[1:]]})
-        option = {k: v for k, v in (gold["sku_options"].get("1") or {}).items() if not (k == key and v == value)}
-        out.append((f"attribute {key}", dict(gold, attributes=attributes, sku_options={"1": option} if option else {})))
+        out.append((f"service {service}", dict(gold, service=[s for s in gold["service"] if s != service])))
+    for key, value in _reward_option(reward).items():
+        out.append((f"sku {key}", _break_pair(gold, key, value)))
+    for attr in reward.attributes:
+        for key, values in attr.items():
+            for value in dict.fromkeys(values):
+                out.append((f"attribute {key}", _break_pair(gold, key, value)))
     return out
+
+
+def _replace_text(text: str, phrase: str, by: str) -> str:
+    return re.sub(re.escape(phrase), by, text, flags=re.IGNORECASE)
+
+
+def _with_knowledge(gold: dict[str, Any], knowledge: str, value: str | None) -> dict[str, Any]:
+    """A copy of a web gold with its knowledge attribute replaced by ``value`` (removed when None) everywhere."""
+    by = value or ""
+    bad = dict(gold)
+    for key in ("title", "short_description", "description", "specification"):
+        text = _replace_text(str(gold.get(key, "")), knowledge, by)
+        bad[key] = " ".join(text.split()) if value is None else text
+    bad["attributes"] = {k: [_replace_text(v, knowledge, by).strip() or v for v in vs]
+                         for k, vs in gold["attributes"].items()}
+    return bad
 
 
 class _Ids:
@@ -188,6 +541,60 @@ class _Ids:
                 return candidate
 
 
+Distractor = tuple[str, list[str], list[dict[str, Any]]]
+
+
+def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, new_shop: Callable[[], str],
+                 near_values: Sequence[str], ceilings: dict[str, float]) -> list[Distractor]:
+    """Distractor answers of one problem: (what breaks, the answer ids, the products to add)."""
+    answer = problem.gold_ids
+    golds = [docs[pid] for pid in answer]
+    out: list[Distractor] = []
+    if problem.task == "web":
+        knowledge = problem.knowledge_attribute or ""
+        low = knowledge.lower()
+        for breaks, value in [("knowledge attribute", None)] + [(f"knowledge value {v}", v) for v in near_values]:
+            bad = dict(_with_knowledge(golds[0], knowledge, value), product_id=ids.new())
+            if low and (low in bad["title"].lower() or low in bad["description"].lower()):
+                continue
+            out.append((breaks, [bad["product_id"]], [bad]))
+        return out
+    for slot, (reward, gold) in enumerate(zip(problem.reward, golds, strict=True)):
+        for breaks, product in _near_misses(reward, gold):
+            product = dict(product, product_id=ids.new())
+            swapped = answer[:slot] + [product["product_id"]] + answer[slot + 1:]
+            out.append((f"slot {slot + 1} {breaks}", swapped, [product]))
+    if problem.task == "shop":
+        moved = dict(golds[-1], product_id=ids.new(), shop_id=new_shop())
+        out.append(("another shop", answer[:-1] + [moved["product_id"]], [moved]))
+    if problem.task == "voucher":
+        voucher = problem.voucher
+        assert voucher is not None
+        single = len({g["shop_id"] for g in golds}) == 1
+        total = sum(g["price"] for g in golds)
+        raise_by = max(1.0, voucher.budget - after_voucher(total, single, voucher) + 1.0)
+        while after_voucher(total + raise_by, single, voucher) <= voucher.budget:
+            raise_by *= 2
+        # priced above every other problem's ceiling for this product too, so it is no one's substitute
+        ceiling = ceilings.get(answer[0], math.inf)
+        if not math.isinf(ceiling):
+            raise_by = max(raise_by, ceiling - golds[0]["price"] + 1.0)
+        pricey = dict(golds[0], product_id=ids.new(), price=round(golds[0]["price"] + raise_by, 2))
+        out.append(("over budget", [pricey["product_id"]] + answer[1:], [pricey]))
+    return out
+
+
+def _proper_nouns(questions: Sequence[str]) -> list[str]:
+    found: dict[str, None] = {}
+    for q in questions:
+        for m in re.finditer(r"(?<=[\w,;] )[A-Z][a-zA-Z'-]{2,}\b", q):
+            found[m.group(0)] = None
+    return list(found)
+
+
+# ------------------------------------------------------------------------------------------------------ rebuild
+
+
 def rebuild_catalog(
     problems: Sequence[Problem],
     out: str | os.PathLike[str],
@@ -199,42 +606,38 @@ def rebuild_catalog(
 ) -> RebuildReport:
     """Build the catalog at ``out`` (atomically) and return the problems with their distractors recorded."""
     rng = Rng("rebuild", background_seed, len(problems))
-    golds_all = {r.product_id for p in problems for r in p.reward}
-    ids = _Ids(golds_all)
-    shop_no = 0
+    plan = _Planner(problems, rng)
+    plan.assign_shops()
+    plan.solve_prices()
+    docs = {pid: _gold_document(gold, rng) for pid, gold in plan.golds.items()}
+    ids = _Ids(set(plan.golds))
 
-    def new_shop() -> str:
-        nonlocal shop_no
-        shop_no += 1
-        return f"9{shop_no:06d}"
-
-    placed: dict[str, dict[str, Any]] = {}
-    injected: list[dict[str, Any]] = []
+    web = [p for p in plan.accepted if p.task == "web"]
+    value_pool = list(dict.fromkeys(p.knowledge_attribute or "" for p in web))
+    proper_pool = _proper_nouns([knowledge_question(p.query) for p in web])
     pages: list[dict[str, Any]] = []
+    near_values: dict[str, list[str]] = {}
+    for problem in web:
+        page_rng = Rng("rebuild-web", background_seed, problem.problem_id)
+        made, values = fact_pages(problem.problem_id, problem.query, problem.knowledge_attribute or "", value_pool,
+                                  proper_pool, page_rng, WEB_NEAR_MISSES)
+        pages.extend(made)
+        near_values[problem.problem_id] = values
+
+    injected: list[dict[str, Any]] = list(docs.values())
+    ceilings = {pid: gold.interval[1] for pid, gold in plan.golds.items()}
     updated: list[Problem] = []
-    skipped: list[str] = []
     n_distractors = 0
-    for problem in problems:
-        try:
-            docs, distractors = _problem_products(problem, placed, rng, ids, new_shop)
-        except ValueError as exc:
-            skipped.append(f"{problem.problem_id}: {exc}")
-            continue
-        for doc in docs:
-            if doc["product_id"] not in placed:
-                placed[doc["product_id"]] = doc
-                injected.append(doc)
+    for problem in plan.accepted:
         answers = []
-        for breaks, answer, extra in distractors:
+        for breaks, answer, extra in _distractors(problem, docs, ids, plan.new_shop,
+                                                  near_values.get(problem.problem_id, []), ceilings):
             injected.extend(extra)
             answers.append({"breaks": breaks, "answer": answer})
             n_distractors += 1
-        if problem.task == "web":
-            question = problem.query.split("?")[0].strip() + "?" if "?" in problem.query else problem.query
-            pages.append({"url": f"https://wiki.shoparena.example/sb/{problem.problem_id}",
-                          "title": question[:120],
-                          "content": f"{question} The answer is {problem.knowledge_attribute}.", "fact": None})
         updated.append(problem.model_copy(update={"meta": {**problem.meta, "distractors": answers}}))
+    # insertion order breaks search ties: shuffled, so a gold is not found first for being written first
+    rng.shuffle(injected)
 
     digest = gen.Digest()
     stats = StatsCollector()
@@ -246,7 +649,7 @@ def rebuild_catalog(
             digest.update(payload)
             stats.add(doc)
         if progress:
-            progress(len(injected))
+            progress(len(plan.golds))
         if background_size:
             for product in gen.iter_products(background_seed, background_size):
                 if writer.has_product(product["product_id"]):
@@ -260,76 +663,16 @@ def rebuild_catalog(
                     progress(1024)
         digest.update(b"--web--")
         background_pages = generate_web_pages(background_seed, background_size) if background_size else []
-        for page in pages + background_pages:
+        all_pages = pages + background_pages
+        rng.shuffle(all_pages)
+        for page in all_pages:
             writer.add_web_page(page)
             digest.update(gen.canonical_json(page))
         writer.commit({"source": {"kind": "rebuilt", "problems": len(updated), "background_seed": background_seed,
                                   "background_size": background_size}, "digest": digest.hexdigest(),
                        "stats": stats.result()}, overwrite=force)
         total = writer.products
-    for p in range(len(updated)):
-        updated[p].meta["catalog_digest"] = digest.hexdigest()
-    return RebuildReport(updated, digest.hexdigest(), total, len(placed), n_distractors, skipped)
-
-
-def _problem_products(problem: Problem, placed: dict[str, dict[str, Any]], rng: Rng, ids: _Ids,
-                      new_shop: Callable[[], str]) -> tuple[list[dict[str, Any]], list[tuple[str, list[str], list[
-                          dict[str, Any]]]]]:
-    """Gold documents and distractor answers (what breaks, the answer ids, the products to add) for one problem."""
-    rewards = problem.reward
-    for reward in rewards:
-        existing = placed.get(reward.product_id)
-        if existing is not None and problem.task != "web":
-            raise ValueError(f"gold product {reward.product_id} is already the answer of another problem")
-    if problem.task == "web":
-        assert problem.gold_document is not None
-        gold = problem.gold_document.model_dump()
-        golds = [gold]
-    else:
-        shared_shop = new_shop()
-        one_shop = problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
-        if problem.task == "voucher":
-            assert problem.voucher is not None
-            prices = _split(basket_total(problem.voucher), len(rewards), rng)
-        else:
-            prices = []
-            for reward in rewards:
-                lo, hi = price_interval(reward.price)
-                prices.append(_price_inside(lo, hi, rng))
-        golds = [_gold(r, shared_shop if one_shop or i == 0 else new_shop(), prices[i], rng)
-                 for i, r in enumerate(rewards)]
-    answer = [g["product_id"] for g in golds]
-    distractors: list[tuple[str, list[str], list[dict[str, Any]]]] = []
-    if problem.task == "web":
-        attribute = (problem.knowledge_attribute or "").strip()
-        bad = dict(golds[0], product_id=ids.new())
-        for key in ("title", "description", "short_description"):
-            text = bad.get(key, "")
-            bad[key] = _remove(text, attribute) if attribute else text
-        distractors.append(("knowledge attribute", [bad["product_id"]], [bad]))
-        return golds, distractors
-    for slot, (reward, gold) in enumerate(zip(rewards, golds, strict=True)):
-        for breaks, product in _near_misses(reward, gold):
-            product = dict(product, product_id=ids.new())
-            swapped = answer[:slot] + [product["product_id"]] + answer[slot + 1:]
-            distractors.append((f"slot {slot + 1} {breaks}", swapped, [product]))
-    if problem.task == "shop":
-        moved = dict(golds[-1], product_id=ids.new(), shop_id=new_shop())
-        distractors.append(("another shop", answer[:-1] + [moved["product_id"]], [moved]))
-    if problem.task == "voucher":
-        assert problem.voucher is not None
-        voucher = problem.voucher
-        single = len({g["shop_id"] for g in golds}) == 1
-        total = sum(g["price"] for g in golds)
-        raise_by = max(1.0, voucher.budget - after_voucher(total, single, voucher) + 1.0)
-        while after_voucher(total + raise_by, single, voucher) <= voucher.budget:
-            raise_by *= 2
-        pricey = dict(golds[0], product_id=ids.new(), price=round(golds[0]["price"] + raise_by, 2))
-        distractors.append(("over budget", [pricey["product_id"]] + answer[1:], [pricey]))
-    return golds, distractors
-
-
-def _remove(text: str, phrase: str) -> str:
-    import re
-
-    return re.sub(re.escape(phrase), "", text, flags=re.IGNORECASE).replace("  ", " ").strip()
+    for problem in updated:
+        problem.meta["catalog_digest"] = digest.hexdigest()
+    return RebuildReport(updated, digest.hexdigest(), total, len(plan.golds), n_distractors, plan.skipped,
+                         len(pages))

@@ -1,7 +1,13 @@
-"""Self-check: every problem's gold answer, and every recorded distractor, through the strict checks.
+"""Self-check: every problem's gold answer, and every recorded distractor, through the strict checks; and a blind
+baseline that shows how far a search engine alone gets.
 
 Like a harness's gold run: golds must pass 100% and distractors 0%, per task type, or the pack and its catalog do
 not belong together (or the checks are broken).
+
+The blind baseline answers every problem without reading anything: it recommends the top ``find_product`` hits for
+the query (as many as the problem asks for products); for web problems it also recommends the top hit for the words
+of the top ``web_search`` result for the query. Both go through the real tools and the pack's ruleset. Its success
+per task must stay low: a high figure means the catalog gives answers away (a planted page, a gold found first).
 """
 
 from __future__ import annotations
@@ -31,9 +37,27 @@ class TaskCheck(BaseModel):
         return 1 - self.distractors_failed / self.distractors if self.distractors else 0.0
 
 
+class BaselineTask(BaseModel):
+    """The blind baseline on one task: how often the top search hits for the query (and, for web problems, the top
+    hit for the top web page's words) succeed."""
+
+    problems: int = 0
+    query_passed: int = 0
+    web_passed: int | None = None  # web problems only
+
+    @property
+    def query_rate(self) -> float:
+        return self.query_passed / self.problems if self.problems else 0.0
+
+    @property
+    def web_rate(self) -> float | None:
+        return None if self.web_passed is None else (self.web_passed / self.problems if self.problems else 0.0)
+
+
 class SelfCheckReport(BaseModel):
     by_task: dict[str, TaskCheck] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)  # "problem_id: what went wrong"
+    baseline: dict[str, BaselineTask] = Field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -43,19 +67,22 @@ class SelfCheckReport(BaseModel):
         return {"ok": self.ok, "by_task": {task: {**t.model_dump(), "gold_pass_rate": t.gold_rate,
                                                   "distractor_pass_rate": t.distractor_pass_rate}
                                            for task, t in self.by_task.items()},
+                "blind_baseline": {task: {**b.model_dump(), "query_success_rate": b.query_rate,
+                                          "web_success_rate": b.web_rate} for task, b in self.baseline.items()},
                 "failures": self.failures}
 
 
 def selfcheck(problems: Sequence[Problem], lookup: Callable[[str], dict[str, Any] | None],
-              vectors: Callable[[str], Any] | None = None, progress: Callable[[int], None] | None = None,
-              ) -> SelfCheckReport:
+              vectors: Callable[[str], Any] | None = None, progress: Callable[[int], None] | None = None, *,
+              catalog: Any = None, ruleset: str | None = None) -> SelfCheckReport:
+    """Gold and distractor answers of every problem by ``ruleset``; with ``catalog``, the blind baseline too."""
     report = SelfCheckReport()
     tasks: dict[str, TaskCheck] = defaultdict(TaskCheck)
     for problem in problems:
         check = tasks[problem.task]
         check.problems += 1
         gold_vectors = vectors(problem.problem_id) if vectors else None
-        gold = score_run(problem, problem.gold_ids, lookup, gold_vectors=gold_vectors)
+        gold = score_run(problem, problem.gold_ids, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
         if gold.success:
             check.gold_passed += 1
         else:
@@ -64,7 +91,7 @@ def selfcheck(problems: Sequence[Problem], lookup: Callable[[str], dict[str, Any
             report.failures.append(f"{problem.problem_id}: gold answer fails ({', '.join(failed) or 'no product'})")
         for distractor in problem.meta.get("distractors", []):
             check.distractors += 1
-            result = score_run(problem, distractor["answer"], lookup, gold_vectors=gold_vectors)
+            result = score_run(problem, distractor["answer"], lookup, gold_vectors=gold_vectors, ruleset=ruleset)
             if result.success:
                 report.failures.append(f"{problem.problem_id}: distractor breaking {distractor['breaks']} passes")
             else:
@@ -72,4 +99,45 @@ def selfcheck(problems: Sequence[Problem], lookup: Callable[[str], dict[str, Any
         if progress:
             progress(1)
     report.by_task = dict(sorted(tasks.items()))
+    if catalog is not None:
+        report.baseline = blind_baseline(problems, catalog, vectors=vectors, ruleset=ruleset)
     return report
+
+
+def blind_answers(problem: Problem, catalog: Any, registry: Any = None) -> dict[str, str]:
+    """The blind baseline's answers to one problem, as the raw ``product_ids`` an agent would send: ``query`` (the
+    top ``find_product`` hits for the query, one per requested product) and, for web problems, ``web`` (the top hit
+    for the words of the top ``web_search`` result)."""
+    from arena.tools import ToolContext, default_registry
+
+    registry = registry or default_registry()
+    ctx = ToolContext(catalog=catalog)
+    hits = registry.call("find_product", {"q": problem.query}, ctx)
+    answers = {"query": ",".join(h["product_id"] for h in hits[: len(problem.reward)])}
+    if problem.task == "web":
+        pages = registry.call("web_search", {"q": problem.query, "max_results": 1}, ctx)
+        words = f"{pages[0]['title']} {pages[0]['content']}" if pages else problem.query
+        top = registry.call("find_product", {"q": words}, ctx)
+        answers["web"] = top[0]["product_id"] if top else ""
+    return answers
+
+
+def blind_baseline(problems: Sequence[Problem], catalog: Any, *, vectors: Callable[[str], Any] | None = None,
+                   ruleset: str | None = None) -> dict[str, BaselineTask]:
+    """The blind baseline's success per task (see the module docstring)."""
+    from arena.tools import default_registry
+
+    registry = default_registry()
+    out: dict[str, BaselineTask] = defaultdict(BaselineTask)
+    for problem in problems:
+        row = out[problem.task]
+        row.problems += 1
+        gold_vectors = vectors(problem.problem_id) if vectors else None
+        answers = blind_answers(problem, catalog, registry)
+        if score_run(problem, answers["query"], catalog.get, gold_vectors=gold_vectors, ruleset=ruleset).success:
+            row.query_passed += 1
+        if "web" in answers:
+            passed = score_run(problem, answers["web"], catalog.get, gold_vectors=gold_vectors,
+                               ruleset=ruleset).success
+            row.web_passed = (row.web_passed or 0) + int(passed)
+    return dict(sorted(out.items()))

@@ -101,19 +101,23 @@ def test_rebuilt_shop_and_voucher_baskets(rebuilt):
             assert abs(total - basket_total(problem.voucher)) < 0.011
 
 
-def test_rebuilt_web_task_has_its_fact_page(rebuilt):
+def test_rebuilt_web_task_has_its_fact_in_prose(rebuilt):
     report, catalog = rebuilt
     web = next(p for p in report.problems if p.task == "web")
-    pages = catalog.web_search("Ilsa Marrow instrument", 5)
-    assert any("Cello" in page["content"] for page in pages)
+    pages = catalog.web_search("Ilsa Marrow instrument", 10)
+    stating = [page for page in pages if "Cello" in page["content"]]
+    assert len(stating) == 1 and "answer is" not in stating[0]["content"].lower()
+    assert "Ilsa Marrow" in stating[0]["content"]
     assert catalog.get(web.gold_ids[0])["title"] == web.gold_document.title
 
 
-def test_gold_ids_already_taken_are_reported_as_unsatisfiable(imported, tmp_path):
+def test_a_gold_named_by_two_problems_serves_both(imported, tmp_path):
     first = imported.problems[0]
-    clash = first.model_copy(update={"problem_id": "clash", "query": "another query for the same gold"})
-    report = rebuild_catalog([first, clash], tmp_path / "cat", background_size=0)
-    assert len(report.problems) == 1 and report.skipped and "already the answer" in report.skipped[0]
+    again = first.model_copy(update={"problem_id": "again", "query": "another query for the same gold"})
+    report = rebuild_catalog([first, again], tmp_path / "cat", background_size=0)
+    assert [p.problem_id for p in report.problems] == [first.problem_id, "again"] and not report.skipped
+    assert report.golds == 1
+    assert selfcheck(report.problems, Catalog.open(tmp_path / "cat").get).ok
 
 
 # ------------------------------------------------------------------------------------------------- splits
