@@ -252,3 +252,77 @@ def test_every_code_has_one_entry_and_the_store_takes_blame_from_it() -> None:
     assert {blame_of(c) for c in (1006, 1007, 1008)} == {"agent"} and blame_of(2005) == "validator"
     with pytest.raises(ValueError, match="unknown run error code 1999"):
         blame_of(1999)
+
+
+def test_the_gateway_dying_mid_run_is_2002_and_the_node_serves_it_again(inputs: Any, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["late"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    late = MINER_TEMPLATE.read_text() + ("\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n"
+                                         "    time.sleep(2)\n    return _solve_now(problem)\n")
+    place_submission(store, data_dir, setup.miners["late"].hotkey.ss58_address,
+                     plain_agent(tmp_path / "a" / "late", late), block=10)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+    arena.start()
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        dispatching = threading.Thread(target=lambda: asyncio.run(arena.dispatch()))
+        dispatching.start()
+        deadline = time.time() + 120
+        while not store.runs(race_id=race_id, status="running"):
+            assert time.time() < deadline, "no run reached its sandbox"
+            time.sleep(0.05)
+        server = arena._server
+        assert server is not None
+        server.stop()  # the gateway dies under the runs in flight
+        dispatching.join(300)
+        runs = store.runs(race_id=race_id)
+        assert all((r.status, r.error_code, r.blame) == ("pending", blame.GATEWAY_FAULT, "validator") for r in runs)
+        assert arena.recover() == 0 and arena._server is not None and arena._server.alive  # served again
+        drive(arena, store, lambda: all(r.status == "finished" for r in store.runs(race_id=race_id)))
+    finally:
+        arena.stop()
+    for run in store.runs(race_id=race_id):
+        assert run.attempt == 2 and [a["code"] for a in run.sandbox["attempts"]] == [blame.GATEWAY_FAULT]
+    store.close()
+
+
+def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, tmp_path: Path) -> None:
+    from validator.scheduler import Node
+
+    setup = make_chain(tmp_path, ["offline"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
+                     plain_agent(tmp_path / "a" / "offline", MINER_TEMPLATE.read_text()), block=10)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+    arena.config.limits = Limits(wall_seconds=0.5)
+    arena.config.stuck_grace, arena.config.race_stall = 0.5, 2.0
+    node = Node(arena, block_time=0.5)
+    client = TestClient(create_app(store, health=node.health))
+    arena.start()
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        # a run left in a sandbox state by a fault, no sandbox behind it, and no recovery yet
+        stuck = store.runs(race_id=race_id)[0].run_id
+        store.transition(stuck, "starting")
+        store.transition(stuck, "running")
+        deadline = time.time() + 60
+        while not (arena.progress()["overdue_runs"] and arena.progress()["stalled_races"]):
+            assert time.time() < deadline, "progress never flagged the stuck run"
+            time.sleep(0.1)
+        health = client.get("/healthz")
+        checks = health.json()["checks"]
+        assert health.status_code == 503 and not checks["runs"]["ok"] and stuck in checks["runs"]["detail"]
+        assert not checks["races"]["ok"] and race_id in checks["races"]["detail"]
+        arena.recover()  # the node's own recovery ends the lost attempt (2006) and puts the run back
+    finally:
+        arena.stop()
+    run = store.run(stuck)
+    assert run is not None and run.status == "pending" and run.sandbox["attempts"][0]["code"] == blame.NODE_INTERRUPTED
+    assert client.get("/healthz").json()["checks"]["runs"]["ok"]
+    store.close()
