@@ -204,7 +204,8 @@ def config_show(settings: Settings,
 @with_settings()
 def config_check(settings: Settings) -> None:
     """Check what the node needs before it starts: the store (reachable, schema current), the chain (reachable),
-    the wallet (hotkey readable) and our hotkey on the metagraph with a validator permit. One line per check."""
+    the wallet (hotkey readable), our hotkey on the metagraph with a validator permit, and (when --catalog or --pack
+    is set) the pack: its catalog, its signature, its signer the pinned --pack.signer. One line per check."""
     from validator.chain import open_chain, our_neuron
     from validator.chain.bittensor_chain import load_wallet
     from validator.chain.port import ChainError
@@ -243,6 +244,14 @@ def config_check(settings: Settings) -> None:
             report("hotkey", True, f"uid {neuron.uid}, validator permit")
     except ChainError as exc:
         report("chain" if exc.code not in {"not_registered", "no_permit"} else "hotkey", False, exc.message)
+    if settings.pack is not None or settings.catalog is not None:
+        from validator.node import NodeError, open_pack
+
+        try:
+            _, pack = open_pack(settings)
+            report("pack", True, f"{pack.pack_id}: {len(pack.problems)} problems signed by the pinned {pack.signer}")
+        except NodeError as exc:
+            report("pack", False, str(exc))
     if failures:
         raise typer.Exit(1)
 

@@ -87,3 +87,9 @@ def test_run_refuses_an_unpinned_pack_and_says_how_to_pin(packs, tmp_path: Path)
         errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
         assert done.returncode == 2 and len(errors) == 1 and expected in errors[0], done.stderr
     assert "--pack.allow_dev_signer" in cli("run", "--help", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
+    # `config check` says the same before the node starts, one line for the pack
+    for extra, expected in (([], "fail pack     pack"), (["--pack.signer", operator], "ok   pack     pack-")):
+        done = cli("config", "check", *node, "--pack", str(own), *extra, cwd=tmp_path, env={"COLUMNS": "400"})
+        lines = [line for line in done.stdout.splitlines() if " pack " in line]
+        assert len(lines) == 1 and lines[0].startswith(expected), done.stdout
+        assert done.returncode == (0 if extra else 1)
