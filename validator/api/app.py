@@ -134,6 +134,12 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         out["strict"] = score.strict if score else None
         out["judge"] = score.judge if score else None
         out["judge_evidence"] = score.judge_evidence if score else None
+        # the ruleset the strict checks were made by, and the verdicts a rescore replaced (oldest first)
+        out["ruleset"] = {"name": score.ruleset, "version": score.ruleset_version} if score else None
+        out["score_revisions"] = [
+            {"ruleset": r.ruleset, "ruleset_version": r.ruleset_version, "rubric_version": r.rubric_version,
+             "success": r.success, "final": r.final, "replaced_at": r.replaced_at.isoformat(), "reason": r.reason}
+            for r in store.score_revisions(run_id)]
         out["steps"] = [e.model_dump(mode="json") for e in store.events(run_id)]
         sandbox = found.sandbox or {}
         # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt

@@ -132,7 +132,10 @@ function checksHtml(strict) {
     for (const check of product.checks || []) rows.push({ where: `slot ${product.slot + 1} (gold ${product.gold_id}, answer ${product.answer_id ?? "none"})`, ...check });
   }
   for (const check of strict.checks || []) rows.push({ where: "answer", ...check });
-  return `<p>success <b class="${strict.success ? "ok" : "bad"}">${strict.success ? "yes" : "no"}</b> · gt ${num(strict.gt, 2)} · rule ${num(strict.rule, 2)} · answer ${esc((strict.answer || []).join(", ") || "none")}</p>
+  const ids = (strict.answer || []).map((id) => JSON.stringify(id)).join(", ") || "none";
+  const ruleset = strict.ruleset ? `ruleset <b>${esc(strict.ruleset)}</b> v${esc(strict.ruleset_version || "?")}` : "ruleset shoppingbench (stored before rulesets)";
+  return `<p>success <b class="${strict.success ? "ok" : "bad"}">${strict.success ? "yes" : "no"}</b> · gt ${num(strict.gt, 2)} · rule ${num(strict.rule, 2)} · answer ${esc(ids)}</p>
+    <p class="muted">${ruleset} · title similarity by ${esc(strict.title_model || "WordLlama 256-d")} (the references use Qwen3-Embedding-0.6B, which cannot run offline; only a substitute product's title check can differ)</p>
     ${table([{ title: "where", value: (r) => r.where }, { title: "check", value: (r) => r.name },
              { title: "result", html: (r) => `<span class="${r.passed ? "ok" : "bad"}">${r.passed ? "pass" : "FAIL"}</span>` },
              { title: "evidence", value: (r) => r.evidence }], rows, "checks")}`;
@@ -173,6 +176,12 @@ async function runPage(runId) {
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${encodeURIComponent(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
     <h2>Strict checks</h2>${checksHtml(run.strict)}
+    ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
+      { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
+      { title: "rubric", value: (r) => r.rubric_version ?? "" },
+      { title: "success", value: (r) => (r.success ? "yes" : "no") },
+      { title: "final", value: (r) => num(r.final, 3) },
+      { title: "replaced", value: (r) => r.replaced_at }], run.score_revisions, "revisions")}` : ""}
     <h2>Steps (${run.steps.length})</h2><div id="steps">${run.steps.map((s) => stepHtml(s, cited)).join("") || `<p class="muted">no calls reached the gateway</p>`}</div>
     ${run.sandbox && run.sandbox.stderr_tail ? `<h2>Agent stderr (tail)</h2><pre>${esc(run.sandbox.stderr_tail)}</pre>` : ""}`;
 }
