@@ -56,7 +56,8 @@ def _print_counts(problems: list[Any], title: str) -> None:
 
 @app.command("import")
 def import_cmd(
-    files: Annotated[list[Path], typer.Argument(help="ShoppingBench test files (product, shop, voucher, web JSONL).")],
+    files: Annotated[list[Path], typer.Argument(
+        help="ShoppingBench test files (product, shop, voucher, web JSONL) or ORO problem suites (one JSON array).")],
     out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.")],
     rebuild_catalog: Annotated[Path | None, typer.Option(
         "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors).")
@@ -65,15 +66,25 @@ def import_cmd(
                                ] = 100_000,
     background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
+    ruleset: Annotated[str, typer.Option(help="The strict checks the pack is scored by: shoppingbench (the paper's "
+                                              "evaluator) or sn15 (subnet 15's scorer).")] = "shoppingbench",
 ) -> None:
-    """Import ShoppingBench test records (task type detected per record); bad records are reported by line."""
+    """Import ShoppingBench test records or ORO suites (task detected per record); bad records are reported by line.
+
+    With --rebuild-catalog, a gold product named by several problems is built once to meet them all; problems that
+    cannot be satisfied together are left out, each reported in one line with the constraint that clashes."""
     from arena.catalog import CatalogError
     from arena.problems.importer import import_files
     from arena.problems.rebuild import rebuild_catalog as rebuild
+    from arena.scoring.rulesets import UnknownRuleset, get_ruleset
 
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         fail(f"no such file: {', '.join(missing)}")
+    try:
+        ruleset = get_ruleset(ruleset).name
+    except UnknownRuleset as exc:
+        fail(f"--ruleset: {exc}")
     report = import_files(files)
     for bad in report.bad:
         err.print(f"[yellow]skipped[/] {bad}", highlight=False)
@@ -93,13 +104,17 @@ def import_cmd(
             except CatalogError as exc:
                 fail(str(exc))
         for skipped in rebuilt.skipped:
-            err.print(f"[yellow]unsatisfiable, skipped[/] {skipped}", highlight=False)
+            err.print(f"[yellow]unsatisfiable[/] {skipped}", highlight=False)
         problems, digest = rebuilt.problems, rebuilt.digest
         out.print(f"rebuilt catalog {rebuild_catalog}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
-                  f"{rebuilt.distractors} distractors); digest {digest}", highlight=False)
-    pack = _new_pack(problems, digest, "shoppingbench-import/1")
+                  f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {digest}",
+                  highlight=False)
+    pack = _new_pack(problems, digest, "shoppingbench-import/1", ruleset)
     _write(pack, out_pack)
-    counts = ", ".join(f"{n} {t}" for t, n in sorted(report.by_task.items()))
+    by_task: dict[str, int] = {}
+    for problem in problems:
+        by_task[problem.task] = by_task.get(problem.task, 0) + 1
+    counts = ", ".join(f"{n} {t}" for t, n in sorted(by_task.items()))
     out.print(f"imported {len(problems)} problems ({counts}) -> {out_pack}")
 
 
@@ -192,7 +207,8 @@ def selfcheck_cmd(
     catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON here.")] = None,
 ) -> None:
-    """Run every gold answer and every recorded distractor through the strict checks (gold 100%, distractors 0%)."""
+    """Run every gold answer and every recorded distractor through the pack's ruleset (gold 100%, distractors 0%),
+    and the blind baseline (top search hits, no reading): its success per task should stay low."""
     from arena.catalog import Catalog, CatalogError
     from arena.problems.selfcheck import selfcheck
 
@@ -204,7 +220,7 @@ def selfcheck_cmd(
     with progress_bar() as bar:
         task = bar.add_task("self-check", total=len(pack.problems), rate="")
         report = selfcheck(pack.problems, catalog.get, vectors=pack.gold_vectors,
-                           progress=lambda k: bar.advance(task, k))
+                           progress=lambda k: bar.advance(task, k), catalog=catalog, ruleset=pack.ruleset)
     table = Table(title=f"self-check of {pack_path}")
     for column in ("task", "problems", "gold pass", "distractors", "distractor pass"):
         table.add_column(column, justify="left" if column == "task" else "right")
@@ -212,6 +228,13 @@ def selfcheck_cmd(
         table.add_row(name, str(row.problems), f"{row.gold_rate:.1%}", str(row.distractors),
                       f"{row.distractor_pass_rate:.1%}")
     out.print(table)
+    baseline = Table(title=f"blind baseline (top search hits, nothing read), {pack.ruleset} ruleset")
+    for column in ("task", "problems", "top hits for the query", "top hit for the top web result"):
+        baseline.add_column(column, justify="left" if column == "task" else "right")
+    for name, row in report.baseline.items():
+        baseline.add_row(name, str(row.problems), f"{row.query_rate:.1%}",
+                         "" if row.web_rate is None else f"{row.web_rate:.1%}")
+    out.print(baseline)
     for failure in report.failures[:20]:
         err.print(f"[red]fail[/] {failure}", highlight=False)
     if json_out is not None:

@@ -122,3 +122,26 @@ def test_only_bad_records_write_nothing(tmp_path):
                                               "error: no valid problems in 1 file(s) (1 bad records); nothing was "
                                               "written"]
     assert not (tmp_path / "p.json").exists()
+
+
+def test_import_of_shared_golds_and_an_oro_suite_selfchecks_with_a_blind_baseline(tmp_path):
+    shared = sorted(str(p) for p in (SB.parent / "shoppingbench_shared").glob("*.jsonl"))
+    suite = str(SB.parent / "oro" / "problem_suite.json")
+    proc = arena("problems", "import", *shared, suite, "--out", str(tmp_path / "pack.json"), "--rebuild-catalog",
+                 str(tmp_path / "cat"), "--background-size", "1500", check=True)
+    assert "imported 17 problems (4 product, 3 shop, 5 voucher, 5 web)" in proc.stdout
+    unsatisfiable = [line for line in proc.stderr.splitlines() if line.startswith("unsatisfiable ")]
+    assert len(unsatisfiable) == 2 and all("7500000001" in line and "left out" in line for line in unsatisfiable)
+    assert "problem_suite.json: record 5: difficulty 'extreme'" in proc.stderr
+    check = arena("problems", "selfcheck", str(tmp_path / "pack.json"), "--catalog", str(tmp_path / "cat"),
+                  "--json", str(tmp_path / "check.json"), check=True)
+    assert "blind baseline" in check.stdout and "ok: every gold answer passes" in check.stdout
+    report = json.loads((tmp_path / "check.json").read_text())
+    assert set(report["blind_baseline"]) == {"product", "shop", "voucher", "web"}
+    assert report["blind_baseline"]["web"]["web_success_rate"] is not None
+
+
+def test_import_refuses_an_unknown_ruleset(tmp_path):
+    one_error_line(arena("problems", "import", *FILES, "--out", str(tmp_path / "p.json"), "--ruleset", "paper"),
+                   "--ruleset", "paper")
+    assert not (tmp_path / "p.json").exists()
