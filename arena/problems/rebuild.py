@@ -385,9 +385,12 @@ class _Planner:
         fixed, low, high, free = self._basket_terms(problem)
         windows = _intersect(budget_window(voucher), [(fixed + low, fixed + high)])
         if not windows:
-            names = ", ".join(pid for pid in problem.gold_ids if pid not in free)
-            return (f"its products ({names or 'none'}) are already priced at {fixed:g} for other problems, and no "
-                    f"total fits the budget of {voucher.budget:g} with the voucher")
+            bound = [f"{pid} is priced {self.golds[pid].price:g} for other problems" for pid in
+                     dict.fromkeys(problem.gold_ids) if pid not in free]
+            bound += [f"{pid} must cost {_describe(self.golds[pid].interval)} for other problems" for pid in
+                      dict.fromkeys(free) if self.golds[pid].by]
+            return (f"no basket total fits the budget of {voucher.budget:g} with the voucher (from "
+                    f"{voucher.threshold:g}): {'; '.join(bound) or 'its products cannot be priced low enough'}")
         try:
             prefer: float | None = basket_total(voucher)
         except ValueError:

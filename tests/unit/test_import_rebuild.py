@@ -201,3 +201,19 @@ def test_blind_baseline_catches_a_catalog_that_gives_the_answer_away(imported, t
         writer.commit({"digest": "sha256:test"})
     baseline = blind_baseline([problem], Catalog.open(tmp_path / "cat"))
     assert baseline["web"].web_passed == 1
+
+
+@pytest.mark.parametrize("basket_first", [False, True])
+def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(tmp_path, basket_first):
+    product = parse_record({"query": "A premium kettle above 1000 PHP.", "reward": {
+        "product_id": "7700000001", "title": ["Premium Kettle"], "price": [{"greater than": [1000, None]}]}}, "t:1")
+    basket = parse_record({"query": "The premium kettle on a budget.", "reward": [
+        {"product_id": "7700000001", "title": ["Premium Kettle"]}], "voucher": {
+            "voucher_type": "platform", "threshold": 200, "discount_type": "fixed", "face_value": 50,
+            "discount": None, "cap": None, "price_after_voucher": 250.0, "budget": 300}}, "t:2")
+    order = [basket, product] if basket_first else [product, basket]
+    report = rebuild_catalog(order, tmp_path / "cat", background_size=0)
+    assert [p.problem_id for p in report.problems] == [product.problem_id]
+    assert report.skipped == [f"{basket.problem_id} (t:2): no basket total fits the budget of 300 with the voucher "
+                              "(from 200): 7700000001 must cost >= 1000 for other problems; left out"]
+    assert selfcheck(report.problems, Catalog.open(tmp_path / "cat").get).ok
