@@ -110,7 +110,8 @@ def statement(question: str, answer: str) -> str:
 
 
 def _year_variants(year: int, rng: Rng, k: int) -> list[int]:
-    deltas = [d for d in range(-12, 13) if d]
+    """Other years near ``year``, none after 2025 unless ``year`` is (a fact is not dated in the future)."""
+    deltas = [d for d in range(-12, 13) if d and (year + d <= max(year, 2025))]
     rng.shuffle(deltas)
     return [year + d for d in deltas[:k]]
 
@@ -200,7 +201,7 @@ def _details(question: str) -> list[tuple[int, int, str]]:
     return taken
 
 
-def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str]) -> str:
+def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str], question: str) -> str:
     if kind == "number":
         if "." in token:
             return f"{float(token) + 1 + rng.below(3):g}"
@@ -216,9 +217,9 @@ def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str]) ->
                 value = rng.pick(options)
                 return value if token[:1].isupper() and cls is not MONTHS else (
                     value if cls is MONTHS else value.lower())
-    if kind == "proper":
-        options = [p for p in proper_pool if p != token] or _PROPER_FALLBACK
-        return rng.pick(options)
+    if kind == "proper":  # a fictional name, or a name from another question, never one of this question's
+        options = [p for p in [*_PROPER_FALLBACK, *proper_pool] if p not in question]
+        return rng.pick(options or _PROPER_FALLBACK)
     return f"{rng.pick(_QUALIFIERS)} {token}"
 
 
@@ -233,7 +234,7 @@ def related_questions(question: str, rng: Rng, k: int, proper_pool: Sequence[str
     seen = {question}
     for start, end, kind in spans * 4:
         token = question[start:end]
-        new = _replacement(token, kind, rng, proper_pool)
+        new = _replacement(token, kind, rng, proper_pool, question)
         variant = question[:start] + new + question[end:]
         if new == token or variant in seen:
             continue

@@ -13,11 +13,12 @@ import pytest
 from arena.catalog import Catalog
 from arena.catalog import generator as gen
 from arena.catalog.models import search_contents
+from arena.catalog.rng import Rng
 from arena.catalog.writer import CatalogWriter
 from arena.problems.importer import import_files, parse_record
 from arena.problems.rebuild import WEB_NEAR_MISSES, fits_budget, rebuild_catalog
 from arena.problems.selfcheck import blind_baseline, selfcheck
-from arena.problems.webknowledge import knowledge_question
+from arena.problems.webknowledge import knowledge_question, near_miss_values, statement
 from arena.scoring import score_run
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -217,3 +218,30 @@ def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(t
     assert report.skipped == [f"{basket.problem_id} (t:2): no basket total fits the budget of 300 with the voucher "
                               "(from 200): 7700000001 must cost >= 1000 for other problems; left out"]
     assert selfcheck(report.problems, Catalog.open(tmp_path / "cat").get).ok
+
+
+# ------------------------------------------------------------------------------------------- web knowledge pieces
+
+
+@pytest.mark.parametrize(("question", "answer", "expected"), [
+    ("In which month and year did scientists report that bacteria survived in orbit?", "August 2020",
+     "August 2020: Scientists report that bacteria survived in orbit."),
+    ("Which country has won the cup five times?", "India", "India has won the cup five times."),
+    ("What is the capital of Velmont?", "Port Caldera", "The capital of Velmont is Port Caldera."),
+    ("Who composed the opera Carmen?", "Georges Bizet", "Georges Bizet composed the opera Carmen."),
+    ("How many moons does Mars have?", "2", "The number of moons that Mars have: 2."),
+])
+def test_a_question_becomes_a_statement_of_its_answer(question, answer, expected):
+    assert statement(question, answer) == expected
+
+
+@pytest.mark.parametrize(("answer", "shape"), [
+    ("2019", r"\d{4}"), ("August 2020", r"[A-Z][a-z]+ \d{4}"), ("India", r"[A-Z][\w ]+"), ("12", r"\d+"),
+    ("Violin", r"[A-Z][a-z]+"), ("Georges Bizet", r"[A-Z]\w+ [A-Z]\w+"),
+])
+def test_near_miss_values_are_of_the_answers_kind_and_never_contain_it(answer, shape):
+    values = near_miss_values(answer, ["Cello", "1998", "Japan"], Rng("t", answer), 5)
+    assert len(values) == 5 and len(set(values)) == 5
+    for value in values:
+        assert re.fullmatch(shape, value), value
+        assert answer.lower() not in value.lower() and value.lower() not in answer.lower()
