@@ -40,6 +40,7 @@ STORE_FAULT = 2003
 JUDGE_UNAVAILABLE = 2004
 UPSTREAM_LLM_DOWN = 2005
 NODE_INTERRUPTED = 2006
+SCORING_FAILED = 2007
 
 CODES: dict[int, ErrorCode] = {c.code: c for c in (
     ErrorCode(IMPORT_FAILED, "import_failed", "agent", "agent.py could not be imported or has no usable agent_main",
@@ -65,6 +66,8 @@ CODES: dict[int, ErrorCode] = {c.code: c for c in (
               "the node's upstream LLM failed during the run (unreachable, timeout, 5xx, 402 or 429)", True),
     ErrorCode(NODE_INTERRUPTED, "node_interrupted", "validator",
               "the node stopped or lost track of the run while it was in flight", True),
+    ErrorCode(SCORING_FAILED, "scoring_failed", "validator",
+              "the node failed scoring the run's answer (a fault of its own, logged with its traceback)", True),
 )}
 
 #: The harness's statuses (and the backends' own `sandbox_failed`) -> their code.

@@ -250,7 +250,7 @@ class Arena:
         for run in self.store.runs(status="scoring"):
             if run.run_id not in self.in_flight and self.store.score(run.run_id) is None:
                 self._lost.pop(run.run_id, None)
-                self._score(run.run_id)  # its strict score was not stored; the judge job takes it from there
+                self._score_or_fail(run.run_id)  # its strict score was not stored; the judge job takes it from there
                 count += 1
         for run in self.store.runs(status="judged"):
             score = self.store.score(run.run_id)
@@ -468,7 +468,7 @@ class Arena:
                 self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
         if code is None:
             self.store.record_run(run_id, "scoring", outcome.events, **spend)
-            self._score(run_id, answer=outcome.answer)
+            self._score_or_fail(run_id, answer=outcome.answer)
         elif blame.blame_of(code) == "agent":
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
             self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
@@ -477,6 +477,21 @@ class Arena:
         else:
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
             self._retry_or_give_up(run_id, code, error)
+
+    def _score_or_fail(self, run_id: str, answer: Any = None) -> None:
+        """`_score`; a failure of the store propagates (the run stays `scoring` for `recover`), any other failure
+        of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            self._score(run_id, answer=answer)
+        except (StoreError, SQLAlchemyError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault
+            if self.log is not None:
+                self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
+                               traceback=traceback.format_exc())
+            self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
 
     @staticmethod
     def _attempts(run: Run, code: int | None, error: str | None,

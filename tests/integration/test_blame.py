@@ -87,14 +87,14 @@ def open_store(url: str) -> Store:
 
 
 def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, *,
-               gateway: Gateway | None = None, budgets: Budgets | None = None) -> Arena:
+               gateway: Gateway | None = None, budgets: Budgets | None = None, log: Any = None) -> Arena:
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2,
                          limits=Limits(wall_seconds=60), budgets=budgets or Budgets())
     return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
-                 config=config, gateway=gateway or Gateway(catalog))
+                 config=config, gateway=gateway or Gateway(catalog), log=log)
 
 
 def drive(arena: Arena, store: Store, done: Any, deadline: float = 300.0) -> None:
@@ -326,3 +326,61 @@ def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, t
     assert run is not None and run.status == "pending" and run.sandbox["attempts"][0]["code"] == blame.NODE_INTERRUPTED
     assert client.get("/healthz").json()["checks"]["runs"]["ok"]
     store.close()
+
+
+def test_a_run_the_node_cannot_score_is_its_own_fault_2007(inputs: Any, tmp_path: Path) -> None:
+    from bittensor.sp_core import Keypair
+
+    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+    from arena.problems.pack import new_pack, write_pack
+
+    setup = make_chain(tmp_path, ["offline"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
+                     plain_agent(tmp_path / "a" / "offline", MINER_TEMPLATE.read_text()), block=10)
+    first = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+    first.start()
+    try:
+        race_id = first.open_race()
+        assert race_id is not None
+        run_id = store.runs(race_id=race_id)[0].run_id
+        store.transition(run_id, "starting")
+        store.transition(run_id, "running")
+        store.record_run(run_id, "scoring", [])  # the node stopped before it stored the strict score
+    finally:
+        first.stop()
+    # it comes back with the next pack (new problems), which does not hold that run's problem: scoring it fails,
+    # in our code
+    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
+    fresh = generate_problems(first.catalog, 6, seed=11).problems
+    assert store.run(run_id).problem_id not in {p.problem_id for p in fresh}  # type: ignore[union-attr]
+    following = new_pack(fresh, catalog_digest=first.pack.catalog_digest, generator_version=GENERATOR_VERSION,
+                         rotation=first.pack.rotation, embed=False).signed(operator)
+    next_pack = write_pack(following, tmp_path / "next-pack.json")
+    log = _Log()
+    second = make_arena(store, setup.chain, setup.validators[0], (inputs[0], next_pack, operator.ss58_address),
+                        data_dir, log=log)
+    second.start()
+    try:
+        second.recover()
+    finally:
+        second.stop()
+    run = store.run(run_id)
+    assert run is not None and (run.status, run.error_code, run.blame) == ("pending", blame.SCORING_FAILED,
+                                                                           "validator")
+    assert store.score(run_id) is None  # never a zero
+    failed = [kw for event, kw in log.records if event == "races.scoring_failed"]
+    assert failed and "KeyError" in failed[0]["traceback"]
+    store.close()
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, Any]]] = []
+
+    def info(self, event: str, **kw: Any) -> None:
+        self.records.append((event, kw))
+
+    warning = error = info
