@@ -651,8 +651,8 @@ def rebuild_catalog(
                                doc_json=payload)
             digest.update(payload)
             stats.add(doc)
-        if progress:
-            progress(len(plan.golds))
+        if progress:  # the import command counts one step per reward
+            progress(sum(len(p.reward) for p in problems))
         if background_size:
             for product in gen.iter_products(background_seed, background_size):
                 if writer.has_product(product["product_id"]):
