@@ -245,7 +245,11 @@ class Arena:
                 continue
             code, error = self._lost.pop(run.run_id, (blame.NODE_INTERRUPTED,
                                                       f"the node lost the run while it was {run.status}"))
-            self._fail(run.run_id, code, error)
+            try:
+                self._fail(run.run_id, code, error)
+            except StoreError as exc:  # it moved meanwhile (another node's worker): nothing of ours to recover
+                self._warn("races.recover_skip", run_id=run.run_id, reason=str(exc))
+                continue
             count += 1
         for run in self.store.runs(status="scoring"):
             if run.run_id not in self.in_flight and self.store.score(run.run_id) is None:

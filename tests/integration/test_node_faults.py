@@ -245,3 +245,41 @@ def test_an_unreachable_chain_is_retried_past_the_old_budget_until_the_weights_l
     on_chain = setup.chain.weights()[validator_uid]
     assert set(on_chain) == {int(uid) for uid in ws.vector}
     store.close()
+
+
+def test_a_weight_set_the_chain_never_took_is_superseded_by_the_next_races(inputs: Any, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["offline"], rate_limit=0)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    chain = LocalChain(setup.path, busy_timeout=0.1)
+    arena = make_arena(store, chain, setup.validators[0], inputs, tmp_path / "node", weights_retry=0.0)
+    arena.start()
+    holder = sqlite3.connect(setup.path, isolation_level=None)
+    try:
+        miner = setup.miners["offline"].hotkey.ss58_address
+        submission = place_submission(store, tmp_path / "node", miner,
+                                      slow_agent(tmp_path / "agents" / "offline", "offline", 0.0), block=1)
+
+        def closed_race(race_id: str, score: float) -> None:
+            store.create_race(race_id=race_id, pack_id=arena.pack.pack_id, seed_block=0, seed_hash="",
+                              problem_ids=[])
+            store.save_race_results(race_id, [{"hotkey": miner, "uid": 1, "submission_id": submission.id,
+                                               "commitment_block": 1, "score": score, "success_rate": score,
+                                               "runs": 1, "errored": 0, "rank": 1, "per_task": {}}])
+
+        closed_race("r1", 0.5)
+        first = arena.weigh()
+        holder.execute("BEGIN EXCLUSIVE")
+        assert arena.set_weights() == "pending" and arena.set_weights() == "pending"
+        closed_race("r2", 0.9)
+        second = arena.weigh()
+        holder.execute("ROLLBACK")
+        assert arena.set_weights() == "set"
+        sets = {ws.id: ws for ws in store.weight_sets()}
+        assert sets[first].status == "failed" and sets[first].outcome == {"superseded_by": second}  # type: ignore
+        assert sets[second].status == "set" and sets[second].race_id == "r2"  # type: ignore[index]
+        assert arena.set_weights() is None  # nothing left to send
+    finally:
+        holder.close()
+        arena.stop()
+    store.close()
