@@ -192,7 +192,11 @@ def _details(question: str) -> list[tuple[int, int, str]]:
     for m in re.finditer(r"\b(?:the|The|a|an) ([a-z][a-z-]{3,})\b", question):
         if m.group(1) not in _STOP and m.group(1) not in _GENERIC:
             spans.append((m.start(1), m.end(1), "content"))
-    priority = {"number": 0, "word": 0, "proper": 1, "content": 2}
+    for m in re.finditer(r"\b[a-z][a-z-]{4,}\b", question):  # last resort: other nouns-looking words
+        word = m.group(0)
+        if word not in _STOP and word not in _GENERIC and not word.endswith(("ed", "ing", "ly")):
+            spans.append((m.start(), m.end(), "loose"))
+    priority = {"number": 0, "word": 0, "proper": 1, "content": 2, "loose": 3}
     spans.sort(key=lambda s: (s[0], priority[s[2]]))
     taken: list[tuple[int, int, str]] = []
     for span in spans:
@@ -227,7 +231,7 @@ def related_questions(question: str, rng: Rng, k: int, proper_pool: Sequence[str
     """Up to ``k`` questions about related entities: (question, the detail changed, its replacement), each differing
     from ``question`` in one detail, preferring numbers, dates and names over other words."""
     spans = _details(question)
-    order = {"number": 0, "word": 0, "proper": 1, "content": 2}
+    order = {"number": 0, "word": 0, "proper": 1, "content": 2, "loose": 3}
     rng.shuffle(spans)
     spans.sort(key=lambda s: order[s[2]])
     out: list[tuple[str, str, str]] = []
