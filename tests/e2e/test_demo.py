@@ -32,7 +32,8 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
     assert len(results) == 4  # the copy does not race
     assert {s.status for s in store.all_submissions()} == {"accepted", "copy"}
     runs = store.runs(race_id=race.race_id)
-    assert len(runs) == 4 * 5 and all(r.status == "finished" for r in runs)
+    assert len(runs) == 4 * 5 and {(r.status, r.error_code) for r in runs} <= {("finished", None), ("errored", 1006)}
+    assert len({r.hotkey for r in runs if r.status == "errored"}) == 1  # the hostile agent never answers: 1006
     hostile = [r for r in results if r.score == 0.0]
     assert hostile and results[0].score > 0
     chain = LocalChain(root / "chain.sqlite")
