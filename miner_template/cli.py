@@ -188,7 +188,7 @@ def test_cmd(
                 if outcome.result.status == "ok":
                     score = score_run(problem, outcome.answer, catalog.get, gold_vectors=pack.gold_vectors(
                         problem.problem_id), ruleset=pack.ruleset)
-                code = outcome.result.error_code
+                code, _ = outcome.error_code()  # as a validator would blame it (arena.blame)
                 faults += code is not None and code >= 2000
                 asked += [e.name for e in outcome.events  # the model each chat call named ("" for none)
                           if e.kind == "llm_call" and e.name not in ("models", "chat.completions")]
@@ -215,7 +215,8 @@ def test_cmd(
     for note in notes:
         out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if faults:
-        fail(f"{faults} run(s) hit a harness or sandbox fault (not the agent's doing); see {out_dir}/reports", code=3)
+        fail(f"{faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's doing; a "
+             f"validator retries such runs); see {out_dir}/reports", code=3)
 
 
 def _check_llm_options(base_url: str | None, models: list[str]) -> None:
@@ -308,8 +309,9 @@ def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
 
 def _row(problem: Any, outcome: Any, score: Any, verdict: Any = None) -> dict[str, Any]:
     final = (score.final if verdict is not None else float(score.success)) if score is not None else 0.0
+    code, error = outcome.error_code()  # as a validator would blame it: no answer 1006, upstream LLM down 2005...
     return {"problem_id": problem.problem_id, "task": problem.task, "status": outcome.result.status,
-            "error_code": outcome.result.error_code, "error": outcome.result.error,
+            "error_code": code, "error": error,
             "success": bool(score and score.success), "gt": score.gt if score else 0.0,
             "rule": score.rule if score else 0.0, "answer": score.answer if score else [],
             "raw_answer": outcome.answer, "tool_calls": outcome.tool_calls,
@@ -323,8 +325,8 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: A
         for event in outcome.events:
             fh.write(event.model_dump_json() + "\n")
     lines = [f"# {problem.problem_id} ({problem.task})", "", f"**Query:** {problem.query}", "",
-             f"**Status:** {outcome.result.status}" + (f" (code {outcome.result.error_code}: {outcome.result.error})"
-                                                       if outcome.result.error_code else ""),
+             f"**Status:** {outcome.result.status}" + ("" if outcome.error_code()[0] is None else
+                                                       " (code {}: {})".format(*outcome.error_code())),
              f"**Answer:** {json.dumps(outcome.answer) if outcome.answer is not None else '(none)'}  "
              f"**Gold:** {', '.join(problem.gold_ids)}", "",
              "## Steps"]
