@@ -76,7 +76,7 @@ def test_a_good_agent_runs_and_its_answer_comes_from_the_gateway(node):
     """, "good")
     assert outcome.result.status == "ok" and outcome.result.error_code is None
     first_hit = outcome.events[0].result[0]["product_id"]
-    assert outcome.answer == [first_hit] and first_hit != "W09" and outcome.tool_calls == 2
+    assert outcome.answer == first_hit and first_hit != "W09" and outcome.tool_calls == 2
     assert "honestly" in outcome.result.stdout
 
 
