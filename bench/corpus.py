@@ -40,6 +40,7 @@ from sqlalchemy import insert, text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena import blame  # noqa: E402
 from tests.support.postgres import fresh_database  # noqa: E402
 from validator.chain.port import Neuron  # noqa: E402
 from validator.store.models import Run, Score  # noqa: E402
@@ -192,7 +193,8 @@ def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
                     events = events[:2]
                 run_rows.append({"run_id": run_id, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
                                  "hotkey": sub.hotkey, "status": "errored" if errored else "finished",
-                                 "error_code": 1003 if errored else None, "blame": "agent" if errored else None,
+                                 "error_code": blame.TIMED_OUT if errored else None,
+                                 "blame": blame.blame_of(blame.TIMED_OUT) if errored else None,
                                  "attempt": 1, "created_at": ended, "finished_at": None if errored else ended,
                                  "errored_at": ended if errored else None, "sandbox": {},
                                  "tool_calls": len(events), "llm_calls": 4 if llm_agent else 0, "tokens": 0,
