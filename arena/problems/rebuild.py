@@ -53,6 +53,8 @@ MIN_PRICE = 1.0
 MARGIN = 0.02
 
 Interval = tuple[float, float]
+#: how every unsatisfiable line ends: what happened and what to do
+LEFT_OUT = "left out (edit one of the records named to keep it)"
 
 
 @dataclass
@@ -259,7 +261,7 @@ class _Planner:
         for pid, iv in own.items():
             if iv[0] > iv[1]:
                 self.skipped.append(f"{_where(problem)}: product {pid} is asked twice with price rules that admit "
-                                    "no common price; left out")
+                                    f"no common price; {LEFT_OUT}")
                 return
             gold = self.golds.get(pid)
             if gold is None:
@@ -271,7 +273,7 @@ class _Planner:
                 needs = "; ".join(f"{p} needs {_describe(other)}" for p, other in gold.by if p in clash)
                 self.skipped.append(f"{_where(problem)}: gold product {pid} is shared with {', '.join(clash)} and "
                                     f"their price rules clash ({problem.problem_id} needs {_describe(iv)}; {needs});"
-                                    " left out")
+                                    f" {LEFT_OUT}")
                 return
         for reward in problem.reward:
             gold = self.golds.setdefault(reward.product_id, _Gold(reward.product_id))
@@ -358,7 +360,7 @@ class _Planner:
                         f"{_where(problem)}: gold product {pid} (price {_describe(self._bounds(pid))}) is shared "
                         f"with other problems, and no price of it lets this basket fit its budget of "
                         f"{problem.voucher.budget:g} (voucher from {problem.voucher.threshold:g}) while {others};"
-                        " left out")
+                        f" {LEFT_OUT}")
                     continue
                 allowed = narrowed
                 chosen_by.append(problem.problem_id)
@@ -370,7 +372,7 @@ class _Planner:
             reason = self._solve_basket(problem)
             if reason:
                 rejected.add(problem.problem_id)
-                self.skipped.append(f"{_where(problem)}: {reason}; left out")
+                self.skipped.append(f"{_where(problem)}: {reason}; {LEFT_OUT}")
         self.accepted = [p for p in self.accepted if p.problem_id not in rejected]
         # 3. every other product: a price inside its rules (a web gold keeps its own when it fits)
         for gold in self.golds.values():

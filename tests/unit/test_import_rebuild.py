@@ -111,7 +111,8 @@ def test_sets_that_cannot_be_satisfied_are_reported_with_the_clash(imported, reb
     first = _by_query(imported.problems, "Looking for a bamboo serving tray")
     assert price.startswith(f"{cheap.problem_id} (shoppingbench:synthesize_product_test.jsonl:3): gold product "
                             f"{TRAY} is shared with {first.problem_id}")
-    assert "needs <= 150" in price and "needs between 200 and 600" in price and price.endswith("left out")
+    assert "needs <= 150" in price and "needs between 200 and 600" in price
+    assert price.endswith("left out (edit one of the records named to keep it)")
     assert budget.startswith(f"{tight.problem_id} (shoppingbench:synthesize_voucher_test.jsonl:4): gold product {TRAY}")
     assert "budget of 150" in budget and "\n" not in price + budget
 
@@ -216,7 +217,8 @@ def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(t
     report = rebuild_catalog(order, tmp_path / "cat", background_size=0)
     assert [p.problem_id for p in report.problems] == [product.problem_id]
     assert report.skipped == [f"{basket.problem_id} (t:2): no basket total fits the budget of 300 with the voucher "
-                              "(from 200): 7700000001 must cost >= 1000 for other problems; left out"]
+                              "(from 200): 7700000001 must cost >= 1000 for other problems; left out (edit one of the "
+                              "records named to keep it)"]
     assert selfcheck(report.problems, Catalog.open(tmp_path / "cat").get).ok
 
 
