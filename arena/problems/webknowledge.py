@@ -73,6 +73,16 @@ def knowledge_question(query: str) -> str:
     return first
 
 
+_PARTICIPLES = frozenset("""born held built made won written given taken known shown sold chosen drawn found founded
+located situated released published named awarded elected established completed discovered invented created formed
+opened launched signed married buried filmed recorded""".split())
+
+
+def _participle(word: str) -> bool:
+    w = word.lower().strip(",")
+    return w in _PARTICIPLES or (len(w) > 5 and w.endswith("ed"))
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -82,13 +92,24 @@ def statement(question: str, answer: str) -> str:
     questions become a record line "subject: answer")."""
     q = question.strip().rstrip("?").strip()
     low = q.lower()
-    m = re.match(r"^(?:in|on|at|during|by|from|since|until) (?:which|what) [\w' -]+? (?:did|does|do) (.+)$", q, re.I)
+    m = re.match(r"^(?:in|on|at|during|by|from|since|until) (?:which|what) [\w', -]+? (?:did|does|do) (.+)$", q, re.I)
     if m or re.match(r"^(?:when|in what year|what year) (?:did|does|do) ", low):
         rest = m.group(1) if m else re.sub(r"^(?:when|in what year|what year) (?:did|does|do) ", "", q, flags=re.I)
         return f"{answer}: {_cap(rest)}."
     m = re.match(r"^(?:what|who) (is|was|are|were) (.+)$", q, re.I)
     if m:
         return f"{_cap(m.group(2))} {m.group(1).lower()} {answer}."
+    m = re.match(r"^(?:(in|on|at|during|by|from|since|until) )?(?:which|what) ([\w',-]+(?: [\w',-]+){0,3}?) "
+                 r"(was|were|is|are) (.+)$", q, re.I) or re.match(r"^()when()\s(was|were|is|are) (.+)$", q, re.I)
+    if m:  # "In what city was X born" -> "X was born in A"; "Which city is the capital of X" -> "A is ..."
+        prep, _, aux, rest = m.groups()
+        words = rest.split()
+        at = next((i for i, w in enumerate(words) if _participle(w)), None)
+        if at:
+            subject, tail = " ".join(words[:at]), " ".join(words[at:])
+            return f"{_cap(subject)} {aux.lower()} {tail} {(prep or 'in').lower()} {answer}."
+        if not prep:
+            return f"{answer} {aux.lower()} {rest}."
     m = re.match(rf"^(?:which|what) ((?:[\w'-]+ ){{0,3}}[\w'-]+) ({_AUX}) (.+)$", q, re.I)
     if m and m.group(2).lower() not in ("did", "does", "do"):
         return f"{answer} {m.group(2).lower()} {m.group(3)}."

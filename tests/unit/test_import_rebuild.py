@@ -232,6 +232,10 @@ def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(t
     ("What is the capital of Velmont?", "Port Caldera", "The capital of Velmont is Port Caldera."),
     ("Who composed the opera Carmen?", "Georges Bizet", "Georges Bizet composed the opera Carmen."),
     ("How many moons does Mars have?", "2", "The number of moons that Mars have: 2."),
+    ("In what city was the fictional painter Ilsa Marrow born?", "Velmont",
+     "The fictional painter Ilsa Marrow was born in Velmont."),
+    ("What year was the Harbor Lights Quartet founded?", "1988", "The Harbor Lights Quartet was founded in 1988."),
+    ("Which city is the capital of Velmont?", "Port Caldera", "Port Caldera is the capital of Velmont."),
 ])
 def test_a_question_becomes_a_statement_of_its_answer(question, answer, expected):
     assert statement(question, answer) == expected
