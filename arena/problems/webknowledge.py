@@ -78,6 +78,32 @@ located situated released published named awarded elected established completed 
 opened launched signed married buried filmed recorded""".split())
 
 
+_IRREGULAR_PAST = {"win": "won", "become": "became", "begin": "began", "sink": "sank", "take": "took", "make": "made",
+                   "leave": "left", "lose": "lost", "write": "wrote", "hold": "held", "run": "ran", "sell": "sold",
+                   "buy": "bought", "build": "built", "give": "gave", "get": "got", "go": "went", "come": "came",
+                   "meet": "met", "find": "found", "teach": "taught", "fly": "flew", "sing": "sang", "draw": "drew",
+                   "choose": "chose", "lead": "led", "break": "broke", "speak": "spoke", "see": "saw", "say": "said",
+                   "tell": "told", "think": "thought", "bring": "brought", "fall": "fell", "rise": "rose"}
+_REGULAR = frozenset("""report announce publish found open close start end play score defeat visit move sign launch
+perform debut introduce discover invent award complete host receive release die join marry retire graduate appear
+establish create form design record film premiere return reach travel survive arrive serve study live work compete
+finish acquire merge rename""".split())
+
+
+def _past(clause: str) -> str:
+    """The clause after "did" in the past tense: its first known verb (after the subject's first word) conjugated."""
+    words = clause.split(" ")
+    for i, word in enumerate(words[1:], start=1):
+        w = word.lower()
+        if w in _IRREGULAR_PAST:
+            words[i] = _IRREGULAR_PAST[w]
+            break
+        if w in _REGULAR:
+            words[i] = w + ("d" if w.endswith("e") else "ied" if w.endswith("y") and w[-2] not in "aeiou" else "ed")
+            break
+    return " ".join(words)
+
+
 def _participle(word: str) -> bool:
     w = word.lower().strip(",")
     return w in _PARTICIPLES or (len(w) > 5 and w.endswith("ed"))
@@ -95,7 +121,7 @@ def statement(question: str, answer: str) -> str:
     m = re.match(r"^(?:in|on|at|during|by|from|since|until) (?:which|what) [\w', -]+? (?:did|does|do) (.+)$", q, re.I)
     if m or re.match(r"^(?:when|in what year|what year) (?:did|does|do) ", low):
         rest = m.group(1) if m else re.sub(r"^(?:when|in what year|what year) (?:did|does|do) ", "", q, flags=re.I)
-        return f"{answer}: {_cap(rest)}."
+        return f"{answer}: {_cap(_past(rest))}."
     m = re.match(r"^(?:what|who) (is|was|are|were) (.+)$", q, re.I)
     if m:
         return f"{_cap(m.group(2))} {m.group(1).lower()} {answer}."

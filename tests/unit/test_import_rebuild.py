@@ -227,7 +227,8 @@ def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(t
 
 @pytest.mark.parametrize(("question", "answer", "expected"), [
     ("In which month and year did scientists report that bacteria survived in orbit?", "August 2020",
-     "August 2020: Scientists report that bacteria survived in orbit."),
+     "August 2020: Scientists reported that bacteria survived in orbit."),
+    ("On what day, month, and year did the ferry sink?", "15 April 1912", "15 April 1912: The ferry sank."),
     ("Which country has won the cup five times?", "India", "India has won the cup five times."),
     ("What is the capital of Velmont?", "Port Caldera", "The capital of Velmont is Port Caldera."),
     ("Who composed the opera Carmen?", "Georges Bizet", "Georges Bizet composed the opera Carmen."),
