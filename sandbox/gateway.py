@@ -48,6 +48,9 @@ class Budgets(BaseModel):
     burst: int = Field(100, ge=1)
     max_request_bytes: int = Field(256 * 1024, ge=1024)
     max_response_bytes: int = Field(2 * 1024 * 1024, ge=1024)
+    #: LLM calls of one run in flight to the upstream at once (more wait their turn): an agent cannot burst the
+    #: node's upstream into refusing (429) and so turn its own run into the node's fault (2005)
+    llm_concurrency: int = Field(2, ge=1)
 
 
 class Upstream(BaseModel):
@@ -107,6 +110,7 @@ class RunHandle:
     #: node's fault, whatever the agent made of it (`arena.blame.UPSTREAM_LLM_DOWN`)
     upstream_errors: list[dict[str, Any]] = field(default_factory=list)
     budget_refusals: int = 0  # calls refused because a budget of the run was spent
+    llm_gate: asyncio.Semaphore | None = None  # made on first use, on the gateway's event loop
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -322,9 +326,14 @@ class Gateway:
                     handle.budget_refusals += 1
                 return refuse(429, "LLM budget (calls, tokens or cost) spent")
             key = gateway.upstream.api_key.get_secret_value() if gateway.upstream.api_key else "none"
+            with handle.lock:
+                if handle.llm_gate is None:
+                    handle.llm_gate = asyncio.Semaphore(handle.budgets.llm_concurrency)
+                gate = handle.llm_gate
             try:
-                async with httpx.AsyncClient(base_url=gateway.upstream.base_url, timeout=gateway.upstream.timeout,
-                                             transport=gateway._transport) as client:
+                async with gate, httpx.AsyncClient(base_url=gateway.upstream.base_url,
+                                                   timeout=gateway.upstream.timeout,
+                                                   transport=gateway._transport) as client:
                     resp = await client.post("/chat/completions", json=body,
                                              headers={"Authorization": f"Bearer {key}"})
             except httpx.HTTPError as exc:

@@ -137,3 +137,95 @@ def test_oversized_upstream_answer_is_refused(tiny_catalog, tmp_path):
             with client(gws.socket_path, run.token) as c:
                 reply = c.post("/v1/chat/completions", json={"model": "test-model", "messages": []})
     assert reply.status_code == 502 and "over 4096 bytes" in reply.text
+
+
+def _chat(c, model="m"):
+    return c.post("/v1/chat/completions", json={"model": model, "messages": [{"role": "user", "content": "hi"}]})
+
+
+def test_the_upstream_failing_is_recorded_as_the_nodes_and_the_agents_own_errors_are_not(tiny_catalog, tmp_path):
+    from tests.support.openai_server import Fail
+
+    statuses = iter([502, 503, 429, 402, 400, 200])
+
+    def responder(body):
+        status = next(statuses, 200)
+        if status != 200:
+            raise Fail(status, f"scripted {status}")
+        return "fine"
+
+    sock = tmp_path / "gw" / "gateway.sock"
+    with OpenAIServer(responder, models=("m",)) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"]))
+        with GatewayServer(gw, sock):
+            run = gw.open_run("r", Budgets(llm_calls=7))
+            with client(sock, run.token) as c:
+                codes = [_chat(c).status_code for _ in range(6)]
+                assert _chat(c, model="not-allowed").status_code == 403  # the agent's own mistake
+                assert _chat(c).status_code == 200 and _chat(c).status_code == 429  # its budget: spent
+            record = gw.close_run("r")
+    assert codes == [502, 503, 429, 402, 400, 200]
+    # 5xx, 429 and 402 from the upstream are the node's (the run becomes 2005); the agent's 400 and 403 are not
+    assert [e["status"] for e in record.upstream_errors] == [502, 503, 429, 402]
+    assert all(record.events[e["seq"]].status == e["status"] for e in record.upstream_errors)
+    assert record.budget_refusals == 1
+    # an upstream nobody answers is the node's too
+    with socket_closed_port() as port:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=f"http://127.0.0.1:{port}/v1", models=["m"]))
+        with GatewayServer(gw, sock):
+            run = gw.open_run("down")
+            with client(sock, run.token) as c:
+                assert _chat(c).status_code == 502
+            record = gw.close_run("down")
+    assert len(record.upstream_errors) == 1 and "unreachable" in record.upstream_errors[0]["error"]
+
+
+def test_a_run_cannot_burst_the_upstream(tiny_catalog, tmp_path):
+    import threading
+    import time
+
+    lock = threading.Lock()
+    flight = {"now": 0, "peak": 0}
+
+    def responder(body):
+        with lock:
+            flight["now"] += 1
+            flight["peak"] = max(flight["peak"], flight["now"])
+        time.sleep(0.3)
+        with lock:
+            flight["now"] -= 1
+        return "fine"
+
+    sock = tmp_path / "gw" / "gateway.sock"
+    with OpenAIServer(responder, models=("m",)) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"]))
+        with GatewayServer(gw, sock):
+            run = gw.open_run("burst", Budgets(llm_concurrency=2))
+            codes: list[int] = []
+
+            def call():
+                with client(sock, run.token) as c:
+                    codes.append(_chat(c).status_code)
+
+            threads = [threading.Thread(target=call) for _ in range(6)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            gw.close_run("burst")
+    assert codes == [200] * 6 and len(server.requests) == 6
+    assert flight["peak"] <= 2  # the others waited their turn instead of piling onto the upstream
+
+
+class socket_closed_port:  # noqa: N801 - used as a context manager
+    """A loopback port nothing listens on."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+
+    def __exit__(self, *exc: object) -> None:
+        return None
