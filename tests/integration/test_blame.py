@@ -178,9 +178,40 @@ def test_an_upstream_llm_failing_mid_run_is_the_nodes_fault_and_the_run_is_retri
     (attempt,) = page["attempts"]
     assert attempt["code"] == 2005 and attempt["blame"] == "validator"
     assert "502" in attempt["upstream_errors"][0]["error"] and attempt["upstream_error_count"] >= 1
-    app_js = client.get("/static/app.js").text
-    assert "upstream-errors" in app_js and "a.upstream_errors" in app_js
+    shown = browser_run_page(store, runs[0].run_id, tmp_path)
+    assert len(shown["upstream"]) == attempt["upstream_error_count"] and all("502" in row for row in shown["upstream"])
+    assert "2005" in shown["attempts"][0] and "validator" in shown["attempts"][0]
     store.close()
+
+
+def browser_run_page(store: Store, run_id: str, tmp_path: Path) -> dict[str, list[str]]:
+    """The run page as a headless Chromium renders it: the rows of its upstream-errors and attempts tables."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from sandbox.serving import ThreadedServer
+    from tests.e2e.test_dashboard import chromium
+
+    browser, driver_path = chromium()
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    server = ThreadedServer(create_app(store)).start()
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get(f"{server.url}/#/run/{run_id}")
+        WebDriverWait(driver, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#upstream tbody tr")))
+        return {name: [row.text for row in driver.find_elements(By.CSS_SELECTOR, f"#{name} tbody tr")]
+                for name in ("upstream", "attempts")}
+    finally:
+        driver.quit()
+        server.stop()
 
 
 NO_ANSWER_AGENT = '''
