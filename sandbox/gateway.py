@@ -60,6 +60,9 @@ class Upstream(BaseModel):
     api_key: SecretStr | None = None
     models: list[str] = Field(default_factory=list)  # the allowlist
     timeout: float = 120.0
+    #: an LLM call still unanswered after this many seconds when its run ends (or its agent hangs up) is the
+    #: upstream stalling: recorded as an upstream failure, so the run is the node's fault (2005), not the agent's
+    stall_seconds: float = 30.0
     usd_per_1k_prompt: float = 0.0
     usd_per_1k_completion: float = 0.0
 
@@ -111,6 +114,7 @@ class RunHandle:
     upstream_errors: list[dict[str, Any]] = field(default_factory=list)
     budget_refusals: int = 0  # calls refused because a budget of the run was spent
     llm_gate: asyncio.Semaphore | None = None  # made on first use, on the gateway's event loop
+    upstream_pending: dict[int, tuple[float, datetime, str]] = field(default_factory=dict)  # in flight upstream
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -171,11 +175,26 @@ class Gateway:
             return handle
 
     def close_run(self, run_id: str) -> RunHandle:
-        """Revoke the run's token and return its record (events, answer state, spend)."""
+        """Revoke the run's token and return its record (events, answer state, spend). An LLM call the upstream
+        has left unanswered for `Upstream.stall_seconds` is recorded as the upstream's failure."""
         with self._lock:
             handle = self._runs.pop(run_id)
             self._by_token.pop(handle.token, None)
-            return handle
+        with handle.lock:
+            pending = list(handle.upstream_pending.items())
+            handle.upstream_pending.clear()
+        for _key, (since, started, model) in pending:
+            self._stalled(handle, since, started, model, "when the run ended")
+        return handle
+
+    def _stalled(self, handle: RunHandle, since: float, started: datetime, model: str, when: str) -> None:
+        waited = time.monotonic() - since
+        if waited < self.upstream.stall_seconds:
+            return
+        event = self._record(handle, {"kind": "llm_call", "name": model, "started_at": started, "status": 504,
+                                      "duration_ms": waited * 1000,
+                                      "error": f"upstream LLM had not answered after {waited:.0f}s {when}"})
+        self._upstream_failed(handle, event)
 
     def _record(self, handle: RunHandle | None, event: dict[str, Any]) -> TrajectoryEvent:
         if handle is None:
@@ -330,15 +349,28 @@ class Gateway:
                 if handle.llm_gate is None:
                     handle.llm_gate = asyncio.Semaphore(handle.budgets.llm_concurrency)
                 gate = handle.llm_gate
+            pending = id(body)
             try:
                 async with gate, httpx.AsyncClient(base_url=gateway.upstream.base_url,
                                                    timeout=gateway.upstream.timeout,
                                                    transport=gateway._transport) as client:
+                    with handle.lock:
+                        handle.upstream_pending[pending] = (time.monotonic(), started, str(model))
                     resp = await client.post("/chat/completions", json=body,
                                              headers={"Authorization": f"Bearer {key}"})
+            except asyncio.CancelledError:  # the agent hung up: a stalled upstream is still the node's failure
+                with handle.lock:
+                    waiting = handle.upstream_pending.pop(pending, None)
+                if waiting is not None:
+                    gateway._stalled(handle, *waiting, "when the agent hung up")
+                raise
             except httpx.HTTPError as exc:
+                with handle.lock:
+                    handle.upstream_pending.pop(pending, None)
                 kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
                 return refuse(502, f"upstream LLM {kind} ({type(exc).__name__})", upstream=True)
+            with handle.lock:
+                handle.upstream_pending.pop(pending, None)
             if len(resp.content) > handle.budgets.max_response_bytes:
                 return refuse(502, f"upstream answer over {handle.budgets.max_response_bytes} bytes; ask for less")
             try:

@@ -229,3 +229,29 @@ class socket_closed_port:  # noqa: N801 - used as a context manager
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def test_an_upstream_that_never_answers_is_recorded_as_stalled_when_the_run_ends(tiny_catalog, tmp_path):
+    import threading
+
+    release = threading.Event()
+
+    def responder(body):
+        release.wait(60)  # hangs until the test is over
+        return "too late"
+
+    sock = tmp_path / "gw" / "gateway.sock"
+    with OpenAIServer(responder, models=("m",)) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], stall_seconds=0.5))
+        try:
+            with GatewayServer(gw, sock):
+                run = gw.open_run("stall")
+                with client(sock, run.token) as c, pytest.raises(httpx.ReadTimeout):
+                    c.post("/v1/chat/completions", json={"model": "m", "messages": []}, timeout=1.5)
+                record = gw.close_run("stall")  # the agent gave up and the run ended; the upstream never answered
+                release.set()
+        finally:
+            release.set()
+    (stalled,) = record.upstream_errors
+    assert stalled["status"] == 504 and "had not answered" in stalled["error"]
+    assert record.events[stalled["seq"]].kind == "llm_call" and record.events[stalled["seq"]].status == 504
