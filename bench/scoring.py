@@ -5,7 +5,8 @@
 
 Rows:
 - problems generated per second (`generate_problems` on a built catalog, every problem checked solvable and rated);
-- runs scored per second (`score_run` on gold and distractor answers through the catalog, title similarity included);
+- runs scored per second per ruleset (`score_run` on gold and distractor answers through the catalog, title
+  similarity included);
 - the import of N ShoppingBench-format records, and import + rebuild of them on a background catalog: wall time and
   peak memory of the whole process tree, measured on a child process; how many are playable, how many left out;
 - the blind baseline's success per task on the rebuilt set (top `find_product` hits for the query; for web
@@ -44,6 +45,7 @@ from arena.problems.generate import constraints_for, generate_problems, voucher_
 from arena.problems.importer import import_files  # noqa: E402
 from arena.problems.rebuild import rebuild_catalog  # noqa: E402
 from arena.problems.selfcheck import blind_baseline, selfcheck  # noqa: E402
+from arena.scoring.rulesets import RULESETS  # noqa: E402
 
 #: ShoppingBench's released test set: problems per task, gold ids named by two problems, integer web answers
 SHARES = {"product": 250, "shop": 250, "voucher": 250, "web": 150}
@@ -204,12 +206,13 @@ def main() -> None:
         rebuilt = rebuild_catalog(imported.problems, work / "rebuilt2", background_size=0)
         rebuilt_catalog = Catalog.open(work / "rebuilt2")
         runs = sum(1 + len(p.meta["distractors"]) for p in rebuilt.problems)
-        started = time.perf_counter()
-        report = selfcheck(rebuilt.problems, rebuilt_catalog.get)
-        score_s = time.perf_counter() - started
-        gold = ", ".join(f"{t} {c.gold_rate:.0%}/{c.distractor_pass_rate:.0%}" for t, c in report.by_task.items())
-        print(f"score: {runs} runs (gold + distractors) in {score_s:.2f}s = {runs / score_s:.0f} runs/s; "
-              f"self-check ok={report.ok} (gold pass/distractor pass: {gold})")
+        for ruleset in RULESETS:
+            started = time.perf_counter()
+            report = selfcheck(rebuilt.problems, rebuilt_catalog.get, ruleset=ruleset)
+            score_s = time.perf_counter() - started
+            gold = ", ".join(f"{t} {c.gold_rate:.0%}/{c.distractor_pass_rate:.0%}" for t, c in report.by_task.items())
+            print(f"score [{ruleset}]: {runs} runs (gold + distractors) in {score_s:.2f}s = {runs / score_s:.0f} "
+                  f"runs/s; self-check ok={report.ok} (gold pass/distractor pass: {gold})")
 
         # the same problems and products as the child's catalog: the plan does not depend on the background
         started = time.perf_counter()
