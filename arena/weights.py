@@ -9,6 +9,10 @@ floats once at the end, so identical inputs give byte-identical vectors in any o
   weighs ``tail_k - r + 1``); shares of ranks nobody holds are burnt.
 - ``winner_take_all``: rank 1 gets ``1 - burn_share``.
 - ``proportional``: ``1 - burn_share`` split in proportion to score.
+- ``sn15_top_half``: subnet 15's payout today (ORO ``subnet/validator/weight_distribution.py``, burn >= top regime):
+  with N ranked miners and K = floor(N/2), rank 1 gets ``top_share`` (0.25); ranks 2..K get a linear taper of
+  K-1, ..., 1 units paid out of the burn share, where the burn uid holds 65535 units (u16 max), so every paid rank
+  keeps a small non-zero weight; the burn uid gets the rest.
 """
 
 from __future__ import annotations
@@ -99,19 +103,39 @@ class Proportional(_Policy):
         return [pool * score / total for score in scores]
 
 
-WeightPolicy = Annotated[TopHeavy | WinnerTakeAll | Proportional, Field(discriminator="name")]
+class SN15TopHalf(_Policy):
+    """Rank 1 gets ``top_share``; ranks 2..floor(N/2) a taper of K-1..1 units out of the burn share, against the
+    burn uid's 65535 units (subnet 15's u16 layout); the rest is burnt."""
+
+    name: Literal["sn15_top_half"] = "sn15_top_half"
+    top_share: Annotated[float, Field(ge=0.0, le=0.5, allow_inf_nan=False)] = 0.25
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        if not scores:
+            return []
+        k = len(scores) // 2
+        tail = (k - 1) * k // 2 if k >= 2 else 0
+        # the burn share (1 - top) holds the burn uid's 65535 units and the tail's units
+        unit = (1 - _exact(self.top_share)) / (65535 + tail)
+        out = [_exact(self.top_share)] + [unit * (k + 1 - rank) for rank in range(2, k + 1)]
+        return out + [Fraction(0)] * (len(scores) - len(out))
+
+
+AnyPolicy = TopHeavy | WinnerTakeAll | Proportional | SN15TopHalf
+WeightPolicy = Annotated[AnyPolicy, Field(discriminator="name")]
 """A weight policy, told apart by ``name``; a settings field can be typed with it directly."""
 
-POLICIES: dict[str, type[TopHeavy | WinnerTakeAll | Proportional]] = {
+POLICIES: dict[str, type[AnyPolicy]] = {
     "top_heavy": TopHeavy,
     "winner_take_all": WinnerTakeAll,
     "proportional": Proportional,
+    "sn15_top_half": SN15TopHalf,
 }
 
-_ADAPTER: TypeAdapter[TopHeavy | WinnerTakeAll | Proportional] = TypeAdapter(WeightPolicy)
+_ADAPTER: TypeAdapter[AnyPolicy] = TypeAdapter(WeightPolicy)
 
 
-def parse_policy(name: str, **params: Any) -> TopHeavy | WinnerTakeAll | Proportional:
+def parse_policy(name: str, **params: Any) -> AnyPolicy:
     """Build a policy from its name and parameters; raises ``ValueError`` with one readable line if either is bad."""
     if name not in POLICIES:
         raise ValueError(f"unknown weight policy {name!r}; choose one of: {', '.join(sorted(POLICIES))}")
@@ -142,7 +166,7 @@ def ranking(results: Sequence[MinerResult], uids: Mapping[str, int]) -> list[Min
 
 
 def compute_weights(
-    results: Sequence[MinerResult], uids: Mapping[str, int], policy: TopHeavy | WinnerTakeAll | Proportional
+    results: Sequence[MinerResult], uids: Mapping[str, int], policy: AnyPolicy
 ) -> dict[int, float]:
     """The weight vector: uid -> weight, sorted by uid, zeros left out, summing to 1. With nobody eligible the burn
     uid gets everything; a burn uid that is also a miner's uid gets both."""

@@ -21,6 +21,7 @@ from arena.weights import (
     POLICIES,
     MinerResult,
     Proportional,
+    SN15TopHalf,
     TopHeavy,
     WeightPolicy,
     WinnerTakeAll,
@@ -60,6 +61,13 @@ def model_shares(policy: TopHeavy | WinnerTakeAll | Proportional, scores: list[F
         return shares
     if isinstance(policy, WinnerTakeAll):
         return [1 - exact(policy.burn_share) if rank == 0 else Fraction(0) for rank in range(n)]
+    if isinstance(policy, SN15TopHalf):
+        # subnet 15: burn pinned at 65535 u16 units, ranks 2..K = floor(N/2) hold K-1, ..., 1 units, and burn plus
+        # tail together are (1 - top) of the vector
+        k = n // 2
+        units = {rank: k + 1 - rank for rank in range(2, k + 1)}
+        unit = (1 - exact(policy.top_share)) / (65535 + sum(units.values()))
+        return [exact(policy.top_share) if rank == 1 else unit * units.get(rank, 0) for rank in range(1, n + 1)]
     total = sum(scores, Fraction(0))
     return [(1 - exact(policy.burn_share)) * s / total for s in scores]
 
@@ -93,6 +101,7 @@ policies_st = st.one_of(
     top_heavy_st(),
     st.builds(WinnerTakeAll, burn_share=shares_st, burn_uid=burn_uid_st),
     st.builds(Proportional, burn_share=shares_st, burn_uid=burn_uid_st),
+    st.builds(SN15TopHalf, top_share=st.sampled_from([0.0, 0.1, 0.25, 0.5]), burn_uid=burn_uid_st),
 )
 
 
@@ -313,7 +322,8 @@ def test_bad_miner_results_are_rejected(bad: dict) -> None:
 # --- parse_policy --------------------------------------------------------------------------------------------------
 
 def test_parse_policy_builds_each_policy() -> None:
-    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional"}
+    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half"}
+    assert parse_policy("sn15_top_half", burn_uid=3) == SN15TopHalf(top_share=0.25, burn_uid=3)
     assert parse_policy("top_heavy", top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2) == TopHeavy(
         top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2)
     assert parse_policy("winner_take_all") == WinnerTakeAll()
@@ -324,7 +334,8 @@ def test_parse_policy_builds_each_policy() -> None:
 
 
 @pytest.mark.parametrize(("name", "params", "expected"), [
-    ("nope", {}, "unknown weight policy 'nope'; choose one of: proportional, top_heavy, winner_take_all"),
+    ("nope", {}, "unknown weight policy 'nope'; choose one of: proportional, sn15_top_half, top_heavy, "
+     "winner_take_all"),
     ("top_heavy", {"top_share": 0.8, "tail_share": 0.3},
      "invalid weight policy 'top_heavy': top_share + tail_share must be at most 1 (got 0.8 + 0.3)"),
     ("top_heavy", {"tail_k": 0}, "invalid weight policy 'top_heavy': tail_k: Input should be greater than or equal"),
@@ -358,3 +369,29 @@ def test_top_and_tail_shares_are_compared_exactly_as_written() -> None:
     assert parse_policy("top_heavy", top_share=0.9, tail_share=0.1)
     with pytest.raises(ValueError, match="at most 1"):
         parse_policy("top_heavy", top_share=0.9, tail_share=0.1000000000000001)
+
+
+# --- subnet 15's payout ----------------------------------------------------------------------------------------------
+
+def test_sn15_top_half_matches_subnet_15s_u16_vector() -> None:
+    """Seven finishers: K = 3, so ranks 2 and 3 hold 2 and 1 units beside the burn uid's 65535, and rank 1 is
+    round(0.25 * (65535 + 3) / 0.75) = 21846 units, as ORO's weight_distribution computes it."""
+    results = [result(f"h{i}", 1 - i / 20, block=i) for i in range(7)]
+    uids = {f"h{i}": i + 1 for i in range(7)}
+    weights = compute_weights(results, uids, parse_policy("sn15_top_half"))
+    assert set(weights) == {0, 1, 2, 3}  # ranks 4..7 get nothing: the bottom half
+    assert weights[1] == 0.25
+    got_uids, got_u16 = normalize(list(weights), list(weights.values()))
+    assert dict(zip(got_uids, got_u16, strict=True)) == {0: 65535, 1: 21846, 2: 2, 3: 1}
+
+
+def test_sn15_top_half_ties_break_by_earliest_commitment_then_hotkey() -> None:
+    tied = [result("late", 0.5, block=9), result("early", 0.5, block=3), result("b", 0.5, block=3),
+            result("a", 0.5, block=3), result("x", 0.1, block=1)]
+    uids = {"late": 5, "early": 6, "b": 7, "a": 8, "x": 9}
+    weights = compute_weights(tied, uids, parse_policy("sn15_top_half"))
+    # order: a, b, early (block 3, by hotkey), late (block 9), x; N = 5 so K = 2: rank 1 "a", rank 2 "b"
+    assert weights[8] == 0.25 and set(weights) == {0, 7, 8}
+    shuffled_back = compute_weights(list(reversed(tied)), dict(reversed(list(uids.items()))),
+                                    parse_policy("sn15_top_half"))
+    assert json.dumps(shuffled_back) == json.dumps(weights)
