@@ -151,6 +151,7 @@ class ArenaConfig:
     budgets: Budgets = field(default_factory=Budgets)
     weight_policy: str = "top_heavy"
     burn_uid: int = 0
+    weight_shadow: str | None = None  # a second policy stored beside the live one, never sent
     judge_concurrency: int = 2
     judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
     judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
@@ -177,6 +178,8 @@ class Arena:
         self._judge_tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
         self._judge_failures: dict[str, int] = defaultdict(int)
         self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
+        self.shadow_policy = (parse_policy(config.weight_shadow, burn_uid=config.burn_uid)
+                              if config.weight_shadow else None)
         self.log = log
         self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
@@ -656,7 +659,10 @@ class Arena:
         results = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)),
                                commitment_block=r.commitment_block) for r in self.store.race_results(race.race_id)]
         vector = compute_weights(results, uids, self.policy)
-        ws = self.store.add_weight_set(policy=self.policy.name, vector=vector, race_id=race.race_id)
+        shadow = compute_weights(results, uids, self.shadow_policy) if self.shadow_policy is not None else None
+        ws = self.store.add_weight_set(policy=self.policy.name, vector=vector, race_id=race.race_id,
+                                       shadow_policy=self.shadow_policy.name if self.shadow_policy else None,
+                                       shadow_vector=shadow)
         for older in self.store.weight_sets():
             if older.id != ws.id and older.status in {"pending", "rate_limited"}:
                 self.store.update_weight_set(older.id, status="failed", outcome={"superseded_by": ws.id})

@@ -106,6 +106,10 @@ class Settings(BaseSettings):
                                json_schema_extra=flag("--weights.policy"))
     burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
                           json_schema_extra=flag("--weights.burn_uid"))
+    weight_shadow: str | None = Field(
+        None, description="a second weight policy computed and stored beside the live one for every race, never "
+                          f"sent: try a policy before switching ({', '.join(sorted(POLICIES))})",
+        json_schema_extra=flag("--weights.shadow"))
     judge: Literal["offline", "llm"] = Field(
         "offline", description="reasoning judge: offline (no LLM, the gates from the gateway log) or llm",
         json_schema_extra=flag("--judge"))
@@ -135,10 +139,10 @@ class Settings(BaseSettings):
             return [m.strip() for m in value.split(",") if m.strip()]
         return value
 
-    @field_validator("weight_policy")
+    @field_validator("weight_policy", "weight_shadow")
     @classmethod
-    def _known_policy(cls, value: str) -> str:
-        if value not in POLICIES:
+    def _known_policy(cls, value: str | None) -> str | None:
+        if value is not None and value not in POLICIES:
             raise ValueError(f"unknown weight policy {value!r}; choose one of {', '.join(sorted(POLICIES))}")
         return value
 

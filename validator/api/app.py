@@ -192,7 +192,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         query = select(WeightSet).order_by(WeightSet.id.desc())
         return page(query, select(func.count()).select_from(WeightSet), limit, offset,
                     lambda w: _row(w, "id", "race_id", "policy", "vector", "block", "status", "attempts", "outcome",
-                                   "created_at", "updated_at"))
+                                   "created_at", "updated_at", "shadow_policy", "shadow_vector"))
 
     @app.get("/api/charts", tags=["charts"], summary="Data for the dashboard's charts")
     def charts() -> dict[str, Any]:

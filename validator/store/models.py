@@ -260,5 +260,8 @@ class WeightSet(Base):
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|set|failed|rate_limited
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     outcome: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)  # the ChainOutcome or the error
+    #: `--weights.shadow`: a second policy's vector for the same race, stored to compare, never sent
+    shadow_policy: Mapped[str | None] = mapped_column(String(32))
+    shadow_vector: Mapped[dict[str, float] | None] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -583,10 +583,14 @@ class Store:
 
     # --- weights ----------------------------------------------------------------------------------------------------
 
-    def add_weight_set(self, *, policy: str, vector: dict[int, float], race_id: str | None = None) -> WeightSet:
+    def add_weight_set(self, *, policy: str, vector: dict[int, float], race_id: str | None = None,
+                       shadow_policy: str | None = None, shadow_vector: dict[int, float] | None = None) -> WeightSet:
+        """A pending weight set; with a shadow policy, its vector is stored beside the live one (never sent)."""
         with self.session() as s:
             ws = WeightSet(race_id=race_id, policy=policy, vector={str(k): v for k, v in sorted(vector.items())},
-                           status="pending")
+                           status="pending", shadow_policy=shadow_policy,
+                           shadow_vector=None if shadow_vector is None else
+                           {str(k): v for k, v in sorted(shadow_vector.items())})
             s.add(ws)
             s.flush()
             return ws
