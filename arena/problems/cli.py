@@ -258,6 +258,16 @@ def pack_cmd(
     problems_per_race: Annotated[int | None, typer.Option(help="Problems drawn per race.")] = None,
     task_mix: Annotated[str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")]
         = None,
+    seal_round: Annotated[int | None, typer.Option(
+        "--seal.round", help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
+                             "whose signature is public).")] = None,
+    seal_anchor_block: Annotated[int | None, typer.Option(
+        "--seal.anchor_block", help="Seal the race pool, one batch per rotation slot, each to the drand round of its "
+                                    "slot's opening: the chain's block now (with --seal.anchor_time and "
+                                    "--seal.block_time, slot blocks become times, then rounds).")] = None,
+    seal_anchor_time: Annotated[float | None, typer.Option(
+        "--seal.anchor_time", help="Unix time of --seal.anchor_block (default: now).")] = None,
+    seal_block_time: Annotated[float, typer.Option("--seal.block_time", help="Seconds per block.")] = 12.0,
     ruleset: Annotated[str | None, typer.Option(help="The strict checks the pack's problems are scored by: "
                                                      "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
                                                      "scorer). Default: the input packs' (shoppingbench when made "
@@ -297,6 +307,8 @@ def pack_cmd(
         fail(f"--ruleset: {exc}")
     pack = _new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, chosen)
     pack = pack.model_copy(update={"rotation": rot})
+    if seal_round is not None or seal_anchor_block is not None:
+        pack = _seal(pack, public_only, seal_round, seal_anchor_block, seal_anchor_time, seal_block_time)
     if public_only:
         pack = pack.public_view()
         _write(pack, out_pack)
@@ -312,6 +324,39 @@ def pack_cmd(
     pack = pack.signed(keypair)
     _write(pack, out_pack)
     out.print(f"signed {len(pack.problems)} problems by {pack.signer} -> {out_pack}")
+
+
+def _seal(pack: Any, public_only: bool, seal_round: int | None, anchor_block: int | None, anchor_time: float | None,
+          block_time: float) -> Any:
+    import time
+
+    from arena.problems.pack import PackError, sealed_pack
+    from arena.problems.seal import Anchor, SealError
+
+    if public_only:
+        fail("--public-only writes no race problem; drop the --seal.* options")
+    if seal_round is not None and anchor_block is not None:
+        fail("give either --seal.round (local use) or --seal.anchor_block, not both")
+    if seal_round is not None and seal_round < 1:
+        fail(f"--seal.round {seal_round} is not a drand round; rounds start at 1")
+    try:
+        anchor = None if anchor_block is None else Anchor(block=anchor_block, block_time=block_time,
+                                                          unix_time=anchor_time or time.time())
+    except ValueError as exc:
+        fail(f"bad --seal.* option: {str(exc).splitlines()[-1].strip()}")
+    with progress_bar() as bar:
+        task = bar.add_task("sealing race batches", total=None, rate="")
+        try:
+            sealed, unraced = sealed_pack(pack, anchor=anchor, fixed_round=seal_round,
+                                          progress=lambda: bar.advance(task))
+        except (PackError, SealError) as exc:
+            fail(str(exc))
+    first, last = sealed.sealed[0], sealed.sealed[-1]
+    out.print(f"sealed {sum(b.n_problems for b in sealed.sealed)} race problems in {len(sealed.sealed)} batches "
+              f"(slots at blocks {first.open_block}..{last.open_block}, drand rounds {first.reveal_round}.."
+              f"{last.reveal_round})" + (f"; {len(unraced)} race problem(s) fit no batch and were left out"
+                                         if unraced else ""), highlight=False)
+    return sealed
 
 
 @app.command("verify")
@@ -363,13 +408,19 @@ def show_cmd(
     summary = {"pack_id": pack.pack_id, "created_at": pack.created_at, "catalog_digest": pack.catalog_digest,
                "generator_version": pack.generator_version, "signer": pack.signer, "signed": bool(pack.signature),
                "public_only": pack.public_only, "ruleset": pack.ruleset, "rotation": pack.rotation.model_dump(),
-               "splits": pack.split_counts(), "problems": len(pack.problems)}
+               "splits": pack.split_counts(), "problems": len(pack.problems),
+               "sealed_batches": [{"slot": b.slot, "open_block": b.open_block, "drand_round": b.reveal_round,
+                                   "problems": b.n_problems} for b in pack.sealed]}
     if as_json:
         out.print_json(json.dumps(summary))
         return
     table = Table(show_header=False, title=f"pack {pack_path}")
     for key, value in summary.items():
-        if key != "splits":
+        if key == "sealed_batches":
+            table.add_row(key, f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
+                               f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
+                          if value else "none: the race pool is in clear")
+        elif key != "splits":
             table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
     out.print(table)
     _print_counts(pack.problems, "problems")

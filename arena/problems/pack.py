@@ -37,6 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.problems.models import TASKS, Problem
+from arena.problems.seal import Anchor, SealedBatch
 
 FORMAT = 1
 GZIP_MAGIC = b"\x1f\x8b"
@@ -148,6 +149,9 @@ class Pack(BaseModel):
     #: the strict checks its problems are scored by (`arena.scoring.rulesets`); a pack written before rulesets
     #: existed has none and is scored by ``shoppingbench``
     ruleset: str = "shoppingbench"
+    #: the race pool sealed in one batch per rotation slot (`arena.problems.seal`); empty: the race problems are in
+    #: `problems`, in clear, and a race draws from them
+    sealed: list[SealedBatch] = Field(default_factory=list)
     signer: str | None = None
     signature: str | None = None
 
@@ -191,8 +195,9 @@ class Pack(BaseModel):
         """What is signed: the canonical JSON of the pack without its signature (the signer is included)."""
         data = self.model_dump(mode="json")
         data.pop("signature", None)
-        if "ruleset" not in self.model_fields_set:  # a pack signed before rulesets existed verifies unchanged
-            data.pop("ruleset", None)
+        for later in ("ruleset", "sealed"):  # a pack signed before these fields existed verifies unchanged
+            if later not in self.model_fields_set:
+                data.pop(later, None)
         return canonical_json(data)
 
     def signed(self, keypair: Signer) -> Pack:
@@ -243,7 +248,7 @@ class Pack(BaseModel):
         keep = {p.problem_id for p in problems}
         embeddings = {k: list(v) for k, v in self.title_embeddings.items() if k in keep}
         return self.model_copy(update={"problems": problems, "title_embeddings": embeddings, "public_only": True,
-                                       "signer": None, "signature": None})
+                                       "sealed": [], "signer": None, "signature": None})
 
     def problem(self, problem_id: str) -> Problem | None:
         return next((p for p in self.problems if p.problem_id == problem_id), None)
@@ -534,3 +539,45 @@ def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = 
         return wallet.hotkey  # type: ignore[no-any-return]
     except Exception as exc:  # bittensor raises its own KeyFileError for unreadable or undecryptable files
         raise PackError(f"cannot open hotkey {hotkey!r} of wallet {name!r} ({exc}); check {hotkey_path}") from None
+
+
+def sealed_pack(pack: Pack, *, anchor: Anchor | None = None, fixed_round: int | None = None,
+                progress: Any = None) -> tuple[Pack, list[str]]:
+    """``pack`` with its race pool sealed: one batch of ``problems_per_race`` per rotation slot (slot k opens at
+    ``start_block + k * cadence_blocks``), each sealed to the quicknet round of its opening block (from ``anchor``),
+    or to ``fixed_round`` for every batch (local demos and tests: no future drand pulse exists offline). The race
+    problems and their title embeddings leave the clear part of the pack. Unsigned: sign it with `Pack.signed`.
+    Returns the sealed pack and the ids of race problems left out of every batch (a short last batch, or past the
+    rotation's end), which are no longer in the pack."""
+    from arena.problems.seal import plan_batches, seal_batch
+
+    if pack.sealed:
+        raise PackError("the pack's race pool is already sealed")
+    if (anchor is None) == (fixed_round is None):
+        raise PackError("sealing needs the chain's anchor (a block and its time) or a fixed drand round")
+    race = [p for p in pack.problems if p.split == "race"]
+    rot = pack.rotation
+    batches = plan_batches(race, per_batch=rot.problems_per_race, task_mix=rot.task_mix, seed=pack.pack_id)
+    if not batches:
+        raise PackError(f"the race pool holds {len(race)} problems, fewer than one race of "
+                        f"{rot.problems_per_race}; split more problems into the race pool or race fewer at a time")
+    if rot.end_block is not None:
+        slots = max(0, -(-(rot.end_block - rot.start_block) // rot.cadence_blocks))
+        batches = batches[:slots]
+    sealed = []
+    for slot, batch in enumerate(batches):
+        block = rot.start_block + slot * rot.cadence_blocks
+        round_ = fixed_round if fixed_round is not None else anchor.round_for_block(block)  # type: ignore[union-attr]
+        sealed.append(seal_batch(batch, slot=slot, open_block=block, reveal_round=round_,
+                                 title_embeddings=pack.title_embeddings))
+        if progress is not None:
+            progress()
+    in_batches = {p.problem_id for batch in batches for p in batch}
+    unraced = [p.problem_id for p in race if p.problem_id not in in_batches]
+    keep = [p for p in pack.problems if p.split != "race"]
+    kept_ids = {p.problem_id for p in keep}
+    embeddings = {k: v for k, v in pack.title_embeddings.items() if k in kept_ids}
+    data = pack.model_dump(mode="json")
+    data.update(problems=[p.model_dump(mode="json") for p in keep], title_embeddings=embeddings,
+                sealed=[b.model_dump(mode="json") for b in sealed], signer=None, signature=None)
+    return Pack.model_validate(data), unraced

@@ -1,0 +1,136 @@
+"""Sealed race batches: real drand quicknet timelock encryption through bittensor_core, opened offline with a real
+public quicknet signature (round 1000)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.problems import Problem
+from arena.problems.pack import PackError, Rotation, load_keypair, load_pack, new_pack, sealed_pack, write_pack
+from arena.problems.seal import (
+    QUICKNET_GENESIS,
+    QUICKNET_ROUND_1000,
+    Anchor,
+    SealError,
+    open_batch,
+    plan_batches,
+    round_at,
+    seal_batch,
+    time_of_round,
+)
+
+#: another real quicknet round's signature would open round 1001 only; any other hex is not a signature at all
+WRONG = QUICKNET_ROUND_1000[:-2] + ("00" if not QUICKNET_ROUND_1000.endswith("00") else "11")
+
+
+def problems(n: int, task: str = "product", split: str = "race") -> list[Problem]:
+    extra = {"knowledge_attribute": "1999"} if task == "web" else {}
+    rewards = 2 if task == "shop" else 1
+    return [Problem(problem_id=f"{task}-{i:03d}", task=task, split=split, query=f"find item {i}", **extra,
+                    reward=[{"product_id": f"{9000 + i + 100 * r}", "title": [f"Item {i} Deluxe"]}
+                            for r in range(rewards)]) for i in range(n)]
+
+
+def test_a_batch_opens_with_its_rounds_signature_only():
+    batch = seal_batch(problems(3), slot=0, open_block=100, reveal_round=1000,
+                       title_embeddings={"product-000": ["AAAA"]})
+    assert "Deluxe" not in batch.ciphertext and "9000" not in json.dumps(batch.model_dump())
+    opened = open_batch(batch, QUICKNET_ROUND_1000)
+    assert [p.problem_id for p in opened.problems] == ["product-000", "product-001", "product-002"]
+    assert opened.problems[0].gold_ids == ["9000"] and opened.title_embeddings["product-000"] == ["AAAA"]
+    with pytest.raises(SealError, match="did not open"):
+        open_batch(batch, WRONG)
+    later = seal_batch(problems(1), slot=1, open_block=200, reveal_round=1001)
+    with pytest.raises(SealError, match=r"batch 1 \(block 200, drand round 1001\) did not open"):
+        open_batch(later, QUICKNET_ROUND_1000)  # round 1000's signature cannot open round 1001
+
+
+def test_a_tampered_batch_is_refused():
+    batch = seal_batch(problems(2), slot=0, open_block=0, reveal_round=1000)
+    other = seal_batch(problems(2, "shop"), slot=0, open_block=0, reveal_round=1000)
+    swapped = batch.model_copy(update={"ciphertext": other.ciphertext})
+    with pytest.raises(SealError, match="sha256 is not the sealed one"):
+        open_batch(swapped, QUICKNET_ROUND_1000)
+    with pytest.raises(SealError, match="not base64"):
+        open_batch(batch.model_copy(update={"ciphertext": "%%%"}), QUICKNET_ROUND_1000)
+
+
+def test_rounds_and_anchor():
+    assert round_at(time_of_round(1000)) == 1000 and round_at(time_of_round(1000) + 2.9) == 1000
+    assert round_at(QUICKNET_GENESIS) == 1
+    anchor = Anchor(block=100, unix_time=time_of_round(5000), block_time=12.0)
+    assert anchor.round_for_block(100) == 5000
+    assert anchor.round_for_block(101) == 5004  # 12 s later: four rounds on
+    # never a round published before the slot's estimated time
+    assert time_of_round(anchor.round_for_block(137)) >= anchor.unix_time + 37 * 12.0
+
+
+def test_batches_follow_the_mix_and_are_deterministic():
+    pool = problems(9) + problems(6, "shop") + problems(5, "web")
+    mix = {"product": 0.5, "shop": 0.25, "web": 0.25}
+    batches = plan_batches(pool, per_batch=4, task_mix=mix, seed="s")
+    assert batches == plan_batches(list(reversed(pool)), per_batch=4, task_mix=mix, seed="s")
+    assert len(batches) == 5 and all(len(b) == 4 for b in batches)
+    assert [sorted(p.task for p in b) for b in batches[:2]] == [["product", "product", "shop", "web"]] * 2
+    ids = [p.problem_id for b in batches for p in b]
+    assert len(ids) == len(set(ids))  # a problem is in one batch at most: raced once
+    assert plan_batches(pool, per_batch=4, task_mix=mix, seed="t") != batches
+
+
+def test_a_sealed_pack_keeps_no_race_problem_in_clear_and_its_signature_covers_the_batches(tmp_path):
+    public = [p.model_copy(update={"problem_id": f"pub-{i}"}) for i, p in enumerate(problems(2, "product", "public"))]
+    held = [p.model_copy(update={"problem_id": f"held-{i}", "split": "held_out"}) for i, p in enumerate(problems(2))]
+    pack = new_pack(public + held + problems(7), catalog_digest=None, generator_version="t", embed=True,
+                    rotation=Rotation(cadence_blocks=50, problems_per_race=3, start_block=1000,
+                                      task_mix={"product": 1.0}))
+    sealed, unraced = sealed_pack(pack, fixed_round=1000)
+    assert len(sealed.sealed) == 2 and len(unraced) == 1  # 7 race problems: two races of 3, one left over
+    assert [b.open_block for b in sealed.sealed] == [1000, 1050]
+    assert {p.split for p in sealed.problems} == {"public", "held_out"}
+    race_ids = {p.problem_id for p in pack.problems if p.split == "race"}
+    assert not race_ids & set(sealed.title_embeddings) and not race_ids & {p.problem_id for p in sealed.problems}
+    assert "Deluxe" not in json.dumps([b.model_dump() for b in sealed.sealed])
+    alice = load_keypair(key_uri="//Alice")
+    path = write_pack(sealed.signed(alice), tmp_path / "sealed.json")
+    loaded = load_pack(path, trusted_signers={alice.ss58_address}, allow_dev_signer=True)
+    opened = open_batch(loaded.sealed[1], QUICKNET_ROUND_1000)
+    assert len(opened.problems) == 3 and all(p.split == "race" for p in opened.problems)
+    assert set(opened.title_embeddings) == {p.problem_id for p in opened.problems}
+    data = json.loads(path.read_text())
+    data["sealed"][0]["reveal_round"] = 999  # an operator's batch re-pointed by someone else
+    (tmp_path / "t.json").write_text(json.dumps(data))
+    with pytest.raises(PackError, match="signature"):
+        load_pack(tmp_path / "t.json", trusted_signers={alice.ss58_address}, allow_dev_signer=True)
+    with pytest.raises(PackError, match="already sealed"):
+        sealed_pack(sealed, fixed_round=1000)
+
+
+def test_a_pack_too_small_for_one_race_cannot_be_sealed():
+    pack = new_pack(problems(2), catalog_digest=None, generator_version="t", embed=False,
+                    rotation=Rotation(problems_per_race=3))
+    with pytest.raises(PackError, match="fewer than one race of 3"):
+        sealed_pack(pack, anchor=Anchor(block=0, unix_time=time_of_round(10)))
+
+
+def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
+    from tests.unit.test_cli import arena, one_error_line
+
+    src = write_pack(new_pack(problems(6) + problems(2, "web", "public"), catalog_digest=None, generator_version="t",
+                              embed=False, rotation=Rotation(problems_per_race=2, cadence_blocks=10,
+                                                             task_mix={"product": 1.0})), tmp_path / "in.json")
+    out = tmp_path / "sealed.json"
+    done = arena("problems", "pack", str(src), "--out", str(out), "--key-uri", "//Alice", "--seal.round", "1000",
+                 check=True)
+    assert "sealed 6 race problems in 3 batches (slots at blocks 0..20, drand rounds 1000..1000)" in done.stdout
+    shown = json.loads(arena("problems", "show", str(out), "--json", check=True).stdout)
+    assert [b["open_block"] for b in shown["sealed_batches"]] == [0, 10, 20] and shown["problems"] == 2
+    anchored = arena("problems", "pack", str(src), "--out", str(tmp_path / "a.json"), "--key-uri", "//Alice",
+                     "--seal.anchor_block", "100", "--seal.anchor_time", str(time_of_round(2000)), check=True)
+    assert "drand rounds 1600..1680" in anchored.stdout  # block 0 is 100 blocks (400 rounds) before the anchor
+    base = ("problems", "pack", str(src), "--key-uri", "//Alice", "--out")
+    one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "0"), "not a drand round")
+    one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "5", "--seal.anchor_block", "1"),
+                   "either --seal.round")
+    assert not (tmp_path / "x.json").exists()
