@@ -221,6 +221,23 @@ class BittensorChain:
         except Exception as error:
             raise self._error("read the current block", error) from error
 
+    def drand_pulse(self, round_: int) -> str | None:
+        """The signature (hex) of drand quicknet round ``round_`` from the chain's Drand pallet (`Drand.Pulses`, which
+        subtensor fills as the beacon publishes), or None while the chain does not hold it."""
+        client, _ = self._sdk()
+        try:
+            pulse = client.query(bt.storage.Drand.Pulses, [int(round_)])
+        except Exception as error:
+            raise self._error(f"read drand round {round_}", error) from error
+        if not pulse:
+            return None
+        signature = pulse.get("signature") if isinstance(pulse, dict) else getattr(pulse, "signature", None)
+        if isinstance(signature, str):
+            return signature.removeprefix("0x") or None
+        if isinstance(signature, (bytes, bytearray, list, tuple)):
+            return bytes(signature).hex() or None
+        return None
+
     def block_hash(self, block: int) -> str:
         """`System.BlockHash[block]` (recent blocks), else the block's header (older ones)."""
         if block < 0:

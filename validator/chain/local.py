@@ -421,6 +421,32 @@ class LocalChain:
         return {hotkey: Commitment(hotkey=hotkey, uid=uid, value=value, block=block) for hotkey, uid, value, block
                 in rows}
 
+    # --- drand pulses: the dev chain's stand-in for subtensor's Drand pallet -------------------------------------
+    #
+    # Subtensor stores drand quicknet pulses as the beacon publishes them. A dev chain cannot make future pulses (no
+    # one can), so it is given real recorded ones, each with the block from which it shows it: a faithful stand-in
+    # for the chain revealing a round, with the reveal tied to block height instead of wall time. The table is made
+    # on first use, so chains made before it existed work unchanged.
+
+    def publish_pulse(self, round_: int, signature: str, *, reveal_block: int) -> None:
+        """Hold a recorded drand quicknet pulse and show it from ``reveal_block`` on."""
+        with self._write(f"store drand round {round_}") as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS drand_pulses (round INTEGER PRIMARY KEY, signature TEXT NOT "
+                         "NULL, reveal_block INTEGER NOT NULL)")
+            conn.execute("INSERT OR REPLACE INTO drand_pulses (round, signature, reveal_block) VALUES (?, ?, ?)",
+                         (int(round_), signature.removeprefix("0x"), int(reveal_block)))
+
+    def drand_pulse(self, round_: int) -> str | None:
+        """The signature of drand round ``round_`` once the chain shows it (hex), else None."""
+        with self._read(f"read drand round {round_}") as conn:
+            block = self._now()
+            try:
+                row = conn.execute("SELECT signature, reveal_block FROM drand_pulses WHERE round = ?",
+                                   (int(round_),)).fetchone()
+            except sqlite3.OperationalError:  # no pulse was ever given to this chain
+                return None
+        return str(row[0]) if row is not None and block >= int(row[1]) else None
+
     def rate_limit(self, hotkey: str) -> RateLimit:
         with self._read(f"read the weights rate limit of {hotkey}") as conn:
             block = self._now()

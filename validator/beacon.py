@@ -1,0 +1,73 @@
+"""Where a validator gets a drand quicknet round's signature to open a sealed race batch (`arena.problems.seal`).
+
+In order: the chain it already reads (subtensor's Drand pallet; LocalChain's recorded pulses), then a drand HTTP
+relay named in the settings (`--beacon.relay`, e.g. https://api.drand.sh). Nothing here is trusted: a signature that
+is not the round's cannot open a batch (`open_batch` checks it), so a wrong source delays a race, never alters one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from arena.problems.seal import QUICKNET_CHAIN_HASH
+
+
+class BeaconError(Exception):
+    """No source could be asked (unreachable, refused, malformed); the message says which and why in one line."""
+
+
+class DrandRelay:
+    """A drand HTTP relay: ``GET {url}/{chain hash}/public/{round}`` answers ``{"round", "randomness", "signature"}``;
+    a round not yet published is 404 (or 425 on some relays)."""
+
+    def __init__(self, url: str, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
+        self.url = url.rstrip("/")
+        self._client = httpx.Client(timeout=timeout, transport=transport)
+
+    def signature(self, round_: int) -> str | None:
+        where = f"{self.url}/{QUICKNET_CHAIN_HASH}/public/{round_}"
+        try:
+            response = self._client.get(where)
+        except httpx.HTTPError as exc:
+            raise BeaconError(f"drand relay {self.url} unreachable for round {round_}: {type(exc).__name__}: "
+                              f"{exc}") from None
+        if response.status_code in (404, 425):
+            return None
+        if response.status_code != 200:
+            raise BeaconError(f"drand relay {self.url} answered {response.status_code} for round {round_}")
+        try:
+            body = response.json()
+            signature = str(body["signature"])
+            got = int(body.get("round", round_))
+        except (ValueError, KeyError, TypeError):
+            raise BeaconError(f"drand relay {self.url} sent something that is not a drand pulse for round "
+                              f"{round_}") from None
+        if got != round_:
+            raise BeaconError(f"drand relay {self.url} sent round {got} when asked for {round_}")
+        return signature
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def round_signature(round_: int, *, chain: Any = None, relay: DrandRelay | None = None) -> str | None:
+    """The round's signature from the chain, else the relay; None while neither has it. `BeaconError` when no source
+    could answer at all (the chain failing and no relay, or both failing)."""
+    errors = []
+    if chain is not None and hasattr(chain, "drand_pulse"):
+        try:
+            found = chain.drand_pulse(round_)
+            if found:
+                return str(found)
+        except Exception as exc:  # noqa: BLE001 - any chain failure falls back to the relay
+            errors.append(f"chain: {exc}")
+    if relay is not None:
+        try:
+            return relay.signature(round_)
+        except BeaconError as exc:
+            errors.append(str(exc))
+    if errors:
+        raise BeaconError(f"drand round {round_} could not be read: " + "; ".join(errors))
+    return None
