@@ -109,6 +109,7 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         limits=Limits(wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb,
                       pids=settings.sandbox_pids),
         weight_policy=settings.weight_policy, burn_uid=settings.burn_uid, weight_shadow=settings.weight_shadow,
+        beacon_relay=settings.beacon_relay,
         judge_concurrency=settings.judge_concurrency, judge_token_budget=settings.judge_token_budget,
     )
     judge = None

@@ -152,6 +152,8 @@ class ArenaConfig:
     weight_policy: str = "top_heavy"
     burn_uid: int = 0
     weight_shadow: str | None = None  # a second policy stored beside the live one, never sent
+    beacon_relay: str | None = None  # a drand HTTP relay for sealed batches' rounds (after the chain's own pulses)
+    beacon_retry: float = 3.0  # seconds before a batch that did not open is tried again; doubles, capped at 60 s
     judge_concurrency: int = 2
     judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
     judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
@@ -184,6 +186,8 @@ class Arena:
         self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
         self._problems = {p.problem_id: p for p in pack.problems}
+        self._vectors: dict[str, list[str]] = {}  # gold title embeddings of opened sealed batches
+        self._batch_wait: dict[int, tuple[float, float, str]] = {}  # slot -> (next try, backoff, why it waits)
         self._work: Path | None = None
         self._server: GatewayServer | None = None
         self._judging: set[str] = set()
@@ -298,6 +302,8 @@ class Arena:
         block = self.chain.block() if block is None else block
         if not rotation.active_at(block):
             return self._inactive(block)
+        if self.pack.sealed:
+            return self._open_sealed(block)
         start = race_start_block(block, rotation.cadence_blocks)
         race_id = race_id_for(self.pack.pack_id, start)
         stalled = self.store.races(status="open")
@@ -315,9 +321,10 @@ class Arena:
                                problem_ids=problem_ids)
         return self._finish_opening(race_id, start, problem_ids)
 
-    def _finish_opening(self, race_id: str, start: int, problem_ids: list[str]) -> str:
+    def _finish_opening(self, race_id: str, start: int, problem_ids: list[str],
+                        before_block: int | None = None) -> str:
         """One pending run per (eligible submission, problem), then the race runs; or cancelled with its reason."""
-        eligible = self._eligible()
+        eligible = self._eligible(before_block)
         reason = None
         if not problem_ids:
             reason = "the pack's race pool is empty"
@@ -332,6 +339,90 @@ class Arena:
         self._info("races.opened", race_id=race_id, seed_block=start, problems=len(problem_ids),
                    miners=len(eligible), runs=made)
         return race_id
+
+    # --- sealed batches
+
+    def _open_sealed(self, block: int) -> str | None:
+        """The current slot's sealed batch, raced once: opened with its drand round's signature (the chain's pulses,
+        then the relay), its problems stored, one run per submission committed before the slot opened. A batch that
+        does not open yet waits, says why once per try and is tried again with backoff; never a partial race. A
+        validator that comes up late races the current slot only."""
+        from arena.problems.seal import SealError, open_batch
+        from validator.beacon import BeaconError, DrandRelay, round_signature
+
+        rotation = self.pack.rotation
+        slot = (block - rotation.start_block) // rotation.cadence_blocks
+        stalled = self.store.races(status="open")
+        if stalled:  # a node that stopped while opening a race: finish opening it first
+            race = stalled[0]
+            return self._finish_opening(race.race_id, race.seed_block, list(race.problem_ids),
+                                        before_block=race.seed_block)
+        if slot >= len(self.pack.sealed):
+            return self._sealed_done(block)
+        batch = self.pack.sealed[slot]
+        race_id = race_id_for(self.pack.pack_id, batch.open_block)
+        if self.store.race(race_id) is not None:
+            return race_id
+        if self.store.races(status="running"):
+            return None  # one race at a time: the next opens after this one closes
+        now = time.time()
+        next_try, backoff, _ = self._batch_wait.get(slot, (0.0, self.config.beacon_retry, ""))
+        if now < next_try:
+            return None
+        try:
+            relay = DrandRelay(self.config.beacon_relay) if self.config.beacon_relay else None
+            signature = round_signature(batch.reveal_round, chain=self.chain, relay=relay)
+            if signature is None:
+                raise BeaconError(f"drand round {batch.reveal_round} is not out yet on the chain"
+                                  + (" or the relay" if relay else " (no --beacon.relay set)"))
+            opened = open_batch(batch, signature)
+        except (BeaconError, SealError) as exc:
+            self._batch_wait[slot] = (now + backoff, min(backoff * 2, 60.0), str(exc))
+            self._warn("races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc),
+                       retry_in=round(backoff, 1))
+            return None
+        self._batch_wait.pop(slot, None)
+        for problem in opened.problems:
+            self._problems[problem.problem_id] = problem
+        self._vectors.update(opened.title_embeddings)
+        self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in opened.problems])
+        problem_ids = [p.problem_id for p in opened.problems]
+        self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=batch.open_block,
+                               seed_hash=f"drand:{batch.reveal_round}", problem_ids=problem_ids)
+        self._info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
+        return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
+
+    def _sealed_done(self, block: int) -> str | None:
+        race_id = f"{self.pack.pack_id[:16]}-sealed-done"
+        _, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=block,
+                                            seed_hash="", problem_ids=[])
+        if created:
+            reason = (f"every sealed batch of pack {self.pack.pack_id} has had its slot; load the next pack (--pack) "
+                      "to race again")
+            self.store.set_race_status(race_id, "cancelled", reason=reason)
+            self._warn("races.batches_done", pack_id=self.pack.pack_id, batches=len(self.pack.sealed))
+        return None
+
+    def batch_waiting(self) -> dict[int, str]:
+        """Slots whose batch waits to open, with why (for health and the operator)."""
+        return {slot: why for slot, (_, _, why) in self._batch_wait.items()}
+
+    def gold_vectors(self, problem_id: str) -> list[Any] | None:
+        """The gold title embeddings of a problem: the pack's, or its opened batch's."""
+        if problem_id in self._vectors:
+            from arena.problems.pack import decode_vector
+
+            return [decode_vector(text) for text in self._vectors[problem_id]] or None
+        return self.pack.gold_vectors(problem_id)
+
+    def _problem(self, problem_id: str) -> Problem | None:
+        """A problem of the pack, or of a batch opened earlier (read back from the store after a restart)."""
+        found = self._problems.get(problem_id)
+        if found is None and self.pack.sealed:
+            row = self.store.problem(problem_id)
+            if row is not None:
+                found = self._problems[problem_id] = Problem.model_validate(row.data)
+        return found
 
     def _inactive(self, block: int) -> str | None:
         """Outside the pack's rotation window: nothing opens. The end is stored once, as a cancelled race."""
@@ -350,9 +441,21 @@ class Arena:
             self._warn("races.rotation_ended", pack_id=self.pack.pack_id, end_block=rotation.end_block)
         return None
 
-    def _eligible(self) -> list[Any]:
+    def _eligible(self, before_block: int | None = None) -> list[Any]:
+        """Each registered miner's latest accepted submission; with `before_block`, the latest committed before it
+        (a sealed slot races only what was on chain before it opened: a later commitment waits for the next)."""
         registered = {m.hotkey for m in self.store.miners()}
-        return [s for s in self.store.latest_submissions() if s.hotkey in registered and s.hotkey != self.hotkey]
+        if before_block is None:
+            subs = self.store.latest_submissions()
+        else:
+            latest: dict[str, Any] = {}
+            for s in self.store.all_submissions():
+                if s.status == "accepted" and s.commitment_block < before_block:
+                    if s.hotkey not in latest or (s.commitment_block, s.id) > (latest[s.hotkey].commitment_block,
+                                                                               latest[s.hotkey].id):
+                        latest[s.hotkey] = s
+            subs = list(latest.values())
+        return [s for s in subs if s.hotkey in registered and s.hotkey != self.hotkey]
 
     # --- dispatch
 
@@ -429,7 +532,7 @@ class Arena:
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
         self._lost.pop(run_id, None)
-        problem = self._problems.get(run.problem_id)
+        problem = self._problem(run.problem_id)
         submission = self.store.submission(run.submission_id)
         try:
             self.store.transition(run_id, "starting")
@@ -544,10 +647,11 @@ class Arena:
 
         run = self.store.run(run_id)
         assert run is not None
-        problem = self._problems[run.problem_id]
+        problem = self._problem(run.problem_id)
+        assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
         if answer is None:
             answer = raw_answer(self.store.events(run_id))
-        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.pack.gold_vectors(problem.problem_id),
+        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.gold_vectors(problem.problem_id),
                           ruleset=self.pack.ruleset)
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
         self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
@@ -581,7 +685,7 @@ class Arena:
         from arena.judge import JudgeUnavailable
 
         score = self.store.score(run.run_id)
-        problem = self._problems.get(run.problem_id)
+        problem = self._problem(run.problem_id)
         if score is None or problem is None:
             return 0
         judge = self.judge
@@ -627,7 +731,7 @@ class Arena:
                 score = self.store.score(r.run_id) if r.status == "finished" else None
                 rows.append({"hotkey": r.hotkey, "submission_id": r.submission_id, "status": r.status,
                              "blame": r.blame, "attempt": r.attempt,
-                             "task": self._problems[r.problem_id].task if r.problem_id in self._problems else "?",
+                             "task": getattr(self._problem(r.problem_id), "task", "?"),
                              "final": score.final if score else 0.0, "success": bool(score and score.success)})
             scores = race_scores(rows, self.config.max_attempts)
             uids = {m.hotkey: m.uid for m in self.store.miners()}

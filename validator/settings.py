@@ -106,6 +106,9 @@ class Settings(BaseSettings):
                                json_schema_extra=flag("--weights.policy"))
     burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
                           json_schema_extra=flag("--weights.burn_uid"))
+    beacon_relay: str | None = Field(
+        None, description="a drand HTTP relay (e.g. https://api.drand.sh) asked for a sealed batch's round when the "
+                          "chain does not hold it yet", json_schema_extra=flag("--beacon.relay"))
     weight_shadow: str | None = Field(
         None, description="a second weight policy computed and stored beside the live one for every race, never "
                           f"sent: try a policy before switching ({', '.join(sorted(POLICIES))})",

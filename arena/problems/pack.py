@@ -195,8 +195,10 @@ class Pack(BaseModel):
         """What is signed: the canonical JSON of the pack without its signature (the signer is included)."""
         data = self.model_dump(mode="json")
         data.pop("signature", None)
-        for later in ("ruleset", "sealed"):  # a pack signed before these fields existed verifies unchanged
-            if later not in self.model_fields_set:
+        # fields added after packs were first signed are signed only when they differ from their default (which is
+        # what a pack without them means), so a pack signed before they existed verifies unchanged
+        for later, default in (("ruleset", "shoppingbench"), ("sealed", [])):
+            if data.get(later) == default:
                 data.pop(later, None)
         return canonical_json(data)
 

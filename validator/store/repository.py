@@ -325,6 +325,26 @@ class Store:
                 s.execute(update(Pack).where(Pack.pack_id == pack_id).values(active=True))
             return existing is None
 
+    def add_problems(self, pack_id: str, problems: Sequence[dict[str, Any]]) -> int:
+        """Store problems of a stored pack that were not in it when it was stored (a sealed batch, once opened);
+        idempotent by problem id. Returns how many were new."""
+        with self.session() as s:
+            if s.get(Pack, pack_id) is None:
+                raise StoreError("not_found", f"no pack {pack_id} in the store")
+            known = set(s.scalars(select(ProblemRow.problem_id).where(
+                ProblemRow.problem_id.in_([p["problem_id"] for p in problems]))))
+            rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
+                     "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
+                     "difficulty": str(p.get("difficulty") or ""), "data": p}
+                    for p in problems if p["problem_id"] not in known]
+            if rows:
+                s.execute(insert(ProblemRow.__table__), rows)
+            return len(rows)
+
+    def problem(self, problem_id: str) -> ProblemRow | None:
+        with self.session() as s:
+            return s.get(ProblemRow, problem_id)
+
     def active_pack(self) -> Pack | None:
         with self.session() as s:
             return s.scalar(select(Pack).where(Pack.active.is_(True)))

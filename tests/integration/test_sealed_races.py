@@ -1,0 +1,125 @@
+"""Sealed races end to end on the node's code: a pack whose race pool is sealed in one batch per slot (real quicknet
+timelock encryption), a LocalChain that shows the round's recorded pulse from the slot's block, a validator that
+waits for it, opens the batch, races it with the submissions committed before the slot opened, closes it, and races
+the next slot's batch (never the same problem twice). Real store, LocalChain, bubblewrap sandbox, gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from bittensor.sp_core import Keypair
+
+from arena.catalog import Catalog
+from arena.problems.pack import load_pack, sealed_pack, write_pack
+from arena.problems.seal import QUICKNET_ROUND_1000
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from validator.chain.local import LocalChain
+from validator.races import Arena, ArenaConfig
+from validator.store.repository import Store, make_engine
+from validator.store.schema import upgrade
+
+START, CADENCE, PER_RACE = 10, 10, 3
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def sealed_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("sealed")
+    catalog_dir, pack_path, signer = build_arena_inputs(root, problems=24, per_race=PER_RACE)
+    pack = load_pack(pack_path, trusted_signers={signer})
+    rotation = pack.rotation.model_copy(update={"start_block": START, "cadence_blocks": CADENCE,
+                                                "task_mix": {"product": 1, "shop": 1, "voucher": 1, "web": 1}})
+    sealed, _ = sealed_pack(pack.model_copy(update={"rotation": rotation}), fixed_round=1000)
+    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
+    return catalog_dir, write_pack(sealed.signed(operator), root / "sealed.json"), signer
+
+
+def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wallet) -> Arena:
+    url = f"sqlite:///{tmp_path / f'{name}.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    store = Store.open(url)
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    chain = LocalChain(chain_path, clock=clock)
+    store.upsert_miners(chain.metagraph().neurons)
+    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog,
+                  sandbox=ProcessSandbox("bwrap"),
+                  config=ArenaConfig(data_dir=tmp_path / name, limits=Limits(wall_seconds=60), beacon_retry=0.0,
+                                     retry_backoff=0.2))
+    arena.start()
+    return arena
+
+
+def race_to_close(arena: Arena, race_id: str) -> None:
+    deadline = time.time() + 300
+    while arena.store.race(race_id).status != "closed":  # type: ignore[union-attr]
+        assert time.time() < deadline, "the race did not close"
+        asyncio.run(arena.dispatch())
+        asyncio.run(arena.judge_runs())
+        arena.close_races()
+
+
+def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_the_next(
+        sealed_inputs, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["early", "late"], block_time=2.0)
+    clock = Clock(setup.chain.genesis_time + 2.0 * 5)  # block 5: before the rotation starts
+    a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0])
+    b = node(tmp_path, "b", setup.path, clock, sealed_inputs, setup.validators[0])
+    agent = write_agent(tmp_path / "agent", "offline")
+    for arena in (a, b):
+        # "early" committed before slot 0 opened (block 10); "late" at block 10 itself: it waits for slot 1
+        place_submission(arena.store, tmp_path / ("a" if arena is a else "b"),
+                         setup.miners["early"].hotkey.ss58_address, agent, block=4)
+        place_submission(arena.store, tmp_path / ("a" if arena is a else "b"),
+                         setup.miners["late"].hotkey.ss58_address, agent, block=START)
+    try:
+        assert a.open_race() is None and not a.store.races()  # block 5: nothing to open
+        # slot 0 reached, but the chain shows round 1000's pulse only from block 11: the race waits, says why
+        setup.chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=START + 1)
+        clock.now = setup.chain.genesis_time + 2.0 * START
+        assert a.open_race() is None and not a.store.races()
+        assert "drand round 1000 is not out yet" in a.batch_waiting()[0]
+        clock.now += 2.0  # block 11
+        race_id = a.open_race()
+        assert race_id is not None and not a.batch_waiting()
+        race = a.store.race(race_id)
+        assert race.status == "running" and len(race.problem_ids) == PER_RACE  # type: ignore[union-attr]
+        opened = a.pack.sealed[0]
+        assert race.seed_block == opened.open_block and race.seed_hash == "drand:1000"  # type: ignore[union-attr]
+        # only the submission committed before the slot opened races it
+        runs = a.store.runs(race_id=race_id)
+        assert {r.hotkey for r in runs} == {setup.miners["early"].hotkey.ss58_address} and len(runs) == PER_RACE
+        # the problems were not in the pack in clear; now the store holds them, answers included
+        assert all(a.store.problem(pid).data["reward"] for pid in race.problem_ids)  # type: ignore[union-attr]
+        assert not {p.problem_id for p in a.pack.problems} & set(race.problem_ids)  # type: ignore[union-attr]
+        # a second validator opens the same batch: the same problems
+        assert b.store.race(b.open_race()).problem_ids == race.problem_ids  # type: ignore[arg-type,union-attr]
+
+        race_to_close(a, race_id)
+        assert a.open_race() == race_id  # its slot is raced once, never reopened
+        clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE)  # slot 1
+        second = a.open_race()
+        assert second is not None and second != race_id
+        second_race = a.store.race(second)
+        assert not set(second_race.problem_ids) & set(race.problem_ids)  # type: ignore[union-attr]
+        assert {r.hotkey for r in a.store.runs(race_id=second)} == {
+            setup.miners["early"].hotkey.ss58_address, setup.miners["late"].hotkey.ss58_address}
+    finally:
+        for arena in (a, b):
+            arena.stop()
+            arena.store.close()
