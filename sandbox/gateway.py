@@ -8,6 +8,16 @@ forwarder attaches (agents never handle it). Endpoints:
 - ``POST /v1/chat/completions`` and ``GET /v1/models``: proxied to the configured upstream OpenAI-compatible endpoint
   with the node's key (which never reaches a sandbox); models outside the allowlist are refused; no streaming.
 
+Subnet 15's routes are served too, from the same registry and LLM proxy, logged and budgeted the same way:
+``GET /search/find_product`` and ``GET /search/view_product_information`` (query parameters, a plain JSON list back,
+as ORO's search server answers), ``POST /search/{find_product|view_product_information}`` (the arguments as the
+body), ``POST /inference/chat/completions`` and ``GET /health``. ``/search/get_product_raw`` is refused (403), as
+ORO's proxy refuses it; any other route gets 404 and is recorded (kind ``rejected``, in the run's `unserved`).
+
+Every answer to a run's request carries the run's remaining budget in ``X-Arena-Budget-Tool-Calls``,
+``-LLM-Calls``, ``-Tokens``, ``-Cost`` (``off`` when the run has no cost budget) and ``-Seconds``; ``GET /budget``
+returns the same as JSON (recorded as an ``agent_log`` event, free of charge).
+
 Per run: budgets of tool calls, LLM calls, tokens and cost (429 when spent, counted in the run's `budget_refusals`),
 a rate limit, request and response size caps. The upstream failing (unreachable, timing out, answering 5xx, 402 or
 429, or a body that is not JSON) is recorded in the run's `upstream_errors`: it is the node's fault, not the agent's.
@@ -27,13 +37,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import unquote_plus
 
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, SecretStr
 
+from arena.catalog.models import SERVICES
 from arena.tools import RunState, ToolContext, ToolError, ToolRegistry, default_registry
+from arena.tools.shopping import SORTS, parse_price
 from arena.trajectory import TrajectoryEvent
 
 
@@ -113,11 +126,28 @@ class RunHandle:
     #: node's fault, whatever the agent made of it (`arena.blame.UPSTREAM_LLM_DOWN`)
     upstream_errors: list[dict[str, Any]] = field(default_factory=list)
     budget_refusals: int = 0  # calls refused because a budget of the run was spent
+    #: routes the agent asked for that the gateway does not serve ("GET /search/get_product_raw"), in order
+    unserved: list[str] = field(default_factory=list)
+    wall_seconds: float | None = None  # the run's wall-clock limit, for the remaining-seconds header
+    opened: float = field(default_factory=time.monotonic)
     llm_gate: asyncio.Semaphore | None = None  # made on first use, on the gateway's event loop
     upstream_pending: dict[int, tuple[float, datetime, str]] = field(default_factory=dict)  # in flight upstream
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def remaining(self) -> dict[str, Any]:
+        """What the run may still spend: tool calls, LLM calls, tokens, cost (None: no cost budget) and seconds
+        (None: no known wall-clock limit)."""
+        b = self.budgets
+        with self.lock:
+            left: dict[str, Any] = {"tool_calls": max(0, b.tool_calls - self.tool_calls),
+                                    "llm_calls": max(0, b.llm_calls - self.llm_calls),
+                                    "tokens": max(0, b.tokens - self.tokens),
+                                    "cost": round(max(0.0, b.cost - self.cost), 6) if b.cost > 0 else None}
+        left["seconds"] = (round(max(0.0, self.wall_seconds - (time.monotonic() - self.opened)), 1)
+                           if self.wall_seconds is not None else None)
+        return left
 
     def rate_ok(self) -> bool:
         now = time.monotonic()
@@ -134,6 +164,70 @@ def upstream_fault(status: int) -> bool:
     """An upstream answer that is the upstream's (so the node's) failure, not a bad request of the agent's: any 5xx,
     402 (the node's account has no credit) and 429 (the node's rate limit or quota)."""
     return status >= 500 or status in (402, 429)
+
+
+#: the remaining-budget headers on every answer to a run's request (`RunHandle.remaining`)
+BUDGET_HEADERS = {"tool_calls": "X-Arena-Budget-Tool-Calls", "llm_calls": "X-Arena-Budget-LLM-Calls",
+                  "tokens": "X-Arena-Budget-Tokens", "cost": "X-Arena-Budget-Cost",
+                  "seconds": "X-Arena-Budget-Seconds"}
+#: the tools subnet 15's proxy serves under /search/
+SN15_SEARCH_TOOLS = ("find_product", "view_product_information")
+
+
+def sn15_search_arguments(params: dict[str, str]) -> dict[str, Any]:
+    """``find_product``'s arguments from subnet 15's query parameters, read as ORO's search server reads them: ``q``
+    arrives URL-encoded once more (the agent quotes it before the client encodes it); a page that is not a number
+    gives an empty page; an unknown sort is the default order; unknown services and a price that is not a range are
+    ignored."""
+    arguments: dict[str, Any] = {"q": unquote_plus(params.get("q") or "")}
+    page = (params.get("page") or "").strip()
+    arguments["page"] = int(page) if page.isdigit() else (1 if not page else 0)
+    if (params.get("shop_id") or "").strip():
+        arguments["shop_id"] = params["shop_id"].strip()
+    price = (params.get("price") or "").strip()
+    if price:
+        try:
+            if parse_price(price) != (None, None):
+                arguments["price"] = price
+        except ToolError:
+            pass
+    if params.get("sort") in SORTS:
+        arguments["sort"] = params["sort"]
+    known = {s.lower(): s for s in SERVICES}
+    wanted = [x.strip().lower() for x in (params.get("service") or "").split(",")]
+    services = [known[x] for x in wanted if x in known]
+    if services:
+        arguments["service"] = ",".join(dict.fromkeys(services))
+    return arguments
+
+
+class _BudgetHeaders:
+    """ASGI middleware: the run's remaining budget (after this call's spend) on every answer to a request that
+    carries a live run token. Pure ASGI, so an agent hanging up still cancels the call it was waiting on."""
+
+    def __init__(self, app: Any, gateway: Gateway) -> None:
+        self.app = app
+        self.gateway = gateway
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        handle = None
+        if scope.get("type") == "http":
+            header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+            token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+            handle = self.gateway._by_token.get(token) if token else None
+        if handle is None:
+            await self.app(scope, receive, send)
+            return
+        run = handle
+
+        async def send_with_budget(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                extra = [(BUDGET_HEADERS[k].lower().encode(), ("off" if v is None else str(v)).encode())
+                         for k, v in run.remaining().items()]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_budget)
 
 
 def _now() -> datetime:
@@ -164,11 +258,11 @@ class Gateway:
 
     # --- runs
 
-    def open_run(self, run_id: str, budgets: Budgets | None = None) -> RunHandle:
+    def open_run(self, run_id: str, budgets: Budgets | None = None, *, wall_seconds: float | None = None) -> RunHandle:
         with self._lock:
             if run_id in self._runs:
                 raise ValueError(f"run {run_id!r} is already open")
-            handle = RunHandle(run_id, secrets.token_urlsafe(32), budgets or Budgets())
+            handle = RunHandle(run_id, secrets.token_urlsafe(32), budgets or Budgets(), wall_seconds=wall_seconds)
             handle._allowance = float(handle.budgets.burst)
             self._runs[run_id] = handle
             self._by_token[handle.token] = handle
@@ -249,9 +343,24 @@ class Gateway:
                                          "error": f"body is not JSON ({exc.msg})"})
                 return JSONResponse({"error": f"body is not JSON ({exc.msg})"}, status_code=400)
 
+        app.add_middleware(_BudgetHeaders, gateway=gateway)
+
         @app.get("/healthz")
         def healthz() -> dict[str, str]:
             return {"status": "ok"}
+
+        @app.get("/health")  # subnet 15's proxy answers it too
+        def health() -> Response:
+            return Response("healthy\n", media_type="text/plain")
+
+        @app.get("/budget")
+        def budget(request: Request) -> Any:
+            handle = authorize(request, "agent_log", "budget")
+            if isinstance(handle, JSONResponse):
+                return handle
+            left = handle.remaining()
+            gateway._record(handle, {"kind": "agent_log", "name": "budget", "result": left, "started_at": _now()})
+            return left
 
         @app.get("/tools")
         def list_tools(request: Request) -> Any:
@@ -261,6 +370,37 @@ class Gateway:
             gateway._record(handle, {"kind": "tool_call", "name": "schemas", "started_at": _now()})
             return gateway.registry.schemas()
 
+        async def run_tool(handle: RunHandle, name: str, arguments: Any) -> tuple[int, Any, str | None]:
+            """One tool call, budgeted and recorded: (429, None, message) when the budget is spent, (200, None,
+            message) for the tool's own error, else (200, result, None)."""
+            started, t0 = _now(), time.perf_counter()
+            with handle.lock:
+                spent = handle.tool_calls >= handle.budgets.tool_calls
+                if spent:
+                    handle.budget_refusals += 1
+                else:
+                    handle.tool_calls += 1
+            if spent:
+                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
+                                         "started_at": started, "status": 429, "error": "tool call budget spent"})
+                return 429, None, f"tool call budget of {handle.budgets.tool_calls} spent"
+            ctx = ToolContext(gateway.catalog, handle.state)
+            try:
+                result = await asyncio.to_thread(gateway.registry.call, name, arguments, ctx)
+            except ToolError as exc:
+                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
+                                         "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000,
+                                         "error": str(exc)})
+                return 200, None, str(exc)
+            if len(json.dumps(result)) > handle.budgets.max_response_bytes:
+                message = f"result over {handle.budgets.max_response_bytes} bytes; ask for fewer items"
+                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
+                                         "started_at": started, "error": message})
+                return 200, None, message
+            gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments, "result": result,
+                                     "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000})
+            return 200, result, None
+
         @app.post("/tools/{name}")
         async def call_tool(name: str, request: Request) -> Any:
             handle = authorize(request, "tool_call", name)
@@ -269,35 +409,59 @@ class Gateway:
             arguments = await read_json(request, handle, "tool_call", name)
             if isinstance(arguments, JSONResponse):
                 return arguments
-            started, t0 = _now(), time.perf_counter()
-            with handle.lock:
-                spent = handle.tool_calls >= handle.budgets.tool_calls
-                if not spent:
-                    handle.tool_calls += 1
-            if spent:
-                with handle.lock:
-                    handle.budget_refusals += 1
-                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                         "started_at": started, "status": 429, "error": "tool call budget spent"})
-                return JSONResponse({"error": f"tool call budget of {handle.budgets.tool_calls} spent"},
-                                    status_code=429)
-            ctx = ToolContext(gateway.catalog, handle.state)
-            try:
-                result = await asyncio.to_thread(gateway.registry.call, name, arguments, ctx)
-            except ToolError as exc:
-                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                         "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000,
-                                         "error": str(exc)})
-                return {"ok": False, "error": str(exc)}
-            payload = json.dumps({"ok": True, "result": result})
-            if len(payload) > handle.budgets.max_response_bytes:
-                message = f"result over {handle.budgets.max_response_bytes} bytes; ask for fewer items"
-                gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                         "started_at": started, "error": message})
-                return {"ok": False, "error": message}
-            gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments, "result": result,
-                                     "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000})
-            return Response(content=payload, media_type="application/json")
+            if name == "recommend_product" and request.headers.get("x-arena-origin") == "returned-steps":
+                # the harness (the forwarder strips this header from the agent's own requests) hands over the
+                # last recommend_product of the dialogue steps an SN15 agent returned
+                steps = request.headers.get("x-arena-steps", "?")
+                gateway._record(handle, {"kind": "agent_log", "name": "returned_steps", "arguments": {"steps": steps},
+                                         "result": f"agent_main returned {steps} dialogue step(s); the harness makes "
+                                                   "their last recommend_product call (next event)",
+                                         "started_at": _now()})
+            status, result, error = await run_tool(handle, name, arguments)
+            if status == 429:
+                return JSONResponse({"error": error}, status_code=429)
+            if error is not None:
+                return {"ok": False, "error": error}
+            return Response(content=json.dumps({"ok": True, "result": result}), media_type="application/json")
+
+        async def search(handle: RunHandle, name: str, arguments: Any) -> Any:
+            """A subnet-15 /search/ call: the tool's result as a plain list, [] for the tool's own error (ORO's
+            search server answers bad parameters with an empty list), unknown ids left out."""
+            status, result, error = await run_tool(handle, name, arguments)
+            if status == 429:
+                return JSONResponse({"error": error}, status_code=429)
+            if error is not None:
+                return JSONResponse([], headers={"X-Arena-Tool-Error": error.encode("ascii", "replace").decode()})
+            if name == "view_product_information":
+                result = [item for item in result if "error" not in item]
+            return JSONResponse(result)
+
+        @app.get("/search/find_product")
+        async def sn15_find_product(request: Request) -> Any:
+            handle = authorize(request, "tool_call", "find_product")
+            if isinstance(handle, JSONResponse):
+                return handle
+            return await search(handle, "find_product", sn15_search_arguments(dict(request.query_params)))
+
+        @app.get("/search/view_product_information")
+        async def sn15_view(request: Request) -> Any:
+            handle = authorize(request, "tool_call", "view_product_information")
+            if isinstance(handle, JSONResponse):
+                return handle
+            return await search(handle, "view_product_information",
+                                {"product_ids": request.query_params.get("product_ids", "")})
+
+        @app.post("/search/{name}")
+        async def sn15_dispatch(name: str, request: Request) -> Any:
+            if name not in SN15_SEARCH_TOOLS:
+                return await unserved(request, f"search/{name}")
+            handle = authorize(request, "tool_call", name)
+            if isinstance(handle, JSONResponse):
+                return handle
+            arguments = await read_json(request, handle, "tool_call", name)
+            if isinstance(arguments, JSONResponse):
+                return arguments
+            return await search(handle, name, arguments)
 
         @app.get("/v1/models")
         def models(request: Request) -> Any:
@@ -310,6 +474,13 @@ class Gateway:
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Any:
+            return await chat_completion(request)
+
+        @app.post("/inference/chat/completions")  # subnet 15's route to the same LLM proxy
+        async def sn15_chat(request: Request) -> Any:
+            return await chat_completion(request)
+
+        async def chat_completion(request: Request) -> Any:
             handle = authorize(request, "llm_call", "chat.completions")
             if isinstance(handle, JSONResponse):
                 return handle
@@ -392,6 +563,26 @@ class Gateway:
             if upstream_fault(resp.status_code):
                 gateway._upstream_failed(handle, event)
             return JSONResponse(data, status_code=resp.status_code)
+
+
+        async def unserved(request: Request, path: str) -> Any:
+            route = f"{request.method} /{path}"
+            handle = authorize(request, "rejected", route)
+            if isinstance(handle, JSONResponse):
+                return handle
+            forbidden = path.startswith("search/get_product_raw")
+            message = (f"{route} is refused: the full product records are for scoring only" if forbidden else
+                       f"the gateway does not serve {route}; it serves /tools/{{name}}, /v1/chat/completions, "
+                       "/search/find_product, /search/view_product_information and /inference/chat/completions")
+            with handle.lock:
+                handle.unserved.append(route)
+            gateway._record(handle, {"kind": "rejected", "name": route, "started_at": _now(),
+                                     "status": 403 if forbidden else 404, "error": message})
+            return JSONResponse({"error": message}, status_code=403 if forbidden else 404)
+
+        @app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+        async def catch_all(path: str, request: Request) -> Any:
+            return await unserved(request, path)
 
         return app
 

@@ -52,6 +52,10 @@ class SandboxResult:
     stderr: str = ""
     returned: Any = None
     backend: str = ""
+    #: "sn15" when agent_main returned subnet-15 dialogue steps (their count in `steps`; the harness handed their
+    #: last recommend_product to the gateway), else "arena"
+    contract: str = "arena"
+    steps: int | None = None
 
     @property
     def error_code(self) -> int | None:
@@ -85,7 +89,9 @@ def result_from_report(stdout: str, stderr: str, code: int | None, elapsed: floa
         status, error = "killed", "agent killed: out of memory"
     return SandboxResult(status, error, report.get("exit_code"), elapsed, timed_out=status == "timeout",
                          oom=oom and status == "killed", stdout=report.get("stdout", ""),
-                         stderr=report.get("stderr", ""), returned=report.get("return"), backend=backend)
+                         stderr=report.get("stderr", ""), returned=report.get("return"), backend=backend,
+                         contract="sn15" if report.get("contract") == "sn15" else "arena",
+                         steps=report.get("steps") if isinstance(report.get("steps"), int) else None)
 
 
 class Sandbox(Protocol):

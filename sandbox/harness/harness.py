@@ -9,7 +9,10 @@ Then it:
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
 3. runs ``runner.py`` in a child process (its own session): the child imports the agent and calls ``agent_main``;
 4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
-5. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
+5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
+   ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
+   trajectory and the only source of the answer;
+6. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
    ``no_result``, ``harness_fault``), the error, the bounded return value, the tails of the agent's output.
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
@@ -18,6 +21,7 @@ Nothing the agent prints or returns is trusted for scoring; the gateway's log is
 from __future__ import annotations
 
 import ctypes
+import http.client
 import json
 import os
 import signal
@@ -33,6 +37,8 @@ LISTEN = ("127.0.0.1", 8080)
 MAX_HEADER = 64 * 1024
 MAX_BODY = 4 * 1024 * 1024
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
+#: headers only the harness may send the gateway: stripped from every request of the agent's
+HARNESS_HEADERS = ("x-arena-origin", "x-arena-steps")
 
 
 def _undumpable() -> None:
@@ -83,7 +89,7 @@ def _forward(conn: socket.socket, socket_path: str, token: str) -> None:
                 except ValueError:
                     _reply(conn, 400, "bad Content-Length")
                     return
-            if key in ("authorization", "connection", "keep-alive", "proxy-authorization", "host"):
+            if key in ("authorization", "connection", "keep-alive", "proxy-authorization", "host", *HARNESS_HEADERS):
                 continue
             kept.append(line)
         if length > MAX_BODY:
@@ -123,6 +129,33 @@ def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> N
         threading.Thread(target=_forward, args=(conn, socket_path, token), daemon=True).start()
 
 
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("gateway", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._path)
+
+
+def _hand_over(socket_path: str, token: str, parameters: Any, steps: int) -> dict[str, Any]:
+    """The last ``recommend_product`` of an SN15 agent's returned steps, made as a call at the gateway."""
+    conn = _UnixConnection(socket_path, timeout=60)
+    try:
+        conn.request("POST", "/tools/recommend_product", body=json.dumps(parameters).encode(),
+                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+                              "X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(steps)})
+        response = conn.getresponse()
+        response.read()
+        return {"status": response.status}
+    except OSError as exc:
+        return {"error": f"the gateway did not take the returned recommend_product: {exc}"}
+    finally:
+        conn.close()
+
+
 def _tail(data: bytes, limit: int) -> str:
     text = data.decode("utf-8", errors="replace")
     return text if len(text) <= limit else "...[cut]..." + text[-limit:]
@@ -153,8 +186,10 @@ def main() -> int:
         "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}", "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder", "ARENA_RESULT_FD": str(write_fd),
     }
+    # subnet 15's names for the same door: ProxyClient reads SANDBOX_PROXY_URL, its agents SANDBOX_MODEL
+    env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
     if isinstance(spec.get("model"), str) and spec["model"]:
-        env["ARENA_LLM_MODEL"] = spec["model"]
+        env["ARENA_LLM_MODEL"] = env["SANDBOX_MODEL"] = spec["model"]
     try:
         child = subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -205,6 +240,12 @@ def main() -> int:
         if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
             outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
         report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
+        steps = outcome.get("steps")
+        if report.get("status") == "ok" and isinstance(steps, dict):
+            count = int(steps.get("count") or 0)
+            report.update(contract="sn15", steps=count)
+            if steps.get("recommend") is not None:
+                report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
     elif child.returncode is not None and child.returncode < 0:
         sig = -child.returncode
         report.update(status="killed", error=f"agent killed by signal {sig} ({signal.Signals(sig).name}); "

@@ -1,5 +1,10 @@
 """Runs the agent (a child of the harness, inside the sandbox): import ``agent.py``, call ``agent_main(problem)``,
-write the outcome as JSON to the harness's result pipe. Standard library only."""
+write the outcome as JSON to the harness's result pipe. Standard library only.
+
+Two contracts, told apart by what the agent does, never by a flag: ours (``agent_main`` returns a JSON dict or None)
+and subnet 15's (the agent imports ``src.agent.*`` and returns its dialogue steps, a list). Of a step list only its
+size and the parameters of its last ``recommend_product`` call leave this process: the harness hands that call to
+the gateway, whose log is the trajectory. A subnet-15 agent that returns anything but a step list is a bad return."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ def main() -> None:
 
     problem = json.loads(sys.stdin.read())
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the agent gets no stdin
+    os.environ["PROBLEM_DATA"] = json.dumps(problem)  # subnet 15's sandbox sets it too
     try:
         spec = importlib.util.spec_from_file_location("agent", os.path.join(agent_dir, "agent.py"))
         if spec is None or spec.loader is None:
@@ -39,13 +45,23 @@ def main() -> None:
     except BaseException as exc:  # noqa: BLE001 - any failure to load is the agent's
         finish({"status": "import_failed", "error": _describe(exc)})
         return
+    sn15 = any(name == "src.agent" or name.startswith("src.agent.") for name in sys.modules)
     try:
         value = entry(problem)
     except BaseException as exc:  # noqa: BLE001
         finish({"status": "raised", "error": _describe(exc)})
         return
+    if isinstance(value, list):
+        finish(steps_outcome(value))
+        return
+    if sn15:
+        finish({"status": "bad_return", "error": f"agent_main returned {_kind(value)}: an SN15 agent (it imports "
+                                                 "src.agent.*) returns its dialogue steps, a list of "
+                                                 "create_dialogue_step(...) dicts"})
+        return
     if value is not None and not isinstance(value, dict):
-        finish({"status": "bad_return", "error": f"agent_main returned {type(value).__name__}, not a dict or None"})
+        finish({"status": "bad_return", "error": f"agent_main returned {_kind(value)}, not a dict or None (or, as an "
+                                                 "SN15 agent, a list of dialogue steps)"})
         return
     try:
         text = json.dumps(value)
@@ -58,10 +74,50 @@ def main() -> None:
     finish({"status": "ok", "return": value})
 
 
+def steps_outcome(steps: list) -> dict:
+    """The outcome of an SN15 agent's step list: its size and the parameters of its last ``recommend_product`` call
+    (None when it made none), or a bad return naming the first item that is not a dialogue step."""
+    recommend = None
+    for number, step in enumerate(steps, start=1):
+        completion = step.get("completion") if isinstance(step, dict) else None
+        message = completion.get("message") if isinstance(completion, dict) else None
+        if not isinstance(message, dict):
+            return {"status": "bad_return",
+                    "error": f"agent_main returned a list whose item {number} is not a dialogue step "
+                             "({'completion': {'message': {...}}}, as create_dialogue_step makes; "
+                             f"got {_kind(step)})"}
+        calls = message.get("tool_call") or []
+        if not isinstance(calls, list):
+            return {"status": "bad_return", "error": f"dialogue step {number}: completion.message.tool_call is "
+                                                     f"{_kind(calls)}, not a list of tool calls"}
+        for call in calls:
+            if isinstance(call, dict) and call.get("name") == "recommend_product":
+                recommend = call.get("parameters", {})
+    try:
+        size = len(json.dumps(recommend))
+    except (TypeError, ValueError):
+        return {"status": "bad_return", "error": "the parameters of the last recommend_product step are not JSON"}
+    if size > MAX_RETURN:
+        return {"status": "bad_return", "error": f"the last recommend_product step's parameters are {size} bytes "
+                                                 f"(limit {MAX_RETURN})"}
+    return {"status": "ok", "return": None, "steps": {"count": len(steps), "recommend": recommend}}
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
 def _describe(exc: BaseException) -> str:
+    """The error's own line first (what `arena-miner test` and the run page show), then the traceback's tail."""
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    head = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        missing = exc.name if exc.name.startswith("src.") else exc.name.split(".")[0]
+        head += (f" (the sandbox does not provide {missing!r}: agents get the standard library, "
+                 "arena_agent, src.agent.agent_interface, src.agent.proxy_client, openai, httpx, requests, pydantic "
+                 "and numpy)")
     text = "".join(lines[-6:])
-    return text[-4000:]
+    return (head + "\n" + text[-4000:])[:4500]
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ forwards it to the gateway socket and attaches the run's token), so any HTTP cli
 - ``GET /tools`` -> the OpenAI function schemas of the seven tools;
 - ``POST /v1/chat/completions`` and ``GET /v1/models`` -> the node's LLM endpoint (OpenAI-compatible, no streaming).
 
+Every answer of the gateway carries the run's remaining budget in ``X-Arena-Budget-Tool-Calls``, ``-LLM-Calls``,
+``-Tokens``, ``-Cost`` (``off``: no cost budget) and ``-Seconds`` headers; `budget()` asks for it (free of charge).
+
 The node's model is in ``$ARENA_LLM_MODEL`` (`llm_model()`); it is unset when the node serves no LLM, and then
 every LLM call is refused (503). ``GET /v1/models`` lists every model the node allows.
 
@@ -100,6 +103,12 @@ class _Tools:
 tools = _Tools()
 
 
+def budget() -> dict[str, Any]:
+    """What the run may still spend: ``tool_calls``, ``llm_calls``, ``tokens``, ``cost`` (None when the node sets no
+    cost budget) and ``seconds`` of wall-clock time (None when unknown)."""
+    return dict(_request("GET", "/budget"))
+
+
 def llm() -> Any:
     """An ``openai.OpenAI`` client pointed at the gateway (the key is a placeholder; the gateway holds the real one)."""
     from openai import OpenAI
@@ -113,4 +122,4 @@ def llm_model() -> str | None:
     return os.environ.get("ARENA_LLM_MODEL") or None
 
 
-__all__ = ["BudgetExhausted", "GATEWAY_URL", "ToolError", "call_tool", "llm", "llm_model", "tools"]
+__all__ = ["BudgetExhausted", "GATEWAY_URL", "ToolError", "budget", "call_tool", "llm", "llm_model", "tools"]
