@@ -126,3 +126,12 @@ def test_rescore_command_names_a_missing_race_in_one_line(tmp_path: Path) -> Non
                           timeout=120)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and lines and "--catalog and --pack" in lines[0], proc.stderr
+
+
+def test_the_corpus_export_never_reads_a_race_still_open(store: Store) -> None:
+    pack = new_pack([SHOP], catalog_digest=None, generator_version="t", embed=False)
+    race_id = race_with(store, pack, {"a": "A1,A2", "b": "A1"})
+    assert all(r.status == "finished" for r in store.runs(race_id=race_id))
+    assert store.export_counts()["selected"] == 0 and not list(store.export_runs())
+    store.save_race_results(race_id, [])
+    assert store.export_counts()["selected"] == 2 and sum(len(rows) for rows, _ in store.export_runs()) == 2

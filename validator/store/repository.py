@@ -643,6 +643,8 @@ class Store:
                          tasks: Sequence[str] = ()) -> Any:
         ended = func.coalesce(Run.finished_at, Run.errored_at)
         query = query.where(Run.status.in_(("finished", "errored")))
+        # never a race still open: its problems are not public until it closes
+        query = query.where(Run.race_id.in_(select(Race.race_id).where(Race.status == "closed")))
         if since is not None:
             query = query.where(ended >= since)
         if until is not None:
