@@ -43,31 +43,65 @@ def _main() -> None:
 
 # --- settings flags -----------------------------------------------------------------------------------------------
 
-def _settings_parameters() -> list[inspect.Parameter]:
-    """One keyword-only typer option per settings field, named by its btcli-style flag, defaulting to "not given"."""
+def _metavar(annotation: Any) -> str:
+    """The type a settings flag takes, as its help shows it (INTEGER, FLOAT, PATH, [a|b], TEXT)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return "[" + "|".join(str(a) for a in typing.get_args(annotation)) + "]"
+    kinds = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
+    for kind, shown in ((int, "INTEGER"), (float, "FLOAT"), (Path, "PATH")):
+        if kind in kinds:
+            return shown
+    if any(typing.get_origin(k) is typing.Literal for k in kinds):
+        return _metavar(next(k for k in kinds if typing.get_origin(k) is typing.Literal))
+    if any(typing.get_origin(k) is list for k in kinds) or typing.get_origin(annotation) is list:
+        return "TEXT,..."
+    return "TEXT"
+
+
+def _default_text(name: str) -> str:
+    default = Settings.model_fields[name].get_default(call_default_factory=True)
+    if default is None or default == []:
+        return ""
+    if isinstance(default, list):
+        default = ",".join(default)
+    return f"; default: {default}"
+
+
+def _settings_parameters(fields: tuple[str, ...] | None = None) -> list[inspect.Parameter]:
+    """One keyword-only typer option per settings field (all, or `fields`), named by its btcli-style flag, with its
+    type and default in the help; "not given" is None, so the environment, .env and defaults still apply."""
     params = []
     for name, info in Settings.model_fields.items():
+        if fields is not None and name not in fields:
+            continue
         flag = field_flag(name)
-        help_text = f"{info.description} [env ARENA_{name.upper()}]"
+        help_text = f"{info.description} (env ARENA_{name.upper()}{_default_text(name)})"
         if info.annotation is bool:
             option = typer.Option(None, f"{flag}/--no-{flag.removeprefix('--')}", help=help_text,
                                   rich_help_panel="Settings", show_default=False)
             annotation: Any = bool | None
         else:
-            option = typer.Option(None, flag, help=help_text, rich_help_panel="Settings", show_default=False)
+            option = typer.Option(None, flag, help=help_text, rich_help_panel="Settings", show_default=False,
+                                  metavar=_metavar(info.annotation))
             annotation = str | None
         params.append(inspect.Parameter(f"s__{name}", inspect.Parameter.KEYWORD_ONLY, default=option,
                                         annotation=annotation))
     return params
 
 
-def with_settings(*, require: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command every settings flag; it receives the loaded `settings` (or exits 2 listing every problem)."""
+STORE = ("data_dir", "database_url")  # the settings a command that only opens the store reads
+
+
+def with_settings(*, require: tuple[str, ...] = (), fields: tuple[str, ...] | None = None,
+                  ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the settings flags it reads (`fields`; default: all); it receives the loaded `settings` (or
+    exits 2 listing every problem), and `given` (the flags given) when it asks for it."""
 
     def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)
         own = [p.replace(annotation=hints.get(p.name, p.annotation))
-               for p in inspect.signature(command).parameters.values() if p.name != "settings"]
+               for p in inspect.signature(command).parameters.values() if p.name not in ("settings", "given")]
+        wants_given = "given" in inspect.signature(command).parameters
 
         @functools.wraps(command)
         def run(**kwargs: Any) -> Any:
@@ -80,9 +114,11 @@ def with_settings(*, require: tuple[str, ...] = ()) -> Callable[[Callable[..., A
                 err.print(f"{len(exc.problems)} setting(s) to fix; see `arena-validator --help` and .env",
                           highlight=False)
                 raise typer.Exit(2) from None
+            if wants_given:
+                kwargs["given"] = {k: v for k, v in given.items() if v is not None}
             return command(settings=settings, **kwargs)
 
-        signature = inspect.Signature(own + _settings_parameters())
+        signature = inspect.Signature(own + _settings_parameters(fields))
         run.__signature__ = signature  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
         return run
@@ -126,7 +162,7 @@ def run_cmd(settings: Settings) -> None:
 
 
 @app.command("dashboard")
-@with_settings()
+@with_settings(fields=(*STORE, "api_host", "api_port"))
 def dashboard_cmd(settings: Settings,
                   port: Annotated[int | None, typer.Option("--port", help="Port (default --api.port).")] = None,
                   ) -> None:
@@ -136,16 +172,18 @@ def dashboard_cmd(settings: Settings,
     from validator.api import create_app
     from validator.node import NodeError, open_store
 
+    port = port if port is not None else settings.api_port
+    if not 1 <= port <= 65535:
+        fail(f"--port must be from 1 to 65535, got {port}")
     try:
         store = open_store(settings)
     except NodeError as exc:
         fail(str(exc))
-    server = ThreadedServer(create_app(store), host=settings.api_host, port=port if port is not None else
-                            settings.api_port)
+    server = ThreadedServer(create_app(store), host=settings.api_host, port=port)
     try:
         server.start()
     except OSError as exc:
-        fail(f"cannot serve on {settings.api_host}:{port or settings.api_port}: {exc}; pick another --port")
+        fail(f"cannot serve on {settings.api_host}:{port}: {exc}; pick another --port")
     get_logger("validator").info("dashboard.serving", url=server.url + "/", api=server.url + "/openapi.json")
     out.print(f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   "
               "(Ctrl-C to stop)", highlight=False)
@@ -181,23 +219,42 @@ def demo_cmd(
 
 # --- config -------------------------------------------------------------------------------------------------------
 
+def _sources(given: dict[str, Any], env_file: Path = Path(".env")) -> dict[str, str]:
+    """Where each setting's value came from: flag, env (ARENA_*), .env or default (the order they win in)."""
+    from dotenv import dotenv_values
+
+    environ = {k.upper() for k in os.environ}
+    dotenv = {k.upper() for k in dotenv_values(env_file)} if env_file.is_file() else set()
+    found = {}
+    for name in Settings.model_fields:
+        env = f"ARENA_{name.upper()}"
+        found[name] = ("flag" if name in given else "env" if env in environ else ".env" if env in dotenv
+                       else "default")
+    return found
+
+
 @config_app.command("show")
 @with_settings()
-def config_show(settings: Settings,
+def config_show(settings: Settings, given: dict[str, Any],
                 as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
                 ) -> None:
-    """Print the effective settings (flags > environment > .env > defaults), secrets masked."""
+    """Print the effective settings and where each came from (flag > ARENA_* environment > .env > default), secrets
+    masked."""
     shown = settings.masked()
     if as_json:
         out.print_json(json.dumps(shown, default=str))
         return
+    sources = _sources(given)
     table = Table(title="arena-validator settings", show_lines=False)
     table.add_column("setting", overflow="fold")
     table.add_column("flag", overflow="fold")
     table.add_column("value", overflow="fold")
+    table.add_column("from", overflow="fold")
     for name, value in shown.items():
-        table.add_row(name, field_flag(name), "" if value is None else str(value))
+        table.add_row(name, field_flag(name), "" if value is None else str(value), sources[name])
     out.print(table)
+    out.print("from: flag (this command line), env (ARENA_* in the environment), .env (the file in this folder), "
+              "default", highlight=False)
 
 
 @config_app.command("check")
@@ -221,7 +278,7 @@ def config_check(settings: Settings) -> None:
         out.print(f"{mark} {name:8s} {detail}", highlight=False)
 
     try:
-        engine = make_engine(settings.db_url)
+        engine = make_engine(settings.db_url, create=False)
         wait_for(engine)
         check_current(engine)
         report("store", True, engine.url.render_as_string(hide_password=True))
@@ -258,11 +315,12 @@ def config_check(settings: Settings) -> None:
 
 # --- db -----------------------------------------------------------------------------------------------------------
 
-def _engine(settings: Settings) -> Any:
+def _engine(settings: Settings, *, create: bool = True) -> Any:
+    """The store's engine; `create=False` (read-only commands): a SQLite file that does not exist is one error line."""
     from validator.store.repository import StoreError, make_engine, wait_for
 
     try:
-        engine = make_engine(settings.db_url)
+        engine = make_engine(settings.db_url, create=create)
         wait_for(engine)
     except StoreError as exc:
         fail(exc.message)
@@ -270,7 +328,7 @@ def _engine(settings: Settings) -> Any:
 
 
 @db_app.command("upgrade")
-@with_settings()
+@with_settings(fields=STORE)
 def db_upgrade(settings: Settings,
                revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Create or migrate the store's schema to `revision` (default: the code's head)."""
@@ -287,14 +345,14 @@ def db_upgrade(settings: Settings,
 
 
 @db_app.command("downgrade")
-@with_settings()
+@with_settings(fields=STORE)
 def db_downgrade(settings: Settings,
                  revision: Annotated[str, typer.Argument(help="Target revision ('-1' one step, 'base' empty).")] = "-1",
                  ) -> None:
     """Migrate the store's schema down to `revision` (default: one step)."""
     from validator.store.schema import current_revision, downgrade
 
-    engine = _engine(settings)
+    engine = _engine(settings, create=False)
     before = current_revision(engine)
     if before is None:
         fail("the store has no schema to downgrade")
@@ -307,12 +365,12 @@ def db_downgrade(settings: Settings,
 
 
 @db_app.command("current")
-@with_settings()
+@with_settings(fields=STORE)
 def db_current(settings: Settings) -> None:
     """Print the store's schema revision and whether it matches this code."""
     from validator.store.schema import SchemaError, check_current, current_revision, head_revision
 
-    engine = _engine(settings)
+    engine = _engine(settings, create=False)
     out.print(f"store {engine.url.render_as_string(hide_password=True)}: {current_revision(engine) or 'empty'} "
               f"(code: {head_revision()})")
     try:
@@ -328,7 +386,7 @@ def _chain_path(settings: Settings) -> Path:
 
 
 @chain_app.command("init")
-@with_settings()
+@with_settings(fields=("localchain_path", "netuid"))
 def localchain_init(
     settings: Settings,
     block_time: Annotated[float, typer.Option(help="Seconds per block.", min=0.01)] = 12.0,
@@ -350,7 +408,7 @@ def localchain_init(
 
 
 @chain_app.command("register")
-@with_settings()
+@with_settings(fields=("localchain_path", "wallet_name", "wallet_hotkey", "wallet_path"))
 def localchain_register(
     settings: Settings,
     validator_permit: Annotated[bool, typer.Option("--validator-permit",
@@ -377,7 +435,7 @@ def localchain_register(
 
 
 @chain_app.command("show")
-@with_settings()
+@with_settings(fields=("localchain_path",))
 def localchain_show(
     settings: Settings,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -416,7 +474,7 @@ def localchain_show(
 # --- rescore ------------------------------------------------------------------------------------------------------
 
 @app.command("rescore")
-@with_settings()
+@with_settings(fields=(*STORE, "catalog", "pack", "pack_signer", "pack_allow_dev_signer", "max_attempts"))
 def rescore_cmd(
     settings: Settings,
     race_id: Annotated[str, typer.Option("--race", help="The race whose stored runs to score again.")],
@@ -466,7 +524,7 @@ app.add_typer(corpus_app, name="corpus")
 
 
 @corpus_app.command("export")
-@with_settings()
+@with_settings(fields=STORE)
 def corpus_export(
     settings: Settings,
     out_dir: Annotated[Path, typer.Option("--out", help="The folder to write; it must not exist (nothing is "

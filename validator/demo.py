@@ -111,6 +111,25 @@ def _wallet(path: Path, name: str) -> Any:
     return create_wallet(name, "default", path)
 
 
+DEMO_MARKER = ".shoparena-demo"  # the demo replaces only a folder holding this (or an earlier demo's files)
+_DEMO_NAMES = re.compile(r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator|wallets|"
+                         r"trajectories)$")
+
+
+def demo_folder_problem(root: Path) -> str | None:
+    """Why `root` must not be replaced by the demo (one line), or None: it is absent, empty, or a demo folder."""
+    if not root.exists():
+        return None
+    if not root.is_dir():
+        return f"--dir {root} is a file, not a demo folder; give a new folder"
+    names = [p.name for p in root.iterdir()]
+    legacy = {"pack.json", "chain.sqlite"} <= set(names) and all(_DEMO_NAMES.match(name) for name in names)
+    if not names or DEMO_MARKER in names or legacy:
+        return None
+    return (f"--dir {root} is not a demo folder (no {DEMO_MARKER}) and the demo replaces its folder; give a new or "
+            "empty folder")
+
+
 def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: int = 10, wall_seconds: float = 60.0,
              concurrency: int = 2) -> int:
     """The whole demo in `root` (made afresh). Returns the process exit code."""
@@ -128,9 +147,13 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
 
     log = get_logger("demo")
     started = time.time()
+    if problem := demo_folder_problem(root):
+        err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        return 2
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
+    (root / DEMO_MARKER).write_text("made by `arena-validator demo`, which replaces this folder when run again\n")
     wallets = root / "wallets"
 
     # 1. catalog and a signed pack ---------------------------------------------------------------------------------

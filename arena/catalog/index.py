@@ -154,12 +154,22 @@ class Catalog:
                 "rebuild it with this version of arena"
             )
         schema, web_schema = _product_schema(), _web_schema()
+        for part in ("products", "web"):  # tantivy would quietly make a new, empty index where one is missing
+            if not (root / part / "meta.json").is_file():
+                raise CatalogError(f"{root} is damaged: {part}/meta.json (part of its search index) is missing; "
+                                   "rebuild the catalog")
         try:
             products = _open_index(root / "products", schema)
             web = _open_index(root / "web", web_schema)
         except ValueError as exc:
             raise CatalogError(f"{root} has a damaged index ({exc}); rebuild the catalog") from exc
-        return cls(root, manifest, products, web, schema, web_schema)
+        catalog = cls(root, manifest, products, web, schema, web_schema)
+        for part, found in (("products", catalog.num_products), ("web_pages", catalog.num_web_pages)):
+            expected = manifest.get(part)
+            if isinstance(expected, int) and expected != found:
+                raise CatalogError(f"{root} is damaged: its index holds {found:,} {part.replace('_', ' ')}, its "
+                                   f"{MANIFEST} says {expected:,}; rebuild the catalog")
+        return catalog
 
     # --- facts
 

@@ -103,7 +103,7 @@ def generate_web_pages(seed: int, size: int) -> list[dict[str, Any]]:
     pages: list[dict[str, Any]] = []
     used_names: set[str] = set()
     all_leaves = _leaves()
-    for k in range(n_facts):
+    for k in range(n_facts if kinds else 0):  # a tiny catalog may hold no value a fact can be about
         kind, entity_type, relation, attr_key, templates = kinds[k % len(kinds)]
         value = rng.pick(values[kind])
         place = rng.pick(_PLACES)

@@ -123,6 +123,21 @@ def _init_hint(path: Path, extra: str = "") -> str:
     return f"`arena-validator localchain init --localchain.path {path}{extra}`"
 
 
+def _is_localchain(path: Path) -> bool:
+    """Whether `path` is a LocalChain file of any version (read-only: the file is not touched)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT format FROM chain WHERE id = 1").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return row is not None and row[0] == FORMAT
+
+
 class LocalChain:
     """The `ChainPort` over a dev chain kept in the SQLite file at `path` (which must already exist)."""
 
@@ -148,8 +163,8 @@ class LocalChain:
             except sqlite3.DatabaseError:
                 row = None
         if row is None or row[0] != FORMAT:
-            raise ChainError("bad_chain", f"{self.path} is not a LocalChain file; create one with "
-                                          f"{_init_hint(self.path, ' --overwrite')}")
+            raise ChainError("bad_chain", f"{self.path} is not a LocalChain file; point --localchain.path at one, or "
+                                          f"create one at another path with {_init_hint(Path('NEW.sqlite'))}")
         if row[1] != SCHEMA_VERSION:
             raise ChainError("bad_chain", f"LocalChain at {self.path} has format version {row[1]}, this node reads "
                                           f"version {SCHEMA_VERSION}; re-create it with "
@@ -198,6 +213,9 @@ class LocalChain:
                                       f"chain with {_init_hint(target, ' --overwrite')}")
         if target.exists() and not overwrite:
             raise exists
+        if target.exists() and not _is_localchain(target):
+            raise ChainError("not_a_chain", f"{target} exists and is not a LocalChain; refusing to overwrite it: "
+                                            "choose another --localchain.path, or move the file away yourself")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -265,8 +283,9 @@ class LocalChain:
             conn.execute("PRAGMA synchronous=FULL")  # WAL mode is already persistent in the file (set by init)
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
-            raise ChainError("bad_chain", f"cannot open the LocalChain at {self.path}: {error}; re-create it with "
-                                          f"{_init_hint(self.path, ' --overwrite')}") from error
+            raise ChainError("bad_chain", f"cannot open {self.path} as a LocalChain ({error}); point --localchain.path "
+                                          f"at one, or create one at another path with "
+                                          f"{_init_hint(Path('NEW.sqlite'))}") from error
         self._conn, self._conn_pid = conn, os.getpid()
         return conn
 

@@ -82,8 +82,11 @@ class StoreError(Exception):
         return self.message
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout so several processes can share it."""
+def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout so several processes can share it.
+
+    With `create=False` (read-only commands) a SQLite file that does not exist is a `StoreError` (`no_store`), so a
+    mistyped path never leaves a new database or folder behind."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -94,6 +97,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         if database and database != ":memory:":
             from pathlib import Path
 
+            if not create and not Path(database).expanduser().is_file():
+                raise StoreError("no_store", f"no store at {database}: the file does not exist (check --database-url "
+                                             "or --data-dir; `arena-validator db upgrade` creates a store)")
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30}, json_serializer=_dumps, **kwargs)
 
@@ -184,7 +190,7 @@ class Store:
         """A store whose database answers and whose schema is this code's (else `StoreError` / `SchemaError`)."""
         from validator.store.schema import check_current
 
-        store = cls(url)
+        store = cls(url, engine=make_engine(url, create=not check_schema))  # a current schema must exist already
         wait_for(store.engine, attempts=attempts, log=log)
         if check_schema:
             check_current(store.engine)

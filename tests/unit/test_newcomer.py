@@ -1,0 +1,185 @@
+"""What a newcomer meets on bad input (issue 17): no file destroyed or invented, no silent wrong answer, no
+traceback; one clear line each, before any work starts. Real commands in real folders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+def run(exe: str, *args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["COLUMNS"] = "200"
+    return subprocess.run([str(BIN / exe), *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=timeout)
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str], *fragments: str) -> str:
+    assert proc.returncode != 0, proc.stdout
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def tree(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+# --- 1. never destroy or invent files -----------------------------------------------------------------------------
+
+def test_demo_refuses_a_folder_that_is_not_a_demo_folder_and_keeps_it(tmp_path: Path) -> None:
+    mine = tmp_path / "thesis"
+    (mine / "chapters").mkdir(parents=True)
+    (mine / "chapters" / "one.md").write_text("two years of work")
+    (mine / "pack.json").write_text("{}")
+    before = tree(mine)
+    proc = run("arena-validator", "demo", "--dir", str(mine), cwd=tmp_path)
+    one_error_line(proc, str(mine), "not a demo folder")
+    assert tree(mine) == before
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    one_error_line(run("arena-validator", "demo", "--dir", str(a_file), cwd=tmp_path), "is a file")
+    assert a_file.read_text() == "keep me"
+
+
+def test_the_demo_replaces_only_an_empty_folder_its_own_or_an_earlier_demos(tmp_path: Path) -> None:
+    from validator.demo import DEMO_MARKER, demo_folder_problem
+
+    assert demo_folder_problem(tmp_path / "new") is None
+    (tmp_path / "empty").mkdir()
+    assert demo_folder_problem(tmp_path / "empty") is None
+    marked = tmp_path / "marked"
+    marked.mkdir()
+    (marked / DEMO_MARKER).write_text("")
+    (marked / "anything").write_text("")
+    assert demo_folder_problem(marked) is None
+    earlier = tmp_path / "earlier"  # a demo folder made before the marker existed
+    for name in ("agents", "catalog", "validator", "wallets"):
+        (earlier / name).mkdir(parents=True)
+    for name in ("pack.json", "chain.sqlite", "serve-offline.log"):
+        (earlier / name).write_text("")
+    assert demo_folder_problem(earlier) is None
+    (earlier / "my-notes.txt").write_text("")
+    assert "not a demo folder" in (demo_folder_problem(earlier) or "")
+    only_validator = tmp_path / "var"  # a node's data folder is no demo folder
+    (only_validator / "validator").mkdir(parents=True)
+    assert demo_folder_problem(only_validator) is not None
+
+
+def test_localchain_init_overwrite_refuses_a_file_that_is_not_a_localchain(tmp_path: Path) -> None:
+    other = tmp_path / "accounts.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE accounts (name TEXT)")
+    conn.execute("INSERT INTO accounts VALUES ('alice')")
+    conn.commit()
+    conn.close()
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database")
+    for path in (other, text):
+        before = path.read_bytes()
+        proc = run("arena-validator", "localchain", "init", "--overwrite", "--localchain.path", str(path), cwd=tmp_path)
+        one_error_line(proc, str(path), "not a LocalChain", "refusing to overwrite")
+        assert path.read_bytes() == before
+        shown = run("arena-validator", "localchain", "show", "--localchain.path", str(path), cwd=tmp_path)
+        assert "--overwrite" not in one_error_line(shown, str(path))  # never suggests destroying it
+    chain = tmp_path / "chain.sqlite"
+    assert run("arena-validator", "localchain", "init", "--localchain.path", str(chain), cwd=tmp_path).returncode == 0
+    again = run("arena-validator", "localchain", "init", "--overwrite", "--netuid", "9", "--localchain.path",
+                str(chain), cwd=tmp_path)
+    assert again.returncode == 0 and "netuid 9" in again.stdout  # a LocalChain may be replaced when asked
+
+
+@pytest.mark.parametrize("command", [
+    ["dashboard", "--port", "18461"],
+    ["db", "downgrade"],
+    ["db", "current"],
+    ["corpus", "export", "--out", "{tmp}/corpus"],
+    ["run", "--netuid", "1"],
+])
+def test_read_only_commands_never_create_a_store_at_a_mistyped_path(tmp_path: Path, command: list[str]) -> None:
+    typo = tmp_path / "valdiator" / "validator.sqlite"
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    proc = run("arena-validator", *args, "--database-url", f"sqlite:///{typo}", cwd=tmp_path, timeout=60)
+    one_error_line(proc, str(typo), "does not exist")
+    assert not typo.parent.exists()
+    assert not (tmp_path / "corpus").exists()
+    data_dir = tmp_path / "data-typo"  # the default store inside a mistyped --data-dir
+    proc = run("arena-validator", *args, "--data-dir", str(data_dir), cwd=tmp_path, timeout=60)
+    one_error_line(proc, "does not exist")
+    assert not data_dir.exists()
+
+
+# --- 2. never silently wrong --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("newcomer") / "cat"
+    proc = run("arena", "catalog", "build", "--size", "2000", "--seed", "3", "--out", str(out), cwd=out.parent)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.mark.parametrize("part", ["products/meta.json", "web/meta.json"])
+def test_a_catalog_missing_a_piece_of_its_index_is_damaged_for_every_command(catalog: Path, tmp_path: Path,
+                                                                             part: str) -> None:
+    damaged = tmp_path / "cat"
+    shutil.copytree(catalog, damaged)
+    (damaged / part).unlink()
+    before = tree(damaged)
+    commands = [
+        ["arena", "catalog", "stats", str(damaged)],
+        ["arena", "catalog", "search", str(damaged), "shirt"],
+        ["arena", "tools", "call", str(damaged), "find_product", "--args", '{"q": "shirt"}'],
+        ["arena", "problems", "generate", "--catalog", str(damaged), "--n", "5", "--out", str(tmp_path / "g.json")],
+    ]
+    for exe, *args in commands:
+        one_error_line(run(exe, *args, cwd=tmp_path), str(damaged), "damaged", part)
+    assert tree(damaged) == before  # nothing wrote an empty index into it
+    assert not (tmp_path / "g.json").exists()
+
+
+def test_a_catalog_whose_index_lost_its_products_is_damaged(catalog: Path, tmp_path: Path) -> None:
+    from arena.catalog import Catalog, CatalogError
+
+    damaged = tmp_path / "cat"
+    shutil.copytree(catalog, damaged)
+    for segment in (damaged / "products").iterdir():  # an empty index where the products were
+        segment.unlink()
+    import tantivy  # an empty index, as `search` on a catalog missing products/meta.json used to leave behind
+
+    from arena.catalog.index import _product_schema
+
+    tantivy.Index(_product_schema(), path=str(damaged / "products"), reuse=True)
+    with pytest.raises(CatalogError, match="damaged: its index holds 0 products, its catalog.json says 2,000"):
+        Catalog.open(damaged)
+
+
+# --- 3. no tracebacks ---------------------------------------------------------------------------------------------
+
+def test_a_one_product_catalog_builds_for_any_seed(tmp_path: Path) -> None:
+    for seed in ("1", "2"):  # seeds whose single product leaves the web corpus no fact to tell
+        out = tmp_path / f"one-{seed}"
+        proc = run("arena", "catalog", "build", "--size", "1", "--seed", seed, "--out", str(out), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert "built 1 products" in proc.stdout
+        stats = run("arena", "catalog", "stats", str(out), "--json", cwd=tmp_path)
+        assert stats.returncode == 0 and '"products": 1' in stats.stdout
+
+
+def test_dashboard_port_out_of_range_is_one_line_before_anything(tmp_path: Path) -> None:
+    for port in ("99999", "0", "-5"):
+        proc = run("arena-validator", "dashboard", "--port", port, cwd=tmp_path)
+        one_error_line(proc, "--port must be from 1 to 65535", port)
+        assert "in use" not in proc.stderr
+    assert not (tmp_path / "var").exists()
