@@ -59,10 +59,24 @@ def check_cmd(directory: Annotated[Path, typer.Argument(help="The agent bundle f
         else:
             out.print(f"ok: {bundle.files} files, {bundle.unpacked_bytes:,} bytes, {len(bundle.data):,} packed; "
                       f"sha256 {bundle.sha256}", highlight=False)
+            _print_contract(directory)
             return
     for problem in problems:
         err.print(f"[bold red]error:[/] {problem}", highlight=False)
     raise typer.Exit(1)
+
+
+def _print_contract(directory: Path) -> None:
+    """Which contract the agent follows (read from its imports, no flag) and imports the sandbox lacks."""
+    from sandbox.contracts import inspect_bundle
+
+    report = inspect_bundle(directory)
+    if report.contract == "sn15":
+        out.print(f"SN15 agent (imports {', '.join(report.sn15_imports)}): agent_main returns its dialogue steps; "
+                  "the last recommend_product among them is handed to the gateway as your answer, and the gateway's "
+                  "log, not the steps, is what is scored", highlight=False)
+    for warning in report.warnings():
+        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
 
 
 def _default_problems(n: int) -> tuple[Path, Path]:
@@ -324,9 +338,9 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: A
     with open(out_dir / "trajectories" / f"{problem.problem_id}.jsonl", "w") as fh:
         for event in outcome.events:
             fh.write(event.model_dump_json() + "\n")
+    code, error = outcome.error_code()
     lines = [f"# {problem.problem_id} ({problem.task})", "", f"**Query:** {problem.query}", "",
-             f"**Status:** {outcome.result.status}" + ("" if outcome.error_code()[0] is None else
-                                                       " (code {}: {})".format(*outcome.error_code())),
+             f"**Status:** {outcome.result.status}" + ("" if code is None else f" (code {code}: {_first_line(error)})"),
              f"**Answer:** {json.dumps(outcome.answer) if outcome.answer is not None else '(none)'}  "
              f"**Gold:** {', '.join(problem.gold_ids)}", "",
              "## Steps"]
@@ -346,9 +360,16 @@ def _write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: A
         lines += ["", f"## Judge ({verdict.judge}, rubric {verdict.rubric_version}): gate {verdict.gate}, quality "
                       f"{verdict.quality}, coefficient {verdict.coefficient:.3f}, final {score.final:.3f}",
                   verdict.explanation, f"cited steps: {', '.join(map(str, verdict.evidence)) or 'none'}"]
+    if error and "\n" in error.strip():
+        lines += ["", "## Error", "```", error.strip(), "```"]
     if outcome.result.stderr:
         lines += ["", "## Agent stderr (tail)", "```", outcome.result.stderr[-2000:], "```"]
     (out_dir / "reports" / f"{problem.problem_id}.md").write_text("\n".join(lines) + "\n")
+
+
+def _first_line(text: str | None) -> str:
+    """An error's own line (the runner puts it first, before the traceback)."""
+    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
 def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, ruleset: str = "shoppingbench") -> None:
@@ -376,7 +397,7 @@ def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, rule
     out.print(f"per-field pass rates: {fields or 'n/a'}; wall time {seconds:.1f}s; tool calls {calls}")
     errors = [r for r in rows if r["error_code"]]
     for r in errors[:10]:
-        err.print(f"[yellow]{r['problem_id']}[/]: {r['status']} ({r['error_code']}) {str(r['error'])[:200]}",
+        err.print(f"[yellow]{r['problem_id']}[/]: {r['status']} ({r['error_code']}) {_first_line(r['error'])[:300]}",
                   highlight=False)
     out.print(f"trajectories and reports: {out_dir}")
 
