@@ -102,6 +102,10 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
     except ChainError as exc:
         raise NodeError(exc.message) from None
     catalog, pack = open_pack(settings)
+    if not pack.sealed and log is not None:
+        log.warning("pack.unsealed", pack_id=pack.pack_id,
+                    warning="this pack's race problems are in clear: anyone holding the pack can harvest them before "
+                            "a race; ask the operator for a sealed pack (arena problems pack --seal.anchor_block)")
     sandbox = open_sandbox(settings)
     config = ArenaConfig(
         data_dir=settings.data_dir, concurrency=settings.concurrency, max_attempts=settings.max_attempts,
