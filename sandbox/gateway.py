@@ -191,7 +191,7 @@ def sn15_search_arguments(params: dict[str, str]) -> dict[str, Any]:
                 arguments["price"] = price
         except ToolError:
             pass
-    if params.get("sort") in SORTS:
+    if params.get("sort") in SORTS and params["sort"] != "default":
         arguments["sort"] = params["sort"]
     known = {s.lower(): s for s in SERVICES}
     wanted = [x.strip().lower() for x in (params.get("service") or "").split(",")]

@@ -68,8 +68,16 @@ def gateway_for(settings: Settings, catalog: Any) -> Any:
     from sandbox.gateway import Gateway, Upstream
 
     upstream = Upstream(base_url=settings.gateway_upstream, api_key=settings.gateway_api_key,
-                        models=settings.gateway_models)
+                        models=settings.gateway_models, usd_per_1k_prompt=settings.gateway_usd_per_1k_prompt,
+                        usd_per_1k_completion=settings.gateway_usd_per_1k_completion)
     return Gateway(catalog, upstream=upstream)
+
+
+def gateway_budgets(settings: Settings) -> Any:
+    """What one run may spend at the gateway: the defaults, with the operator's LLM token and cost budgets."""
+    from sandbox.gateway import Budgets
+
+    return Budgets(tokens=settings.gateway_token_budget, cost=settings.gateway_cost_budget)
 
 
 def open_wallet(settings: Settings) -> Any:
@@ -115,6 +123,7 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         weight_policy=settings.weight_policy, burn_uid=settings.burn_uid, weight_shadow=settings.weight_shadow,
         beacon_relay=settings.beacon_relay,
         judge_concurrency=settings.judge_concurrency, judge_token_budget=settings.judge_token_budget,
+        budgets=gateway_budgets(settings),
     )
     judge = None
     if settings.judge == "llm":

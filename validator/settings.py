@@ -92,6 +92,17 @@ class Settings(BaseSettings):
         default_factory=list, description="models agents may call (comma-separated)",
         json_schema_extra=flag("--gateway.models"),
     )
+    gateway_token_budget: int = Field(200_000, ge=0, description="LLM tokens one run may spend (0: no LLM calls)",
+                                      json_schema_extra=flag("--gateway.token_budget"))
+    gateway_cost_budget: float = Field(
+        1.0, ge=0, description="USD one run may spend on LLM calls at the prices below (0: no cost budget)",
+        json_schema_extra=flag("--gateway.cost_budget"))
+    gateway_usd_per_1k_prompt: float = Field(
+        0.0, ge=0, description="USD per 1000 prompt tokens, for the cost budget (0: prompts are free)",
+        json_schema_extra=flag("--gateway.usd_per_1k_prompt"))
+    gateway_usd_per_1k_completion: float = Field(
+        0.0, ge=0, description="USD per 1000 completion tokens, for the cost budget (0: completions are free)",
+        json_schema_extra=flag("--gateway.usd_per_1k_completion"))
     catalog: Path | None = Field(None, description="the catalog folder the pack was made for",
                                  json_schema_extra=flag("--catalog"))
     pack: str | None = Field(None, description="the problem pack file (signed by its operator)",
