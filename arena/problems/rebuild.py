@@ -26,14 +26,17 @@ mixed, shuffled, into a generated background catalog. Each problem records its d
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.catalog import generator as gen
+from arena.catalog import taxonomy
 from arena.catalog.build import StatsCollector
 from arena.catalog.models import Product, search_contents
 from arena.catalog.rng import Rng
@@ -47,6 +50,16 @@ from arena.tools.shopping import apply_voucher
 IMPORTED_CATEGORY = "Imported > ShoppingBench > Products"
 #: near-miss pages (and products) per web problem
 WEB_NEAR_MISSES = 5
+#: near-miss products per gold of a one-product problem, and per gold of a basket (shop, voucher): other listings of
+#: the product line that each break one constraint and match every query exactly as well as the gold
+NEAR_MISSES_PRODUCT = 15
+NEAR_MISSES_BASKET = 6
+#: the attribute under which listings carry their tags (`_balance`), unless a problem asks for a key of this name
+TAGS_KEY = "tags"
+#: made-up values of a required pair, when the golds give too few others of its key
+VARIANT_WORDS = ["Lite", "Plus", "Mini", "Max", "Pro", "II", "Classic", "Eco", "Neo", "Go"]
+#: how far (a share of the bound, at least 1) price near misses fall outside a rule, in turn
+PRICE_STEPS = [0.02, 0.1, 0.05, 0.25, 0.15, 0.4, 0.08, 0.6, 0.3, 0.2, 0.5, 0.12]
 #: the cheapest price a rebuilt product gets when its rules allow it
 MIN_PRICE = 1.0
 #: kept between a basket total and the edges of its budget window, so cent rounding never crosses one
@@ -479,40 +492,212 @@ def _gold_document(gold: _Gold, rng: Rng) -> dict[str, Any]:
 # -------------------------------------------------------------------------------------------------- distractors
 
 
-def _other_value(value: str) -> str:
-    return f"non-{value}" if not value.startswith("non-") else value.removeprefix("non-") + " variant"
+@dataclass
+class _Copy:
+    """A product copied from gold ``gold_id``, with the values it swapped in its searched words (``contents``):
+    ``removed`` taken out of the gold's, ``added`` put in their place."""
+
+    gold_id: str
+    product: dict[str, Any]
+    removed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
 
 
-def _break_pair(gold: dict[str, Any], key: str, value: str) -> dict[str, Any]:
+class _Values:
+    """Other values of an attribute or SKU key, for near misses (another colour of the line, another size, another
+    brand): the synthetic taxonomy's lists holding the value (all its lists of that key when none does) and every
+    value the gold products take for the key; values no problem asks for first, so that a near miss is rarely
+    another problem's answer; then values other problems ask for; then made-up variants."""
+
+    def __init__(self, docs: dict[str, dict[str, Any]], problems: Sequence[Problem]) -> None:
+        seen: dict[str, dict[str, None]] = {}
+        for pid in sorted(docs):
+            doc = docs[pid]
+            for key, values in doc["attributes"].items():
+                for value in values:
+                    seen.setdefault(key, {})[value] = None
+            for option in doc["sku_options"].values():
+                for key, value in option.items():
+                    seen.setdefault(key, {})[value] = None
+        self.golds = {key: sorted(values) for key, values in seen.items()}
+        self.asked: dict[str, set[str]] = {}
+        for problem in problems:
+            for reward in problem.reward:
+                for key, value in reward.required_pairs():
+                    self.asked.setdefault(key, set()).add(value.casefold())
+
+    def pick(self, key: str, value: str, rng: Rng, n: int) -> list[str]:
+        """``n`` distinct values of ``key`` other than ``value``."""
+        lists = _taxonomy_lists().get(key, [])
+        holding = [vs for vs in lists if value.casefold() in vs] or lists
+        candidates = list(dict.fromkeys([v for vs in holding for v in vs] + self.golds.get(key, [])))
+        asked = self.asked.get(key, set())
+        taken = {value.casefold()}
+        out: list[str] = []
+        for tier in ([v for v in candidates if v.casefold() not in asked], [v for v in candidates if v.casefold() in
+                                                                             asked]):
+            fresh = [v for v in tier if v.casefold() not in taken]
+            for v in rng.sample(fresh, n - len(out)):
+                out.append(v)
+                taken.add(v.casefold())
+        for suffix in VARIANT_WORDS:
+            if len(out) >= n:
+                break
+            made = f"{value} {suffix}"
+            if made.casefold() not in taken:
+                out.append(made)
+                taken.add(made.casefold())
+        while len(out) < n:  # only for very many near misses of one pair
+            out.append(f"{value} {len(out) + 1}")
+        return out
+
+
+@functools.cache
+def _taxonomy_lists() -> dict[str, list[list[str]]]:
+    """Every value list of each attribute key in the synthetic catalog's taxonomy (families and leaves)."""
+    lists: dict[str, list[list[str]]] = {}
+    for family in taxonomy.FAMILIES.values():
+        for key, values in family.items():
+            lists.setdefault(key, []).append(values)
+    for mids in taxonomy.TAXONOMY.values():
+        for spec in mids.values():
+            for leaf in spec.get("leaves", {}).values():
+                for key, values in leaf.get("attrs", {}).items():
+                    lists.setdefault(key, []).append(values)
+    return lists
+
+
+def _break_pair(gold: dict[str, Any], key: str, value: str, other: str) -> tuple[dict[str, Any], int]:
     """A copy of ``gold`` where (key, value) is in no SKU option and in no attribute: each occurrence is swapped for
-    another value, so the product still has the key."""
-    other = _other_value(value)
-    options = {n: ({**o, key: other} if o.get(key) == value else o) for n, o in gold["sku_options"].items()}
-    attributes = {k: [other if (k == key and v == value) else v for v in vs] for k, vs in gold["attributes"].items()}
-    return dict(gold, sku_options=options, attributes=attributes)
+    ``other``, so the product still has the key; and how many occurrences were swapped."""
+    swapped = 0
+    options: dict[str, dict[str, str]] = {}
+    for name, option in gold["sku_options"].items():
+        if option.get(key) == value:
+            option = {**option, key: other}
+            swapped += 1
+        options[name] = option
+    attributes: dict[str, list[str]] = {}
+    for k, values in gold["attributes"].items():
+        if k == key:
+            swapped += sum(v == value for v in values)
+            values = [other if v == value else v for v in values]
+        attributes[k] = list(values)
+    return dict(gold, sku_options=options, attributes=attributes), swapped
 
 
-def _near_misses(reward: ProductReward, gold: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Copies of ``gold`` that each break exactly one of the reward's constraints: (what it breaks, product)."""
-    out: list[tuple[str, dict[str, Any]]] = []
+def _missed_prices(rule: PriceRule, n: int) -> list[float]:
+    """Up to ``n`` distinct prices just outside ``rule``, by growing steps, from each bound the rule's mode tests."""
+    sides: list[Callable[[float], float | None]] = []
+    if rule.hi is not None and rule.mode in ("less than", "between"):
+        hi = rule.hi
+        sides.append(lambda f: round(hi + max(1.0, f * hi), 2))
+    if rule.lo is not None and rule.lo >= 2 and rule.mode in ("greater than", "between"):
+        lo = rule.lo
+        sides.append(lambda f: round(lo - max(1.0, min(f * lo, lo / 2)), 2))
+    out: dict[float, None] = {}
+    for step in PRICE_STEPS:
+        for side in sides:
+            price = side(step)
+            if price is not None and price > 0 and not _price_hit_any(rule, price):
+                out.setdefault(price, None)
+    return list(out)[:n]
+
+
+def _price_hit_any(rule: PriceRule, price: float) -> bool:
+    """Whether ``price`` passes ``rule`` as either reference tests it (only the bounds its mode names)."""
+    if rule.mode == "less than":
+        return rule.hi is not None and price <= rule.hi
+    if rule.mode == "greater than":
+        return rule.lo is not None and price >= rule.lo
+    return rule.lo is not None and rule.hi is not None and rule.lo <= price <= rule.hi
+
+
+def _price_like(gold: dict[str, Any], reward: ProductReward, rng: Rng) -> float:
+    """A price near the gold's that the reward's price rules admit (so price alone does not tell them apart)."""
+    base = float(gold["price"])
+    lo, hi = price_interval(reward.price) if reward.price else (0.0, math.inf)
+    price = round(base * (0.85 + 0.3 * rng.u()), 2)
+    return price if lo <= price <= hi and price > 0 else base
+
+
+def _near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: _Values,
+                 rng: Rng) -> list[tuple[str, _Copy]]:
+    """``count`` copies of ``gold``, the reward's constraints taken in turn, each breaking exactly one of them (a
+    price just outside a rule, a required service missing, another value of a required SKU or attribute pair):
+    (what it breaks, the copy). Copies that break something other than the price are priced near the gold, inside
+    the reward's rules. None when the reward constrains nothing but the title."""
+    kinds: list[list[tuple[str, _Copy]]] = []
+    gold_id = gold["product_id"]
     for rule in reward.price:
-        bad = dict(gold)
-        if rule.hi is not None:
-            bad["price"] = round(rule.hi + max(1.0, 0.02 * rule.hi), 2)
-        elif rule.lo is not None and rule.lo >= 2:
-            bad["price"] = round(rule.lo - max(1.0, min(0.02 * rule.lo, rule.lo / 2)), 2)
-        else:
-            continue
-        out.append((f"price {rule.mode}", bad))
+        kinds.append([(f"price {rule.mode} ({price:g})", _Copy(gold_id, dict(gold, price=price)))
+                      for price in _missed_prices(rule, count)])
     for service in dict.fromkeys(reward.service):
-        out.append((f"service {service}", dict(gold, service=[s for s in gold["service"] if s != service])))
-    for key, value in _reward_option(reward).items():
-        out.append((f"sku {key}", _break_pair(gold, key, value)))
-    for attr in reward.attributes:
-        for key, values in attr.items():
-            for value in dict.fromkeys(values):
-                out.append((f"attribute {key}", _break_pair(gold, key, value)))
+        kept = [s for s in gold["service"] if s != service]
+        kinds.append([(f"service {service}", _Copy(gold_id, dict(gold, service=kept, price=_price_like(
+            gold, reward, rng)))) for _ in range(count)])
+    pairs = [("sku", k, v) for k, v in _reward_option(reward).items()]
+    pairs += [("attribute", k, v) for attr in reward.attributes for k, values in attr.items()
+              for v in dict.fromkeys(values)]
+    for what, key, value in pairs:
+        variants = []
+        for other in pool.pick(key, value, rng, count):
+            product, swapped = _break_pair(gold, key, value, other)
+            product["price"] = _price_like(gold, reward, rng)
+            variants.append((f"{what} {key} ({other})", _Copy(gold_id, product, [value] * swapped,
+                                                              [other] * swapped)))
+        kinds.append(variants)
+    rng.shuffle(kinds)
+    out: list[tuple[str, _Copy]] = []
+    for turn in range(count):  # round robin over the constraints, so every one is broken several times
+        for variants in kinds:
+            if turn < len(variants) and len(out) < count:
+                out.append(variants[turn])
     return out
+
+
+def _meets(product: dict[str, Any], reward: ProductReward) -> bool:
+    """Whether ``product`` meets every price, service and pair constraint of ``reward`` (its title assumed to)."""
+    price = float(product["price"])
+    if not all(_price_hit_any(rule, price) for rule in reward.price):
+        return False
+    if not all(s in product["service"] for s in reward.service):
+        return False
+    pairs = reward.required_pairs()
+    attributes = {(k, v) for k, vs in product["attributes"].items() for v in vs}
+    options = [set()] + [set(o.items()) for o in product["sku_options"].values()]
+    return any(all(pair in option or pair in attributes for pair in pairs) for option in options)
+
+
+def _fail_others(copy: _Copy, own: ProductReward | None, others: Sequence[ProductReward], pool: _Values,
+                 rng: Rng, *, reprice: bool = True) -> None:
+    """Make ``copy`` fail every other problem's reward naming its gold (it would be their substitute: a problem
+    sharing a gold with a voucher basket would find the basket's near misses as answers): one more constraint of
+    that reward broken, one that ``own`` (the reward the copy is a distractor of) does not ask for. A reward whose
+    every constraint ``own`` asks too is left alone (the copy breaks one of them, or is a true substitute). Without
+    ``reprice`` the copy's price is kept (it is what the copy breaks: a price rule, a budget)."""
+    keep_pairs = set(own.required_pairs()) if own else set()
+    keep_services = set(own.service) if own else set()
+    for other in others:
+        if other is own or not _meets(copy.product, other):
+            continue
+        pairs = [pair for pair in other.required_pairs() if pair not in keep_pairs]
+        services = [s for s in other.service if s not in keep_services]
+        if pairs:
+            key, value = pairs[0]
+            other_value = pool.pick(key, value, rng, 1)[0]
+            copy.product, swapped = _break_pair(copy.product, key, value, other_value)
+            copy.removed += [value] * swapped
+            copy.added += [other_value] * swapped
+        elif services:
+            copy.product = dict(copy.product, service=[s for s in copy.product["service"] if s != services[0]])
+        elif reprice:
+            for rule in other.price:
+                fits = [p for p in _missed_prices(rule, len(PRICE_STEPS))
+                        if own is None or all(_price_hit_any(r, p) for r in own.price)]
+                if fits:
+                    copy.product = dict(copy.product, price=fits[0])
+                    break
 
 
 def _replace_text(text: str, phrase: str, by: str) -> str:
@@ -546,15 +731,24 @@ class _Ids:
                 return candidate
 
 
-Distractor = tuple[str, list[str], list[dict[str, Any]]]
+Distractor = tuple[str, list[str], list[_Copy]]
 
 
 def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, new_shop: Callable[[], str],
-                 near_values: Sequence[str], ceilings: dict[str, float]) -> list[Distractor]:
-    """Distractor answers of one problem: (what breaks, the answer ids, the products to add)."""
+                 near_values: Sequence[str], ceilings: dict[str, float], pool: _Values,
+                 naming: dict[str, list[ProductReward]], rng: Rng) -> list[Distractor]:
+    """Distractor answers of one problem: (what breaks, the answer ids, the products to add). ``naming``: the
+    rewards of every non-web problem naming each gold id (a copy must fail those of the other problems too)."""
     answer = problem.gold_ids
     golds = [docs[pid] for pid in answer]
     out: list[Distractor] = []
+
+    def copy_of(slot: int, product: dict[str, Any], reprice: bool = True) -> _Copy:
+        copy = _Copy(answer[slot], product)
+        _fail_others(copy, None if problem.task == "web" else problem.reward[slot], naming.get(answer[slot], []),
+                     pool, rng, reprice=reprice)
+        return copy
+
     if problem.task == "web":
         knowledge = problem.knowledge_attribute or ""
         low = knowledge.lower()
@@ -562,16 +756,23 @@ def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, n
             bad = dict(_with_knowledge(golds[0], knowledge, value), product_id=ids.new())
             if low and (low in bad["title"].lower() or low in bad["description"].lower()):
                 continue
-            out.append((breaks, [bad["product_id"]], [bad]))
+            out.append((breaks, [bad["product_id"]], [copy_of(0, bad)]))
         return out
+    count = NEAR_MISSES_PRODUCT if problem.task == "product" else NEAR_MISSES_BASKET
+    one_shop = _one_shop(problem)
     for slot, (reward, gold) in enumerate(zip(problem.reward, golds, strict=True)):
-        for breaks, product in _near_misses(reward, gold):
-            product = dict(product, product_id=ids.new())
-            swapped = answer[:slot] + [product["product_id"]] + answer[slot + 1:]
-            out.append((f"slot {slot + 1} {breaks}", swapped, [product]))
+        for n, (breaks, copy) in enumerate(_near_misses(reward, gold, count, pool, rng)):
+            # another listing of the product line: in another shop (in a one-shop basket, every other one stays in
+            # the basket's shop, so the shop search does not single the gold out)
+            shop = gold["shop_id"] if one_shop and n % 2 == 0 else new_shop()
+            copy.product.update(product_id=ids.new(), shop_id=shop, sold_count=rng.below(500))
+            _fail_others(copy, reward, naming.get(answer[slot], []), pool, rng,
+                         reprice=not breaks.startswith("price"))
+            swapped = answer[:slot] + [copy.product["product_id"]] + answer[slot + 1:]
+            out.append((f"slot {slot + 1} {breaks}", swapped, [copy]))
     if problem.task == "shop":
         moved = dict(golds[-1], product_id=ids.new(), shop_id=new_shop())
-        out.append(("another shop", answer[:-1] + [moved["product_id"]], [moved]))
+        out.append(("another shop", answer[:-1] + [moved["product_id"]], [copy_of(len(answer) - 1, moved)]))
     if problem.task == "voucher":
         voucher = problem.voucher
         assert voucher is not None
@@ -585,8 +786,69 @@ def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, n
         if not math.isinf(ceiling):
             raise_by = max(raise_by, ceiling - golds[0]["price"] + 1.0)
         pricey = dict(golds[0], product_id=ids.new(), price=round(golds[0]["price"] + raise_by, 2))
-        out.append(("over budget", [pricey["product_id"]] + answer[1:], [pricey]))
+        out.append(("over budget", [pricey["product_id"]] + answer[1:], [copy_of(0, pricey, reprice=False)]))
     return out
+
+
+def _rewards_met(docs: dict[str, dict[str, Any]], problems: Sequence[Problem]) -> dict[str, list[ProductReward]]:
+    """Per gold id, the non-web rewards its copies must fail unless they are a distractor of it: those naming it,
+    then those of other golds whose every SKU and attribute pair the gold has (a product of the same line that
+    another problem asks for: its near misses would be that problem's answers)."""
+    naming: dict[str, list[ProductReward]] = {}
+    by_pair: dict[tuple[str, str], list[ProductReward]] = {}
+    for problem in problems:
+        if problem.task == "web":
+            continue
+        for reward in problem.reward:
+            naming.setdefault(reward.product_id, []).append(reward)
+            pairs = reward.required_pairs()
+            if pairs:
+                by_pair.setdefault(pairs[0], []).append(reward)
+    for pid, doc in docs.items():
+        have = {(k, v) for k, vs in doc["attributes"].items() for v in vs}
+        have |= {(k, v) for option in doc["sku_options"].values() for k, v in option.items()}
+        met = [r for pair in sorted(have) for r in by_pair.get(pair, ()) if r.product_id != pid
+               and all(p in have for p in r.required_pairs())]
+        if met:
+            naming[pid] = naming.get(pid, []) + list({id(r): r for r in met}.values())
+    return naming
+
+
+def _tags_key(problems: Sequence[Problem]) -> str:
+    """The attribute that carries listings' tags: a key no problem asks for."""
+    asked = {k for p in problems for r in p.reward for k, _ in r.required_pairs()}
+    key = TAGS_KEY
+    while key in asked:
+        key = f"listing_{key}"
+    return key
+
+
+def _with_tags(doc: dict[str, Any], key: str, words: list[str]) -> dict[str, Any]:
+    attributes = {k: list(v) for k, v in doc["attributes"].items()}
+    attributes[key] = attributes.get(key, []) + words
+    return dict(doc, attributes=attributes)
+
+
+def _balance(docs: dict[str, dict[str, Any]], copies: Sequence[_Copy], key: str) -> None:
+    """Give a gold and every copy of it the same searched words, so no query ranks the gold above its near misses.
+
+    A copy that swapped value v for w lacks v and has w where the gold has v. Each gold gets, as tags, every value
+    any of its copies swapped in (as often as the copy that has it most); each copy gets the same tags less its
+    own swapped-in values, plus the values it swapped out. The tags are under a key no problem asks for, so they
+    satisfy no constraint; title, SKU and attribute words then match any query exactly as often in the gold as in
+    each copy, and the search engine's ties are broken by the shuffled order products are written in."""
+    tags: dict[str, Counter[str]] = {}
+    for copy in copies:
+        tags.setdefault(copy.gold_id, Counter())
+        tags[copy.gold_id] |= Counter(copy.added)
+    for pid, words in tags.items():
+        if words:
+            docs[pid] = _with_tags(docs[pid], key, sorted(words.elements()))
+    for copy in copies:
+        words = tags[copy.gold_id]
+        if words:
+            own = words - Counter(copy.added) + Counter(copy.removed)
+            copy.product = _with_tags(copy.product, key, sorted(own.elements()))
 
 
 def _proper_nouns(questions: Sequence[str]) -> list[str]:
@@ -629,18 +891,24 @@ def rebuild_catalog(
         pages.extend(made)
         near_values[problem.problem_id] = values
 
-    injected: list[dict[str, Any]] = list(docs.values())
     ceilings = {pid: gold.interval[1] for pid, gold in plan.golds.items()}
+    pool = _Values(docs, plan.accepted)
+    naming = _rewards_met(docs, plan.accepted)
     updated: list[Problem] = []
+    copies: list[_Copy] = []
     n_distractors = 0
     for problem in plan.accepted:
         answers = []
+        near_rng = Rng("rebuild-near", background_seed, problem.problem_id)
         for breaks, answer, extra in _distractors(problem, docs, ids, plan.new_shop,
-                                                  near_values.get(problem.problem_id, []), ceilings):
-            injected.extend(extra)
+                                                  near_values.get(problem.problem_id, []), ceilings, pool, naming,
+                                                  near_rng):
+            copies.extend(extra)
             answers.append({"breaks": breaks, "answer": answer})
             n_distractors += 1
         updated.append(problem.model_copy(update={"meta": {**problem.meta, "distractors": answers}}))
+    _balance(docs, copies, _tags_key(plan.accepted))
+    injected: list[dict[str, Any]] = list(docs.values()) + [copy.product for copy in copies]
     # insertion order breaks search ties: shuffled, so a gold is not found first for being written first
     rng.shuffle(injected)
 
