@@ -1,4 +1,5 @@
-"""Where a validator gets a drand quicknet round's signature to open a sealed race batch (`arena.problems.seal`).
+"""Where a validator, or anyone opening a past batch, gets a drand quicknet round's signature to open a sealed race
+batch (`arena.problems.seal`).
 
 In order: the chain it already reads (subtensor's Drand pallet; LocalChain's recorded pulses), then a drand HTTP
 relay named in the settings (`--beacon.relay`, e.g. https://api.drand.sh). Nothing here is trusted: a signature that

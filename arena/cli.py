@@ -33,6 +33,9 @@ log = get_logger("arena.cli")
 @app.callback()
 def _main() -> None:
     configure_logging()
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # our commands print their own one-line outcomes
 
 
 def _open_catalog(path: Path) -> Any:

@@ -347,8 +347,8 @@ class Arena:
         then the relay), its problems stored, one run per submission committed before the slot opened. A batch that
         does not open yet waits, says why once per try and is tried again with backoff; never a partial race. A
         validator that comes up late races the current slot only."""
+        from arena.beacon import BeaconError, DrandRelay, round_signature
         from arena.problems.seal import SealError, open_batch
-        from validator.beacon import BeaconError, DrandRelay, round_signature
 
         rotation = self.pack.rotation
         slot = (block - rotation.start_block) // rotation.cadence_blocks

@@ -5,7 +5,7 @@ Design: each batch is sealed to the drand **quicknet** round whose beacon is pub
 (`bittensor_core.encrypt_at_round`, the timelock encryption the bittensor SDK ships and subtensor uses for its own
 commit-reveal; no cryptography here). Opening a batch needs that round's BLS signature, which exists only once the
 beacon has published it; validators read it from the chain (subtensor keeps drand pulses in its Drand pallet) or
-from a drand HTTP relay (`validator.beacon`). A wrong signature cannot open a batch (decryption checks it), so a
+from a drand HTTP relay (`arena.beacon`). A wrong signature cannot open a batch (decryption checks it), so a
 relay can delay a race but not forge one. Chosen over committing each batch's key as a timelock-encrypted chain
 commitment because a hotkey holds one commitment per subnet at a time (one batch per slot would need the operator
 online at every slot) while rounds need nobody after the pack is made.

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.beacon import BeaconError, DrandRelay, round_signature
 from arena.problems import Problem
 from arena.problems.seal import QUICKNET_CHAIN_HASH, QUICKNET_ROUND_1000, SealError, open_batch, seal_batch
 from tests.support.substrate import InMemorySubstrate
-from validator.beacon import BeaconError, DrandRelay, round_signature
 from validator.chain.bittensor_chain import BittensorChain
 from validator.chain.local import LocalChain
 
@@ -118,3 +118,24 @@ def test_an_unreachable_relay_is_one_line_and_the_chain_comes_first(tmp_path: Pa
         round_signature(1000, chain=chain, relay=beacon)
     chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=0)
     assert round_signature(1000, chain=chain, relay=beacon) == QUICKNET_ROUND_1000  # the relay is never asked
+
+
+def test_anyone_opens_a_past_batch_from_a_relay(relay, tmp_path: Path) -> None:
+    from arena.problems.pack import load_pack, new_pack, sealed_pack, write_pack
+    from tests.unit.test_cli import arena, one_error_line
+
+    url, pulses = relay
+    race = [Problem(problem_id=f"r{i}", task="product", split="race", query=f"a lamp {i}",
+                    reward=[{"product_id": f"{40 + i}", "title": [f"Desk Lamp {i}"]}]) for i in range(4)]
+    pack = new_pack(race, catalog_digest=None, generator_version="t", embed=False)
+    pack = pack.model_copy(update={"rotation": pack.rotation.model_copy(update={"problems_per_race": 2})})
+    path = write_pack(sealed_pack(pack, fixed_round=1000)[0], tmp_path / "sealed.json")
+    base = ("problems", "open", str(path), "--slot", "1")
+    one_error_line(arena(*base, "--relay", url), "drand round 1000 is not out yet")
+    pulses[1000] = QUICKNET_ROUND_1000
+    done = arena(*base, "--relay", url, "--out", str(tmp_path / "opened.json"), check=True)
+    assert "wrote 2 problems of batch 1" in done.stdout
+    opened = load_pack(tmp_path / "opened.json", require_signature=False)
+    assert {p.problem_id for p in opened.problems} <= {p.problem_id for p in race} and len(opened.problems) == 2
+    one_error_line(arena(*base, "--signature", QUICKNET_ROUND_1000[:-4] + "0000"), "did not open")
+    one_error_line(arena("problems", "open", str(path), "--slot", "9", "--relay", url), "batches 0 to 1")
