@@ -10,8 +10,12 @@ strict scoring, race close and weights set on the local chain.
 Rows:
 - wall time from the race opening to weights set, and runs per minute;
 - summed agent time (each sandbox's start to exit) and the node's own time per run (a run's span from `starting` to
-  `finished` minus its sandbox time: staging, gateway bookkeeping, the trajectory write, scoring); the overhead is the
-  node's summed time over the summed agent time;
+  `finished` minus its sandbox time: staging, gateway bookkeeping, the trajectory write, scoring, waiting for the
+  judge and judging; the judge is on: the node's default, offline); the overhead is the node's summed time
+  over the summed agent time;
+- the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
+  runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
+- the cost of opening a sealed batch (per race) and of the qualifying round: not measured yet (see `cost_rows`);
 - idle share: wall time x concurrency not covered by any run (scheduling gaps).
 """
 
@@ -33,7 +37,7 @@ from sandbox.backends import Limits  # noqa: E402
 from sandbox.backends.process import ProcessSandbox  # noqa: E402
 from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
 from validator.demo import MINER_TEMPLATE  # noqa: E402
-from validator.races import Arena, ArenaConfig  # noqa: E402
+from validator.races import STAGES, Arena, ArenaConfig  # noqa: E402
 from validator.scheduler import Node  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402
 from validator.store.schema import upgrade  # noqa: E402
@@ -97,10 +101,24 @@ def main() -> None:
         print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
         print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
               f"run) = {node_time / agent:.1%} of agent time")
+        per_run = {stage: arena.stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in STAGES}
+        print("stages    ms per run (the node's default judge, offline): "
+              + ", ".join(f"{stage.replace('_', ' ')} {per_run[stage]:.1f}" for stage in STAGES)
+              + f"; sum {sum(per_run.values()):.1f}")
+        for row in cost_rows():
+            print(row)
         idle = wall * args.concurrency - sum(spans)
         print(f"idle      {max(idle, 0):.1f}s of {wall * args.concurrency:.1f} slot-seconds "
               f"({max(idle, 0) / (wall * args.concurrency):.1%}) not covered by a run")
         store.close()
+
+
+def cost_rows() -> list[str]:
+    """The rows of issue 15's benchmark for features this bench does not race yet: the cost of opening a sealed
+    batch (per race) and of the qualifying round. Measure them here when the bench races a sealed pack and
+    qualifies new submissions."""
+    return ["sealed    opening a sealed batch (per race): not measured (this bench races a clear pack)",
+            "qualify   the qualifying round: not measured (not in the node yet)"]
 
 
 if __name__ == "__main__":

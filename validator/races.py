@@ -16,11 +16,14 @@ the store failed under it) and retries it, scores runs left `scoring` without a 
   retried with exponential backoff up to `max_attempts`; agent-blamed errors (1xxx, among them no answer 1006,
   budget exhausted 1007 and an invalid bundle 1008) are final and count 0; every attempt's error is kept in the
   run's `sandbox.attempts` for the run page;
-- `judge_runs`: the reasoning judge reads each strictly scored run's gateway log; its coefficient makes the final
+- judging: the reasoning judge reads a strictly scored run's gateway log as soon as the run is scored (its sandbox
+  slot already free for the next run; `judge_concurrency` runs judged at a time); its coefficient makes the final
   score (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring`
-  to be judged again later, never a zero;
-- `close_races`: when every run is final, a miner's race score is the mean final score over the race's problems
-  (agent errors count 0; a problem the validator could not run for them after every attempt is left out);
+  to be judged again later by `judge_runs` (the periodic sweep, which also judges runs `recover` scored), never a
+  zero;
+- `close_races`: when every run is final (one aggregate query per running race and tick, no run read), a miner's
+  race score is the mean final score over the race's problems (agent errors count 0; a problem the validator could
+  not run for them after every attempt is left out);
 - `weigh` / `set_weights`: the policy of `arena.weights` over the metagraph's uids, stored as a weight set and sent
   within the chain's rate limit, the extrinsic's outcome stored; a chain that cannot be reached is retried with
   exponential backoff (`weights_retry` doubling up to `weights_retry_max`) until the set lands or a newer race's set
@@ -63,6 +66,25 @@ from validator.store.repository import Store, StoreError
 
 #: How many upstream errors of one attempt are kept with the run (the first ones; the count is kept whole).
 KEEP_UPSTREAM_ERRORS = 20
+
+#: The node's own stages of a run, in order (`StageTimes`).
+STAGES = ("staging", "gateway", "trajectory_write", "strict_scoring", "judge_wait", "judge", "close")
+
+
+class StageTimes:
+    """Where the node's own time goes, summed over the runs it handled: staging (the attempt's start and the agent's
+    folder), gateway (opening and closing the run's gateway session, and the sandbox around the agent's own clock),
+    trajectory write, strict scoring, judge wait (from the strict score to the judge taking the run), judge, close
+    (the close job, every tick of it, ticks that close nothing included). `bench/race.py` prints them per run."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.counts: dict[str, int] = dict.fromkeys(STAGES, 0)
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] += max(seconds, 0.0)
+        self.counts[stage] += 1
+
 
 
 # --- drawing ------------------------------------------------------------------------------------------------------
@@ -191,6 +213,9 @@ class Arena:
         self._work: Path | None = None
         self._server: GatewayServer | None = None
         self._judging: set[str] = set()
+        self._scored: dict[str, tuple[float, list[Any]]] = {}  # scored in this process, to judge now: (when, log)
+        self._judge_gate: tuple[Any, asyncio.Semaphore] | None = None  # (its event loop, the gate)
+        self.stages = StageTimes()
         self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
 
     # --- lifecycle
@@ -475,6 +500,7 @@ class Arena:
         async def one(run: Run) -> None:
             async with gate:
                 await self._execute(run)
+            await self._judge_scored(run)  # its sandbox slot is free meanwhile; the judge has its own gate
 
         tasks = []
         for run in ready:
@@ -531,6 +557,7 @@ class Arena:
 
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
+        began = time.perf_counter()
         self._lost.pop(run_id, None)
         problem = self._problem(run.problem_id)
         submission = self.store.submission(run.submission_id)
@@ -551,6 +578,8 @@ class Arena:
             return
         assert self._work is not None
         self.store.transition(run_id, "running")
+        launched = time.perf_counter()
+        self.stages.add("staging", launched - began)
         try:
             outcome = await run_one(self.gateway, self.sandbox, agent_dir, self._work / "gw", problem.public(),
                                     limits=self.config.limits, budgets=self.config.budgets, run_id=run_id)
@@ -561,6 +590,7 @@ class Arena:
             await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
         result = outcome.result
+        self.stages.add("gateway", time.perf_counter() - launched - result.elapsed_s)
         code, error = outcome.error_code()
         if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
             code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
@@ -576,21 +606,30 @@ class Arena:
             self.metrics.sandbox(result.elapsed_s, outcome.events)
             if outcome.upstream_errors:
                 self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
+        written = time.perf_counter()
         if code is None:
             self.store.record_run(run_id, "scoring", outcome.events, **spend)
-            self._score_or_fail(run_id, answer=outcome.answer)
+            scoring = time.perf_counter()
+            self.stages.add("trajectory_write", scoring - written)
+            if self._score_or_fail(run_id, answer=outcome.answer):
+                scored = time.perf_counter()
+                self.stages.add("strict_scoring", scored - scoring)
+                self._scored[run_id] = (scored, outcome.events)  # judged as soon as `dispatch` frees its slot
         elif blame.blame_of(code) == "agent":
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self.stages.add("trajectory_write", time.perf_counter() - written)
             self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
             if self.metrics is not None:
                 self.metrics.run_final("errored", "agent")
         else:
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self.stages.add("trajectory_write", time.perf_counter() - written)
             self._retry_or_give_up(run_id, code, error)
 
-    def _score_or_fail(self, run_id: str, answer: Any = None) -> None:
+    def _score_or_fail(self, run_id: str, answer: Any = None) -> bool:
         """`_score`; a failure of the store propagates (the run stays `scoring` for `recover`), any other failure
-        of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log."""
+        of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log. Returns
+        whether the run was scored (and waits for its judge)."""
         from sqlalchemy.exc import SQLAlchemyError
 
         try:
@@ -602,6 +641,8 @@ class Arena:
                 self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
                                traceback=traceback.format_exc())
             self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
+            return False
+        return True
 
     @staticmethod
     def _attempts(run: Run, code: int | None, error: str | None,
@@ -658,20 +699,53 @@ class Arena:
 
     # --- judge
 
+    def _gate(self) -> asyncio.Semaphore:
+        """The judge's own concurrency (`judge_concurrency`): one gate shared by every path that judges."""
+        loop = asyncio.get_running_loop()
+        if self._judge_gate is None or self._judge_gate[0] is not loop:
+            self._judge_gate = (loop, asyncio.Semaphore(self.config.judge_concurrency))
+        return self._judge_gate[1]
+
+    async def _judge_scored(self, run: Run) -> None:
+        """Judge a run this process has just scored as soon as the judge's gate lets it, with no wait for the judge
+        job's interval. A failure of ours leaves the run `scoring`, for `judge_runs` to judge again."""
+        scored = self._scored.pop(run.run_id, None)
+        if scored is None:
+            return
+        since, events = scored
+        self._judging.add(run.run_id)
+        try:
+            async with self._gate():
+                self.stages.add("judge_wait", time.perf_counter() - since)
+                await asyncio.to_thread(self._judge_one, run, events)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the run waits for the judge job, as a run `recover` scored does
+            if self.log is not None:
+                self.log.error("judge.failed", run_id=run.run_id, error=f"{type(exc).__name__}: {exc}",
+                               traceback=traceback.format_exc())
+        finally:
+            self._judging.discard(run.run_id)
+
     async def judge_runs(self, limit: int | None = None) -> int:
-        """Judge strictly scored runs, `judge_concurrency` at a time; returns how many were judged."""
+        """Judge the strictly scored runs no one is judging (runs whose judge failed, once their backoff has passed;
+        runs `recover` scored), `judge_concurrency` at a time together with the runs judged as they are scored;
+        returns how many were judged."""
         from datetime import UTC, datetime
 
-        ready = [r for r in self.store.runs(status="scoring", ready_at=datetime.now(UTC))
+        now = datetime.now(UTC)
+        ready = [r for r in self.store.runs(status="scoring", ready_at=now)
                  if r.run_id not in self.in_flight and r.run_id not in self._judging][:limit]
         if not ready:
             return 0
-        gate = asyncio.Semaphore(self.config.judge_concurrency)
+        gate = self._gate()
         judged = 0
 
         async def one(run: Run) -> None:
             nonlocal judged
             async with gate:
+                since = max([t for t in (run.scoring_at, run.not_before) if t is not None], default=now)
+                self.stages.add("judge_wait", (datetime.now(UTC) - since).total_seconds())
                 judged += await asyncio.to_thread(self._judge_one, run)
 
         self._judging.update(r.run_id for r in ready)
@@ -681,7 +755,15 @@ class Arena:
             self._judging.difference_update(r.run_id for r in ready)
         return judged
 
-    def _judge_one(self, run: Run) -> int:
+    def _judge_one(self, run: Run, events: list[Any] | None = None) -> int:
+        """Judge one scored run from its gateway log (`events`, else read back from the store)."""
+        started = time.perf_counter()
+        try:
+            return self._judge(run, events)
+        finally:
+            self.stages.add("judge", time.perf_counter() - started)
+
+    def _judge(self, run: Run, events: list[Any] | None) -> int:
         from arena.judge import JudgeUnavailable
 
         score = self.store.score(run.run_id)
@@ -694,7 +776,7 @@ class Arena:
             judge = self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
         started = time.perf_counter()
         try:
-            verdict = judge.judge(problem.public(), self.store.events(run.run_id))
+            verdict = judge.judge(problem.public(), self.store.events(run.run_id) if events is None else events)
         except JudgeUnavailable as exc:
             if self.metrics is not None:
                 self.metrics.judge_failures.inc()
@@ -720,19 +802,25 @@ class Arena:
         return run.status == "errored" and (run.blame == "agent" or run.attempt >= self.config.max_attempts)
 
     def close_races(self) -> list[str]:
-        """Close every running race whose runs are all final; store its results. Returns the races closed."""
+        """Close every running race whose runs are all final; store its results. Returns the races closed.
+
+        A race still running costs one aggregate query per call (how many of its runs are not final); its runs and
+        scores are read once, in one query, when it closes."""
+        started = time.perf_counter()
+        try:
+            return self._close_races()
+        finally:
+            self.stages.add("close", time.perf_counter() - started)
+
+    def _close_races(self) -> list[str]:
         closed = []
         for race in self.store.races(status="running"):
-            runs = self.store.runs(race_id=race.race_id)
-            if not all(self.final(r) for r in runs):
+            unfinal, _moved = self.store.race_progress(race.race_id, max_attempts=self.config.max_attempts)
+            if unfinal:
                 continue
-            rows = []
-            for r in runs:
-                score = self.store.score(r.run_id) if r.status == "finished" else None
-                rows.append({"hotkey": r.hotkey, "submission_id": r.submission_id, "status": r.status,
-                             "blame": r.blame, "attempt": r.attempt,
-                             "task": getattr(self._problem(r.problem_id), "task", "?"),
-                             "final": score.final if score else 0.0, "success": bool(score and score.success)})
+            rows = self.store.race_rows(race.race_id)
+            for row in rows:
+                row["task"] = getattr(self._problem(row["problem_id"]), "task", "?")
             scores = race_scores(rows, self.config.max_attempts)
             uids = {m.hotkey: m.uid for m in self.store.miners()}
             blocks = {}
@@ -836,12 +924,11 @@ class Arena:
                 overdue.append(run.run_id)
         stalled = []
         for race in self.store.races(status="running"):
-            runs = self.store.runs(race_id=race.race_id)
-            if all(self.final(r) for r in runs):
+            unfinal, moved = self.store.race_progress(race.race_id, max_attempts=self.config.max_attempts)
+            if not unfinal:
                 continue
-            moves = [race.opened_at] + [t for r in runs for t in (r.starting_at, r.running_at, r.scoring_at,
-                                                                 r.judged_at, r.finished_at, r.errored_at) if t]
-            if (now_dt - max(moves)).total_seconds() > self.config.race_stall:
+            last = max(t for t in (race.opened_at, moved) if t is not None)
+            if (now_dt - last).total_seconds() > self.config.race_stall:
                 stalled.append(race.race_id)
         unset: dict[str, Any] | None = None
         closed = self.store.races(status="closed")

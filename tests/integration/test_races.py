@@ -229,6 +229,58 @@ def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any
     store.close()
 
 
+def test_a_scored_run_is_judged_at_once_and_closing_never_reads_the_runs_back(inputs: Any, tmp_path: Path) -> None:
+    """A run is judged as soon as it is scored, by `dispatch` itself: no judge job runs here, yet every run is
+    final when `dispatch` returns. Closing asks the store how many runs are not final: a tick of a running race
+    loads none of its runs, and the close reads them in one query, as rows, not as runs."""
+    from sqlalchemy import event
+
+    from validator.store.models import Run
+
+    setup = make_chain(tmp_path, MINERS)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+    loaded: list[str] = []
+
+    def count(target: Run, _context: Any) -> None:
+        loaded.append(target.run_id)
+
+    event.listen(Run, "load", count)
+    arena.start()
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        loaded.clear()
+        assert arena.close_races() == []  # every run pending: nothing to close, and no run read to know it
+        assert loaded == []
+        asyncio.run(arena.dispatch())
+        runs = store.runs(race_id=race_id)
+        assert len(runs) == len(MINERS) * 4
+        for run in runs:  # judged by the offline judge, final score success x coefficient
+            score = store.score(run.run_id)
+            assert run.status == "finished" or run.blame == "agent", (run.status, run.error)
+            if run.status == "finished":
+                assert run.judged_at is not None and score is not None and score.judge is not None
+                assert score.final == pytest.approx(score.success * score.judge_coefficient)
+        assert arena.stages.counts["judge"] == sum(1 for r in runs if r.status == "finished")
+        assert asyncio.run(arena.judge_runs()) == 0  # nothing was left for the judge job
+        loaded.clear()
+        assert arena.close_races() == [race_id]
+        assert loaded == []
+    finally:
+        event.remove(Run, "load", count)
+        arena.stop()
+    results = {r.hotkey: r for r in store.race_results(race_id)}
+    assert set(results) == set(hotkeys.values())
+    finals = {h: [store.score(r.run_id).final if r.status == "finished" else 0.0  # type: ignore[union-attr]
+                  for r in store.runs(race_id=race_id, hotkey=h)] for h in results}
+    for hotkey, values in finals.items():
+        assert results[hotkey].score == pytest.approx(sum(values) / len(values))
+    store.close()
+
+
 def test_an_empty_race_and_an_ended_rotation_are_stored_with_their_reason(inputs: Any, tmp_path: Path) -> None:
     from arena.problems.pack import Rotation
 

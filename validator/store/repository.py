@@ -437,6 +437,39 @@ class Store:
             rows = s.execute(select(Run.status, func.count()).where(Run.race_id == race_id).group_by(Run.status))
             return {status: int(n) for status, n in rows}
 
+    @staticmethod
+    def _not_final(max_attempts: int) -> Any:
+        """The SQL condition of a run that is not final yet: neither finished nor errored for good (the agent's
+        error, or the validator's on its last attempt); `Arena.final` in SQL."""
+        errored_for_good = (Run.status == "errored") & ((func.coalesce(Run.blame, "") == "agent")
+                                                        | (Run.attempt >= max_attempts))
+        return ~((Run.status == "finished") | errored_for_good)
+
+    def race_progress(self, race_id: str, *, max_attempts: int) -> tuple[int, datetime | None]:
+        """How many of the race's runs are not final, and when any of its runs last moved: one aggregate query,
+        no run read (closing and the health check ask this every few seconds of a race)."""
+        moved = [func.max(c) for c in (Run.starting_at, Run.running_at, Run.scoring_at, Run.judged_at,
+                                       Run.finished_at, Run.errored_at)]
+        with self.session() as s:
+            row = s.execute(select(func.count().filter(self._not_final(max_attempts)), *moved)
+                            .where(Run.race_id == race_id)).one()
+        times = [t for t in row[1:] if t is not None]  # UTC-aware: max() keeps the column's type
+        return int(row[0] or 0), max(times) if times else None
+
+    def race_rows(self, race_id: str) -> list[dict[str, Any]]:
+        """The race's runs with their final score, as `race_scores` takes them (hotkey, submission_id, problem_id,
+        status, blame, attempt, final, success): one query over runs and scores, when the race closes."""
+        query = (select(Run.hotkey, Run.submission_id, Run.problem_id, Run.status, Run.blame, Run.attempt,
+                        Score.final, Score.success)
+                 .outerjoin(Score, Score.run_id == Run.run_id).where(Run.race_id == race_id)
+                 .order_by(Run.created_at, Run.run_id))
+        with self.session() as s:
+            rows = s.execute(query).all()
+        return [{"hotkey": r.hotkey, "submission_id": r.submission_id, "problem_id": r.problem_id,
+                 "status": r.status, "blame": r.blame, "attempt": r.attempt,
+                 "final": (r.final or 0.0) if r.status == "finished" else 0.0,
+                 "success": bool(r.status == "finished" and r.success)} for r in rows]
+
     def _move(self, s: Session, run_id: str, status: str, fields: dict[str, Any]) -> Run:
         if status not in _NEXT:
             raise StoreError("bad_input", f"unknown run status {status!r}; one of {', '.join(RUN_STATUSES)}")
