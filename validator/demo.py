@@ -2,11 +2,12 @@
 
 1. builds a small seeded catalog and generates problems from it, splits them (public / race / held-out clusters)
    and signs the pack with an operator key;
-2. starts a `LocalChain` (a dev chain in a file, 1-second blocks) and registers a validator and five miners with
+2. starts a `LocalChain` (a dev chain in a file, 1-second blocks) and registers a validator and six miners with
    wallets made by the bittensor SDK;
 3. each miner writes its agent (the offline template, a lighter and a deeper variant, a copy of the template with
-   its comments changed, and a hostile agent), serves it with `arena-miner serve` and commits its hash on chain with
-   `arena-miner submit`, exactly as real miners do;
+   its comments changed, a hostile agent, and a subnet-15 one-file agent, `miner_template/sn15`, whose ReAct loop
+   talks to a scripted model behind a local OpenAI-compatible server, `validator.demo_llm`), serves it with
+   `arena-miner serve` and commits its hash on chain with `arena-miner submit`, exactly as real miners do;
 4. the validator node (`build_node`, the code path of `arena-validator run`) syncs the commitments, fetches and checks
    the bundles, rejects the copy, races the rest in the bubblewrap sandbox on SQLite, closes the race and sets
    weights on the local chain;
@@ -31,8 +32,11 @@ from rich import box
 from rich.table import Table
 
 from arena.cliutil import err, out, progress_bar
+from validator.demo_llm import MODEL as DEMO_MODEL
+from validator.demo_llm import ScriptedLLMServer
 
 MINER_TEMPLATE = Path(__file__).resolve().parent.parent / "miner_template" / "offline" / "agent.py"
+SN15_AGENT = MINER_TEMPLATE.parent.parent / "sn15" / "agent.py"
 
 HOSTILE_AGENT = '''"""A hostile agent: it tries to leave the sandbox, read the node's secrets and forge a result."""
 
@@ -79,6 +83,7 @@ def write_agents(folder: Path) -> dict[str, Path]:
         "offline-deep": _variant(template, MAX_CALLS=60, VIEW_BATCH=30),
         "copycat": _copycat(template),
         "hostile": HOSTILE_AGENT,
+        "sn15": SN15_AGENT.read_text(),
     }
     agents = {}
     for name, source in sources.items():
@@ -188,6 +193,7 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     out.rule("[bold]3. miners publish their agents")
     common = ["--wallet.path", str(wallets), "--chain", "localchain", "--localchain.path", str(chain_path)]
     servers: list[subprocess.Popen[bytes]] = []
+    stops: list[Any] = []
     env = {**os.environ, "ARENA_LOG_LEVEL": "WARNING"}
     try:
         for name, agent in agents.items():
@@ -220,12 +226,14 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         # 4. the validator node ------------------------------------------------------------------------------------
         out.rule("[bold]4. the validator races them")
         data_dir = root / "validator"
+        llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
+        stops.append(llm)
         settings = load_settings({
             "chain": "localchain", "localchain_path": chain_path, "wallet_name": "validator",
             "wallet_path": wallets, "data_dir": data_dir, "catalog": catalog_dir, "pack": str(pack_path),
             "pack_signer": operator.hotkey.ss58_address, "concurrency": concurrency, "max_attempts": 2,
             "sandbox_backend": "process", "sandbox_wall_seconds": wall_seconds, "weight_policy": "top_heavy",
-            "burn_uid": 0,
+            "burn_uid": 0, "gateway_upstream": llm.base_url.rstrip("/"), "gateway_models": [DEMO_MODEL],
         }, env_file=None)
         engine = make_engine(settings.db_url)
         upgrade(engine)
@@ -247,6 +255,8 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
 
             asyncio.run(node.run(until=race_done, poll=0.5))
     finally:
+        for stop in stops:
+            stop.__exit__(None, None, None)
         for server in servers:
             try:
                 os.killpg(server.pid, signal.SIGTERM)
@@ -283,7 +293,9 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
                       *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))
     out.print(table)
     out.print("score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
-              "LLM reasoning in these rule-based agents: gate 0.1, coefficient 0.39)", highlight=False)
+              "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
+              "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
+              highlight=False)
     for sub in store.all_submissions():
         if sub.status in {"copy", "rejected"}:
             out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "

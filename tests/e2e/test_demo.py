@@ -3,6 +3,7 @@ publishing through a LocalChain, a copy rejected, weights set on chain."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +22,7 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
                           env={**os.environ, "COLUMNS": "160"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     text = done.stdout
-    for name in ("offline", "offline-lite", "offline-deep", "hostile"):
+    for name in ("offline", "offline-lite", "offline-deep", "hostile", "sn15"):
         assert f" {name} " in text, name
     assert "copy: copycat" in text and "the same normalized source" in text
     assert "on chain: set at block" in text
@@ -29,16 +30,23 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
     store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")
     race = [r for r in store.races() if r.status == "closed"][0]
     results = store.race_results(race.race_id)
-    assert len(results) == 4  # the copy does not race
+    assert len(results) == 5  # the copy does not race
     assert {s.status for s in store.all_submissions()} == {"accepted", "copy"}
     runs = store.runs(race_id=race.race_id)
-    assert len(runs) == 4 * 5 and {(r.status, r.error_code) for r in runs} <= {("finished", None), ("errored", 1006)}
+    assert len(runs) == 5 * 5 and {(r.status, r.error_code) for r in runs} <= {("finished", None), ("errored", 1006)}
     assert len({r.hotkey for r in runs if r.status == "errored"}) == 1  # the hostile agent never answers: 1006
     hostile = [r for r in results if r.score == 0.0]
     assert hostile and results[0].score > 0
     chain = LocalChain(root / "chain.sqlite")
     vector = {int(k): v for k, v in store.weight_sets()[0].vector.items()}
     assert set(chain.weights()[0]) == set(vector)
+    # the SN15-format miner ran unchanged: its model through /inference/, its answer handed over from its steps
+    sn15 = sorted((root / "trajectories" / "sn15").glob("*.jsonl"))
+    assert len(sn15) == 5
+    for path in sn15:
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+        assert any(e["kind"] == "llm_call" and e["status"] == 200 for e in events), path
+        assert [e["name"] for e in events[-2:]] == ["returned_steps", "recommend_product"], path
     trajectories = list((root / "trajectories").rglob("*.jsonl"))
     assert len(trajectories) == len(runs)
     store.close()
