@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -187,9 +188,17 @@ def split_cmd(
     """Cluster near-duplicate problems and give whole clusters to public, race and held_out (no answer leaks)."""
     from arena.problems.splits import assign_splits, leaks
 
+    fractions = {"public": public, "race": race, "held_out": held_out}
+    if any(not 0 <= f <= 1 for f in fractions.values()) or not sum(fractions.values()) > 0:
+        fail(f"split fractions must be non-negative, at most 1 and not all 0, got --public {public} --race {race} "
+             f"--held-out {held_out}")
     pack = _load(pack_path)
+    if abs(sum(fractions.values()) - 1) > 1e-9:
+        total = sum(fractions.values())
+        err.print(f"note: --public {public} --race {race} --held-out {held_out} sum to {total:g}, not 1; normalized to "
+                  + ", ".join(f"{name} {f / total:.3f}" for name, f in fractions.items()), highlight=False)
     try:
-        problems = assign_splits(pack.problems, {"public": public, "race": race, "held_out": held_out}, seed)
+        problems = assign_splits(pack.problems, fractions, seed)
     except ValueError as exc:
         fail(str(exc))
     leaked = leaks(problems)
@@ -274,6 +283,8 @@ def pack_cmd(
                                                      "by import or generate).")] = None,
 ) -> None:
     """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
+    from pydantic import ValidationError
+
     from arena.problems.pack import PackError, Rotation, load_keypair
 
     packs = [_load(p) for p in inputs]
@@ -283,6 +294,9 @@ def pack_cmd(
              "combine only packs of one catalog")
     problems = [problem for p in packs for problem in p.problems]
     rotation = packs[0].rotation.model_dump()
+    for flag, value in (("--cadence-blocks", cadence_blocks), ("--problems-per-race", problems_per_race)):
+        if value is not None and value < 1:
+            fail(f"{flag} must be at least 1, got {value}")
     if cadence_blocks is not None:
         rotation["cadence_blocks"] = cadence_blocks
     if problems_per_race is not None:
@@ -294,8 +308,21 @@ def pack_cmd(
             fail(f"--task-mix {task_mix!r} is not a list like product=0.4,shop=0.2,voucher=0.2,web=0.2")
     try:
         rot = Rotation.model_validate(rotation)
-    except ValueError as exc:
-        fail(f"bad rotation: {str(exc).splitlines()[-1].strip()}")
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fail(f"bad rotation: {'.'.join(str(part) for part in first['loc'])}: "
+             f"{str(first['msg']).removeprefix('Value error, ')}")
+    if task_mix is not None:
+        raced = Counter(p.task for p in problems if p.split == "race")
+        dropped = sorted(t for t in raced if t not in rot.task_mix)
+        if dropped:
+            fail(f"--task-mix leaves out {', '.join(dropped)}, which hold "
+                 f"{sum(raced[t] for t in dropped)} race problems that would never be drawn; give each a weight "
+                 "(0 to drop it on purpose)")
+        total = sum(rot.task_mix.values())
+        out.print("task mix: each race draws " + ", ".join(
+            f"{task} {weight / total:.0%}" for task, weight in rot.task_mix.items())
+            + (f" (weights summed to {total:g}, normalized)" if abs(total - 1) > 1e-9 else ""), highlight=False)
     rulesets = {p.ruleset for p in packs}
     if ruleset is None and len(rulesets) > 1:
         fail(f"the packs are scored by different rulesets ({', '.join(sorted(rulesets))}); choose one with --ruleset")

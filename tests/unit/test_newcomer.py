@@ -165,6 +165,44 @@ def test_a_catalog_whose_index_lost_its_products_is_damaged(catalog: Path, tmp_p
         Catalog.open(damaged)
 
 
+@pytest.fixture(scope="module")
+def split_pack(catalog: Path) -> Path:
+    made = catalog.parent / "gen.json"
+    proc = run("arena", "problems", "generate", "--catalog", str(catalog), "--n", "40", "--seed", "1", "--out",
+               str(made), cwd=catalog.parent)
+    assert proc.returncode == 0, proc.stderr
+    split = catalog.parent / "split.json"
+    proc = run("arena", "problems", "split", str(made), "--out", str(split), cwd=catalog.parent)
+    assert proc.returncode == 0, proc.stderr
+    return split
+
+
+def test_split_fractions_that_do_not_sum_to_one_are_normalized_out_loud(split_pack: Path, tmp_path: Path) -> None:
+    proc = run("arena", "problems", "split", str(split_pack), "--out", str(tmp_path / "s.json"), "--public", "0.5",
+               "--race", "0.6", "--held-out", "0.2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "sum to 1.3, not 1; normalized to public 0.385, race 0.462, held_out 0.154" in proc.stderr
+    for bad in (["--public", "0", "--race", "0", "--held-out", "0"], ["--public", "-0.2"], ["--race", "1.5"]):
+        one_error_line(run("arena", "problems", "split", str(split_pack), "--out", str(tmp_path / "t.json"), *bad,
+                           cwd=tmp_path), "split fractions")
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_a_task_mix_that_drops_tasks_or_a_cadence_of_zero_is_one_line(split_pack: Path, tmp_path: Path) -> None:
+    signed = tmp_path / "p.json"
+    pack = ["arena", "problems", "pack", str(split_pack), "--out", str(signed), "--key-uri", "//Alice"]
+    one_error_line(run(*pack, "--task-mix", "product=1", cwd=tmp_path), "--task-mix leaves out shop, voucher, web",
+                   "never be drawn")
+    one_error_line(run(*pack, "--cadence-blocks", "0", cwd=tmp_path), "--cadence-blocks must be at least 1")
+    one_error_line(run(*pack, "--problems-per-race", "0", cwd=tmp_path), "--problems-per-race must be at least 1")
+    one_error_line(run(*pack, "--task-mix", "product=-1,shop=1,voucher=1,web=1", cwd=tmp_path), "must be >= 0")
+    assert not signed.exists()
+    proc = run(*pack, "--task-mix", "product=0.5,shop=0.9,voucher=0,web=0.2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("each race draws product 31%, shop 56%, voucher 0%, web 13% (weights summed to 1.6, normalized)"
+            in proc.stdout)
+
+
 # --- 3. no tracebacks ---------------------------------------------------------------------------------------------
 
 def test_a_one_product_catalog_builds_for_any_seed(tmp_path: Path) -> None:
