@@ -32,12 +32,14 @@ def _main() -> None:
 @app.command("init")
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to create the agent in.")],
-    template: Annotated[str, typer.Option(help="offline (no LLM) or llm (a tool-calling loop).")] = "offline",
+    template: Annotated[str, typer.Option(help="offline (no LLM), llm (a tool-calling loop) or sn15 (subnet 15's "
+                                               "one-file contract: a ReAct loop through the proxy's routes).")]
+    = "offline",
     force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
 ) -> None:
     """Start an agent from a template: agent.py with agent_main(problem) -> dict | None."""
-    if template not in ("offline", "llm"):
-        fail(f"unknown template {template!r}; use offline or llm")
+    if template not in ("offline", "llm", "sn15"):
+        fail(f"unknown template {template!r}; use offline, llm or sn15")
     if directory.exists() and any(directory.iterdir()) and not force:
         fail(f"{directory} is not empty; choose another folder or pass --force")
     directory.mkdir(parents=True, exist_ok=True)

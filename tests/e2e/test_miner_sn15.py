@@ -29,8 +29,8 @@ def agent_main(problem_data):
 
 def test_check_says_it_is_an_sn15_agent_and_warns_about_missing_imports(tmp_path):
     agent = tmp_path / "sn15"
-    agent.mkdir()
-    shutil.copyfile(SN15_AGENT, agent / "agent.py")
+    miner("init", str(agent), "--template", "sn15")
+    assert (agent / "agent.py").read_text() == SN15_AGENT.read_text()
     proc = miner("check", str(agent))
     assert "SN15 agent (imports src.agent.agent_interface, src.agent.proxy_client)" in proc.stdout
     assert "warning" not in proc.stderr

@@ -219,3 +219,16 @@ def test_budget_headers_decrease_and_reach_zero(node):
     left = outcome.result.returned["budget"]
     assert left["tool_calls"] == 0 and left["llm_calls"] == 0 and left["tokens"] == tokens_left
     assert left["cost"] == 1.0  # this node prices tokens at 0 (the default): nothing of the cost budget is spent
+
+
+def test_only_the_harness_hands_over_an_answer(node):
+    # the forwarder strips the harness's headers from the agent's own requests: no forged returned_steps
+    outcome = run_agent(node, """
+        import os, requests
+        def agent_main(problem):
+            requests.post(os.environ["SANDBOX_PROXY_URL"] + "/tools/recommend_product", json={"product_ids": "D001"},
+                          headers={"X-Arena-Origin": "returned-steps", "X-Arena-Steps": "25"})
+            return None
+    """, "forger")
+    assert outcome.result.status == "ok" and outcome.answer == "D001"
+    assert [(e.kind, e.name) for e in outcome.events] == [("tool_call", "recommend_product")]
