@@ -298,6 +298,9 @@ def score_cmd(
     table.add_row("all", str(suite.problems), str(len(answers)), f"{suite.success_rate:.1%}", f"{suite.gt_rate:.1%}",
                   f"{suite.mean_rule:.3f}", style="bold")
     out.print(table)
+    from arena.cliutil import SCORECARD_LEGEND
+
+    out.print(SCORECARD_LEGEND, highlight=False)
     if json_out is not None:
         payload = {"pack_id": pack.pack_id, "ruleset": rules.describe(), "suite": suite.model_dump(),
                    "problems": [{"problem_id": pid, "answered": pid in answers,

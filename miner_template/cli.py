@@ -165,6 +165,12 @@ def test_cmd(
         fail(f"--timeout must be positive, got {timeout}")
     if (problems_path is None) != (catalog_dir is None):
         fail("--problems and --catalog go together (the pack's catalog); give both or neither")
+    if json_out is not None and json_out.is_dir():
+        fail(f"--json {json_out} is a folder; give a file name inside it")
+    if json_out is not None and not json_out.parent.is_dir():
+        fail(f"--json: folder {json_out.parent} does not exist; create it first")
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
     _check_llm_options(llm_base_url, model or [])
     try:
         bundle = pack_dir(directory)
@@ -213,6 +219,11 @@ def test_cmd(
                 rows.append(_row(problem, outcome, score, verdict))
                 _write_run(out_dir, problem, outcome, score, verdict)
                 bar.advance(task)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: {len(rows)} of {len(problems)} problems ran; their trajectories "
+                  f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
+                  "is dropped and no scorecard was written", highlight=False)
+        raise typer.Exit(130) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     suite = aggregate(results)
@@ -391,8 +402,12 @@ def _print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, rule
             verdicts.add_row(r["problem_id"], r["task"], "yes" if r["success"] else "no", r["judge_gate"],
                              f"{r['judge_quality']:.1f}", f"{r['final']:.2f}")
         out.print(verdicts)
-        out.print(f"mean final score {sum(r['final'] for r in rows) / max(len(rows), 1):.3f} (success x judge "
-                  "coefficient; errors count 0)")
+    from arena.cliutil import SCORECARD_LEGEND
+
+    out.print(SCORECARD_LEGEND, highlight=False)
+    out.print(f"mean final score {sum(r['final'] for r in rows) / max(len(rows), 1):.3f}: what a race ranks miners "
+              f"on (success x judge coefficient{'' if judged else '; with --judge none, success alone'}; errors count 0)",
+              highlight=False)
     fields = ", ".join(f"{k} {v:.0%}" for k, v in suite.field_rates.items() if v is not None)
     seconds = sum(r["seconds"] for r in rows)
     calls = sum(r["tool_calls"] for r in rows)

@@ -304,6 +304,13 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     vector = ", ".join(f"uid {uid}: {w:.3f}" for uid, w in ws.vector.items())
     out.print(f"weights ({ws.policy}, burn uid {settings.burn_uid}): {vector}; on chain: {ws.status} at block "
               f"{ws.block}", highlight=False)
+    from arena.weights import MinerResult, describe_ties
+
+    ranked = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
+              for r in store.race_results(race.race_id)]
+    for line in describe_ties(ranked, {r.hotkey: r.uid for r in store.race_results(race.race_id)
+                                       if r.uid is not None}, name=lambda hotkey: names.get(hotkey, hotkey[:12])):
+        out.print(line, highlight=False)
     on_chain = chain.weights().get(0, {})
     out.print("chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
               highlight=False)

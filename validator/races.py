@@ -55,7 +55,7 @@ from arena.judge import Judge
 from arena.problems import Problem
 from arena.problems.pack import Pack as ProblemPack
 from arena.scoring import score_run
-from arena.weights import MinerResult, compute_weights, parse_policy
+from arena.weights import MinerResult, compute_weights, describe_ties, parse_policy
 from sandbox.backends import Limits, Sandbox
 from sandbox.bundle import BundleError, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer
@@ -858,7 +858,7 @@ class Arena:
         for older in self.store.weight_sets():
             if older.id != ws.id and older.status in {"pending", "rate_limited"}:
                 self.store.update_weight_set(older.id, status="failed", outcome={"superseded_by": ws.id})
-        self._info("weights.computed", race_id=race.race_id, vector=vector)
+        self._info("weights.computed", race_id=race.race_id, vector=vector, ties=describe_ties(results, uids))
         return ws.id
 
     def set_weights(self) -> str | None:

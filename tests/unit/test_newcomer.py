@@ -221,3 +221,95 @@ def test_dashboard_port_out_of_range_is_one_line_before_anything(tmp_path: Path)
         one_error_line(proc, "--port must be from 1 to 65535", port)
         assert "in use" not in proc.stderr
     assert not (tmp_path / "var").exists()
+
+
+@pytest.fixture(scope="module")
+def miner_kit(catalog: Path) -> tuple[Path, Path, str]:
+    """A problem file on the module's catalog and the id of its first problem."""
+    import json
+
+    made = catalog.parent / "miner-problems.json"
+    proc = run("arena", "problems", "generate", "--catalog", str(catalog), "--n", "8", "--seed", "2", "--out",
+               str(made), cwd=catalog.parent)
+    assert proc.returncode == 0, proc.stderr
+    return catalog, made, json.loads(made.read_text())["problems"][0]["problem_id"]
+
+
+def test_miner_test_checks_its_outputs_before_any_work(miner_kit: tuple[Path, Path, str], tmp_path: Path) -> None:
+    catalog, problems, _ = miner_kit
+    assert run("arena-miner", "init", "agent", "--template", "offline", cwd=tmp_path).returncode == 0
+    base = ["test", "agent", "--problems", str(problems), "--catalog", str(catalog), "--unsafe-local", "--n", "1"]
+    a_file = tmp_path / "results"
+    a_file.write_text("not a folder")
+    cases = [(["--json", str(tmp_path / "no-such-folder" / "card.json")], "folder", "does not exist"),
+             (["--json", str(tmp_path)], "is a folder"),
+             (["--out", str(a_file)], "is a file")]
+    for extra, *fragments in cases:
+        proc = run("arena-miner", *base, *extra, cwd=tmp_path)
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("error")]
+        assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert all(f in lines[0] for f in fragments), lines[0]
+        assert not (tmp_path / "var").exists()  # no run started: no default output folder made
+    assert a_file.read_text() == "not a folder"
+
+
+def test_miner_scorecard_explains_its_columns_and_gives_the_mean_final_score(miner_kit: tuple[Path, Path, str],
+                                                                              tmp_path: Path) -> None:
+    catalog, problems, _ = miner_kit
+    assert run("arena-miner", "init", "agent", "--template", "offline", cwd=tmp_path).returncode == 0
+    for judge in ("offline", "none"):
+        proc = run("arena-miner", "test", "agent", "--problems", str(problems), "--catalog", str(catalog),
+                   "--unsafe-local", "--n", "2", "--judge", judge, "--out", str(tmp_path / judge), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert "gt = it names exactly the gold product(s)" in proc.stdout
+        assert "mean rule = the mean rule score" in proc.stdout
+        assert "mean final score " in proc.stdout and "what a race ranks miners on" in proc.stdout
+
+
+def test_ctrl_c_during_miner_test_says_what_was_kept(miner_kit: tuple[Path, Path, str], tmp_path: Path) -> None:
+    import signal
+    import time
+
+    catalog, problems, first = miner_kit
+    agent = tmp_path / "slow"
+    agent.mkdir()
+    (agent / "agent.py").write_text(
+        "import time\n\n\ndef agent_main(problem: dict) -> dict | None:\n"
+        f"    if problem['problem_id'] != {first!r}:\n        time.sleep(600)  # until interrupted\n    return None\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    proc = subprocess.Popen(
+        [str(BIN / "arena-miner"), "test", str(agent), "--problems", str(problems), "--catalog", str(catalog),
+         "--unsafe-local", "--n", "3", "--out", str(tmp_path / "out")], cwd=tmp_path, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                                        signal.SIG_DFL))
+    report = tmp_path / "out" / "reports" / f"{first}.md"
+    try:
+        while not report.exists() and proc.poll() is None:  # the first problem done, the second one running
+            time.sleep(0.2)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    (line,) = [line for line in stderr.splitlines() if line.startswith("interrupted")]
+    assert "1 of 3 problems ran" in line and "are kept" in line and "no scorecard was written" in line
+    assert report.exists() and (tmp_path / "out" / "trajectories" / f"{first}.jsonl").exists()
+    assert not (tmp_path / "out" / "scorecard.json").exists()
+
+
+def test_ties_are_described_with_how_they_were_broken() -> None:
+    from arena.weights import MinerResult, describe_ties
+
+    uids = {"5Ha": 1, "5Hb": 2, "5Hc": 3, "5Hd": 4}
+    results = [MinerResult(hotkey="5Hb", score=0.5, commitment_block=7),
+               MinerResult(hotkey="5Ha", score=0.5, commitment_block=9),
+               MinerResult(hotkey="5Hc", score=0.25, commitment_block=1),
+               MinerResult(hotkey="5Hd", score=0.0, commitment_block=1)]
+    (line,) = describe_ties(results, uids, name=lambda h: f"miner-{h[-1]}")
+    assert line == ("tie at score 0.5000: miner-b (uid 2, committed at block 7) > miner-a (uid 1, committed at block "
+                    "9); broken by the earlier commitment, then the smaller hotkey")
+    (none,) = describe_ties(results[2:], uids)
+    assert none.startswith("no ties")
