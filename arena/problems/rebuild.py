@@ -727,7 +727,8 @@ class _Ids:
         while True:
             self._next += 1
             candidate = str(self._next)
-            if candidate not in self._golds and not any(g in candidate for g in self._golds):
+            n = len(candidate)  # a gold id inside it is one of its substrings
+            if not any(candidate[i:j] in self._golds for i in range(n) for j in range(i + 1, n + 1)):
                 return candidate
 
 
