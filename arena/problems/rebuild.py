@@ -16,11 +16,22 @@ A set of problems that truly cannot be satisfied together (two price rules for o
 price; a basket whose fixed products already overflow its budget window) is never dropped silently: the later problem
 is left out and reported in one line naming both problems, the product and the constraint that clashes.
 
-Near-miss distractors each break exactly one constraint of one problem (a wrong attribute or SKU value, a price just
-outside a rule, a missing service, another shop, an over-budget basket; for web problems the answer removed, or
-replaced by a near-miss value). Web knowledge is laid out as the live web holds it (`arena.problems.webknowledge`):
-the fact in prose on a page about the entity, among pages about related entities with other values. Everything is
-mixed, shuffled, into a generated background catalog. Each problem records its distractor answers in
+Near misses are laid out as a marketplace holds them around each problem: other listings of the gold's product line
+(``NEAR_MISSES_PRODUCT`` per product problem, ``NEAR_MISSES_BASKET`` per basket item), each in another shop (every
+other one in the basket's shop for a one-shop basket), each breaking exactly one constraint of the problem, the
+constraints taken in turn: another value of a required attribute or SKU pair (another value of the key from the
+taxonomy or the other golds, one no problem asks for when there is one), a price just outside a rule (by growing
+steps), a required service missing; priced near the gold inside its rules otherwise. Plus another shop (shop tasks)
+and an over-budget basket (voucher tasks); for web problems the answer removed, or replaced by a near-miss value. A
+copy of a gold also fails every other problem that names the gold, or whose every pair the gold has (one more of
+that problem's constraints broken, one its own problem does not ask for), so a basket's near misses are not another
+problem's answers. The gold and its copies carry the same searched words (`_balance`: the values a copy swapped
+are kept as ``tags``, under a key no problem asks for), so any query ranks them equally and ties go by the seeded
+shuffled order products are written in: searching alone finds the gold about once in the cluster's size.
+
+Web knowledge is laid out as the live web holds it (`arena.problems.webknowledge`): the fact in prose on a page about
+the entity, among pages about related entities with other values. Everything is mixed, shuffled, into a generated
+background catalog. Each problem records its distractor answers in
 ``meta["distractors"]`` so that ``arena problems selfcheck`` can prove golds pass and distractors fail.
 """
 
