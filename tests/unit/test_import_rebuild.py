@@ -262,6 +262,27 @@ def test_searching_alone_rarely_finds_the_answer_of_a_product_problem(tmp_path):
         assert check.by_task["product"].distractors >= 60 * NEAR_MISSES_PRODUCT
 
 
+def test_near_miss_words_never_meet_a_constraint_even_one_named_tags(tmp_path):
+    """The swapped-out values a near miss keeps for search sit under a key no problem asks for: a problem that asks
+    for an attribute called ``tags`` moves them elsewhere, and every near miss still fails under both rulesets."""
+    product = parse_record({"query": "A red tagged mug with cash on delivery.", "reward": {
+        "product_id": "7700000010", "title": ["Kape Ceramic Mug 350ml"], "service": ["COD"],
+        "attributes": [{"tags": ["gift"]}, {"color_family": ["red"]}]}}, "t:1")
+    report = rebuild_catalog([product], tmp_path / "cat", background_size=0)
+    catalog = Catalog.open(tmp_path / "cat")
+    gold = catalog.get("7700000010")
+    assert gold["attributes"]["tags"] == ["gift"] and gold["attributes"]["color_family"] == ["red"]
+    kept = gold["attributes"]["listing_tags"]
+    assert len(kept) >= 5 and "red" not in kept and "gift" not in kept
+    misses = [catalog.get(d["answer"][0]) for d in report.problems[0].meta["distractors"]]
+    assert len(misses) == NEAR_MISSES_PRODUCT
+    colour = [m for m in misses if m["attributes"]["color_family"] != ["red"]]
+    assert colour and all("red" in m["attributes"]["listing_tags"] for m in colour)
+    for ruleset in ("shoppingbench", "sn15"):
+        check = selfcheck(report.problems, catalog.get, ruleset=ruleset)
+        assert check.ok and check.by_task["product"].distractors == NEAR_MISSES_PRODUCT, check.failures
+
+
 def test_the_rebuild_is_deterministic(imported, tmp_path):
     first = rebuild_catalog(imported.problems, tmp_path / "a", background_size=300, background_seed=2)
     again = rebuild_catalog(imported.problems, tmp_path / "b", background_size=300, background_seed=2)
