@@ -1,18 +1,24 @@
-"""The API and the dashboard over a store filled by a real demo race; a headless Chromium reads the dashboard."""
+"""The API and the dashboard over a store filled by a real demo race, and over the same store grown to four races
+(`tests.e2e.dashboard_history`: two more closed, one running); a headless Chromium reads every page, on a desktop
+and on a phone, and keeps a screenshot of each (var/screenshots, or $ARENA_SCREENSHOTS)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from sandbox.serving import ThreadedServer
+from tests.e2e.dashboard_history import History, close, grow, names_of
 from validator.api import create_app
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
@@ -22,14 +28,41 @@ SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().
 
 
 @pytest.fixture(scope="module")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The demo's folder (its store holds one real race) and its miners by name."""
     root = tmp_path_factory.mktemp("dash") / "demo"
     done = subprocess.run([EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "4"],
                           capture_output=True, text=True, timeout=900, cwd=root.parent)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")
+    names = names_of(done.stdout)
+    assert {"offline", "offline-lite", "offline-deep", "copycat", "hostile"} <= set(names), done.stdout[-2000:]
+    # a copy of the demo's store, taken before anything opens it, to grow a history in
+    history = root.parent / "history"
+    history.mkdir()
+    for part in (root / "validator").glob("validator.sqlite*"):
+        shutil.copy(part, history / part.name)
+    return root, names
+
+
+@pytest.fixture(scope="module")
+def demo_store(demo: tuple[Path, dict[str, str]]) -> Iterator[Store]:
+    store = Store.open(f"sqlite:///{demo[0] / 'validator' / 'validator.sqlite'}")
     yield store
     store.close()
+
+
+@pytest.fixture(scope="module")
+def history(demo: tuple[Path, dict[str, str]]) -> Iterator[tuple[Store, History]]:
+    """The demo's race, then two more closed races and a running one (`tests.e2e.dashboard_history`)."""
+    store = Store.open(f"sqlite:///{demo[0].parent / 'history' / 'validator.sqlite'}")
+    made = grow(store, demo[1])
+    yield store, made
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def hclient(history: tuple[Store, History]) -> TestClient:
+    return TestClient(create_app(history[0]))
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +70,20 @@ def client(demo_store: Store) -> TestClient:
     return TestClient(create_app(demo_store))
 
 
-def test_leaderboard_lists_the_demo_miners_with_judge_quality(client: TestClient, demo_store: Store) -> None:
+def test_leaderboard_lists_the_demo_miners_with_judge_quality(client: TestClient, demo_store: Store,
+                                                              demo: tuple[Path, dict[str, str]]) -> None:
     board = client.get("/api/leaderboard").json()
     race = [r for r in demo_store.races() if r.status == "closed"][0]
     assert board["race"]["race_id"] == race.race_id
     rows = board["rows"]
-    assert [r["rank"] for r in rows] == [1, 2, 3, 4]
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 4
     assert {r["hotkey"] for r in rows} == {r.hotkey for r in demo_store.race_results(race.race_id)}
-    assert all(r["judge_quality"] is not None for r in rows[:-1])
+    by_name = {name: next(r for r in rows if r["hotkey"] == hotkey) for name, hotkey in demo[1].items()
+               if any(r["hotkey"] == hotkey for r in rows)}
+    assert all(by_name[n]["judge_quality"] is not None for n in ("offline", "offline-lite", "offline-deep"))
     # the hostile agent never answers: its runs end 1006 (no answer, its own fault), unjudged, and score 0
-    assert rows[-1]["score"] == 0.0 and rows[-1]["judge_quality"] is None
+    assert by_name["hostile"]["score"] == 0.0 and by_name["hostile"]["judge_quality"] is None
+    assert by_name["hostile"]["rank"] >= len(rows) - 1
 
 
 def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: TestClient) -> None:
@@ -54,9 +91,10 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     race_id = races["items"][0]["race_id"]
     race = client.get(f"/api/races/{race_id}").json()
     # the hostile agent's four runs end 1006 (no answer), the others finish
-    assert race["runs_by_status"] == {"finished": 12, "errored": 4} and len(race["results"]) == 4
+    racers = len(race["results"])
+    assert racers >= 4 and race["runs_by_status"] == {"finished": 4 * (racers - 1), "errored": 4}
     runs = client.get("/api/runs", params={"race_id": race_id, "limit": 5}).json()
-    assert runs["total"] == 16 and len(runs["items"]) == 5
+    assert runs["total"] == 4 * racers and len(runs["items"]) == 5
     second = client.get("/api/runs", params={"race_id": race_id, "limit": 5, "offset": 5}).json()
     assert not {r["run_id"] for r in runs["items"]} & {r["run_id"] for r in second["items"]}
     task = runs["items"][0]["task"]
@@ -65,7 +103,8 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     miner = runs["items"][0]["hotkey"]
     mine = client.get("/api/runs", params={"miner": miner, "limit": 500}).json()
     assert mine["total"] == 4 and all(r["hotkey"] == miner for r in mine["items"])
-    offline = [r for r in client.get("/api/runs", params={"limit": 500}).json()["items"] if r["tool_calls"]][0]
+    offline = [r for r in client.get("/api/runs", params={"limit": 500}).json()["items"]
+               if r["tool_calls"] and not r["llm_calls"]][0]  # a rule-based agent: its steps are its tool calls
     run = client.get(f"/api/runs/{offline['run_id']}").json()
     assert run["problem"]["query"] and "reward" not in run["problem"]  # the public part only
     assert len(run["steps"]) == offline["tool_calls"] and run["steps"][0]["seq"] == 0
@@ -103,9 +142,11 @@ def test_openapi_is_published_and_nothing_writes(client: TestClient) -> None:
     assert client.post("/api/races").status_code == 405
 
 
-def test_metrics_scrape_and_health(client: TestClient) -> None:
+def test_metrics_scrape_and_health(client: TestClient, demo_store: Store) -> None:
     text = client.get("/metrics").text
-    assert 'shoparena_runs{status="finished"} 12.0' in text and 'shoparena_runs{status="errored"} 4.0' in text
+    finished = len(demo_store.runs(status="finished"))
+    assert f'shoparena_runs{{status="finished"}} {finished}.0' in text and finished >= 12
+    assert 'shoparena_runs{status="errored"} 4.0' in text
     assert "shoparena_queue_depth 0.0" in text and 'shoparena_weight_sets{status="set"} 1.0' in text
     health = client.get("/healthz")
     assert health.status_code == 200 and health.json()["checks"]["store"]["ok"] is True
@@ -122,6 +163,200 @@ def test_an_empty_store_says_what_to_do_next(tmp_path: Path) -> None:
     store.close()
 
 
+# --- across races, over a store with a history (the demo's race, two more closed, one running) -----------------------
+
+
+def _live_content(store: Store, race_id: str) -> list[str]:
+    """What must not leak while `race_id` is open: its problem ids and queries."""
+    race = store.race(race_id)
+    assert race is not None
+    problems = {p.problem_id: p for p in store.problems(race.pack_id)}
+    return [x for pid in race.problem_ids for x in (pid, problems[pid].data["query"])]
+
+
+def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(history: tuple[Store, History],
+                                                                        hclient: TestClient) -> None:
+    store, made = history
+    live = made.live_race
+    race = hclient.get(f"/api/races/{live}").json()
+    assert race["status"] == "running" and race["revealed"] is False
+    assert race["problem_ids"] == [] and race["problem_count"] == 4
+    runs = hclient.get("/api/runs", params={"race_id": live, "limit": 500}).json()["items"]
+    assert len(runs) == 16 and all(r["hidden"] for r in runs)
+    content_keys = {"problem_id", "task", "final", "success", "error", "judge_gate", "judge_quality", "cost",
+                    "tool_calls", "tokens"}
+    assert not content_keys & {k for r in runs for k in r}
+    assert {r["status"] for r in runs} == {"pending", "running", "finished", "errored"}
+    # a finished run of the open race: status and timing, no problem, steps, answer, checks or verdict
+    finished = next(r for r in runs if r["status"] == "finished")
+    page = hclient.get(f"/api/runs/{finished['run_id']}").json()
+    assert page["hidden"] and "closes" in page["hidden_reason"]
+    assert not {"problem", "steps", "strict", "gold", "answer", "judge", "sandbox", "final"} & set(page)
+    assert page["finished_at"] and page["seconds"] is not None
+    for path in (f"/api/runs/{finished['run_id']}/trajectory", f"/api/runs/{finished['run_id']}/trajectory?download=1"):
+        denied = hclient.get(path)
+        assert denied.status_code == 403 and "still open" in denied.json()["detail"]
+    # an errored run of the open race: its code and the sandbox's exit code and OOM, not its stderr
+    errored = next(r for r in runs if r["status"] == "errored")
+    page = hclient.get(f"/api/runs/{errored['run_id']}").json()
+    assert page["error_code"] == 1004 and page["blame"] == "agent" and "error" not in page
+    assert page["sandbox_facts"]["exit_code"] == 137 and page["sandbox_facts"]["oom"] is True
+    assert "stderr_tail" not in page["sandbox_facts"]
+    # a task filter and a score sort never reach into the open race
+    by_task = hclient.get("/api/runs", params={"task": "product", "limit": 500}).json()["items"]
+    assert by_task and all(r["race_id"] != live for r in by_task)
+    by_score = hclient.get("/api/runs", params={"race_id": live, "sort": "score", "order": "desc",
+                                                "limit": 500}).json()["items"]
+    assert [r["run_id"] for r in by_score] == [r["run_id"] for r in runs]  # created order: scores are blank
+    # its grid numbers the problems and shows statuses only
+    grid = hclient.get(f"/api/races/{live}/grid").json()
+    assert [p["label"] for p in grid["problems"]] == ["#1", "#2", "#3", "#4"]
+    assert all(p["problem_id"] is None and p["task"] is None for p in grid["problems"])
+    cells = [c for row in grid["rows"] for c in row["cells"] if c]
+    assert len(cells) == 16 and not {"final", "success"} & {k for c in cells for k in c}
+    # the live view: progress by miner, score counts, the queue
+    view = hclient.get("/api/live").json()
+    (entry,) = view["races"]
+    by_hotkey = {m["hotkey"]: m for m in entry["miners"]}
+    lite = by_hotkey[made.names["offline-lite"]]
+    assert lite["by_status"] == {"finished": 3, "running": 1} and (lite["scored"], lite["succeeded"]) == (3, 3)
+    assert lite["done"] == 3 and entry["done"] == 5 and entry["runs"] == 16
+    assert view["queue"]["ready"] == 10 and view["queue"]["in_sandbox"] == 1
+    # nothing anywhere names the open race's problems or quotes their queries
+    secret = _live_content(store, live)
+    paths = ["/api/races", f"/api/races/{live}", f"/api/races/{live}/grid", "/api/live", "/api/charts",
+             "/api/standings", "/api/leaderboard", f"/api/leaderboard?race_id={live}", "/api/miners",
+             "/api/runs?limit=500"] + [f"/api/runs/{r['run_id']}" for r in runs]
+    paths += [f"/api/miners/{hk}" for hk in made.names.values()]
+    for path in paths:
+        body = hclient.get(path).text
+        assert not [s for s in secret if s in body], path
+
+
+def test_standings_across_races_rolling_mean_movement_champion_and_ties(hclient: TestClient,
+                                                                       history: tuple[Store, History]) -> None:
+    names = history[1].names
+    st = hclient.get("/api/standings").json()
+    assert [r["race_id"] for r in st["races"]] == history[1].races[:3]
+    rows = {r["hotkey"]: r for r in st["rows"]}
+    lite, offline, deep = rows[names["offline-lite"]], rows[names["offline"]], rows[names["offline-deep"]]
+    first = {r.hotkey: r for r in history[0].race_results(history[1].races[0])}
+    assert lite["rolling_mean"] == pytest.approx((first[names["offline-lite"]].score + 2 * 0.3875) / 3)
+    assert (lite["wins"], lite["latest_rank"], lite["movement"]) == (2 + (first[names["offline-lite"]].rank == 1), 1, 0)
+    # race 2: lite, deep, offline; race 3: lite, offline (tied with deep, committed earlier), deep
+    assert (offline["previous_rank"], offline["latest_rank"], offline["movement"]) == (3, 2, 1)
+    assert (deep["previous_rank"], deep["latest_rank"], deep["movement"]) == (2, 3, -1)
+    assert deep["rolling_mean"] == pytest.approx((first[names["offline-deep"]].score + 0.3875 * 3 / 4 + 0.3875 / 2) / 3)
+    means = [r["rolling_mean"] for r in st["rows"]]
+    assert means == sorted(means, reverse=True)
+    won_first = first[names["offline-lite"]].rank == 1
+    assert st["champion"]["hotkey"] == names["offline-lite"] and st["champion"]["races"] == 2 + won_first
+    assert st["champion"]["since_race"] == history[1].races[1 - won_first]
+    (tie,) = st["ties"]
+    assert tie["ranks"] == [2, 3] and tie["hotkeys"] == [names["offline"], names["offline-deep"]]
+    assert tie["commitment_blocks"][0] < tie["commitment_blocks"][1] and "commitment block" in tie["broken_by"]
+    assert hclient.get("/api/standings", params={"window": 1}).json()["rows"][0]["races_in_window"] == 1
+    # the race's own results mark the tie; the demo's race had a three-way tie
+    results = hclient.get(f"/api/races/{history[1].races[2]}").json()["results"]
+    assert [r["tied_with"] for r in results] == [[], [3], [2], []]
+    demo_race = {r["hotkey"]: r for r in hclient.get(f"/api/leaderboard?race_id={history[1].races[0]}").json()["rows"]}
+    for row in demo_race.values():  # the rule-based agents score alike: ties
+        same = sorted(r["rank"] for r in demo_race.values() if r is not row and abs(r["score"] - row["score"]) < 1e-9)
+        assert sorted(row["tied_with"]) == same
+    assert any(row["tied_with"] for row in demo_race.values())
+
+
+def test_a_miners_page_has_its_submissions_races_weights_and_runs(hclient: TestClient,
+                                                                  history: tuple[Store, History]) -> None:
+    names = history[1].names
+    copycat = hclient.get(f"/api/miners/{names['copycat']}").json()
+    (sub,) = copycat["submissions"]
+    assert sub["status"] == "copy" and "same normalized source" in sub["reason"]
+    assert sub["copy_of_hotkey"] == names["offline"] and copycat["races"] == []
+    lite = hclient.get(f"/api/miners/{names['offline-lite']}").json()
+    assert [r["race_id"] for r in lite["races"]] == history[1].races[:3]
+    first = {r.hotkey: r for r in history[0].race_results(history[1].races[0])}
+    assert [(r["rank"], r["of"]) for r in lite["races"]] == [(first[names["offline-lite"]].rank, len(first)), (1, 4),
+                                                             (1, 4)]
+    uid = first[names["offline-lite"]].uid
+    assert [w["weight"] for w in lite["weights"]] == [ws.vector.get(str(uid), 0.0) for ws in history[0].weight_sets()]
+    assert lite["weights"][1:] == [{**w, "weight": 0.5, "uid": uid} for w in lite["weights"][1:]]
+    assert lite["open_races"] == [{"race_id": history[1].live_race, "status": "running", "seed_block": 1800,
+                                   "opened_at": lite["open_races"][0]["opened_at"],
+                                   "runs_by_status": {"finished": 3, "running": 1}}]
+    assert lite["runs_by_status"] == {"finished": 15, "running": 1}
+    hostile = hclient.get(f"/api/miners/{names['hostile']}").json()
+    assert [r["rank"] for r in hostile["races"]] == [first[names["hostile"]].rank, 4, 4]
+    assert hostile["races"][2]["errored"] == 4
+    listed = {m["hotkey"]: m for m in hclient.get("/api/miners").json()["items"]}
+    assert listed[names["offline-lite"]]["races"] == 3 and listed[names["offline-lite"]]["best_rank"] == 1
+    assert listed[names["copycat"]]["submissions"] == 1 and listed[names["copycat"]]["races"] == 0
+    assert hclient.get("/api/miners/nobody").status_code == 404
+
+
+def test_weight_history_per_uid_with_the_ties_of_each_race(hclient: TestClient,
+                                                          history: tuple[Store, History]) -> None:
+    store, made = history
+    weights = hclient.get("/api/weights/history").json()
+    assert [s["race_id"] for s in weights["sets"]] == made.races[:3]
+    uid = next(m.uid for m in store.miners() if m.hotkey == made.names["offline-lite"])
+    assert [p["weight"] for p in weights["uids"][str(uid)]] == [ws.vector.get(str(uid), 0.0)
+                                                                for ws in store.weight_sets()]
+    assert [p["weight"] for p in weights["uids"][str(uid)]][1:] == [0.5, 0.5]
+    assert [p["block"] for p in weights["uids"][str(uid)]] == [s["block"] for s in weights["sets"]]
+    assert weights["hotkeys"][str(uid)] == made.names["offline-lite"]
+    scores = [r.score for r in store.race_results(made.races[0])]
+    tied = [s for s in set(scores) if scores.count(s) > 1]
+    assert sorted(g["score"] for g in weights["sets"][0]["ties"]) == sorted(tied) and tied
+    assert [g["ranks"] for g in weights["sets"][2]["ties"]] == [[2, 3]] and weights["sets"][1]["ties"] == []
+
+
+def test_runs_filter_sort_and_page(hclient: TestClient, history: tuple[Store, History]) -> None:
+    total = len(history[0].runs())
+    everything = hclient.get("/api/runs", params={"limit": 500}).json()
+    assert everything["total"] == total == len(history[0].runs(race_id=history[1].races[0])) + 3 * 16
+    seen: list[str] = []
+    for offset in range(0, total, 25):
+        page = hclient.get("/api/runs", params={"limit": 25, "offset": offset, "sort": "ended", "order": "desc"})
+        seen += [r["run_id"] for r in page.json()["items"]]
+    assert len(seen) == len(set(seen)) == total
+    by_score = hclient.get("/api/runs", params={"sort": "score", "order": "desc", "limit": 500}).json()["items"]
+    scores = [r.get("final") for r in by_score]
+    shown = [s for s in scores if s is not None]
+    assert shown == sorted(shown, reverse=True) and scores[:len(shown)] == shown  # blanks (open, errored) last
+    oom = hclient.get("/api/runs", params={"error_code": 1004, "limit": 500}).json()
+    assert oom["total"] == 5 and all(r["error_code"] == 1004 and r["blame"] == "agent" for r in oom["items"])
+    closed_oom = hclient.get("/api/runs", params={"error_code": 1004, "race_id": history[1].races[2]}).json()
+    assert {r["run_id"] for r in closed_oom["items"]} == set(history[1].oom_runs)
+    mine = hclient.get("/api/runs", params={"miner": history[1].names["hostile"], "status": "errored",
+                                            "sort": "race", "order": "desc", "limit": 500}).json()["items"]
+    assert mine[0]["race_id"] == history[1].live_race and len(mine) == 4 + 4 + 1
+    assert hclient.get("/api/runs", params={"sort": "nonsense"}).status_code == 422
+    assert hclient.get("/api/runs", params={"blame": "nobody"}).status_code == 422
+
+
+def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(hclient: TestClient,
+                                                                             history: tuple[Store, History]) -> None:
+    store = history[0]
+    run = next(r for r in store.runs(race_id=history[1].races[0]) if r.tool_calls)
+    page = hclient.get(f"/api/runs/{run.run_id}").json()
+    problem = next(p for p in store.problems(store.race(run.race_id).pack_id) if p.problem_id == run.problem_id)
+    assert [g["product_id"] for g in page["gold"]] == [str(r["product_id"]) for r in problem.data["reward"]]
+    assert page["gold"][0]["title"] and page["answer"] == run.sandbox["answer"]
+    assert page["sandbox_facts"]["exit_code"] == 0 and page["sandbox_facts"]["oom"] is False
+    oom = hclient.get(f"/api/runs/{history[1].oom_runs[0]}").json()
+    assert oom["sandbox_facts"] == {"backend": "process-bwrap", "status": "killed", "exit_code": 137, "oom": True,
+                                    "timed_out": False, "elapsed_s": 0.4, "stderr_tail": oom["sandbox"]["stderr_tail"]}
+    assert "MemoryError" in oom["sandbox_facts"]["stderr_tail"]
+    download = hclient.get(f"/api/runs/{run.run_id}/trajectory", params={"download": True})
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    lines = [json.loads(line) for line in download.text.splitlines()]
+    assert lines == page["steps"] and len(lines) == len(store.events(run.run_id)) >= run.tool_calls
+
+
+# --- the dashboard in a headless Chromium -----------------------------------------------------------------------------
+
+
 def chromium() -> tuple[str, str]:
     browser = shutil.which("chromium") or "/usr/bin/chromium"
     driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -129,12 +364,10 @@ def chromium() -> tuple[str, str]:
     return browser, driver
 
 
-def test_a_browser_sees_the_leaderboard_and_a_run_page(demo_store: Store, tmp_path: Path) -> None:
+@contextmanager
+def browsing(store: Store, tmp_path: Path) -> Iterator[tuple[Any, str]]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
     browser, driver_path = chromium()
     options = webdriver.ChromeOptions()
@@ -143,35 +376,247 @@ def test_a_browser_sees_the_leaderboard_and_a_run_page(demo_store: Store, tmp_pa
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000"):
         options.add_argument(flag)
-    server = ThreadedServer(create_app(demo_store)).start()
+    server = ThreadedServer(create_app(store)).start()
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
-        driver.get(server.url + "/")
-        wait = WebDriverWait(driver, 30)
-        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#leaderboard tbody tr")))
-        rows = driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
-        assert len(rows) == 4
-        race = [r for r in demo_store.races() if r.status == "closed"][0]
-        shown = {el.get_attribute("title") for el in driver.find_elements(By.CSS_SELECTOR, "#leaderboard .hotkey")}
-        assert shown == {r.hotkey for r in demo_store.race_results(race.race_id)}
-        assert driver.find_elements(By.CSS_SELECTOR, "svg[aria-label='final scores'] rect")  # a chart drew
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(SCREENSHOTS / "leaderboard.png"))
-
-        run = [r for r in demo_store.runs(race_id=race.race_id) if r.tool_calls][0]
-        driver.get(f"{server.url}/#/run/{run.run_id}")
-        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#steps .step")))
-        steps = driver.find_elements(By.CSS_SELECTOR, "#steps .step")
-        assert len(steps) == len(demo_store.events(run.run_id))
-        verdict = driver.find_element(By.ID, "verdict").text
-        assert "gate" in verdict and "offline" in verdict
-        cited = demo_store.score(run.run_id).judge_evidence or []  # type: ignore[union-attr]
-        assert len(driver.find_elements(By.CSS_SELECTOR, "#steps .step.cited")) == len(set(cited))
-        assert driver.find_elements(By.CSS_SELECTOR, "#checks tbody tr")  # the strict breakdown, field by field
-        page = driver.find_element(By.TAG_NAME, "body").text
-        assert "ruleset shoppingbench v1" in page and "WordLlama" in page and "Qwen3-Embedding-0.6B" in page
-        driver.save_screenshot(str(SCREENSHOTS / "run.png"))
-        assert (SCREENSHOTS / "run.png").stat().st_size > 10_000
+        yield driver, server.url
     finally:
         driver.quit()
         server.stop()
+
+
+# every <text> of every chart: inside its chart, and no two overlapping
+CHART_LAYOUT = """
+const out = [];
+for (const svg of document.querySelectorAll('#app svg')) {
+  const box = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text')].map((t) => [t.textContent, t.getBoundingClientRect()]);
+  for (const [text, r] of texts) {
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+      out.push(`${svg.id}: '${text}' outside the chart`);
+  }
+  for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+    const [a, ra] = texts[i], [b, rb] = texts[j];
+    if (ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5 && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5)
+      out.push(`${svg.id}: '${a}' overlaps '${b}'`);
+  }
+  if (svg.querySelectorAll('text.axis-title').length !== 2) out.push(`${svg.id}: not two axis titles`);
+}
+return out;
+"""
+
+
+def check_page(driver: Any, name: str) -> None:
+    """The page's charts are laid out cleanly, nothing is wider than the window, and a screenshot is kept."""
+    assert driver.execute_script(CHART_LAYOUT) == [], name
+    width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{name}: the page scrolls sideways ({width[0]} > {width[1]})"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    size = driver.get_window_size()
+    driver.set_window_size(size["width"], min(max(height + 120, 600), 6000))  # the whole page in one shot
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+    driver.set_window_size(size["width"], size["height"])
+    assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000
+
+
+def test_a_browser_sees_every_page(history: tuple[Store, History], tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    store, made = history
+    names = made.names
+    with browsing(store, tmp_path) as (driver, url):
+        wait = WebDriverWait(driver, 30)
+
+        def visit(hash_: str, ready: str) -> None:
+            driver.get("about:blank")  # a fresh load: nothing of the page before can satisfy the wait
+            driver.get(f"{url}/{hash_}")
+            wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ready)))
+
+        def rows(selector: str) -> list[Any]:
+            return driver.find_elements(By.CSS_SELECTOR, f"{selector} tbody tr")
+
+        # the leaderboard: the latest race with its tie, the standings, the champion, charts with legends
+        visit("#/", "#leaderboard tbody tr")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#rank-chart circle")))
+        race3 = made.races[2]
+        assert len(rows("#leaderboard")) == 4
+        shown = {el.get_attribute("title") for el in driver.find_elements(By.CSS_SELECTOR, "#leaderboard .hotkey")}
+        assert shown == {r.hotkey for r in store.race_results(race3)}
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#leaderboard .tie")) == 2
+        assert "rank 2" in driver.find_element(By.ID, "ties").text
+        ranked = {r.hotkey for race in made.races[:3] for r in store.race_results(race)}
+        assert len(rows("#standings")) == len(ranked)
+        assert driver.find_element(By.CSS_SELECTOR, "#champion .hotkey").get_attribute("title") == names["offline-lite"]
+        assert "since" in driver.find_element(By.ID, "champion").text
+        assert driver.find_elements(By.CSS_SELECTOR, "svg[aria-label='final scores'] rect")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#rank-chart .series")) == len(ranked)
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".chart-slot ul.legend li")) >= len(ranked) + 4
+        check_page(driver, "leaderboard")
+
+        # the live race: progress by miner, the queue, and it refreshes by itself
+        visit("#/live", "#live-progress tbody tr")
+        assert len(rows("#live-progress")) == 4
+        done = driver.find_element(By.CSS_SELECTOR, ".done-count").text
+        assert done == "5" and driver.find_element(By.CSS_SELECTOR, "#queue b").text == "10"
+        deep = store.runs(race_id=made.live_race, hotkey=names["offline-deep"])[0]
+        store.transition(deep.run_id, "starting")  # the node moves a run on
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#queue b").text == "9")
+        page = driver.find_element(By.TAG_NAME, "body").text
+        assert not [s for s in _live_content(store, made.live_race) if s in page]
+        check_page(driver, "live")
+
+        # a closed race: results with the tie, the miner x problem grid, its runs
+        visit(f"#/race/{race3}", "#grid tbody tr")
+        assert len(rows("#grid")) == 4 and all(len(r.find_elements(By.CSS_SELECTOR, "td")) == 4
+                                               for r in rows("#grid"))
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#grid td.cell.errored")) == 4
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#results .tie")) == 2
+        wait.until(lambda d: d.find_element(By.ID, "run-total").text == "16")
+        check_page(driver, "race")
+
+        # the running race: numbered problems, statuses, the notice
+        visit(f"#/race/{made.live_race}", "#grid tbody tr")
+        assert "hidden until it closes" in driver.find_element(By.ID, "hidden").text
+        heads = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#grid thead th")]
+        assert heads[1:] == ["#1", "#2", "#3", "#4"]
+        check_page(driver, "race-running")
+
+        # runs: filter with the form, sort by a column, page
+        visit("#/runs", "#runs tbody tr")
+        total = len(store.runs())
+        pages = -(-total // 25)
+        assert driver.find_element(By.ID, "run-total").text == str(total) and len(rows("#runs")) == 25
+        Select(driver.find_element(By.CSS_SELECTOR, "#run-filters select[name=status]")).select_by_visible_text(
+            "errored")
+        driver.find_element(By.CSS_SELECTOR, "#run-filters button").click()
+        errored = len(store.runs(status="errored"))
+        wait.until(lambda d: d.find_element(By.ID, "run-total").text == str(errored))
+        assert all("errored" in r.text for r in rows("#runs"))
+        visit("#/runs", "#runs tbody tr")
+        first_page = [r.text for r in rows("#runs")]
+        driver.find_element(By.ID, "next").click()
+        wait.until(lambda d: f"page 2 of {pages}" in d.find_element(By.ID, "pager").text)
+        assert not set(first_page) & {r.text for r in rows("#runs")}
+        driver.find_element(By.CSS_SELECTOR, "#runs th a[data-sort=score]").click()
+        wait.until(lambda d: "sort=score" in d.current_url
+                   and f"page 1 of {pages}" in d.find_element(By.ID, "pager").text)
+        scores = [float(r.find_elements(By.CSS_SELECTOR, "td")[5].text) for r in rows("#runs")]
+        assert scores == sorted(scores) and "▲" in driver.find_element(By.CSS_SELECTOR, "#runs thead").text
+        assert "block" in rows("#runs")[0].find_elements(By.CSS_SELECTOR, "td")[0].text  # relative time, block
+        check_page(driver, "runs")
+
+        # a run of the demo's race: the answer beside the gold with each check, readable steps, the download
+        run = [r for r in store.runs(race_id=made.races[0]) if r.tool_calls][0]
+        visit(f"#/run/{run.run_id}", "#steps .step")
+        steps = driver.find_elements(By.CSS_SELECTOR, "#steps .step")
+        assert len(steps) == len(store.events(run.run_id))
+        verdict = driver.find_element(By.ID, "verdict").text
+        assert "gate" in verdict and "offline" in verdict
+        cited = store.score(run.run_id).judge_evidence or []  # type: ignore[union-attr]
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#steps .step.cited")) == len(set(cited))
+        assert driver.find_elements(By.CSS_SELECTOR, "#checks tbody tr")  # the strict breakdown, field by field
+        gold = rows("#gold")
+        problem = next(p for p in store.problems(store.race(run.race_id).pack_id)  # type: ignore[union-attr]
+                       if p.problem_id == run.problem_id)
+        assert len(gold) == len(problem.data["reward"])
+        assert str(problem.data["reward"][0]["product_id"]) in gold[0].text and ("✓" in gold[0].text
+                                                                                 or "✗" in gold[0].text)
+        for step in steps:  # each step's result is a table, a list or text: never a raw JSON dump
+            body = step.find_element(By.CSS_SELECTOR, ".step-body").text.strip()
+            assert body and body[0] not in "[{", body[:80]
+            assert not step.find_element(By.CSS_SELECTOR, "details pre").is_displayed()
+        assert any(s.find_elements(By.CSS_SELECTOR, "table.result") for s in steps)
+        page = driver.find_element(By.TAG_NAME, "body").text
+        assert "ruleset shoppingbench v1" in page and "WordLlama" in page and "Qwen3-Embedding-0.6B" in page
+        assert "race block" in page and "ago" in page
+        href = driver.find_element(By.ID, "download").get_attribute("href")
+        fetched = driver.execute_async_script(
+            "const done = arguments[1]; fetch(arguments[0])"
+            ".then(r => r.text().then(t => done([r.headers.get('content-disposition'), t])))", href)
+        assert "attachment" in fetched[0] and len(fetched[1].splitlines()) == len(steps)
+        check_page(driver, "run")
+
+        # an errored run: the sandbox's facts, always
+        visit(f"#/run/{made.oom_runs[0]}", "#sandbox")
+        assert driver.find_element(By.ID, "exit-code").text == "137" and driver.find_element(By.ID, "oom").text == "yes"
+        assert "MemoryError" in driver.find_element(By.ID, "stderr").text and "1004" in driver.find_element(
+            By.ID, "blame").text
+        check_page(driver, "run-errored")
+
+        # a run of the running race: its status and timing, nothing of its content
+        hidden = next(r for r in store.runs(race_id=made.live_race) if r.status == "finished")
+        visit(f"#/run/{hidden.run_id}", "#hidden")
+        assert not driver.find_elements(By.ID, "query") and not driver.find_elements(By.ID, "steps")
+        page = driver.find_element(By.TAG_NAME, "body").text
+        assert not [s for s in _live_content(store, made.live_race) if s in page] and "finished" in page
+        check_page(driver, "run-hidden")
+
+        # a miner: its races, submissions, weights, charts, and a link to its runs
+        visit(f"#/miner/{names['offline-lite']}", "#miner-races tbody tr")
+        assert len(rows("#miner-races")) == 3 and len(rows("#miner-weights")) == 3
+        first = {r.hotkey: r for r in store.race_results(made.races[0])}
+        assert [r.find_elements(By.CSS_SELECTOR, "td")[2].text for r in rows("#miner-races")] == [
+            f"{first[names['offline-lite']].rank} of {len(first)}", "1 of 4", "1 of 4"]
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#miner-score-chart circle")) == 3
+        assert made.live_race in driver.find_element(By.ID, "miner-open").text
+        check_page(driver, "miner")
+        driver.find_element(By.ID, "miner-runs").click()
+        wait.until(lambda d: d.find_elements(By.ID, "run-total") and d.find_element(By.ID, "run-total").text == "16")
+        visit(f"#/miner/{names['copycat']}", "#miner-submissions tbody tr")
+        copy = rows("#miner-submissions")[0].text
+        assert "copy" in copy and "same normalized source" in copy
+        check_page(driver, "miner-copycat")
+
+        # weights: the history per uid, in a chart and a table, with the ties of each race
+        visit("#/weights", "#weight-chart circle")
+        uids = {u for ws in store.weight_sets() for u in ws.vector}
+        assert len(rows("#weights")) == 3 and len(rows("#weight-history")) == len(uids)
+        groups = 0
+        for ws in store.weight_sets():
+            scores = [r.score for r in store.race_results(ws.race_id)]  # type: ignore[arg-type]
+            groups += len({s for s in scores if scores.count(s) > 1})
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#weights .tie")) == groups >= 2
+        check_page(driver, "weights")
+        visit("#/miners", "#miners tbody tr")
+        check_page(driver, "miners")
+        visit("#/submissions", "#submissions tbody tr")
+        check_page(driver, "submissions")
+
+        # on a phone: every page fits the screen's width and its charts are still clean
+        driver.set_window_size(390, 844)
+        for name, hash_, ready in (("leaderboard", "#/", "#rank-chart circle"), ("live", "#/live", "#live-progress"),
+                                   ("race", f"#/race/{race3}", "#grid"), ("runs", "#/runs", "#runs tbody tr"),
+                                   ("run", f"#/run/{run.run_id}", "#steps .step"),
+                                   ("miner", f"#/miner/{names['offline-lite']}", "#miner-score-chart circle"),
+                                   ("weights", "#/weights", "#weight-chart circle")):
+            visit(hash_, ready)
+            assert driver.execute_script("return window.innerWidth") <= 400
+            check_page(driver, f"phone-{name}")
+
+
+def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, History],
+                                                         hclient: TestClient) -> None:
+    """Runs last: it closes the running race."""
+    store, made = history
+    for run in store.runs(race_id=made.live_race):
+        if run.status in {"pending", "starting", "running"}:
+            if run.status == "pending":
+                store.transition(run.run_id, "starting")
+            if run.status != "running":
+                store.transition(run.run_id, "running")
+            store.record_run(run.run_id, "errored", [], error_code=1003, error="timed out")
+    close(store, made.live_race)
+    race = hclient.get(f"/api/races/{made.live_race}").json()
+    assert race["revealed"] and len(race["problem_ids"]) == 4 and len(race["results"]) == 4
+    runs = hclient.get("/api/runs", params={"race_id": made.live_race, "limit": 500}).json()["items"]
+    assert not any(r["hidden"] for r in runs) and all(r["problem_id"] in race["problem_ids"] for r in runs)
+    finished = next(r for r in runs if r["status"] == "finished" and r["success"])
+    page = hclient.get(f"/api/runs/{finished['run_id']}").json()
+    assert page["problem"]["query"] and page["gold"] and page["strict"]["products"][0]["checks"]
+    assert page["answer"] == page["gold"][0]["product_id"]
+    assert hclient.get(f"/api/runs/{finished['run_id']}/trajectory").status_code == 200
+    grid = hclient.get(f"/api/races/{made.live_race}/grid").json()
+    assert [p["problem_id"] for p in grid["problems"]] == race["problem_ids"]

@@ -1,6 +1,11 @@
-"""The node's read-only HTTP API and dashboard (FastAPI): races, runs, trajectories, submissions, leaderboards, weight
-sets; `/metrics` for Prometheus and `/healthz`. No write endpoint; the dashboard is static files shipped in the
-package (no CDN), served at `/`.
+"""The node's read-only HTTP API and dashboard (FastAPI): races, runs, trajectories, submissions, miners, leaderboards
+(one race, and standings across races), weight sets and each uid's weight history, the live race; `/metrics` for
+Prometheus and `/healthz`. No write endpoint; the dashboard is static files shipped in the package (no CDN), served
+at `/`.
+
+Nothing of a race's content is shown before the race closes (`views.revealed`): while a race is open or running its
+runs show their status, timing, error code and score counts only — no problem, query, steps, answer, checks, score or
+stderr — and their trajectories answer 403. A run is shown in full, its answer beside the gold, once its race closed.
 
 Lists are paginated with `limit` (1-500, default 50) and `offset`, and answer `{"items": [...], "total": N,
 "limit": L, "offset": O}`. Unknown ids answer 404 and bad filters 422, each with a message.
@@ -15,13 +20,16 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
+from validator.api import views
 from validator.store.models import Miner, ProblemRow, Race, Run, Score, Submission, WeightSet
 from validator.store.repository import RUN_STATUSES, Store
 
 STATIC = Path(__file__).resolve().parent / "static"
 TASKS = ("product", "shop", "voucher", "web")
+RUN_SORTS = ("created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools", "problem",
+             "task")
 Limit = Query(50, ge=1, le=500, description="page size")
 Offset = Query(0, ge=0, description="items to skip")
 
@@ -52,15 +60,56 @@ def _describe(code: int | None) -> str | None:
     return entry.description if entry else None
 
 
-def _run_summary(run: Run, score: Score | None, task: str | None) -> dict[str, Any]:
+#: What a run of a race that has not closed shows: its status, timing and error code, nothing of its content.
+HIDDEN_RUN_FIELDS = ("run_id", "race_id", "submission_id", "hotkey", "status", "error_code", "blame", "attempt",
+                     "created_at", "starting_at", "running_at", "scoring_at", "judged_at", "finished_at", "errored_at")
+HIDDEN = "the race is still open: a run's problem, steps, answer and checks are shown once its race closes"
+
+
+def _race_row(race: Race) -> dict[str, Any]:
+    out = _row(race, *RACE_FIELDS)
+    out["problem_count"] = len(race.problem_ids or [])
+    out["revealed"] = views.revealed(race.status)
+    if not out["revealed"]:
+        out["problem_ids"] = []  # which problems a race drew is its content
+    return out
+
+
+def _run_summary(run: Run, score: Score | None, task: str | None, race_status: str | None = None,
+                 seed_block: int | None = None) -> dict[str, Any]:
     sandbox = run.sandbox or {}
-    out = _row(run, *RUN_FIELDS)
     end = run.finished_at or run.errored_at
-    out.update(task=task, seconds=sandbox.get("elapsed_s"),
-               span_seconds=(end - run.starting_at).total_seconds() if end and run.starting_at else None,
+    timing = {"seconds": sandbox.get("elapsed_s"),
+              "span_seconds": (end - run.starting_at).total_seconds() if end and run.starting_at else None,
+              "ended_at": _iso(end), "race_status": race_status, "seed_block": seed_block}
+    if race_status is not None and not views.revealed(race_status):
+        return {**_row(run, *HIDDEN_RUN_FIELDS), **timing, "hidden": True}
+    out = _row(run, *RUN_FIELDS)
+    out.update(task=task, **timing, hidden=False,
                success=score.success if score else None, final=score.final if score else None,
                judge_quality=score.judge_quality if score else None,
                judge_gate=(score.judge or {}).get("gate") if score else None)
+    return out
+
+
+def _sandbox_facts(sandbox: dict[str, Any], *, full: bool) -> dict[str, Any]:
+    """What the sandbox said of a run: exit code, OOM, timeout, its status (and, once the race closed, the tail of
+    the agent's stderr)."""
+    keys = ("backend", "status", "exit_code", "oom", "timed_out", "elapsed_s") + (("stderr_tail",) if full else ())
+    return {k: sandbox.get(k) for k in keys}
+
+
+def _gold(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gold of a problem, one entry per product slot: its id, title and the constraints the answer is held to."""
+    out = []
+    for slot, reward in enumerate(data.get("reward") or []):
+        if not isinstance(reward, dict):
+            continue
+        title = reward.get("title")
+        out.append({"slot": slot, "product_id": reward.get("product_id"),
+                    "title": title[0] if isinstance(title, list) and title else title,
+                    "constraints": {k: reward.get(k) for k in ("attributes", "sku_options", "service", "price")
+                                    if reward.get(k)}})
     return out
 
 
@@ -85,36 +134,68 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         count = select(func.count()).select_from(Race)
         if status:
             query, count = query.where(Race.status == status), count.where(Race.status == status)
-        return page(query, count, limit, offset, lambda r: _row(r, *RACE_FIELDS))
+        return page(query, count, limit, offset, _race_row)
 
-    @app.get("/api/races/{race_id}", tags=["races"], summary="One race: its runs by status and its results")
+    @app.get("/api/races/{race_id}", tags=["races"],
+             summary="One race: its runs by status and its results, ties marked (problems only once it closed)")
     def race(race_id: str) -> dict[str, Any]:
         found = store.race(race_id)
         if found is None:
             raise HTTPException(404, f"no race {race_id!r}; list them at /api/races")
-        out = _row(found, *RACE_FIELDS)
+        out = _race_row(found)
         out["runs_by_status"] = store.count_runs(race_id)
-        out["results"] = [_row(r, *RESULT_FIELDS) for r in store.race_results(race_id)]
+        out["results"] = views.mark_ties([_row(r, *RESULT_FIELDS) for r in store.race_results(race_id)])
+        out["tie_break"] = views.TIE_BREAK
         return out
+
+    @app.get("/api/races/{race_id}/grid", tags=["races"],
+             summary="A race's miner x problem grid (before close: statuses only, problems numbered)")
+    def race_grid(race_id: str) -> dict[str, Any]:
+        found = store.race(race_id)
+        if found is None:
+            raise HTTPException(404, f"no race {race_id!r}; list them at /api/races")
+        return views.grid(store, found)
+
+    @app.get("/api/live", tags=["races"],
+             summary="The races not closed yet: progress by miner and status, score counts, the queue")
+    def live_race() -> dict[str, Any]:
+        return views.live(store)
 
     # --- runs -------------------------------------------------------------------------------------------------------
 
-    @app.get("/api/runs", tags=["runs"], summary="Runs, filtered by race, miner, status and task")
+    @app.get("/api/runs", tags=["runs"],
+             summary="Runs, filtered by race, miner, status, task, error code and blame; sorted; paged")
     def runs(race_id: str | None = None, miner: str | None = Query(None, description="hotkey"),
-             status: str | None = None, task: str | None = None, limit: int = Limit,
-             offset: int = Offset) -> dict[str, Any]:
+             status: str | None = None,
+             task: str | None = Query(None, description="only runs of closed races: an open race's tasks are hidden"),
+             error_code: int | None = None, blame: Literal["agent", "validator"] | None = None,
+             sort: Literal[tuple(RUN_SORTS)] = Query("created", description="sort key"),  # type: ignore[valid-type]
+             order: Literal["asc", "desc"] = "asc", limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
         if status is not None and status not in RUN_STATUSES:
             raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")
         if task is not None and task not in TASKS:
             raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(TASKS)}")
-        query = (select(Run, Score, ProblemRow.task).outerjoin(Score, Score.run_id == Run.run_id)
-                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id)
-                 .order_by(Run.created_at, Run.run_id))
-        count = select(func.count()).select_from(Run).outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+        closed = Race.status == "closed"
+        keys = {"created": Run.created_at, "ended": func.coalesce(Run.finished_at, Run.errored_at),
+                "status": Run.status, "miner": Run.hotkey, "race": Race.opened_at, "attempt": Run.attempt,
+                # a race's content sorts only once it closed: before, these keys are blank
+                "score": case((closed, Score.final)), "success": case((closed, Score.success)),
+                "cost": case((closed, Run.cost)), "tools": case((closed, Run.tool_calls)),
+                "problem": case((closed, Run.problem_id)), "task": case((closed, ProblemRow.task))}
+        key = keys[sort]
+        ordered = [key.desc().nulls_last() if order == "desc" else key.asc().nulls_last(), Run.created_at,
+                   Run.run_id]
+        query = (select(Run, Score, ProblemRow.task, Race.status, Race.seed_block)
+                 .join(Race, Race.race_id == Run.race_id).outerjoin(Score, Score.run_id == Run.run_id)
+                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id).order_by(*ordered))
+        count = (select(func.count()).select_from(Run).join(Race, Race.race_id == Run.race_id)
+                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id))
         for column, value in ((Run.race_id, race_id), (Run.hotkey, miner), (Run.status, status),
-                              (ProblemRow.task, task)):
+                              (Run.error_code, error_code), (Run.blame, blame)):
             if value is not None:
                 query, count = query.where(column == value), count.where(column == value)
+        if task is not None:
+            query, count = query.where(ProblemRow.task == task, closed), count.where(ProblemRow.task == task, closed)
         return page(query, count, limit, offset, _run_summary)
 
     @app.get("/api/runs/{run_id}", tags=["runs"],
@@ -123,14 +204,28 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         found = store.run(run_id)
         if found is None:
             raise HTTPException(404, f"no run {run_id!r}; list them at /api/runs")
+        race_row = store.race(found.race_id)
+        race_status = race_row.status if race_row else None
+        score = store.score(run_id)
+        sandbox = found.sandbox or {}
+        if not views.revealed(race_status):
+            out = _run_summary(found, score, None, race_status, race_row.seed_block if race_row else None)
+            out["hidden_reason"] = HIDDEN
+            out["sandbox_facts"] = _sandbox_facts(sandbox, full=False)
+            out["error_description"] = _describe(found.error_code)
+            return out
         with store.session() as s:
             problem = s.get(ProblemRow, found.problem_id)
-        score = store.score(run_id)
-        out = _run_summary(found, score, problem.task if problem else None)
+        out = _run_summary(found, score, problem.task if problem else None, race_status,
+                           race_row.seed_block if race_row else None)
         data = problem.data if problem else {}
         out["problem"] = {k: data.get(k) for k in ("problem_id", "task", "query", "difficulty")}
         out["problem"]["n_products"] = len(data.get("reward") or [])
+        # the race closed: its gold is published, and the answer is shown beside it with each check
+        out["gold"] = _gold(data)
+        out["answer"] = sandbox.get("answer")
         out["sandbox"] = found.sandbox
+        out["sandbox_facts"] = _sandbox_facts(sandbox, full=True)
         out["strict"] = score.strict if score else None
         out["judge"] = score.judge if score else None
         out["judge_evidence"] = score.judge_evidence if score else None
@@ -141,7 +236,6 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
              "success": r.success, "final": r.final, "replaced_at": r.replaced_at.isoformat(), "reason": r.reason}
             for r in store.score_revisions(run_id)]
         out["steps"] = [e.model_dump(mode="json") for e in store.events(run_id)]
-        sandbox = found.sandbox or {}
         # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
         # that ended in an error, with its code and blame)
         out["upstream_errors"] = sandbox.get("upstream_errors") or []
@@ -149,11 +243,23 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         out["error_description"] = _describe(found.error_code)
         return out
 
-    @app.get("/api/runs/{run_id}/trajectory", tags=["runs"], summary="A run's gateway log, in order")
-    def trajectory(run_id: str) -> list[dict[str, Any]]:
-        if store.run(run_id) is None:
+    @app.get("/api/runs/{run_id}/trajectory", tags=["runs"],
+             summary="A run's gateway log, in order (`download=true`: a JSONL file); 403 while its race is open")
+    def trajectory(run_id: str, download: bool = False) -> Any:
+        found = store.run(run_id)
+        if found is None:
             raise HTTPException(404, f"no run {run_id!r}")
-        return [e.model_dump(mode="json") for e in store.events(run_id)]
+        race_row = store.race(found.race_id)
+        if not views.revealed(race_row.status if race_row else None):
+            raise HTTPException(403, f"run {run_id}: {HIDDEN}")
+        events = [e.model_dump(mode="json") for e in store.events(run_id)]
+        if download:
+            import json
+
+            body = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+            return Response(body, media_type="application/x-ndjson", headers={
+                "Content-Disposition": f'attachment; filename="trajectory-{run_id}.jsonl"'})
+        return events
 
     # --- submissions, leaderboards, weights ------------------------------------------------------------------------
 
@@ -167,6 +273,23 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
             if value is not None:
                 query, count = query.where(column == value), count.where(column == value)
         return page(query, count, limit, offset, lambda sub, uid: {**_row(sub, *SUBMISSION_FIELDS), "uid": uid})
+
+    @app.get("/api/miners", tags=["miners"], summary="Every miner: uid, submissions, races run, latest and best rank")
+    def miners() -> dict[str, Any]:
+        return {"items": views.miners(store)}
+
+    @app.get("/api/miners/{hotkey}", tags=["miners"],
+             summary="One miner: its submissions (copies, rejections), its races (rank, score), weights received")
+    def miner(hotkey: str) -> dict[str, Any]:
+        found = views.miner(store, hotkey)
+        if found is None:
+            raise HTTPException(404, f"no miner {hotkey!r}; list them at /api/miners")
+        return found
+
+    @app.get("/api/standings", tags=["leaderboards"],
+             summary="Standings across closed races: rolling mean, rank movement, champion since, ties")
+    def standings(window: int = Query(5, ge=1, le=100, description="races in the rolling mean")) -> dict[str, Any]:
+        return views.standings(store, window=window)
 
     @app.get("/api/leaderboard", tags=["leaderboards"],
              summary="A race's leaderboard (default: the latest closed race) with judge quality per miner")
@@ -183,9 +306,9 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         with store.session() as s:
             quality: dict[str, float | None] = dict(s.execute(select(Run.hotkey, func.avg(Score.judge_quality)).join(
                 Score, Score.run_id == Run.run_id).where(Run.race_id == race_id).group_by(Run.hotkey)).all())
-        rows = [{**_row(r, *RESULT_FIELDS), "judge_quality": quality.get(r.hotkey)}
-                for r in store.race_results(race_id)]
-        return {"race": _row(found, *RACE_FIELDS), "rows": rows}
+        rows = views.mark_ties([{**_row(r, *RESULT_FIELDS), "judge_quality": quality.get(r.hotkey)}
+                                for r in store.race_results(race_id)])
+        return {"race": _race_row(found), "rows": rows, "tie_break": views.TIE_BREAK}
 
     @app.get("/api/weights", tags=["weights"], summary="Weight sets and what became of their extrinsics")
     def weights(limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
@@ -194,16 +317,24 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
                     lambda w: _row(w, "id", "race_id", "policy", "vector", "block", "status", "attempts", "outcome",
                                    "created_at", "updated_at", "shadow_policy", "shadow_vector"))
 
+    @app.get("/api/weights/history", tags=["weights"], summary="Every weight set, and the weight of each uid in each")
+    def weights_history() -> dict[str, Any]:
+        return views.weight_history(store)
+
     @app.get("/api/charts", tags=["charts"], summary="Data for the dashboard's charts")
     def charts() -> dict[str, Any]:
         with store.session() as s:
+            # closed races only: an open race's scores by task are its content
+            closed = select(Race.race_id).where(Race.status == "closed")
             by_task = s.execute(select(Run.race_id, ProblemRow.task, func.avg(Score.success), func.count())
                                 .join(Score, Score.run_id == Run.run_id)
                                 .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+                                .where(Run.race_id.in_(closed))
                                 .group_by(Run.race_id, ProblemRow.task)).all()
-            finals = [f for (f,) in s.execute(select(Score.final).where(Score.final.is_not(None))
+            finals = [f for (f,) in s.execute(select(Score.final).join(Run, Run.run_id == Score.run_id)
+                                              .where(Score.final.is_not(None), Run.race_id.in_(closed))
                                               .order_by(Score.run_id).limit(20000))]
-            recent = s.scalars(select(Run).where(Run.status.in_(("finished", "errored")))
+            recent = s.scalars(select(Run).where(Run.status.in_(("finished", "errored")), Run.race_id.in_(closed))
                                .order_by(Run.created_at.desc()).limit(5000)).all()
             opened = {r.race_id: _iso(r.opened_at) for r in s.scalars(select(Race))}
         durations = [float(seconds) for r in recent if (seconds := (r.sandbox or {}).get("elapsed_s")) is not None]

@@ -1,9 +1,16 @@
 // ShopArena dashboard: a small single-page app over the node's read-only API. No framework, no CDN.
+// Pages: leaderboard and standings (#/), live race (#/live), races (#/races, #/race/ID), runs (#/runs?...),
+// a run (#/run/ID), miners (#/miners, #/miner/HOTKEY), submissions, weights.
 "use strict";
 
 const app = document.getElementById("app");
 const TASKS = ["product", "shop", "voucher", "web"];
 const COLORS = { product: "#2f6fdf", shop: "#1f8a4c", voucher: "#b7791f", web: "#8e44ad" };
+const PALETTE = ["#2f6fdf", "#1f8a4c", "#b7791f", "#8e44ad", "#c0392b", "#16a2b8", "#6b7383", "#d35400", "#2c3e50", "#7f8c8d"];
+const RUN_STATUSES = ["pending", "starting", "running", "scoring", "judged", "finished", "errored"];
+const PAGE_SIZE = 25;
+const LIVE_REFRESH_MS = 3000;
+let timer = null; // the live page's refresh
 
 function esc(value) {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -11,6 +18,21 @@ function esc(value) {
 const short = (hotkey) => (hotkey ? `${hotkey.slice(0, 6)}…${hotkey.slice(-4)}` : "");
 const num = (x, digits = 3) => (x === null || x === undefined ? "–" : Number(x).toFixed(digits));
 const pct = (x) => (x === null || x === undefined ? "–" : `${(100 * x).toFixed(0)}%`);
+const enc = encodeURIComponent;
+const minerLink = (hotkey, uid) => (hotkey ? `<a class="hotkey" href="#/miner/${enc(hotkey)}" title="${esc(hotkey)}">${esc(short(hotkey))}</a>${uid !== undefined && uid !== null ? ` <span class="muted">uid ${uid}</span>` : ""}` : "");
+const raceLink = (id) => `<a href="#/race/${enc(id)}">${esc(id)}</a>`;
+const badge = (status) => `<span class="badge ${esc(status)}">${esc(status)}</span>`;
+
+// "3 min ago", with the exact time on hover
+function ago(iso) {
+  if (!iso) return "";
+  const seconds = (Date.now() - new Date(iso).getTime()) / 1000;
+  const abs = Math.abs(seconds);
+  const [n, unit] = abs < 60 ? [abs, "s"] : abs < 3600 ? [abs / 60, "min"] : abs < 86400 ? [abs / 3600, "h"] : [abs / 86400, "d"];
+  const text = `${Math.round(n)} ${unit}`;
+  return `<time datetime="${esc(iso)}" title="${esc(new Date(iso).toISOString())}">${seconds >= 0 ? `${text} ago` : `in ${text}`}</time>`;
+}
+const when = (iso, block, what = "block") => `${ago(iso)}${block !== null && block !== undefined ? ` <span class="block">· ${what} ${block}</span>` : ""}`;
 
 async function api(path) {
   const response = await fetch(path);
@@ -19,59 +41,128 @@ async function api(path) {
   return body;
 }
 
-function table(columns, rows, id = "") {
-  const head = columns.map((c) => `<th class="${c.num ? "num" : ""}">${esc(c.title)}</th>`).join("");
+function table(columns, rows, id = "", sort = null) {
+  const head = columns.map((c) => {
+    const cls = c.num ? "num" : "";
+    if (sort && c.sort) {
+      const active = sort.key === c.sort;
+      const next = active && sort.order === "asc" ? "desc" : "asc";
+      return `<th class="${cls}"><a href="${sort.href(c.sort, next)}" data-sort="${c.sort}">${esc(c.title)}${active ? (sort.order === "asc" ? " ▲" : " ▼") : ""}</a></th>`;
+    }
+    return `<th class="${cls}">${esc(c.title)}</th>`;
+  }).join("");
   const body = rows.map((r) => `<tr>${columns.map((c) => `<td class="${c.num ? "num" : ""}">${c.html ? c.html(r) : esc(c.value(r))}</td>`).join("")}</tr>`).join("");
-  return `<table${id ? ` id="${id}"` : ""}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  return `<div class="scroll"><table${id ? ` id="${id}"` : ""}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 // --- charts (inline SVG) ---------------------------------------------------------------------------------------------
+// Every chart has axes with ticks, an axis title on each, and its legend as HTML below it, so nothing overlaps; it is
+// drawn at the width of the page (a phone included) and drawn again when the window is resized.
 
-function histogram(values, { bins = 12, width = 360, height = 160, label = "" } = {}) {
+// A chart is placed as an empty slot, then drawn at the slot's own width once the page is laid out.
+let charts = [];
+function chart(draw, options) {
+  charts.push({ draw, options });
+  return `<div class="chart-slot" data-chart="${charts.length - 1}"></div>`;
+}
+function drawCharts() {
+  for (const slot of app.querySelectorAll(".chart-slot")) {
+    const spec = charts[Number(slot.dataset.chart)];
+    if (spec) slot.innerHTML = spec.draw({ ...spec.options, width: Math.max(240, Math.min(720, slot.clientWidth)) });
+  }
+}
+
+function niceTicks(lo, hi, count = 5) {
+  if (hi === lo) return [lo];
+  const raw = (hi - lo) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || raw;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toFixed(10)));
+  return out;
+}
+
+function legend(items) {
+  if (items.length < 2) return "";
+  return `<ul class="legend">${items.map((s) => `<li><span class="swatch" style="background:${s.color}"></span>${esc(s.name)}</li>`).join("")}</ul>`;
+}
+
+// series: [{name, color, points: [{x: index, y, title}]}]; xLabels: text per index
+function lineChart({ id, label, series, xLabels, xTitle, yTitle, yMin = 0, yMax = 1, yFormat = (v) => num(v, 2), invert = false, yTicks = null, width = 480 }) {
+  if (!series.length || !xLabels.length) return `<p class="muted">no data yet</p>`;
+  const height = 220;
+  const m = { left: 52, right: 26, top: 12, bottom: 46 };
+  const pw = width - m.left - m.right, ph = height - m.top - m.bottom;
+  const n = xLabels.length;
+  const x = (i) => m.left + (n > 1 ? (i / (n - 1)) * pw : pw / 2);
+  const span = yMax - yMin || 1;
+  const y = (v) => (invert ? m.top + ((v - yMin) / span) * ph : m.top + ph - ((v - yMin) / span) * ph);
+  const ticks = yTicks || niceTicks(yMin, yMax, 4);
+  const grid = ticks.map((t) => `<line class="grid" x1="${m.left}" x2="${m.left + pw}" y1="${y(t)}" y2="${y(t)}"/><text class="tick" x="${m.left - 6}" y="${y(t) + 4}" text-anchor="end">${esc(yFormat(t))}</text>`).join("");
+  // x tick labels: as many as fit without touching (a label is about 7 px a character, plus a gap)
+  const labelWidth = 7 * Math.max(...xLabels.map((l) => String(l).length)) + 14;
+  const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(pw / labelWidth))));
+  // the first label starts at the y axis and the last ends at the plot's edge, clear of the y axis's labels
+  const anchor = (i) => (n === 1 ? "middle" : i === 0 ? "start" : i === n - 1 ? "end" : "middle");
+  const xt = xLabels.map((l, i) => i % every === 0 ? `<line class="axis" x1="${x(i)}" x2="${x(i)}" y1="${m.top + ph}" y2="${m.top + ph + 4}"/><text class="tick" x="${x(i)}" y="${m.top + ph + 17}" text-anchor="${anchor(i)}">${esc(l)}</text>` : "").join("");
+  const paths = series.map((s) => {
+    const pts = s.points.filter((p) => p.y !== null && p.y !== undefined);
+    const line = pts.length > 1 ? `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts.map((p) => `${x(p.x)},${y(p.y)}`).join(" ")}"/>` : "";
+    return `<g class="series" data-name="${esc(s.name)}">${line}${pts.map((p) => `<circle cx="${x(p.x)}" cy="${y(p.y)}" r="3.5" fill="${s.color}"><title>${esc(p.title || `${s.name}: ${yFormat(p.y)}`)}</title></circle>`).join("")}</g>`;
+  }).join("");
+  return `<figure class="chart"><svg id="${esc(id)}" width="${width}" height="${height}" role="img" aria-label="${esc(label)}">
+    ${grid}<line class="axis" x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${m.top + ph}"/><line class="axis" x1="${m.left}" x2="${m.left + pw}" y1="${m.top + ph}" y2="${m.top + ph}"/>
+    ${xt}${paths}
+    <text class="axis-title" x="${m.left + pw / 2}" y="${height - 6}" text-anchor="middle">${esc(xTitle)}</text>
+    <text class="axis-title" transform="translate(13,${m.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(yTitle)}</text>
+  </svg>${legend(series)}</figure>`;
+}
+
+function histogram({ values, id, label, xTitle, bins = 10, width = 480 }) {
   if (!values.length) return `<p class="muted">no data yet</p>`;
+  const height = 200;
+  const m = { left: 48, right: 14, top: 12, bottom: 44 };
+  const pw = width - m.left - m.right, ph = height - m.top - m.bottom;
   const lo = Math.min(...values), hi = Math.max(...values);
   const span = hi - lo || 1;
   const counts = new Array(bins).fill(0);
   for (const v of values) counts[Math.min(bins - 1, Math.floor(((v - lo) / span) * bins))]++;
-  const top = Math.max(...counts), w = (width - 40) / bins;
+  const top = Math.max(...counts), w = pw / bins;
   const bars = counts.map((c, i) => {
-    const h = (c / top) * (height - 30);
-    return `<rect x="${30 + i * w}" y="${height - 20 - h}" width="${w - 2}" height="${h}" fill="#2f6fdf"><title>${c}</title></rect>`;
+    const h = (c / top) * ph;
+    const from = lo + (i * span) / bins, to = lo + ((i + 1) * span) / bins;
+    return `<rect x="${m.left + i * w + 1}" y="${m.top + ph - h}" width="${Math.max(1, w - 2)}" height="${h}" fill="#2f6fdf"><title>${c} run(s) from ${num(from, 2)} to ${num(to, 2)}</title></rect>`;
   }).join("");
-  return `<svg width="${width}" height="${height}" role="img" aria-label="${esc(label)}">${bars}
-    <text x="30" y="${height - 5}">${num(lo, 2)}</text><text x="${width - 40}" y="${height - 5}">${num(hi, 2)}</text>
-    <text x="0" y="12">${top}</text></svg>`;
+  const yt = niceTicks(0, top, Math.min(4, top)).filter((t) => Number.isInteger(t)).map((t) => `<text class="tick" x="${m.left - 6}" y="${m.top + ph - (t / top) * ph + 4}" text-anchor="end">${t}</text>`).join("");
+  const xt = [[0, "start"], [bins / 2, "middle"], [bins, "end"]].map(([b, a]) => `<line class="axis" x1="${m.left + b * w}" x2="${m.left + b * w}" y1="${m.top + ph}" y2="${m.top + ph + 4}"/><text class="tick" x="${m.left + b * w}" y="${m.top + ph + 17}" text-anchor="${a}">${num(lo + (b * span) / bins, 2)}</text>`).join("");
+  return `<figure class="chart"><svg id="${esc(id)}" width="${width}" height="${height}" role="img" aria-label="${esc(label)}">${bars}
+    <line class="axis" x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${m.top + ph}"/><line class="axis" x1="${m.left}" x2="${m.left + pw}" y1="${m.top + ph}" y2="${m.top + ph}"/>${yt}${xt}
+    <text class="axis-title" x="${m.left + pw / 2}" y="${height - 6}" text-anchor="middle">${esc(xTitle)}</text>
+    <text class="axis-title" transform="translate(13,${m.top + ph / 2}) rotate(-90)" text-anchor="middle">runs</text></svg></figure>`;
 }
 
-function lines(series, { width = 360, height = 160 } = {}) {
-  const tasks = Object.keys(series);
-  if (!tasks.length) return `<p class="muted">no data yet</p>`;
-  const races = [...new Set(tasks.flatMap((t) => series[t].map((p) => p.race_id)))];
-  const x = (i) => 30 + (races.length > 1 ? (i / (races.length - 1)) * (width - 50) : (width - 50) / 2);
-  const y = (v) => height - 20 - v * (height - 30);
-  const paths = tasks.map((task) => {
-    const points = series[task].map((p) => `${x(races.indexOf(p.race_id))},${y(p.success)}`);
-    const dots = series[task].map((p) => `<circle cx="${x(races.indexOf(p.race_id))}" cy="${y(p.success)}" r="3" fill="${COLORS[task] || "#555"}"><title>${esc(task)} ${esc(p.race_id)}: ${pct(p.success)}</title></circle>`).join("");
-    return `<polyline fill="none" stroke="${COLORS[task] || "#555"}" stroke-width="2" points="${points.join(" ")}"/>${dots}`;
-  }).join("");
-  const legend = tasks.map((t, i) => `<text x="${40 + i * 80}" y="12" style="fill:${COLORS[t] || "#555"}">${esc(t)}</text>`).join("");
-  return `<svg width="${width}" height="${height}" role="img" aria-label="success by task over races">${paths}${legend}
-    <text x="0" y="${y(1) + 4}">100%</text><text x="0" y="${y(0) + 4}">0%</text></svg>`;
+// --- leaderboard and standings ---------------------------------------------------------------------------------------
+
+function tieNote(row) {
+  return row.tied_with && row.tied_with.length ? ` <span class="tie" title="same score as rank ${row.tied_with.join(", ")}; broken by the earlier commitment block">tie · block ${row.commitment_block}</span>` : "";
 }
 
-// --- pages -------------------------------------------------------------------------------------------------------
+function tiesHtml(groups, tieBreak) {
+  if (!groups || !groups.length) return `<p class="muted" id="ties">No ties in the latest race.</p>`;
+  return `<div class="card" id="ties"><b>Ties</b> <span class="muted">(${esc(tieBreak)})</span><ul>${groups.map((g) => `<li>score ${num(g.score)}: ${g.ranks.map((r, i) => `rank ${r} ${minerLink(g.hotkeys[i])} <span class="block">(block ${g.commitment_blocks[i]})</span>`).join(", ")}</li>`).join("")}</ul></div>`;
+}
 
 async function leaderboard() {
-  const [board, charts, races] = await Promise.all([api("/api/leaderboard"), api("/api/charts"), api("/api/races?limit=20")]);
+  const [board, standings, data, races] = await Promise.all([api("/api/leaderboard"), api("/api/standings"), api("/api/charts"), api("/api/races?limit=10")]);
   if (!board.race) {
     app.innerHTML = `<h1>Leaderboard</h1><div class="card" id="empty"><p>No race has closed yet.</p>
-      <p class="muted">${esc(board.hint)}. Races open on the pack's rotation once miners' submissions are synced.</p></div>`;
+      <p class="muted">${esc(board.hint)}. Races open on the pack's rotation once miners' submissions are synced. <a href="#/live">Live race</a>.</p></div>`;
     return;
   }
   const tasks = TASKS.filter((t) => board.rows.some((r) => t in (r.per_task || {})));
   const columns = [
     { title: "#", value: (r) => r.rank, num: true },
-    { title: "miner", html: (r) => `<span class="hotkey" title="${esc(r.hotkey)}">${esc(short(r.hotkey))}</span>` },
+    { title: "miner", html: (r) => `${minerLink(r.hotkey)}${tieNote(r)}` },
     { title: "uid", value: (r) => r.uid, num: true },
     { title: "score", value: (r) => num(r.score), num: true },
     { title: "success", value: (r) => pct(r.success_rate), num: true },
@@ -79,51 +170,201 @@ async function leaderboard() {
     { title: "errors", value: (r) => r.errored, num: true },
     ...tasks.map((t) => ({ title: t, value: (r) => num((r.per_task || {})[t], 2), num: true })),
   ];
-  app.innerHTML = `<h1>Leaderboard · <a href="#/race/${encodeURIComponent(board.race.race_id)}">${esc(board.race.race_id)}</a></h1>
-    <p class="muted">${board.race.problem_ids.length} problems drawn with block ${board.race.seed_block}'s hash; score = mean of success × judge coefficient.</p>
+  const champ = standings.champion;
+  app.innerHTML = `<h1>Leaderboard</h1>
+    ${champ ? `<div class="card" id="champion">Champion ${minerLink(champ.hotkey, champ.uid)} — rank 1 in the last <b>${champ.races}</b> race(s), since ${raceLink(champ.since_race)} (${when(champ.since, champ.since_block, "seed block")})</div>` : ""}
+    <h2>Latest race · ${raceLink(board.race.race_id)} <span class="muted">closed ${when(board.race.closed_at, board.race.seed_block, "seed block")}</span></h2>
+    <p class="muted">${board.race.problem_count} problems drawn with block ${board.race.seed_block}'s hash; score = mean of success × judge coefficient; ${esc(board.tie_break)}.</p>
     ${table(columns, board.rows, "leaderboard")}
+    ${tiesHtml(standings.ties, standings.tie_break)}
+    <h2>Standings across races</h2>
+    <p class="muted">Rolling mean: a miner's mean score over the last ${standings.window} closed races it ran in; movement: its rank in the latest race against the race before.</p>
+    ${standingsTable(standings)}
     <div class="grid">
-      <div class="card"><h2>Success by task over races</h2>${lines(charts.success_by_task)}</div>
-      <div class="card"><h2>Final score distribution</h2>${histogram(charts.final_scores, { label: "final scores" })}</div>
-      <div class="card"><h2>Run duration (s)</h2>${histogram(charts.durations, { label: "run durations" })}</div>
+      <div class="card"><h3>Rank by race</h3>${rankChart(standings)}</div>
+      <div class="card"><h3>Success by task over races</h3>${successChart(data.success_by_task, standings.races)}</div>
+      <div class="card"><h3>Final score distribution</h3>${chart(histogram, { values: data.final_scores, id: "final-chart", label: "final scores", xTitle: "final score" })}</div>
+      <div class="card"><h3>Run duration</h3>${chart(histogram, { values: data.durations, id: "duration-chart", label: "run durations", xTitle: "seconds in the sandbox" })}</div>
     </div>
     <h2>Recent races</h2>${racesTable(races.items)}`;
 }
 
+function movement(r) {
+  if (r.movement === null || r.movement === undefined) return r.new ? `<span class="new">new</span>` : "–";
+  if (r.movement > 0) return `<span class="up" title="up ${r.movement}">▲ ${r.movement}</span>`;
+  if (r.movement < 0) return `<span class="down" title="down ${-r.movement}">▼ ${-r.movement}</span>`;
+  return `<span class="muted">=</span>`;
+}
+
+function standingsTable(st) {
+  return table([
+    { title: "#", value: (r) => r.position, num: true },
+    { title: "miner", html: (r) => minerLink(r.hotkey, r.uid) },
+    { title: "rolling mean", value: (r) => num(r.rolling_mean), num: true },
+    { title: "races (in window)", value: (r) => `${r.races} (${r.races_in_window})`, num: true },
+    { title: "latest rank", value: (r) => r.latest_rank ?? "–", num: true },
+    { title: "move", html: movement, num: true },
+    { title: "wins", value: (r) => r.wins, num: true },
+    { title: "best", value: (r) => r.best_rank ?? "–", num: true },
+  ], st.rows, "standings");
+}
+
+function seriesByMiner(st, value) {
+  const index = Object.fromEntries(st.races.map((r, i) => [r.race_id, i]));
+  return Object.entries(st.history).map(([hotkey, points], i) => ({
+    name: short(hotkey), color: PALETTE[i % PALETTE.length],
+    points: points.map((p) => ({ x: index[p.race_id], y: value(p), title: `${short(hotkey)} in ${p.race_id}: rank ${p.rank}, score ${num(p.score)}` })),
+  }));
+}
+
+function rankChart(st) {
+  const worst = Math.max(1, ...Object.values(st.history).flat().map((p) => p.rank || 1));
+  return chart(lineChart, { id: "rank-chart", label: "rank by race", series: seriesByMiner(st, (p) => p.rank), xLabels: st.races.map((r) => String(r.seed_block)),
+    xTitle: "race (seed block)", yTitle: "rank", yMin: 1, yMax: worst, invert: true, yFormat: (v) => String(v),
+    yTicks: niceTicks(1, worst, Math.min(4, worst - 1 || 1)).filter((t) => Number.isInteger(t)) });
+}
+
+function successChart(byTask, races) {
+  const ids = races.length ? races.map((r) => r.race_id) : [...new Set(Object.values(byTask).flat().map((p) => p.race_id))];
+  const index = Object.fromEntries(ids.map((id, i) => [id, i]));
+  const labels = races.length ? races.map((r) => String(r.seed_block)) : ids;
+  const series = Object.entries(byTask).map(([task, points]) => ({ name: task, color: COLORS[task] || "#555",
+    points: points.filter((p) => p.race_id in index).map((p) => ({ x: index[p.race_id], y: p.success, title: `${task} in ${p.race_id}: ${pct(p.success)} of ${p.runs} runs` })) }));
+  return chart(lineChart, { id: "success-chart", label: "success by task over races", series, xLabels: labels, xTitle: "race (seed block)", yTitle: "success", yFormat: pct });
+}
+
+// --- races -----------------------------------------------------------------------------------------------------------
+
 function racesTable(items) {
   return table([
-    { title: "race", html: (r) => `<a href="#/race/${encodeURIComponent(r.race_id)}">${esc(r.race_id)}</a>` },
-    { title: "status", html: (r) => `<span class="badge">${esc(r.status)}</span>${r.reason ? ` <span class="muted">${esc(r.reason)}</span>` : ""}` },
-    { title: "problems", value: (r) => r.problem_ids.length, num: true },
-    { title: "seed block", value: (r) => r.seed_block, num: true },
-    { title: "opened", value: (r) => r.opened_at }, { title: "closed", value: (r) => r.closed_at || "" },
+    { title: "race", html: (r) => raceLink(r.race_id) },
+    { title: "status", html: (r) => `${badge(r.status)}${r.reason ? ` <span class="muted">${esc(r.reason)}</span>` : ""}` },
+    { title: "problems", value: (r) => r.problem_count ?? r.problem_ids.length, num: true },
+    { title: "opened", html: (r) => when(r.opened_at, r.seed_block, "seed block") },
+    { title: "closed", html: (r) => ago(r.closed_at) },
   ], items, "races");
 }
 
 async function racesPage() {
   const races = await api("/api/races?limit=200");
-  app.innerHTML = `<h1>Races</h1>${races.items.length ? racesTable(races.items) : `<p class="muted">No race yet.</p>`}`;
+  app.innerHTML = `<h1>Races</h1><p><a href="#/live">Live race →</a></p>${races.items.length ? racesTable(races.items) : `<p class="muted">No race yet.</p>`}`;
 }
 
-async function racePage(raceId) {
-  const [race, runs] = await Promise.all([api(`/api/races/${encodeURIComponent(raceId)}`), api(`/api/runs?race_id=${encodeURIComponent(raceId)}&limit=500`)]);
+function gridHtml(grid) {
+  if (!grid.rows.length) return `<p class="muted">no runs</p>`;
+  const head = grid.problems.map((p) => `<th title="${esc(p.problem_id || "hidden until the race closes")}">${esc(p.task || p.label)}${p.problem_id ? `<br><span class="muted">${esc(p.problem_id.slice(-6))}</span>` : ""}</th>`).join("");
+  const rows = grid.rows.map((row) => `<tr><th>${row.rank ? `#${row.rank} ` : ""}${minerLink(row.hotkey)}</th>${row.cells.map((c) => {
+    if (!c) return `<td class="cell empty">–</td>`;
+    const text = c.status === "finished" && grid.revealed ? num(c.final, 2) : c.status === "errored" ? String(c.error_code ?? "err") : c.status;
+    const cls = c.status === "finished" ? (grid.revealed ? (c.success ? "ok" : "fail") : "done") : c.status;
+    return `<td class="cell ${cls}"><a href="#/run/${enc(c.run_id)}" title="${esc(c.status)}${c.error_code ? ` ${c.error_code} (${c.blame})` : ""}">${esc(text)}</a></td>`;
+  }).join("")}</tr>`).join("");
+  return `<div class="scroll"><table id="grid" class="grid-table"><thead><tr><th>miner \\ problem</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>
+    <p class="muted legend-line"><span class="cell ok">0.39</span> success (final score) · <span class="cell fail">0.00</span> answered, not a success · <span class="cell errored">1006</span> error code${grid.revealed ? "" : " · problems are numbered until the race closes"}</p>`;
+}
+
+async function racePage(raceId, params) {
+  const [race, grid] = await Promise.all([api(`/api/races/${enc(raceId)}`), api(`/api/races/${enc(raceId)}/grid`)]);
   const counts = Object.entries(race.runs_by_status).map(([s, n]) => `<span class="badge ${esc(s)}">${esc(s)} ${n}</span>`).join(" ");
+  const hidden = race.revealed ? "" : `<div class="card notice" id="hidden">This race is <b>${esc(race.status)}</b>: its problems, queries, steps, answers and checks are hidden until it closes. <a href="#/live">Follow it live →</a></div>`;
   app.innerHTML = `<h1>Race ${esc(race.race_id)}</h1>
-    <p>${counts} <span class="muted">seed block ${race.seed_block}, hash <code>${esc(race.seed_hash)}</code>${race.reason ? ` · ${esc(race.reason)}` : ""}</span></p>
-    <h2>Results</h2>${table([
-      { title: "#", value: (r) => r.rank, num: true }, { title: "miner", html: (r) => `<span title="${esc(r.hotkey)}">${esc(short(r.hotkey))}</span>` },
+    <p>${badge(race.status)} ${counts}</p>
+    <p class="muted">${race.problem_count} problems · seed block ${race.seed_block}, hash <code>${esc(race.seed_hash)}</code> · opened ${ago(race.opened_at)}${race.closed_at ? ` · closed ${ago(race.closed_at)}` : ""}${race.reason ? ` · ${esc(race.reason)}` : ""}</p>
+    ${hidden}
+    ${race.results.length ? `<h2>Results</h2>${table([
+      { title: "#", value: (r) => r.rank, num: true }, { title: "miner", html: (r) => `${minerLink(r.hotkey, r.uid)}${tieNote(r)}` },
       { title: "score", value: (r) => num(r.score), num: true }, { title: "success", value: (r) => pct(r.success_rate), num: true },
       { title: "runs", value: (r) => r.runs, num: true }, { title: "errors", value: (r) => r.errored, num: true },
-    ], race.results, "results")}
-    <h2>Runs (per miner, per problem)</h2>${table([
-      { title: "miner", html: (r) => `<span title="${esc(r.hotkey)}">${esc(short(r.hotkey))}</span>` },
-      { title: "problem", value: (r) => r.problem_id }, { title: "task", value: (r) => r.task },
-      { title: "status", html: (r) => `<a href="#/run/${encodeURIComponent(r.run_id)}"><span class="badge ${esc(r.status)}">${esc(r.status)}</span></a>${r.error_code ? ` <span class="bad">${r.error_code}</span>` : ""}` },
-      { title: "score", value: (r) => num(r.final), num: true }, { title: "judge", value: (r) => r.judge_gate || "" },
-      { title: "time (s)", value: (r) => num(r.seconds, 2), num: true }, { title: "tools", value: (r) => r.tool_calls, num: true },
-      { title: "cost ($)", value: (r) => num(r.cost, 4), num: true },
-    ], runs.items, "runs")}`;
+      { title: "committed", value: (r) => `block ${r.commitment_block}` },
+    ], race.results, "results")}<p class="muted">${esc(race.tie_break)}.</p>` : ""}
+    <h2>Miner × problem</h2>${gridHtml(grid)}
+    <h2>Runs</h2><div id="explorer"></div>`;
+  await runsExplorer(document.getElementById("explorer"), { ...params, race: raceId }, `#/race/${enc(raceId)}`, ["race"]);
 }
+
+// --- live ------------------------------------------------------------------------------------------------------------
+
+async function livePage() {
+  const render = async () => {
+    const live = await api("/api/live");
+    if (!location.hash.startsWith("#/live")) return;
+    const q = live.queue;
+    const races = live.races.map((race) => `<div class="card race-live" data-race="${esc(race.race_id)}">
+      <h2>${raceLink(race.race_id)} ${badge(race.status)}</h2>
+      <p><b class="done-count">${race.done}</b> of ${race.runs} runs done · ${race.problem_count} problems · opened ${when(race.opened_at, race.seed_block, "seed block")} · ${Math.round(race.elapsed_s)} s elapsed</p>
+      <div class="bar" title="${race.done} of ${race.runs} done"><span style="width:${race.runs ? (100 * race.done) / race.runs : 0}%"></span></div>
+      ${table([
+        { title: "miner", html: (r) => minerLink(r.hotkey, r.uid) },
+        { title: "progress", html: (r) => `<div class="bar small"><span style="width:${r.runs ? (100 * r.done) / r.runs : 0}%"></span></div> ${r.done}/${r.runs}` },
+        ...RUN_STATUSES.map((s) => ({ title: s, value: (r) => r.by_status[s] || "", num: true })),
+        { title: "scored", value: (r) => r.scored, num: true }, { title: "succeeded", value: (r) => r.succeeded, num: true },
+        { title: "last move", html: (r) => ago(r.last_move) },
+      ], race.miners, "live-progress")}</div>`).join("");
+    app.innerHTML = `<h1>Live race</h1>
+      <p class="muted" id="refreshed" data-at="${esc(live.now)}">updated ${esc(new Date().toLocaleTimeString())} · refreshes every ${LIVE_REFRESH_MS / 1000} s · while a race is open only its runs' status, timing and score counts are shown</p>
+      <div class="stats" id="queue"><div><b>${q.ready}</b><span>ready to start (queue depth)</span></div><div><b>${q.backoff}</b><span>waiting to retry</span></div>
+        <div><b>${q.in_sandbox}</b><span>in a sandbox</span></div><div><b>${q.scoring}</b><span>being scored or judged</span></div></div>
+      ${races || `<div class="card" id="no-live"><p>No race is running.</p><p class="muted">${live.last_closed ? `The last race, ${raceLink(live.last_closed.race_id)}, closed ${ago(live.last_closed.closed_at)}.` : "No race has run yet."} The next opens on the pack's rotation.</p></div>`}`;
+  };
+  await render();
+  timer = setInterval(() => render().catch((e) => { app.innerHTML = `<p class="bad">${esc(e.message)}</p>`; }), LIVE_REFRESH_MS);
+}
+
+// --- runs: filter, sort, page ----------------------------------------------------------------------------------------
+
+const FILTERS = [
+  { key: "race", api: "race_id", label: "race" }, { key: "miner", api: "miner", label: "miner hotkey" },
+  { key: "status", api: "status", label: "status", options: RUN_STATUSES }, { key: "task", api: "task", label: "task", options: TASKS },
+  { key: "error_code", api: "error_code", label: "error code" }, { key: "blame", api: "blame", label: "blame", options: ["agent", "validator"] },
+];
+
+async function runsExplorer(target, params, base, fixed = []) {
+  const sort = params.sort || "created", order = params.order || (params.sort ? "asc" : "desc");
+  const pageNo = Math.max(1, Number(params.page) || 1);
+  const query = new URLSearchParams({ sort, order, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+  for (const f of FILTERS) if (params[f.key]) query.set(f.api, params[f.key]);
+  const runs = await api(`/api/runs?${query}`);
+  const href = (changes) => {
+    const next = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...params, ...changes })) if (v && !fixed.includes(k)) next.set(k, v);
+    const text = next.toString();
+    return `${base}${text ? `?${text}` : ""}`;
+  };
+  const form = `<form class="filters" id="run-filters">${FILTERS.filter((f) => !fixed.includes(f.key)).map((f) => f.options
+    ? `<label>${esc(f.label)}<select name="${f.key}"><option value="">any</option>${f.options.map((o) => `<option${params[f.key] === o ? " selected" : ""}>${o}</option>`).join("")}</select></label>`
+    : `<label>${esc(f.label)}<input name="${f.key}" value="${esc(params[f.key] || "")}" size="12"></label>`).join("")}
+    <button type="submit">filter</button> <a href="${base}">clear</a></form>`;
+  const first = runs.total ? runs.offset + 1 : 0, last = runs.offset + runs.items.length;
+  const pages = Math.max(1, Math.ceil(runs.total / PAGE_SIZE));
+  const pager = `<p class="pager" id="pager">${pageNo > 1 ? `<a id="prev" href="${href({ page: pageNo - 1 })}">← previous</a>` : ""}
+    <span>runs ${first}–${last} of <b id="run-total">${runs.total}</b> · page ${pageNo} of ${pages}</span>
+    ${pageNo < pages ? `<a id="next" href="${href({ page: pageNo + 1 })}">next →</a>` : ""}</p>`;
+  const sorter = { key: sort, order, href: (key, next) => href({ sort: key, order: next, page: "" }) };
+  target.innerHTML = `${form}${table([
+    { title: "created", sort: "created", html: (r) => when(r.created_at, r.seed_block, "race block") },
+    ...(fixed.includes("race") ? [] : [{ title: "race", sort: "race", html: (r) => raceLink(r.race_id) }]),
+    { title: "miner", sort: "miner", html: (r) => minerLink(r.hotkey) },
+    { title: "problem", sort: "problem", html: (r) => (r.hidden ? `<span class="muted">hidden until close</span>` : `${esc(r.problem_id)} <span class="muted">${esc(r.task || "")}</span>`) },
+    { title: "status", sort: "status", html: (r) => `<a href="#/run/${enc(r.run_id)}">${badge(r.status)}</a>${r.error_code ? ` <span class="bad" title="${esc(r.blame)}">${r.error_code}</span>` : ""}` },
+    { title: "score", sort: "score", value: (r) => (r.hidden ? "–" : num(r.final)), num: true },
+    { title: "time (s)", value: (r) => num(r.seconds, 2), num: true },
+    { title: "tools", sort: "tools", value: (r) => (r.hidden ? "–" : r.tool_calls), num: true },
+    { title: "cost ($)", sort: "cost", value: (r) => (r.hidden ? "–" : num(r.cost, 4)), num: true },
+    { title: "ended", sort: "ended", html: (r) => ago(r.ended_at) },
+  ], runs.items, "runs", sorter)}${pager}`;
+  target.querySelector("form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(event.target).entries());
+    location.hash = href({ ...data, page: "" });
+  });
+}
+
+async function runsPage(params) {
+  app.innerHTML = `<h1>Runs</h1><div id="explorer"></div>`;
+  await runsExplorer(document.getElementById("explorer"), params, "#/runs");
+}
+
+// --- a run -----------------------------------------------------------------------------------------------------------
 
 function checksHtml(strict) {
   if (!strict) return `<p class="muted">not scored</p>`;
@@ -141,40 +382,142 @@ function checksHtml(strict) {
              { title: "evidence", value: (r) => r.evidence }], rows, "checks")}`;
 }
 
+// product titles the run saw, from its tool results (to name the answer's products beside the gold)
+function titlesSeen(steps) {
+  const titles = {};
+  const walk = (value, depth = 0) => {
+    if (depth > 6 || value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) { value.forEach((v) => walk(v, depth + 1)); return; }
+    if (value.product_id && (value.title || value.short_description)) titles[String(value.product_id)] = value.title || String(value.short_description).split(";")[0];
+    Object.values(value).forEach((v) => walk(v, depth + 1));
+  };
+  steps.forEach((s) => walk(s.result));
+  return titles;
+}
+
+function constraintText(constraints) {
+  return Object.entries(constraints || {}).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("; ");
+}
+
+function answerGoldHtml(run) {
+  const slots = (run.strict && run.strict.products) || [];
+  const titles = titlesSeen(run.steps || []);
+  const gold = run.gold || [];
+  const rows = gold.map((g) => {
+    const slot = slots.find((s) => s.slot === g.slot) || {};
+    return { g, slot };
+  });
+  const answered = (run.strict && run.strict.answer) || (run.answer ? String(run.answer).split(",").map((s) => s.trim()).filter(Boolean) : []);
+  const body = rows.map(({ g, slot }) => `<tr><td class="num">${g.slot + 1}</td>
+      <td><b>${esc(g.product_id)}</b><br>${esc(g.title || "")}${g.constraints && Object.keys(g.constraints).length ? `<br><span class="muted">${esc(constraintText(g.constraints))}</span>` : ""}</td>
+      <td>${slot.answer_id ? `<b class="${slot.answer_id === g.product_id ? "ok" : ""}">${esc(slot.answer_id)}</b><br>${esc(titles[slot.answer_id] || "")}` : `<span class="muted">no answer for this slot</span>`}</td>
+      <td>${(slot.checks || []).map((c) => `<div><span class="${c.passed ? "ok" : "bad"}">${c.passed ? "✓" : "✗"} ${esc(c.name)}</span> <span class="muted">${esc(c.evidence || "")}</span></div>`).join("") || `<span class="muted">no checks</span>`}</td></tr>`).join("");
+  const extra = ((run.strict && run.strict.checks) || []).map((c) => `<div><span class="${c.passed ? "ok" : "bad"}">${c.passed ? "✓" : "✗"} ${esc(c.name)}</span> <span class="muted">${esc(c.evidence || "")}</span></div>`).join("");
+  return `<div class="card" id="answer-gold"><h2>Answer beside the gold</h2>
+    <p>recommended: ${answered.length ? answered.map((a) => `<code>${esc(a)}</code>`).join(", ") : `<span class="muted">nothing</span>`}</p>
+    ${gold.length ? `<div class="scroll"><table id="gold"><thead><tr><th class="num">slot</th><th>gold</th><th>answer</th><th>checks</th></tr></thead><tbody>${body}</tbody></table></div>` : `<p class="muted">this problem has no gold product</p>`}
+    ${extra ? `<p><b>answer-level checks</b></p>${extra}` : ""}</div>`;
+}
+
+function sandboxHtml(facts, run) {
+  if (!facts) return "";
+  const flag = (v) => (v ? `<b class="bad">yes</b>` : "no");
+  return `<div class="card${run.status === "errored" ? " errored-card" : ""}" id="sandbox"><h2>Sandbox</h2>
+    <dl class="facts"><dt>exit code</dt><dd id="exit-code">${facts.exit_code ?? "–"}</dd><dt>out of memory</dt><dd id="oom">${flag(facts.oom)}</dd>
+    <dt>timed out</dt><dd>${flag(facts.timed_out)}</dd><dt>harness status</dt><dd>${esc(facts.status ?? "–")}</dd>
+    <dt>backend</dt><dd>${esc(facts.backend ?? "–")}</dd><dt>time</dt><dd>${num(facts.elapsed_s, 2)} s</dd></dl>
+    ${"stderr_tail" in facts ? `<p><b>stderr (tail)</b></p><pre id="stderr">${facts.stderr_tail ? esc(facts.stderr_tail) : `<span class="muted">(empty)</span>`}</pre>` : `<p class="muted">stderr is shown once the race closes</p>`}</div>`;
+}
+
+// --- steps, rendered as what they are: a search's products as a table, a page's facts as a list, a chat as turns ------
+
+function scalar(v, inCell = false) {
+  if (v === null || v === undefined) return `<span class="muted">–</span>`;
+  if (Array.isArray(v)) return v.every((x) => x === null || typeof x !== "object") ? esc(v.join(", ")) : valueHtml(v, 2);
+  if (typeof v === "object") return inCell ? compact(v) : valueHtml(v, 2);
+  return esc(String(v).length > 400 ? `${String(v).slice(0, 400)}…` : v);
+}
+
+// a nested object inside a table cell: one "key: value" line each
+function compact(obj) {
+  const entries = Object.entries(obj);
+  if (!entries.length) return `<span class="muted">(none)</span>`;
+  const text = (v) => (v && typeof v === "object" ? (Array.isArray(v) ? v.map((x) => (x && typeof x === "object" ? Object.values(x).join(" ") : x)).join(", ") : Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ")) : String(v ?? ""));
+  return entries.slice(0, 12).map(([k, v]) => `<div class="line"><span class="muted">${esc(k)}:</span> ${esc(text(v))}</div>`).join("");
+}
+
+function valueHtml(value, depth = 0) {
+  if (value === null || value === undefined || typeof value !== "object") return `<span class="text">${scalar(value)}</span>`;
+  if (Array.isArray(value)) {
+    if (!value.length) return `<span class="muted">(none)</span>`;
+    if (value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
+      const keys = [...new Set(value.flatMap((v) => Object.keys(v)))].slice(0, 8);
+      const shown = value.slice(0, 20);
+      return `<div class="scroll"><table class="result"><thead><tr>${keys.map((k) => `<th>${esc(k)}</th>`).join("")}</tr></thead><tbody>${shown.map((v) => `<tr>${keys.map((k) => `<td>${depth > 2 ? esc(JSON.stringify(v[k] ?? "")) : scalar(v[k], true)}</td>`).join("")}</tr>`).join("")}</tbody></table></div>${value.length > shown.length ? `<p class="muted">… ${value.length - shown.length} more</p>` : ""}`;
+    }
+    return `<ul class="plain">${value.slice(0, 30).map((v) => `<li>${valueHtml(v, depth + 1)}</li>`).join("")}</ul>`;
+  }
+  const entries = Object.entries(value);
+  if (!entries.length) return `<span class="muted">(empty)</span>`;
+  return `<dl class="kv">${entries.slice(0, 30).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${depth > 3 ? esc(JSON.stringify(v)) : scalar(v)}</dd>`).join("")}</dl>`;
+}
+
+function chatHtml(step) {
+  const args = step.arguments || {};
+  const messages = Array.isArray(args.messages) ? args.messages : [];
+  const last = messages.slice(-3);
+  const content = (m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text || "").join(" ") : "");
+  const reply = step.result && step.result.choices && step.result.choices[0] ? step.result.choices[0].message || {} : null;
+  const calls = reply && reply.tool_calls ? reply.tool_calls.map((c) => `<li>calls <b>${esc(c.function && c.function.name)}</b>(${esc((c.function && c.function.arguments) || "")})</li>`).join("") : "";
+  return `<p class="muted">${messages.length} message(s) sent${messages.length > last.length ? `, the last ${last.length}:` : ":"}</p>
+    <ul class="chat">${last.map((m) => `<li><b>${esc(m.role)}</b> ${esc(content(m).slice(0, 600))}</li>`).join("")}</ul>
+    ${reply ? `<p><b>reply</b> ${esc((reply.content || "").slice(0, 1200))}</p>${calls ? `<ul class="chat">${calls}</ul>` : ""}` : ""}`;
+}
+
 function stepHtml(step, cited) {
-  const body = step.error ? `error: ${step.error}` : JSON.stringify(step.result, null, 1);
-  let text = body || "";
-  if (text.length > 4000) text = `${text.slice(0, 4000)}… [${text.length} chars]`;
+  const args = step.arguments && typeof step.arguments === "object" && !Array.isArray(step.arguments) ? step.arguments : null;
+  const call = step.kind === "llm_call" ? "" : `<p class="call"><b>${esc(step.name)}</b>(${args ? Object.entries(args).map(([k, v]) => `<span class="arg">${esc(k)} = <code>${esc(typeof v === "string" ? v : JSON.stringify(v))}</code></span>`).join(", ") : esc(JSON.stringify(step.arguments ?? ""))})</p>`;
+  const body = step.error ? `<p class="bad">error: ${esc(step.error)}</p>` : step.kind === "llm_call" ? chatHtml(step) : valueHtml(step.result);
+  let raw = JSON.stringify({ arguments: step.arguments, result: step.result }, null, 1) || "";
+  if (raw.length > 20000) raw = `${raw.slice(0, 20000)}… [${raw.length} chars]`;
   return `<div class="step${cited.has(step.seq) ? " cited" : ""}" id="step-${step.seq}">
     <header><span>#${step.seq}</span><span class="badge">${esc(step.kind)}</span><span>${esc(step.name)}</span>
-    <span class="muted">${num(step.duration_ms, 1)} ms${step.tokens && step.tokens.total_tokens ? ` · ${step.tokens.total_tokens} tokens` : ""}</span>
+    <span class="muted">${num(step.duration_ms, 1)} ms${step.tokens && step.tokens.total_tokens ? ` · ${step.tokens.total_tokens} tokens` : ""}${step.status && step.status !== 200 ? ` · HTTP ${step.status}` : ""}</span>
     ${cited.has(step.seq) ? `<span class="warn">cited by the judge</span>` : ""}</header>
-    <pre>${esc(JSON.stringify(step.arguments))}</pre><pre>${esc(text)}</pre></div>`;
+    ${call}<div class="step-body">${body}</div><details><summary>raw JSON</summary><pre>${esc(raw)}</pre></details></div>`;
 }
 
 async function runPage(runId) {
-  const run = await api(`/api/runs/${encodeURIComponent(runId)}`);
+  const run = await api(`/api/runs/${enc(runId)}`);
+  const blame = run.error_code ? `<p class="bad" id="blame">error ${run.error_code} (${esc(run.blame)} is to blame${run.blame === "validator" ? ": retried, never a zero" : ""})${run.error ? `: ${esc(run.error)}` : ""}${run.error_description ? ` <span class="muted">— ${esc(run.error_description)}</span>` : ""}</p>` : (run.error ? `<p class="warn">${esc(run.error)}</p>` : "");
+  const head = `<h1>Run ${esc(run.run_id)}</h1>
+    <p>${raceLink(run.race_id)} · miner ${minerLink(run.hotkey)} · ${badge(run.status)} · attempt ${run.attempt} · ${num(run.seconds, 2)} s${run.hidden ? "" : ` · final ${num(run.final)}`}</p>
+    <p class="muted">created ${when(run.created_at, run.seed_block, "race block")}${run.ended_at ? ` · ended ${ago(run.ended_at)}` : ""}</p>`;
+  if (run.hidden) {
+    const reason = run.hidden_reason.charAt(0).toUpperCase() + run.hidden_reason.slice(1);
+    app.innerHTML = `${head}<div class="card notice" id="hidden">${esc(reason)}. <a href="#/live">Follow the race live →</a></div>
+      ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}`;
+    return;
+  }
   const cited = new Set(run.judge_evidence || []);
   const judge = run.judge;
-  const blame = run.error_code ? `<p class="bad">error ${run.error_code} (${esc(run.blame)} is to blame${run.blame === "validator" ? ": retried, never a zero" : ""}): ${esc(run.error)}${run.error_description ? ` <span class="muted">— ${esc(run.error_description)}</span>` : ""}</p>` : (run.error ? `<p class="warn">${esc(run.error)}</p>` : "");
   // every attempt the upstream failed in ended 2005 and is listed in run.attempts, with its upstream errors
   const upstream = (run.attempts || []).flatMap((a) => (a.upstream_errors || []).map((e) => ({ attempt: a.attempt, ...e })));
   const attempts = (run.attempts || []).length ? `<div class="card" id="attempts"><h2>Attempts that ended in an error</h2>${table([
     { title: "attempt", value: (a) => a.attempt, num: true }, { title: "code", value: (a) => a.code, num: true },
     { title: "blame", value: (a) => a.blame }, { title: "error", value: (a) => a.error || "" },
-    { title: "upstream errors", value: (a) => a.upstream_error_count || 0, num: true }], run.attempts, "attempts")}</div>` : "";
+    { title: "upstream errors", value: (a) => a.upstream_error_count || 0, num: true }], run.attempts, "attempts-table")}</div>` : "";
   const upstreamHtml = upstream.length ? `<div class="card" id="upstream-errors"><h2>Upstream LLM errors (${upstream.length})</h2>
     <p class="muted">The node's upstream LLM failed during these calls: the node's fault, never the miner's (code 2005, retried).</p>${table([
     { title: "attempt", value: (e) => e.attempt, num: true }, { title: "step", value: (e) => e.seq, num: true },
     { title: "status", value: (e) => e.status, num: true }, { title: "error", value: (e) => e.error || "" },
     { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
-  app.innerHTML = `<h1>Run ${esc(run.run_id)}</h1>
-    <p><a href="#/race/${encodeURIComponent(run.race_id)}">race ${esc(run.race_id)}</a> · miner <span title="${esc(run.hotkey)}">${esc(short(run.hotkey))}</span> ·
-      <span class="badge ${esc(run.status)}">${esc(run.status)}</span> · attempt ${run.attempt} · ${num(run.seconds, 2)} s · final ${num(run.final)}</p>
-    ${blame}${upstreamHtml}${attempts}
-    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${run.problem.n_products} product(s)<p id="query">${esc(run.problem.query)}</p></div>
+  app.innerHTML = `${head}
+    ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
+    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${run.problem.n_products} product(s) · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
+    ${answerGoldHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
-      <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${encodeURIComponent(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
+      <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
     <h2>Strict checks</h2>${checksHtml(run.strict)}
     ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
       { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
@@ -182,43 +525,129 @@ async function runPage(runId) {
       { title: "success", value: (r) => (r.success ? "yes" : "no") },
       { title: "final", value: (r) => num(r.final, 3) },
       { title: "replaced", value: (r) => r.replaced_at }], run.score_revisions, "revisions")}` : ""}
-    <h2>Steps (${run.steps.length})</h2><div id="steps">${run.steps.map((s) => stepHtml(s, cited)).join("") || `<p class="muted">no calls reached the gateway</p>`}</div>
-    ${run.sandbox && run.sandbox.stderr_tail ? `<h2>Agent stderr (tail)</h2><pre>${esc(run.sandbox.stderr_tail)}</pre>` : ""}`;
+    <h2>Steps (${run.steps.length}) <a class="download" id="download" href="/api/runs/${enc(run.run_id)}/trajectory?download=true" download="trajectory-${esc(run.run_id)}.jsonl">download the trajectory (JSONL)</a></h2>
+    <div id="steps">${run.steps.map((s) => stepHtml(s, cited)).join("") || `<p class="muted">no calls reached the gateway</p>`}</div>
+    ${run.status !== "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}`;
 }
+
+// --- miners ----------------------------------------------------------------------------------------------------------
+
+async function minersPage() {
+  const miners = await api("/api/miners");
+  app.innerHTML = `<h1>Miners</h1>${table([
+    { title: "uid", value: (m) => m.uid ?? "–", num: true }, { title: "miner", html: (m) => minerLink(m.hotkey) },
+    { title: "registered", value: (m) => (m.registered ? "yes" : "no") }, { title: "submissions", value: (m) => m.submissions, num: true },
+    { title: "races", value: (m) => m.races, num: true }, { title: "latest rank", value: (m) => m.latest_rank ?? "–", num: true },
+    { title: "best rank", value: (m) => m.best_rank ?? "–", num: true }, { title: "mean score", value: (m) => num(m.mean_score), num: true },
+  ], miners.items, "miners")}`;
+}
+
+async function minerPage(hotkey) {
+  const m = await api(`/api/miners/${enc(hotkey)}`);
+  const labels = m.races.map((r) => String(r.seed_block));
+  const pts = (f) => m.races.map((r, i) => ({ x: i, y: f(r), title: `${r.race_id}: rank ${r.rank} of ${r.of}, score ${num(r.score)}` }));
+  const worst = Math.max(1, ...m.races.map((r) => r.of || 1));
+  const weightFor = Object.fromEntries(m.weights.map((w) => [w.race_id, w]));
+  const wMax = Math.max(0.05, ...m.weights.map((w) => w.weight));
+  app.innerHTML = `<h1>Miner ${esc(short(m.hotkey))} ${m.uid !== null ? `<span class="muted">uid ${m.uid}</span>` : ""}</h1>
+    <p class="muted"><code>${esc(m.hotkey)}</code> · coldkey <code>${esc(short(m.coldkey))}</code> · ${m.registered ? "registered" : "not registered"} · first seen ${when(m.first_seen_at, m.first_seen_block)}</p>
+    <div class="stats" id="miner-stats"><div><b>${m.submissions.length}</b><span>submissions</span></div><div><b>${m.races.length}</b><span>races closed</span></div>
+      <div><b>${m.races.length ? Math.min(...m.races.map((r) => r.rank || 99)) : "–"}</b><span>best rank</span></div>
+      <div><b>${m.submissions.filter((s) => s.status === "copy" || s.status === "rejected").length}</b><span>copies and rejections</span></div></div>
+    <p><a id="miner-runs" href="#/runs?miner=${enc(m.hotkey)}">all ${Object.values(m.runs_by_status).reduce((a, b) => a + b, 0)} runs of this miner →</a>
+      ${Object.entries(m.runs_by_status).map(([s, n]) => `<a href="#/runs?miner=${enc(m.hotkey)}&status=${enc(s)}">${badge(`${s} ${n}`)}</a>`).join(" ")}</p>
+    ${m.open_races.length ? `<div class="card notice" id="miner-open">In races not closed yet: ${m.open_races.map((r) => `${raceLink(r.race_id)} ${Object.entries(r.runs_by_status).map(([s, n]) => `${esc(s)} ${n}`).join(", ")}`).join("; ")} <span class="muted">(content shown after close)</span></div>` : ""}
+    <div class="grid">
+      <div class="card"><h3>Score by race</h3>${chart(lineChart, { id: "miner-score-chart", label: "score by race", series: [{ name: "score", color: PALETTE[0], points: pts((r) => r.score) }], xLabels: labels, xTitle: "race (seed block)", yTitle: "score" })}</div>
+      <div class="card"><h3>Rank by race</h3>${chart(lineChart, { id: "miner-rank-chart", label: "rank by race", series: [{ name: "rank", color: PALETTE[1], points: pts((r) => r.rank) }], xLabels: labels, xTitle: "race (seed block)", yTitle: "rank", yMin: 1, yMax: worst, invert: true, yFormat: (v) => String(v), yTicks: niceTicks(1, worst, Math.min(4, worst - 1 || 1)).filter((t) => Number.isInteger(t)) })}</div>
+      <div class="card"><h3>Weight received</h3>${chart(lineChart, { id: "miner-weight-chart", label: "weight received", series: [{ name: "weight", color: PALETTE[3], points: m.weights.map((w, i) => ({ x: i, y: w.weight, title: `weight set ${w.weight_set_id} (${w.status}${w.block ? ` at block ${w.block}` : ""}): ${num(w.weight)}` })) }], xLabels: m.weights.map((w) => (w.block ? String(w.block) : `#${w.weight_set_id}`)), xTitle: "weight set (block)", yTitle: "weight", yMax: wMax })}</div>
+    </div>
+    <h2>Races</h2>${m.races.length ? table([
+      { title: "race", html: (r) => raceLink(r.race_id) }, { title: "closed", html: (r) => when(r.closed_at, r.seed_block, "seed block") },
+      { title: "rank", value: (r) => `${r.rank} of ${r.of}`, num: true }, { title: "score", value: (r) => num(r.score), num: true },
+      { title: "success", value: (r) => pct(r.success_rate), num: true }, { title: "runs", value: (r) => r.runs, num: true }, { title: "errors", value: (r) => r.errored, num: true },
+      { title: "weight", value: (r) => (weightFor[r.race_id] ? num(weightFor[r.race_id].weight) : "–"), num: true },
+      { title: "", html: (r) => `<a href="#/runs?race=${enc(r.race_id)}&miner=${enc(m.hotkey)}">runs →</a>` },
+    ], m.races, "miner-races") : `<p class="muted">No closed race yet.</p>`}
+    <h2>Submissions</h2>${table([
+      { title: "committed", value: (s) => `block ${s.commitment_block}` }, { title: "sha256", html: (s) => `<code title="${esc(s.sha256)}">${esc(s.sha256.slice(0, 12))}</code>` },
+      { title: "status", html: (s) => badge(s.status) },
+      { title: "reason", html: (s) => `${esc(s.reason || "")}${s.copy_of_hotkey ? ` <span class="muted">original: ${minerLink(s.copy_of_hotkey)} at block ${s.copy_of_block}</span>` : ""}` },
+      { title: "size", value: (s) => (s.size_bytes ? `${s.size_bytes} B` : ""), num: true }, { title: "checked", html: (s) => ago(s.checked_at) },
+    ], m.submissions, "miner-submissions")}
+    <h2>Weights received</h2>${table([
+      { title: "set", value: (w) => w.weight_set_id, num: true }, { title: "race", html: (w) => (w.race_id ? raceLink(w.race_id) : "") },
+      { title: "uid", value: (w) => w.uid ?? "–", num: true }, { title: "weight", value: (w) => num(w.weight), num: true },
+      { title: "status", html: (w) => badge(w.status) }, { title: "when", html: (w) => when(w.created_at, w.block) },
+    ], m.weights, "miner-weights")}`;
+}
+
+// --- submissions and weights -----------------------------------------------------------------------------------------
 
 async function submissionsPage() {
   const subs = await api("/api/submissions?limit=500");
   app.innerHTML = `<h1>Submissions</h1>${table([
     { title: "block", value: (r) => r.commitment_block, num: true }, { title: "uid", value: (r) => r.uid ?? "", num: true },
-    { title: "miner", html: (r) => `<span title="${esc(r.hotkey)}">${esc(short(r.hotkey))}</span>` },
+    { title: "miner", html: (r) => minerLink(r.hotkey) },
     { title: "sha256", html: (r) => `<code>${esc(r.sha256.slice(0, 12))}</code>` },
-    { title: "status", html: (r) => `<span class="badge">${esc(r.status)}</span>` },
+    { title: "status", html: (r) => badge(r.status) },
     { title: "reason", value: (r) => r.reason || "" }, { title: "source", value: (r) => r.source },
   ], subs.items, "submissions")}`;
 }
 
 async function weightsPage() {
-  const sets = await api("/api/weights?limit=100");
-  app.innerHTML = `<h1>Weight sets</h1>${table([
-    { title: "id", value: (r) => r.id, num: true }, { title: "race", value: (r) => r.race_id || "" },
-    { title: "policy", value: (r) => r.policy }, { title: "status", html: (r) => `<span class="badge">${esc(r.status)}</span>` },
-    { title: "block", value: (r) => r.block ?? "", num: true },
-    { title: "vector", value: (r) => Object.entries(r.vector).map(([u, w]) => `${u}: ${Number(w).toFixed(3)}`).join(", ") },
-  ], sets.items, "weights")}`;
+  const [sets, history] = await Promise.all([api("/api/weights?limit=100"), api("/api/weights/history")]);
+  const uids = Object.keys(history.uids);
+  const series = uids.map((uid, i) => ({ name: `uid ${uid}${history.hotkeys[uid] ? ` ${short(history.hotkeys[uid])}` : ""}`, color: PALETTE[i % PALETTE.length],
+    points: history.uids[uid].map((p, j) => ({ x: j, y: p.weight, title: `uid ${uid}, set ${p.weight_set_id}: ${num(p.weight)}` })) }));
+  const max = Math.max(0.05, ...uids.flatMap((u) => history.uids[u].map((p) => p.weight)));
+  const vector = (v) => Object.entries(v || {}).map(([u, w]) => `<span class="pair">${esc(u)}: ${Number(w).toFixed(3)}</span>`).join(" ");
+  const tiesOf = Object.fromEntries(history.sets.map((s) => [s.id, s.ties || []]));
+  app.innerHTML = `<h1>Weights</h1>
+    <p class="muted">Equal race scores are ranked by the earlier commitment block, then by hotkey, before the policy turns ranks into weights.</p>
+    <div class="card"><h3>Weight per uid over weight sets</h3>${chart(lineChart, { id: "weight-chart", label: "weight per uid", series, xLabels: history.sets.map((s) => (s.block ? String(s.block) : `#${s.id}`)), xTitle: "weight set (block it landed in)", yTitle: "weight", yMax: max })}</div>
+    ${table([
+    { title: "id", value: (r) => r.id, num: true }, { title: "race", html: (r) => (r.race_id ? raceLink(r.race_id) : "") },
+    { title: "policy", value: (r) => r.policy }, { title: "status", html: (r) => badge(r.status) },
+    { title: "when", html: (r) => when(r.updated_at, r.block) },
+    { title: "vector (uid: weight)", html: (r) => vector(r.vector) },
+    ...(sets.items.some((r) => r.shadow_policy) ? [{ title: "shadow (never sent)", html: (r) => (r.shadow_policy ? `${esc(r.shadow_policy)}: ${vector(r.shadow_vector)}` : "") }] : []),
+    { title: "ties in its race", html: (r) => (tiesOf[r.id] || []).map((g) => `<span class="tie" title="${esc(g.broken_by)}">ranks ${g.ranks.join(" = ")} at ${num(g.score)}: blocks ${g.commitment_blocks.join(" < ")}</span>`).join(" ") || `<span class="muted">none</span>` },
+  ], sets.items, "weights")}
+    <h2>History per uid</h2>${table([
+      { title: "uid", value: (u) => u, num: true }, { title: "miner", html: (u) => minerLink(history.hotkeys[u]) },
+      ...history.sets.map((s) => ({ title: `set ${s.id}`, value: (u) => num(history.uids[u].find((p) => p.weight_set_id === s.id).weight), num: true })),
+    ], uids, "weight-history")}`;
 }
 
+// --- routing ---------------------------------------------------------------------------------------------------------
+
 async function route() {
-  const [, page, id] = (location.hash || "#/").split("/");
+  if (timer) { clearInterval(timer); timer = null; }
+  charts = [];
+  const [path, search] = (location.hash || "#/").slice(1).split("?");
+  const params = Object.fromEntries(new URLSearchParams(search || ""));
+  const [, page, id] = path.split("/");
+  const key = decodeURIComponent(id || "");
+  document.querySelectorAll("nav a").forEach((a) => a.classList.toggle("active", a.getAttribute("href") === `#/${page || ""}`));
   try {
-    if (page === "race" && id) await racePage(decodeURIComponent(id));
-    else if (page === "run" && id) await runPage(decodeURIComponent(id));
+    if (page === "race" && id) await racePage(key, params);
+    else if (page === "run" && id) await runPage(key);
+    else if (page === "miner" && id) await minerPage(key);
     else if (page === "races") await racesPage();
+    else if (page === "runs") await runsPage(params);
+    else if (page === "live") await livePage();
+    else if (page === "miners") await minersPage();
     else if (page === "submissions") await submissionsPage();
     else if (page === "weights") await weightsPage();
     else await leaderboard();
+    drawCharts();
+    app.dataset.page = page || "leaderboard";
   } catch (error) {
     app.innerHTML = `<p class="bad">${esc(error.message)}</p>`;
   }
 }
+let resized = null;
+window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(drawCharts, 150); });
 window.addEventListener("hashchange", route);
 route();

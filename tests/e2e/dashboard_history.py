@@ -1,0 +1,154 @@
+"""A store with a history across races, for the dashboard's tests: the demo's real race (its real runs, trajectories,
+verdicts, copy and weights), then three more races written with the store's own calls, as the node writes them:
+
+- race 2 (seed block 600, closed): offline-lite wins, offline-deep second, offline third, hostile last;
+- race 3 (seed block 1200, closed): offline-lite wins again (champion since race 2); offline and offline-deep tie,
+  the tie broken by offline's earlier commitment; hostile's runs end 1004 (out of memory: exit 137, stderr kept);
+- race 4 (seed block 1800, running): some runs finished and scored, some in a sandbox, some pending, one errored.
+
+A weight set lands for each closed race. The runs of races 2-4 have no trajectory (their scores are written
+directly); the demo's race holds the real ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from validator.races import race_scores
+from validator.store.models import Submission
+from validator.store.repository import Store
+
+STDERR = "Traceback (most recent call last):\n  File \"agent.py\", line 9, in agent_main\nMemoryError\n"
+
+
+@dataclass
+class History:
+    names: dict[str, str]  # demo agent name -> hotkey
+    races: list[str]  # race ids, oldest first: demo, 2, 3, 4 (running)
+    oom_runs: list[str]  # race 3's hostile runs (1004)
+    live_race: str
+
+
+def _sandbox(**extra: Any) -> dict[str, Any]:
+    base = {"backend": "process-bwrap", "status": "ok", "exit_code": 0, "elapsed_s": 0.4, "timed_out": False,
+            "oom": False, "stderr_tail": "", "answer": None, "upstream_errors": [], "budget_refusals": 0,
+            "attempts": []}
+    return {**base, **extra}
+
+
+def _finish(store: Store, run_id: str, gold: str, final: float, success: bool) -> None:
+    store.transition(run_id, "starting")
+    store.transition(run_id, "running")
+    answer = gold if success else "1000000001"
+    store.record_run(run_id, "scoring", [], tool_calls=3, sandbox=_sandbox(answer=answer))
+    strict = {"task": "product", "ruleset": "shoppingbench", "ruleset_version": "1", "answer": [answer],
+              "success": success, "gt": 1.0 if success else 0.0, "rule": 1.0 if success else 0.0,
+              "products": [{"slot": 0, "gold_id": gold, "answer_id": answer, "known": True,
+                            "checks": [{"name": "gt", "passed": success,
+                                        "evidence": f"answer {answer} {'is' if success else 'is not'} the gold"}]}],
+              "checks": []}
+    store.save_score(run_id, success=1.0 if success else 0.0, strict=strict, final=final,
+                     judge_quality=0.1, judge_coefficient=0.3875,
+                     judge={"gate": "no_reasoning", "quality": 0.1, "coefficient": 0.3875, "judge": "offline",
+                            "rubric_version": "test", "explanation": "rule-based"},
+                     judge_evidence=[], status="finished")
+
+
+def _oom(store: Store, run_id: str) -> None:
+    store.transition(run_id, "starting")
+    store.transition(run_id, "running")
+    store.record_run(run_id, "errored", [], error_code=1004, error="the agent was killed: out of memory",
+                     sandbox=_sandbox(status="killed", exit_code=137, oom=True, stderr_tail=STDERR,
+                                      attempts=[{"attempt": 1, "code": 1004, "blame": "agent",
+                                                 "error": "killed: out of memory", "upstream_errors": [],
+                                                 "upstream_error_count": 0}]))
+
+
+def close(store: Store, race_id: str) -> None:
+    """Close a race the way the node does: its results by `race_scores`, ranked by score, then commitment block."""
+    runs = store.runs(race_id=race_id)
+    rows = []
+    for r in runs:
+        score = store.score(r.run_id) if r.status == "finished" else None
+        rows.append({"hotkey": r.hotkey, "submission_id": r.submission_id, "status": r.status, "blame": r.blame,
+                     "attempt": r.attempt, "task": "product", "final": score.final if score else 0.0,
+                     "success": bool(score and score.success)})
+    scores = race_scores(rows, 3)
+    uids = {m.hotkey: m.uid for m in store.miners()}
+    blocks = {h: store.submission(s["submission_id"]).commitment_block for h, s in scores.items()}  # type: ignore
+    ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
+    store.save_race_results(race_id, [{"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1,
+                                       **scores[h]} for i, h in enumerate(ranked)])
+
+
+def _weights(store: Store, race_id: str, block: int) -> None:
+    uids = {m.hotkey: m.uid for m in store.miners()}
+    shares = [0.5, 0.12, 0.09, 0.0]
+    vector = {0: 0.29}
+    for r in store.race_results(race_id):
+        uid = uids.get(r.hotkey)
+        if uid is not None and r.rank is not None:
+            vector[uid] = shares[r.rank - 1] if r.rank <= len(shares) else 0.0
+    ws = store.add_weight_set(policy="top_heavy", vector=vector, race_id=race_id)
+    store.update_weight_set(ws.id, status="set", outcome={"success": True, "block": block}, block=block)
+
+
+def names_of(demo_stdout: str) -> dict[str, str]:
+    """The demo's miners by name, from its output ("uid 1: miner offline (5Hmq...)")."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"uid \d+: miner (\S+) \((\w+)\)", demo_stdout)}
+
+
+def grow(store: Store, names: dict[str, str]) -> History:
+    """Add races 2-4 to the demo's store. `names`: demo agent name -> hotkey (`names_of`)."""
+    (first,) = store.races(status="closed")
+    pack_id = first.pack_id
+    pool = [p for p in store.problems(pack_id, split="race") if p.problem_id not in first.problem_ids]
+    gold = {p.problem_id: str(p.data["reward"][0]["product_id"]) for p in pool if p.data.get("reward")}
+    pool = [p for p in pool if p.problem_id in gold]
+    subs: list[Submission] = sorted(store.latest_submissions(), key=lambda s: s.commitment_block)
+    by_hotkey = {s.hotkey: s for s in subs}
+    # the demo's four racing agents (a miner the demo adds later does not race these)
+    by_name = {n: by_hotkey[names[n]] for n in ("offline", "offline-lite", "offline-deep", "hostile")}
+    races = [first.race_id]
+    # how many of its 4 problems each miner solves (and its final per success) in races 2 and 3
+    plans = {600: {"offline-lite": 4, "offline-deep": 3, "offline": 2, "hostile": 0},
+             1200: {"offline-lite": 4, "offline": 2, "offline-deep": 2, "hostile": None}}
+    oom: list[str] = []
+    for n, (block, plan) in enumerate(plans.items()):
+        problems = [p.problem_id for p in pool[4 * n: 4 * n + 4]]
+        race_id = f"{pack_id[:16]}-{block}"
+        store.create_race(race_id=race_id, pack_id=pack_id, seed_block=block, seed_hash=f"0x{block:064x}",
+                          problem_ids=problems)
+        store.create_runs(race_id, [(sub, pid) for sub in by_name.values() for pid in problems])
+        store.set_race_status(race_id, "running")
+        for name, sub in by_name.items():
+            solved = plan[name]
+            for i, run in enumerate(store.runs(race_id=race_id, hotkey=sub.hotkey)):
+                if solved is None:
+                    _oom(store, run.run_id)
+                    oom.append(run.run_id)
+                else:
+                    _finish(store, run.run_id, gold[run.problem_id], 0.3875 if i < solved else 0.0, i < solved)
+        close(store, race_id)
+        _weights(store, race_id, block + 26)
+        races.append(race_id)
+    # race 4: running
+    problems = [p.problem_id for p in pool[8:12]]
+    live = f"{pack_id[:16]}-1800"
+    store.create_race(race_id=live, pack_id=pack_id, seed_block=1800, seed_hash=f"0x{1800:064x}",
+                      problem_ids=problems)
+    store.create_runs(live, [(sub, pid) for sub in by_name.values() for pid in problems])
+    store.set_race_status(live, "running")
+    lite = store.runs(race_id=live, hotkey=by_name["offline-lite"].hotkey)
+    for run in lite[:3]:
+        _finish(store, run.run_id, gold[run.problem_id], 0.3875, True)
+    store.transition(lite[3].run_id, "starting")
+    store.transition(lite[3].run_id, "running")
+    offline = store.runs(race_id=live, hotkey=by_name["offline"].hotkey)
+    _finish(store, offline[0].run_id, gold[offline[0].problem_id], 0.0, False)
+    hostile = store.runs(race_id=live, hotkey=by_name["hostile"].hotkey)
+    _oom(store, hostile[0].run_id)
+    races.append(live)
+    return History(names=names, races=races, oom_runs=oom, live_race=live)
