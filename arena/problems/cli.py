@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cliutil import err, fail, out, progress_bar
+from arena.cliutil import err, fail, out, parse_size, progress_bar
 
 app = typer.Typer(help="ShoppingBench problems: import, generate, split, self-check, sign and inspect packs.",
                   no_args_is_help=True)
@@ -63,8 +63,9 @@ def import_cmd(
     rebuild_catalog: Annotated[Path | None, typer.Option(
         "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors).")
     ] = None,
-    background_size: Annotated[int, typer.Option(help="Generated background products in the rebuilt catalog.")
-                               ] = 100_000,
+    background_size_text: Annotated[str, typer.Option(
+        "--background-size", help="Generated background products in the rebuilt catalog, e.g. 0, 5000, 20k, 100k.")
+    ] = "100k",
     background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
     ruleset: Annotated[str, typer.Option(help="The strict checks the pack is scored by: shoppingbench (the paper's "
@@ -82,6 +83,10 @@ def import_cmd(
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         fail(f"no such file: {', '.join(missing)}")
+    try:
+        background_size = 0 if background_size_text.strip() == "0" else parse_size(background_size_text)
+    except ValueError as exc:
+        fail(f"--background-size: {exc}")
     try:
         ruleset = get_ruleset(ruleset).name
     except UnknownRuleset as exc:
@@ -474,9 +479,16 @@ def show_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to show.")],
     problem_id: Annotated[str | None, typer.Option("--problem", help="Show one problem whole.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    signer: Annotated[bool, typer.Option("--signer", help="Print only the signer's ss58 address (what validators "
+                                                          "pin with --pack.signer).")] = False,
 ) -> None:
     """Summarise a pack (catalog, signer, rotation, splits per task) or print one problem."""
     pack = _load(pack_path)
+    if signer:
+        if pack.signer is None:
+            fail(f"{pack_path} is not signed; sign it with `arena problems pack`")
+        out.print(pack.signer, highlight=False)
+        return
     if problem_id is not None:
         problem = pack.problem(problem_id)
         if problem is None:

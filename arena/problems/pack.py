@@ -533,10 +533,10 @@ def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = 
     if not wallet.hotkey_file.exists_on_device():
         wallet_dir = Path(hotkey_path).parent.parent
         if not wallet_dir.is_dir():
-            raise PackError(f"no wallet {name!r} at {wallet_dir}; create it with `btcli wallet create --wallet-name "
-                            f"{name} --hotkey {hotkey}` or give the right wallet name and path")
+            raise PackError(f"no wallet {name!r} at {wallet_dir}; create it with `btcli wallet create --wallet "
+                            f"{name} --wallet-hotkey {hotkey}` or give the right wallet name and path")
         raise PackError(f"wallet {name!r} has no hotkey {hotkey!r} ({hotkey_path} not found); create it with "
-                        f"`btcli wallet new_hotkey --wallet-name {name} --hotkey {hotkey}`")
+                        f"`btcli wallet new-hotkey --wallet {name} --wallet-hotkey {hotkey}`")
     try:
         return wallet.hotkey  # type: ignore[no-any-return]
     except Exception as exc:  # bittensor raises its own KeyFileError for unreadable or undecryptable files

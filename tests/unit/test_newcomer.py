@@ -4,6 +4,7 @@ traceback; one clear line each, before any work starts. Real commands in real fo
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -313,3 +314,37 @@ def test_ties_are_described_with_how_they_were_broken() -> None:
                     "9); broken by the earlier commitment, then the smaller hotkey")
     (none,) = describe_ties(results[2:], uids)
     assert none.startswith("no ties")
+
+
+# --- 4. the README's commands -------------------------------------------------------------------------------------
+
+def test_import_takes_the_background_size_as_the_readme_writes_it(tmp_path: Path) -> None:
+    files = sorted(str(p) for p in (Path(__file__).parents[1] / "fixtures" / "shoppingbench_shared").glob(
+        "synthesize_*_test.jsonl"))
+    proc = run("arena", "problems", "import", *files, "--out", str(tmp_path / "sb.json"), "--rebuild-catalog",
+               str(tmp_path / "sb-cat"), "--background-size", "2k", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "sb-cat" / "catalog.json").is_file()
+    bad = run("arena", "problems", "import", *files, "--out", str(tmp_path / "x.json"), "--rebuild-catalog",
+              str(tmp_path / "x-cat"), "--background-size", "lots", cwd=tmp_path)
+    one_error_line(bad, "--background-size", "'lots'", "100k")
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "x-cat").exists()
+
+
+def test_show_prints_the_signer_a_validator_pins(split_pack: Path, tmp_path: Path) -> None:
+    signed = tmp_path / "signed.json"
+    assert run("arena", "problems", "pack", str(split_pack), "--out", str(signed), "--key-uri", "//Alice",
+               cwd=tmp_path).returncode == 0
+    proc = run("arena", "problems", "show", str(signed), "--signer", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY"
+    one_error_line(run("arena", "problems", "show", str(split_pack), "--signer", cwd=tmp_path), "is not signed")
+
+
+def test_a_missing_wallet_suggests_a_btcli_command_that_exists(tmp_path: Path, split_pack: Path) -> None:
+    proc = run("arena", "problems", "pack", str(split_pack), "--out", str(tmp_path / "p.json"), "--wallet.name",
+               "owner", "--wallet.hotkey", "default", "--wallet.path", str(tmp_path / "wallets"), cwd=tmp_path)
+    line = one_error_line(proc, "btcli wallet create --wallet owner --wallet-hotkey default")
+    suggested = re.search(r"`(btcli [^`]+)`", line).group(1).split()
+    helped = subprocess.run([str(BIN / "btcli"), *suggested[1:3], "--help"], capture_output=True, text=True,
+                            timeout=60)
+    assert helped.returncode == 0 and "--wallet-hotkey" in helped.stdout

@@ -350,7 +350,7 @@ def test_missing_wallet_or_hotkey(tmp_path):
     with pytest.raises(PackError) as excinfo:
         load_keypair(wallet_name="half", wallet_hotkey="hk", wallet_path=str(wallets))
     message = one_line_error(excinfo)
-    assert "btcli wallet new_hotkey" in message and "'hk'" in message
+    assert "btcli wallet new-hotkey" in message and "'hk'" in message
 
 
 def test_bad_key_uri():
