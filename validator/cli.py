@@ -37,7 +37,7 @@ app.add_typer(chain_app, name="localchain")
 @app.callback()
 def _main() -> None:
     configure_logging()
-    for noisy in ("alembic", "bittensor"):  # our commands print their own one-line summaries and errors
+    for noisy in ("alembic", "bittensor", "httpx"):  # our commands print their own one-line summaries and errors
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

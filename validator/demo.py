@@ -142,7 +142,8 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     from arena.catalog.build import build_catalog
     from arena.log import get_logger
     from arena.problems.generate import GENERATOR_VERSION, generate_problems
-    from arena.problems.pack import Rotation, new_pack, write_pack
+    from arena.problems.pack import Rotation, new_pack, sealed_pack, write_pack
+    from arena.problems.seal import QUICKNET_ROUND_1000
     from arena.problems.splits import assign_splits
     from validator.chain.local import LocalChain
     from validator.node import build_node, open_store
@@ -170,13 +171,11 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     split = assign_splits(report.problems, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
     operator = _wallet(wallets, "operator")
     rotation = Rotation(cadence_blocks=600, problems_per_race=per_race)  # one race per 10 minutes of 1 s blocks
-    pack = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
-                    rotation=rotation).signed(operator.hotkey)
-    pack_path = write_pack(pack, root / "pack.json")
+    unsealed = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, rotation=rotation)
     counts = {s: sum(1 for p in split if p.split == s) for s in ("public", "race", "held_out")}
-    out.print(f"catalog {catalog_dir}: {size:,} products; pack {pack.pack_id}: {len(split)} problems "
-              f"({counts['public']} public, {counts['race']} race, {counts['held_out']} held out), signed by "
-              f"{operator.hotkey.ss58_address}", highlight=False)
+    out.print(f"catalog {catalog_dir}: {size:,} products; problems for pack {unsealed.pack_id}: {len(split)} "
+              f"({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the race pool is "
+              "sealed once the miners have committed", highlight=False)
 
     # 2. local chain, validator and miners -------------------------------------------------------------------------
     out.rule("[bold]2. local chain")
@@ -223,8 +222,23 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
             out.print(f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}",
                       highlight=False)
 
-        # 4. the validator node ------------------------------------------------------------------------------------
-        out.rule("[bold]4. the validator races them")
+        # 4. the operator seals the race pool ----------------------------------------------------------------------
+        out.rule("[bold]4. the race pool, sealed until its slot")
+        start = chain.block() + 3
+        timed = unsealed.model_copy(update={"rotation": rotation.model_copy(update={"start_block": start})})
+        # every batch is sealed to quicknet round 1000, the one pulse that exists offline; on a real chain each
+        # batch has the future round of its own slot
+        sealed, _ = sealed_pack(timed, fixed_round=1000)
+        pack = sealed.signed(operator.hotkey)
+        pack_path = write_pack(pack, root / "pack.json")
+        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=start)
+        out.print(f"pack {pack.pack_id}: {sum(b.n_problems for b in pack.sealed)} race problems in "
+                  f"{len(pack.sealed)} batches, each sealed with drand timelock encryption (round 1000), signed by "
+                  f"{operator.hotkey.ss58_address}; slot 0 opens at block {start}, where the local chain shows round "
+                  "1000's recorded pulse (a stand-in for subtensor's Drand pallet)", highlight=False)
+
+        # 5. the validator node ------------------------------------------------------------------------------------
+        out.rule("[bold]5. the validator races them")
         data_dir = root / "validator"
         llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
         stops.append(llm)
@@ -233,6 +247,7 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
             "wallet_path": wallets, "data_dir": data_dir, "catalog": catalog_dir, "pack": str(pack_path),
             "pack_signer": operator.hotkey.ss58_address, "concurrency": concurrency, "max_attempts": 2,
             "sandbox_backend": "process", "sandbox_wall_seconds": wall_seconds, "weight_policy": "top_heavy",
+            "weight_shadow": "sn15_top_half",
             "burn_uid": 0, "gateway_upstream": llm.base_url.rstrip("/"), "gateway_models": [DEMO_MODEL],
         }, env_file=None)
         engine = make_engine(settings.db_url)
@@ -268,8 +283,8 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
 
-    # 5. results ---------------------------------------------------------------------------------------------------
-    out.rule("[bold]5. results")
+    # 6. results ---------------------------------------------------------------------------------------------------
+    out.rule("[bold]6. results")
     names = {}
     for name in agents:
         names[_wallet(wallets, name).hotkey.ss58_address] = name
@@ -278,8 +293,9 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         err.print("[bold red]error:[/] the race did not close; see the log above")
         return 1
     race = races[0]
-    table = Table(title=f"race {race.race_id}: {len(race.problem_ids)} problems drawn with block {race.seed_block}'s "
-                        f"hash {race.seed_hash[:18]}...", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+    table = Table(title=f"race {race.race_id}: the {len(race.problem_ids)} problems of the batch sealed to "
+                        f"{race.seed_hash.replace('drand:', 'drand round ')}, opened at block {race.seed_block}",
+                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                   collapse_padding=True)
     tasks = sorted({t for r in store.race_results(race.race_id) for t in r.per_task})
     for column in ("#", "miner", "uid", "score", "succ", "judge", "err", *tasks):
@@ -311,6 +327,14 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     for line in describe_ties(ranked, {r.hotkey: r.uid for r in store.race_results(race.race_id)
                                        if r.uid is not None}, name=lambda hotkey: names.get(hotkey, hotkey[:12])):
         out.print(line, highlight=False)
+    if ws.shadow_vector:
+        shadow = ", ".join(f"uid {uid}: {w:.5f}" for uid, w in ws.shadow_vector.items())
+        out.print(f"shadow weights ({ws.shadow_policy}, stored beside the live ones, never sent): {shadow}",
+                  highlight=False)
+    published = [store.problem(pid) for pid in race.problem_ids]
+    out.print(f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
+              f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
+              f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}", highlight=False)
     on_chain = chain.weights().get(0, {})
     out.print("chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
               highlight=False)

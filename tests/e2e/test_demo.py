@@ -26,9 +26,16 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
         assert f" {name} " in text, name
     assert "copy: copycat" in text and "the same normalized source" in text
     assert "on chain: set at block" in text
+    # the race pool was sealed (drand timelock, round 1000 shown by the local chain from slot 0's block), raced at
+    # its slot, published after close; the shadow policy's vector is printed beside the live one
+    assert "each sealed with drand timelock encryption (round 1000)" in text
+    assert "published: the race closed" in text and "shadow weights (sn15_top_half" in text
+    assert "INFO httpx" not in done.stdout + done.stderr
 
     store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")
     race = [r for r in store.races() if r.status == "closed"][0]
+    assert race.seed_hash == "drand:1000" and all(store.problem(pid).data["reward"] for pid in race.problem_ids)
+    assert store.weight_sets()[0].shadow_policy == "sn15_top_half"
     results = store.race_results(race.race_id)
     assert len(results) == 5  # the copy does not race
     assert {s.status for s in store.all_submissions()} == {"accepted", "copy"}
