@@ -264,13 +264,18 @@ class _Planner:
         self.golds: dict[str, _Gold] = {}
         self.accepted: list[Problem] = []
         self.skipped: list[str] = []
-        self._shop_no = 0
+        self._shops: set[str] = set()
+        self._shop_rng = Rng("rebuild-shops", rng.u())
         for problem in problems:
             self._admit(problem)
 
     def new_shop(self) -> str:
-        self._shop_no += 1
-        return f"99{self._shop_no:06d}"
+        """A shop id of its own, drawn at random (a gold's shop is not told apart from its near misses' by order)."""
+        while True:
+            shop = f"99{self._shop_rng.below(10**6):06d}"
+            if shop not in self._shops:
+                self._shops.add(shop)
+                return shop
 
     def _admit(self, problem: Problem) -> None:
         own: dict[str, Interval] = {}
@@ -315,6 +320,7 @@ class _Planner:
 
     # ------------------------------------------------------------------------------------------------- shops
     def assign_shops(self) -> None:
+        self._shops.update(str(g.document["shop_id"]) for g in self.golds.values() if g.document is not None)
         uf = _UnionFind()
         for pid in self.golds:
             uf.find(pid)
@@ -728,19 +734,27 @@ def _with_knowledge(gold: dict[str, Any], knowledge: str, value: str | None) -> 
 
 
 class _Ids:
-    """Ids for distractors: never equal to, and never containing, any gold id (web gt is a substring test)."""
+    """Ids for distractors, drawn like their gold's (as many digits, the same first digit), so an id does not tell
+    a near miss from its gold; never equal to, and never containing, any gold id (web gt is a substring test)."""
 
-    def __init__(self, golds: set[str]) -> None:
+    def __init__(self, golds: set[str], seed: int) -> None:
         self._golds = golds
-        self._next = 8_000_000_000
+        self._used: set[str] = set()
+        self._rng = Rng("rebuild-ids", seed)
 
-    def new(self) -> str:
+    def new(self, like: str) -> str:
+        if like.isdigit() and 6 <= len(like) <= 19 and like[0] != "0":
+            head, size = like[0], len(like)
+        else:
+            head, size = "1", 10
         while True:
-            self._next += 1
-            candidate = str(self._next)
+            candidate = head + "".join(str(self._rng.below(10)) for _ in range(size - 1))
             n = len(candidate)  # a gold id inside it is one of its substrings
-            if not any(candidate[i:j] in self._golds for i in range(n) for j in range(i + 1, n + 1)):
-                return candidate
+            if candidate in self._used or any(candidate[i:j] in self._golds for i in range(n)
+                                              for j in range(i + 1, n + 1)):
+                continue
+            self._used.add(candidate)
+            return candidate
 
 
 Distractor = tuple[str, list[str], list[_Copy]]
@@ -765,7 +779,7 @@ def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, n
         knowledge = problem.knowledge_attribute or ""
         low = knowledge.lower()
         for breaks, value in [("knowledge attribute", None)] + [(f"knowledge value {v}", v) for v in near_values]:
-            bad = dict(_with_knowledge(golds[0], knowledge, value), product_id=ids.new())
+            bad = dict(_with_knowledge(golds[0], knowledge, value), product_id=ids.new(answer[0]))
             if low and (low in bad["title"].lower() or low in bad["description"].lower()):
                 continue
             out.append((breaks, [bad["product_id"]], [copy_of(0, bad)]))
@@ -777,13 +791,13 @@ def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, n
             # another listing of the product line: in another shop (in a one-shop basket, every other one stays in
             # the basket's shop, so the shop search does not single the gold out)
             shop = gold["shop_id"] if one_shop and n % 2 == 0 else new_shop()
-            copy.product.update(product_id=ids.new(), shop_id=shop, sold_count=rng.below(500))
+            copy.product.update(product_id=ids.new(answer[slot]), shop_id=shop, sold_count=rng.below(500))
             _fail_others(copy, reward, naming.get(answer[slot], []), pool, rng,
                          reprice=not breaks.startswith("price"))
             swapped = answer[:slot] + [copy.product["product_id"]] + answer[slot + 1:]
             out.append((f"slot {slot + 1} {breaks}", swapped, [copy]))
     if problem.task == "shop":
-        moved = dict(golds[-1], product_id=ids.new(), shop_id=new_shop())
+        moved = dict(golds[-1], product_id=ids.new(answer[-1]), shop_id=new_shop())
         out.append(("another shop", answer[:-1] + [moved["product_id"]], [copy_of(len(answer) - 1, moved)]))
     if problem.task == "voucher":
         voucher = problem.voucher
@@ -797,7 +811,7 @@ def _distractors(problem: Problem, docs: dict[str, dict[str, Any]], ids: _Ids, n
         ceiling = ceilings.get(answer[0], math.inf)
         if not math.isinf(ceiling):
             raise_by = max(raise_by, ceiling - golds[0]["price"] + 1.0)
-        pricey = dict(golds[0], product_id=ids.new(), price=round(golds[0]["price"] + raise_by, 2))
+        pricey = dict(golds[0], product_id=ids.new(answer[0]), price=round(golds[0]["price"] + raise_by, 2))
         out.append(("over budget", [pricey["product_id"]] + answer[1:], [copy_of(0, pricey, reprice=False)]))
     return out
 
@@ -889,7 +903,7 @@ def rebuild_catalog(
     plan.assign_shops()
     plan.solve_prices()
     docs = {pid: _gold_document(gold, rng) for pid, gold in plan.golds.items()}
-    ids = _Ids(set(plan.golds))
+    ids = _Ids(set(plan.golds), background_seed)
 
     web = [p for p in plan.accepted if p.task == "web"]
     value_pool = list(dict.fromkeys(p.knowledge_attribute or "" for p in web))

@@ -260,6 +260,16 @@ def test_searching_alone_rarely_finds_the_answer_of_a_product_problem(tmp_path):
         check = selfcheck(report.problems, catalog.get, ruleset=ruleset)
         assert check.ok, (ruleset, check.failures[:5])
         assert check.by_task["product"].distractors >= 60 * NEAR_MISSES_PRODUCT
+    # nor do ids tell the gold apart: its near misses' ids are drawn like its own, and its shop's number is not
+    # the first one made (the old rebuild numbered the golds' shops before their near misses')
+    ranks = []
+    for problem in report.problems:
+        gold = problem.gold_ids[0]
+        misses = [d["answer"][0] for d in problem.meta["distractors"]]
+        assert all(len(m) == len(gold) and m[0] == gold[0] for m in misses)
+        shops = sorted(catalog.get(pid)["shop_id"] for pid in [gold, *misses])
+        ranks.append(shops.index(catalog.get(gold)["shop_id"]) / len(misses))
+    assert 0.3 <= sum(ranks) / len(ranks) <= 0.7
 
 
 def test_near_miss_words_never_meet_a_constraint_even_one_named_tags(tmp_path):
