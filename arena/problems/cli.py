@@ -272,6 +272,8 @@ def pack_cmd(
     problems_per_race: Annotated[int | None, typer.Option(help="Problems drawn per race.")] = None,
     task_mix: Annotated[str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")]
         = None,
+    start_block: Annotated[int | None, typer.Option(
+        "--start-block", help="The block the rotation starts at (slot 0 of a sealed pack opens there).")] = None,
     seal_round: Annotated[int | None, typer.Option(
         "--seal.round", help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
                              "whose signature is public).")] = None,
@@ -306,6 +308,8 @@ def pack_cmd(
         rotation["cadence_blocks"] = cadence_blocks
     if problems_per_race is not None:
         rotation["problems_per_race"] = problems_per_race
+    if start_block is not None:
+        rotation["start_block"] = start_block
     if task_mix is not None:
         try:
             rotation["task_mix"] = {k.strip(): float(v) for k, v in (part.split("=") for part in task_mix.split(","))}

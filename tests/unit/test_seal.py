@@ -129,6 +129,10 @@ def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
     anchored = arena("problems", "pack", str(src), "--out", str(tmp_path / "a.json"), "--key-uri", "//Alice",
                      "--seal.anchor_block", "100", "--seal.anchor_time", str(time_of_round(2000)), check=True)
     assert "drand rounds 1600..1680" in anchored.stdout  # block 0 is 100 blocks (400 rounds) before the anchor
+    later = arena("problems", "pack", str(src), "--out", str(tmp_path / "b.json"), "--key-uri", "//Alice",
+                  "--start-block", "200", "--seal.anchor_block", "100", "--seal.anchor_time", str(time_of_round(2000)),
+                  check=True)
+    assert "slots at blocks 200..220, drand rounds 2400..2480" in later.stdout
     base = ("problems", "pack", str(src), "--key-uri", "//Alice", "--out")
     one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "0"), "not a drand round")
     one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "5", "--seal.anchor_block", "1"),
