@@ -630,12 +630,12 @@ def _price_hit_any(rule: PriceRule, price: float) -> bool:
     return rule.lo is not None and rule.hi is not None and rule.lo <= price <= rule.hi
 
 
-def _price_like(gold: dict[str, Any], reward: ProductReward, rng: Rng) -> float:
-    """A price near the gold's that the reward's price rules admit (so price alone does not tell them apart)."""
-    base = float(gold["price"])
+def _price_like(center: float, gold: dict[str, Any], reward: ProductReward, rng: Rng) -> float:
+    """A price around ``center`` (itself drawn around the gold's price, so the gold's is not the middle one) that the
+    reward's price rules admit: price alone does not tell the near misses from the gold."""
     lo, hi = price_interval(reward.price) if reward.price else (0.0, math.inf)
-    price = round(base * (0.85 + 0.3 * rng.u()), 2)
-    return price if lo <= price <= hi and price > 0 else base
+    price = round(center * (0.85 + 0.3 * rng.u()), 2)
+    return price if lo <= price <= hi and price > 0 else float(gold["price"])
 
 
 def _near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: _Values,
@@ -646,13 +646,14 @@ def _near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: 
     the reward's rules. None when the reward constrains nothing but the title."""
     kinds: list[list[tuple[str, _Copy]]] = []
     gold_id = gold["product_id"]
+    center = float(gold["price"]) * (0.85 + 0.3 * rng.u())
     for rule in reward.price:
         kinds.append([(f"price {rule.mode} ({price:g})", _Copy(gold_id, dict(gold, price=price)))
                       for price in _missed_prices(rule, count)])
     for service in dict.fromkeys(reward.service):
         kept = [s for s in gold["service"] if s != service]
         kinds.append([(f"service {service}", _Copy(gold_id, dict(gold, service=kept, price=_price_like(
-            gold, reward, rng)))) for _ in range(count)])
+            center, gold, reward, rng)))) for _ in range(count)])
     pairs = [("sku", k, v) for k, v in _reward_option(reward).items()]
     pairs += [("attribute", k, v) for attr in reward.attributes for k, values in attr.items()
               for v in dict.fromkeys(values)]
@@ -660,7 +661,7 @@ def _near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: 
         variants = []
         for other in pool.pick(key, value, rng, count):
             product, swapped = _break_pair(gold, key, value, other)
-            product["price"] = _price_like(gold, reward, rng)
+            product["price"] = _price_like(center, gold, reward, rng)
             variants.append((f"{what} {key} ({other})", _Copy(gold_id, product, [value] * swapped,
                                                               [other] * swapped)))
         kinds.append(variants)
