@@ -6,8 +6,9 @@ verdicts, copy and weights), then three more races written with the store's own 
   the tie broken by offline's earlier commitment; hostile's runs end 1004 (out of memory: exit 137, stderr kept);
 - race 4 (seed block 1800, running): some runs finished and scored, some in a sandbox, some pending, one errored.
 
-A weight set lands for each closed race. The runs of races 2-4 have no trajectory (their scores are written
-directly); the demo's race holds the real ones.
+A weight set lands for each closed race. Races 2-4 draw from a second pack holding copies of the demo's problems
+(the demo stores only the batch it raced); their runs have no trajectory (their scores are written directly); the
+demo's race holds the real ones.
 """
 
 from __future__ import annotations
@@ -103,10 +104,14 @@ def names_of(demo_stdout: str) -> dict[str, str]:
 def grow(store: Store, names: dict[str, str]) -> History:
     """Add races 2-4 to the demo's store. `names`: demo agent name -> hotkey (`names_of`)."""
     (first,) = store.races(status="closed")
-    pack_id = first.pack_id
-    pool = [p for p in store.problems(pack_id, split="race") if p.problem_id not in first.problem_ids]
-    gold = {p.problem_id: str(p.data["reward"][0]["product_id"]) for p in pool if p.data.get("reward")}
-    pool = [p for p in pool if p.problem_id in gold]
+    # the demo stores only the batch it raced: races 2-4 draw from a second pack of the demo's problems, copied
+    source = [p for p in store.problems(first.pack_id) if (p.data.get("reward") or [{}])[0].get("product_id")]
+    copies = [{**source[n % len(source)].data, "problem_id": f"{source[n % len(source)].problem_id}-h{n}",
+               "split": "race"} for n in range(12)]
+    pack_id = "history-pack-of-the-demo"
+    store.add_pack(pack_id=pack_id, name="history", digest="0" * 64, problems=copies, activate=False)
+    pool = store.problems(pack_id, split="race")
+    gold = {p.problem_id: str(p.data["reward"][0]["product_id"]) for p in pool}
     subs: list[Submission] = sorted(store.latest_submissions(), key=lambda s: s.commitment_block)
     by_hotkey = {s.hotkey: s for s in subs}
     # the demo's four racing agents (a miner the demo adds later does not race these)

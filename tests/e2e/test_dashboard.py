@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from sandbox.serving import ThreadedServer
 from tests.e2e.dashboard_history import History, close, grow, names_of
+from tests.support.postgres import fresh_database
 from validator.api import create_app
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
@@ -36,12 +37,41 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     names = names_of(done.stdout)
     assert {"offline", "offline-lite", "offline-deep", "copycat", "hostile"} <= set(names), done.stdout[-2000:]
-    # a copy of the demo's store, taken before anything opens it, to grow a history in
-    history = root.parent / "history"
-    history.mkdir()
+    # a copy of the demo's store, taken before anything opens it, to grow histories from
+    pristine = root.parent / "pristine"
+    pristine.mkdir()
     for part in (root / "validator").glob("validator.sqlite*"):
-        shutil.copy(part, history / part.name)
+        shutil.copy(part, pristine / part.name)
     return root, names
+
+
+def _sqlite_copy(demo: tuple[Path, dict[str, str]], name: str) -> str:
+    folder = demo[0].parent / name
+    folder.mkdir()
+    for part in (demo[0].parent / "pristine").glob("validator.sqlite*"):
+        shutil.copy(part, folder / part.name)
+    return f"sqlite:///{folder / 'validator.sqlite'}"
+
+
+def _postgres_copy(demo: tuple[Path, dict[str, str]], url: str) -> None:
+    """The demo's store, row for row, in a fresh PostgreSQL database at `url` (schema by the migrations)."""
+    from sqlalchemy import text
+
+    from validator.store.models import Base
+
+    source = make_engine(_sqlite_copy(demo, "for-postgres"))
+    target = make_engine(url)
+    upgrade(target)
+    with source.connect() as read, target.begin() as write:
+        for table in Base.metadata.sorted_tables:
+            rows = [dict(r._mapping) for r in read.execute(table.select())]
+            if rows:
+                write.execute(table.insert(), rows)
+            if "id" in table.c and table.c.id.autoincrement is True:
+                write.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                                   f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table.name}), false)"))
+    source.dispose()
+    target.dispose()
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +81,27 @@ def demo_store(demo: tuple[Path, dict[str, str]]) -> Iterator[Store]:
     store.close()
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def history(demo: tuple[Path, dict[str, str]], request: pytest.FixtureRequest) -> Iterator[tuple[Store, History]]:
+    """The demo's race, then two more closed races and a running one (`tests.e2e.dashboard_history`), on SQLite and
+    on PostgreSQL."""
+    if request.param == "sqlite":
+        store = Store.open(_sqlite_copy(demo, "history"))
+        yield store, grow(store, demo[1])
+        store.close()
+        return
+    with fresh_database("arena_dashboard") as url:
+        _postgres_copy(demo, url)
+        store = Store.open(url)
+        yield store, grow(store, demo[1])
+        store.close()
+
+
 @pytest.fixture(scope="module")
-def history(demo: tuple[Path, dict[str, str]]) -> Iterator[tuple[Store, History]]:
-    """The demo's race, then two more closed races and a running one (`tests.e2e.dashboard_history`)."""
-    store = Store.open(f"sqlite:///{demo[0].parent / 'history' / 'validator.sqlite'}")
-    made = grow(store, demo[1])
-    yield store, made
+def browsed(demo: tuple[Path, dict[str, str]]) -> Iterator[tuple[Store, History]]:
+    """The same history on SQLite, for the browser."""
+    store = Store.open(_sqlite_copy(demo, "browsed"))
+    yield store, grow(store, demo[1])
     store.close()
 
 
@@ -420,12 +465,12 @@ def check_page(driver: Any, name: str) -> None:
     assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000
 
 
-def test_a_browser_sees_every_page(history: tuple[Store, History], tmp_path: Path) -> None:
+def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    store, made = history
+    store, made = browsed
     names = made.names
     with browsing(store, tmp_path) as (driver, url):
         wait = WebDriverWait(driver, 30)
