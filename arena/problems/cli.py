@@ -25,6 +25,17 @@ def _load(path: Path, *, catalog_digest: str | None = None, require_signature: b
         fail(str(exc))
 
 
+def _out_file(path: Path | None) -> Path | None:
+    """--out names a file to write: checked when the command line is read, before any work."""
+    if path is not None and path.is_dir():
+        fail(f"--out {path} is a folder; give a file name, e.g. {path / 'pack.json'}")
+    if path is not None and path.parent.exists() and not path.parent.is_dir():
+        fail(f"--out: {path.parent} is a file, not a folder")
+    if path is not None and not path.parent.is_dir():
+        fail(f"--out: folder {path.parent} does not exist; create it first")
+    return path
+
+
 def _write(pack: Any, path: Path) -> None:
     from arena.problems.pack import PackError, write_pack
 
@@ -59,7 +70,7 @@ def _print_counts(problems: list[Any], title: str) -> None:
 def import_cmd(
     files: Annotated[list[Path], typer.Argument(
         help="ShoppingBench test files (product, shop, voucher, web JSONL) or ORO problem suites (one JSON array).")],
-    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.", callback=_out_file)],
     rebuild_catalog: Annotated[Path | None, typer.Option(
         "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors).")
     ] = None,
@@ -128,7 +139,7 @@ def import_cmd(
 def generate_cmd(
     catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog to draw gold products from.")],
     n: Annotated[int, typer.Option("--n", help="How many problems.")],
-    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.", callback=_out_file)],
     tasks: Annotated[str, typer.Option(help="Task types, comma-separated, generated in turn.")] =
         "product,shop,voucher,web",
     seed: Annotated[int, typer.Option(help="Seed: same catalog, seed and n give the same problems.")] = 0,
@@ -184,7 +195,8 @@ def generate_cmd(
 @app.command("split")
 def split_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to split.")],
-    out_pack: Annotated[Path, typer.Option("--out", help="Where to write the split pack (may be the same file).")],
+    out_pack: Annotated[Path, typer.Option("--out", help="Where to write the split pack (may be the same file).",
+                                           callback=_out_file)],
     public: Annotated[float, typer.Option(help="Share of problems for the public split.")] = 0.2,
     race: Annotated[float, typer.Option(help="Share for races.")] = 0.6,
     held_out: Annotated[float, typer.Option("--held-out", help="Share never raced (kept for evaluation).")] = 0.2,
@@ -261,7 +273,7 @@ def selfcheck_cmd(
 @app.command("pack")
 def pack_cmd(
     inputs: Annotated[list[Path], typer.Argument(help="One or more packs to combine.")],
-    out_pack: Annotated[Path, typer.Option("--out", help="The signed pack to write.")],
+    out_pack: Annotated[Path, typer.Option("--out", help="The signed pack to write.", callback=_out_file)],
     public_only: Annotated[bool, typer.Option("--public-only", help="Write only the public split (answers "
                                                                       "included) for miners; unsigned.")] = False,
     wallet_name: Annotated[str | None, typer.Option("--wallet.name", help="Operator wallet name.")] = None,

@@ -348,3 +348,18 @@ def test_a_missing_wallet_suggests_a_btcli_command_that_exists(tmp_path: Path, s
     helped = subprocess.run([str(BIN / "btcli"), *suggested[1:3], "--help"], capture_output=True, text=True,
                             timeout=60)
     assert helped.returncode == 0 and "--wallet-hotkey" in helped.stdout
+
+
+def test_out_onto_a_folder_or_into_a_missing_one_is_one_line_before_any_work(catalog: Path, split_pack: Path,
+                                                                              tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("keep me")
+    commands = [["problems", "generate", "--catalog", str(catalog), "--n", "5"],
+                ["problems", "split", str(split_pack)],
+                ["problems", "pack", str(split_pack), "--key-uri", "//Alice"]]
+    for command in commands:
+        one_error_line(run("arena", *command, "--out", str(tmp_path), cwd=tmp_path), "is a folder")
+        one_error_line(run("arena", *command, "--out", str(tmp_path / "nope" / "p.json"), cwd=tmp_path),
+                       "folder", "does not exist")
+        one_error_line(run("arena", *command, "--out", str(a_file / "p.json"), cwd=tmp_path), "is a file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"] and a_file.read_text() == "keep me"
