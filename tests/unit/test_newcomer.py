@@ -362,4 +362,6 @@ def test_out_onto_a_folder_or_into_a_missing_one_is_one_line_before_any_work(cat
         one_error_line(run("arena", *command, "--out", str(tmp_path / "nope" / "p.json"), cwd=tmp_path),
                        "folder", "does not exist")
         one_error_line(run("arena", *command, "--out", str(a_file / "p.json"), cwd=tmp_path), "is a file")
+    selfcheck = ["problems", "selfcheck", str(split_pack), "--catalog", str(catalog), "--json"]
+    one_error_line(run("arena", *selfcheck, str(tmp_path / "nope" / "r.json"), cwd=tmp_path), "--json: folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"] and a_file.read_text() == "keep me"
