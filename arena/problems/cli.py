@@ -25,8 +25,16 @@ def _load(path: Path, *, catalog_digest: str | None = None, require_signature: b
         fail(str(exc))
 
 
-def _out_file(path: Path | None, flag: str = "--out") -> Path | None:
+def _out_file(path: Path | None) -> Path | None:
     """--out names a file to write: checked when the command line is read, before any work."""
+    return _check_file(path, "--out")
+
+
+def _json_file(path: Path | None) -> Path | None:
+    return _check_file(path, "--json")
+
+
+def _check_file(path: Path | None, flag: str) -> Path | None:
     if path is not None and path.is_dir():
         fail(f"{flag} {path} is a folder; give a file name, e.g. {path / 'pack.json'}")
     if path is not None and path.parent.exists() and not path.parent.is_dir():
@@ -232,7 +240,7 @@ def selfcheck_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to check.")],
     catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON here.",
-                                                  callback=lambda p: _out_file(p, "--json"))] = None,
+                                                  callback=_json_file)] = None,
 ) -> None:
     """Run every gold answer and every recorded distractor through the pack's ruleset (gold 100%, distractors 0%),
     and the blind baseline (top search hits, no reading): its success per task should stay low."""
