@@ -108,7 +108,7 @@ def grow(store: Store, names: dict[str, str]) -> History:
     source = [p for p in store.problems(first.pack_id) if (p.data.get("reward") or [{}])[0].get("product_id")]
     copies = [{**source[n % len(source)].data, "problem_id": f"{source[n % len(source)].problem_id}-h{n}",
                "split": "race"} for n in range(12)]
-    pack_id = "history-pack-of-the-demo"
+    pack_id = "pack-history"
     store.add_pack(pack_id=pack_id, name="history", digest="0" * 64, problems=copies, activate=False)
     pool = store.problems(pack_id, split="race")
     gold = {p.problem_id: str(p.data["reward"][0]["product_id"]) for p in pool}

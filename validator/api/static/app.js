@@ -43,7 +43,7 @@ async function api(path) {
 
 function table(columns, rows, id = "", sort = null) {
   const head = columns.map((c) => {
-    const cls = c.num ? "num" : "";
+    const cls = `${c.num ? "num" : ""}${c.wide ? " wide" : ""}`;
     if (sort && c.sort) {
       const active = sort.key === c.sort;
       const next = active && sort.order === "asc" ? "desc" : "asc";
@@ -51,7 +51,7 @@ function table(columns, rows, id = "", sort = null) {
     }
     return `<th class="${cls}">${esc(c.title)}</th>`;
   }).join("");
-  const body = rows.map((r) => `<tr>${columns.map((c) => `<td class="${c.num ? "num" : ""}">${c.html ? c.html(r) : esc(c.value(r))}</td>`).join("")}</tr>`).join("");
+  const body = rows.map((r) => `<tr>${columns.map((c) => `<td class="${c.num ? "num" : ""}${c.wide ? " wide" : ""}">${c.html ? c.html(r) : esc(c.value(r))}</td>`).join("")}</tr>`).join("");
   return `<div class="scroll"><table${id ? ` id="${id}"` : ""}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
@@ -348,9 +348,9 @@ async function runsExplorer(target, params, base, fixed = []) {
     { title: "status", sort: "status", html: (r) => `<a href="#/run/${enc(r.run_id)}">${badge(r.status)}</a>${r.error_code ? ` <span class="bad" title="${esc(r.blame)}">${r.error_code}</span>` : ""}` },
     { title: "score", sort: "score", value: (r) => (r.hidden ? "–" : num(r.final)), num: true },
     { title: "time (s)", value: (r) => num(r.seconds, 2), num: true },
-    { title: "tools", sort: "tools", value: (r) => (r.hidden ? "–" : r.tool_calls), num: true },
-    { title: "cost ($)", sort: "cost", value: (r) => (r.hidden ? "–" : num(r.cost, 4)), num: true },
-    { title: "ended", sort: "ended", html: (r) => ago(r.ended_at) },
+    { title: "tools", sort: "tools", value: (r) => (r.hidden ? "–" : r.tool_calls), num: true, wide: true },
+    { title: "cost ($)", sort: "cost", value: (r) => (r.hidden ? "–" : num(r.cost, 4)), num: true, wide: true },
+    { title: "ended", sort: "ended", html: (r) => ago(r.ended_at), wide: true },
   ], runs.items, "runs", sorter)}${pager}`;
   target.querySelector("form").addEventListener("submit", (event) => {
     event.preventDefault();
