@@ -100,8 +100,17 @@ def test_migrations_up_from_empty_match_models_and_go_down_again(db_url: str) ->
 
 
 def test_store_refuses_a_schema_that_is_behind(db_url: str) -> None:
+    with make_engine(db_url).connect():  # the database exists (an empty SQLite file is made), its schema does not
+        pass
     with pytest.raises(SchemaError, match="arena-validator db upgrade"):
         Store.open(db_url)
+
+
+def test_a_store_that_is_not_there_is_not_made_by_opening_it(tmp_path: Path) -> None:
+    typo = tmp_path / "vaildator" / "validator.sqlite"
+    with pytest.raises(StoreError, match="does not exist") as caught:
+        Store.open(f"sqlite:///{typo}")
+    assert caught.value.code == "no_store" and not typo.parent.exists()
 
 
 def test_unreachable_database_is_one_clear_error() -> None:
