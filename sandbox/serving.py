@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from typing import Any
@@ -24,13 +25,32 @@ class ThreadedServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    def _bind(self) -> socket.socket:
+        """The listening socket, bound here so a failure is the system's own reason (address in use, no such
+        address...), raised as `OSError` with its errno, rather than uvicorn's exit in the thread."""
+        try:
+            infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        except (socket.gaierror, OverflowError) as exc:
+            raise OSError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            sock.close()
+            raise OSError(exc.errno, f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        return sock
+
     def start(self, timeout: float = 10.0) -> ThreadedServer:
-        self._thread = threading.Thread(target=self.server.run, name=f"http-{self.host}", daemon=True)
+        sock = self._bind()
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, name=f"http-{self.host}",
+                                        daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
             if not self._thread.is_alive():
-                raise OSError(f"the server could not start on {self.host}:{self.port} (port in use?)")
+                raise OSError(f"the server could not start on {self.host}:{self.port}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise OSError(f"the server did not start on {self.host}:{self.port} within {timeout:g}s")

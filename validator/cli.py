@@ -183,7 +183,10 @@ def dashboard_cmd(settings: Settings,
     try:
         server.start()
     except OSError as exc:
-        fail(f"cannot serve on {settings.api_host}:{port}: {exc}; pick another --port")
+        import errno
+
+        fail(f"{exc.strerror or exc}; " + ("pick another --port" if exc.errno == errno.EADDRINUSE else
+                           "check --api.host (an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)"))
     get_logger("validator").info("dashboard.serving", url=server.url + "/", api=server.url + "/openapi.json")
     out.print(f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   "
               "(Ctrl-C to stop)", highlight=False)

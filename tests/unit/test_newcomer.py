@@ -365,3 +365,23 @@ def test_out_onto_a_folder_or_into_a_missing_one_is_one_line_before_any_work(cat
     selfcheck = ["problems", "selfcheck", str(split_pack), "--catalog", str(catalog), "--json"]
     one_error_line(run("arena", *selfcheck, str(tmp_path / "nope" / "r.json"), cwd=tmp_path), "--json: folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"] and a_file.read_text() == "keep me"
+
+
+def test_dashboard_says_why_it_cannot_listen(tmp_path: Path) -> None:
+    import socket
+
+    assert run("arena-validator", "db", "upgrade", "--data-dir", str(tmp_path / "vd"), cwd=tmp_path).returncode == 0
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = str(taken.getsockname()[1])
+        line = one_error_line(run("arena-validator", "dashboard", "--data-dir", str(tmp_path / "vd"), "--port", port,
+                                  cwd=tmp_path), f"127.0.0.1:{port}", "Address already in use", "pick another --port")
+        assert "Errno" not in line
+    finally:
+        taken.close()
+    line = one_error_line(run("arena-validator", "dashboard", "--data-dir", str(tmp_path / "vd"), "--port", "18463",
+                              "--api.host", "no-such-host.invalid", cwd=tmp_path), "no-such-host.invalid",
+                          "check --api.host")
+    assert "in use" not in line and "--port" not in line
