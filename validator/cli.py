@@ -206,8 +206,9 @@ def dashboard_cmd(settings: Settings,
 
 @app.command("demo")
 def demo_cmd(
-    root: Annotated[Path, typer.Option("--dir", help="Where the demo keeps everything (made afresh).")] = Path(
-        "var/demo"),
+    root: Annotated[Path, typer.Option(
+        "--dir", help="Where the demo keeps everything: a new or empty folder, or an earlier demo's (replaced); any "
+                      "other folder is refused.")] = Path("var/demo"),
     size: Annotated[int, typer.Option(help="Catalog size (products).", min=1000)] = 20_000,
     problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
     per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 10,
