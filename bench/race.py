@@ -13,6 +13,7 @@ Rows:
   `finished` minus its sandbox time: staging, gateway bookkeeping, the trajectory write, scoring, waiting for the
   judge and judging; the judge is on: the node's default, offline); the overhead is the node's summed time
   over the summed agent time;
+- the node process's CPU time per run (steadier than wall time when other work shares the machine);
 - the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
   runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
 - the cost of opening a sealed batch (per race) and of the qualifying round: not measured yet (see `cost_rows`);
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import sys
 import tempfile
 import time
@@ -37,7 +39,7 @@ from sandbox.backends import Limits  # noqa: E402
 from sandbox.backends.process import ProcessSandbox  # noqa: E402
 from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
 from validator.demo import MINER_TEMPLATE  # noqa: E402
-from validator.races import STAGES, Arena, ArenaConfig  # noqa: E402
+from validator.races import Arena, ArenaConfig  # noqa: E402
 from validator.scheduler import Node  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402
 from validator.store.schema import upgrade  # noqa: E402
@@ -86,9 +88,9 @@ def main() -> None:
             sets = store.weight_sets()
             return bool(sets) and sets[-1].status in {"set", "failed"}
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu()
         asyncio.run(node.run(until=done, poll=0.5, handle_signals=False))
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, _cpu() - cpu
 
         runs = store.runs()
         agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
@@ -101,16 +103,30 @@ def main() -> None:
         print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
         print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
               f"run) = {node_time / agent:.1%} of agent time")
-        per_run = {stage: arena.stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in STAGES}
-        print("stages    ms per run (the node's default judge, offline): "
-              + ", ".join(f"{stage.replace('_', ' ')} {per_run[stage]:.1f}" for stage in STAGES)
-              + f"; sum {sum(per_run.values()):.1f}")
+        print(f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
+              "serving the agents' calls included; steadier than wall time on a shared machine)")
+        stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent before issue 15's item 8
+        if stages is None:
+            print("stages    not instrumented in this version of the node")
+        else:
+            per_run = {stage: stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in stages.seconds}
+            print("stages    ms per run (the node's default judge, offline): "
+                  + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in per_run.items())
+                  + f"; sum {sum(per_run.values()):.1f}")
+            cpu = {stage: ms / max(len(runs), 1) * 1000 for stage, ms in stages.cpu.items() if ms is not None}
+            print("          of which CPU: " + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}"
+                                                     for stage, ms in cpu.items()) + f"; sum {sum(cpu.values()):.1f}")
         for row in cost_rows():
             print(row)
         idle = wall * args.concurrency - sum(spans)
         print(f"idle      {max(idle, 0):.1f}s of {wall * args.concurrency:.1f} slot-seconds "
               f"({max(idle, 0) / (wall * args.concurrency):.1%}) not covered by a run")
         store.close()
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this process only: the sandboxes are its children
+    return usage.ru_utime + usage.ru_stime
 
 
 def cost_rows() -> list[str]:

@@ -16,11 +16,12 @@ the store failed under it) and retries it, scores runs left `scoring` without a 
   retried with exponential backoff up to `max_attempts`; agent-blamed errors (1xxx, among them no answer 1006,
   budget exhausted 1007 and an invalid bundle 1008) are final and count 0; every attempt's error is kept in the
   run's `sandbox.attempts` for the run page;
-- judging: the reasoning judge reads a strictly scored run's gateway log as soon as the run is scored (its sandbox
-  slot already free for the next run; `judge_concurrency` runs judged at a time); its coefficient makes the final
-  score (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring`
-  to be judged again later by `judge_runs` (the periodic sweep, which also judges runs `recover` scored), never a
-  zero;
+- judging: the reasoning judge reads a strictly scored run's gateway log as soon as the run is scored, never
+  waiting for a job's interval: the offline judge (CPU only, a few ms) right away, its verdict stored in the same
+  commit as the trajectory and the strict score; a judge with I/O (the LLM judge) once `dispatch` has freed the
+  run's sandbox slot, in a thread, `judge_concurrency` runs at a time. Its coefficient makes the final score
+  (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring` to be
+  judged again later by `judge_runs` (the periodic sweep, which also judges runs `recover` scored), never a zero;
 - `close_races`: when every run is final (one aggregate query per running race and tick, no run read), a miner's
   race score is the mean final score over the race's problems (agent errors count 0; a problem the validator could
   not run for them after every attempt is left out);
@@ -75,15 +76,32 @@ class StageTimes:
     """Where the node's own time goes, summed over the runs it handled: staging (the attempt's start and the agent's
     folder), gateway (opening and closing the run's gateway session, and the sandbox around the agent's own clock),
     trajectory write, strict scoring, judge wait (from the strict score to the judge taking the run), judge, close
-    (the close job, every tick of it, ticks that close nothing included). `bench/race.py` prints them per run."""
+    (the close job, every tick of it, ticks that close nothing included). `bench/race.py` prints them per run.
+
+    Beside the wall time, the CPU time of the thread that did the stage, for the stages with no wait inside (not
+    the gateway's, which spans the agent's run, nor the judge wait): steadier than wall time on a busy machine."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.cpu: dict[str, float | None] = {stage: None if stage in {"gateway", "judge_wait"} else 0.0
+                                             for stage in STAGES}
         self.counts: dict[str, int] = dict.fromkeys(STAGES, 0)
 
-    def add(self, stage: str, seconds: float) -> None:
-        self.seconds[stage] += max(seconds, 0.0)
+    @staticmethod
+    def now() -> tuple[float, float]:
+        """A mark: (wall clock, this thread's CPU clock)."""
+        return time.perf_counter(), time.thread_time()
+
+    def add(self, stage: str, since: tuple[float, float], *, less: float = 0.0) -> tuple[float, float]:
+        """Count the stage from the mark `since` to now (`less` seconds of someone else's time excluded from the
+        wall time); returns now's mark, to start the next stage from."""
+        until = self.now()
+        self.seconds[stage] += max(until[0] - since[0] - less, 0.0)
+        cpu = self.cpu[stage]
+        if cpu is not None:
+            self.cpu[stage] = cpu + max(until[1] - since[1], 0.0)
         self.counts[stage] += 1
+        return until
 
 
 
@@ -213,7 +231,9 @@ class Arena:
         self._work: Path | None = None
         self._server: GatewayServer | None = None
         self._judging: set[str] = set()
-        self._scored: dict[str, tuple[float, list[Any]]] = {}  # scored in this process, to judge now: (when, log)
+        # runs scored in this process, to judge now: (when, their gateway log, their strict success)
+        self._scored: dict[str, tuple[tuple[float, float], list[Any], float]] = {}
+        self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._judge_gate: tuple[Any, asyncio.Semaphore] | None = None  # (its event loop, the gate)
         self.stages = StageTimes()
         self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
@@ -555,31 +575,41 @@ class Arena:
                 self.log.error("races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
                                traceback=traceback.format_exc())
 
+    def _bundle(self, submission_id: int) -> str | None:
+        """The sha256 of a submission's bundle (read once per submission: it never changes)."""
+        if submission_id not in self._bundles:
+            submission = self.store.submission(submission_id)
+            if submission is None:
+                return None
+            self._bundles[submission_id] = submission.sha256
+        return self._bundles[submission_id]
+
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
-        began = time.perf_counter()
+        began = self.stages.now()
         self._lost.pop(run_id, None)
         problem = self._problem(run.problem_id)
-        submission = self.store.submission(run.submission_id)
+        sha256 = self._bundle(run.submission_id)
+        assert self._work is not None
+        staged = problem is not None and sha256 is not None and (self._work / "agents" / sha256).is_dir()
         try:
-            self.store.transition(run_id, "starting")
+            self.store.claim(run_id, running=staged)  # an agent staged already: nothing to prepare, one commit
         except StoreError as exc:  # another worker took it, or it is final: never run twice
             self._warn("races.skip", run_id=run_id, reason=str(exc))
             return
         try:
-            if problem is None or submission is None:
+            if problem is None or sha256 is None:
                 raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
-            agent_dir = self._agent_dir(submission.sha256)
+            agent_dir = self._agent_dir(sha256)
         except BundleError as exc:  # the miner's bundle cannot be made into a runnable agent: theirs, final
             await asyncio.to_thread(self._fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
             return
         except (LookupError, FileNotFoundError, OSError) as exc:
             await asyncio.to_thread(self._fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
             return
-        assert self._work is not None
-        self.store.transition(run_id, "running")
-        launched = time.perf_counter()
-        self.stages.add("staging", launched - began)
+        if not staged:
+            self.store.transition(run_id, "running")
+        launched = self.stages.add("staging", began)
         try:
             outcome = await run_one(self.gateway, self.sandbox, agent_dir, self._work / "gw", problem.public(),
                                     limits=self.config.limits, budgets=self.config.budgets, run_id=run_id)
@@ -590,7 +620,7 @@ class Arena:
             await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
         result = outcome.result
-        self.stages.add("gateway", time.perf_counter() - launched - result.elapsed_s)
+        self.stages.add("gateway", launched, less=result.elapsed_s)
         code, error = outcome.error_code()
         if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
             code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
@@ -606,24 +636,40 @@ class Arena:
             self.metrics.sandbox(result.elapsed_s, outcome.events)
             if outcome.upstream_errors:
                 self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
-        written = time.perf_counter()
+        written = self.stages.now()
         if code is None:
-            self.store.record_run(run_id, "scoring", outcome.events, **spend)
-            scoring = time.perf_counter()
-            self.stages.add("trajectory_write", scoring - written)
-            if self._score_or_fail(run_id, answer=outcome.answer):
-                scored = time.perf_counter()
-                self.stages.add("strict_scoring", scored - scoring)
-                self._scored[run_id] = (scored, outcome.events)  # judged as soon as `dispatch` frees its slot
+            try:  # strict scoring first, so the trajectory and its strict score land in one commit
+                strict = self._strict(problem, outcome.answer)
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
+                strict, failure = None, exc
+            scored = self.stages.add("strict_scoring", written)
+            judgment = None
+            if strict is not None and self._local(run):  # the offline judge: judged now, in the same commit
+                judging = self.stages.add("judge_wait", scored)
+                judgment = self._judge_inline(run, problem, outcome.events, float(strict.success))
+                scored = self.stages.add("judge", judging)
+            self.store.record_run(run_id, "scoring", outcome.events, **spend, strict=None if strict is None else (
+                float(strict.success), strict.model_dump(mode="json")), judgment=judgment)
+            written = self.stages.add("trajectory_write", scored)
+            if judgment is not None:
+                if self.metrics is not None:
+                    self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(
+                        written[0] - judging[0])
+                    self.metrics.run_final("finished", None)
+            elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
+                self._scored[run_id] = (written, outcome.events, float(strict.success))
+            elif failure is not None:
+                self._scoring_failed(run_id, failure)
         elif blame.blame_of(code) == "agent":
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
-            self.stages.add("trajectory_write", time.perf_counter() - written)
+            self.stages.add("trajectory_write", written)
             self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
             if self.metrics is not None:
                 self.metrics.run_final("errored", "agent")
         else:
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
-            self.stages.add("trajectory_write", time.perf_counter() - written)
+            self.stages.add("trajectory_write", written)
             self._retry_or_give_up(run_id, code, error)
 
     def _score_or_fail(self, run_id: str, answer: Any = None) -> bool:
@@ -637,12 +683,16 @@ class Arena:
         except (StoreError, SQLAlchemyError):
             raise
         except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault
-            if self.log is not None:
-                self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
-                               traceback=traceback.format_exc())
-            self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
+            self._scoring_failed(run_id, exc)
             return False
         return True
+
+    def _scoring_failed(self, run_id: str, exc: BaseException) -> None:
+        """A fault of ours while scoring: its traceback in the log, the attempt ended 2007 (retried)."""
+        if self.log is not None:
+            self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
+                           traceback="".join(traceback.format_exception(exc)))
+        self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
 
     @staticmethod
     def _attempts(run: Run, code: int | None, error: str | None,
@@ -692,10 +742,14 @@ class Arena:
         assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
         if answer is None:
             answer = raw_answer(self.store.events(run_id))
-        score = score_run(problem, answer, self.catalog.get, gold_vectors=self.gold_vectors(problem.problem_id),
-                          ruleset=self.pack.ruleset)
+        score = self._strict(problem, answer)
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
         self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
+
+    def _strict(self, problem: Problem, answer: Any) -> Any:
+        """The strict verdict on a raw answer, by the pack's ruleset."""
+        return score_run(problem, answer, self.catalog.get, gold_vectors=self.gold_vectors(problem.problem_id),
+                         ruleset=self.pack.ruleset)
 
     # --- judge
 
@@ -712,12 +766,12 @@ class Arena:
         scored = self._scored.pop(run.run_id, None)
         if scored is None:
             return
-        since, events = scored
+        since, events, success = scored
         self._judging.add(run.run_id)
         try:
             async with self._gate():
-                self.stages.add("judge_wait", time.perf_counter() - since)
-                await asyncio.to_thread(self._judge_one, run, events)
+                self.stages.add("judge_wait", since)
+                await asyncio.to_thread(self._judge_one, run, events, success)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the run waits for the judge job, as a run `recover` scored does
@@ -745,7 +799,9 @@ class Arena:
             nonlocal judged
             async with gate:
                 since = max([t for t in (run.scoring_at, run.not_before) if t is not None], default=now)
-                self.stages.add("judge_wait", (datetime.now(UTC) - since).total_seconds())
+                waited = (datetime.now(UTC) - since).total_seconds()
+                mark = self.stages.now()
+                self.stages.add("judge_wait", (mark[0] - waited, mark[1]))
                 judged += await asyncio.to_thread(self._judge_one, run)
 
         self._judging.update(r.run_id for r in ready)
@@ -755,25 +811,53 @@ class Arena:
             self._judging.difference_update(r.run_id for r in ready)
         return judged
 
-    def _judge_one(self, run: Run, events: list[Any] | None = None) -> int:
-        """Judge one scored run from its gateway log (`events`, else read back from the store)."""
-        started = time.perf_counter()
-        try:
-            return self._judge(run, events)
-        finally:
-            self.stages.add("judge", time.perf_counter() - started)
+    def _judge_for(self, run: Run) -> Judge:
+        """The judge of a run: the node's, or the offline gates once the race's LLM judge token budget is spent."""
+        budget = self.config.judge_token_budget
+        if self.judge is not self.fallback_judge and budget and self._judge_tokens[run.race_id] >= budget:
+            return self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
+        return self.judge
 
-    def _judge(self, run: Run, events: list[Any] | None) -> int:
+    def _local(self, run: Run) -> bool:
+        """Whether the run's judge is the offline one (no I/O: judged on the event loop, not in a thread)."""
+        from arena.judge.offline import OfflineJudge
+
+        return isinstance(self._judge_for(run), OfflineJudge)
+
+    def _judge_inline(self, run: Run, problem: Problem, events: list[Any], success: float) -> dict[str, Any] | None:
+        """The offline judge's judgment of a run just scored (`save_judgment`'s arguments), to store with its
+        trajectory; None when it failed (a fault of ours, logged): the run then waits for the judge job."""
+        judge = self._judge_for(run)
+        try:
+            verdict = judge.judge(problem.public(), events)
+        except Exception as exc:  # noqa: BLE001 - never the agent's zero: judged again by the judge job
+            if self.log is not None:
+                self.log.error("judge.failed", run_id=run.run_id, error=f"{type(exc).__name__}: {exc}",
+                               traceback=traceback.format_exc())
+            return None
+        return {"verdict": verdict.model_dump(mode="json"), "quality": verdict.quality,
+                "coefficient": verdict.coefficient, "final": judge.rubric.final(success, verdict.quality),
+                "evidence": verdict.evidence}
+
+    def _judge_one(self, run: Run, events: list[Any] | None = None, success: float | None = None) -> int:
+        """Judge one scored run from its gateway log and strict success (`events`, `success`: those just stored,
+        else read back from the store)."""
+        started = self.stages.now()
+        try:
+            return self._judge(run, events, success)
+        finally:
+            self.stages.add("judge", started)
+
+    def _judge(self, run: Run, events: list[Any] | None, success: float | None) -> int:
         from arena.judge import JudgeUnavailable
 
-        score = self.store.score(run.run_id)
+        if success is None:
+            score = self.store.score(run.run_id)
+            success = score.success if score is not None else None
         problem = self._problem(run.problem_id)
-        if score is None or problem is None:
+        if success is None or problem is None:
             return 0
-        judge = self.judge
-        budget = self.config.judge_token_budget
-        if judge is not self.fallback_judge and budget and self._judge_tokens[run.race_id] >= budget:
-            judge = self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
+        judge = self._judge_for(run)
         started = time.perf_counter()
         try:
             verdict = judge.judge(problem.public(), self.store.events(run.run_id) if events is None else events)
@@ -786,7 +870,7 @@ class Arena:
             self._warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
             return 0
         self._judge_tokens[run.race_id] += int(verdict.tokens.get("total_tokens", 0))
-        final = judge.rubric.final(score.success, verdict.quality)
+        final = judge.rubric.final(success, verdict.quality)
         self.store.save_judgment(run.run_id, verdict=verdict.model_dump(mode="json"), quality=verdict.quality,
                                  coefficient=verdict.coefficient, final=final, evidence=verdict.evidence)
         if self.metrics is not None:
@@ -806,11 +890,11 @@ class Arena:
 
         A race still running costs one aggregate query per call (how many of its runs are not final); its runs and
         scores are read once, in one query, when it closes."""
-        started = time.perf_counter()
+        started = self.stages.now()
         try:
             return self._close_races()
         finally:
-            self.stages.add("close", time.perf_counter() - started)
+            self.stages.add("close", started)
 
     def _close_races(self) -> list[str]:
         closed = []

@@ -508,6 +508,13 @@ class Store:
         with self.session() as s:
             return self._move(s, run_id, status, fields)
 
+    def claim(self, run_id: str, *, running: bool = False) -> Run:
+        """Take a pending run for an attempt (`starting`); with `running`, when nothing is left to prepare (its
+        agent is staged already), on into `running` in the same commit."""
+        with self.session() as s:
+            run = self._move(s, run_id, "starting", {})
+            return self._move(s, run_id, "running", {}) if running else run
+
     def retry_later(self, run_id: str, *, delay: timedelta) -> Run:
         """Put a validator-blamed errored (or interrupted) run back to pending after `delay`."""
         with self.session() as s:
@@ -528,14 +535,23 @@ class Store:
         return len(rows)
 
     def record_run(self, run_id: str, status: str, events: Sequence[TrajectoryEvent | dict[str, Any]],
+                   strict: tuple[float, dict[str, Any]] | None = None, judgment: dict[str, Any] | None = None,
                    **fields: Any) -> Run:
-        """A run's trajectory and its status change in one transaction: both land, or neither does.
+        """A run's trajectory and its status change in one transaction: both land, or neither does; with `strict`
+        (success, verdict), its strict score too (no final score yet: the judge's coefficient makes it); with
+        `judgment` as well (`save_judgment`'s arguments), the judge's verdict and final score, and the run moves on
+        to `finished` in the same commit.
 
         Events already stored for this run (an earlier, interrupted attempt) are replaced."""
         with self.session() as s:
             s.query(Event).filter(Event.run_id == run_id).delete(synchronize_session=False)
             self.add_events(events, run_id=run_id, session=s)
-            return self._move(s, run_id, status, fields)
+            run = self._move(s, run_id, status, fields)
+            if strict is not None:
+                score = self._put_score(s, run_id, success=strict[0], strict=strict[1])
+                if judgment is not None:
+                    run = self._put_judgment(s, run_id, score, **judgment)
+            return run
 
     def events(self, run_id: str) -> list[TrajectoryEvent]:
         """A run's whole trajectory, in order."""
@@ -554,19 +570,28 @@ class Store:
                    status: str | None = None) -> Score:
         """Store (or replace) a run's verdicts; with `status`, move the run in the same transaction."""
         with self.session() as s:
-            score = s.get(Score, run_id)
-            if score is None:
-                score = Score(run_id=run_id, success=success, strict=strict)
-                s.add(score)
-            score.success, score.strict, score.final = success, strict, final
-            score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
-            score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
-            score.judge, score.judge_evidence = judge, judge_evidence
-            if judge is not None:
-                score.judged_at = utcnow()
+            score = self._put_score(s, run_id, success=success, strict=strict, final=final,
+                                    judge_quality=judge_quality, judge_coefficient=judge_coefficient, judge=judge,
+                                    judge_evidence=judge_evidence)
             if status is not None:
                 self._move(s, run_id, status, {})
             return score
+
+    @staticmethod
+    def _put_score(s: Session, run_id: str, *, success: float, strict: dict[str, Any], final: float | None = None,
+                   judge_quality: float | None = None, judge_coefficient: float | None = None,
+                   judge: dict[str, Any] | None = None, judge_evidence: list[int] | None = None) -> Score:
+        score = s.get(Score, run_id)
+        if score is None:
+            score = Score(run_id=run_id, success=success, strict=strict)
+            s.add(score)
+        score.success, score.strict, score.final = success, strict, final
+        score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
+        score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
+        score.judge, score.judge_evidence = judge, judge_evidence
+        if judge is not None:
+            score.judged_at = utcnow()
+        return score
 
     def save_judgment(self, run_id: str, *, verdict: dict[str, Any], quality: float, coefficient: float,
                       final: float, evidence: list[int]) -> Score:
@@ -575,11 +600,16 @@ class Store:
             score = s.get(Score, run_id)
             if score is None:
                 raise StoreError("not_found", f"run {run_id} has no strict score to judge")
-            score.judge, score.judge_evidence, score.judged_at = verdict, evidence, utcnow()
-            score.judge_quality, score.judge_coefficient, score.final = quality, coefficient, final
-            self._move(s, run_id, "judged", {})
-            self._move(s, run_id, "finished", {"error": None})
+            self._put_judgment(s, run_id, score, verdict=verdict, quality=quality, coefficient=coefficient,
+                               final=final, evidence=evidence)
             return score
+
+    def _put_judgment(self, s: Session, run_id: str, score: Score, *, verdict: dict[str, Any], quality: float,
+                      coefficient: float, final: float, evidence: list[int]) -> Run:
+        score.judge, score.judge_evidence, score.judged_at = verdict, evidence, utcnow()
+        score.judge_quality, score.judge_coefficient, score.final = quality, coefficient, final
+        self._move(s, run_id, "judged", {})
+        return self._move(s, run_id, "finished", {"error": None})
 
     def defer_judging(self, run_id: str, *, delay: timedelta, error: str) -> Run:
         """The judge could not judge the run: it stays `scoring` and is judged again after `delay`."""
