@@ -899,8 +899,7 @@ class Arena:
     def _close_races(self) -> list[str]:
         closed = []
         for race in self.store.races(status="running"):
-            unfinal, _moved = self.store.race_progress(race.race_id, max_attempts=self.config.max_attempts)
-            if unfinal:
+            if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
                 continue
             rows = self.store.race_rows(race.race_id)
             for row in rows:

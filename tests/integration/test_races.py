@@ -281,6 +281,51 @@ def test_a_scored_run_is_judged_at_once_and_closing_never_reads_the_runs_back(in
     store.close()
 
 
+def test_an_llm_judge_judges_each_run_once_scored_within_its_own_concurrency(inputs: Any, tmp_path: Path) -> None:
+    """A judge with I/O (the LLM judge) takes each run as soon as `dispatch` has scored it and freed its sandbox
+    slot, never more than `judge_concurrency` at a time, with no judge job involved."""
+    import threading
+
+    from arena.judge.llm import LLMJudge
+    from tests.support.openai_server import OpenAIServer
+
+    lock, now, most = threading.Lock(), [0], [0]
+
+    def upstream(body: dict[str, Any]) -> str:
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        time.sleep(0.3)  # a judge model takes its time: runs scored meanwhile queue at the judge's gate
+        with lock:
+            now[0] -= 1
+        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing",
+                           "evidence": [0]})
+
+    setup = make_chain(tmp_path, ["offline", "lite"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    for i, name in enumerate(["offline", "lite"]):
+        place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address,
+                         write_agent(tmp_path / "agents" / name, name), block=10 + i)
+    with OpenAIServer(upstream, models=("judge-a",)) as server:
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+        arena.judge = LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01)
+        arena.config.concurrency, arena.config.judge_concurrency = 4, 1
+        arena.start()
+        try:
+            race_id = arena.open_race()
+            asyncio.run(arena.dispatch())
+        finally:
+            arena.stop()
+    runs = store.runs(race_id=race_id)
+    assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    assert all(store.score(r.run_id).judge["gate"] == "no_comparison" for r in runs)  # type: ignore[union-attr]
+    assert most[0] == 1  # the judge's own concurrency, whatever the sandboxes' is
+    assert arena.close_races() == [race_id]
+    store.close()
+
+
 def test_an_empty_race_and_an_ended_rotation_are_stored_with_their_reason(inputs: Any, tmp_path: Path) -> None:
     from arena.problems.pack import Rotation
 

@@ -445,6 +445,17 @@ class Store:
                                                         | (Run.attempt >= max_attempts))
         return ~((Run.status == "finished") | errored_for_good)
 
+    def unfinal_runs(self, race_id: str, *, max_attempts: int) -> int:
+        """How many of the race's runs are not final: a count on the (race, status) index while any run is not yet
+        finished or errored (most of a race), the errored ones checked only after that. No run is read."""
+        with self.session() as s:
+            moving = s.scalar(select(func.count()).select_from(Run).where(
+                Run.race_id == race_id, Run.status.not_in(("finished", "errored"))))
+            if moving:
+                return int(moving)
+            return int(s.scalar(select(func.count()).select_from(Run).where(
+                Run.race_id == race_id, Run.status == "errored", self._not_final(max_attempts))) or 0)
+
     def race_progress(self, race_id: str, *, max_attempts: int) -> tuple[int, datetime | None]:
         """How many of the race's runs are not final, and when any of its runs last moved: one aggregate query,
         no run read (closing and the health check ask this every few seconds of a race)."""
