@@ -337,11 +337,19 @@ class Gateway:
                                          "error": f"request body over {limit} bytes"})
                 return JSONResponse({"error": f"request body over {limit} bytes"}, status_code=413)
             try:
-                return json.loads(body or b"{}")
+                parsed = json.loads(body or b"{}")
+                # JSON may escape a lone surrogate (\ud800), which no store or log can hold: the agent's mistake
+                json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+                return parsed
             except json.JSONDecodeError as exc:
                 gateway._record(handle, {"kind": kind, "name": name, "started_at": _now(), "status": 400,
                                          "error": f"body is not JSON ({exc.msg})"})
                 return JSONResponse({"error": f"body is not JSON ({exc.msg})"}, status_code=400)
+            except UnicodeEncodeError:
+                message = "body holds text that is not valid Unicode (a lone surrogate escape such as \\ud800)"
+                gateway._record(handle, {"kind": kind, "name": name, "started_at": _now(), "status": 400,
+                                         "error": message})
+                return JSONResponse({"error": message}, status_code=400)
 
         app.add_middleware(_BudgetHeaders, gateway=gateway)
 

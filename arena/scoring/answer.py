@@ -6,8 +6,8 @@ holds (ShoppingBench ``run_evaluate.py`` ``extract_recommed_product``; ORO ``pro
 ``_extract_recommended_product``): a later call with an empty or malformed argument replaces an earlier good one.
 Here that is the last ``recommend_product`` call the gateway passed to the tool, whether the tool accepted it or
 answered with an error. A call the gateway refused before any tool saw it (no valid run token, the tool-call budget
-spent: status 401/429) was never made in the run and does not count. The ruleset then parses the raw value
-(`arena.scoring.rulesets.Ruleset.parse`).
+spent, a body that is too large or not JSON: status 401/429/413/400) was never made in the run and does not count.
+The ruleset then parses the raw value (`arena.scoring.rulesets.Ruleset.parse`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from collections.abc import Iterable
 
 from arena.trajectory import TrajectoryEvent
 
-REFUSED = (401, 429)
+#: the gateway refused the call before any tool saw it: no valid run token (401), a body over the size cap (413) or
+#: not JSON / not valid Unicode (400), the tool-call budget spent (429)
+REFUSED = (400, 401, 413, 429)
 
 
 def final_recommendation(events: Iterable[TrajectoryEvent]) -> TrajectoryEvent | None:

@@ -1,9 +1,9 @@
 """Scoring answers made by any harness: a JSONL of ``{"problem_id", "product_ids"}`` against a pack and a catalog.
 
-``product_ids`` is what the agent gave its last ``recommend_product`` call: a comma-separated string, exactly as the
-references read it (a list of id strings is taken as already split; anything else is no answer). A problem of the
-pack without an answer line is scored as unanswered (success 0), as both references count a rollout with no
-recommendation.
+``product_ids`` is what the agent gave its last ``recommend_product`` call: a comma-separated string, read exactly
+as the references read it; anything that is not a string (a list included) is no answer, as in both references. A
+problem of the pack without an answer line is scored as unanswered (success 0), as both references count a rollout
+with no recommendation.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def read_answers(path: Path, pack: Pack) -> dict[str, Any]:
             if problem_id in answers:
                 raise AnswersError(f"{path}:{number} answers problem {problem_id!r} again (first at line "
                                    f"{where[problem_id]}); keep one answer per problem")
-            answers[problem_id] = row.get("product_ids", "")
+            value = row.get("product_ids", "")
+            answers[problem_id] = value if isinstance(value, str) else ""  # a non-string is no answer, as in both
             where[problem_id] = number
     return answers
 

@@ -255,3 +255,21 @@ def test_an_upstream_that_never_answers_is_recorded_as_stalled_when_the_run_ends
     (stalled,) = record.upstream_errors
     assert stalled["status"] == 504 and "had not answered" in stalled["error"]
     assert record.events[stalled["seq"]].kind == "llm_call" and record.events[stalled["seq"]].status == 504
+
+
+def test_a_body_no_store_can_hold_is_refused_and_never_replaces_the_answer(gateway):
+    """A lone surrogate escape is valid JSON but not Unicode: refused with 400 before any tool, recorded without it,
+    and the earlier answer stands (arena.scoring.answer counts only calls a tool saw)."""
+    from arena.scoring.answer import raw_answer
+
+    gw, sock, _ = gateway
+    run = gw.open_run("r-surrogate")
+    with client(sock, run.token) as c:
+        assert c.post("/tools/recommend_product", json={"product_ids": "D000"}).json()["ok"]
+        refused = c.post("/tools/recommend_product", content=b'{"product_ids": "\\ud800"}',
+                         headers={"Content-Type": "application/json"})
+        assert refused.status_code == 400 and "not valid Unicode" in refused.json()["error"]
+    record = gw.close_run("r-surrogate")
+    assert [(e.name, e.status) for e in record.events] == [("recommend_product", 200), ("recommend_product", 400)]
+    assert record.events[1].model_dump_json()  # storable
+    assert raw_answer(record.events) == "D000"

@@ -253,3 +253,10 @@ def test_unknown_ruleset_is_one_clear_error():
         get_ruleset("oro")
     assert set(RULESETS) == set(BOTH)
     assert run(product_problem(), "G1", "sn15").ruleset_version == RULESETS["sn15"].version
+
+
+def test_calls_refused_for_their_body_do_not_count():
+    events = [event(1, "recommend_product", {"product_ids": "G1"}),
+              event(2, "recommend_product", None, status=413, error="request body over 65536 bytes"),
+              event(3, "recommend_product", None, status=400, error="body is not JSON")]
+    assert raw_answer(events) == "G1"

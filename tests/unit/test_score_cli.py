@@ -74,3 +74,12 @@ def test_duplicate_answers_unknown_ruleset_and_missing_file(work, tmp_path):
     one_error_line(arena(*base, str(twice), "--ruleset", "oro"), "unknown ruleset 'oro'")
     one_error_line(arena(*base, str(tmp_path / "none.jsonl")), "does not exist")
     one_error_line(arena(*base, str(twice), "--json", str(tmp_path / "no" / "card.json")), "does not exist")
+
+
+def test_a_list_of_ids_is_no_answer_as_in_both_references(work, tmp_path):
+    pack = load_pack(work / "pack.json", require_signature=False)
+    rows = [{"problem_id": p.problem_id, "product_ids": p.gold_ids} for p in pack.problems]
+    answers = write(tmp_path / "lists.jsonl", rows)
+    arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers", str(answers),
+          "--json", str(tmp_path / "card.json"), check=True)
+    assert json.loads((tmp_path / "card.json").read_text())["suite"]["success_rate"] == 0.0
