@@ -194,6 +194,7 @@ class ArenaConfig:
     weight_shadow: str | None = None  # a second policy stored beside the live one, never sent
     beacon_relay: str | None = None  # a drand HTTP relay for sealed batches' rounds (after the chain's own pulses)
     beacon_retry: float = 3.0  # seconds before a batch that did not open is tried again; doubles, capped at 60 s
+    sync_grace: float = 300.0  # seconds a sealed slot waits for commitments made before it to be synced
     judge_concurrency: int = 2
     judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
     judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
@@ -228,6 +229,8 @@ class Arena:
         self._problems = {p.problem_id: p for p in pack.problems}
         self._vectors: dict[str, list[str]] = {}  # gold title embeddings of opened sealed batches
         self._batch_wait: dict[int, tuple[float, float, str]] = {}  # slot -> (next try, backoff, why it waits)
+        self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
+        self._relay: Any = None
         self._work: Path | None = None
         self._server: GatewayServer | None = None
         self._judging: set[str] = set()
@@ -402,6 +405,7 @@ class Arena:
             race = stalled[0]
             return self._finish_opening(race.race_id, race.seed_block, list(race.problem_ids),
                                         before_block=race.seed_block)
+        self._record_missed_slots(slot)
         if slot >= len(self.pack.sealed):
             return self._sealed_done(block)
         batch = self.pack.sealed[slot]
@@ -415,11 +419,16 @@ class Arena:
         if now < next_try:
             return None
         try:
-            relay = DrandRelay(self.config.beacon_relay) if self.config.beacon_relay else None
+            if self._relay is None and self.config.beacon_relay:
+                self._relay = DrandRelay(self.config.beacon_relay)
+            relay = self._relay
             signature = round_signature(batch.reveal_round, chain=self.chain, relay=relay)
             if signature is None:
                 raise BeaconError(f"drand round {batch.reveal_round} is not out yet on the chain"
                                   + (" or the relay" if relay else " (no --beacon.relay set)"))
+            unsynced = self._unsynced_before(batch.open_block, slot)
+            if unsynced:
+                raise BeaconError(unsynced)
             opened = open_batch(batch, signature)
         except (BeaconError, SealError) as exc:
             self._batch_wait[slot] = (now + backoff, min(backoff * 2, 60.0), str(exc))
@@ -436,6 +445,39 @@ class Arena:
                                seed_hash=f"drand:{batch.reveal_round}", problem_ids=problem_ids)
         self._info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
         return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
+
+    def _unsynced_before(self, open_block: int, slot: int) -> str | None:
+        """Why the slot must wait for the submissions sync: commitments made before the slot opened that the store
+        does not hold yet, or holds still unverified. Every validator must race the same eligible set; a commitment
+        that cannot be settled within `sync_grace` seconds of the first wait is left to the next slot."""
+        from validator.chain.commitment import parse_commitment
+
+        first = self._sync_wait.setdefault(slot, time.time())
+        if time.time() - first > self.config.sync_grace:
+            return None
+        known = {(s.hotkey, s.commitment_block): s.status for s in self.store.all_submissions()}
+        missing = [hotkey for hotkey, c in self.chain.commitments().items()
+                   if c.block < open_block and parse_commitment(c.value) is not None
+                   and known.get((hotkey, c.block)) in (None, "pending")]
+        if not missing:
+            return None
+        return (f"{len(missing)} commitment(s) made before block {open_block} not synced or verified yet; the slot "
+                f"opens once they are (at most {self.config.sync_grace:g}s)")
+
+    def _record_missed_slots(self, slot: int) -> None:
+        """A slot this node waited on whose batch never opened before the next slot came: stored once as a cancelled
+        race with why, never raced later."""
+        for missed in [s for s in self._batch_wait if s < slot]:
+            batch = self.pack.sealed[missed]
+            race_id = race_id_for(self.pack.pack_id, batch.open_block)
+            reason = self._batch_wait.pop(missed)[2]
+            _, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id,
+                                                seed_block=batch.open_block, seed_hash=f"drand:{batch.reveal_round}",
+                                                problem_ids=[])
+            if created:
+                self.store.set_race_status(race_id, "cancelled", reason=f"{batch.describe()} did not open before the "
+                                                                         f"next slot: {reason}")
+                self._warn("races.slot_missed", slot=missed, reason=reason)
 
     def _sealed_done(self, block: int) -> str | None:
         race_id = f"{self.pack.pack_id[:16]}-sealed-done"

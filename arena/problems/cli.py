@@ -316,6 +316,10 @@ def pack_cmd(
     from arena.problems.pack import PackError, Rotation, load_keypair
 
     packs = [_load(p) for p in inputs]
+    sealed_input = next((str(path) for path, p in zip(inputs, packs, strict=True) if p.sealed), None)
+    if sealed_input is not None:
+        fail(f"{sealed_input} is already sealed: its race problems cannot be repacked; pack the problems it was "
+             "made from")
     digests = {p.catalog_digest for p in packs}
     if len(digests) > 1:
         fail(f"the packs were made for different catalogs ({', '.join(sorted(str(d) for d in digests))}); "

@@ -567,6 +567,18 @@ def sealed_pack(pack: Pack, *, anchor: Anchor | None = None, fixed_round: int | 
         slots = max(0, -(-(rot.end_block - rot.start_block) // rot.cadence_blocks))
         batches = batches[:slots]
     sealed = []
+    if anchor is not None:
+        import time
+
+        from arena.problems.seal import round_at
+
+        if rot.start_block <= anchor.block:
+            raise PackError(f"slot 0 would open at block {rot.start_block}, not after the chain's current block "
+                            f"{anchor.block}: its batch would be readable at once; set --start-block after it")
+        published = round_at(time.time())
+        if anchor.round_for_block(rot.start_block) <= published:
+            raise PackError(f"slot 0's drand round {anchor.round_for_block(rot.start_block)} is already published "
+                            f"(round {published} is out now): check --seal.anchor_time and --seal.anchor_block")
     for slot, batch in enumerate(batches):
         block = rot.start_block + slot * rot.cadence_blocks
         round_ = fixed_round if fixed_round is not None else anchor.round_for_block(block)  # type: ignore[union-attr]

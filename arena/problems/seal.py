@@ -65,8 +65,11 @@ class Anchor(BaseModel):
     block_time: float = Field(default=12.0, gt=0)
 
     def round_for_block(self, block: int) -> int:
-        # the first round published at or after the block's estimated time: never before the slot opens
-        at = self.unix_time + (block - self.block) * self.block_time
+        """The first round published at or after the block's estimated time plus a safety margin (60 s, or 2% of
+        the time from the anchor if more): a chain running up to 2% slower than ``block_time`` still reaches the
+        block before the round is out, so a batch never opens while its slot still takes commitments."""
+        ahead = (block - self.block) * self.block_time
+        at = self.unix_time + ahead + max(60.0, 0.02 * abs(ahead))
         return max(1, math.ceil((at - QUICKNET_GENESIS) / QUICKNET_PERIOD) + 1)
 
 

@@ -123,3 +123,43 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         for arena in (a, b):
             arena.stop()
             arena.store.close()
+
+
+def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opened_is_recorded(
+        sealed_inputs, tmp_path: Path) -> None:
+    from validator.chain.commitment import encode_commitment
+    from validator.store.repository import StoreError
+
+    setup = make_chain(tmp_path, ["early", "unsynced"], block_time=2.0)
+    clock = Clock(setup.chain.genesis_time + 2.0 * START)  # slot 0, but round 1000 is not on the chain yet
+    a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0])
+    a.config.sync_grace = 3600.0
+    agent = write_agent(tmp_path / "agent", "offline")
+    try:
+        place_submission(a.store, tmp_path / "a", setup.miners["early"].hotkey.ss58_address, agent, block=4)
+        assert a.open_race() is None and "not out yet" in a.batch_waiting()[0]
+        # a commitment made before slot 1 opens (block 19) that the node has not synced yet
+        clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE - 1)
+        chain = LocalChain(setup.path, clock=clock)
+        chain.set_commitment(setup.miners["unsynced"], encode_commitment("ab" * 32))
+        # slot 1 comes and slot 0's batch never opened: stored once as a cancelled race with why
+        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=0)
+        clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE + 1)
+        assert a.open_race() is None
+        missed = a.store.race(f"{a.pack.pack_id[:16]}-{a.pack.sealed[0].open_block}")
+        assert missed is not None and missed.status == "cancelled" and "did not open" in (missed.reason or "")
+        assert "1 commitment(s) made before block 20 not synced or verified yet" in a.batch_waiting()[1]
+        # the sync brings it in (accepted here as the node's sync would): slot 1 opens with both miners
+        place_submission(a.store, tmp_path / "a", setup.miners["unsynced"].hotkey.ss58_address, agent,
+                         block=chain.commitments()[setup.miners["unsynced"].hotkey.ss58_address].block)
+        race_id = a.open_race()
+        assert race_id is not None and {r.hotkey for r in a.store.runs(race_id=race_id)} == {
+            setup.miners["early"].hotkey.ss58_address, setup.miners["unsynced"].hotkey.ss58_address}
+        # a problem id stored with other content is refused, never silently kept
+        pid = a.store.race(race_id).problem_ids[0]  # type: ignore[union-attr]
+        changed = {**a.store.problem(pid).data, "query": "something else"}  # type: ignore[union-attr]
+        with pytest.raises(StoreError, match="already stored with other content"):
+            a.store.add_problems(a.pack.pack_id, [changed])
+    finally:
+        a.stop()
+        a.store.close()

@@ -4,6 +4,8 @@ public quicknet signature (round 1000)."""
 from __future__ import annotations
 
 import json
+import re
+import time
 
 import pytest
 
@@ -61,10 +63,13 @@ def test_rounds_and_anchor():
     assert round_at(time_of_round(1000)) == 1000 and round_at(time_of_round(1000) + 2.9) == 1000
     assert round_at(QUICKNET_GENESIS) == 1
     anchor = Anchor(block=100, unix_time=time_of_round(5000), block_time=12.0)
-    assert anchor.round_for_block(100) == 5000
-    assert anchor.round_for_block(101) == 5004  # 12 s later: four rounds on
-    # never a round published before the slot's estimated time
-    assert time_of_round(anchor.round_for_block(137)) >= anchor.unix_time + 37 * 12.0
+    # a 60 s margin past the estimate (20 rounds), or 2% of the time ahead when that is more
+    assert anchor.round_for_block(100) == 5020
+    assert anchor.round_for_block(101) == 5024  # 12 s later: four rounds on
+    assert anchor.round_for_block(100 + 1000) == 5000 + 4000 + 80  # 12,000 s ahead: a 240 s margin
+    for block in (137, 500, 20_000):
+        # never a round out before the slot's block, even on a chain 2% slower than 12 s
+        assert time_of_round(anchor.round_for_block(block)) >= anchor.unix_time + (block - 100) * 12.0 * 1.02
 
 
 def test_batches_follow_the_mix_and_are_deterministic():
@@ -126,15 +131,26 @@ def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
     assert "sealed 6 race problems in 3 batches (slots at blocks 0..20, drand rounds 1000..1000)" in done.stdout
     shown = json.loads(arena("problems", "show", str(out), "--json", check=True).stdout)
     assert [b["open_block"] for b in shown["sealed_batches"]] == [0, 10, 20] and shown["problems"] == 2
-    anchored = arena("problems", "pack", str(src), "--out", str(tmp_path / "a.json"), "--key-uri", "//Alice",
-                     "--seal.anchor_block", "100", "--seal.anchor_time", str(time_of_round(2000)), check=True)
-    assert "drand rounds 1600..1680" in anchored.stdout  # block 0 is 100 blocks (400 rounds) before the anchor
-    later = arena("problems", "pack", str(src), "--out", str(tmp_path / "b.json"), "--key-uri", "//Alice",
-                  "--start-block", "200", "--seal.anchor_block", "100", "--seal.anchor_time", str(time_of_round(2000)),
-                  check=True)
-    assert "slots at blocks 200..220, drand rounds 2400..2480" in later.stdout
     base = ("problems", "pack", str(src), "--key-uri", "//Alice", "--out")
+    # slot 0 at or before the chain's current block, or a round already out: the batch would be readable at once
+    one_error_line(arena(*base, str(tmp_path / "a.json"), "--seal.anchor_block", "100"), "slot 0 would open at block 0")
+    one_error_line(arena(*base, str(tmp_path / "a.json"), "--start-block", "200", "--seal.anchor_block", "100",
+                         "--seal.anchor_time", str(time_of_round(2000))), "already published")
+    now = round_at(time.time())
+    later = arena(*base, str(tmp_path / "b.json"), "--start-block", "200", "--seal.anchor_block", "100", check=True)
+    first, last = map(int, re.search(r"drand rounds (\d+)\.\.(\d+)", later.stdout).groups())  # type: ignore[union-attr]
+    assert "slots at blocks 200..220" in later.stdout and first > now + 400 and last - first == 80
     one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "0"), "not a drand round")
     one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "5", "--seal.anchor_block", "1"),
                    "either --seal.round")
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_sealed_pack_is_not_repacked(tmp_path):
+    from tests.unit.test_cli import arena, one_error_line
+
+    pack = new_pack(problems(4), catalog_digest=None, generator_version="t", embed=False,
+                    rotation=Rotation(problems_per_race=2, task_mix={"product": 1.0}))
+    path = write_pack(sealed_pack(pack, fixed_round=1000)[0], tmp_path / "sealed.json")
+    one_error_line(arena("problems", "pack", str(path), "--out", str(tmp_path / "again.json"), "--key-uri", "//Alice"),
+                   "already sealed")

@@ -337,8 +337,14 @@ class Store:
         with self.session() as s:
             if s.get(Pack, pack_id) is None:
                 raise StoreError("not_found", f"no pack {pack_id} in the store")
-            known = set(s.scalars(select(ProblemRow.problem_id).where(
-                ProblemRow.problem_id.in_([p["problem_id"] for p in problems]))))
+            stored = {row.problem_id: row for row in s.scalars(select(ProblemRow).where(
+                ProblemRow.problem_id.in_([p["problem_id"] for p in problems])))}
+            for p in problems:
+                row = stored.get(p["problem_id"])
+                if row is not None and (row.pack_id != pack_id or row.data != p):
+                    raise StoreError("conflict", f"problem {p['problem_id']} is already stored with other content "
+                                                 f"(pack {row.pack_id}); a pack gives its problems ids of their own")
+            known = set(stored)
             rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
                      "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
                      "difficulty": str(p.get("difficulty") or ""), "data": p}
