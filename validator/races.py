@@ -229,6 +229,7 @@ class Arena:
         self._problems = {p.problem_id: p for p in pack.problems}
         self._vectors: dict[str, list[str]] = {}  # gold title embeddings of opened sealed batches
         self._batch_wait: dict[int, tuple[float, float, str]] = {}  # slot -> (next try, backoff, why it waits)
+        self._batch_since: dict[int, float] = {}  # slot -> when its batch first waited
         self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
         self._relay: Any = None
         self._work: Path | None = None
@@ -432,10 +433,12 @@ class Arena:
             opened = open_batch(batch, signature)
         except (BeaconError, SealError) as exc:
             self._batch_wait[slot] = (now + backoff, min(backoff * 2, 60.0), str(exc))
+            self._batch_since.setdefault(slot, now)
             self._warn("races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc),
                        retry_in=round(backoff, 1))
             return None
         self._batch_wait.pop(slot, None)
+        self._batch_since.pop(slot, None)
         for problem in opened.problems:
             self._problems[problem.problem_id] = problem
         self._vectors.update(opened.title_embeddings)
@@ -471,6 +474,7 @@ class Arena:
             batch = self.pack.sealed[missed]
             race_id = race_id_for(self.pack.pack_id, batch.open_block)
             reason = self._batch_wait.pop(missed)[2]
+            self._batch_since.pop(missed, None)
             _, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id,
                                                 seed_block=batch.open_block, seed_hash=f"drand:{batch.reveal_round}",
                                                 problem_ids=[])
@@ -493,6 +497,12 @@ class Arena:
     def batch_waiting(self) -> dict[int, str]:
         """Slots whose batch waits to open, with why (for health and the operator)."""
         return {slot: why for slot, (_, _, why) in self._batch_wait.items()}
+
+    def batches_stuck(self, after: float = 600.0) -> dict[int, tuple[float, str]]:
+        """Slots whose batch has waited to open for over `after` seconds: (seconds, why), for `/healthz`."""
+        now = time.time()
+        return {slot: (now - self._batch_since[slot], why) for slot, (_, _, why) in self._batch_wait.items()
+                if slot in self._batch_since and now - self._batch_since[slot] > after}
 
     def gold_vectors(self, problem_id: str) -> list[Any] | None:
         """The gold title embeddings of a problem: the pack's, or its opened batch's."""

@@ -160,6 +160,10 @@ class Node:
         checks["weights"] = (unset is None, f"weights of closed race {unset['race_id']} not set after "
                                             f"{unset['seconds']:g}s ({unset['status']}: {unset['error']})"
                              if unset else "the latest closed race's weights are set")
+        stuck = self.arena.batches_stuck() if hasattr(self.arena, "batches_stuck") else {}
+        if stuck:
+            slot, (seconds, why) = min(stuck.items())
+            checks["batches"] = (False, f"sealed batch {slot} has waited {seconds:.0f}s to open: {why}")
         if failing:
             checks["jobs"] = (False, "failing: " + ", ".join(f"{name} ({n} failures)"
                                                              for name, n in sorted(failing.items())))

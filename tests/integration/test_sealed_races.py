@@ -138,6 +138,13 @@ def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opene
     try:
         place_submission(a.store, tmp_path / "a", setup.miners["early"].hotkey.ss58_address, agent, block=4)
         assert a.open_race() is None and "not out yet" in a.batch_waiting()[0]
+        assert a.batches_stuck(after=3600) == {} and 0 in a.batches_stuck(after=-1)
+        from validator.scheduler import Node
+
+        assert "batches" not in Node(a).health()
+        a._batch_since[0] -= 700  # as if the batch had waited 700 s: /healthz says so
+        ok, why = Node(a).health()["batches"]
+        assert not ok and "sealed batch 0 has waited" in why and "not out yet" in why
         # a commitment made before slot 1 opens (block 19) that the node has not synced yet
         clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE - 1)
         chain = LocalChain(setup.path, clock=clock)
