@@ -58,10 +58,13 @@ class PriceRule(BaseModel):
         return {self.mode: [self.lo, self.hi]}
 
     def admits(self, price: float) -> bool:
-        """Inclusive bounds, as ShoppingBench's checker."""
-        if self.lo is not None and price < self.lo:
-            return False
-        return not (self.hi is not None and price > self.hi)
+        """Inclusive, and only the bound the mode names, as both references test it: ``less than`` checks
+        ``price <= hi`` alone, ``greater than`` ``price >= lo`` alone, ``between`` both."""
+        if self.mode == "less than":
+            return self.hi is not None and price <= self.hi
+        if self.mode == "greater than":
+            return self.lo is not None and price >= self.lo
+        return self.lo is not None and self.hi is not None and self.lo <= price <= self.hi
 
 
 class ProductReward(BaseModel):

@@ -616,18 +616,9 @@ def _missed_prices(rule: PriceRule, n: int) -> list[float]:
     for step in PRICE_STEPS:
         for side in sides:
             price = side(step)
-            if price is not None and price > 0 and not _price_hit_any(rule, price):
+            if price is not None and price > 0 and not rule.admits(price):
                 out.setdefault(price, None)
     return list(out)[:n]
-
-
-def _price_hit_any(rule: PriceRule, price: float) -> bool:
-    """Whether ``price`` passes ``rule`` as either reference tests it (only the bounds its mode names)."""
-    if rule.mode == "less than":
-        return rule.hi is not None and price <= rule.hi
-    if rule.mode == "greater than":
-        return rule.lo is not None and price >= rule.lo
-    return rule.lo is not None and rule.hi is not None and rule.lo <= price <= rule.hi
 
 
 def _price_like(center: float, gold: dict[str, Any], reward: ProductReward, rng: Rng) -> float:
@@ -677,7 +668,7 @@ def _near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: 
 def _meets(product: dict[str, Any], reward: ProductReward) -> bool:
     """Whether ``product`` meets every price, service and pair constraint of ``reward`` (its title assumed to)."""
     price = float(product["price"])
-    if not all(_price_hit_any(rule, price) for rule in reward.price):
+    if not all(rule.admits(price) for rule in reward.price):
         return False
     if not all(s in product["service"] for s in reward.service):
         return False
@@ -712,7 +703,7 @@ def _fail_others(copy: _Copy, own: ProductReward | None, others: Sequence[Produc
         elif reprice:
             for rule in other.price:
                 fits = [p for p in _missed_prices(rule, len(PRICE_STEPS))
-                        if own is None or all(_price_hit_any(r, p) for r in own.price)]
+                        if own is None or all(r.admits(p) for r in own.price)]
                 if fits:
                     copy.product = dict(copy.product, price=fits[0])
                     break

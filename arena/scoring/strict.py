@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from arena.problems.models import PriceRule, Problem, ProductReward
+from arena.problems.models import Problem, ProductReward
 from arena.scoring.rulesets import Ruleset, get_ruleset
 from arena.scoring.similarity import TitleEmbedder, similarities
 
@@ -82,15 +82,6 @@ class RunScore(BaseModel):
 def parse_answer(raw: Any, ruleset: str | Ruleset | None = None) -> list[str]:
     """The answer's ids as the ruleset's reference reads them (see `Ruleset.parse`); never raises."""
     return get_ruleset(ruleset).parse(raw)
-
-
-def _price_hit(rule: PriceRule, price: float) -> bool:
-    # the reference tests only the bound its mode names: "less than" ignores a lower bound, "greater than" an upper
-    if rule.mode == "less than":
-        return rule.hi is not None and price <= rule.hi
-    if rule.mode == "greater than":
-        return rule.lo is not None and price >= rule.lo
-    return rule.lo is not None and rule.hi is not None and rule.lo <= price <= rule.hi
 
 
 def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int, list[Check]]:
@@ -150,7 +141,7 @@ def score_product(slot: int, reward: ProductReward, answer_id: str | None, looku
                                 evidence=f"similarity {sim:.3f} (threshold {rs.title_threshold}, {rs.title_model})"))
     price = float(product["price"])
     if reward.price:
-        passed = [_price_hit(rule, price) for rule in reward.price]
+        passed = [rule.admits(price) for rule in reward.price]
         hits["price"] = [sum(passed), len(passed)]
         for rule, ok in zip(reward.price, passed, strict=True):
             checks.append(Check(name=f"price {rule.mode} [{rule.lo}, {rule.hi}]", passed=ok, evidence=f"price {price}"))
