@@ -1,14 +1,14 @@
-"""Alembic environment: runs migrations on the connection or URL `validator.store.schema` hands it."""
+"""Alembic environment: runs migrations on the connection or URL `validator.store.schema` hands it, against the
+models' metadata it hands too (``config.attributes["target_metadata"]``, for autogenerate). The store depends on its
+migrations, never the other way round: nothing here imports the validator."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import create_engine
 
-from validator.store.models import Base
-
 config = context.config
-target_metadata = Base.metadata
+target_metadata = config.attributes.get("target_metadata")
 
 
 def run(connection) -> None:  # type: ignore[no-untyped-def]

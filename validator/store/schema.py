@@ -11,6 +11,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
 import migrations
+from validator.store.models import Base
 
 MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 
@@ -23,6 +24,7 @@ def alembic_config(engine: Engine) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
+    config.attributes["target_metadata"] = Base.metadata  # migrations/env.py reads the models' metadata from here
     return config
 
 
