@@ -257,8 +257,8 @@ def score_cmd(
     """Score answers made by any harness against a pack, by its ruleset or another, and print the per-task table.
 
     A problem of the pack without an answer line counts as unanswered (a failure)."""
+    from arena.problems.answers import AnswersError, read_answers, score_answers, summary
     from arena.problems.pack import PackError, load_pack
-    from arena.scoring.batch import AnswersError, read_answers, score_answers, summary
     from arena.scoring.rulesets import UnknownRuleset, get_ruleset
 
     if json_out is not None and json_out.is_dir():

@@ -23,8 +23,8 @@ from typing import Any
 from arena.catalog import Catalog
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
+from arena.problem import PriceRule, Problem, ProductReward, Voucher
 from arena.problems import render
-from arena.problems.models import PriceRule, Problem, ProductReward, Voucher
 from arena.scoring.strict import score_run
 
 GENERATOR_VERSION = "shoparena-gen/1"

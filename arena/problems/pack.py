@@ -36,7 +36,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.problems.models import TASKS, Problem
+from arena.problem import TASKS, Problem
 from arena.problems.seal import Anchor, SealedBatch
 
 FORMAT = 1

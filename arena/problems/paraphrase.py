@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.problems.models import Problem
+from arena.problem import Problem
 
 SYSTEM = ("You rewrite online-shopping requests so they sound like a different person wrote them. Keep every number, "
           "every product attribute value, every service (free shipping, cash on delivery, LazMall/official store, "

@@ -53,7 +53,7 @@ from arena.catalog.models import Product, search_contents
 from arena.catalog.rng import Rng
 from arena.catalog.webcorpus import generate_web_pages
 from arena.catalog.writer import CatalogWriter
-from arena.problems.models import PriceRule, Problem, ProductReward, Voucher
+from arena.problem import PriceRule, Problem, ProductReward, Voucher
 from arena.problems.webknowledge import fact_pages, knowledge_question
 from arena.tools.shopping import Voucher as ToolVoucher
 from arena.tools.shopping import apply_voucher

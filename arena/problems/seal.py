@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from arena.problems.models import TASKS, Problem
+from arena.problem import TASKS, Problem
 
 #: drand quicknet (unchained BLS on G1, a beacon every 3 s), the network timelock encryption targets.
 QUICKNET_CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"

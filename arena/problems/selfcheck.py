@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.problems.models import Problem
+from arena.problem import Problem
 from arena.scoring.strict import score_run
 
 

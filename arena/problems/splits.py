@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from arena.problems.models import Problem
+from arena.problem import Problem
 
 PAIRWISE_LIMIT = 5000
 PARAPHRASE_JACCARD = 0.8

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from arena.problems.models import Problem, ProductReward
+from arena.problem import Problem, ProductReward
 from arena.scoring.rulesets import Ruleset, get_ruleset
 from arena.scoring.similarity import TitleEmbedder, similarities
 

@@ -1,4 +1,5 @@
-"""Scoring answers made by any harness: a JSONL of ``{"problem_id", "product_ids"}`` against a pack and a catalog.
+"""Scoring answers made by any harness: a JSONL of ``{"problem_id", "product_ids"}`` against a pack and a catalog
+(`arena score`). It reads packs, so it lives with them, above `arena.scoring`.
 
 ``product_ids`` is what the agent gave its last ``recommend_product`` call: a comma-separated string, read exactly
 as the references read it; anything that is not a string (a list included) is no answer, as in both references. A

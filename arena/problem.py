@@ -1,4 +1,5 @@
-"""Problems and ShoppingBench's reward grammar.
+"""The Problem model and ShoppingBench's reward grammar: what scoring reads and `arena.problems` makes (generator,
+importer, splits, packs), so it sits below both.
 
 The reward grammar is ShoppingBench's, field for field (yjwjy/ShoppingBench ``data/synthesize_*_test.jsonl``): per
 product ``product_id``, ``title: [str]``, ``sku_options: [{k: v}]``, ``attributes: [{k: [v]}]``,
