@@ -9,9 +9,6 @@ from typing import Any, Protocol
 
 from arena.blame import for_harness_status  # harness status -> run error code (arena.blame's one table)
 
-HARNESS_DIR = Path(__file__).resolve().parent.parent / "harness"
-SDK_DIR = Path(__file__).resolve().parent.parent / "agent_sdk"
-
 
 @dataclass(frozen=True)
 class Limits:

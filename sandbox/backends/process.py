@@ -21,8 +21,8 @@ import socket
 import time
 from pathlib import Path
 
-from sandbox.backends import HARNESS_DIR, SDK_DIR, SandboxResult, SandboxSpec, result_from_report
-from sandbox.env import sandbox_python, state_dir
+from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
+from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, state_dir
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 # Not root: no setpriv and no cgroups; bwrap's own user namespace, rlimits, tmpfs cap and the deadline remain.

@@ -25,8 +25,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from sandbox.backends import HARNESS_DIR, SDK_DIR
-from sandbox.env import SANDBOX_PACKAGES
+from sandbox.env import HARNESS_DIR, SANDBOX_PACKAGES, SDK_DIR
 
 BASE_TAG = "shoparena-base:bookworm"
 IMAGE_REPO = "shoparena-sandbox"
