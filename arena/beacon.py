@@ -1,5 +1,6 @@
-"""Where a validator, or anyone opening a past batch, gets a drand quicknet round's signature to open a sealed race
-batch (`arena.problems.seal`).
+"""drand quicknet, the beacon sealed race batches (`arena.problems.seal`) are sealed to: its facts (chain hash,
+genesis, period, which round is out when), and where a validator, or anyone opening a past batch, gets a round's
+signature to open a batch.
 
 In order: the chain it already reads (subtensor's Drand pallet; LocalChain's recorded pulses), then a drand HTTP
 relay named in the settings (`--beacon.relay`, e.g. https://api.drand.sh). Nothing here is trusted: a signature that
@@ -8,11 +9,27 @@ is not the round's cannot open a batch (`open_batch` checks it), so a wrong sour
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import httpx
 
-from arena.problems.seal import QUICKNET_CHAIN_HASH
+#: drand quicknet (unchained BLS on G1, a beacon every 3 s), the network timelock encryption targets.
+QUICKNET_CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
+QUICKNET_GENESIS = 1692803367
+QUICKNET_PERIOD = 3
+#: a real, public quicknet pulse, for offline tests and the LocalChain demo (no future pulse exists offline)
+QUICKNET_ROUND_1000 = ("b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6"
+                       "b63ed5e39")
+
+
+def round_at(unix_time: float) -> int:
+    """The quicknet round published at or just before ``unix_time`` (round r is out at genesis + (r - 1) * 3)."""
+    return max(1, 1 + math.floor((unix_time - QUICKNET_GENESIS) / QUICKNET_PERIOD))
+
+
+def time_of_round(round_: int) -> float:
+    return QUICKNET_GENESIS + (round_ - 1) * QUICKNET_PERIOD
 
 
 class BeaconError(Exception):

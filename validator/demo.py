@@ -138,12 +138,12 @@ def demo_folder_problem(root: Path) -> str | None:
 def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: int = 10, wall_seconds: float = 60.0,
              concurrency: int = 2) -> int:
     """The whole demo in `root` (made afresh). Returns the process exit code."""
+    from arena.beacon import QUICKNET_ROUND_1000
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
     from arena.log import get_logger
     from arena.problems.generate import GENERATOR_VERSION, generate_problems
     from arena.problems.pack import Rotation, new_pack, sealed_pack, write_pack
-    from arena.problems.seal import QUICKNET_ROUND_1000
     from arena.problems.splits import assign_splits
     from validator.chain.local import LocalChain
     from validator.node import build_node, open_store

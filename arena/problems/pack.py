@@ -570,7 +570,7 @@ def sealed_pack(pack: Pack, *, anchor: Anchor | None = None, fixed_round: int | 
     if anchor is not None:
         import time
 
-        from arena.problems.seal import round_at
+        from arena.beacon import round_at
 
         if rot.start_block <= anchor.block:
             raise PackError(f"slot 0 would open at block {rot.start_block}, not after the chain's current block "

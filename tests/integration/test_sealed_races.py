@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from bittensor.sp_core import Keypair
 
+from arena.beacon import QUICKNET_ROUND_1000
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack, sealed_pack, write_pack
-from arena.problems.seal import QUICKNET_ROUND_1000
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
