@@ -6,12 +6,9 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
-
-if TYPE_CHECKING:
-    from validator.corpus.decontaminate import TestSet
 
 CORPUS_VERSION = "shoparena-corpus-v1"
 FORMATS = ("openai", "sharegpt")
@@ -68,6 +65,14 @@ REASONS = {
     "exact_query": "its query is in a public test set",
     "near_duplicate_query": "its query nearly matches one in a public test set",
 }
+
+class TestSetInfo(Protocol):
+    """What the options say of a public test set (`validator.corpus.decontaminate.TestSet`)."""
+
+    name: str
+    sha256: str
+    queries: list[str]
+
 
 class CorpusError(Exception):
     """Something the user can fix; each line of `lines` is one problem, said in one line."""
@@ -134,7 +139,7 @@ class ExportOptions(BaseModel):
     def near_threshold(self) -> float:
         return DEFAULT_NEAR if self.near_duplicate is None else self.near_duplicate
 
-    def described(self, test_sets: Sequence[TestSet] = ()) -> dict[str, Any]:
+    def described(self, test_sets: Sequence[TestSetInfo] = ()) -> dict[str, Any]:
         """The options as the output files state them (test sets by name, digest and size; no machine paths)."""
         return {
             "since": self.since.isoformat() if self.since else None,
