@@ -38,7 +38,7 @@ from arena.problems.pack import load_pack  # noqa: E402
 from sandbox.backends import Limits  # noqa: E402
 from sandbox.backends.process import ProcessSandbox  # noqa: E402
 from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
-from validator.demo import MINER_TEMPLATE  # noqa: E402
+from validator.demo import MINER_TEMPLATE, write_template  # noqa: E402
 from validator.races import Arena, ArenaConfig  # noqa: E402
 from validator.scheduler import Node  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402
@@ -69,9 +69,7 @@ def main() -> None:
         store.upsert_miners(setup.chain.metagraph().neurons)
         template = MINER_TEMPLATE.read_text()
         for i, name in enumerate(names):
-            agent = root / "agents" / name
-            agent.mkdir(parents=True)
-            (agent / "agent.py").write_text(f"# {name}\n" + template)
+            agent = write_template(root / "agents" / name, f"# {name}\n" + template)
             place_submission(store, root / "node", setup.miners[name].hotkey.ss58_address, agent, block=1 + i)
         catalog = Catalog.open(catalog_dir)
         pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})

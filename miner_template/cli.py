@@ -42,9 +42,13 @@ def init_cmd(
         fail(f"unknown template {template!r}; use offline, llm or sn15")
     if directory.exists() and any(directory.iterdir()) and not force:
         fail(f"{directory} is not empty; choose another folder or pass --force")
-    directory.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(TEMPLATES / template / "agent.py", directory / "agent.py")
-    out.print(f"wrote {directory / 'agent.py'} ({template} template); next: arena-miner test {directory}")
+    from sandbox.bundle import copy_dir
+
+    copy_dir(TEMPLATES / template, directory)
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in (TEMPLATES / template).iterdir()
+                   if not p.name.startswith((".", "__")))
+    out.print(f"wrote {', '.join(names)} in {directory} ({template} template; start with agent.py); next: "
+              f"arena-miner test {directory}", highlight=False)
 
 
 @app.command("check")

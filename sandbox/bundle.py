@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import io
 import os
+import shutil
 import stat
 import tarfile
 import zlib
@@ -104,6 +105,13 @@ def _check_entrypoint(agent: Path) -> list[str]:
         if isinstance(node, ast.AsyncFunctionDef) and node.name == "agent_main":
             return ["agent_main must be a plain function, not async (wrap asyncio.run inside it)"]
     return ["agent.py defines no top-level function agent_main(problem)"]
+
+
+def copy_dir(folder: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Path:
+    """Copy a bundle folder's files (what `pack_dir` packs: no caches) into ``dest``, made if missing."""
+    out = Path(dest)
+    shutil.copytree(folder, out, ignore=shutil.ignore_patterns(*SKIP_DIRS), dirs_exist_ok=True)
+    return out
 
 
 def pack_dir(folder: str | os.PathLike[str]) -> Bundle:

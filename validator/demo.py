@@ -32,9 +32,11 @@ from rich import box
 from rich.table import Table
 
 from arena.cliutil import err, out, progress_bar
+from sandbox.bundle import copy_dir
 from validator.demo_llm import MODEL as DEMO_MODEL
 from validator.demo_llm import ScriptedLLMServer
 
+#: The offline template's entry point; its bundle is the folder around it (``agent.py`` and the package ``baseline/``).
 MINER_TEMPLATE = Path(__file__).resolve().parent.parent / "miner_template" / "offline" / "agent.py"
 SN15_AGENT = MINER_TEMPLATE.parent.parent / "sn15" / "agent.py"
 
@@ -75,18 +77,26 @@ def _copycat(source: str) -> str:
             + body.replace("\ndef ", "\n# a helper of mine\ndef "))
 
 
+def write_template(folder: Path, source: str | None = None) -> Path:
+    """The offline template's bundle in ``folder``, with ``source`` (a variant of its ``agent.py``) as its entry
+    point; the template's own ``agent.py`` when None."""
+    copy_dir(MINER_TEMPLATE.parent, folder)
+    if source is not None:
+        (folder / "agent.py").write_text(source)
+    return folder
+
+
 def write_agents(folder: Path) -> dict[str, Path]:
     template = MINER_TEMPLATE.read_text()
-    sources = {
+    from_template = {  # the template's bundle, each with its own agent.py
         "offline": template,
         "offline-lite": _variant(template, MAX_CALLS=8),
         "offline-deep": _variant(template, MAX_CALLS=60, VIEW_BATCH=30),
         "copycat": _copycat(template),
-        "hostile": HOSTILE_AGENT,
-        "sn15": SN15_AGENT.read_text(),
     }
-    agents = {}
-    for name, source in sources.items():
+    one_file = {"hostile": HOSTILE_AGENT, "sn15": SN15_AGENT.read_text()}
+    agents = {name: write_template(folder / name, source) for name, source in from_template.items()}
+    for name, source in one_file.items():
         agent = folder / name
         agent.mkdir(parents=True, exist_ok=True)
         (agent / "agent.py").write_text(source)

@@ -18,7 +18,7 @@ import pytest
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
 from tests.support.race import build_arena_inputs, make_chain
-from validator.demo import MINER_TEMPLATE
+from validator.demo import MINER_TEMPLATE, write_template
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 from validator.submissions import encode_commitment
@@ -30,12 +30,10 @@ PER_RACE = 6
 
 def slow_agent(folder: Path, name: str) -> Path:
     """The offline template, made to take about a second per problem so a race lasts long enough to be killed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "agent.py").write_text(
-        MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}  # distinct miners, not copies of one another\n"
+    return write_template(
+        folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}  # distinct miners, not copies of one another\n"
         + "\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n    time.sleep(1.0)\n"
           "    return _solve_now(problem)\n")
-    return folder
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
 from validator.chain.local import LocalChain
-from validator.demo import MINER_TEMPLATE
+from validator.demo import MINER_TEMPLATE, write_template
 from validator.races import Arena, ArenaConfig
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
@@ -62,10 +62,8 @@ CATCH = "    try:\n        _think(problem)\n    except Exception:  # carry on wi
 
 
 def llm_agent(folder: Path, miner: str, guard: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "agent.py").write_text(MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL,
-                                                                                    guard=guard))
-    return folder
+    return write_template(folder, MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL,
+                                                                                 guard=guard))
 
 
 def plain_agent(folder: Path, source: str) -> Path:
@@ -293,7 +291,7 @@ def test_the_gateway_dying_mid_run_is_2002_and_the_node_serves_it_again(inputs: 
     late = MINER_TEMPLATE.read_text() + ("\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n"
                                          "    time.sleep(2)\n    return _solve_now(problem)\n")
     place_submission(store, data_dir, setup.miners["late"].hotkey.ss58_address,
-                     plain_agent(tmp_path / "a" / "late", late), block=10)
+                     write_template(tmp_path / "a" / "late", late), block=10)
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     arena.start()
     try:
@@ -328,7 +326,7 @@ def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, t
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
     place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     plain_agent(tmp_path / "a" / "offline", MINER_TEMPLATE.read_text()), block=10)
+                     write_template(tmp_path / "a" / "offline"), block=10)
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     arena.config.limits = Limits(wall_seconds=0.5)
     arena.config.stuck_grace, arena.config.race_stall = 0.5, 2.0
@@ -370,7 +368,7 @@ def test_a_run_the_node_cannot_score_is_its_own_fault_2007(inputs: Any, tmp_path
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
     place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     plain_agent(tmp_path / "a" / "offline", MINER_TEMPLATE.read_text()), block=10)
+                     write_template(tmp_path / "a" / "offline"), block=10)
     first = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     first.start()
     try:

@@ -31,7 +31,7 @@ from sandbox.backends.process import ProcessSandbox
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
 from validator.chain.local import LocalChain
-from validator.demo import MINER_TEMPLATE
+from validator.demo import MINER_TEMPLATE, write_template
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
 from validator.scheduler import Node
@@ -61,11 +61,9 @@ class Log:
 
 
 def slow_agent(folder: Path, name: str, seconds: float) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "agent.py").write_text(
-        MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
+    return write_template(
+        folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
         f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n")
-    return folder
 
 
 def wait_until(predicate: Any, what: str, timeout: float = 300.0) -> None:

@@ -18,13 +18,15 @@ from arena.problems.splits import assign_splits
 from sandbox.bundle import pack_dir
 from validator.chain.bittensor_chain import create_wallet
 from validator.chain.local import LocalChain
-from validator.demo import HOSTILE_AGENT, MINER_TEMPLATE, _variant
+from validator.demo import HOSTILE_AGENT, MINER_TEMPLATE, _variant, write_template
 
 AGENTS = {
     "offline": lambda: MINER_TEMPLATE.read_text(),
     "lite": lambda: _variant(MINER_TEMPLATE.read_text(), MAX_CALLS=4),
     "hostile": lambda: HOSTILE_AGENT,
 }
+#: The agents that are the offline template's bundle (its package ``baseline/`` beside their ``agent.py``).
+TEMPLATE_AGENTS = ("offline", "lite")
 
 
 def make_wallet(path: Path, name: str) -> bt.Wallet:
@@ -73,6 +75,8 @@ def make_chain(root: Path, miners: list[str], *, validators: int = 1, block_time
 
 
 def write_agent(folder: Path, name: str) -> Path:
+    if name in TEMPLATE_AGENTS:
+        return write_template(folder, AGENTS[name]())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "agent.py").write_text(AGENTS[name]())
     return folder
