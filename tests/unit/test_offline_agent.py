@@ -1,5 +1,6 @@
-"""The offline baseline agent (``miner_template/offline/agent.py``), run in-process against the real tools on a small
-generated catalog and scored by the strict checks; plus its parsers and its behaviour when tools fail."""
+"""The offline baseline agent (``miner_template/offline/``: ``agent.py`` and its package ``baseline/``), run
+in-process against the real tools on a small generated catalog and scored by the strict checks; plus its parsers and
+its behaviour when tools fail."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ def _load_agent() -> ModuleType:
 
 arena_agent = _sdk()
 agent = _load_agent()
+# the bundle's package, beside agent.py (which puts the bundle's root on the import path, as the sandbox does)
+from baseline import basket, web  # noqa: E402
+from baseline import query as parse  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -192,28 +196,28 @@ def test_odd_problems_do_not_crash_it(world: tuple[Catalog, list[Any]]) -> None:
     ("a laptop with a 1.3-1.6kg laptop weight", None, None),
 ])
 def test_prices(text: str, lo: float | None, hi: float | None) -> None:
-    item = agent.parse_item(text)
+    item = parse.parse_item(text)
     assert (item.lo, item.hi) == (lo, hi)
 
 
 def test_price_filter_and_services() -> None:
-    item = agent.parse_item("Get me panties with free delivery included, costing 152 to 256 PHP, "
+    item = parse.parse_item("Get me panties with free delivery included, costing 152 to 256 PHP, "
                             "sold by an official LazMall shop, with COD (cash on delivery) and on a flash sale deal.")
     assert item.price == "152-256"
     assert set(item.services) == {"freeShipping", "official", "COD", "flashsale"}
     assert item.query.split()[0] == "panties"
     assert not {"free", "delivery", "lazmall", "php", "152"} & set(item.query.split())
-    assert agent.parse_item("a fan under 500 pesos").price == "-500"
-    assert agent.parse_item("a fan over 20 pesos").price == "20-"
-    assert agent.parse_item("a plain fan").price is None and agent.parse_item("a plain fan").service is None
+    assert parse.parse_item("a fan under 500 pesos").price == "-500"
+    assert parse.parse_item("a fan over 20 pesos").price == "20-"
+    assert parse.parse_item("a plain fan").price is None and parse.parse_item("a plain fan").service is None
 
 
 def test_item_head_is_the_product() -> None:
-    item = agent.parse_item("Could you help me track down an outdoor phone with mil-std-810h as the drop protection, "
+    item = parse.parse_item("Could you help me track down an outdoor phone with mil-std-810h as the drop protection, "
                             "free delivery and an ip68 design?")
     assert item.text[:item.head_end].strip() == "outdoor phone"
     assert "mil" in item.query and "ip68" in item.query
-    item = agent.parse_item("I need a sports helmet. Requirements: from the helmets & protective gear section, "
+    item = parse.parse_item("I need a sports helmet. Requirements: from the helmets & protective gear section, "
                             "made for cycling.")
     assert item.text[:item.head_end].strip() == "sports helmet"
     assert "helmets" not in item.query.split() and "cycling" in item.query.split()
@@ -222,14 +226,14 @@ def test_item_head_is_the_product() -> None:
 def test_shop_items() -> None:
     numbered = ("Find a shop that sells all of the following: (1) A fresh fish. (2) A drone with a price between "
                 "₱5230 and ₱8800. (3) A gold watch gift set. The same shop must sell all of them.")
-    assert agent.split_shop_items(numbered) == ["A fresh fish", "A drone with a price between ₱5230 and ₱8800",
+    assert parse.split_shop_items(numbered) == ["A fresh fish", "A drone with a price between ₱5230 and ₱8800",
                                                 "A gold watch gift set"]
     ordinals = ("Find stores that carry the following: First, an oven in the color pink; second, a canvas board "
                 "with cash on delivery. One shop has to carry every item on this list.")
-    assert agent.split_shop_items(ordinals) == ["an oven in the color pink", "a canvas board with cash on delivery"]
+    assert parse.split_shop_items(ordinals) == ["an oven in the color pink", "a canvas board with cash on delivery"]
     sentences = ("Which shop offers all of these? First, formal shoes. Second, a silver smartwatch. Third, a mug. "
                  "They all need to be sold by a single shop.")
-    assert agent.split_shop_items(sentences) == ["formal shoes", "a silver smartwatch", "a mug"]
+    assert parse.split_shop_items(sentences) == ["formal shoes", "a silver smartwatch", "a mug"]
 
 
 def test_voucher_items_and_block() -> None:
@@ -238,20 +242,20 @@ def test_voucher_items_and_block() -> None:
              "have a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only "
              "when the total price of the products exceeds `13904`.\n3. It provides a percentage discount of `16%` "
              "with a cap of `11003`.")
-    text, voucher = agent.parse_voucher(query)
+    text, voucher = parse.parse_voucher(query)
     assert voucher == {"voucher_type": "platform", "threshold": 13904.0, "budget": 17650.0,
                        "discount_type": "percentage", "discount": 0.16, "cap": 11003.0}
-    items = agent.split_voucher_items(text)
+    items = parse.split_voucher_items(text)
     assert len(items) == 3 and items[2] == "a recorder eligible for free shipping"
-    _, fixed = agent.parse_voucher("I'm after a phone.\n\nMy budget is only `438`, but I have a voucher with the "
+    _, fixed = parse.parse_voucher("I'm after a phone.\n\nMy budget is only `438`, but I have a voucher with the "
                                    "following rules:\n1. The voucher only applies to the products from the same "
                                    "shop.\n2. It is valid only when the total price of the products exceeds `154`.\n"
                                    "3. It provides a fixed discount of `22`.")
     assert fixed == {"voucher_type": "shop", "threshold": 154.0, "budget": 438.0, "discount_type": "fixed",
                      "face_value": 22.0}
-    assert agent.split_voucher_items("a kettle, and also a lamp") == ["a kettle", "a lamp"]
-    assert agent.split_voucher_items("a kettle. Also, I need a lamp; and a mug") == ["a kettle", "a lamp", "a mug"]
-    assert agent.parse_voucher("no voucher here") == ("no voucher here", None)
+    assert parse.split_voucher_items("a kettle, and also a lamp") == ["a kettle", "a lamp"]
+    assert parse.split_voucher_items("a kettle. Also, I need a lamp; and a mug") == ["a kettle", "a lamp", "a mug"]
+    assert parse.parse_voucher("no voucher here") == ("no voucher here", None)
 
 
 def test_voucher_arithmetic_matches_the_tool() -> None:
@@ -267,17 +271,17 @@ def test_voucher_arithmetic_matches_the_tool() -> None:
             spec.update(discount_type="percentage", discount=round(rng.uniform(0.1, 0.5), 2),
                         cap=float(rng.randint(1, 3000)))
         discount, _, _ = apply_voucher(sum(prices), one_shop, Voucher(**spec))
-        assert agent.voucher_total(prices, one_shop, spec) == pytest.approx(sum(prices) - discount)
+        assert basket.voucher_total(prices, one_shop, spec) == pytest.approx(sum(prices) - discount)
 
 
 def test_voucher_window_brackets_the_price() -> None:
     fixed = {"discount_type": "fixed", "face_value": 22.0, "budget": 438.0}
-    lo, hi = agent.voucher_window(fixed, one_item=True)
+    lo, hi = basket.voucher_window(fixed, one_item=True)
     assert lo <= 449 <= hi  # 449 - 22 = 427 after the voucher; a budget of 438 is that plus up to 10%
     percent = {"discount_type": "percentage", "discount": 0.21, "cap": 4166.0, "budget": 24152.0}
-    lo, hi = agent.voucher_window(percent, one_item=True)
+    lo, hi = basket.voucher_window(percent, one_item=True)
     assert lo <= 26999 <= hi  # 26999 - 4166 = 22833 after the voucher
-    assert agent.voucher_window({"discount_type": "fixed"}, one_item=True) is None
+    assert basket.voucher_window({"discount_type": "fixed"}, one_item=True) is None
 
 
 def test_fact_pages_give_their_value(world: tuple[Catalog, list[Any]]) -> None:
@@ -286,23 +290,23 @@ def test_fact_pages_give_their_value(world: tuple[Catalog, list[Any]]) -> None:
     assert facts
     for page in facts:
         question = f"What does {page['fact']['entity']} do?"
-        assert agent.fact_value([page], question) == page["fact"]["value"].lower(), page["content"]
+        assert web.fact_value([page], question) == page["fact"]["value"].lower(), page["content"]
     # the page about the question's entity wins over the others
     first, second = facts[0], facts[1]
-    assert agent.fact_value([second, first], f"Who is {first['fact']['entity']}?") == first["fact"]["value"].lower()
+    assert web.fact_value([second, first], f"Who is {first['fact']['entity']}?") == first["fact"]["value"].lower()
 
 
 # ------------------------------------------------------------------------------------------------ the bundle file
 
 
 def test_imports_only_the_standard_library_and_the_sdk() -> None:
-    tree = ast.parse(AGENT_PATH.read_text())
     modules = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            modules.add(node.module.split(".")[0])
+    for path in AGENT_PATH.parent.rglob("*.py"):  # agent.py and its package, whose own imports are not counted
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] != "baseline":
+                modules.add(node.module.split(".")[0])
     assert modules - set(sys.stdlib_module_names) == {"arena_agent"}
 
 

@@ -1,0 +1,101 @@
+"""Web tasks: ``web_search`` the question, read the answer off the fact page, then look for the requested kind of
+product carrying that value in its title or description."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from baseline.query import parse_item
+from baseline.search import Session
+from baseline.text import CATEGORY, strip_intro
+
+#: Score for a web task's candidate that the answer's value alone retrieves.
+WEB_CORE_WEIGHT = 3.0
+#: Score for a candidate whose title or description carries the answer's value.
+CARRIES_WEIGHT = 20.0
+
+#: Where fact pages state their value.
+_FACT_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"best known for playing the ([^.,;]+?) with the",
+    r"instrument: ([^.;]+)\.",
+    r"principal ([^.,;]+?) player",
+    r"competes in ([^.;]+)\.",
+    r"took up ([^.,;]+?) at the age",
+    r"known across the islands for its ([^.;]+)\.",
+    r"signature flavor of [^;]+? is ([^.;]+)[;.]",
+    r"worked with ([^.,;]+?) for generations",
+    r"handmade goods of ([^.,;]+?), a tradition",
+    r"home games in ([^.,;]+?) jerseys",
+    r"team color has been ([^.,;]+?) since",
+    r"best known for (?:playing |making |its )?(?:the )?([^.,;]+?)[.,;]",
+    r"famous for (?:its |the )?([^.,;]+?)[.,;]",
+))
+#: How a web query refers to the answer without naming it.
+_ANAPHOR = re.compile(
+    r"\b(?:(?:in|with|for|matching|to go with|made for|meant for|made of|made from|crafted from|of)\s)?"
+    r"(?:that|the same|this)(?: exact)? (?:color|colour|material|flavor|flavour|sport|instrument|kind|"
+    r"[a-z]+(?: [a-z]+)?(?= *[,.?!]| *$))\b")
+_WEB_HEADS = re.compile(r"^(?:one|that instrument|an instrument of that kind|the same instrument|something)\b")
+
+
+def fact_value(pages: list[dict[str, Any]], question: str) -> str | None:
+    """The answer a fact page gives: the page about the question's entity first, then any page."""
+    q = question.lower()
+
+    def about(page: dict[str, Any]) -> bool:
+        title = str(page.get("title", "")).split(" - ")[0].strip().lower()
+        return bool(title) and title in q
+
+    ordered = [p for p in pages if about(p)] + [p for p in pages if not about(p)]
+    for page in ordered:
+        content = str(page.get("content", ""))
+        for pattern in _FACT_PATTERNS:
+            m = pattern.search(content)
+            if m:
+                value = m.group(1).strip().strip("'\"").lower()
+                if value and len(value.split()) <= 4:
+                    return value
+    return None
+
+
+def solve_web(s: Session, query: str) -> None:
+    """The question answered from the web, then the requested product carrying the answer."""
+    q = " ".join(query.split())
+    q = re.sub(r"^quick question first:\s*", "", q, flags=re.IGNORECASE)
+    cut = q.find("?")
+    question, rest = (q[:cut + 1], q[cut + 1:]) if cut >= 0 else (q, q)
+    pages = s.tool("web_search", q=question, max_results=5)
+    value = fact_value(pages if isinstance(pages, list) else [], question)
+    rest_low = " " + strip_intro(rest.lower().strip(" .?!")) + " "
+    rest_low = _ANAPHOR.sub(" ", rest_low)
+    rest_low = CATEGORY.sub(" ", rest_low)
+    rest_low = _WEB_HEADS.sub(" ", strip_intro(" ".join(rest_low.split())))
+    item = parse_item(f"{value} {rest_low}" if value else rest_low)
+    if value:
+        item.head_end = len(item.text)
+    # the products the value itself retrieves (where a product carrying it is most likely found), then the
+    # value with the requested kind of product
+    ids: list[str] = []
+    core: set[str] = set()
+    if value:
+        for page in range(1, 6):
+            got = s.search(value, page)
+            ids += got
+            if len(got) < 10 or not s.can_search(6):
+                break
+        core = set(ids)
+        s.view(ids)
+    ids += s.candidates(item, deep=True)
+    ranked = s.rank_item(item, ids)
+    if value:
+        def carries(pid: str) -> bool:
+            doc = s.details.get(pid, {})
+            text = " ".join((str(s.summaries.get(pid, {}).get("title", "")) + " "
+                             + str(doc.get("description", ""))).lower().split())
+            return value in text
+
+        ranked.sort(key=lambda t: -(t[0] + (CARRIES_WEIGHT if carries(t[2]) else 0.0)
+                                    + (WEB_CORE_WEIGHT if t[2] in core else 0.0)))
+    if ranked:
+        s.recommend([ranked[0][2]])
