@@ -1,0 +1,335 @@
+"""The LocalChain file: its SQLite schema, its atomic creation, this process's connection and its transactions,
+and the rows every call shares (the extrinsic log, neurons, weight sets). No chain rule lives here: `LocalChain`
+decides what may be written; the ledger keeps it durably and consistently across processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validator.chain.port import Axon, ChainError, Neuron
+
+FORMAT = "shoparena-localchain"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_SECONDS = 30.0
+
+CALL_WEIGHTS = "SubtensorModule.set_mechanism_weights"
+CALL_PERMIT = "LocalChain.set_validator_permit"
+
+_SCHEMA = """
+CREATE TABLE chain (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    format TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    netuid INTEGER NOT NULL,
+    block_time REAL NOT NULL,
+    weights_rate_limit INTEGER NOT NULL,
+    max_neurons INTEGER NOT NULL,
+    genesis_time REAL NOT NULL,
+    genesis_id TEXT NOT NULL
+);
+CREATE TABLE neurons (
+    uid INTEGER PRIMARY KEY,
+    hotkey TEXT NOT NULL UNIQUE,
+    coldkey TEXT NOT NULL,
+    stake REAL NOT NULL DEFAULT 0,
+    validator_permit INTEGER NOT NULL DEFAULT 0,
+    axon_ip TEXT,
+    axon_port INTEGER,
+    axon_protocol INTEGER,
+    last_update INTEGER,            -- NULL: never set weights
+    block_at_registration INTEGER NOT NULL
+);
+CREATE TABLE commitments (
+    hotkey TEXT PRIMARY KEY REFERENCES neurons (hotkey),
+    value TEXT NOT NULL,
+    block INTEGER NOT NULL
+);
+CREATE TABLE extrinsics (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    block INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    call TEXT NOT NULL,
+    signer TEXT,
+    args TEXT NOT NULL,
+    signature TEXT,
+    at REAL NOT NULL,
+    UNIQUE (block, idx)
+);
+CREATE TABLE weights (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid INTEGER NOT NULL REFERENCES neurons (uid),
+    hotkey TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    uids TEXT NOT NULL,
+    weights TEXT NOT NULL,
+    version_key INTEGER NOT NULL,
+    extrinsic_id TEXT NOT NULL
+);
+CREATE INDEX weights_by_uid ON weights (uid, id);
+"""
+
+NEURON_COLUMNS = ("uid, hotkey, coldkey, stake, validator_permit, axon_ip, axon_port, axon_protocol, last_update, "
+                  "block_at_registration")
+
+
+def init_hint(path: Path, extra: str = "") -> str:
+    return f"`arena-validator localchain init --localchain.path {path}{extra}`"
+
+
+def is_localchain(path: Path) -> bool:
+    """Whether `path` is a LocalChain file of any version (read-only: the file is not touched)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT format FROM chain WHERE id = 1").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return row is not None and row[0] == FORMAT
+
+
+
+@dataclass(frozen=True)
+class Genesis:
+    """A chain's settings, fixed when the file is created."""
+
+    netuid: int
+    block_time: float
+    weights_rate_limit: int
+    max_neurons: int
+    genesis_time: float
+    genesis_id: str  # 32 random bytes, hex
+
+
+def create_file(target: Path, genesis: Genesis, *, overwrite: bool) -> None:
+    """Write a new chain file at `target` holding `genesis`, atomically: a complete file appears, or nothing. Never
+    replaces a file that is not a LocalChain, nor a chain unless `overwrite`."""
+    if target.is_dir():
+        raise ChainError("bad_input", f"cannot create a LocalChain at {target}: it is a directory; pass a file "
+                                      "path such as var/localchain.sqlite")
+    exists = ChainError("exists", f"a LocalChain already exists at {target}; use it as it is, or start a new "
+                                  f"chain with {init_hint(target, ' --overwrite')}")
+    if target.exists() and not overwrite:
+        raise exists
+    if target.exists() and not is_localchain(target):
+        raise ChainError("not_a_chain", f"{target} exists and is not a LocalChain; refusing to overwrite it: "
+                                        "choose another --localchain.path, or move the file away yourself")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        raise ChainError("bad_input", f"cannot create a LocalChain at {target}: {error}") from error
+    os.close(fd)
+    tmp = Path(tmp_name)
+    os.chmod(tmp, 0o644)  # readable like an ordinary new file, not mkstemp's 0600
+    try:
+        _write_genesis(tmp, genesis)
+        if overwrite:
+            # A stale write-ahead log next to the new file would be replayed into it: remove the old chain's.
+            for suffix in ("-wal", "-shm"):
+                with suppress(FileNotFoundError):
+                    os.unlink(f"{target}{suffix}")
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)  # atomic create-if-absent: never replaces a chain made meanwhile
+            except FileExistsError:
+                raise exists from None
+            except OSError:  # no hard links on this filesystem
+                if target.exists():
+                    raise exists from None
+                os.replace(tmp, target)
+    except sqlite3.Error as error:
+        raise ChainError("chain_error", f"cannot create a LocalChain at {target}: {error}") from error
+    except OSError as error:
+        raise ChainError("bad_input", f"cannot create a LocalChain at {target}: {error}") from error
+    finally:
+        with suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _write_genesis(path: Path, genesis: Genesis) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(
+            "INSERT INTO chain (id, format, schema_version, netuid, block_time, weights_rate_limit, "
+            "max_neurons, genesis_time, genesis_id) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (FORMAT, SCHEMA_VERSION, genesis.netuid, genesis.block_time, genesis.weights_rate_limit,
+             genesis.max_neurons, genesis.genesis_time, genesis.genesis_id),
+        )
+        conn.execute("COMMIT")
+    finally:
+        conn.close()  # the last connection: checkpoints and removes the temp file's -wal/-shm
+
+
+def new_genesis_id() -> str:
+    return secrets.token_hex(32)
+
+
+class Ledger:
+    """The chain file at `path` (which must already exist), shared by every process that opens it: one connection
+    per process (a forked child opens its own), a read (one snapshot) or write (`BEGIN IMMEDIATE`, the file's write
+    lock from the first statement) transaction per call."""
+
+    def __init__(self, path: Path, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout  # seconds a call waits for another process's lock before `busy`
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._conn_pid = 0
+        self._forked: list[sqlite3.Connection] = []  # a parent's connections: never touched (nor closed) in a child
+
+    def genesis(self) -> Genesis:
+        """The chain's settings, checking that the file is a LocalChain this code reads."""
+        if not self.path.is_file():
+            raise ChainError("no_chain", f"no LocalChain at {self.path}; create it with {init_hint(self.path)}")
+        with self.read("open the chain") as conn:
+            try:
+                row = conn.execute(
+                    "SELECT format, schema_version, netuid, block_time, weights_rate_limit, max_neurons, "
+                    "genesis_time, genesis_id FROM chain WHERE id = 1"
+                ).fetchone()
+            except sqlite3.DatabaseError:
+                row = None
+        if row is None or row[0] != FORMAT:
+            raise ChainError("bad_chain", f"{self.path} is not a LocalChain file; point --localchain.path at one, or "
+                                          f"create one at another path with {init_hint(Path('NEW.sqlite'))}")
+        if row[1] != SCHEMA_VERSION:
+            raise ChainError("bad_chain", f"LocalChain at {self.path} has format version {row[1]}, this node reads "
+                                          f"version {SCHEMA_VERSION}; re-create it with "
+                                          f"{init_hint(self.path, ' --overwrite')}")
+        return Genesis(netuid=int(row[2]), block_time=float(row[3]), weights_rate_limit=int(row[4]),
+                       max_neurons=int(row[5]), genesis_time=float(row[6]), genesis_id=str(row[7]))
+
+    def _connection(self) -> sqlite3.Connection:
+        """This process's connection, opened on first use (read-write, never creating the file)."""
+        if self._conn is not None and self._conn_pid == os.getpid():
+            return self._conn
+        if self._conn is not None:  # inherited across fork: SQLite forbids using (or closing) it here
+            self._forked.append(self._conn)
+            self._conn = None
+        if not self.path.is_file():
+            raise ChainError("no_chain", f"no LocalChain at {self.path}; create it with {init_hint(self.path)}")
+        try:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None,
+                                   timeout=self.busy_timeout, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            conn.execute("PRAGMA synchronous=FULL")  # WAL mode is already persistent in the file (set by init)
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as error:
+            raise ChainError("bad_chain", f"cannot open {self.path} as a LocalChain ({error}); point --localchain.path "
+                                          f"at one, or create one at another path with "
+                                          f"{init_hint(Path('NEW.sqlite'))}") from error
+        self._conn, self._conn_pid = conn, os.getpid()
+        return conn
+
+    @contextmanager
+    def _transaction(self, action: str, mode: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute(f"BEGIN {mode}")
+            except sqlite3.Error as error:
+                raise self._db_error(action, error) from error
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as error:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error):
+                    raise self._db_error(action, error) from error
+                raise
+
+    def read(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
+        """A read transaction: every query inside sees one snapshot of the file."""
+        return self._transaction(action, "DEFERRED")
+
+    def write(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction, holding the file's write lock from its first statement (no lost updates)."""
+        return self._transaction(action, "IMMEDIATE")
+
+    def _db_error(self, action: str, error: sqlite3.Error) -> ChainError:
+        if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+            return ChainError("busy", f"cannot {action}: the LocalChain at {self.path} stayed locked by another "
+                                      f"process for {self.busy_timeout:g}s; try again")
+        return ChainError("chain_error", f"cannot {action}: LocalChain at {self.path}: {error}")
+
+    def close(self) -> None:
+        """Close this process's connection; the next call reopens it."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is not None and self._conn_pid == os.getpid():
+                with suppress(sqlite3.Error):
+                    conn.close()
+
+    # --- rows -----------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def record(conn: sqlite3.Connection, block: int, call: str, signer: str | None, args: dict[str, Any],
+               signature: str | None = None) -> str:
+        """Append one extrinsic to the log; its id, `block-index` as on a real chain."""
+        (idx,) = conn.execute("SELECT COUNT(*) FROM extrinsics WHERE block = ?", (block,)).fetchone()
+        conn.execute(
+            "INSERT INTO extrinsics (block, idx, call, signer, args, signature, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (block, idx, call, signer, json.dumps(args, sort_keys=True), signature, time.time()),
+        )
+        return f"{block}-{idx}"
+
+    @staticmethod
+    def neuron(row: sqlite3.Row | tuple[Any, ...]) -> Neuron:
+        uid, hotkey, coldkey, stake, permit, ip, port, protocol, last_update, registered = row
+        axon = Axon(ip=ip, port=port, protocol=protocol) if ip is not None and port is not None else None
+        return Neuron(uid=uid, hotkey=hotkey, coldkey=coldkey, stake=stake, validator_permit=bool(permit), axon=axon,
+                      last_update=last_update or 0, block_at_registration=registered)
+
+    def neuron_by_hotkey(self, conn: sqlite3.Connection, hotkey: str) -> Neuron | None:
+        row = conn.execute(f"SELECT {NEURON_COLUMNS} FROM neurons WHERE hotkey = ?", (hotkey,)).fetchone()
+        return self.neuron(row) if row is not None else None
+
+    def neurons(self, conn: sqlite3.Connection) -> list[Neuron]:
+        rows = conn.execute(f"SELECT {NEURON_COLUMNS} FROM neurons ORDER BY uid").fetchall()
+        return [self.neuron(row) for row in rows]
+
+    def weight_rows(self, where: str) -> list[dict[str, Any]]:
+        """Weight sets (uid, hotkey, block, uids, u16 weights, version_key, extrinsic_id), `where` choosing them."""
+        with self.read("read the weights") as conn:
+            rows = conn.execute(
+                f"SELECT uid, hotkey, block, uids, weights, version_key, extrinsic_id FROM weights {where}"
+            ).fetchall()
+        return [
+            {"uid": uid, "hotkey": hotkey, "block": block, "uids": json.loads(uids), "weights": json.loads(values),
+             "version_key": version_key, "extrinsic_id": extrinsic_id}
+            for uid, hotkey, block, uids, values, version_key, extrinsic_id in rows
+        ]
+
+    @staticmethod
+    def counts(conn: sqlite3.Connection) -> dict[str, int]:
+        """How many neurons, validators, commitments, weight sets and extrinsics the file holds."""
+        neurons, validators = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(validator_permit), 0) FROM neurons").fetchone()
+        (commitments,) = conn.execute("SELECT COUNT(*) FROM commitments").fetchone()
+        (weight_sets,) = conn.execute("SELECT COUNT(*) FROM weights").fetchone()
+        (extrinsics,) = conn.execute("SELECT COUNT(*) FROM extrinsics").fetchone()
+        return {"neurons": neurons, "validators": validators, "commitments": commitments,
+                "weight_sets": weight_sets, "extrinsics": extrinsics}
