@@ -183,11 +183,10 @@ def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any
     from arena.judge.llm import LLMJudge
     from tests.support.openai_server import Fail, OpenAIServer
 
-    calls = {"n": 0}
+    down = {"yes": True}
 
     def upstream(body: dict[str, Any]) -> str:
-        calls["n"] += 1
-        if calls["n"] <= 6:  # down for a while
+        if down["yes"]:  # down until the test has seen every run wait for it
             raise Fail(503, "judge model overloaded")
         return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing",
                            "evidence": [0]})
@@ -212,6 +211,7 @@ def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any
             assert all(r.not_before is not None for r in waiting)
             assert all(store.score(r.run_id).final is None for r in waiting)  # type: ignore[union-attr]
             assert arena.close_races() == []  # a race never closes on unjudged runs
+            down["yes"] = False  # the judge is back: the deferred runs are judged once their backoff passes
             deadline = time.time() + 30
             while store.runs(status="scoring") and time.time() < deadline:
                 time.sleep(0.3)
