@@ -41,6 +41,8 @@ JUDGE_UNAVAILABLE = 2004
 UPSTREAM_LLM_DOWN = 2005
 NODE_INTERRUPTED = 2006
 SCORING_FAILED = 2007
+WORKER_LOST = 2008
+WORKER_REFUSED = 2009
 
 CODES: dict[int, ErrorCode] = {c.code: c for c in (
     ErrorCode(IMPORT_FAILED, "import_failed", "agent", "agent.py could not be imported or has no usable agent_main",
@@ -68,6 +70,11 @@ CODES: dict[int, ErrorCode] = {c.code: c for c in (
               "the node stopped or lost track of the run while it was in flight", True),
     ErrorCode(SCORING_FAILED, "scoring_failed", "validator",
               "the node failed scoring the run's answer (a fault of its own, logged with its traceback)", True),
+    ErrorCode(WORKER_LOST, "worker_lost", "validator",
+              "the cluster worker running the run was lost (killed, out of memory, network gone) or did not return it "
+              "within its wall clock plus a grace", True),
+    ErrorCode(WORKER_REFUSED, "worker_refused", "validator",
+              "a cluster worker refused the run: its catalog is not the node's, or it cannot start the sandbox", True),
 )}
 
 #: The harness's statuses (and the backends' own `sandbox_failed`) -> their code.

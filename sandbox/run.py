@@ -29,6 +29,7 @@ class RunOutcome:
     upstream_errors: list[dict[str, Any]] = field(default_factory=list)
     budget_refusals: int = 0
     unserved: list[str] = field(default_factory=list)  # routes the agent asked for that the gateway does not serve
+    worker: str | None = None  # where it ran: "local", or the Ray worker's node id (`validator.dispatch`)
 
     @property
     def answered(self) -> bool:

@@ -90,6 +90,8 @@ class Metrics:
                                       registry=self.registry)
         self.set_weights = Counter("shoparena_set_weights", "set-weights attempts by result", ["result"],
                                    registry=self.registry)
+        self.worker_runs = Counter("shoparena_worker_runs", "runs that came back from a sandbox, per worker "
+                                   "(local, or a Ray worker's node id)", ["worker"], registry=self.registry)
         self.upstream_errors = Counter("shoparena_upstream_llm_errors",
                                        "upstream LLM failures seen by the gateway during runs", registry=self.registry)
         self.job_failures = Counter("shoparena_job_failures", "scheduled jobs that failed", ["job"],
@@ -109,8 +111,9 @@ class Metrics:
     def run_final(self, outcome: str, blame: str | None) -> None:
         self.runs.labels(outcome=outcome, blame=blame or "none").inc()
 
-    def sandbox(self, seconds: float, events: Sequence[TrajectoryEvent]) -> None:
+    def sandbox(self, seconds: float, events: Sequence[TrajectoryEvent], worker: str | None = None) -> None:
         self.sandbox_seconds.observe(seconds)
+        self.worker_runs.labels(worker=worker or "local").inc()
         for event in events:
             outcome = "error" if event.error or event.status >= 400 else "ok"
             self.gateway_calls.labels(kind=event.kind, outcome=outcome).inc()

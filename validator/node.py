@@ -62,6 +62,16 @@ def open_pack(settings: Settings) -> tuple[Any, Any]:
     return catalog, pack
 
 
+def open_dispatch(settings: Settings, *, gateway: Any, sandbox: Any, catalog_digest: str) -> Any:
+    """Where runs go (`--dispatch`): this host's sandbox, or the workers of the Ray cluster at --ray.address."""
+    from validator.dispatch import open_dispatcher
+
+    try:
+        return open_dispatcher(settings, gateway=gateway, sandbox=sandbox, catalog_digest=catalog_digest)
+    except RuntimeError as exc:  # RayUnavailable: Ray missing, or its cluster unreachable
+        raise NodeError(str(exc)) from None
+
+
 def gateway_for(settings: Settings, catalog: Any) -> Any:
     """The node's gateway: agents' LLM calls go to --gateway.upstream, limited to --gateway.models, and every agent
     is told the first of those models (``ARENA_LLM_MODEL``), as `arena-miner test --model` tells it locally."""
@@ -94,7 +104,7 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
                retry_backoff: float = 5.0) -> Any:
     """The node the settings describe, checked end to end before anything runs: store reachable and current, wallet
     readable, chain reachable with our hotkey on the metagraph holding a validator permit, pack and catalog valid,
-    sandbox available."""
+    sandbox available (or, with --dispatch ray, the Ray cluster reachable)."""
     from sandbox.backends import Limits
     from validator.chain import open_chain, our_neuron
     from validator.chain.port import ChainError
@@ -114,7 +124,9 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         log.warning("pack.unsealed", pack_id=pack.pack_id,
                     warning="this pack's race problems are in clear: anyone holding the pack can harvest them before "
                             "a race; ask the operator for a sealed pack (arena problems pack --seal.anchor_block)")
-    sandbox = open_sandbox(settings)
+    sandbox = open_sandbox(settings) if settings.dispatch == "local" else None  # else the workers' sandboxes
+    gateway = gateway_for(settings, catalog)
+    dispatcher = open_dispatch(settings, gateway=gateway, sandbox=sandbox, catalog_digest=catalog.digest)
     config = ArenaConfig(
         data_dir=settings.data_dir, concurrency=settings.concurrency, max_attempts=settings.max_attempts,
         retry_backoff=retry_backoff,
@@ -135,8 +147,8 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
     from validator.metrics import Metrics
 
     arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
-                  config=config, gateway=gateway_for(settings, catalog), judge=judge,
-                  metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds), log=log)
+                  config=config, gateway=gateway, judge=judge,
+                  metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds), log=log, dispatcher=dispatcher)
     if block_time is None:
         block_time = float(getattr(chain, "block_time", 12.0))
 

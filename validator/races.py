@@ -60,8 +60,8 @@ from arena.weights import MinerResult, compute_weights, describe_ties, parse_pol
 from sandbox.backends import Limits, Sandbox
 from sandbox.bundle import BundleError, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer
-from sandbox.run import run_one
 from validator.chain.port import ChainError, ChainPort
+from validator.dispatch import Dispatcher, DispatchError
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
 
@@ -209,13 +209,20 @@ class Arena:
     """The race machinery of one validator node. `start()` serves the gateway; every job method is idempotent."""
 
     def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, pack: ProblemPack, catalog: Catalog,
-                 sandbox: Sandbox, config: ArenaConfig, gateway: Gateway | None = None, judge: Judge | None = None,
-                 metrics: Any = None, log: Any = None) -> None:
+                 sandbox: Sandbox | None, config: ArenaConfig, gateway: Gateway | None = None,
+                 judge: Judge | None = None, metrics: Any = None, log: Any = None,
+                 dispatcher: Dispatcher | None = None) -> None:
         from arena.judge.offline import OfflineJudge
 
         self.store, self.chain, self.wallet = store, chain, wallet
         self.pack, self.catalog, self.sandbox, self.config = pack, catalog, sandbox, config
         self.gateway = gateway or Gateway(catalog)
+        if dispatcher is None:  # the node's own sandbox (`validator.dispatch`: local, or a Ray cluster's workers)
+            from validator.dispatch.local import LocalDispatcher
+
+            assert sandbox is not None, "local dispatch needs a sandbox"
+            dispatcher = LocalDispatcher(self.gateway, sandbox)
+        self.dispatcher = dispatcher
         self.fallback_judge = OfflineJudge()
         self.judge = judge or self.fallback_judge
         self._judge_tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
@@ -567,7 +574,11 @@ class Arena:
         ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
         if not ready:
             return 0
-        gate = asyncio.Semaphore(self.config.concurrency)
+        slots = self.dispatcher.capacity(self.config.concurrency)
+        if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
+            self._warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
+            return 0
+        gate = asyncio.Semaphore(slots)
 
         async def one(run: Run) -> None:
             async with gate:
@@ -663,11 +674,14 @@ class Arena:
             self.store.transition(run_id, "running")
         launched = self.stages.add("staging", began)
         try:
-            outcome = await run_one(self.gateway, self.sandbox, agent_dir, self._work / "gw", problem.public(),
-                                    limits=self.config.limits, budgets=self.config.budgets, run_id=run_id)
+            outcome = await self.dispatcher.run(run_id, agent_dir, sha256, self._work / "gw", problem.public(),
+                                                limits=self.config.limits, budgets=self.config.budgets)
         except asyncio.CancelledError:
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
+        except DispatchError as exc:  # a cluster worker lost, stuck or refusing: the validator's fault, retried
+            await asyncio.to_thread(self._fail, run_id, exc.code, str(exc))
+            return
         except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
             await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
@@ -678,14 +692,14 @@ class Arena:
             code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
         stats = {"backend": result.backend, "status": result.status, "exit_code": result.exit_code,
                  "elapsed_s": round(result.elapsed_s, 3), "timed_out": result.timed_out, "oom": result.oom,
-                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer,
+                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer, "worker": outcome.worker,
                  "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
                  "budget_refusals": outcome.budget_refusals,
                  "attempts": self._attempts(run, code, error, outcome.upstream_errors)}
         spend = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls, "tokens": outcome.tokens,
                  "cost": outcome.cost, "sandbox": stats}
         if self.metrics is not None:
-            self.metrics.sandbox(result.elapsed_s, outcome.events)
+            self.metrics.sandbox(result.elapsed_s, outcome.events, worker=outcome.worker)
             if outcome.upstream_errors:
                 self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
         written = self.stages.now()

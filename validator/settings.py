@@ -81,6 +81,15 @@ class Settings(BaseSettings):
     concurrency: int = Field(2, ge=1, le=256, description="runs at once", json_schema_extra=flag("--concurrency"))
     max_attempts: int = Field(3, ge=1, le=20, description="attempts per run when the validator is to blame",
                               json_schema_extra=flag("--max-attempts"))
+    dispatch: Literal["local", "ray"] = Field(
+        "local", description="where runs' sandboxes run: local (this host) or ray (the workers of a Ray cluster, "
+                             "pip install 'shoparena[ray]')", json_schema_extra=flag("--dispatch"))
+    ray_address: str | None = Field(
+        None, description="the Ray cluster's head (host:port, as ray start --head prints it) with --dispatch ray",
+        json_schema_extra=flag("--ray.address"))
+    ray_cpus_per_run: float = Field(
+        1.0, gt=0, le=64, description="CPUs one run takes on a Ray worker; with --sandbox.memory_mb this sets how many "
+                                      "runs a worker takes at once", json_schema_extra=flag("--ray.cpus_per_run"))
     gateway_upstream: str | None = Field(
         None, description="OpenAI-compatible base URL agents' LLM calls go to (none: agents get no LLM)",
         json_schema_extra=flag("--gateway.upstream"),
@@ -194,6 +203,9 @@ class Settings(BaseSettings):
     def _consistent(self) -> Settings:
         if self.gateway_models and not self.gateway_upstream:
             raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
+        if self.dispatch == "ray" and not self.ray_address:
+            raise ValueError("--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head "
+                             "prints it)")
         if self.judge == "llm" and not (self.judge_url and self.judge_models):
             raise ValueError("--judge llm needs --judge.url and --judge.models (the judge's endpoint and models)")
         return self

@@ -1,0 +1,63 @@
+"""Where a run's sandbox runs: the node's own host (`local`, the default) or a worker of a Ray cluster (`ray`).
+
+The race machinery (`validator.races.Arena`) hands every attempt to its dispatcher and gets back the gateway's log
+and the sandbox's result (`sandbox.run.RunOutcome`), which it records the same way whichever dispatcher ran it, so
+scores, trajectories and weight vectors do not depend on the dispatcher. The store, the chain, the scheduler, the
+judge and the weights stay with the node.
+
+A dispatcher that loses a run raises `DispatchError` with the run's error code (`arena.blame`): 2008 a worker lost
+or stuck past the run's wall clock plus a grace, 2009 a worker that refused the run (another catalog, no sandbox),
+2001 the sandbox failing on the worker. Each is the validator's fault: retried, never a miner's zero.
+
+Ray is an optional dependency (`pip install 'shoparena[ray]'`): nothing here imports it until `--dispatch ray`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from sandbox.backends import Limits
+from sandbox.gateway import Budgets
+from sandbox.run import RunOutcome
+
+
+class DispatchError(Exception):
+    """A run the dispatcher could not bring back: `code` is its `arena.blame` code, the message one line."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Dispatcher(Protocol):
+    name: str
+
+    def capacity(self, concurrency: int) -> int:
+        """How many runs may be in flight at once now (`concurrency` is the node's --concurrency)."""
+        ...
+
+    async def run(self, run_id: str, agent_dir: Path, sha256: str, socket_dir: Path, problem: dict[str, Any], *,
+                  limits: Limits, budgets: Budgets) -> RunOutcome:
+        """One attempt of a run: the public problem against the agent staged in `agent_dir` (bundle `sha256`)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest: str) -> Dispatcher:
+    """The dispatcher the settings name (`--dispatch`); `RayUnavailable` (one line) when Ray is missing or its
+    cluster cannot be reached."""
+    if settings.dispatch == "ray":
+        from validator.dispatch.ray import RayDispatcher
+
+        return RayDispatcher.connect(settings.ray_address, catalog_digest=catalog_digest,
+                                     backend=settings.sandbox_backend, image=settings.sandbox_image,
+                                     upstream=gateway.upstream, cpus_per_run=settings.ray_cpus_per_run,
+                                     memory_mb=settings.sandbox_memory_mb)
+    from validator.dispatch.local import LocalDispatcher
+
+    return LocalDispatcher(gateway, sandbox)
+
+
+__all__ = ["DispatchError", "Dispatcher", "open_dispatcher"]

@@ -1,0 +1,187 @@
+"""Ray dispatch (`--dispatch ray --ray.address ADDR`): each run is a Ray task on a worker of the cluster.
+
+Worker nodes are the Ray nodes labelled `shoparena=worker` (`ray start --labels shoparena=worker`); Ray places each
+run on one with the CPUs (`--ray.cpus_per_run`) and memory (`--sandbox.memory_mb`) it needs free, so a worker takes as
+many runs at once as its resources hold, and the node keeps as many in flight as the cluster holds (`capacity`). The
+task (`validator.dispatch.worker.execute`) runs the sandbox behind a gateway on the worker over the worker's own
+catalog and returns the gateway's log and the sandbox's result, which the node records as a local run's.
+
+Faults, each a `DispatchError` (validator-blamed, retried with backoff, never a miner's zero):
+
+- a worker lost mid-run (killed, out of memory, network gone) or one that has not returned the run within its wall
+  clock plus `grace`: 2008 (`arena.blame.WORKER_LOST`); a stuck task is cancelled (its worker process killed, the
+  sandbox with it); Ray never retries a task itself (`max_retries=0`), so nothing runs twice;
+- a worker that refuses the run (another catalog, no sandbox): 2009 (`WORKER_REFUSED`); the node sends no more runs
+  to that worker (until it restarts), so the retry lands elsewhere;
+- the sandbox failing on the worker: 2001, as on one host.
+
+A node that stops or dies mid-race takes its tasks with it (Ray ends a driver's tasks when it goes), and on restart
+`Arena.recover` ends their attempts (2006) and dispatches them again, as it does for local runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+from typing import Any
+
+from arena import blame
+from sandbox.backends import Limits
+from sandbox.gateway import Budgets, Upstream
+from sandbox.run import RunOutcome
+from validator.dispatch import DispatchError
+from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, execute, survey
+
+#: seconds past a run's wall clock after which a worker that has not returned it is taken as lost
+GRACE = 60.0
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed, or its cluster cannot be reached: one line that says what to do."""
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable("--dispatch ray needs Ray: pip install 'shoparena[ray]' (or pip install 'ray>=2.60')"
+                             ) from None
+    return ray
+
+
+class RayDispatcher:
+    name = "ray"
+
+    def __init__(self, ray: Any, address: str, *, catalog_digest: str, backend: str = "process",
+                 image: str | None = None, upstream: Upstream | None = None, cpus_per_run: float = 1.0,
+                 memory_mb: int = 1024, grace: float = GRACE) -> None:
+        self.ray, self.address = ray, address
+        self.catalog_digest, self.backend, self.image = catalog_digest, backend, image
+        self.upstream = upstream or Upstream()
+        self.cpus_per_run, self.memory_mb, self.grace = cpus_per_run, memory_mb, grace
+        self.refused: dict[str, str] = {}  # node id -> why it refused (it gets no more runs)
+        self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
+        self._execute = ray.remote(execute)
+        self._survey = ray.remote(survey)
+
+    @classmethod
+    def connect(cls, address: str | None, **kw: Any) -> RayDispatcher:
+        """Join the cluster at `address` as a driver (once per process)."""
+        ray = import_ray()
+        if not address:
+            raise RayUnavailable("--dispatch ray needs --ray.address: the Ray head's host:port (ray start --head "
+                                 "prints it)")
+        if not ray.is_initialized():
+            try:
+                ray.init(address=address, namespace="shoparena", logging_level="WARNING", log_to_driver=False,
+                         configure_logging=False)
+            except Exception as exc:  # noqa: BLE001 - ConnectionError and Ray's own: said in one line
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise RayUnavailable(f"cannot join the Ray cluster at {address}: {first}; start its head (ray start "
+                                     "--head) or fix --ray.address") from None
+        return cls(ray, address, **kw)
+
+    # --- placement
+
+    def workers(self) -> list[dict[str, Any]]:
+        """The cluster's live worker nodes (labelled shoparena=worker), with how many runs each takes at once."""
+        key, value = WORKER_LABEL
+        found = []
+        for node in self.ray.nodes():
+            if not node.get("Alive") or (node.get("Labels") or {}).get(key) != value:
+                continue
+            resources = node.get("Resources") or {}
+            slots = min(math.floor(resources.get("CPU", 0.0) / self.cpus_per_run + 1e-9),
+                        math.floor(resources.get("memory", 0.0) / (self.memory_mb * 2**20) + 1e-9))
+            found.append({"node_id": node["NodeID"], "host": node.get("NodeManagerHostname") or "?",
+                          "address": node.get("NodeManagerAddress"), "cpus": resources.get("CPU", 0.0),
+                          "memory_mb": int(resources.get("memory", 0.0) / 2**20), "slots": max(slots, 0),
+                          "refused": self.refused.get(node["NodeID"])})
+        return found
+
+    def capacity(self, concurrency: int) -> int:
+        """Runs the cluster's live workers take at once (those that refused work left out); --concurrency does not
+        apply: each worker's CPUs and memory set its share."""
+        return sum(w["slots"] for w in self.workers() if w["refused"] is None)
+
+    def _selector(self) -> dict[str, str]:
+        key, value = WORKER_LABEL
+        selector = {key: value}
+        if self.refused:
+            selector["ray.io/node-id"] = f"!in({','.join(sorted(self.refused))})"
+        return selector
+
+    def _bundle(self, sha256: str, agent_dir: Path) -> Any:
+        """The agent's bundle, packed once and put in the object store once: the workers fetch it from there."""
+        if sha256 not in self._bundles:
+            from sandbox.bundle import pack_dir
+
+            self._bundles[sha256] = self.ray.put(pack_dir(agent_dir).data)
+        return self._bundles[sha256]
+
+    # --- one run
+
+    async def run(self, run_id: str, agent_dir: Path, sha256: str, socket_dir: Path, problem: dict[str, Any], *,
+                  limits: Limits, budgets: Budgets) -> RunOutcome:
+        request = RunRequest(run_id=run_id, sha256=sha256, problem=problem, limits=limits, budgets=budgets,
+                             catalog_digest=self.catalog_digest, backend=self.backend, image=self.image,
+                             upstream=self.upstream)
+        ref = self._execute.options(num_cpus=self.cpus_per_run, memory=limits.memory_mb * 2**20, max_retries=0,
+                                    label_selector=self._selector(), name=f"run-{run_id}").remote(
+            request, self._bundle(sha256, agent_dir))
+        bound = limits.wall_seconds + self.grace
+        try:
+            reply: WorkerReply = await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
+        except asyncio.CancelledError:
+            self.ray.cancel(ref, force=True)  # the node stops: the remote sandbox goes with the task
+            raise
+        except TimeoutError:
+            self.ray.cancel(ref, force=True)
+            raise DispatchError(blame.WORKER_LOST, f"the worker did not return the run within its wall clock plus "
+                                                   f"{self.grace:g}s ({bound:g}s); its task was cancelled") from None
+        except self.ray.exceptions.RayTaskError as exc:  # our code failed on the worker: the sandbox's fault
+            cause = getattr(exc, "cause", None) or exc
+            raise DispatchError(blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: "
+                                                      f"{_first_line(cause)}") from None
+        except self.ray.exceptions.RayError as exc:  # the node, the worker process or the object is gone
+            raise DispatchError(blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: "
+                                                   f"{_first_line(exc)}") from None
+        if reply.refused is not None:
+            self.refused[reply.node_id] = reply.refused
+            raise DispatchError(blame.WORKER_REFUSED, reply.refused)
+        assert reply.outcome is not None
+        if reply.gateway_died and blame.blame_of(reply.outcome.error_code()[0]) != "validator":
+            raise DispatchError(blame.GATEWAY_FAULT, f"the gateway of worker {reply.node_id[:12]} on {reply.host} "
+                                                     "stopped serving during the run")
+        return reply.outcome
+
+    @staticmethod
+    def _future(ref: Any) -> Any:
+        return asyncio.wrap_future(ref.future())
+
+    # --- the cluster, for `arena-validator config check`
+
+    def survey(self, timeout: float = 60.0) -> list[dict[str, Any]]:
+        """Each live worker's catalog and sandbox, asked of the worker itself (a task pinned to its node)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        workers = self.workers()
+        refs = [self._survey.options(num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(
+            w["node_id"], soft=False)).remote(self.catalog_digest, self.backend, self.image) for w in workers]
+        for worker, ref in zip(workers, refs, strict=True):
+            try:
+                reply: WorkerReply = self.ray.get(ref, timeout=timeout)
+                worker.update(reply.facts, refused=reply.refused)
+            except Exception as exc:  # noqa: BLE001 - a worker that does not answer is reported, not raised
+                worker.update(refused=f"worker {worker['node_id'][:12]} on {worker['host']} did not answer: "
+                                      f"{type(exc).__name__}: {_first_line(exc)}")
+        return workers
+
+    def close(self) -> None:
+        self._bundles.clear()
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,192 @@
+"""What a Ray worker does with a run the node sent it (`validator.dispatch.ray` sends it; Ray calls `execute`).
+
+A worker host holds its own copy of the catalog, named by `ARENA_CATALOG` in the environment `ray start` ran in (the
+worker image sets it). For each run the worker process checks that catalog's digest against the node's (another
+catalog: the run is refused with one line, never run), opens the configured sandbox backend (Docker or bubblewrap),
+serves a gateway on a private unix socket beside it, stages the agent from the bundle's bytes the node shipped, runs
+the public problem exactly as `sandbox.run.run_one` runs it on one host, and returns the gateway's log and the
+sandbox's result. The catalog, gateway, sandbox and staged agents are kept for the worker process's next runs.
+
+Nothing here imports Ray at module level: the module is importable where Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.backends import Limits
+from sandbox.gateway import Budgets, Upstream
+from sandbox.run import RunOutcome
+
+#: The node label a Ray node carries when it takes ShopArena runs (`ray start --labels shoparena=worker`).
+WORKER_LABEL = ("shoparena", "worker")
+
+
+class Refused(Exception):
+    """This worker cannot take runs (another catalog, no catalog, no sandbox): one line that says what to do."""
+
+
+@dataclass
+class RunRequest:
+    run_id: str
+    sha256: str
+    problem: dict[str, Any]
+    limits: Limits
+    budgets: Budgets
+    catalog_digest: str  # the node's catalog: the worker's must be the same
+    backend: str  # process (bubblewrap) or docker
+    image: str | None
+    upstream: Upstream
+
+
+@dataclass
+class WorkerReply:
+    node_id: str
+    host: str
+    outcome: RunOutcome | None = None
+    refused: str | None = None  # why the worker did not run it (one line)
+    gateway_died: bool = False  # the worker's gateway stopped serving during the run
+    facts: dict[str, Any] = field(default_factory=dict)  # `survey`'s answer
+
+
+def _here() -> tuple[str, str]:
+    import ray
+
+    return ray.get_runtime_context().get_node_id(), socket.gethostname()
+
+
+class _Host:
+    """The worker process's state, kept between runs: catalog, gateway server, sandboxes, staged agents."""
+
+    def __init__(self) -> None:
+        self.work = Path(tempfile.mkdtemp(prefix="shoparena-worker-"))
+        os.chmod(self.work, 0o711)
+        self.catalog: Any = None
+        self.gateway: Any = None
+        self.server: Any = None
+        self.upstream: str | None = None
+        self.sandboxes: dict[tuple[str, str | None], Any] = {}
+
+    def open_catalog(self, digest: str, node_id: str, host: str) -> Any:
+        from arena.catalog import Catalog, CatalogError
+
+        where = f"worker {node_id[:12]} on {host}"
+        path = os.environ.get("ARENA_CATALOG")
+        if not path:
+            raise Refused(f"{where} has no catalog: start it (ray start) with ARENA_CATALOG set to its copy of the "
+                          f"node's catalog (digest {digest[:12]})")
+        if self.catalog is None or str(self.catalog.path) != str(Path(path).expanduser()):
+            try:
+                self.catalog = Catalog.open(Path(path).expanduser())
+            except CatalogError as exc:
+                raise Refused(f"{where} cannot open its catalog {path}: {exc}") from None
+            self.gateway = None
+        if self.catalog.digest != digest:
+            raise Refused(f"{where} refuses runs: its catalog {path} has digest {self.catalog.digest[:12]}, the "
+                          f"node's has {digest[:12]}; give it a copy of the node's catalog")
+        return self.catalog
+
+    def open_sandbox(self, backend: str, image: str | None, node_id: str, host: str) -> Any:
+        key = (backend, image)
+        if key not in self.sandboxes:
+            try:
+                if backend == "docker":
+                    from sandbox.backends.docker import DockerSandbox
+
+                    self.sandboxes[key] = DockerSandbox(image)
+                else:
+                    from sandbox.backends.process import ProcessSandbox
+
+                    self.sandboxes[key] = ProcessSandbox("bwrap")
+            except Exception as exc:  # noqa: BLE001 - DockerUnavailable, SandboxUnavailable: said in one line
+                raise Refused(f"worker {node_id[:12]} on {host} cannot run the {backend} sandbox: {exc}") from None
+        return self.sandboxes[key]
+
+    def serve(self, upstream: Upstream) -> Any:
+        """The worker's gateway over its catalog and the node's upstream, served on a private socket."""
+        from sandbox.gateway import Gateway, GatewayServer
+
+        wanted = upstream.model_dump_json()
+        if self.gateway is None or self.upstream != wanted:
+            if self.server is not None:
+                self.server.stop()
+                self.server = None
+            self.gateway, self.upstream = Gateway(self.catalog, upstream=upstream), wanted
+        if self.server is None or not self.server.alive:
+            if self.server is not None:
+                self.server.stop()
+            self.server = GatewayServer(self.gateway, self.work / "gw" / "gateway.sock").start()
+        return self.gateway
+
+    def stage(self, sha256: str, bundle: bytes) -> Path:
+        """The agent, unpacked once per bundle into the worker's private folder (readable by the sandbox's user)."""
+        from sandbox.bundle import unpack
+
+        target = self.work / "agents" / sha256
+        if target.is_dir():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(target.parent, 0o711)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent))
+        try:
+            unpack(bundle, tmp / "agent")
+            for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            os.replace(tmp / "agent", target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target
+
+
+_HOST: _Host | None = None
+
+
+def _host() -> _Host:
+    global _HOST
+    if _HOST is None:
+        _HOST = _Host()
+    return _HOST
+
+
+def execute(request: RunRequest, bundle: bytes) -> WorkerReply:
+    """Run one attempt here (a Ray task's body); a worker that cannot take it says why in `refused`."""
+    from sandbox.run import run_one
+
+    node_id, host = _here()
+    state = _host()
+    try:
+        state.open_catalog(request.catalog_digest, node_id, host)
+        sandbox = state.open_sandbox(request.backend, request.image, node_id, host)
+    except Refused as exc:
+        return WorkerReply(node_id, host, refused=str(exc))
+    gateway = state.serve(request.upstream)
+    agent_dir = state.stage(request.sha256, bundle)
+    outcome = asyncio.run(run_one(gateway, sandbox, agent_dir, state.work / "gw", request.problem,
+                                  limits=request.limits, budgets=request.budgets, run_id=request.run_id))
+    outcome.worker = node_id[:12]
+    return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive)
+
+
+def survey(catalog_digest: str, backend: str, image: str | None) -> WorkerReply:
+    """This worker's catalog and sandbox, as `arena-validator config check` reports them."""
+    node_id, host = _here()
+    state = _host()
+    facts: dict[str, Any] = {"catalog": os.environ.get("ARENA_CATALOG"), "digest": None, "sandbox": None}
+    refused = None
+    try:
+        facts["digest"] = state.open_catalog(catalog_digest, node_id, host).digest
+    except Refused as exc:
+        refused = str(exc)
+        facts["digest"] = getattr(state.catalog, "digest", None)
+    try:
+        facts["sandbox"] = state.open_sandbox(backend, image, node_id, host).name
+    except Refused as exc:
+        refused = refused or str(exc)
+    return WorkerReply(node_id, host, refused=refused, facts=facts)
