@@ -24,6 +24,8 @@ from validator.api import create_app
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # the demo's race, PostgreSQL, the API's server and headless Chromium
+
 EXE = str(Path(sys.executable).parent / "arena-validator")
 SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "var" / "screenshots"))
 

@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from validator.chain.local import LocalChain
 from validator.store.repository import Store
+
+pytestmark = pytest.mark.slow  # the demo: a whole race in bubblewrap
 
 EXE = str(Path(sys.executable).parent / "arena-validator")
 

@@ -12,6 +12,8 @@ import pytest
 from tests.support.openai_server import OpenAIServer
 from tests.support.shopper import scripted_shopper
 
+pytestmark = pytest.mark.slow  # arena-miner test: the harness in bubblewrap behind the gateway
+
 
 def miner(*args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([sys.executable, "-m", "miner_template.cli", *args], capture_output=True, text=True,

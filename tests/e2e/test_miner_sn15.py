@@ -11,6 +11,8 @@ import pytest
 from tests.e2e.test_miner import cache, miner  # noqa: F401 - the shared fixture and runner
 from validator.demo_llm import MODEL, ScriptedLLMServer
 
+pytestmark = pytest.mark.slow  # arena-miner test in bubblewrap and Docker, an OpenAI-compatible server
+
 SN15_AGENT = __import__("pathlib").Path(__file__).resolve().parents[2] / "miner_template" / "sn15" / "agent.py"
 TORCH_AGENT = """import json
 import torch

@@ -23,6 +23,8 @@ from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 from validator.submissions import encode_commitment
 
+pytestmark = pytest.mark.slow  # the node as a process, its miners' bundle servers
+
 EXE = str(Path(sys.executable).parent / "arena-validator")
 MINERS = ["slow-a", "slow-b", "slow-c"]
 PER_RACE = 6

@@ -12,6 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the README's commands: builds, the demo, the node
+
 ROOT = Path(__file__).resolve().parents[2]
 MARK = re.compile(r"<!-- quick start[^>]*-->\n```bash\n(.*?)```", re.S)
 

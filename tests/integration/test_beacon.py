@@ -94,6 +94,7 @@ def relay() -> Iterator[tuple[str, dict[int, str]]]:
     server.server_close()
 
 
+@pytest.mark.slow  # a drand relay: an HTTP server on loopback
 def test_a_relay_gives_the_round_or_nothing_yet(relay) -> None:
     url, pulses = relay
     beacon = DrandRelay(url)
@@ -120,6 +121,7 @@ def test_an_unreachable_relay_is_one_line_and_the_chain_comes_first(tmp_path: Pa
     assert round_signature(1000, chain=chain, relay=beacon) == QUICKNET_ROUND_1000  # the relay is never asked
 
 
+@pytest.mark.slow  # a drand relay: an HTTP server on loopback
 def test_anyone_opens_a_past_batch_from_a_relay(relay, tmp_path: Path) -> None:
     from arena.problems.pack import load_pack, new_pack, sealed_pack, write_pack
     from tests.unit.test_cli import arena, one_error_line

@@ -562,6 +562,7 @@ class DroppingNode:
         self.listener.close()
 
 
+@pytest.mark.slow  # a listener on loopback stands for the unreachable node
 @pytest.mark.parametrize("pinned", [False, True], ids=["network-url", "local-with-endpoint"])
 def test_unreachable_endpoint(pinned: bool, validator: bt.Wallet) -> None:
     node = DroppingNode()

@@ -31,6 +31,8 @@ from validator.races import Arena, ArenaConfig
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # the bubblewrap sandbox, the gateway and an OpenAI-compatible server
+
 MODEL = "blame-test-model"
 
 # The offline template, asking the node's LLM for a first thought before it works; `{guard}` decides what the agent

@@ -21,6 +21,8 @@ from arena import blame
 from sandbox.backends import Limits, SandboxResult, SandboxSpec
 from sandbox.bundle import pack_dir, unpack
 
+pytestmark = pytest.mark.slow  # a Docker engine
+
 SLEEPER = """
 import time
 

@@ -55,6 +55,8 @@ from validator.scheduler import Node
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # real races: the bubblewrap sandbox, the gateway, PostgreSQL
+
 EXE = str(Path(sys.executable).parent / "arena-validator")
 LLM_TEMPLATE = Path(__file__).resolve().parents[2] / "miner_template" / "llm" / "agent.py"
 MODEL = "test-model"

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from validator.settings import Settings, env_example, env_name, load_settings
@@ -27,6 +28,7 @@ def test_env_example_lists_every_setting_and_is_valid() -> None:
     load_settings({}, env_file=DEPLOY / ".env.example")  # nothing in it is invalid
 
 
+@pytest.mark.slow  # docker-compose
 def test_compose_file_validates_and_wires_the_stack(tmp_path: Path) -> None:
     compose = shutil.which("docker-compose")
     assert compose, "install docker-compose (scripts/test does)"
@@ -63,6 +65,7 @@ def test_systemd_unit_upgrades_the_store_before_it_runs() -> None:
     assert service["KillSignal"] == "SIGTERM" and unit["Install"]["WantedBy"] == "multi-user.target"
 
 
+@pytest.mark.slow  # a Docker engine and an image build
 def test_the_node_image_builds_from_the_offline_base_and_runs(tmp_path: Path) -> None:
     tag = f"shoparena-node:test-{os.getpid()}"
     env = {**os.environ, "PYTHON": sys.executable}

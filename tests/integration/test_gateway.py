@@ -8,6 +8,8 @@ import pytest
 from sandbox.gateway import Budgets, Gateway, GatewayServer, JsonlRecorder, MemoryRecorder, Upstream
 from tests.support.openai_server import OpenAIServer
 
+pytestmark = pytest.mark.slow  # the gateway's server and an OpenAI-compatible server
+
 
 def client(sock, token=None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -28,6 +28,8 @@ from validator.settings import load_settings
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # races in bubblewrap and Docker behind the gateway
+
 LLM_TEMPLATE = Path(__file__).resolve().parents[2] / "miner_template" / "llm" / "agent.py"
 NODE_MODEL = "node-pinned-model-v3"  # no default anywhere names it
 

@@ -38,6 +38,8 @@ from validator.scheduler import Node
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # a node against its own PostgreSQL cluster, bubblewrap, the gateway
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

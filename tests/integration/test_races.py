@@ -27,6 +27,8 @@ from validator.scheduler import Node
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # races in bubblewrap and Docker, on SQLite and PostgreSQL
+
 MINERS = ["offline", "lite", "hostile"]
 
 

@@ -29,7 +29,7 @@ SHOP = Problem(problem_id="shop-1", task="shop", split="race", query="a basket a
                reward=BASKET)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     def opened(url: str) -> Store:
         engine = make_engine(url)

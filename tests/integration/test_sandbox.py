@@ -20,6 +20,8 @@ from sandbox.bundle import pack_dir, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer
 from sandbox.run import run_one
 
+pytestmark = pytest.mark.slow  # both sandboxes: bubblewrap and Docker
+
 KNOWN_GAPS: dict[str, set[str]] = {"process": set(), "docker": set()}
 
 

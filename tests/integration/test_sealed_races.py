@@ -23,6 +23,8 @@ from validator.races import Arena, ArenaConfig
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # races in bubblewrap behind the gateway
+
 START, CADENCE, PER_RACE = 10, 10, 3
 
 

@@ -27,6 +27,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return build_arena_inputs(tmp_path_factory.mktemp("shadow"), problems=8, per_race=2, cadence=100_000)
 
 
+@pytest.mark.slow  # a race in bubblewrap
 def test_the_shadow_vector_is_stored_and_shown_but_only_the_live_one_is_set(inputs, tmp_path: Path) -> None:
     setup = make_chain(tmp_path, MINERS, rate_limit=0)
     url = f"sqlite:///{tmp_path / 'node.sqlite'}"

@@ -23,6 +23,8 @@ from sandbox.gateway import Budgets, Gateway, GatewayServer, Upstream
 from sandbox.run import run_one
 from validator.demo_llm import MODEL, ScriptedLLMServer
 
+pytestmark = pytest.mark.slow  # both sandboxes behind the gateway, an OpenAI-compatible server
+
 SN15_AGENT = Path(__file__).resolve().parents[2] / "miner_template" / "sn15" / "agent.py"
 QUERY = "desk lamp"
 

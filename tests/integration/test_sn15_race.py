@@ -24,6 +24,8 @@ from validator.settings import load_settings
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # races in bubblewrap and Docker
+
 SN15_AGENT = Path(__file__).resolve().parents[2] / "miner_template" / "sn15" / "agent.py"
 SPOOFER = '''
 from src.agent.agent_interface import create_dialogue_step

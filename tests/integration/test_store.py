@@ -24,7 +24,7 @@ TABLES = {"miners", "submissions", "packs", "problems", "races", "runs", "trajec
           "race_results", "weight_sets"}
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.sqlite'}"

@@ -272,6 +272,7 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 
 # --- the happy path, through the miner's real command line -----------------------------------------------------------
 
+@pytest.mark.slow  # arena-miner serve, the miner's bundle server
 def test_submit_serve_and_sync_store_the_identical_bundle_and_a_second_sync_changes_nothing(subnet: Subnet) -> None:
     miner = subnet.wallet("miner")
     hotkey = miner.hotkey.ss58_address
@@ -338,6 +339,7 @@ def test_submit_serve_and_sync_store_the_identical_bundle_and_a_second_sync_chan
 
 # --- copies ----------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # a web server on loopback serves the bundles
 def test_copies_identical_or_renamed_lose_to_the_earliest_commitment_even_when_fetched_first(
         subnet: Subnet, web: WebServer) -> None:
     alice, carol, dave, bob = (subnet.wallet(n) for n in ("alice", "carol", "dave", "bob"))
@@ -413,6 +415,7 @@ def test_commitment_format_round_trips_and_refuses_a_url_too_long() -> None:
         encode_commitment(digest, url + "y")
 
 
+@pytest.mark.slow  # a web server on loopback serves the bundles
 def test_bad_downloads_and_bombs_each_get_a_stored_reason(subnet: Subnet, web: WebServer) -> None:
     good = pack_dir(write_bundle(subnet.root / "good", AGENT_OTHER))
     agent = AGENT_OTHER.encode()
@@ -462,6 +465,7 @@ def test_bad_downloads_and_bombs_each_get_a_stored_reason(subnet: Subnet, web: W
     assert list((subnet.data_dir / "bundles").iterdir()) == []
 
 
+@pytest.mark.slow  # a web server on loopback serves the bundles
 def test_a_pending_retry_waits_for_its_interval_and_a_newer_commitment_supersedes_it(subnet: Subnet,
                                                                                     web: WebServer) -> None:
     miner = subnet.wallet("late")
@@ -486,6 +490,7 @@ def test_a_pending_retry_waits_for_its_interval_and_a_newer_commitment_supersede
 
 # --- the miner's bundle server -------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # the miner's bundle server on loopback
 def test_serve_answers_only_signed_fresh_requests_from_validator_permit_holders(subnet: Subnet) -> None:
     miner = subnet.wallet("miner")
     member = subnet.wallet("member")  # registered, no validator permit

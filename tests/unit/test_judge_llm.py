@@ -57,6 +57,7 @@ def scripted(*replies: Any) -> Any:
     return respond
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_a_valid_answer_is_a_verdict_with_its_raw_output_and_only_real_evidence() -> None:
     with OpenAIServer(scripted(answer("no_comparison")), models=("judge-a",)) as server:
         verdict = LLMJudge(server.base_url, ["judge-a"]).judge(PROBLEM, events())
@@ -69,6 +70,8 @@ def test_a_valid_answer_is_a_verdict_with_its_raw_output_and_only_real_evidence(
     assert verdict.calls == 1 and verdict.failures == 0 and verdict.tokens["total_tokens"] > 0
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 @pytest.mark.parametrize("first", ["Sure! The agent did great.", answer("excellent"), answer("0.9")])
 def test_a_malformed_or_off_rubric_answer_is_corrected_then_accepted(first: str) -> None:
     with OpenAIServer(scripted(first, answer("no_datum")), models=("judge-a",)) as server:
@@ -78,6 +81,7 @@ def test_a_malformed_or_off_rubric_answer_is_corrected_then_accepted(first: str)
     assert "not usable" in second[-1]["content"]  # the correction names what was wrong
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_a_failing_model_rotates_to_the_next_pinned_model() -> None:
     def by_model(body: dict[str, Any]) -> str:
         if body["model"] == "judge-a":
@@ -89,6 +93,7 @@ def test_a_failing_model_rotates_to_the_next_pinned_model() -> None:
     assert verdict.judge == "llm:judge-b" and verdict.calls == 2 and verdict.failures == 1
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_a_slow_upstream_times_out_and_the_next_model_answers() -> None:
     release, answered = threading.Event(), threading.Event()
 
@@ -119,6 +124,7 @@ def test_an_unreachable_upstream_is_a_judge_failure_not_a_zero() -> None:
         LLMJudge("http://127.0.0.1:1/v1", ["judge-a"], rounds=1, timeout=2).judge(PROBLEM, events())
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_more_than_half_failed_calls_means_judge_again_later() -> None:
     replies = scripted(Fail(502), Fail(502), answer("sound"))
     with OpenAIServer(replies, models=("judge-a",)) as server:
@@ -126,6 +132,7 @@ def test_more_than_half_failed_calls_means_judge_again_later() -> None:
             LLMJudge(server.base_url, ["judge-a"], rounds=3, backoff=0.01).judge(PROBLEM, events())
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_an_injected_instruction_stays_quoted_data_inside_the_evidence() -> None:
     with OpenAIServer(scripted(answer("no_reasoning")), models=("judge-a",)) as server:
         LLMJudge(server.base_url, ["judge-a"]).judge(PROBLEM, events(injected=True))

@@ -254,6 +254,7 @@ def test_miner_test_checks_its_outputs_before_any_work(miner_kit: tuple[Path, Pa
     assert a_file.read_text() == "not a folder"
 
 
+@pytest.mark.slow  # arena-miner test: the gateway and the agent in a subprocess
 def test_miner_scorecard_explains_its_columns_and_gives_the_mean_final_score(miner_kit: tuple[Path, Path, str],
                                                                               tmp_path: Path) -> None:
     catalog, problems, _ = miner_kit
@@ -267,6 +268,7 @@ def test_miner_scorecard_explains_its_columns_and_gives_the_mean_final_score(min
         assert "mean final score " in proc.stdout and "what a race ranks miners on" in proc.stdout
 
 
+@pytest.mark.slow  # arena-miner test: the gateway and the agent in a subprocess
 def test_ctrl_c_during_miner_test_says_what_was_kept(miner_kit: tuple[Path, Path, str], tmp_path: Path) -> None:
     import signal
     import time

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.problems import Problem
 from arena.problems.paraphrase import acceptable, paraphrase_problems
 from tests.support.openai_server import OpenAIServer
@@ -15,6 +17,7 @@ PROBLEM = Problem(
 )
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 def test_faithful_paraphrase_is_kept_and_lossy_one_rejected():
     def responder(body):
         text = body["messages"][-1]["content"]
