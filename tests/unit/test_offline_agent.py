@@ -5,6 +5,7 @@ its behaviour when tools fail."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import importlib
 import importlib.util
 import random
@@ -23,6 +24,12 @@ from arena.problems.generate import generate_problems
 from arena.scoring import score_run
 from arena.tools import RunState, ToolContext, ToolError, default_registry
 from arena.tools.shopping import Voucher, apply_voucher
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from sandbox.bundle import copy_dir
+from sandbox.gateway import Gateway as NodeGateway
+from sandbox.gateway import GatewayServer
+from sandbox.run import run_one
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_DIR = ROOT / "sandbox" / "agent_sdk"
@@ -111,15 +118,23 @@ def test_solves_generated_problems(world: tuple[Catalog, list[Any]]) -> None:
     assert solved["product"] >= 0.3 * tried["product"]
 
 
-def test_agent_main_goes_through_arena_agent(world: tuple[Catalog, list[Any]],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow  # a real gateway server and the agent in a subprocess
+def test_agent_main_goes_through_arena_agent(world: tuple[Catalog, list[Any]], tmp_path: Path) -> None:
+    """agent_main, run as `arena-miner test --unsafe-local` runs it (the harness in a bare subprocess), reaches the
+    tools only through arena_agent and the real gateway: its answer and its terminate are in the gateway's log."""
     catalog, problems = world
-    gateway = Gateway(catalog)
-    monkeypatch.setattr(arena_agent, "call_tool", gateway)
     problem = next(p for p in problems if p.task == "product")
-    out = agent.agent_main(problem.public())
-    assert out is not None and out["recommended"] == gateway.ctx.state.answer
-    assert gateway.ctx.state.terminated == "success"
+    bundle = copy_dir(AGENT_PATH.parent, tmp_path / "agent")
+    gateway = NodeGateway(catalog)
+    with GatewayServer(gateway, tmp_path / "gw" / "gateway.sock"):
+        outcome = asyncio.run(run_one(gateway, ProcessSandbox("bare"), bundle, tmp_path / "gw",
+                                      problem.public(), limits=Limits(wall_seconds=60)))
+    assert outcome.result.status == "ok", outcome.result
+    calls = [e.name for e in outcome.events if e.kind == "tool_call"]
+    assert calls[-1] == "terminate" and "recommend_product" in calls
+    offline = Gateway(catalog)  # the same agent in-process, calling the tools directly, answers the same
+    assert agent.solve(problem.public(), offline)["recommended"] == offline.ctx.state.answer
+    assert outcome.answer == ",".join(offline.ctx.state.answer)
 
 
 def _one_per_task(problems: list[Any]) -> list[Any]:
