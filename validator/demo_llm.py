@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from validator.scripted_llm import OpenAIServer
 
 MODEL = "scripted-react"
 
@@ -59,64 +58,10 @@ def react_reply(body: dict[str, Any]) -> str:
             + f"\n<response>I recommend product {top['product_id']}.</response>")
 
 
-class ScriptedLLMServer:
-    """``POST /v1/chat/completions`` and ``GET /v1/models`` on 127.0.0.1, answered by `react_reply`."""
+class ScriptedLLMServer(OpenAIServer):
+    """`react_reply` behind the scripted OpenAI-compatible server (``POST /v1/chat/completions``,
+    ``GET /v1/models``) on 127.0.0.1."""
 
     def __init__(self, model: str = MODEL) -> None:
+        super().__init__(react_reply, models=(model,))
         self.model = model
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": owner.model, "object": "model"}]})
-                else:
-                    self._send(404, {"error": {"message": "not found"}})
-
-            def do_POST(self) -> None:  # noqa: N802
-                try:
-                    body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                except ValueError:
-                    self._send(400, {"error": {"message": "body is not JSON"}})
-                    return
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, {"error": {"message": "not found"}})
-                    return
-                if body.get("model") != owner.model:
-                    self._send(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
-                    return
-                content = react_reply(body)
-                prompt = sum(len(str(m.get("content") or "").split()) for m in body.get("messages", []))
-                completion = len(content.split())
-                self._send(200, {"id": f"chatcmpl-{time.monotonic_ns()}", "object": "chat.completion",
-                                 "created": int(time.time()), "model": owner.model,
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": content}}],
-                                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                                           "total_tokens": prompt + completion}})
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-llm", daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> ScriptedLLMServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
