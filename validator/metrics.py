@@ -45,7 +45,7 @@ class StoreCollector(Collector):
             runs = s.execute(select(Run.status, func.count()).group_by(Run.status)).all()
             ready = s.scalar(select(func.count()).select_from(Run).where(
                 Run.status == "pending", (Run.not_before.is_(None)) | (Run.not_before <= datetime.now(UTC))))
-            races = s.execute(select(Race.status, func.count()).group_by(Race.status)).all()
+            races = s.execute(select(Race.status, func.count()).where(Race.kind == "race").group_by(Race.status)).all()
             weights = s.execute(select(WeightSet.status, func.count()).group_by(WeightSet.status)).all()
         by_status = GaugeMetricFamily("shoparena_runs", "runs in the store by status", labels=["status"])
         for status, n in runs:

@@ -62,6 +62,7 @@ from sandbox.bundle import BundleError, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer
 from validator.chain.port import ChainError, ChainPort
 from validator.dispatch import Dispatcher, DispatchError
+from validator.qualifying import Qualifying
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
 
@@ -122,13 +123,14 @@ def _rank(seed_hash: str, pack_id: str, problem_id: str) -> bytes:
 
 
 def draw_problems(problems: Sequence[Problem], *, pack_id: str, seed_hash: str, n: int,
-                  task_mix: dict[str, float]) -> list[str]:
-    """`n` problem ids from the race pool (split `race` only), deterministic in (`seed_hash`, `pack_id`, the pool).
+                  task_mix: dict[str, float], split: str = "race") -> list[str]:
+    """`n` problem ids from the race pool (split `race`; the qualifying set draws from `public`), deterministic in
+    (`seed_hash`, `pack_id`, the pool).
 
     Each task gets its share of `n` by the mix (largest remainders, ties by task name); within a task, problems are
     taken in the order of sha256(seed | pack | id), which no one can steer without the block hash. A task short of
     problems leaves its places to the best-ranked of the rest. The result is sorted by that rank."""
-    pool = sorted((p for p in problems if p.split == "race"), key=lambda p: _rank(seed_hash, pack_id, p.problem_id))
+    pool = sorted((p for p in problems if p.split == split), key=lambda p: _rank(seed_hash, pack_id, p.problem_id))
     n = min(n, len(pool))
     if n <= 0:
         return []
@@ -248,6 +250,8 @@ class Arena:
         self._judge_gate: tuple[Any, asyncio.Semaphore] | None = None  # (its event loop, the gate)
         self.stages = StageTimes()
         self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
+        self.qualifying = Qualifying(self)
+        self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
 
     # --- lifecycle
 
@@ -358,6 +362,7 @@ class Arena:
         block = self.chain.block() if block is None else block
         if not rotation.active_at(block):
             return self._inactive(block)
+        self.qualifying.start(block)
         if self.pack.sealed:
             return self._open_sealed(block)
         start = race_start_block(block, rotation.cadence_blocks)
@@ -370,6 +375,12 @@ class Arena:
             return race_id
         if self.store.races(status="running"):
             return None  # one race at a time: the next opens after this one closes
+        waiting = self.qualifying.undecided_before(start, self.config.sync_grace)
+        if waiting is not None:
+            if waiting != self._qualify_wait:
+                self._info("races.qualifying_wait", block=start, reason=waiting)
+            self._qualify_wait = waiting
+            return None
         seed_hash = self.chain.block_hash(start)
         problem_ids = draw_problems(self.pack.problems, pack_id=self.pack.pack_id, seed_hash=seed_hash,
                                     n=rotation.problems_per_race, task_mix=rotation.task_mix)
@@ -434,7 +445,8 @@ class Arena:
             if signature is None:
                 raise BeaconError(f"drand round {batch.reveal_round} is not out yet on the chain"
                                   + (" or the relay" if relay else " (no --beacon.relay set)"))
-            unsynced = self._unsynced_before(batch.open_block, slot)
+            unsynced = (self._unsynced_before(batch.open_block, slot)
+                        or self.qualifying.undecided_before(batch.open_block, self.config.sync_grace))
             if unsynced:
                 raise BeaconError(unsynced)
             opened = open_batch(batch, signature)
@@ -546,6 +558,10 @@ class Arena:
         return None
 
     def _eligible(self, before_block: int | None = None) -> list[Any]:
+        """The candidates (`candidates`) that passed the qualifying round, when the pack has one."""
+        return list(self.qualifying.gate(self.candidates(before_block)))
+
+    def candidates(self, before_block: int | None = None) -> list[Any]:
         """Each registered miner's latest accepted submission; with `before_block`, the latest committed before it
         (a sealed slot races only what was on chain before it opened: a later commitment waits for the next)."""
         registered = {m.hotkey for m in self.store.miners()}
@@ -567,7 +583,7 @@ class Arena:
         """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
         from datetime import UTC, datetime
 
-        races = [r.race_id for r in self.store.races(status="running")]
+        races = [r.race_id for r in self.store.races(status="running", kind=None)]
         ready: list[Run] = []
         for race_id in races:
             ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
@@ -964,7 +980,7 @@ class Arena:
 
     def _close_races(self) -> list[str]:
         closed = []
-        for race in self.store.races(status="running"):
+        for race in self.store.races(status="running", kind=None):
             if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
                 continue
             rows = self.store.race_rows(race.race_id)
@@ -980,6 +996,10 @@ class Arena:
             results = [{"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1,
                         **scores[h]} for i, h in enumerate(ranked)]
             self.store.save_race_results(race.race_id, results)
+            if race.kind == "qualifying":
+                self.qualifying.decide(race.race_id, scores)
+                closed.append(race.race_id)
+                continue
             self._info("races.closed", race_id=race.race_id, miners=len(results),
                        best=results[0]["hotkey"] if results else None)
             closed.append(race.race_id)
@@ -1072,7 +1092,7 @@ class Arena:
             if began is not None and (now_dt - began).total_seconds() > wall:
                 overdue.append(run.run_id)
         stalled = []
-        for race in self.store.races(status="running"):
+        for race in self.store.races(status="running", kind=None):
             unfinal, moved = self.store.race_progress(race.race_id, max_attempts=self.config.max_attempts)
             if not unfinal:
                 continue

@@ -295,6 +295,12 @@ def pack_cmd(
         = None,
     start_block: Annotated[int | None, typer.Option(
         "--start-block", help="The block the rotation starts at (slot 0 of a sealed pack opens there).")] = None,
+    qualify_share: Annotated[float | None, typer.Option(
+        "--qualify.share", help="The qualifying round: a new submission first runs the public qualifying set and "
+                                "races only if it scores at least this share of the leader's qualifying score "
+                                "(subnet 15: 0.95); 0 turns it off.")] = None,
+    qualify_problems: Annotated[int | None, typer.Option(
+        "--qualify.problems", help="Problems of the public split in the qualifying set (default 30).")] = None,
     seal_round: Annotated[int | None, typer.Option(
         "--seal.round", help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
                              "whose signature is public).")] = None,
@@ -335,6 +341,10 @@ def pack_cmd(
         rotation["problems_per_race"] = problems_per_race
     if start_block is not None:
         rotation["start_block"] = start_block
+    if qualify_share is not None:
+        rotation["qualify_share"] = qualify_share
+    if qualify_problems is not None:
+        rotation["qualify_problems"] = qualify_problems
     if task_mix is not None:
         try:
             rotation["task_mix"] = {k.strip(): float(v) for k, v in (part.split("=") for part in task_mix.split(","))}
@@ -346,6 +356,9 @@ def pack_cmd(
         first = exc.errors()[0]
         fail(f"bad rotation: {'.'.join(str(part) for part in first['loc'])}: "
              f"{str(first['msg']).removeprefix('Value error, ')}")
+    if rot.qualify_share > 0 and not any(p.split == "public" for p in problems):
+        fail(f"--qualify.share {rot.qualify_share:g} needs public problems for the qualifying set, and the packs have "
+             "none; pack problems with a public split or leave the qualifying round off")
     if task_mix is not None:
         raced = Counter(p.task for p in problems if p.split == "race")
         dropped = sorted(t for t in raced if t not in rot.task_mix)

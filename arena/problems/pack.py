@@ -106,6 +106,11 @@ class Rotation(BaseModel):
     start_block: int = Field(default=0, ge=0)
     end_block: int | None = Field(default=None, ge=1)
     task_mix: dict[str, float] = Field(default_factory=_default_task_mix)
+    #: the qualifying round (subnet 15's gate): a new submission first runs `qualify_problems` problems of the public
+    #: split and enters the races only if its score is at least `qualify_share` of the leader's qualifying score;
+    #: 0 turns the round off (every accepted submission races)
+    qualify_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    qualify_problems: int = Field(default=30, ge=1)
 
     @model_validator(mode="after")
     def _window(self) -> Rotation:
@@ -200,6 +205,9 @@ class Pack(BaseModel):
         for later, default in (("ruleset", "shoppingbench"), ("sealed", [])):
             if data.get(later) == default:
                 data.pop(later, None)
+        for later, default in (("qualify_share", 0.0), ("qualify_problems", 30)):
+            if data["rotation"].get(later) == default:
+                data["rotation"].pop(later, None)
         return canonical_json(data)
 
     def signed(self, keypair: Signer) -> Pack:

@@ -42,7 +42,7 @@ def _row(obj: Any, *fields: str) -> dict[str, Any]:
     return {f: _iso(getattr(obj, f)) for f in fields}
 
 
-RACE_FIELDS = ("race_id", "pack_id", "status", "seed_block", "seed_hash", "problem_ids", "reason", "opened_at",
+RACE_FIELDS = ("race_id", "pack_id", "kind", "status", "seed_block", "seed_hash", "problem_ids", "reason", "opened_at",
                "closed_at")
 RUN_FIELDS = ("run_id", "race_id", "submission_id", "problem_id", "hotkey", "status", "error_code", "blame", "error",
               "attempt", "created_at", "starting_at", "running_at", "scoring_at", "judged_at", "finished_at",
@@ -127,11 +127,12 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
 
     # --- races ------------------------------------------------------------------------------------------------------
 
-    @app.get("/api/races", tags=["races"], summary="Races, newest first")
-    def races(status: Literal["open", "running", "closed", "cancelled"] | None = None, limit: int = Limit,
+    @app.get("/api/races", tags=["races"], summary="Races, newest first (qualifying rounds with kind=qualifying)")
+    def races(status: Literal["open", "running", "closed", "cancelled"] | None = None,
+              kind: Literal["race", "qualifying"] = "race", limit: int = Limit,
               offset: int = Offset) -> dict[str, Any]:
-        query = select(Race).order_by(Race.opened_at.desc(), Race.race_id.desc())
-        count = select(func.count()).select_from(Race)
+        query = select(Race).where(Race.kind == kind).order_by(Race.opened_at.desc(), Race.race_id.desc())
+        count = select(func.count()).select_from(Race).where(Race.kind == kind)
         if status:
             query, count = query.where(Race.status == status), count.where(Race.status == status)
         return page(query, count, limit, offset, _race_row)
@@ -272,7 +273,10 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         for column, value in ((Submission.status, status), (Submission.hotkey, miner)):
             if value is not None:
                 query, count = query.where(column == value), count.where(column == value)
-        return page(query, count, limit, offset, lambda sub, uid: {**_row(sub, *SUBMISSION_FIELDS), "uid": uid})
+        active = store.active_pack()
+        qualifying = store.qualifying_by_submission(active.pack_id) if active is not None else {}
+        return page(query, count, limit, offset, lambda sub, uid: {**_row(sub, *SUBMISSION_FIELDS), "uid": uid,
+                                                                   "qualifying": qualifying.get(sub.id)})
 
     @app.get("/api/miners", tags=["miners"], summary="Every miner: uid, submissions, races run, latest and best rank")
     def miners() -> dict[str, Any]:
@@ -325,7 +329,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
     def charts() -> dict[str, Any]:
         with store.session() as s:
             # closed races only: an open race's scores by task are its content
-            closed = select(Race.race_id).where(Race.status == "closed")
+            closed = select(Race.race_id).where(Race.status == "closed", Race.kind == "race")
             by_task = s.execute(select(Run.race_id, ProblemRow.task, func.avg(Score.success), func.count())
                                 .join(Score, Score.run_id == Run.run_id)
                                 .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)

@@ -60,7 +60,8 @@ def mark_ties(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _results(store: Store) -> tuple[list[Race], dict[str, list[RaceResult]]]:
     with store.session() as s:
-        races = list(s.scalars(select(Race).where(Race.status == "closed").order_by(Race.opened_at, Race.race_id)))
+        races = list(s.scalars(select(Race).where(Race.status == "closed", Race.kind == "race")
+                                  .order_by(Race.opened_at, Race.race_id)))
         by_race: dict[str, list[RaceResult]] = defaultdict(list)
         for r in s.scalars(select(RaceResult).order_by(RaceResult.rank, RaceResult.hotkey)):
             by_race[r.race_id].append(r)
@@ -185,7 +186,8 @@ def miner(store: Store, hotkey: str) -> dict[str, Any] | None:
         originals = {o.id: o for o in s.scalars(select(Submission).where(
             Submission.id.in_([x.copy_of for x in subs if x.copy_of is not None])))}
         results = list(s.execute(select(RaceResult, Race).join(Race, Race.race_id == RaceResult.race_id)
-                                 .where(RaceResult.hotkey == hotkey).order_by(Race.opened_at, Race.race_id)).all())
+                                 .where(RaceResult.hotkey == hotkey, Race.kind == "race")
+                                 .order_by(Race.opened_at, Race.race_id)).all())
         field = dict(s.execute(select(RaceResult.race_id, func.count()).group_by(RaceResult.race_id)).all())
         # races it is in that have not closed: their runs' statuses only
         live = list(s.execute(select(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status,
@@ -235,7 +237,7 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
     waiting for a retry's backoff, in a sandbox, being scored). No problem, query, step or answer."""
     now = now or datetime.now(UTC)
     with store.session() as s:
-        races = list(s.scalars(select(Race).where(Race.status.in_(("open", "running")))
+        races = list(s.scalars(select(Race).where(Race.status.in_(("open", "running")), Race.kind == "race")
                                .order_by(Race.opened_at, Race.race_id)))
         ids = [r.race_id for r in races]
         ended = func.coalesce(Run.finished_at, Run.errored_at, Run.judged_at, Run.scoring_at, Run.running_at,
@@ -250,7 +252,7 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
         backoff = s.scalar(select(func.count()).select_from(Run).where(
             Run.status == "pending", Run.race_id.in_(ids), Run.not_before > now))
         uids = {m.hotkey: m.uid for m in s.scalars(select(Miner))}
-        last_closed = s.scalar(select(Race).where(Race.status == "closed")
+        last_closed = s.scalar(select(Race).where(Race.status == "closed", Race.kind == "race")
                                .order_by(Race.closed_at.desc(), Race.race_id.desc()).limit(1))
     progress: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for race_id, hotkey, status, n, moved in counts:

@@ -133,6 +133,9 @@ class Race(Base):
     race_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     pack_id: Mapped[str] = mapped_column(ForeignKey("packs.pack_id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)  # open|running|closed|cancelled
+    #: "race": a race of the rotation (paid); "qualifying": one submission's run over the pack's public qualifying
+    #: set, deciding whether it enters the hidden races (`validator.qualifying`)
+    kind: Mapped[str] = mapped_column(String(16), default="race", server_default="race", index=True)
     seed_block: Mapped[int] = mapped_column(BigInteger)
     seed_hash: Mapped[str] = mapped_column(String(66))
     problem_ids: Mapped[list[str]] = mapped_column(Json, default=list)
@@ -265,3 +268,22 @@ class WeightSet(Base):
     shadow_vector: Mapped[dict[str, float] | None] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Qualification(Base):
+    """A submission's qualifying round on a pack: its score on the public qualifying set against the leader's."""
+
+    __tablename__ = "qualifications"
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
+    pack_id: Mapped[str] = mapped_column(ForeignKey("packs.pack_id"), primary_key=True)
+    race_id: Mapped[str] = mapped_column(ForeignKey("races.race_id"))  # the qualifying race of its last attempt
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running|passed|failed|void
+    score: Mapped[float | None] = mapped_column(Float)
+    #: the reference it was measured against: the leader (rank 1 of the newest closed race) and its qualifying score
+    leader_hotkey: Mapped[str | None] = mapped_column(String(64))
+    leader_score: Mapped[float | None] = mapped_column(Float)
+    share: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

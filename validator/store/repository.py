@@ -42,6 +42,7 @@ from validator.store.models import (
     WeightSet,
     utcnow,
 )
+from validator.store.qualifying import QualifyingStore
 
 #: Run statuses in order, and the moves allowed between them (DESIGN: "Run status and blame").
 RUN_STATUSES = ("pending", "starting", "running", "scoring", "judged", "finished", "errored")
@@ -177,7 +178,7 @@ def _copy_events(session: Session, rows: list[dict[str, Any]]) -> None:
                                 r["duration_ms"], _dumps(r["tokens"]), r["cost"], r["error"], r["status"]))
 
 
-class Store:
+class Store(QualifyingStore):
     """The node's repository over one database (PostgreSQL or SQLite)."""
 
     def __init__(self, url: str, *, engine: Engine | None = None) -> None:
@@ -371,14 +372,15 @@ class Store:
     # --- races and runs ---------------------------------------------------------------------------------------------
 
     def create_race(self, *, race_id: str, pack_id: str, seed_block: int, seed_hash: str,
-                    problem_ids: Sequence[str]) -> tuple[Race, bool]:
-        """The race, created if new (idempotent by `race_id`); returns (race, created)."""
+                    problem_ids: Sequence[str], kind: str = "race") -> tuple[Race, bool]:
+        """The race, created if new (idempotent by `race_id`); returns (race, created). `kind`: "race" (a race of
+        the rotation) or "qualifying" (`validator.qualifying`)."""
         with self.session() as s:
             race = s.get(Race, race_id)
             if race is not None:
                 return race, False
             race = Race(race_id=race_id, pack_id=pack_id, seed_block=seed_block, seed_hash=seed_hash,
-                        problem_ids=list(problem_ids), status="open")
+                        problem_ids=list(problem_ids), status="open", kind=kind)
             s.add(race)
             return race, True
 
@@ -386,11 +388,14 @@ class Store:
         with self.session() as s:
             return s.get(Race, race_id)
 
-    def races(self, *, status: str | None = None) -> list[Race]:
+    def races(self, *, status: str | None = None, kind: str | None = "race") -> list[Race]:
+        """Races in the order they opened; by default the rotation's only (`kind=None`: qualifying races too)."""
         with self.session() as s:
             query = select(Race).order_by(Race.opened_at, Race.race_id)
             if status is not None:
                 query = query.where(Race.status == status)
+            if kind is not None:
+                query = query.where(Race.kind == kind)
             return list(s.scalars(query))
 
     def set_race_status(self, race_id: str, status: str, *, reason: str | None = None) -> None:
@@ -729,8 +734,8 @@ class Store:
                          tasks: Sequence[str] = ()) -> Any:
         ended = func.coalesce(Run.finished_at, Run.errored_at)
         query = query.where(Run.status.in_(("finished", "errored")))
-        # never a race still open: its problems are not public until it closes
-        query = query.where(Run.race_id.in_(select(Race.race_id).where(Race.status == "closed")))
+        # never a race still open: its problems are not public until it closes (qualifying rounds are not exported)
+        query = query.where(Run.race_id.in_(select(Race.race_id).where(Race.status == "closed", Race.kind == "race")))
         if since is not None:
             query = query.where(ended >= since)
         if until is not None:

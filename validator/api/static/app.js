@@ -591,8 +591,17 @@ async function submissionsPage() {
     { title: "miner", html: (r) => minerLink(r.hotkey) },
     { title: "sha256", html: (r) => `<code>${esc(r.sha256.slice(0, 12))}</code>` },
     { title: "status", html: (r) => badge(r.status) },
+    { title: "qualifying", html: (r) => qualifyingCell(r.qualifying) },
     { title: "reason", value: (r) => r.reason || "" }, { title: "source", value: (r) => r.source },
   ], subs.items, "submissions")}`;
+}
+
+// A submission's qualifying round on the active pack: its status, then its score against the leader's.
+function qualifyingCell(q) {
+  if (!q) return "";
+  const score = q.score == null ? "" : ` ${q.score.toFixed(3)}`;
+  const bar = q.leader_score == null ? "" : ` vs ${q.share} × ${q.leader_score.toFixed(3)}`;
+  return `${badge(q.status)}<span class="muted" title="${esc(q.reason || "")}">${esc(score + bar)}</span>`;
 }
 
 async function weightsPage() {

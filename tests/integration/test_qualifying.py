@@ -1,0 +1,187 @@
+"""The qualifying round on the node's code: a pack with `qualify_share`, real store, LocalChain, bubblewrap sandbox,
+gateway, strict scoring and the offline judge. A new submission first races the pack's public qualifying set; the
+rotation's race waits until the submissions committed before it are decided, then races only those that passed; a
+later submission that scores under the share of the leader's qualifying score never races; a qualifying round the
+validator failed is void and run again, never a miner's exclusion."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bittensor.sp_core import Keypair
+from fastapi.testclient import TestClient
+
+from arena.catalog import Catalog
+from arena.problems.pack import load_pack, write_pack
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from validator.api import create_app
+from validator.races import Arena, ArenaConfig
+from validator.store.repository import Store, make_engine
+from validator.store.schema import upgrade
+
+SHARE, QUALIFY = 0.95, 3
+#: an agent that answers without recommending anything: every strict check fails, final score 0
+EMPTY_AGENT = 'def agent_main(problem):\n    return "I found nothing that fits."\n'
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("qualifying")
+    catalog_dir, pack_path, signer = build_arena_inputs(root, problems=40, per_race=2)
+    pack = load_pack(pack_path, trusted_signers={signer})
+    rotation = pack.rotation.model_copy(update={"qualify_share": SHARE, "qualify_problems": QUALIFY,
+                                                "cadence_blocks": 10})
+    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
+    signed = pack.model_copy(update={"rotation": rotation, "signer": None, "signature": None}).signed(operator)
+    return catalog_dir, write_pack(signed, root / "qualifying.json"), signer
+
+
+def make_node(tmp_path: Path, chain: Any, wallet: Any, inputs: tuple[Path, Path, str]) -> Arena:
+    url = f"sqlite:///{tmp_path / 'node.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    store = Store.open(url)
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    store.upsert_miners(chain.metagraph().neurons)
+    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog,
+                  sandbox=ProcessSandbox("bwrap"),
+                  config=ArenaConfig(data_dir=tmp_path / "node", limits=Limits(wall_seconds=60), max_attempts=2,
+                                     retry_backoff=0.0))
+    arena.start()
+    return arena
+
+
+def settle(arena: Arena) -> list[str]:
+    """Dispatch, judge and close until no race (of either kind) is running; returns the races closed."""
+    closed: list[str] = []
+    deadline = time.time() + 300
+    while arena.store.races(status="running", kind=None):
+        assert time.time() < deadline, "the races did not close"
+        asyncio.run(arena.dispatch())
+        asyncio.run(arena.judge_runs())
+        closed += arena.close_races()
+    return closed
+
+
+def at(arena: Arena, block: int) -> int:
+    """`block`, once the LocalChain has produced it (its hash seeds the race drawn there)."""
+    while arena.chain.block() < block:
+        time.sleep(0.1)
+    return block
+
+
+def submit(arena: Arena, tmp_path: Path, setup: Any, name: str, agent: str, block: int) -> Any:
+    folder = tmp_path / "agents" / name
+    if agent == "empty":
+        folder.mkdir(parents=True)
+        (folder / "agent.py").write_text(EMPTY_AGENT)
+    else:
+        write_agent(folder, agent)
+    return place_submission(arena.store, arena.config.data_dir, setup.miners[name].hotkey.ss58_address, folder,
+                            block=block)
+
+
+def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(inputs, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["strong", "weak", "late"])
+    arena = make_node(tmp_path, setup.chain, setup.validators[0], inputs)
+    store = arena.store
+    try:
+        strong = submit(arena, tmp_path, setup, "strong", "offline", block=1)
+        weak = submit(arena, tmp_path, setup, "weak", "empty", block=2)
+        qualifying_set = arena.qualifying.problem_ids()
+        public = {p.problem_id for p in arena.pack.problems if p.split == "public"}
+        assert len(qualifying_set) == QUALIFY and set(qualifying_set) <= public
+
+        # the race of the slot waits while the submissions committed before it are qualifying
+        assert arena.open_race(block=at(arena, 10)) is None
+        qualifying = store.races(kind="qualifying")
+        assert [r.status for r in qualifying] == ["running", "running"] and not store.races()
+        assert {r.hotkey for r in store.runs()} == {strong.hotkey, weak.hotkey}
+        assert {r.problem_id for r in store.runs()} == set(qualifying_set)
+
+        settle(arena)
+        first = {q.submission_id: q for q in store.qualifications()}
+        # no race has closed: no leader, so every qualifying score passes (and is kept, with why)
+        assert {first[strong.id].status, first[weak.id].status} == {"passed"}
+        assert first[strong.id].score > 0.0 and first[weak.id].score == 0.0
+        assert first[strong.id].leader_score is None and "no leader" in (first[strong.id].reason or "")
+
+        race_id = arena.open_race(block=at(arena, 10))
+        assert race_id is not None and store.race(race_id).kind == "race"  # type: ignore[union-attr]
+        assert {r.hotkey for r in store.runs(race_id=race_id)} == {strong.hotkey, weak.hotkey}
+        settle(arena)
+        leader = store.leader()
+        assert leader is not None and leader.hotkey == strong.hotkey
+
+        # a later submission scoring under 0.95 x the leader's qualifying score does not race
+        late = submit(arena, tmp_path, setup, "late", "empty", block=15)
+        assert arena.open_race(block=at(arena, 20)) is None  # it is qualifying: the slot waits for the decision
+        settle(arena)
+        decided = store.qualification(late.id, arena.pack.pack_id)
+        assert decided is not None and decided.status == "failed"
+        assert decided.leader_hotkey == strong.hotkey
+        assert decided.leader_score == pytest.approx(first[strong.id].score)
+        assert decided.score == 0.0 < SHARE * decided.leader_score
+        next_race = arena.open_race(block=at(arena, 20))
+        assert next_race is not None and next_race != race_id
+        raced = {r.hotkey for r in store.runs(race_id=next_race)}
+        assert late.hotkey not in raced and strong.hotkey in raced
+
+        # the weights come from the races only: a qualifying round is never paid
+        settle(arena)
+        assert arena.weigh() is not None
+        assert {ws.race_id for ws in store.weight_sets()} <= {r.race_id for r in store.races()}
+
+        # the submissions page shows each qualification with its figures; race lists keep the kinds apart
+        api = TestClient(create_app(store))
+        items = {s["id"]: s for s in api.get("/api/submissions").json()["items"]}
+        assert items[late.id]["qualifying"]["status"] == "failed"
+        assert items[late.id]["qualifying"]["leader_score"] == pytest.approx(decided.leader_score)
+        assert items[late.id]["qualifying"]["share"] == SHARE
+        assert items[strong.id]["qualifying"]["status"] == "passed"
+        kinds = {r["kind"] for r in api.get("/api/races").json()["items"]}
+        assert kinds == {"race"}
+        assert len(api.get("/api/races?kind=qualifying").json()["items"]) == 3
+    finally:
+        arena.stop()
+        store.close()
+
+
+def test_a_qualifying_round_the_validator_failed_is_void_and_run_again(inputs, tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, ["strong"])
+    arena = make_node(tmp_path, setup.chain, setup.validators[0], inputs)
+    store = arena.store
+    try:
+        sub = submit(arena, tmp_path, setup, "strong", "offline", block=1)
+        bundle = arena.config.data_dir / "bundles" / sub.sha256
+        kept = tmp_path / "kept-bundle"
+        shutil.move(bundle, kept)  # the node lost the bundle: every run fails on the validator's side
+        assert arena.open_race(block=at(arena, 10)) is None
+        settle(arena)
+        void = store.qualification(sub.id, arena.pack.pack_id)
+        assert void is not None and void.status == "void" and void.score is None
+        assert all(r.blame == "validator" for r in store.runs())
+        assert arena.candidates() and not arena._eligible()  # not raced meanwhile, and not shut out either
+
+        shutil.move(kept, bundle)
+        assert arena.open_race(block=at(arena, 10)) is None  # qualifying again (attempt 2)
+        again = store.qualification(sub.id, arena.pack.pack_id)
+        assert again is not None and again.attempt == 2 and again.status == "running"
+        settle(arena)
+        assert store.qualification(sub.id, arena.pack.pack_id).status == "passed"  # type: ignore[union-attr]
+        race_id = arena.open_race(block=at(arena, 10))
+        assert race_id is not None
+        assert {r.hotkey for r in store.runs(race_id=race_id)} == {sub.hotkey}
+    finally:
+        arena.stop()
+        store.close()
