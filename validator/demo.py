@@ -180,7 +180,8 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
     report = generate_problems(catalog, problems, seed=1)
     split = assign_splits(report.problems, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
     operator = _wallet(wallets, "operator")
-    rotation = Rotation(cadence_blocks=600, problems_per_race=per_race)  # one race per 10 minutes of 1 s blocks
+    # one race per 10 minutes of 1 s blocks; a new submission first races 3 public problems (the qualifying round)
+    rotation = Rotation(cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3)
     unsealed = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, rotation=rotation)
     counts = {s: sum(1 for p in split if p.split == s) for s in ("public", "race", "held_out")}
     out.print(f"catalog {catalog_dir}: {size:,} products; problems for pack {unsealed.pack_id}: {len(split)} "
@@ -322,6 +323,11 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
               "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
               "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
               highlight=False)
+    for q in store.qualifications(race.pack_id):
+        sub = store.submission(q.submission_id)
+        who = names.get(sub.hotkey, sub.hotkey[:12]) if sub is not None else str(q.submission_id)
+        out.print(f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
+                  f"qualifying set ({q.reason})", highlight=False)
     for sub in store.all_submissions():
         if sub.status in {"copy", "rejected"}:
             out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "
