@@ -265,8 +265,9 @@ def config_show(settings: Settings, given: dict[str, Any],
 @with_settings()
 def config_check(settings: Settings) -> None:
     """Check what the node needs before it starts: the store (reachable, schema current), the chain (reachable),
-    the wallet (hotkey readable), our hotkey on the metagraph with a validator permit, and (when --catalog or --pack
-    is set) the pack: its catalog, its signature, its signer the pinned --pack.signer. One line per check."""
+    the wallet (hotkey readable), our hotkey on the metagraph with a validator permit, (when --catalog or --pack
+    is set) the pack: its catalog, its signature, its signer the pinned --pack.signer, and with --dispatch ray the
+    cluster: its workers, their catalogs and sandboxes. One line per check."""
     from validator.chain import open_chain, our_neuron
     from validator.chain.bittensor_chain import load_wallet
     from validator.chain.port import ChainError
@@ -313,6 +314,11 @@ def config_check(settings: Settings) -> None:
             report("pack", True, f"{pack.pack_id}: {len(pack.problems)} problems signed by the pinned {pack.signer}")
         except NodeError as exc:
             report("pack", False, str(exc))
+    if settings.dispatch == "ray":
+        from validator.dispatch.ray import cluster_report
+
+        for name, ok, detail in cluster_report(settings):
+            report(name, ok, detail)
     if failures:
         raise typer.Exit(1)
 

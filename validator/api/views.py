@@ -247,6 +247,9 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
         scored = s.execute(select(Run.race_id, Run.hotkey, func.count(), func.sum(Score.success))
                            .join(Score, Score.run_id == Run.run_id).where(Run.race_id.in_(ids))
                            .group_by(Run.race_id, Run.hotkey)).all()
+        worker = Run.sandbox["worker"].as_string()  # where each run's sandbox ran: "local", or a Ray worker's id
+        workers = s.execute(select(Run.race_id, worker, func.count()).where(Run.race_id.in_(ids), worker.is_not(None))
+                            .group_by(Run.race_id, worker)).all()
         ready = s.scalar(select(func.count()).select_from(Run).where(
             Run.status == "pending", Run.race_id.in_(ids), (Run.not_before.is_(None)) | (Run.not_before <= now)))
         backoff = s.scalar(select(func.count()).select_from(Run).where(
@@ -281,7 +284,8 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
         out.append({"race_id": race.race_id, "status": race.status, "seed_block": race.seed_block,
                     "opened_at": iso(race.opened_at), "problem_count": len(race.problem_ids or []),
                     "elapsed_s": (now - race.opened_at).total_seconds(), "runs": total,
-                    "done": sum(r["done"] for r in rows), "runs_by_status": dict(by_status), "miners": rows})
+                    "done": sum(r["done"] for r in rows), "runs_by_status": dict(by_status), "miners": rows,
+                    "runs_by_worker": {w: int(n) for race_id, w, n in sorted(workers) if race_id == race.race_id}})
     return {"now": iso(now), "races": out,
             "queue": {"ready": int(ready or 0), "backoff": int(backoff or 0),
                       "in_sandbox": sum(r["runs_by_status"].get(k, 0) for r in out for k in ("starting", "running")),

@@ -182,6 +182,36 @@ class RayDispatcher:
         self._bundles.clear()
 
 
+def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
+    """`arena-validator config check`'s lines for --dispatch ray: the cluster (reachable, its workers and how many
+    runs it takes at once), then one line per worker (its catalog against the node's, its sandbox)."""
+    from arena.catalog import Catalog, CatalogError
+
+    if settings.catalog is None:
+        return [("cluster", False, "--catalog is needed to check the workers' catalogs against the node's")]
+    try:
+        digest = Catalog.open(Path(settings.catalog).expanduser()).digest
+        dispatcher = RayDispatcher.connect(settings.ray_address, catalog_digest=digest,
+                                           backend=settings.sandbox_backend, image=settings.sandbox_image,
+                                           cpus_per_run=settings.ray_cpus_per_run, memory_mb=settings.sandbox_memory_mb)
+    except (CatalogError, RayUnavailable) as exc:
+        return [("cluster", False, str(exc))]
+    workers = dispatcher.survey()
+    good = [w for w in workers if w["refused"] is None]
+    lines = [("cluster", bool(good), f"ray {settings.ray_address}: {len(workers)} workers, {len(good)} taking runs, "
+                                     f"{sum(w['slots'] for w in good)} runs at once ({settings.ray_cpus_per_run:g} "
+                                     f"CPU, {settings.sandbox_memory_mb} MiB per run)"
+              + ("" if workers else "; start workers with ray start --address ... --labels shoparena=worker"))]
+    for w in workers:
+        if w["refused"] is not None:
+            lines.append(("worker", False, w["refused"]))
+        else:
+            lines.append(("worker", True, f"{w['node_id'][:12]} on {w['host']}: catalog {w['catalog']} "
+                                          f"({str(w['digest'])[:19]}), sandbox {w['sandbox']}, {w['cpus']:g} CPU, "
+                                          f"{w['memory_mb']} MiB, {w['slots']} runs at once"))
+    return lines
+
+
 def _first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__

@@ -293,6 +293,7 @@ async function livePage() {
       <h2>${raceLink(race.race_id)} ${badge(race.status)}</h2>
       <p><b class="done-count">${race.done}</b> of ${race.runs} runs done · ${race.problem_count} problems · opened ${when(race.opened_at, race.seed_block, "seed block")} · ${Math.round(race.elapsed_s)} s elapsed</p>
       <div class="bar" title="${race.done} of ${race.runs} done"><span style="width:${race.runs ? (100 * race.done) / race.runs : 0}%"></span></div>
+      ${Object.keys(race.runs_by_worker || {}).length ? `<p class="runs-by-worker">runs per worker: ${Object.entries(race.runs_by_worker).map(([w, n]) => `<span class="badge">${esc(w)} ${n}</span>`).join(" ")}</p>` : ""}
       ${table([
         { title: "miner", html: (r) => minerLink(r.hotkey, r.uid) },
         { title: "progress", html: (r) => `<div class="bar small"><span style="width:${r.runs ? (100 * r.done) / r.runs : 0}%"></span></div> ${r.done}/${r.runs}` },

@@ -1,0 +1,255 @@
+"""Races across a real Ray cluster on this machine (`--dispatch ray`): a head and worker nodes, each its own `ray start`
+process group with its own resources and its own catalog copy; the node's store, chain, judge and weights stay in
+this process. Runs spread over the workers; scores, trajectories and weight vectors equal those of local dispatch on
+the same pack and slot; a worker killed mid-race loses no run and doubles none; a worker with another catalog refuses
+work, and `arena-validator config check` says so."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prometheus_client import generate_latest
+
+from arena import blame
+from arena.catalog import Catalog
+from arena.catalog.build import build_catalog
+from arena.problems.pack import load_pack
+from sandbox.backends import Limits
+from sandbox.backends.process import ProcessSandbox
+from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from tests.support.ray_cluster import LocalRayCluster
+from validator.demo import MINER_TEMPLATE, write_template
+from validator.dispatch.ray import RayDispatcher
+from validator.metrics import Metrics
+from validator.races import Arena, ArenaConfig
+from validator.scheduler import Node
+from validator.store.repository import Store, make_engine
+from validator.store.schema import upgrade
+
+MINERS = ["offline", "lite", "hostile"]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    # one race per validator: the next rotation slot is far away
+    return build_arena_inputs(tmp_path_factory.mktemp("arena"), size=3000, problems=24, per_race=4, cadence=100_000)
+
+
+@pytest.fixture(scope="module")
+def cluster(inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluster]:
+    """A head (no CPUs: it takes no runs) and two workers with one CPU each (one run at a time each), both holding
+    the node's catalog; this process joins as the node (the Ray driver)."""
+    import ray
+
+    with LocalRayCluster(tmp_path_factory.mktemp("ray-logs")) as found:
+        found.add_worker("a", inputs[0])
+        found.add_worker("b", inputs[0])
+        try:
+            yield found
+        finally:
+            ray.shutdown()
+
+
+def open_store(url: str) -> Store:
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    return Store.open(url)
+
+
+def make_arena(store: Store, setup: Any, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
+               dispatcher: Any = None) -> Arena:
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2,
+                         limits=Limits(wall_seconds=60))
+    arena = Arena(store=store, chain=setup.chain, wallet=wallet, pack=pack, catalog=catalog,
+                  sandbox=None if dispatcher is not None else ProcessSandbox("bwrap"), config=config,
+                  dispatcher=dispatcher)
+    arena.metrics = Metrics(store, run_timeout=60)
+    return arena
+
+
+def ray_dispatcher(cluster: LocalRayCluster, inputs: tuple[Path, Path, str]) -> RayDispatcher:
+    return RayDispatcher.connect(cluster.address, catalog_digest=Catalog.open(inputs[0]).digest, backend="process",
+                                 memory_mb=Limits().memory_mb)
+
+
+def seed(store: Store, setup: Any, root: Path, data_dir: Path, agents: dict[str, Path]) -> dict[str, str]:
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    hotkeys = {}
+    for i, (name, folder) in enumerate(agents.items()):
+        hotkeys[name] = setup.miners[name].hotkey.ss58_address
+        place_submission(store, data_dir, hotkeys[name], folder, block=10 + i)
+    return hotkeys
+
+
+def race(arena: Arena, store: Store, block: int | None = None) -> None:
+    if block is not None:  # the rotation slot every validator of this test races
+        arena.start()
+        try:
+            arena.open_race(block=block)
+        finally:
+            arena.stop()
+    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5)
+
+    def done() -> bool:
+        sets = store.weight_sets()
+        return bool(sets) and sets[-1].status in {"set", "failed"}
+
+    asyncio.run(asyncio.wait_for(node.run(until=done, poll=0.2, handle_signals=False), timeout=900))
+
+
+def slow_agent(folder: Path, name: str, seconds: float = 2.0) -> Path:
+    """The offline template, taking a couple of seconds per problem, so a worker can be killed mid-run."""
+    return write_template(folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
+                          f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n")
+
+
+def outcome(store: Store, runs: list[Any]) -> dict[tuple[str, str], Any]:
+    """What a race decided per (miner, problem): status, code, the strict verdict, the final score, and the
+    trajectory (every gateway call with its arguments and result; not its timing)."""
+    found = {}
+    for run in runs:
+        score = store.score(run.run_id)
+        calls = [(e.seq, e.kind, e.name, json.dumps(e.arguments, sort_keys=True), json.dumps(e.result, sort_keys=True),
+                  e.status) for e in store.events(run.run_id)]
+        found[(run.hotkey, run.problem_id)] = (
+            run.status, run.error_code, None if score is None else (score.success, score.final, score.strict["answer"]),
+            (run.sandbox or {}).get("answer"), calls)
+    return found
+
+
+def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(cluster: LocalRayCluster, inputs: Any,
+                                                                          tmp_path: Path) -> None:
+    setup = make_chain(tmp_path, MINERS, validators=2)
+    agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS}
+    block = setup.chain.block()
+    slot = block - block % 100_000
+    results = []
+    for i, wallet in enumerate(setup.validators):
+        store = open_store(f"sqlite:///{tmp_path / f'v{i}.sqlite'}")
+        seed(store, setup, tmp_path, tmp_path / f"node{i}", agents)
+        dispatcher = ray_dispatcher(cluster, inputs) if i == 1 else None
+        arena = make_arena(store, setup, wallet, inputs, tmp_path / f"node{i}", dispatcher)
+        race(arena, store, block=slot)
+        runs = store.runs()
+        race_id = store.races()[0].race_id
+        results.append({"runs": runs, "outcome": outcome(store, runs),
+                        "scores": {r.hotkey: (r.rank, r.score, r.success_rate) for r in store.race_results(race_id)},
+                        "vector": json.dumps(store.weight_sets()[-1].vector), "problems": store.races()[0].problem_ids,
+                        "metrics": generate_latest(arena.metrics.registry).decode()})
+        store.close()
+    local, spread = results
+    assert len(local["runs"]) == len(MINERS) * 4 and local["problems"] == spread["problems"]
+    # the same decisions, run for run: statuses, codes, answers, strict verdicts, final scores, whole trajectories
+    assert spread["outcome"] == local["outcome"]
+    assert spread["scores"] == local["scores"] and spread["vector"] == local["vector"]
+    assert any(o[0] == "finished" and o[2][0] == 1.0 for o in spread["outcome"].values())  # not all zeros
+    # every run went to a worker, and both workers took runs; the node ran none itself
+    workers = {cluster.workers[name].node_id()[:12] for name in ("a", "b")}
+    ran_on = [r.sandbox["worker"] for r in spread["runs"]]
+    assert set(ran_on) == workers, ran_on
+    assert {r.sandbox["worker"] for r in local["runs"]} == {"local"}
+    for worker in workers:
+        assert f'shoparena_worker_runs_total{{worker="{worker}"}} {float(ran_on.count(worker))}' in spread["metrics"]
+
+
+def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(cluster: LocalRayCluster, inputs: Any,
+                                                                              tmp_path: Path) -> None:
+    other = tmp_path / "other-catalog"
+    build_catalog(4, 300, other, force=True)
+    stray = cluster.add_worker("stray", other)
+    try:
+        stray_id = stray.node_id()
+        # what the operator sees before starting the node: the worker and its catalog, refused, in one line
+        checked = subprocess.run(
+            [str(Path(sys.executable).parent / "arena-validator"), "config", "check", "--dispatch", "ray",
+             "--ray.address", cluster.address, "--catalog", str(inputs[0]), "--database-url",
+             f"sqlite:///{tmp_path / 'absent.sqlite'}", "--chain", "localchain", "--localchain.path",
+             str(tmp_path / "absent-chain.sqlite")], capture_output=True, text=True, timeout=300,
+            env={**{k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}, "COLUMNS": "1000"},
+            cwd=tmp_path)
+        lines = checked.stdout.splitlines()
+        assert checked.returncode == 1
+        assert any(line.startswith("ok") and "cluster" in line and "3 workers" in line for line in lines), lines
+        assert sum(1 for line in lines if line.startswith("ok") and "worker" in line
+                   and "process-bwrap" in line) == 2, lines
+        refused = [line for line in lines if line.startswith("fail") and stray_id[:12] in line]
+        assert len(refused) == 1 and "refuses runs: its catalog" in refused[0] and str(other) in refused[0], lines
+
+        setup = make_chain(tmp_path, MINERS[:2])
+        store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+        agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS[:2]}
+        seed(store, setup, tmp_path, tmp_path / "node", agents)
+        dispatcher = ray_dispatcher(cluster, inputs)
+        assert dispatcher.capacity(2) == 3  # three one-CPU workers: the first three runs go out at once, one each
+        arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
+        race(arena, store)
+        runs = store.runs()
+        assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+        bounced = [r for r in runs if r.sandbox.get("attempts")]
+        assert bounced  # the stray worker took a run, refused it (never ran it) and the run ran elsewhere
+        for run in bounced:
+            (attempt,) = run.sandbox["attempts"]
+            assert attempt["code"] == blame.WORKER_REFUSED and attempt["blame"] == "validator"
+            assert "refuses runs: its catalog" in attempt["error"] and run.attempt == 2
+        assert stray_id[:12] not in {r.sandbox["worker"] for r in runs}
+        assert set(dispatcher.refused) == {stray_id} and dispatcher.capacity(2) == 2
+        store.close()
+    finally:
+        cluster.kill("stray")
+
+
+def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(cluster: LocalRayCluster, inputs: Any,
+                                                                  tmp_path: Path) -> None:
+    names = ["slow-a", "slow-b"]
+    setup = make_chain(tmp_path, names)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    agents = {name: slow_agent(tmp_path / "agents" / name, name) for name in names}
+    seed(store, setup, tmp_path, tmp_path / "node", agents)
+    victim = cluster.workers["b"].node_id()
+    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", ray_dispatcher(cluster, inputs))
+    watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    killed = threading.Event()
+
+    def kill_when_both_workers_run() -> None:
+        # two runs in a sandbox at once on two one-CPU workers: one of them is on worker b
+        while not killed.is_set():
+            if len(watcher.runs(status="running")) >= 2:
+                cluster.kill("b")
+                killed.set()
+            else:
+                killed.wait(0.1)
+
+    thread = threading.Thread(target=kill_when_both_workers_run, daemon=True)
+    thread.start()
+    try:
+        race(arena, store)
+    finally:
+        killed.set()
+        thread.join()
+        watcher.close()
+    runs = store.runs()
+    assert len(runs) == 8 and len({(r.hotkey, r.problem_id) for r in runs}) == 8
+    assert all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    lost = [r for r in runs if r.sandbox.get("attempts")]
+    assert lost  # the run on worker b when it died
+    for run in lost:
+        assert [a["code"] for a in run.sandbox["attempts"]] == [blame.WORKER_LOST] and run.attempt == 2
+        assert run.sandbox["worker"] != victim[:12]
+    for run in runs:  # one trajectory per run, whole: the lost attempt left nothing behind
+        seqs = [e.seq for e in store.events(run.run_id)]
+        assert seqs and seqs == list(range(len(seqs)))
+    assert [r.status for r in store.races()] == ["closed"] and store.weight_sets()[-1].status == "set"
+    store.close()
