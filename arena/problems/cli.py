@@ -554,6 +554,10 @@ def show_cmd(
                           if value else "none: the race pool is in clear")
         elif key != "splits":
             table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+    rot = pack.rotation
+    table.add_row("qualifying", f"{rot.qualify_problems} public problems; a submission races once it scores at least "
+                                f"{rot.qualify_share:g} x the leader's qualifying score"
+                  if rot.qualify_share > 0 else "off: every accepted submission races")
     out.print(table)
     _print_counts(pack.problems, "problems")
     sample = Table(title="first problems")

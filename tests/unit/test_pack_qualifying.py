@@ -55,6 +55,8 @@ def test_pack_command_sets_the_qualifying_round_and_refuses_one_without_public_p
     assert done.returncode == 0, done.stderr
     rotation = json.loads(arena("problems", "show", str(out), "--json").stdout)["rotation"]
     assert rotation["qualify_share"] == 0.95 and rotation["qualify_problems"] == 2
+    shown = " ".join(arena("problems", "show", str(out)).stdout.split())
+    assert "2 public problems; a submission races once it scores at least 0.95" in shown
     bad = arena("problems", "pack", str(src), "--out", str(tmp_path / "x.json"), "--key-uri", "//Alice",
                 "--qualify.share", "1.5")
     assert bad.returncode != 0 and "qualify_share" in bad.stderr and "Traceback" not in bad.stderr
