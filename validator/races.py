@@ -431,8 +431,11 @@ class Arena:
         race_id = race_id_for(self.pack.pack_id, batch.open_block)
         if self.store.race(race_id) is not None:
             return race_id
-        if self.store.races(status="running"):
-            return None  # one race at a time: the next opens after this one closes
+        if self.store.races(status="running"):  # one race at a time: the next opens after this one closes
+            # if that takes past this slot, the slot is recorded as missed, with why (`_record_missed_slots`)
+            self._batch_wait.setdefault(slot, (0.0, self.config.beacon_retry,
+                                               "the race of an earlier slot was still running"))
+            return None
         now = time.time()
         next_try, backoff, _ = self._batch_wait.get(slot, (0.0, self.config.beacon_retry, ""))
         if now < next_try:

@@ -121,6 +121,17 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         assert not set(second_race.problem_ids) & set(race.problem_ids)  # type: ignore[union-attr]
         assert {r.hotkey for r in a.store.runs(race_id=second)} == {
             setup.miners["early"].hotkey.ss58_address, setup.miners["late"].hotkey.ss58_address}
+        # slot 2 passes while slot 1's race still runs: it waits, then is recorded as missed, never raced later
+        clock.now = setup.chain.genesis_time + 2.0 * (START + 2 * CADENCE)
+        assert a.open_race() is None and "still running" in a.batch_waiting()[2]
+        clock.now = setup.chain.genesis_time + 2.0 * (START + 3 * CADENCE)
+        race_to_close(a, second)
+        third = a.open_race()
+        skipped = a.store.race(f"{a.pack.pack_id[:16]}-{a.pack.sealed[2].open_block}")
+        assert skipped is not None and skipped.status == "cancelled" and not skipped.problem_ids
+        assert "did not open before the next slot: the race of an earlier slot was still running" in (
+            skipped.reason or "")
+        assert third is not None and a.store.race(third).seed_block == a.pack.sealed[3].open_block  # type: ignore
     finally:
         for arena in (a, b):
             arena.stop()
