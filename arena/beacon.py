@@ -10,9 +10,10 @@ is not the round's cannot open a batch (`open_batch` checks it), so a wrong sour
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 #: drand quicknet (unchained BLS on G1, a beacon every 3 s), the network timelock encryption targets.
 QUICKNET_CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
@@ -41,10 +42,14 @@ class DrandRelay:
     a round not yet published is 404 (or 425 on some relays)."""
 
     def __init__(self, url: str, *, timeout: float = 10.0, transport: httpx.BaseTransport | None = None) -> None:
+        import httpx  # here, not at import: sealing or reading a pack needs the facts above, never a client
+
         self.url = url.rstrip("/")
         self._client = httpx.Client(timeout=timeout, transport=transport)
 
     def signature(self, round_: int) -> str | None:
+        import httpx
+
         where = f"{self.url}/{QUICKNET_CHAIN_HASH}/public/{round_}"
         try:
             response = self._client.get(where)
