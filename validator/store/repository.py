@@ -28,6 +28,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.trajectory import TrajectoryEvent
+from validator.store.errors import StoreError
 from validator.store.models import (
     Event,
     Miner,
@@ -42,22 +43,17 @@ from validator.store.models import (
     WeightSet,
     utcnow,
 )
+from validator.store.moves import (
+    FINAL_STATUSES,
+    INSERT_EVENTS,
+    RUN_STATUSES,
+    advance,
+    changes,
+    check_status,
+    put_score,
+    replace_events,
+)
 from validator.store.qualifying import QualifyingStore
-
-#: Run statuses in order, and the moves allowed between them (DESIGN: "Run status and blame").
-RUN_STATUSES = ("pending", "starting", "running", "scoring", "judged", "finished", "errored")
-FINAL_STATUSES = frozenset({"finished", "errored"})
-_NEXT = {
-    "pending": {"starting", "errored"},
-    "starting": {"running", "errored", "pending"},
-    "running": {"scoring", "errored", "pending"},
-    "scoring": {"judged", "finished", "errored"},
-    "judged": {"finished", "errored"},
-    "finished": set(),
-    "errored": {"pending"},  # a validator-blamed error is retried
-}
-_PHASE_COLUMN = {"starting": "starting_at", "running": "running_at", "scoring": "scoring_at",
-                 "judged": "judged_at", "finished": "finished_at", "errored": "errored_at"}
 
 #: Events per INSERT statement; large enough to amortize round trips, small enough to bound memory.
 EVENT_BATCH = 1000
@@ -69,18 +65,6 @@ def blame_of(code: int | None) -> str | None:
     from arena.blame import blame_of as table_blame
 
     return table_blame(code)
-
-
-class StoreError(Exception):
-    """A store operation that cannot be done; `code` is short and stable (`unreachable`, `bad_url`, `conflict`...)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
@@ -493,54 +477,31 @@ class Store(QualifyingStore):
                  "success": bool(r.status == "finished" and r.success)} for r in rows]
 
     def _move(self, s: Session, run_id: str, status: str, fields: dict[str, Any]) -> Run:
-        if status not in _NEXT:
-            raise StoreError("bad_input", f"unknown run status {status!r}; one of {', '.join(RUN_STATUSES)}")
+        """A move of the ORM run in session `s` (`validator.store.moves.changes`: the status machine)."""
+        check_status(status)
         run = s.get(Run, run_id, with_for_update=self.dialect == "postgresql")
         if run is None:
             raise StoreError("not_found", f"no run {run_id}")
-        if status not in _NEXT[run.status]:
-            raise StoreError("bad_transition", f"run {run_id} cannot move from {run.status} to {status}")
-        if status == "pending" and run.status == "errored" and run.blame != "validator":
-            raise StoreError("bad_transition", f"run {run_id} errored by the agent ({run.error_code}); it is final")
-        now = utcnow()
-        run.status = status
-        if status in _PHASE_COLUMN:
-            setattr(run, _PHASE_COLUMN[status], now)
-        if status == "starting":  # a new attempt starts clean; earlier attempts' errors stay in sandbox.attempts
-            run.attempt += 1
-            run.error_code = run.blame = run.error = None
-        if status == "errored":
-            code = fields.pop("error_code", None)
-            if code is None:
-                raise StoreError("bad_input", f"run {run_id}: an errored run needs an error_code")
-            try:
-                run.error_code, run.blame = int(code), blame_of(int(code))
-            except (TypeError, ValueError) as exc:
-                raise StoreError("bad_input", f"run {run_id}: {exc}") from None
-        elif status == "pending":
-            run.not_before = fields.pop("not_before", None)
-        for key, value in fields.items():
-            if not hasattr(Run, key) or key in {"run_id", "race_id", "status"}:
-                raise StoreError("bad_input", f"run has no writable field {key!r}")
+        row = {"status": run.status, "blame": run.blame, "error_code": run.error_code, "attempt": run.attempt}
+        for key, value in changes(run_id, row, status, fields).items():
             setattr(run, key, value)
         return run
 
     def transition(self, run_id: str, status: str, **fields: Any) -> Run:
         """Move a run to `status` (checked against the status machine), stamping the phase's time, in one commit."""
         with self.session() as s:
-            return self._move(s, run_id, status, fields)
+            return advance(s.connection(), run_id, [(status, fields)])
 
     def claim(self, run_id: str, *, running: bool = False) -> Run:
         """Take a pending run for an attempt (`starting`); with `running`, when nothing is left to prepare (its
         agent is staged already), on into `running` in the same commit."""
         with self.session() as s:
-            run = self._move(s, run_id, "starting", {})
-            return self._move(s, run_id, "running", {}) if running else run
+            return advance(s.connection(), run_id, [("starting", {})] + ([("running", {})] if running else []))
 
     def retry_later(self, run_id: str, *, delay: timedelta) -> Run:
         """Put a validator-blamed errored (or interrupted) run back to pending after `delay`."""
         with self.session() as s:
-            return self._move(s, run_id, "pending", {"not_before": utcnow() + delay})
+            return advance(s.connection(), run_id, [("pending", {"not_before": utcnow() + delay})])
 
     def add_events(self, events: Sequence[TrajectoryEvent | dict[str, Any]], *, run_id: str | None = None,
                    session: Session | None = None) -> int:
@@ -553,7 +514,7 @@ class Store(QualifyingStore):
             if self.dialect == "postgresql":
                 _copy_events(session, rows[start:start + EVENT_BATCH])
             else:
-                session.execute(insert(Event.__table__), rows[start:start + EVENT_BATCH])
+                session.connection().execute(INSERT_EVENTS, rows[start:start + EVENT_BATCH])
         return len(rows)
 
     def record_run(self, run_id: str, status: str, events: Sequence[TrajectoryEvent | dict[str, Any]],
@@ -564,15 +525,19 @@ class Store(QualifyingStore):
         `judgment` as well (`save_judgment`'s arguments), the judge's verdict and final score, and the run moves on
         to `finished` in the same commit.
 
-        Events already stored for this run (an earlier, interrupted attempt) are replaced."""
+        Events already stored for this run (an earlier, interrupted attempt) are replaced. Plain statements, no ORM
+        object: one DELETE and one multi-row INSERT (COPY on PostgreSQL) of events, one SELECT and one UPDATE of
+        the run, one upsert of its score."""
+        moves = [(status, fields)]
+        if strict is not None and judgment is not None:
+            moves += [("judged", {}), ("finished", {"error": None})]
         with self.session() as s:
-            s.query(Event).filter(Event.run_id == run_id).delete(synchronize_session=False)
+            conn = s.connection()
+            run = advance(conn, run_id, moves)
+            replace_events(conn, run_id)
             self.add_events(events, run_id=run_id, session=s)
-            run = self._move(s, run_id, status, fields)
             if strict is not None:
-                score = self._put_score(s, run_id, success=strict[0], strict=strict[1])
-                if judgment is not None:
-                    run = self._put_judgment(s, run_id, score, **judgment)
+                put_score(conn, run_id, success=strict[0], strict=strict[1], judgment=judgment)
             return run
 
     def events(self, run_id: str) -> list[TrajectoryEvent]:
