@@ -8,7 +8,7 @@ import tarfile
 
 import pytest
 
-from sandbox.bundle import MAX_PACKED, BundleError, check_dir, pack_dir, unpack
+from sandbox.bundle import MAX_PACKED, BundleError, check_dir, copy_dir, pack_dir, unpack
 
 GOOD = "def agent_main(problem):\n    return {'ok': True}\n"
 
@@ -32,6 +32,16 @@ def test_packing_is_deterministic_and_round_trips(tmp_path):
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
         "agent.py", "data.json", "lib/util.py"]
     assert (out / "agent.py").stat().st_mode & 0o777 == 0o644
+
+
+def test_copy_dir_copies_what_is_packed(tmp_path):
+    a = write(tmp_path / "a", {"agent.py": GOOD, "lib/util.py": "X = 1\n", "lib/__pycache__/util.pyc": "junk"})
+    b = write(tmp_path / "b", {"agent.py": "old\n", "notes.txt": "mine"})  # an existing folder: files replaced or kept
+    assert copy_dir(a, b) == b
+    assert sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file()) == [
+        "agent.py", "lib/util.py", "notes.txt"]
+    assert (b / "agent.py").read_text() == GOOD
+    assert pack_dir(copy_dir(a, tmp_path / "c")).sha256 == pack_dir(a).sha256
 
 
 @pytest.mark.parametrize(
