@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from arena.judge import Verdict
 from arena.judge.evidence import completion_message, message_text, message_tool_calls, usage_tokens
 from arena.judge.rubric import SN15_RUBRIC, Rubric
@@ -54,6 +56,7 @@ MIN_COMPLETION_TOKENS = 30
 MIN_SHARED_WORDS = 2
 CHECKS = ("reasoning", "analysis", "datum", "comparison")
 MAX_MATCHED = 12  # matched facts kept per check in `Verdict.checks`
+FACTS_CACHE = 4096  # tool results whose facts are remembered (`remembered_facts`)
 
 _TOKEN = re.compile(r"[^\W_]+")
 _ESTIMATE = re.compile(r"\w+|[^\w\s]")
@@ -173,6 +176,8 @@ class _Facts:
     attrs: set[str] = field(default_factory=set)
     words: set[str] = field(default_factory=set)
     products: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {title, prices, attrs}
+    #: what the facts add for a query (`Known.add`), per query: the same result is read for each run of a problem
+    views: dict[Any, tuple[Any, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def text(self, value: Any) -> None:
         if isinstance(value, str):
@@ -308,6 +313,34 @@ def result_facts(name: str, arguments: Any, result: Any) -> _Facts:
     return facts
 
 
+_NO_FACTS = frozenset({"recommend_product", "terminate", "schemas"})
+#: The tools whose facts come from their result alone (a tool not listed here: less what its arguments echo).
+_RESULT_ONLY = frozenset({"find_product", "view_product_information", "find_products_in_same_shop",
+                          "calculate_voucher", "web_search"})
+_EMPTY = _Facts()
+
+
+def remembered_facts(name: str, arguments: Any, result: Any) -> _Facts:
+    """`result_facts` of a tool result as the store keeps it (its JSON), remembered by that JSON (the last
+    `FACTS_CACHE` results): the catalog answers a call with the same result every time, so a race's runs read the
+    same results again and again. The facts returned are shared: read them, never change them. A result that is
+    not JSON (which no store could keep) is read as it is, every time."""
+    if name in _NO_FACTS:
+        return _EMPTY
+    try:
+        key = orjson.dumps(result if name in _RESULT_ONLY else [arguments, result], option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return result_facts(name, arguments, result)
+    return _facts_of(name, key)
+
+
+@lru_cache(maxsize=FACTS_CACHE)
+def _facts_of(name: str, key: bytes) -> _Facts:
+    value = orjson.loads(key)
+    arguments, result = (None, value) if name in _RESULT_ONLY else value
+    return result_facts(name, arguments, result)
+
+
 @dataclass
 class Known:
     """Facts from the tool results seen so far, each with the seq of the first result that showed it."""
@@ -333,34 +366,47 @@ class Known:
         return f" {norm} " in self.query_phrase
 
     def add(self, seq: int, facts: _Facts) -> None:
+        """Count a tool result and keep its facts not in the query, each with the seq of the first result that showed
+        it (set differences: only the facts not known yet are looked at)."""
         self.results += 1
-        for i in facts.ids:
-            if not self.in_query(i):
-                self.ids.setdefault(i, seq)
-        for c in facts.prices:
-            if specific_number(c) and c not in self.query_numbers:
-                self.prices.setdefault(c, seq)
-        for c in facts.numbers:
-            if specific_number(c) and c not in self.query_numbers:
-                self.numbers.setdefault(c, seq)
-        for a in facts.attrs:
-            if not self.in_query(a):
-                self.attrs.setdefault(a, seq)
-        for w in facts.words:
-            if w not in self.query_words:
-                self.words.setdefault(w, seq)
-        for pid, info in facts.products.items():
+        ids, prices, numbers, attrs, words, products = self._view(facts)
+        self.ids.update(dict.fromkeys(ids.difference(self.ids), seq))
+        self.prices.update(dict.fromkeys(prices.difference(self.prices), seq))
+        self.numbers.update(dict.fromkeys(numbers.difference(self.numbers), seq))
+        self.attrs.update(dict.fromkeys(attrs.difference(self.attrs), seq))
+        self.words.update(dict.fromkeys(words.difference(self.words), seq))
+        for pid, title, product_prices, product_attrs in products:
             candidate = self.candidates.get(pid)
             if candidate is None:
                 candidate = self.candidates[pid] = Candidate(product_id=pid, seq=seq, id_phrase=phrase(pid))
-            if info["title"] and not candidate.title:
-                candidate.title = info["title"]
-                candidate.title_phrase = phrase(info["title"])
-                candidate.title_words = text_facts(info["title"])[0] - self.query_words
+            if title and not candidate.title:
+                candidate.title = title
+                candidate.title_phrase = phrase(title)
+                candidate.title_words = text_facts(title)[0] - self.query_words
                 for word in candidate.title_words:
                     self.by_title_word.setdefault(word, set()).add(pid)
-            candidate.prices.update(c for c in info["prices"] if specific_number(c) and c not in self.query_numbers)
-            candidate.attrs.update(a for a in info["attrs"] if not self.in_query(a))
+            candidate.prices |= product_prices
+            candidate.attrs |= product_attrs
+
+    def _view(self, facts: _Facts) -> tuple[Any, ...]:
+        """The facts of a result that are not in the query (numbers: only the specific ones), kept with the facts
+        for the next run of the same query."""
+        key = (self.query_phrase, self.query_numbers)
+        view = facts.views.get(key)
+        if view is None:
+            def specific(values: Iterable[int]) -> frozenset[int]:
+                return frozenset(c for c in values if specific_number(c) and c not in self.query_numbers)
+
+            def unsaid(values: Iterable[str]) -> frozenset[str]:
+                return frozenset(v for v in values if not self.in_query(v))
+
+            view = (unsaid(facts.ids), specific(facts.prices), specific(facts.numbers), unsaid(facts.attrs),
+                    frozenset(facts.words - self.query_words),
+                    [(pid, info["title"], specific(info["prices"]), unsaid(info["attrs"]))
+                     for pid, info in facts.products.items()])
+            if len(facts.views) < 16:  # a result seen by many queries: the first ones kept
+                facts.views[key] = view
+        return view
 
     def unique_title_words(self, pid: str) -> frozenset[str]:
         """A candidate's title words that no other candidate's title has."""
@@ -513,7 +559,7 @@ class OfflineJudge:
         for event in sorted(events, key=lambda e: e.seq):
             if (event.kind == "tool_call" and event.error is None and 200 <= event.status < 300
                     and event.result is not None):
-                known.add(event.seq, result_facts(event.name, event.arguments, event.result))
+                known.add(event.seq, remembered_facts(event.name, event.arguments, event.result))
                 continue
             c = Completion.of(event)
             if c is None:
