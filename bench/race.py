@@ -16,7 +16,8 @@ Rows:
 - the node process's CPU time per run (steadier than wall time when other work shares the machine);
 - the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
   runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
-- the cost of opening a sealed batch (per race) and of the qualifying round: not measured yet (see `cost_rows`);
+- the cost of opening a sealed batch (per race: the race's problems sealed to a real drand round, then opened
+  with its signature, see `cost_rows`); the qualifying round: not measured yet;
 - idle share: wall time x concurrency not covered by any run (scheduling gaps).
 """
 
@@ -25,10 +26,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import resource
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -114,7 +117,7 @@ def main() -> None:
             cpu = {stage: ms / max(len(runs), 1) * 1000 for stage, ms in stages.cpu.items() if ms is not None}
             print("          of which CPU: " + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}"
                                                      for stage, ms in cpu.items()) + f"; sum {sum(cpu.values()):.1f}")
-        for row in cost_rows():
+        for row in cost_rows(arena):
             print(row)
         idle = wall * args.concurrency - sum(spans)
         print(f"idle      {max(idle, 0):.1f}s of {wall * args.concurrency:.1f} slot-seconds "
@@ -127,12 +130,36 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def cost_rows() -> list[str]:
-    """The rows of issue 15's benchmark for features this bench does not race yet: the cost of opening a sealed
-    batch (per race) and of the qualifying round. Measure them here when the bench races a sealed pack and
-    qualifies new submissions."""
-    return ["sealed    opening a sealed batch (per race): not measured (this bench races a clear pack)",
-            "qualify   the qualifying round: not measured (not in the node yet)"]
+def cost_rows(arena: Any, repeats: int = 5) -> list[str]:
+    """The rows of issue 15's benchmark beyond the race itself: the cost of opening a sealed batch (per race) and of
+    the qualifying round.
+
+    The sealed batch: the problems this race drew (with their gold title vectors), sealed to drand quicknet round 1000
+    as `arena problems pack` seals a slot's batch, then opened with that round's real signature as the node opens
+    one (`arena.problems.seal.open_batch`: timelock decryption, the sha256 check, the problems parsed), the median of
+    `repeats` openings; fetching the round's signature from the chain or a relay is not included."""
+    from arena.beacon import QUICKNET_ROUND_1000
+    from arena.problems.seal import open_batch, seal_batch
+
+    races = arena.store.races()
+    raced = set(races[-1].problem_ids) if races else set()
+    pack = arena.pack
+    problems = [p for p in pack.problems if p.problem_id in raced]
+    if not problems:
+        sealed = "sealed    opening a sealed batch (per race): not measured (the race drew no problem)"
+    else:
+        batch = seal_batch(problems, slot=0, open_block=0, reveal_round=1000,
+                           title_embeddings={p.problem_id: pack.title_embeddings.get(p.problem_id, [])
+                                             for p in problems})
+        seconds = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            open_batch(batch, QUICKNET_ROUND_1000)
+            seconds.append(time.perf_counter() - started)
+        sealed = (f"sealed    opening a sealed batch: {statistics.median(seconds) * 1000:.1f} ms per race "
+                  f"({len(problems)} problems, {len(batch.ciphertext) / 1024:.0f} KiB sealed; median of {repeats}; "
+                  "the beacon fetch not included)")
+    return [sealed, "qualify   the qualifying round: not measured (not in the node yet)"]
 
 
 if __name__ == "__main__":
