@@ -1,0 +1,34 @@
+"""The race machinery's settings (`validator.node` fills them from the node's settings)."""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.backends import Limits
+from sandbox.gateway import Budgets
+
+
+@dataclass
+class ArenaConfig:
+    data_dir: Path
+    concurrency: int = 2
+    max_attempts: int = 3
+    retry_backoff: float = 5.0  # seconds before the first retry; doubles each attempt
+    limits: Limits = field(default_factory=Limits)
+    budgets: Budgets = field(default_factory=Budgets)
+    weight_policy: str = "top_heavy"
+    burn_uid: int = 0
+    weight_shadow: str | None = None  # a second policy stored beside the live one, never sent
+    beacon_relay: str | None = None  # a drand HTTP relay for sealed batches' rounds (after the chain's own pulses)
+    beacon_retry: float = 3.0  # seconds before a batch that did not open is tried again; doubles, capped at 60 s
+    sync_grace: float = 300.0  # seconds a sealed slot waits for commitments made before it to be synced
+    judge_concurrency: int = 2
+    judge_token_budget: int = 0  # LLM judge tokens per race; 0: no limit
+    judge_retry: float = 30.0  # seconds before a run whose judge failed is judged again; doubles, capped at 1 h
+    weights_retry: float = 12.0  # seconds before a weight set the chain refused is sent again; doubles
+    weights_retry_max: float = 600.0  # the backoff's cap: an unreachable chain is tried at least this often, forever
+    stuck_grace: float = 60.0  # a run past its wall clock by this much is stuck (health)
+    race_stall: float = 900.0  # a running race with no run moving for this long cannot close (health)
+    weights_grace: float = 1800.0  # a closed race without its weights set for this long (health)

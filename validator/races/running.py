@@ -1,0 +1,289 @@
+"""Running: one attempt of a run through the dispatcher, its outcome recorded and blamed."""
+
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import shutil
+import tempfile
+import traceback
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from arena import blame
+from arena.problems import Problem
+from arena.scoring import score_run
+from sandbox.bundle import BundleError, unpack
+from validator.dispatch import DispatchError
+from validator.races.judging import Judging
+from validator.races.stages import KEEP_UPSTREAM_ERRORS
+from validator.store.models import Run
+from validator.store.repository import StoreError
+
+
+class Running(Judging):
+    """`dispatch` and one attempt of a run: staged, run, recorded with its strict score, retried or final."""
+
+    async def dispatch(self, limit: int | None = None) -> int:
+        """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
+        from datetime import UTC, datetime
+
+        races = [r.race_id for r in self.store.races(status="running", kind=None)]
+        ready: list[Run] = []
+        for race_id in races:
+            ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
+        ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
+        if not ready:
+            return 0
+        slots = self.dispatcher.capacity(self.config.concurrency)
+        if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
+            self._warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
+            return 0
+        gate = asyncio.Semaphore(slots)
+
+        async def one(run: Run) -> None:
+            async with gate:
+                await self._execute(run)
+            await self._judge_scored(run)  # its sandbox slot is free meanwhile; the judge has its own gate
+
+        tasks = []
+        for run in ready:
+            task = asyncio.ensure_future(one(run))
+            self.in_flight[run.run_id] = task
+            task.add_done_callback(functools.partial(self._landed, run.run_id))
+            tasks.append(task)
+        await asyncio.gather(*tasks)
+        return len(ready)
+
+    def _landed(self, run_id: str, _task: asyncio.Task[Any]) -> None:
+        self.in_flight.pop(run_id, None)
+
+    def _agent_dir(self, sha256: str) -> Path:
+        """The submission's bundle, staged once into the node's private work folder (which the sandbox's user can
+        traverse, unlike most data folders): from the unpacked folder under data_dir/bundles, or a packed file."""
+        assert self._work is not None
+        target = self._work / "agents" / sha256
+        if target.is_dir():
+            return target
+        stored = self.config.data_dir / "bundles" / sha256
+        packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(target.parent, 0o711)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent))
+        try:
+            if stored.is_dir():
+                shutil.copytree(stored, tmp / "agent")
+            elif packed.is_file():
+                unpack(packed.read_bytes(), tmp / "agent")  # BundleError: the miner's bundle is bad (1008)
+            else:
+                raise FileNotFoundError(f"bundle {sha256[:12]} is not in {stored.parent}")
+            if not (tmp / "agent" / "agent.py").is_file():
+                raise BundleError(["agent.py is missing at the bundle's root"])
+            for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            os.replace(tmp / "agent", target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return target
+
+    async def _execute(self, run: Run) -> None:
+        run_id = run.run_id
+        try:
+            await self._attempt(run)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the store (or another part of ours) failed mid-run
+            # the run's status could not be stored: `recover` ends the attempt as 2003 once the store answers
+            self._lost[run_id] = (blame.STORE_FAULT, f"{type(exc).__name__}: {exc}")
+            if self.log is not None:
+                self.log.error("races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
+                               traceback=traceback.format_exc())
+
+    def _bundle(self, submission_id: int) -> str | None:
+        """The sha256 of a submission's bundle (read once per submission: it never changes)."""
+        if submission_id not in self._bundles:
+            submission = self.store.submission(submission_id)
+            if submission is None:
+                return None
+            self._bundles[submission_id] = submission.sha256
+        return self._bundles[submission_id]
+
+    async def _attempt(self, run: Run) -> None:
+        run_id = run.run_id
+        began = self.stages.now()
+        self._lost.pop(run_id, None)
+        problem = self._problem(run.problem_id)
+        sha256 = self._bundle(run.submission_id)
+        assert self._work is not None
+        staged = problem is not None and sha256 is not None and (self._work / "agents" / sha256).is_dir()
+        try:
+            self.store.claim(run_id, running=staged)  # an agent staged already: nothing to prepare, one commit
+        except StoreError as exc:  # another worker took it, or it is final: never run twice
+            self._warn("races.skip", run_id=run_id, reason=str(exc))
+            return
+        try:
+            if problem is None or sha256 is None:
+                raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
+            agent_dir = self._agent_dir(sha256)
+        except BundleError as exc:  # the miner's bundle cannot be made into a runnable agent: theirs, final
+            await asyncio.to_thread(self._fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
+            return
+        except (LookupError, FileNotFoundError, OSError) as exc:
+            await asyncio.to_thread(self._fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
+            return
+        if not staged:
+            self.store.transition(run_id, "running")
+        launched = self.stages.add("staging", began)
+        try:
+            outcome = await self.dispatcher.run(run_id, agent_dir, sha256, self._work / "gw", problem.public(),
+                                                limits=self.config.limits, budgets=self.config.budgets)
+        except asyncio.CancelledError:
+            self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
+            raise
+        except DispatchError as exc:  # a cluster worker lost, stuck or refusing: the validator's fault, retried
+            await asyncio.to_thread(self._fail, run_id, exc.code, str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
+            await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+            return
+        self._record(run, problem, outcome, launched)
+
+    def _record(self, run: Run, problem: Problem, outcome: Any, launched: tuple[float, float]) -> None:
+        """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
+        commit; an agent's error final; a validator's error retried."""
+        run_id = run.run_id
+        result = outcome.result
+        self.stages.add("gateway", launched, less=result.elapsed_s)
+        code, error = outcome.error_code()
+        if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
+            code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
+        stats = {"backend": result.backend, "status": result.status, "exit_code": result.exit_code,
+                 "elapsed_s": round(result.elapsed_s, 3), "timed_out": result.timed_out, "oom": result.oom,
+                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer, "worker": outcome.worker,
+                 "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
+                 "budget_refusals": outcome.budget_refusals,
+                 "attempts": self._attempts(run, code, error, outcome.upstream_errors)}
+        spend: dict[str, Any] = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls,
+                                 "tokens": outcome.tokens, "cost": outcome.cost, "sandbox": stats}
+        if self.metrics is not None:
+            self.metrics.sandbox(result.elapsed_s, outcome.events, worker=outcome.worker)
+            if outcome.upstream_errors:
+                self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
+        written = self.stages.now()
+        if code is None:
+            try:  # strict scoring first, so the trajectory and its strict score land in one commit
+                strict = self._strict(problem, outcome.answer)
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
+                strict, failure = None, exc
+            scored = self.stages.add("strict_scoring", written)
+            judgment = None
+            if strict is not None and self._local(run):  # the offline judge: judged now, in the same commit
+                judging = self.stages.add("judge_wait", scored)
+                judgment = self._judge_inline(run, problem, outcome.events, float(strict.success))
+                scored = self.stages.add("judge", judging)
+            self.store.record_run(run_id, "scoring", outcome.events, **spend, strict=None if strict is None else (
+                float(strict.success), strict.model_dump(mode="json")), judgment=judgment)
+            written = self.stages.add("trajectory_write", scored)
+            if judgment is not None:
+                if self.metrics is not None:
+                    self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(
+                        written[0] - judging[0])
+                    self.metrics.run_final("finished", None)
+            elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
+                self._scored[run_id] = (written, outcome.events, float(strict.success))
+            elif failure is not None:
+                self._scoring_failed(run_id, failure)
+        elif blame.blame_of(code) == "agent":
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self.stages.add("trajectory_write", written)
+            self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", "agent")
+        else:
+            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self.stages.add("trajectory_write", written)
+            self._retry_or_give_up(run_id, code, error)
+
+    def _score_or_fail(self, run_id: str, answer: Any = None) -> bool:
+        """`_score`; a failure of the store propagates (the run stays `scoring` for `recover`), any other failure
+        of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log. Returns
+        whether the run was scored (and waits for its judge)."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            self._score(run_id, answer=answer)
+        except (StoreError, SQLAlchemyError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault
+            self._scoring_failed(run_id, exc)
+            return False
+        return True
+
+    def _scoring_failed(self, run_id: str, exc: BaseException) -> None:
+        """A fault of ours while scoring: its traceback in the log, the attempt ended 2007 (retried)."""
+        if self.log is not None:
+            self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
+                           traceback="".join(traceback.format_exception(exc)))
+        self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
+
+    @staticmethod
+    def _attempts(run: Run, code: int | None, error: str | None,
+                  upstream_errors: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+        """The run's earlier attempts that ended in an error, and this one if it did (the run page lists them)."""
+        earlier = list((run.sandbox or {}).get("attempts") or [])
+        if code is None:
+            return earlier
+        return [*earlier, {"attempt": run.attempt + 1 if run.status == "pending" else run.attempt, "code": code,
+                           "blame": blame.blame_of(code), "error": error,
+                           "upstream_errors": list(upstream_errors)[:KEEP_UPSTREAM_ERRORS],
+                           "upstream_error_count": len(upstream_errors)}]
+
+    def _fail(self, run_id: str, code: int, error: str) -> None:
+        run = self.store.run(run_id)
+        assert run is not None
+        sandbox = {**(run.sandbox or {}), "attempts": self._attempts(run, code, error)}
+        self.store.transition(run_id, "errored", error_code=code, error=error, sandbox=sandbox)
+        if blame.retried(code):
+            self._retry_or_give_up(run_id, code, error)
+        else:
+            self._info("races.run_errored", run_id=run_id, code=code, blame=blame.blame_of(code), error=error)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", blame.blame_of(code))
+
+    def _retry_or_give_up(self, run_id: str, code: int, error: str | None) -> None:
+        run = self.store.run(run_id)
+        assert run is not None
+        if run.attempt < self.config.max_attempts:
+            delay = self.config.retry_backoff * 2 ** (run.attempt - 1)
+            self.store.retry_later(run_id, delay=timedelta(seconds=delay))
+            self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt,
+                       retry_in_s=delay)
+        else:
+            self._warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
+            if self.metrics is not None:
+                self.metrics.run_final("errored", "validator")
+
+    def _score(self, run_id: str, answer: Any = None) -> None:
+        """Strict checks on the run's answer by the pack's ruleset. ``answer`` is the raw ``product_ids`` of the
+        final recommendation (`arena.scoring.answer`); None reads it back from the stored trajectory."""
+        from arena.scoring.answer import raw_answer
+
+        run = self.store.run(run_id)
+        assert run is not None
+        problem = self._problem(run.problem_id)
+        assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
+        if answer is None:
+            answer = raw_answer(self.store.events(run_id))
+        score = self._strict(problem, answer)
+        # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
+        self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
+
+    def _strict(self, problem: Problem, answer: Any) -> Any:
+        """The strict verdict on a raw answer, by the pack's ruleset."""
+        return score_run(problem, answer, self.catalog.get, gold_vectors=self.gold_vectors(problem.problem_id),
+                         ruleset=self.pack.ruleset)
