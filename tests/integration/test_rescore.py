@@ -116,6 +116,7 @@ def test_rescore_refuses_another_pack_or_an_unknown_race(store: Store) -> None:
         rescore_race(store, pack, lookup, "nope", ruleset=get_ruleset("sn15"), rubric=SN15_RUBRIC)
 
 
+@pytest.mark.slow  # runs arena-validator as a subprocess
 def test_rescore_command_names_a_missing_race_in_one_line(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'v.sqlite'}"
     engine = make_engine(url)

@@ -270,6 +270,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
+@pytest.mark.slow  # runs arena-validator as a subprocess
 def test_db_upgrade_and_downgrade_commands(db_url: str, tmp_path: Path) -> None:
     up = cli("db", "upgrade", "--database-url", db_url, cwd=tmp_path)
     assert up.returncode == 0, up.stderr
@@ -283,6 +284,7 @@ def test_db_upgrade_and_downgrade_commands(db_url: str, tmp_path: Path) -> None:
     assert behind.returncode == 1 and "arena-validator db upgrade" in behind.stderr
 
 
+@pytest.mark.slow  # runs arena-validator as a subprocess
 def test_db_commands_name_an_unreachable_server(tmp_path: Path) -> None:
     done = cli("db", "upgrade", "--database-url", "postgresql://arena:hunter2@127.0.0.1:1/x", cwd=tmp_path)
     assert done.returncode == 2

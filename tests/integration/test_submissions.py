@@ -554,6 +554,7 @@ def test_serve_answers_only_signed_fresh_requests_from_validator_permit_holders(
         assert get(signed(member)).status_code == 200
 
 
+@pytest.mark.slow  # runs arena-miner as a subprocess
 def test_submit_fails_with_one_clear_line(subnet: Subnet) -> None:
     folder = write_bundle(subnet.root / "agent", AGENT_A)
     subnet.wallet("unregistered", register=False)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs arena as a subprocess
+
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 

@@ -23,6 +23,7 @@ def generated(catalog):
     return generate_problems(catalog, 40, seed=7)
 
 
+@pytest.mark.slow  # a big build: a 5,000-product catalog and 40 generated problems
 def test_generation_is_deterministic(catalog, generated):
     again = generate_problems(catalog, 40, seed=7)
     assert [p.model_dump() for p in again.problems] == [p.model_dump() for p in generated.problems]
@@ -30,6 +31,7 @@ def test_generation_is_deterministic(catalog, generated):
     assert {p.query for p in other.problems}.isdisjoint({p.query for p in generated.problems[:8]})
 
 
+@pytest.mark.slow  # a big build: a 5,000-product catalog and 40 generated problems
 def test_every_task_type_and_every_problem_solvable(catalog, generated):
     assert generated.by_task == {"product": 10, "shop": 10, "voucher": 10, "web": 10}
     for problem in generated.problems:
@@ -40,12 +42,14 @@ def test_every_task_type_and_every_problem_solvable(catalog, generated):
     assert len({p.difficulty for p in generated.problems}) >= 2
 
 
+@pytest.mark.slow  # a big build: a 5,000-product catalog and 40 generated problems
 def test_queries_never_contain_the_gold_title(catalog, generated):
     for problem in generated.problems:
         for reward in problem.reward:
             assert reward.title[0].lower() not in problem.query.lower()
 
 
+@pytest.mark.slow  # a big build: a 5,000-product catalog and 40 generated problems
 def test_constraints_follow_the_recipe(catalog, generated):
     for problem in generated.problems:
         for reward in problem.reward:
@@ -78,6 +82,7 @@ def test_voucher_recipe(seed):
     assert v.price_after_voucher <= v.budget <= v.price_after_voucher * 1.1 + 2
 
 
+@pytest.mark.slow  # a big build: a 5,000-product catalog and 40 generated problems
 def test_bad_arguments(catalog):
     with pytest.raises(ValueError, match="at least 1"):
         generate_problems(catalog, 0)

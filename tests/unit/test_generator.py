@@ -42,6 +42,7 @@ def test_same_seed_and_size_same_digest_different_seed_differs():
     assert len({a, c, d}) == 3
 
 
+@pytest.mark.slow  # builds in subprocesses of their own hash seeds
 def test_digest_is_independent_of_process_hash_seed_and_workers(tmp_path):
     # A fresh interpreter with another PYTHONHASHSEED must compute the same digest (no hash() or set order leaks).
     code = ("from arena.catalog.generator import *; from arena.catalog.webcorpus import generate_web_pages; "

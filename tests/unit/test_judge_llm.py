@@ -71,7 +71,6 @@ def test_a_valid_answer_is_a_verdict_with_its_raw_output_and_only_real_evidence(
 
 
 @pytest.mark.slow  # an OpenAI-compatible server on loopback
-@pytest.mark.slow  # an OpenAI-compatible server on loopback
 @pytest.mark.parametrize("first", ["Sure! The agent did great.", answer("excellent"), answer("0.9")])
 def test_a_malformed_or_off_rubric_answer_is_corrected_then_accepted(first: str) -> None:
     with OpenAIServer(scripted(first, answer("no_datum")), models=("judge-a",)) as server:
@@ -111,6 +110,7 @@ def test_a_slow_upstream_times_out_and_the_next_model_answers() -> None:
     assert gave_up and [r["model"] for r in server.requests] == ["judge-a", "judge-b"]
 
 
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
 @pytest.mark.parametrize("reply", [Fail(500, "boom"), Fail(400, "refused by policy"), "not json at all",
                                    json.dumps({"gate": "sound", "explanation": "x", "evidence": "all"})])
 def test_an_upstream_that_never_gives_a_usable_verdict_is_a_judge_failure(reply: Any) -> None:

@@ -348,6 +348,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # two processes write one chain file
 def test_two_processes_writing_one_file_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite"
     LocalChain.init(path)

@@ -39,6 +39,7 @@ def tree(path: Path) -> dict[str, bytes]:
 
 # --- 1. never destroy or invent files -----------------------------------------------------------------------------
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_demo_refuses_a_folder_that_is_not_a_demo_folder_and_keeps_it(tmp_path: Path) -> None:
     mine = tmp_path / "thesis"
     (mine / "chapters").mkdir(parents=True)
@@ -78,6 +79,7 @@ def test_the_demo_replaces_only_an_empty_folder_its_own_or_an_earlier_demos(tmp_
     assert demo_folder_problem(only_validator) is not None
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_localchain_init_overwrite_refuses_a_file_that_is_not_a_localchain(tmp_path: Path) -> None:
     other = tmp_path / "accounts.sqlite"
     conn = sqlite3.connect(other)
@@ -101,6 +103,7 @@ def test_localchain_init_overwrite_refuses_a_file_that_is_not_a_localchain(tmp_p
     assert again.returncode == 0 and "netuid 9" in again.stdout  # a LocalChain may be replaced when asked
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 @pytest.mark.parametrize("command", [
     ["dashboard", "--port", "18461"],
     ["db", "downgrade"],
@@ -131,6 +134,7 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 @pytest.mark.parametrize("part", ["products/meta.json", "web/meta.json"])
 def test_a_catalog_missing_a_piece_of_its_index_is_damaged_for_every_command(catalog: Path, tmp_path: Path,
                                                                              part: str) -> None:
@@ -150,6 +154,7 @@ def test_a_catalog_missing_a_piece_of_its_index_is_damaged_for_every_command(cat
     assert not (tmp_path / "g.json").exists()
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_a_catalog_whose_index_lost_its_products_is_damaged(catalog: Path, tmp_path: Path) -> None:
     from arena.catalog import Catalog, CatalogError
 
@@ -178,6 +183,7 @@ def split_pack(catalog: Path) -> Path:
     return split
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_split_fractions_that_do_not_sum_to_one_are_normalized_out_loud(split_pack: Path, tmp_path: Path) -> None:
     proc = run("arena", "problems", "split", str(split_pack), "--out", str(tmp_path / "s.json"), "--public", "0.5",
                "--race", "0.6", "--held-out", "0.2", cwd=tmp_path)
@@ -189,6 +195,7 @@ def test_split_fractions_that_do_not_sum_to_one_are_normalized_out_loud(split_pa
     assert not (tmp_path / "t.json").exists()
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_a_task_mix_that_drops_tasks_or_a_cadence_of_zero_is_one_line(split_pack: Path, tmp_path: Path) -> None:
     signed = tmp_path / "p.json"
     pack = ["arena", "problems", "pack", str(split_pack), "--out", str(signed), "--key-uri", "//Alice"]
@@ -206,6 +213,7 @@ def test_a_task_mix_that_drops_tasks_or_a_cadence_of_zero_is_one_line(split_pack
 
 # --- 3. no tracebacks ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_a_one_product_catalog_builds_for_any_seed(tmp_path: Path) -> None:
     for seed in ("1", "2"):  # seeds whose single product leaves the web corpus no fact to tell
         out = tmp_path / f"one-{seed}"
@@ -216,6 +224,7 @@ def test_a_one_product_catalog_builds_for_any_seed(tmp_path: Path) -> None:
         assert stats.returncode == 0 and '"products": 1' in stats.stdout
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_dashboard_port_out_of_range_is_one_line_before_anything(tmp_path: Path) -> None:
     for port in ("99999", "0", "-5"):
         proc = run("arena-validator", "dashboard", "--port", port, cwd=tmp_path)
@@ -236,6 +245,7 @@ def miner_kit(catalog: Path) -> tuple[Path, Path, str]:
     return catalog, made, json.loads(made.read_text())["problems"][0]["problem_id"]
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_miner_test_checks_its_outputs_before_any_work(miner_kit: tuple[Path, Path, str], tmp_path: Path) -> None:
     catalog, problems, _ = miner_kit
     assert run("arena-miner", "init", "agent", "--template", "offline", cwd=tmp_path).returncode == 0
@@ -320,6 +330,7 @@ def test_ties_are_described_with_how_they_were_broken() -> None:
 
 # --- 4. the README's commands -------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_import_takes_the_background_size_as_the_readme_writes_it(tmp_path: Path) -> None:
     files = sorted(str(p) for p in (Path(__file__).parents[1] / "fixtures" / "shoppingbench_shared").glob(
         "synthesize_*_test.jsonl"))
@@ -333,6 +344,7 @@ def test_import_takes_the_background_size_as_the_readme_writes_it(tmp_path: Path
     assert not (tmp_path / "x.json").exists() and not (tmp_path / "x-cat").exists()
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_show_prints_the_signer_a_validator_pins(split_pack: Path, tmp_path: Path) -> None:
     signed = tmp_path / "signed.json"
     assert run("arena", "problems", "pack", str(split_pack), "--out", str(signed), "--key-uri", "//Alice",
@@ -342,6 +354,7 @@ def test_show_prints_the_signer_a_validator_pins(split_pack: Path, tmp_path: Pat
     one_error_line(run("arena", "problems", "show", str(split_pack), "--signer", cwd=tmp_path), "is not signed")
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_a_missing_wallet_suggests_a_btcli_command_that_exists(tmp_path: Path, split_pack: Path) -> None:
     proc = run("arena", "problems", "pack", str(split_pack), "--out", str(tmp_path / "p.json"), "--wallet.name",
                "owner", "--wallet.hotkey", "default", "--wallet.path", str(tmp_path / "wallets"), cwd=tmp_path)
@@ -352,6 +365,7 @@ def test_a_missing_wallet_suggests_a_btcli_command_that_exists(tmp_path: Path, s
     assert helped.returncode == 0 and "--wallet-hotkey" in helped.stdout
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_out_onto_a_folder_or_into_a_missing_one_is_one_line_before_any_work(catalog: Path, split_pack: Path,
                                                                               tmp_path: Path) -> None:
     a_file = tmp_path / "notes.txt"
@@ -369,6 +383,7 @@ def test_out_onto_a_folder_or_into_a_missing_one_is_one_line_before_any_work(cat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"] and a_file.read_text() == "keep me"
 
 
+@pytest.mark.slow  # runs our CLIs as subprocesses, as a newcomer types them
 def test_dashboard_says_why_it_cannot_listen(tmp_path: Path) -> None:
     import socket
 

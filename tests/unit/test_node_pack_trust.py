@@ -71,6 +71,7 @@ def test_a_pinned_signer_that_is_not_an_address_is_a_settings_error(packs) -> No
                                       "operator's hotkey address (5...) (got 'operator-bob')"]
 
 
+@pytest.mark.slow  # runs arena-validator as a subprocess
 def test_run_refuses_an_unpinned_pack_and_says_how_to_pin(packs, tmp_path: Path) -> None:
     catalog, own, dev, operator = packs
     chain = ["--chain", "localchain", "--localchain.path", str(tmp_path / "chain.sqlite")]

@@ -93,6 +93,7 @@ class Gateway:
 # ------------------------------------------------------------------------------------------------ the whole agent
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_solves_generated_problems(world: tuple[Catalog, list[Any]]) -> None:
     catalog, problems = world
     tried: Counter[str] = Counter()
@@ -144,6 +145,7 @@ def _one_per_task(problems: list[Any]) -> list[Any]:
     return list(seen.values())
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_a_tool_that_always_fails_does_not_crash_it(world: tuple[Catalog, list[Any]]) -> None:
     catalog, problems = world
     for problem in _one_per_task(problems):
@@ -155,6 +157,7 @@ def test_a_tool_that_always_fails_does_not_crash_it(world: tuple[Catalog, list[A
         assert len(gateway.names) <= MAX_CALLS
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 @pytest.mark.parametrize("error", [arena_agent.ToolError("down"), RuntimeError("gateway answered 502"),
                                    ValueError("garbled")])
 def test_every_tool_failing_is_survived(world: tuple[Catalog, list[Any]], error: Exception) -> None:
@@ -166,6 +169,7 @@ def test_every_tool_failing_is_survived(world: tuple[Catalog, list[Any]], error:
         assert len(gateway.names) <= MAX_CALLS
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_view_failures_still_give_an_answer(world: tuple[Catalog, list[Any]]) -> None:
     catalog, problems = world
     for problem in _one_per_task(problems):
@@ -175,6 +179,7 @@ def test_view_failures_still_give_an_answer(world: tuple[Catalog, list[Any]]) ->
         assert gateway.ctx.state.terminated == "success"
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_stops_calling_once_the_budget_is_spent(world: tuple[Catalog, list[Any]]) -> None:
     catalog, problems = world
     for problem in _one_per_task(problems):
@@ -184,6 +189,7 @@ def test_stops_calling_once_the_budget_is_spent(world: tuple[Catalog, list[Any]]
         assert len(gateway.names) == 4  # three calls, then the refused one, then nothing more
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_odd_problems_do_not_crash_it(world: tuple[Catalog, list[Any]]) -> None:
     catalog, _ = world
     for problem in ({}, {"task": "product", "query": ""}, {"task": "shop", "query": "(1) a"},
@@ -299,6 +305,7 @@ def test_voucher_window_brackets_the_price() -> None:
     assert basket.voucher_window({"discount_type": "fixed"}, one_item=True) is None
 
 
+@pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_fact_pages_give_their_value(world: tuple[Catalog, list[Any]]) -> None:
     catalog, _ = world
     facts = [page for page in catalog.web_pages() if page.get("fact")]
@@ -325,6 +332,7 @@ def test_imports_only_the_standard_library_and_the_sdk() -> None:
     assert modules - set(sys.stdlib_module_names) == {"arena_agent"}
 
 
+@pytest.mark.slow  # imports the template in a fresh interpreter
 def test_module_imports_without_the_sdk() -> None:
     code = ("import importlib.util, sys\n"
             f"spec = importlib.util.spec_from_file_location('a', {str(AGENT_PATH)!r})\n"

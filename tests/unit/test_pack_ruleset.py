@@ -62,6 +62,7 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
                           env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
 
 
+@pytest.mark.slow  # runs arena as a subprocess
 def test_pack_command_sets_the_ruleset_and_show_prints_it(tmp_path):
     src = tmp_path / "in.json"
     write_pack(new_pack(make_problems(), catalog_digest=DIGEST, generator_version="t", embed=False), src)

@@ -9,6 +9,8 @@ import pytest
 
 from tests.unit.test_cli import arena, one_error_line
 
+pytestmark = pytest.mark.slow  # runs arena as a subprocess
+
 SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
 FILES = [str(p) for p in sorted(SB.glob("*.jsonl"))]
 ALICE = "5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY"  # //Alice, a public development key

@@ -10,6 +10,8 @@ import pytest
 from arena.problems.pack import load_pack
 from tests.unit.test_cli import arena, one_error_line
 
+pytestmark = pytest.mark.slow  # runs arena as a subprocess
+
 SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
 
 

@@ -110,6 +110,7 @@ def test_a_pack_too_small_for_one_race_cannot_be_sealed():
         sealed_pack(pack, anchor=Anchor(block=0, unix_time=time_of_round(10)))
 
 
+@pytest.mark.slow  # runs arena as a subprocess
 def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
     from tests.unit.test_cli import arena, one_error_line
 
@@ -137,6 +138,7 @@ def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.slow  # runs arena as a subprocess
 def test_a_sealed_pack_is_not_repacked(tmp_path):
     from tests.unit.test_cli import arena, one_error_line
 

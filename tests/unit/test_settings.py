@@ -256,6 +256,7 @@ def test_a_rejected_secret_is_not_echoed_in_the_problem(monkeypatch: pytest.Monk
 
 # --- import --------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # imports the settings in a fresh interpreter
 def test_importing_settings_connects_nowhere(clean: Path) -> None:
     probe = textwrap.dedent("""\
         import sys

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs arena-validator as a subprocess
+
 EXE = str(Path(sys.executable).parent / "arena-validator")
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from validator.settings import Settings, field_flag
 
+pytestmark = pytest.mark.slow  # runs arena-validator as a subprocess
+
 EXE = str(Path(sys.executable).parent / "arena-validator")
 ALL = {field_flag(name) for name in Settings.model_fields}
 STORE = {"--data-dir", "--database-url"}
