@@ -69,8 +69,9 @@ class Qualifying:
             self._open(race.race_id, race.seed_block)
         problem_ids = self.problem_ids()
         started = 0
+        known_by_sub = {q.submission_id: q for q in store.qualifications(self.pack_id)}  # one read per tick
         for sub in self.arena.candidates():
-            known = store.qualification(sub.id, self.pack_id)
+            known = known_by_sub.get(sub.id)
             if known is not None and known.status != "void":
                 continue
             attempt = 1 if known is None else known.attempt + 1
@@ -155,10 +156,10 @@ class Qualifying:
         first = self._waiting.setdefault(open_block, time.time())
         if time.time() - first > grace:
             return None
-        store = self.arena.store
+        known_by_sub = {q.submission_id: q for q in self.arena.store.qualifications(self.pack_id)}
         undecided = []
         for sub in self.arena.candidates(before_block=open_block):
-            known = store.qualification(sub.id, self.pack_id)
+            known = known_by_sub.get(sub.id)
             if known is None or known.status in {"running", "void"}:
                 undecided.append(sub.hotkey)
         if not undecided:
