@@ -34,7 +34,8 @@ class Node:
 
     def __init__(self, arena: Arena, *, sync: Callable[[], Any] | None = None, block_time: float = 12.0,
                  dispatch_seconds: float = 2.0, close_seconds: float = 3.0, sync_seconds: float | None = None,
-                 reap_seconds: float = 60.0, recover_seconds: float = 15.0, log: Any = None) -> None:
+                 weights_seconds: float | None = None, reap_seconds: float = 60.0, recover_seconds: float = 15.0,
+                 log: Any = None) -> None:
         self.arena = arena
         self.sync = sync
         self.log = log
@@ -44,7 +45,7 @@ class Node:
             "dispatch": dispatch_seconds,
             "judge": dispatch_seconds,
             "close_race": close_seconds,
-            "set_weights": max(block_time, 1.0),
+            "set_weights": weights_seconds if weights_seconds is not None else max(block_time, 1.0),
             "reap": reap_seconds,
             "recover": recover_seconds,
         }

@@ -87,14 +87,16 @@ def open_store(url: str) -> Store:
 
 
 def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, *,
-               gateway: Gateway | None = None, budgets: Budgets | None = None, log: Any = None) -> Arena:
+               gateway: Gateway | None = None, budgets: Budgets | None = None, log: Any = None,
+               **config: Any) -> Arena:
+    """The node's race machinery on the test's pack; `config` overrides the test defaults of ArenaConfig."""
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2,
-                         limits=Limits(wall_seconds=60), budgets=budgets or Budgets())
+    settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
+                "budgets": budgets or Budgets(), **config}
     return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
-                 config=config, gateway=gateway or Gateway(catalog), log=log)
+                 config=ArenaConfig(data_dir=data_dir, **settings), gateway=gateway or Gateway(catalog), log=log)
 
 
 def drive(arena: Arena, store: Store, done: Any, deadline: float = 300.0) -> None:
@@ -329,9 +331,8 @@ def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, t
     store.upsert_miners(setup.chain.metagraph().neurons)
     place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
                      write_template(tmp_path / "a" / "offline"), block=10)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
-    arena.config.limits = Limits(wall_seconds=0.5)
-    arena.config.stuck_grace, arena.config.race_stall = 0.5, 2.0
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, limits=Limits(wall_seconds=0.5),
+                       stuck_grace=0.5, race_stall=2.0)
     node = Node(arena, block_time=0.5)
     client = TestClient(create_app(store, health=node.health))
     arena.start()

@@ -125,14 +125,14 @@ def open_store(url: str) -> Store:
 
 
 def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
-               **config: Any) -> Arena:
+               metrics: Metrics | None = None, **config: Any) -> Arena:
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
                 **config}
     return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
-                 config=ArenaConfig(data_dir=data_dir, **settings), log=Log())
+                 config=ArenaConfig(data_dir=data_dir, **settings), log=Log(), metrics=metrics)
 
 
 class RunningNode:
@@ -216,10 +216,8 @@ def test_an_unreachable_chain_is_retried_past_the_old_budget_until_the_weights_l
                      slow_agent(tmp_path / "agents" / "offline", "offline", 0.0), block=10)
     chain = LocalChain(setup.path, busy_timeout=0.2)
     arena = make_arena(store, chain, setup.validators[0], inputs, data_dir, weights_retry=0.05,
-                       weights_retry_max=0.3, weights_grace=0.0)
-    arena.metrics = Metrics(store, run_timeout=60)
-    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5, log=arena.log)
-    node.intervals["set_weights"] = 0.2
+                       weights_retry_max=0.3, weights_grace=0.0, metrics=Metrics(store, run_timeout=60))
+    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5, weights_seconds=0.2, log=arena.log)
     client = TestClient(create_app(store, health=node.health, metrics=arena.metrics))
     holder = sqlite3.connect(setup.path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another process holds the chain's write lock: every extrinsic fails

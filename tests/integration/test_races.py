@@ -14,7 +14,8 @@ import pytest
 from prometheus_client import generate_latest
 
 from arena.catalog import Catalog
-from arena.problems.pack import load_pack
+from arena.judge import Judge
+from arena.problems.pack import Rotation, load_pack
 from arena.scoring import parse_answer
 from arena.weights import MinerResult, compute_weights, parse_policy
 from sandbox.backends import Limits
@@ -60,14 +61,19 @@ def sandbox(kind: str) -> Any:
 
 
 def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
-               kind: str = "process") -> Arena:
+               kind: str = "process", *, judge: Judge | None = None, metrics: Metrics | None = None,
+               rotation: Rotation | None = None, **config: Any) -> Arena:
+    """The node's race machinery on the test's pack (its rotation replaced by `rotation` if given); `config`
+    overrides the test defaults of ArenaConfig."""
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=2, retry_backoff=0.2,
-                         limits=Limits(wall_seconds=60))
+    if rotation is not None:
+        pack = pack.model_copy(update={"rotation": rotation})
+    settings = {"concurrency": 2, "max_attempts": 2, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
+                **config}
     return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox(kind),
-                 config=config)
+                 config=ArenaConfig(data_dir=data_dir, **settings), judge=judge, metrics=metrics)
 
 
 def seed_submissions(store: Store, setup: Any, root: Path, data_dir: Path) -> dict[str, str]:
@@ -107,8 +113,8 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     store = open_store(url)
     data_dir = tmp_path / "node"
     hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, kind)
-    arena.metrics = Metrics(store, run_timeout=60)
+    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, kind,
+                       metrics=Metrics(store, run_timeout=60))
     run_race(arena, store)
 
     race = [r for r in store.races() if r.status == "closed"][0]
@@ -200,9 +206,8 @@ def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any
     place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
                      write_agent(tmp_path / "agents" / "offline", "offline"), block=10)
     with OpenAIServer(upstream, models=("judge-a",)) as server:
-        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
-        arena.judge = LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01)
-        arena.config.judge_retry = 0.3
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir,
+                           judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01), judge_retry=0.3)
         arena.start()
         try:
             arena.open_race()
@@ -311,9 +316,9 @@ def test_an_llm_judge_judges_each_run_once_scored_within_its_own_concurrency(inp
         place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address,
                          write_agent(tmp_path / "agents" / name, name), block=10 + i)
     with OpenAIServer(upstream, models=("judge-a",)) as server:
-        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
-        arena.judge = LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01)
-        arena.config.concurrency, arena.config.judge_concurrency = 4, 1
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir,
+                           judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01), concurrency=4,
+                           judge_concurrency=1)
         arena.start()
         try:
             race_id = arena.open_race()
@@ -329,26 +334,38 @@ def test_an_llm_judge_judges_each_run_once_scored_within_its_own_concurrency(inp
 
 
 def test_an_empty_race_and_an_ended_rotation_are_stored_with_their_reason(inputs: Any, tmp_path: Path) -> None:
-    from arena.problems.pack import Rotation
-
     setup = make_chain(tmp_path, [])
-    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, tmp_path / "node")
-    arena.start()
+
+    def node(name: str, rotation: Rotation | None = None) -> tuple[Arena, Store]:
+        """A node of its own (store and data) on the chain, racing the test's pack with `rotation` if given."""
+        store = open_store(f"sqlite:///{tmp_path / f'{name}.sqlite'}")
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, tmp_path / name, rotation=rotation)
+        arena.start()
+        return arena, store
+
+    arena, store = node("empty")
     try:
         race_id = arena.open_race(block=0)
         race = store.race(race_id)  # type: ignore[arg-type]
         assert race is not None and race.status == "cancelled" and "no accepted submission" in (race.reason or "")
         assert store.runs() == []
-        arena.pack = arena.pack.model_copy(update={"rotation": Rotation(cadence_blocks=5, end_block=50)})
-        assert arena.open_race(block=60) is None and arena.open_race(block=75) is None
-        ended = [r for r in store.races() if r.race_id.endswith("-ended")]
-        assert len(ended) == 1 and "ended at block 50" in (ended[0].reason or "")
-        arena.pack = arena.pack.model_copy(update={"rotation": Rotation(cadence_blocks=5, start_block=1000)})
-        assert arena.open_race(block=60) is None and len(store.races()) == 2  # not started yet: nothing stored
     finally:
         arena.stop()
-    store.close()
+        store.close()
+    arena, store = node("ended", Rotation(cadence_blocks=5, end_block=50))
+    try:
+        assert arena.open_race(block=60) is None and arena.open_race(block=75) is None
+        ended = [r for r in store.races() if r.race_id.endswith("-ended")]
+        assert len(ended) == 1 and "ended at block 50" in (ended[0].reason or "") and len(store.races()) == 1
+    finally:
+        arena.stop()
+        store.close()
+    arena, store = node("later", Rotation(cadence_blocks=5, start_block=1000))
+    try:
+        assert arena.open_race(block=60) is None and store.races() == []  # not started yet: nothing stored
+    finally:
+        arena.stop()
+        store.close()
 
 
 def test_a_race_left_half_open_by_a_dead_node_is_finished_with_the_same_draw(inputs: Any, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bittensor.sp_core import Keypair
@@ -48,7 +49,7 @@ def sealed_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path,
     return catalog_dir, write_pack(sealed.signed(operator), root / "sealed.json"), signer
 
 
-def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wallet) -> Arena:
+def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wallet, **config: Any) -> Arena:
     url = f"sqlite:///{tmp_path / f'{name}.sqlite'}"
     engine = make_engine(url)
     upgrade(engine)
@@ -61,8 +62,8 @@ def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wall
     store.upsert_miners(chain.metagraph().neurons)
     arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog,
                   sandbox=ProcessSandbox("bwrap"),
-                  config=ArenaConfig(data_dir=tmp_path / name, limits=Limits(wall_seconds=60), beacon_retry=0.0,
-                                     retry_backoff=0.2))
+                  config=ArenaConfig(**{"data_dir": tmp_path / name, "limits": Limits(wall_seconds=60),
+                                        "beacon_retry": 0.0, "retry_backoff": 0.2, **config}))
     arena.start()
     return arena
 
@@ -145,8 +146,7 @@ def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opene
 
     setup = make_chain(tmp_path, ["early", "unsynced"], block_time=2.0)
     clock = Clock(setup.chain.genesis_time + 2.0 * START)  # slot 0, but round 1000 is not on the chain yet
-    a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0])
-    a.config.sync_grace = 3600.0
+    a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0], sync_grace=3600.0)
     agent = write_agent(tmp_path / "agent", "offline")
     try:
         place_submission(a.store, tmp_path / "a", setup.miners["early"].hotkey.ss58_address, agent, block=4)
