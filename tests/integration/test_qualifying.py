@@ -26,6 +26,8 @@ from validator.races import Arena, ArenaConfig
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # races in bubblewrap behind the gateway
+
 SHARE, QUALIFY = 0.95, 3
 #: an agent that answers without recommending anything: every strict check fails, final score 0
 EMPTY_AGENT = 'def agent_main(problem):\n    return "I found nothing that fits."\n'

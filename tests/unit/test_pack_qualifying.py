@@ -45,6 +45,7 @@ def test_the_qualifying_share_is_signed(tmp_path, alice):
         load_pack(tmp_path / "t.json", allow_dev_signer=True, trusted_signers={alice.ss58_address})
 
 
+@pytest.mark.slow  # runs arena as a subprocess
 def test_pack_command_sets_the_qualifying_round_and_refuses_one_without_public_problems(tmp_path):
     problems = make_problems()
     src = tmp_path / "in.json"
