@@ -35,14 +35,14 @@ from validator.scheduler import Node
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
+pytestmark = pytest.mark.slow  # a Ray cluster of its own processes, races in bubblewrap
+
 MINERS = ["offline", "lite", "hostile"]
 
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     # one race per validator: the next rotation slot is far away
-pytestmark = pytest.mark.slow  # a Ray cluster of its own processes, races in bubblewrap
-
     return build_arena_inputs(tmp_path_factory.mktemp("arena"), size=3000, problems=24, per_race=4, cadence=100_000)
 
 
