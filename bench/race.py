@@ -2,6 +2,7 @@
 
     python bench/race.py                                  # 32 miners x 30 problems, offline agent, bubblewrap
     python bench/race.py --miners 4 --problems 6          # a quick look
+    python bench/race.py --dispatch ray --miners 8 --problems 10   # local, then a local Ray cluster of 1 and 2 workers
 
 A real race on the node's code path: a built catalog and a signed pack, a LocalChain with a validator and N miners
 (each a distinct bundle of the offline template), the store on SQLite, the process sandbox (bubblewrap), the gateway,
@@ -19,6 +20,12 @@ Rows:
 - the cost of opening a sealed batch (per race: the race's problems sealed to a real drand round, then opened
   with its signature, see `cost_rows`); the qualifying round: not measured yet;
 - idle share: wall time x concurrency not covered by any run (scheduling gaps).
+
+With `--dispatch ray` the same race (same pack, slot, miners) is run three times, each by its own validator on the
+same chain: dispatched locally at `--concurrency`, then across a real Ray cluster started on this machine (a head and
+`--workers` worker nodes of `--worker-cpus` CPUs each, every one its own `ray start` process group), and the
+summary prints runs per minute for each, the node's per-run overhead of Ray dispatch against local dispatch, and
+whether scores and weight vectors are identical to local dispatch's.
 """
 
 from __future__ import annotations
@@ -54,6 +61,10 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=30, help="problems per race")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--catalog-size", type=int, default=20_000)
+    parser.add_argument("--dispatch", choices=("local", "ray"), default="local",
+                        help="ray: race locally, then on a local Ray cluster of 1 and 2 workers (up to --workers)")
+    parser.add_argument("--workers", type=int, default=2, help="the most Ray workers to race on (--dispatch ray)")
+    parser.add_argument("--worker-cpus", type=int, default=1, help="CPUs of each Ray worker (one run each)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
@@ -63,66 +74,132 @@ def main() -> None:
             root, size=args.catalog_size, problems=int(args.problems / 0.6) + 4, per_race=args.problems,
             cadence=100_000)  # one race: the next slot is far away
         names = [f"miner{i:02d}" for i in range(args.miners)]
-        setup = make_chain(root, names, block_time=0.5, rate_limit=5)
-        url = f"sqlite:///{root / 'node.sqlite'}"
-        engine = make_engine(url)
-        upgrade(engine)
-        engine.dispose()
-        store = Store.open(url)
-        store.upsert_miners(setup.chain.metagraph().neurons)
+        races = 1 if args.dispatch == "local" else 1 + args.workers
+        setup = make_chain(root, names, validators=races, block_time=0.5, rate_limit=5)
         template = MINER_TEMPLATE.read_text()
-        for i, name in enumerate(names):
-            agent = write_template(root / "agents" / name, f"# {name}\n" + template)
-            place_submission(store, root / "node", setup.miners[name].hotkey.ss58_address, agent, block=1 + i)
+        agents = {name: write_template(root / "agents" / name, f"# {name}\n" + template) for name in names}
         catalog = Catalog.open(catalog_dir)
         pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
         race_pool = sum(1 for p in pack.problems if p.split == "race")
         print(f"setup {time.perf_counter() - t0:.1f}s: {args.miners} miners, race pool {race_pool} problems "
               f"(drawing {min(args.problems, race_pool)}), concurrency {args.concurrency}")
-        config = ArenaConfig(data_dir=root / "node", concurrency=args.concurrency, max_attempts=2,
+        block = setup.chain.block()
+        slot = block - block % 100_000  # every validator of this bench races the same slot
+        bench = RaceBench(root, setup, agents, catalog, pack, slot)
+        local = bench.race(0, "local", args.concurrency)
+        if args.dispatch == "local":
+            return
+        from tests.support.ray_cluster import LocalRayCluster
+        from validator.dispatch.ray import RayDispatcher
+
+        rows = [local]
+        with LocalRayCluster(root / "ray-logs") as cluster:
+            for n in range(1, args.workers + 1):
+                cluster.add_worker(f"w{n}", catalog_dir, cpus=args.worker_cpus,
+                                   memory_mb=args.worker_cpus * Limits().memory_mb + 512)
+                dispatcher = RayDispatcher.connect(cluster.address, catalog_digest=catalog.digest,
+                                                   memory_mb=Limits().memory_mb)
+                rows.append(bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher))
+            import ray
+
+            ray.shutdown()
+        print_dispatch_summary(rows)
+
+
+class RaceBench:
+    """One race of the bench's pack and miners, raced by validator `i` of the chain into its own store."""
+
+    def __init__(self, root: Path, setup: Any, agents: dict[str, Path], catalog: Any, pack: Any, slot: int) -> None:
+        self.root, self.setup, self.agents, self.slot = root, setup, agents, slot
+        self.catalog, self.pack = catalog, pack
+
+    def race(self, i: int, label: str, concurrency: int, dispatcher: Any = None) -> dict[str, Any]:
+        root, setup = self.root, self.setup
+        url = f"sqlite:///{root / f'node{i}.sqlite'}"
+        engine = make_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        store = Store.open(url)
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        for j, (name, agent) in enumerate(self.agents.items()):
+            place_submission(store, root / f"node{i}", setup.miners[name].hotkey.ss58_address, agent, block=1 + j)
+        config = ArenaConfig(data_dir=root / f"node{i}", concurrency=concurrency, max_attempts=2,
                              retry_backoff=1.0, limits=Limits(wall_seconds=120))
-        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
-                      sandbox=ProcessSandbox("bwrap"), config=config)
+        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[i], pack=self.pack,
+                      catalog=self.catalog, sandbox=None if dispatcher else ProcessSandbox("bwrap"), config=config,
+                      dispatcher=dispatcher)
+        arena.start()
+        try:
+            arena.open_race(block=self.slot)
+        finally:
+            arena.stop()
         node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=1.0)
 
         def done() -> bool:
             sets = store.weight_sets()
             return bool(sets) and sets[-1].status in {"set", "failed"}
 
+        slots = arena.dispatcher.capacity(concurrency)
+        print(f"--- {label}: {slots} runs at once")
         started, cpu = time.perf_counter(), _cpu()
         asyncio.run(node.run(until=done, poll=0.5, handle_signals=False))
         wall, cpu = time.perf_counter() - started, _cpu() - cpu
-
-        runs = store.runs()
-        agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
-        spans = [((r.finished_at or r.errored_at) - r.starting_at).total_seconds() for r in runs
-                 if r.starting_at and (r.finished_at or r.errored_at)]
-        node_time = sum(spans) - agent
-        errored = sum(1 for r in runs if r.status == "errored")
-        print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), "
-              f"{errored} errored")
-        print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
-        print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
-              f"run) = {node_time / agent:.1%} of agent time")
-        print(f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
-              "serving the agents' calls included; steadier than wall time on a shared machine)")
-        stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent before issue 15's item 8
-        if stages is None:
-            print("stages    not instrumented in this version of the node")
-        else:
-            per_run = {stage: stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in stages.seconds}
-            print("stages    ms per run (the node's default judge, offline): "
-                  + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in per_run.items())
-                  + f"; sum {sum(per_run.values()):.1f}")
-            cpu = {stage: ms / max(len(runs), 1) * 1000 for stage, ms in stages.cpu.items() if ms is not None}
-            print("          of which CPU: " + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}"
-                                                     for stage, ms in cpu.items()) + f"; sum {sum(cpu.values()):.1f}")
-        for row in cost_rows(arena):
-            print(row)
-        idle = wall * args.concurrency - sum(spans)
-        print(f"idle      {max(idle, 0):.1f}s of {wall * args.concurrency:.1f} slot-seconds "
-              f"({max(idle, 0) / (wall * args.concurrency):.1%}) not covered by a run")
+        row = race_rows(store, arena, wall, cpu, slots)
+        race_id = store.races()[0].race_id
+        row.update(label=label, vector=store.weight_sets()[-1].vector,
+                   scores={r.hotkey: (r.rank, r.score) for r in store.race_results(race_id)},
+                   finals={(r.hotkey, r.problem_id): (r.status, r.error_code, (store.score(r.run_id) or r).final)
+                           for r in store.runs()})
         store.close()
+        return row
+
+
+def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int) -> dict[str, Any]:
+    """Print the race's rows; returns the figures the dispatch summary compares."""
+    runs = store.runs()
+    agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
+    spans = [((r.finished_at or r.errored_at) - r.starting_at).total_seconds() for r in runs
+             if r.starting_at and (r.finished_at or r.errored_at)]
+    node_time = sum(spans) - agent
+    errored = sum(1 for r in runs if r.status == "errored")
+    print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), "
+          f"{errored} errored")
+    print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
+    print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
+          f"run) = {node_time / agent:.1%} of agent time")
+    print(f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
+          "serving the agents' calls included; steadier than wall time on a shared machine)")
+    stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent before issue 15's item 8
+    if stages is None:
+        print("stages    not instrumented in this version of the node")
+    else:
+        per_run = {stage: stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in stages.seconds}
+        print("stages    ms per run (the node's default judge, offline): "
+              + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in per_run.items())
+              + f"; sum {sum(per_run.values()):.1f}")
+        cpus = {stage: ms / max(len(runs), 1) * 1000 for stage, ms in stages.cpu.items() if ms is not None}
+        print("          of which CPU: " + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}"
+                                                 for stage, ms in cpus.items()) + f"; sum {sum(cpus.values()):.1f}")
+    for row in cost_rows(arena):
+        print(row)
+    idle = wall * concurrency - sum(spans)
+    print(f"idle      {max(idle, 0):.1f}s of {wall * concurrency:.1f} slot-seconds "
+          f"({max(idle, 0) / (wall * concurrency):.1%}) not covered by a run")
+    return {"runs": len(runs), "wall": wall, "per_min": len(runs) / wall * 60, "agent": agent / max(len(runs), 1),
+            "overhead": node_time / max(len(runs), 1), "slots": concurrency}
+
+
+def print_dispatch_summary(rows: list[dict[str, Any]]) -> None:
+    local = rows[0]
+    print("--- dispatch summary")
+    for row in rows:
+        print(f"dispatch  {row['label']:<16} {row['slots']} at once: {row['per_min']:.0f} runs/min, "
+              f"{row['agent']:.2f}s agent time and {row['overhead'] * 1000:.0f} ms node overhead per run")
+    for row in rows[1:]:
+        same = all(row[key] == local[key] for key in ("finals", "scores", "vector"))
+        print(f"ray cost  {row['label']}: {(row['overhead'] - local['overhead']) * 1000:+.0f} ms per run against "
+              f"local dispatch (task placement, bundle fetch, the worker's gateway, the result's transfer); scores "
+              f"and weight vector {'identical to' if same else 'DIFFERENT from'} local dispatch's")
 
 
 def _cpu() -> float:

@@ -334,6 +334,12 @@ def env_example() -> str:
              "WALLETS_DIR=~/.bittensor/wallets",
              "# the node image (bash deploy/build-node-image prints its tag)",
              "SHOPARENA_IMAGE=shoparena-node:0.1.0", "",
+             "# --- deploy/ray/compose.yml only (a Ray cluster's head and workers beside the node) ---",
+             "# the cluster's image (bash deploy/ray/build-image prints its tag), the workers' catalog copy (a host",
+             "# folder), each worker's CPUs and memory in bytes (with --ray.cpus_per_run and --sandbox.memory_mb, how",
+             "# many runs it takes at once)",
+             "# SHOPARENA_RAY_IMAGE=shoparena-ray:0.1.0", "# SHOPARENA_CATALOG=/var/lib/shoparena/catalog",
+             "# RAY_WORKER_CPUS=2", "# RAY_WORKER_MEMORY=4294967296", "",
              "# --- the node's settings ---", ""]
     for name, info in Settings.model_fields.items():
         default = info.get_default(call_default_factory=True)

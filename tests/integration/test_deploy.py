@@ -86,3 +86,46 @@ def test_the_node_image_builds_from_the_offline_base_and_runs(tmp_path: Path) ->
         assert upgraded.returncode == 0 and "empty ->" in upgraded.stdout, upgraded.stderr
     finally:
         subprocess.run(["/usr/bin/docker", "rmi", "-f", tag], capture_output=True, timeout=120)
+
+
+@pytest.mark.slow  # docker-compose
+def test_the_ray_override_adds_a_head_and_workers_and_makes_the_node_their_driver(tmp_path: Path) -> None:
+    compose = shutil.which("docker-compose")
+    assert compose, "install docker-compose (scripts/test does)"
+    stack = tmp_path / "deploy"
+    shutil.copytree(DEPLOY, stack)
+    shutil.copy(stack / ".env.example", stack / ".env")
+    done = subprocess.run([compose, "-f", "docker-compose.yml", "-f", "ray/compose.yml", "--env-file", ".env",
+                           "config"], cwd=stack, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    services = yaml.safe_load(done.stdout)["services"]
+    assert {"postgres", "validator", "prometheus", "ray-head", "ray-worker"} <= set(services)
+    assert "--head" in " ".join(services["ray-head"]["command"]) and "--num-cpus 0" in " ".join(
+        services["ray-head"]["command"])
+    worker = services["ray-worker"]
+    assert "--labels shoparena=worker" in " ".join(worker["command"]) and worker["environment"]["ARENA_CATALOG"]
+    assert any((v.get("target") if isinstance(v, dict) else v.split(":")[1]) == "/catalog" for v in worker["volumes"])
+    node = services["validator"]
+    assert node["environment"]["ARENA_DISPATCH"] == "ray" and node["environment"]["ARENA_RAY_ADDRESS"]
+    assert node["image"] == worker["image"] == services["ray-head"]["image"]  # one Ray, one Python
+    assert node["environment"]["ARENA_DATABASE_URL"].startswith("postgresql+psycopg://")  # the base stack's, kept
+    for name in ("dispatch", "ray_address"):  # the override sets the node's own settings
+        assert name in Settings.model_fields and env_name(name) in node["environment"]
+
+
+def test_the_kuberay_and_ray_up_examples_label_their_workers_and_give_them_the_catalog() -> None:
+    cluster = yaml.safe_load((DEPLOY / "ray" / "kuberay.yaml").read_text())
+    assert (cluster["apiVersion"], cluster["kind"]) == ("ray.io/v1", "RayCluster")
+    assert cluster["spec"]["headGroupSpec"]["rayStartParams"]["num-cpus"] == "0"
+    (group,) = cluster["spec"]["workerGroupSpecs"]
+    assert group["rayStartParams"]["labels"] == "shoparena=worker"
+    (container,) = group["template"]["spec"]["containers"]
+    assert {"name": "ARENA_CATALOG", "value": "/catalog"} in container["env"]
+    assert any(m["mountPath"] == "/catalog" and m["readOnly"] for m in container["volumeMounts"])
+    up = yaml.safe_load((DEPLOY / "ray" / "cluster.yaml").read_text())
+    assert up["provider"]["type"] == "local" and up["provider"]["worker_ips"]
+    assert any("--labels shoparena=worker" in c for c in up["worker_start_ray_commands"])
+    assert any("--num-cpus 0" in c for c in up["head_start_ray_commands"])
+    assert "-e ARENA_CATALOG=/catalog" in up["docker"]["run_options"]
+    dockerfile = (DEPLOY / "ray" / "Dockerfile").read_text()
+    assert "shoparena[ray]" in dockerfile and "--labels shoparena=worker" in dockerfile

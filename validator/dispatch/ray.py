@@ -73,6 +73,7 @@ class RayDispatcher:
             raise RayUnavailable("--dispatch ray needs --ray.address: the Ray head's host:port (ray start --head "
                                  "prints it)")
         if not ray.is_initialized():
+            _reachable(address)
             try:
                 ray.init(address=address, namespace="shoparena", logging_level="WARNING", log_to_driver=False,
                          configure_logging=False)
@@ -180,6 +181,21 @@ class RayDispatcher:
 
     def close(self) -> None:
         self._bundles.clear()
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """A head's GCS port (host:port) that does not answer is one line now, not a join that waits for minutes."""
+    import re
+    import socket
+
+    found = re.fullmatch(r"\[?([^\]]+?)\]?:(\d+)", address.strip())
+    if found is None:  # ray://host:port (Ray Client) or "auto": Ray's own join says what is wrong
+        return
+    try:
+        socket.create_connection((found.group(1), int(found.group(2))), timeout=timeout).close()
+    except OSError as exc:
+        raise RayUnavailable(f"cannot reach the Ray head at {address}: {exc.strerror or exc}; start it (ray start "
+                             "--head) or fix --ray.address") from None
 
 
 def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:

@@ -1,0 +1,46 @@
+"""The dispatch seam's settings and its edges: Ray is optional (imported only with --dispatch ray), a cluster that is
+not there is one line, and the settings say what --dispatch ray needs."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from validator.dispatch.ray import RayDispatcher, RayUnavailable
+from validator.settings import SettingsError, load_settings
+
+
+def test_dispatch_ray_needs_the_cluster_address() -> None:
+    assert load_settings({}, env_file=None).dispatch == "local"
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"dispatch": "ray"}, env_file=None)
+    assert caught.value.problems == ["--dispatch ray needs --ray.address (the Ray head's host:port, as ray start "
+                                     "--head prints it)"]
+    settings = load_settings({"dispatch": "ray", "ray_address": "10.0.0.10:6379", "ray_cpus_per_run": "0.5"},
+                             env_file=None)
+    assert (settings.ray_address, settings.ray_cpus_per_run) == ("10.0.0.10:6379", 0.5)
+    with pytest.raises(SettingsError, match=r"--dispatch \(or ARENA_DISPATCH\)"):
+        load_settings({"dispatch": "slurm"}, env_file=None)
+
+
+def test_a_head_that_is_not_there_is_one_line() -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(RayUnavailable) as caught:
+        RayDispatcher.connect(f"127.0.0.1:{port}", catalog_digest="sha256:0")
+    assert str(caught.value) == (f"cannot reach the Ray head at 127.0.0.1:{port}: Connection refused; start it "
+                                 "(ray start --head) or fix --ray.address")
+
+
+def test_the_node_miners_and_the_demo_never_import_ray() -> None:
+    probe = ("import sys\n"
+             "import validator.races, validator.node, validator.dispatch, validator.dispatch.local, validator.demo\n"
+             "import miner_template.cli, validator.cli\n"
+             "assert 'ray' not in sys.modules, 'ray imported'\n"
+             "print('no ray')\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "no ray", done.stderr
