@@ -1,0 +1,93 @@
+"""The run registry: the runs open at the gateway (by id and by token), what it serves them (the catalog, the tool
+registry, the upstream) and the recording of their events."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from arena.tools import ToolRegistry, default_registry
+from arena.trajectory import TrajectoryEvent
+from sandbox.gateway.recorders import Recorder
+from sandbox.gateway.runs import Budgets, RunHandle, Upstream
+
+
+class RunRegistry:
+    """The runs of a gateway. ``open_run`` before a sandbox starts, ``close_run`` after it ends."""
+
+    def __init__(self, catalog: Any, *, registry: ToolRegistry | None = None, upstream: Upstream | None = None,
+                 recorder: Recorder | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.catalog = catalog
+        self.registry = registry or default_registry()
+        self.upstream = upstream or Upstream()
+        self.recorder = recorder
+        self._runs: dict[str, RunHandle] = {}
+        self._by_token: dict[str, RunHandle] = {}
+        self._lock = threading.Lock()
+        self._transport = transport
+        self.rejected: list[TrajectoryEvent] = []
+
+    @property
+    def agent_model(self) -> str | None:
+        """The model agents are told to use (``ARENA_LLM_MODEL``): the first of the allowlist, when there is an
+        upstream to serve it."""
+        return self.upstream.models[0] if self.upstream.base_url and self.upstream.models else None
+
+    def open_run(self, run_id: str, budgets: Budgets | None = None, *, wall_seconds: float | None = None) -> RunHandle:
+        with self._lock:
+            if run_id in self._runs:
+                raise ValueError(f"run {run_id!r} is already open")
+            handle = RunHandle(run_id, secrets.token_urlsafe(32), budgets or Budgets(), wall_seconds=wall_seconds)
+            handle._allowance = float(handle.budgets.burst)
+            self._runs[run_id] = handle
+            self._by_token[handle.token] = handle
+            return handle
+
+    def close_run(self, run_id: str) -> RunHandle:
+        """Revoke the run's token and return its record (events, answer state, spend). An LLM call the upstream
+        has left unanswered for `Upstream.stall_seconds` is recorded as the upstream's failure."""
+        with self._lock:
+            handle = self._runs.pop(run_id)
+            self._by_token.pop(handle.token, None)
+        with handle.lock:
+            pending = list(handle.upstream_pending.items())
+            handle.upstream_pending.clear()
+        for _key, (since, started, model) in pending:
+            self._stalled(handle, since, started, model, "when the run ended")
+        return handle
+
+    def by_token(self, token: str) -> RunHandle | None:
+        """The open run a bearer token belongs to, if any."""
+        return self._by_token.get(token) if token else None
+
+    def _stalled(self, handle: RunHandle, since: float, started: datetime, model: str, when: str) -> None:
+        waited = time.monotonic() - since
+        if waited < self.upstream.stall_seconds:
+            return
+        event = self._record(handle, {"kind": "llm_call", "name": model, "started_at": started, "status": 504,
+                                      "duration_ms": waited * 1000,
+                                      "error": f"upstream LLM had not answered after {waited:.0f}s {when}"})
+        self._upstream_failed(handle, event)
+
+    def _record(self, handle: RunHandle | None, event: dict[str, Any]) -> TrajectoryEvent:
+        if handle is None:
+            ev = TrajectoryEvent(run_id="-", seq=len(self.rejected), **event)
+            self.rejected.append(ev)
+        else:
+            with handle.lock:
+                ev = TrajectoryEvent(run_id=handle.run_id, seq=handle.seq, **event)
+                handle.seq += 1
+                handle.events.append(ev)
+        if self.recorder is not None:
+            self.recorder.record(ev)
+        return ev
+
+    def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
+        with handle.lock:
+            handle.upstream_errors.append({"seq": event.seq, "status": event.status, "error": event.error,
+                                           "at": event.started_at.isoformat()})

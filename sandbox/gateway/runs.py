@@ -1,0 +1,106 @@
+"""One run at the gateway: what it may spend (`Budgets`), the node's LLM endpoint (`Upstream`) and the run's record
+(`RunHandle`: its token, events, answer state, spend, refusals and upstream failures)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, SecretStr
+
+from arena.tools import RunState
+from arena.trajectory import TrajectoryEvent
+
+
+class Budgets(BaseModel):
+    """What one run may spend at the gateway."""
+
+    tool_calls: int = Field(200, ge=0)
+    llm_calls: int = Field(40, ge=0)
+    tokens: int = Field(200_000, ge=0)
+    cost: float = Field(1.0, ge=0)
+    requests_per_second: float = Field(50.0, gt=0)
+    burst: int = Field(100, ge=1)
+    max_request_bytes: int = Field(256 * 1024, ge=1024)
+    max_response_bytes: int = Field(2 * 1024 * 1024, ge=1024)
+    #: LLM calls of one run in flight to the upstream at once (more wait their turn): an agent cannot burst the
+    #: node's upstream into refusing (429) and so turn its own run into the node's fault (2005)
+    llm_concurrency: int = Field(2, ge=1)
+
+
+class Upstream(BaseModel):
+    """The node's LLM endpoint (any OpenAI-compatible server) and what agents may use of it."""
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    models: list[str] = Field(default_factory=list)  # the allowlist
+    timeout: float = 120.0
+    #: an LLM call still unanswered after this many seconds when its run ends (or its agent hangs up) is the
+    #: upstream stalling: recorded as an upstream failure, so the run is the node's fault (2005), not the agent's
+    stall_seconds: float = 30.0
+    usd_per_1k_prompt: float = 0.0
+    usd_per_1k_completion: float = 0.0
+
+
+@dataclass
+class RunHandle:
+    run_id: str
+    token: str
+    budgets: Budgets
+    state: RunState = field(default_factory=RunState)
+    events: list[TrajectoryEvent] = field(default_factory=list)
+    seq: int = 0
+    tool_calls: int = 0
+    llm_calls: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    #: the upstream LLM failing during the run (unreachable, timeout, 5xx, 402, 429, a body that is not JSON): the
+    #: node's fault, whatever the agent made of it (`arena.blame.UPSTREAM_LLM_DOWN`)
+    upstream_errors: list[dict[str, Any]] = field(default_factory=list)
+    budget_refusals: int = 0  # calls refused because a budget of the run was spent
+    #: routes the agent asked for that the gateway does not serve ("GET /search/get_product_raw"), in order
+    unserved: list[str] = field(default_factory=list)
+    wall_seconds: float | None = None  # the run's wall-clock limit, for the remaining-seconds header
+    opened: float = field(default_factory=time.monotonic)
+    llm_gate: asyncio.Semaphore | None = None  # made on first use, on the gateway's event loop
+    upstream_pending: dict[int, tuple[float, datetime, str]] = field(default_factory=dict)  # in flight upstream
+    _allowance: float = 0.0
+    _last: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def remaining(self) -> dict[str, Any]:
+        """What the run may still spend: tool calls, LLM calls, tokens, cost (None: no cost budget) and seconds
+        (None: no known wall-clock limit)."""
+        b = self.budgets
+        with self.lock:
+            left: dict[str, Any] = {"tool_calls": max(0, b.tool_calls - self.tool_calls),
+                                    "llm_calls": max(0, b.llm_calls - self.llm_calls),
+                                    "tokens": max(0, b.tokens - self.tokens),
+                                    "cost": round(max(0.0, b.cost - self.cost), 6) if b.cost > 0 else None}
+        left["seconds"] = (round(max(0.0, self.wall_seconds - (time.monotonic() - self.opened)), 1)
+                           if self.wall_seconds is not None else None)
+        return left
+
+    def rate_ok(self) -> bool:
+        now = time.monotonic()
+        self._allowance = min(float(self.budgets.burst),
+                              self._allowance + (now - self._last) * self.budgets.requests_per_second)
+        self._last = now
+        if self._allowance < 1:
+            return False
+        self._allowance -= 1
+        return True
+
+
+def upstream_fault(status: int) -> bool:
+    """An upstream answer that is the upstream's (so the node's) failure, not a bad request of the agent's: any 5xx,
+    402 (the node's account has no credit) and 429 (the node's rate limit or quota)."""
+    return status >= 500 or status in (402, 429)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
