@@ -18,16 +18,34 @@ Only the qualifying runs' problems are public; the races stay sealed.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from arena.problems.draw import draw_problems
 
 if TYPE_CHECKING:
-    from validator.races import Arena
+    from arena.problems.pack import Pack
+    from validator.store.repository import Store
+
+
+class ArenaView(Protocol):
+    """What the qualifying round reads of its node's arena (`validator.races.Arena`, which holds it); a protocol, so
+    that this module needs nothing of the races package that builds it (no import cycle)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def pack(self) -> Pack: ...
+
+    def candidates(self, before_block: int | None = None) -> list[Any]: ...
+
+    def _info(self, event: str, **kw: Any) -> None: ...
 
 
 class Qualifying:
     """The qualifying round of one node's arena; every method is idempotent (called from the node's jobs)."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: ArenaView) -> None:
         self.arena = arena
         self._set: list[str] | None = None
         self._waiting: dict[int, float] = {}  # open block -> when the slot first waited for qualifications
@@ -46,8 +64,6 @@ class Qualifying:
 
     def problem_ids(self) -> list[str]:
         """The qualifying set: the same public problems for every submission and validator."""
-        from validator.races import draw_problems
-
         if self._set is None:
             rotation = self.arena.pack.rotation
             self._set = draw_problems(self.arena.pack.problems, pack_id=self.pack_id, seed_hash="qualifying",

@@ -33,9 +33,10 @@ the store failed under it) and retries it, scores runs left `scoring` without a 
   plus a grace, a race that cannot close, weights not set for a closed race), for `/healthz` and the metrics.
 """
 
+from arena.problems.draw import draw_problems
 from validator.races.arena import Arena
 from validator.races.config import ArenaConfig
-from validator.races.draw import draw_problems, race_id_for, race_scores, race_start_block
+from validator.races.draw import race_id_for, race_scores, race_start_block
 from validator.races.stages import KEEP_UPSTREAM_ERRORS, STAGES, StageTimes
 
 __all__ = ["KEEP_UPSTREAM_ERRORS", "STAGES", "Arena", "ArenaConfig", "StageTimes", "draw_problems", "race_id_for",

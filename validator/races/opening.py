@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from arena.problems.draw import draw_problems
 from validator.races.base import ArenaParts
-from validator.races.draw import draw_problems, race_id_for, race_start_block
+from validator.races.draw import race_id_for, race_start_block
 
 
 class Opening(ArenaParts):
