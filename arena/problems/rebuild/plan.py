@@ -145,7 +145,7 @@ class Planner:
         for pid in self.golds:
             groups.setdefault(uf.find(pid), []).append(pid)
         for members in groups.values():
-            documents = [self.golds[m].document for m in members if self.golds[m].document is not None]
+            documents = [doc for m in members if (doc := self.golds[m].document) is not None]
             shop = str(documents[0]["shop_id"]) if documents else self.new_shop()
             for m in members:
                 self.golds[m].shop_id = shop

@@ -53,8 +53,9 @@ class Ranker:
                 support = sum(1 for q in viewed if q != pid and self.same_model(pid, q))
                 s += self.support_weight * support
             if item.likely is not None:
+                listed: Any = self.summaries.get(pid, {}).get("price")  # None or garbage: no likely price
                 try:
-                    price = float(self.summaries.get(pid, {}).get("price"))
+                    price = float(listed)
                 except (TypeError, ValueError):
                     price = -1.0
                 if item.likely[0] <= price <= item.likely[1]:
@@ -114,8 +115,9 @@ class Ranker:
         if s is None:
             return 0
         fails = 0
+        listed: Any = s.get("price")
         try:
-            price: float | None = float(s.get("price"))
+            price: float | None = float(listed)
         except (TypeError, ValueError):
             price = None
         if price is not None:
