@@ -161,25 +161,27 @@ def _tail(data: bytes, limit: int) -> str:
     return text if len(text) <= limit else "...[cut]..." + text[-limit:]
 
 
-def main() -> int:
-    started = time.monotonic()
-    _undumpable()
-    try:
-        # the Docker backend passes the input in the environment (its container has no stdin); others on stdin
-        raw_input = os.environ.pop("ARENA_HARNESS_INPUT", None)
-        spec = json.loads(raw_input if raw_input is not None else sys.stdin.read())
-        timeout = float(spec.get("timeout", 300))
-        limit = int(spec.get("max_output", 65536))
-    except (ValueError, TypeError) as exc:
-        print(json.dumps({"harness": 1, "status": "harness_fault", "error": f"bad harness input: {exc}"}))
-        return 0
-    port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
+def _fault(error: str) -> int:
+    """The harness's own failure, reported as its one JSON line."""
+    print(json.dumps({"harness": 1, "status": "harness_fault", "error": error}))
+    return 0
+
+
+def _read_spec() -> Any:
+    # the Docker backend passes the input in the environment (its container has no stdin); others on stdin
+    raw_input = os.environ.pop("ARENA_HARNESS_INPUT", None)
+    return json.loads(raw_input if raw_input is not None else sys.stdin.read())
+
+
+def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
+    """Step 2: the forwarder to the gateway serving; False when it did not start in time."""
     ready = threading.Event()
     threading.Thread(target=_serve, args=(spec["socket"], spec["token"], port, ready), daemon=True).start()
-    if not ready.wait(5):
-        print(json.dumps({"harness": 1, "status": "harness_fault", "error": "forwarder did not start"}))
-        return 0
-    read_fd, write_fd = os.pipe()
+    return ready.wait(5)
+
+
+def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]:
+    """The agent's whole environment: the gateway's door (ours and subnet 15's names), its code, the result pipe."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
         "PYTHONPATH": os.pathsep.join([spec["agent_dir"], spec["sdk_dir"]]), "PYTHONDONTWRITEBYTECODE": "1",
@@ -190,30 +192,49 @@ def main() -> int:
     env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
     if isinstance(spec.get("model"), str) and spec["model"]:
         env["ARENA_LLM_MODEL"] = env["SANDBOX_MODEL"] = spec["model"]
-    try:
-        child = subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                 cwd="/tmp" if os.path.isdir("/tmp") else None, pass_fds=(write_fd,),
-                                 start_new_session=True)
-    except OSError as exc:
-        print(json.dumps({"harness": 1, "status": "harness_fault", "error": f"cannot start the agent: {exc}"}))
-        return 0
-    os.close(write_fd)
-    result_chunks: list[bytes] = []
-    out_chunks: list[bytes] = []
-    err_chunks: list[bytes] = []
-    result_stream = os.fdopen(read_fd, "rb", buffering=0)
-    readers = [threading.Thread(target=_drain, args=(result_stream, result_chunks, 1 << 20), daemon=True),
-               threading.Thread(target=_drain, args=(child.stdout, out_chunks, limit), daemon=True),
-               threading.Thread(target=_drain, args=(child.stderr, err_chunks, limit), daemon=True)]
-    for reader in readers:
-        reader.start()
+    return env
+
+
+def _start_agent(spec: dict[str, Any], env: dict[str, str], write_fd: int) -> subprocess.Popen[bytes]:
+    """Step 3: ``runner.py`` in a child process of its own session (raises OSError when it cannot start)."""
+    return subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            cwd="/tmp" if os.path.isdir("/tmp") else None, pass_fds=(write_fd,),
+                            start_new_session=True)
+
+
+class _Outputs:
+    """The agent's result pipe, stdout and stderr, each drained by a thread from the start (their last bytes kept)."""
+
+    def __init__(self, child: subprocess.Popen[bytes], read_fd: int, limit: int) -> None:
+        self.result: list[bytes] = []
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        result_stream = os.fdopen(read_fd, "rb", buffering=0)
+        self.readers = [threading.Thread(target=_drain, args=(result_stream, self.result, 1 << 20), daemon=True),
+                        threading.Thread(target=_drain, args=(child.stdout, self.out, limit), daemon=True),
+                        threading.Thread(target=_drain, args=(child.stderr, self.err, limit), daemon=True)]
+        for reader in self.readers:
+            reader.start()
+
+    def join(self) -> None:
+        for reader in self.readers:
+            # a process that escaped the group may hold a pipe open: what was written before the agent ended is
+            # read by now, and the sandbox's end (this harness is its pid 1) takes the rest
+            reader.join(0.5)
+
+
+def _give_problem(child: subprocess.Popen[bytes], problem: Any) -> None:
     assert child.stdin is not None
     try:
-        child.stdin.write(json.dumps(spec["problem"]).encode())
+        child.stdin.write(json.dumps(problem).encode())
         child.stdin.close()
     except OSError:
         pass
+
+
+def _wait(child: subprocess.Popen[bytes], timeout: float, outputs: _Outputs) -> bool:
+    """Step 4: the agent's end, or the wall-clock limit (True); then its whole process group killed."""
     timed_out = False
     try:
         child.wait(timeout=timeout)  # the agent's own process; what it forked must not keep the run alive
@@ -221,37 +242,70 @@ def main() -> int:
         timed_out = True
     _kill_group(child.pid)  # whatever the agent left running in its session dies with the run
     child.wait()
-    for reader in readers:
-        # a process that escaped the group may hold a pipe open: what was written before the agent ended is read
-        # by now, and the sandbox's end (this harness is its pid 1) takes the rest
-        reader.join(0.5)
-    out, err = b"".join(out_chunks), b"".join(err_chunks)
-    raw = b"".join(result_chunks)
+    outputs.join()
+    return timed_out
+
+
+def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> None:
+    """The runner's result (only agent outcomes are taken) into the report; step 5 for returned SN15 steps."""
+    # the runner shares its process with the agent, so its word is the agent's: only agent outcomes are taken
+    try:
+        outcome = json.loads(raw)
+    except ValueError:
+        outcome = {}
+    if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
+        outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
+    report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
+    steps = outcome.get("steps")
+    if report.get("status") == "ok" and isinstance(steps, dict):
+        count = int(steps.get("count") or 0)
+        report.update(contract="sn15", steps=count)
+        if steps.get("recommend") is not None:
+            report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
+
+
+def _report(spec: dict[str, Any], child: subprocess.Popen[bytes], outputs: _Outputs, *, timed_out: bool,
+            timeout: float, limit: int, started: float) -> dict[str, Any]:
+    """Step 6: what the run came to, with the tails of the agent's output."""
+    out, err = b"".join(outputs.out), b"".join(outputs.err)
+    raw = b"".join(outputs.result)
     report: dict[str, Any] = {"harness": 1, "elapsed_s": round(time.monotonic() - started, 3),
                               "exit_code": child.returncode, "stdout": _tail(out, limit), "stderr": _tail(err, limit)}
     if timed_out:
         report.update(status="timeout", error=f"agent_main did not return within {timeout:g}s")
     elif raw:
-        # the runner shares its process with the agent, so its word is the agent's: only agent outcomes are taken
-        try:
-            outcome = json.loads(raw)
-        except ValueError:
-            outcome = {}
-        if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
-            outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
-        report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
-        steps = outcome.get("steps")
-        if report.get("status") == "ok" and isinstance(steps, dict):
-            count = int(steps.get("count") or 0)
-            report.update(contract="sn15", steps=count)
-            if steps.get("recommend") is not None:
-                report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
+        _take_outcome(report, raw, spec)
     elif child.returncode is not None and child.returncode < 0:
         sig = -child.returncode
         report.update(status="killed", error=f"agent killed by signal {sig} ({signal.Signals(sig).name}); "
                                              "out of memory or over the process limit")
     else:
         report.update(status="no_result", error=f"agent process exited with code {child.returncode} and no result")
+    return report
+
+
+def main() -> int:
+    started = time.monotonic()
+    _undumpable()
+    try:
+        spec = _read_spec()
+        timeout = float(spec.get("timeout", 300))
+        limit = int(spec.get("max_output", 65536))
+    except (ValueError, TypeError) as exc:
+        return _fault(f"bad harness input: {exc}")
+    port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
+    if not _start_forwarder(spec, port):
+        return _fault("forwarder did not start")
+    read_fd, write_fd = os.pipe()
+    try:
+        child = _start_agent(spec, _agent_env(spec, port, write_fd), write_fd)
+    except OSError as exc:
+        return _fault(f"cannot start the agent: {exc}")
+    os.close(write_fd)
+    outputs = _Outputs(child, read_fd, limit)
+    _give_problem(child, spec["problem"])
+    timed_out = _wait(child, timeout, outputs)
+    report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     print(json.dumps(report), flush=True)
     return 0
 
