@@ -48,4 +48,4 @@ def configure_logging(level: str | None = None) -> None:
 def get_logger(name: str | None = None, **bound: object) -> structlog.stdlib.BoundLogger:
     """A structlog logger bound with ``logger=name`` and any context given."""
     log = structlog.get_logger(name)
-    return log.bind(**bound) if bound else log  # type: ignore[no-any-return]
+    return log.bind(**bound) if bound else log

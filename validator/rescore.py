@@ -57,8 +57,8 @@ def rescore_race(store: Store, pack: Pack, lookup: Callable[[str], dict[str, Any
         if problem is None and pack.sealed:  # a sealed batch's problem: stored when its race opened
             from arena.problems import Problem
 
-            row = store.problem(run.problem_id)
-            problem = Problem.model_validate(row.data) if row is not None else None
+            stored = store.problem(run.problem_id)
+            problem = Problem.model_validate(stored.data) if stored is not None else None
         if problem is None:
             raise RescoreError(f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
                                "hold; give --pack the pack it was raced on")

@@ -64,8 +64,8 @@ class OpenAIServer:
             answer = self.responder(body)
         except Fail as failure:
             return failure.status, {"error": {"message": failure.message}}
-        message = {"role": "assistant", **answer} if isinstance(answer, dict) else {"role": "assistant",
-                                                                                      "content": answer}
+        message: dict[str, Any] = (
+            {"role": "assistant", **answer} if isinstance(answer, dict) else {"role": "assistant", "content": answer})
         calls = message.get("tool_calls") or []
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         completion_tokens = len(str(message.get("content") or "").split()) + sum(

@@ -91,7 +91,7 @@ class StatsCollector:
             ordered = sorted(values)
             return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
-        tops = Counter()
+        tops: Counter[str] = Counter()
         for category, count in self.categories.items():
             tops[category.split(" > ", 1)[0]] += count
         sold_sorted = sorted(self.sold, reverse=True)

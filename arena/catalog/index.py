@@ -107,6 +107,17 @@ class SearchFilters:
     services: tuple[str, ...] = ()
 
 
+def _fast_numbers(searcher: tantivy.Searcher, name: str, addresses: list[tantivy.DocAddress]) -> list[int | float]:
+    """One numeric fast field of these products. The writer gives every product each of its fast fields, so a value
+    missing means a damaged index."""
+    values = searcher.fast_field_values(name, addresses)
+    numbers = [value for value in values if value is not None]
+    if len(numbers) != len(values):
+        raise CatalogError(f"the catalog's index is damaged: {len(values) - len(numbers)} product(s) without their "
+                           f"{name}; rebuild the catalog")
+    return numbers
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One retrieved product: relevance score, its place in the index, and the fast fields used for sorting."""
@@ -253,11 +264,11 @@ class Catalog:
         ranked = sorted(zip(hits, rows, strict=True), key=lambda pair: (-pair[0][0], pair[1]))[:limit]
         hits = [hit for hit, _ in ranked]
         addresses = [address for _, address in hits]
-        prices = searcher.fast_field_values("price", addresses)
-        sold = searcher.fast_field_values("sold_count", addresses)
-        shops = searcher.fast_field_values("shop_ord", addresses) if with_shop else [0] * len(addresses)
+        prices = _fast_numbers(searcher, "price", addresses)
+        sold = _fast_numbers(searcher, "sold_count", addresses)
+        shops = _fast_numbers(searcher, "shop_ord", addresses) if with_shop else [0] * len(addresses)
         return [
-            SearchHit(score, address, price, sold_count, shop)
+            SearchHit(score, address, price, int(sold_count), int(shop))
             for (score, address), price, sold_count, shop in zip(hits, prices, sold, shops, strict=True)
         ]
 

@@ -266,9 +266,9 @@ def selfcheck_cmd(
     baseline = Table(title=f"blind baseline (top search hits, nothing read), {pack.ruleset} ruleset")
     for column in ("task", "problems", "top hits for the query", "top hit for the top web result"):
         baseline.add_column(column, justify="left" if column == "task" else "right")
-    for name, row in report.baseline.items():
-        baseline.add_row(name, str(row.problems), f"{row.query_rate:.1%}",
-                         "" if row.web_rate is None else f"{row.web_rate:.1%}")
+    for name, blind in report.baseline.items():
+        baseline.add_row(name, str(blind.problems), f"{blind.query_rate:.1%}",
+                         "" if blind.web_rate is None else f"{blind.web_rate:.1%}")
     out.print(baseline)
     for failure in report.failures[:20]:
         err.print(f"[red]fail[/] {failure}", highlight=False)

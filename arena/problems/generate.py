@@ -95,7 +95,7 @@ def constraints_for(product: dict[str, Any], rng: Rng, *, allow_price: bool = Tr
     if allow_price and rng.chance(0.5):
         price = [_price_rule(float(product["price"]), rng)]
     reward = ProductReward(product_id=product["product_id"], title=[product["title"]], sku_options=sku,
-                           attributes=attributes, service=services, price=price)  # type: ignore[arg-type]
+                           attributes=attributes, service=services, price=price)
     spec = render.ItemSpec(
         noun=product_noun(product), category=product["category"], brand=brand,
         attributes=tuple((k, v[0]) for a in attributes for k, v in a.items() if k != "brand"),
@@ -120,7 +120,7 @@ def voucher_for(total: float, voucher_type: str, rng: Rng) -> Voucher:
     after = round(after, 2)
     budget = math.ceil(after) + rng.below(math.ceil(0.1 * after) + 1)
     return Voucher(voucher_type=voucher_type, threshold=threshold, price_after_voucher=after, budget=budget,
-                   **voucher)  # type: ignore[arg-type]
+                   **voucher)
 
 
 class _Sampler:
@@ -180,10 +180,10 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
             raise Unsolvable("no basket of at least 100 found")
         pairs = [constraints_for(p, rng, allow_price=False) for p in basket]  # budget replaces price
         voucher = voucher_for(total, voucher_type, rng)
-        spec = render.VoucherSpec(voucher.voucher_type, voucher.threshold, voucher.discount_type, voucher.face_value,
-                                  voucher.discount, voucher.cap, voucher.budget)
-        return Problem(problem_id="x", task="voucher", query=render.render_voucher_query([s for _, s in pairs], spec,
-                                                                                          rng),
+        voucher_spec = render.VoucherSpec(voucher.voucher_type, voucher.threshold, voucher.discount_type,
+                                          voucher.face_value, voucher.discount, voucher.cap, voucher.budget)
+        return Problem(problem_id="x", task="voucher",
+                       query=render.render_voucher_query([s for _, s in pairs], voucher_spec, rng),
                        reward=[r for r, _ in pairs], voucher=voucher)
     # web
     if not facts:

@@ -131,7 +131,7 @@ def parse_record(record: Any, source: str) -> Problem:
         for r in parsed:
             if not r.title:
                 raise ValueError(f"reward {r.product_id} has no title")
-        return Problem(problem_id=_problem_id(task, record), task=task, query=query, reward=parsed,  # type: ignore[arg-type]
+        return Problem(problem_id=_problem_id(task, record), task=task, query=query, reward=parsed,
                        voucher=record.get("voucher") if task == "voucher" else None, source=source, **extra)
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None

@@ -120,7 +120,7 @@ def category_context(item: ItemSpec, noun: str, ok: Callable[[str], bool]) -> li
     top, mid, leaf = (c.lower() for c in categories(item.category))
     options: list[Phrase] = []
     single = leaf_singular(leaf)
-    redundant = bool(single) and (single in noun.lower() or noun.lower() in (single or ""))
+    redundant = bool(single and (single in noun.lower() or noun.lower() in single))
     if leaf and not redundant and leaf != noun.lower():
         options += [("", f"in the {leaf} category"), ("", f"from the {leaf} section")]
     if mid:

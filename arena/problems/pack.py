@@ -31,7 +31,7 @@ import tempfile
 import zlib
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.problem import TASKS, Problem
 from arena.problems.seal import Anchor, SealedBatch
 
-FORMAT = 1
+FORMAT: Final = 1
 GZIP_MAGIC = b"\x1f\x8b"
 SPLITS: tuple[str, ...] = ("public", "race", "held_out")
 PACK_COMMAND = "`arena problems pack`"
@@ -202,6 +202,7 @@ class Pack(BaseModel):
         data.pop("signature", None)
         # fields added after packs were first signed are signed only when they differ from their default (which is
         # what a pack without them means), so a pack signed before they existed verifies unchanged
+        default: object
         for later, default in (("ruleset", "shoppingbench"), ("sealed", [])):
             if data.get(later) == default:
                 data.pop(later, None)
@@ -504,7 +505,7 @@ def _first_error(exc: ValidationError, data: Any = None) -> str:
         else:
             parts.append(("." if parts else "") + str(key))
         try:
-            node = node[key]  # type: ignore[index]
+            node = node[key]
         except (KeyError, IndexError, TypeError):
             node = None
         if i == 1 and error["loc"][0] == "problems" and isinstance(node, dict) and "problem_id" in node:
@@ -527,7 +528,7 @@ def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = 
         from bittensor.sp_core import Keypair
 
         try:
-            return Keypair.create_from_uri(key_uri)  # type: ignore[no-any-return]
+            return Keypair.create_from_uri(key_uri)
         except ValueError as exc:
             raise PackError(f"key URI {key_uri!r} is not valid ({exc}); use a dev key such as //Alice, or a wallet"
                             ) from None
@@ -546,7 +547,7 @@ def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = 
         raise PackError(f"wallet {name!r} has no hotkey {hotkey!r} ({hotkey_path} not found); create it with "
                         f"`btcli wallet new-hotkey --wallet {name} --wallet-hotkey {hotkey}`")
     try:
-        return wallet.hotkey  # type: ignore[no-any-return]
+        return wallet.hotkey
     except Exception as exc:  # bittensor raises its own KeyFileError for unreadable or undecryptable files
         raise PackError(f"cannot open hotkey {hotkey!r} of wallet {name!r} ({exc}); check {hotkey_path}") from None
 

@@ -143,8 +143,9 @@ def score_product(slot: int, reward: ProductReward, answer_id: str | None, looku
     if reward.price:
         passed = [rule.admits(price) for rule in reward.price]
         hits["price"] = [sum(passed), len(passed)]
-        for rule, ok in zip(reward.price, passed, strict=True):
-            checks.append(Check(name=f"price {rule.mode} [{rule.lo}, {rule.hi}]", passed=ok, evidence=f"price {price}"))
+        for price_rule, ok in zip(reward.price, passed, strict=True):
+            checks.append(Check(name=f"price {price_rule.mode} [{price_rule.lo}, {price_rule.hi}]", passed=ok,
+                                evidence=f"price {price}"))
     if reward.service:
         have = list(product.get("service") or ())
         passed = [s in have for s in reward.service]

@@ -101,7 +101,7 @@ class ToolRegistry:
                 raise TypeError(f"tool {name!r}: parameter {p.name!r} has no type annotation")
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (p.annotation, default)
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
         )
         doc = inspect.getdoc(fn) or ""

@@ -23,9 +23,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sandbox.env import HARNESS_DIR, SANDBOX_PACKAGES, SDK_DIR
+
+if TYPE_CHECKING:
+    import docker
 
 BASE_TAG = "shoparena-base:bookworm"
 IMAGE_REPO = "shoparena-sandbox"
@@ -53,7 +58,7 @@ CMD ["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"]
 """
 
 
-def _client():  # type: ignore[no-untyped-def]
+def _client() -> docker.DockerClient:
     import docker
 
     return docker.from_env(timeout=600)
@@ -74,7 +79,7 @@ def _mirror() -> str:
     return "http://deb.debian.org/debian"
 
 
-def build_base(log=print) -> str:  # type: ignore[no-untyped-def]
+def build_base(log: Callable[[str], object] = print) -> str:
     client = _client()
     try:
         return str(client.images.get(BASE_TAG).id)
@@ -114,7 +119,7 @@ def image_tag() -> str:
     return f"{IMAGE_REPO}:{_inputs_hash()}"
 
 
-def build_image(log=print) -> str:  # type: ignore[no-untyped-def]
+def build_image(log: Callable[[str], object] = print) -> str:
     """Build (or reuse) the sandbox image; returns its id."""
     client = _client()
     tag = image_tag()

@@ -175,8 +175,10 @@ class BittensorChain:
         client, _ = self._sdk()
         try:
             view = client.at()
-            limit = int(view.hyperparameters.weights_rate_limit(self.netuid))
-            uid = view.neurons.uid(hotkey, self.netuid)
+            # bittensor 11.3's SyncSnapshot sets its namespaces with setattr and, unlike SyncClient, does not declare
+            # them, so its types lack `hyperparameters` and `neurons` (both are there at run time)
+            limit = int(view.hyperparameters.weights_rate_limit(self.netuid))  # type: ignore[attr-defined]
+            uid = view.neurons.uid(hotkey, self.netuid)  # type: ignore[attr-defined]
             last = view.query(bt.storage.SubtensorModule.LastUpdate, [self.netuid]) if uid is not None else None
         except Exception as error:
             raise self._error(f"read the weights rate limit of {hotkey} on netuid {self.netuid}", error) from error

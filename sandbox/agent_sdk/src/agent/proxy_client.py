@@ -123,7 +123,7 @@ class ProxyClient:
     def __init__(self, proxy_url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                  max_retries: int = DEFAULT_MAX_RETRIES, retry_delay: float = DEFAULT_RETRY_DELAY,
                  rate_limit_retry_delay: float = DEFAULT_RATE_LIMIT_RETRY_DELAY, api_key: str | None = None) -> None:
-        self.proxy_url = proxy_url or os.getenv("SANDBOX_PROXY_URL", "http://proxy:80")
+        self.proxy_url = proxy_url or os.environ.get("SANDBOX_PROXY_URL", "http://proxy:80")
         self.timeout = timeout
         self.max_retries = max_retries
         self.retry_delay = retry_delay
