@@ -37,16 +37,8 @@ class StoreCollector(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         from datetime import UTC, datetime
 
-        from sqlalchemy import func, select
-
-        from validator.store.models import Race, Run, WeightSet
-
-        with self.store.session() as s:
-            runs = s.execute(select(Run.status, func.count()).group_by(Run.status)).all()
-            ready = s.scalar(select(func.count()).select_from(Run).where(
-                Run.status == "pending", (Run.not_before.is_(None)) | (Run.not_before <= datetime.now(UTC))))
-            races = s.execute(select(Race.status, func.count()).where(Race.kind == "race").group_by(Race.status)).all()
-            weights = s.execute(select(WeightSet.status, func.count()).group_by(WeightSet.status)).all()
+        counts = self.store.status_counts(datetime.now(UTC))
+        runs, ready, races, weights = counts.runs, counts.ready, counts.races, counts.weight_sets
         by_status = GaugeMetricFamily("shoparena_runs", "runs in the store by status", labels=["status"])
         for status, n in runs:
             by_status.add_metric([status], n)

@@ -20,16 +20,14 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import case, func, select
 
 from validator.api import views
-from validator.store.models import Miner, ProblemRow, Race, Run, Score, Submission, WeightSet
+from validator.store.models import Race, Run, Score
 from validator.store.repository import RUN_STATUSES, Store
+from validator.store.views import RUN_SORTS, Page
 
 STATIC = Path(__file__).resolve().parent / "static"
 TASKS = ("product", "shop", "voucher", "web")
-RUN_SORTS = ("created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools", "problem",
-             "task")
 Limit = Query(50, ge=1, le=500, description="page size")
 Offset = Query(0, ge=0, description="items to skip")
 
@@ -119,11 +117,8 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
     app = FastAPI(title="ShopArena validator API", version="1", docs_url=None, redoc_url=None,
                   description="Read-only: races, runs, trajectories, submissions, leaderboards, weight sets.")
 
-    def page(query: Any, count: Any, limit: int, offset: int, shape: Any) -> dict[str, Any]:
-        with store.session() as s:
-            total = s.scalar(count) or 0
-            rows = s.execute(query.limit(limit).offset(offset)).all()
-            return {"items": [shape(*row) for row in rows], "total": int(total), "limit": limit, "offset": offset}
+    def page(found: Page, limit: int, offset: int, shape: Any) -> dict[str, Any]:
+        return {"items": [shape(*row) for row in found.rows], "total": found.total, "limit": limit, "offset": offset}
 
     # --- races ------------------------------------------------------------------------------------------------------
 
@@ -131,11 +126,8 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
     def races(status: Literal["open", "running", "closed", "cancelled"] | None = None,
               kind: Literal["race", "qualifying"] = "race", limit: int = Limit,
               offset: int = Offset) -> dict[str, Any]:
-        query = select(Race).where(Race.kind == kind).order_by(Race.opened_at.desc(), Race.race_id.desc())
-        count = select(func.count()).select_from(Race).where(Race.kind == kind)
-        if status:
-            query, count = query.where(Race.status == status), count.where(Race.status == status)
-        return page(query, count, limit, offset, _race_row)
+        return page(store.page_races(kind=kind, status=status, limit=limit, offset=offset), limit, offset,
+                    _race_row)
 
     @app.get("/api/races/{race_id}", tags=["races"],
              summary="One race: its runs by status and its results, ties marked (problems only once it closed)")
@@ -176,28 +168,9 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
             raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")
         if task is not None and task not in TASKS:
             raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(TASKS)}")
-        closed = Race.status == "closed"
-        keys = {"created": Run.created_at, "ended": func.coalesce(Run.finished_at, Run.errored_at),
-                "status": Run.status, "miner": Run.hotkey, "race": Race.opened_at, "attempt": Run.attempt,
-                # a race's content sorts only once it closed: before, these keys are blank
-                "score": case((closed, Score.final)), "success": case((closed, Score.success)),
-                "cost": case((closed, Run.cost)), "tools": case((closed, Run.tool_calls)),
-                "problem": case((closed, Run.problem_id)), "task": case((closed, ProblemRow.task))}
-        key = keys[sort]
-        ordered = [key.desc().nulls_last() if order == "desc" else key.asc().nulls_last(), Run.created_at,
-                   Run.run_id]
-        query = (select(Run, Score, ProblemRow.task, Race.status, Race.seed_block)
-                 .join(Race, Race.race_id == Run.race_id).outerjoin(Score, Score.run_id == Run.run_id)
-                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id).order_by(*ordered))
-        count = (select(func.count()).select_from(Run).join(Race, Race.race_id == Run.race_id)
-                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id))
-        for column, value in ((Run.race_id, race_id), (Run.hotkey, miner), (Run.status, status),
-                              (Run.error_code, error_code), (Run.blame, blame)):
-            if value is not None:
-                query, count = query.where(column == value), count.where(column == value)
-        if task is not None:
-            query, count = query.where(ProblemRow.task == task, closed), count.where(ProblemRow.task == task, closed)
-        return page(query, count, limit, offset, _run_summary)
+        found = store.page_runs(race_id=race_id, hotkey=miner, status=status, error_code=error_code, blame=blame,
+                                task=task, sort=sort, descending=order == "desc", limit=limit, offset=offset)
+        return page(found, limit, offset, _run_summary)
 
     @app.get("/api/runs/{run_id}", tags=["runs"],
              summary="One run: the public query, every step, the strict breakdown, the judge's verdict, errors")
@@ -215,8 +188,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
             out["sandbox_facts"] = _sandbox_facts(sandbox, full=False)
             out["error_description"] = _describe(found.error_code)
             return out
-        with store.session() as s:
-            problem = s.get(ProblemRow, found.problem_id)
+        problem = store.problem(found.problem_id)
         out = _run_summary(found, score, problem.task if problem else None, race_status,
                            race_row.seed_block if race_row else None)
         data = problem.data if problem else {}
@@ -267,16 +239,11 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
     @app.get("/api/submissions", tags=["submissions"], summary="Submissions with copy and rejection reasons")
     def submissions(status: Literal["pending", "accepted", "rejected", "copy"] | None = None,
                     miner: str | None = None, limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
-        query = (select(Submission, Miner.uid).outerjoin(Miner, Miner.hotkey == Submission.hotkey)
-                 .order_by(Submission.commitment_block, Submission.id))
-        count = select(func.count()).select_from(Submission)
-        for column, value in ((Submission.status, status), (Submission.hotkey, miner)):
-            if value is not None:
-                query, count = query.where(column == value), count.where(column == value)
+        found = store.page_submissions(status=status, hotkey=miner, limit=limit, offset=offset)
         active = store.active_pack()
         qualifying = store.qualifying_by_submission(active.pack_id) if active is not None else {}
-        return page(query, count, limit, offset, lambda sub, uid: {**_row(sub, *SUBMISSION_FIELDS), "uid": uid,
-                                                                   "qualifying": qualifying.get(sub.id)})
+        return page(found, limit, offset, lambda sub, uid: {**_row(sub, *SUBMISSION_FIELDS), "uid": uid,
+                                                            "qualifying": qualifying.get(sub.id)})
 
     @app.get("/api/miners", tags=["miners"], summary="Every miner: uid, submissions, races run, latest and best rank")
     def miners() -> dict[str, Any]:
@@ -307,17 +274,14 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         found = store.race(race_id)
         if found is None:
             raise HTTPException(404, f"no race {race_id!r}")
-        with store.session() as s:
-            quality: dict[str, float | None] = dict(s.execute(select(Run.hotkey, func.avg(Score.judge_quality)).join(
-                Score, Score.run_id == Run.run_id).where(Run.race_id == race_id).group_by(Run.hotkey)).all())
+        quality = store.judge_quality(race_id)
         rows = views.mark_ties([{**_row(r, *RESULT_FIELDS), "judge_quality": quality.get(r.hotkey)}
                                 for r in store.race_results(race_id)])
         return {"race": _race_row(found), "rows": rows, "tie_break": views.TIE_BREAK}
 
     @app.get("/api/weights", tags=["weights"], summary="Weight sets and what became of their extrinsics")
     def weights(limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
-        query = select(WeightSet).order_by(WeightSet.id.desc())
-        return page(query, select(func.count()).select_from(WeightSet), limit, offset,
+        return page(store.page_weight_sets(limit=limit, offset=offset), limit, offset,
                     lambda w: _row(w, "id", "race_id", "policy", "vector", "block", "status", "attempts", "outcome",
                                    "created_at", "updated_at", "shadow_policy", "shadow_vector"))
 
@@ -327,20 +291,9 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
 
     @app.get("/api/charts", tags=["charts"], summary="Data for the dashboard's charts")
     def charts() -> dict[str, Any]:
-        with store.session() as s:
-            # closed races only: an open race's scores by task are its content
-            closed = select(Race.race_id).where(Race.status == "closed", Race.kind == "race")
-            by_task = s.execute(select(Run.race_id, ProblemRow.task, func.avg(Score.success), func.count())
-                                .join(Score, Score.run_id == Run.run_id)
-                                .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
-                                .where(Run.race_id.in_(closed))
-                                .group_by(Run.race_id, ProblemRow.task)).all()
-            finals = [f for (f,) in s.execute(select(Score.final).join(Run, Run.run_id == Score.run_id)
-                                              .where(Score.final.is_not(None), Run.race_id.in_(closed))
-                                              .order_by(Score.run_id).limit(20000))]
-            recent = s.scalars(select(Run).where(Run.status.in_(("finished", "errored")), Run.race_id.in_(closed))
-                               .order_by(Run.created_at.desc()).limit(5000)).all()
-            opened = {r.race_id: _iso(r.opened_at) for r in s.scalars(select(Race))}
+        # closed races only: an open race's scores by task are its content
+        by_task, finals, recent, opened_at = store.chart_rows()
+        opened = {race_id: _iso(at) for race_id, at in opened_at.items()}
         durations = [float(seconds) for r in recent if (seconds := (r.sandbox or {}).get("elapsed_s")) is not None]
         series: dict[str, list[dict[str, Any]]] = {}
         for race_id, task, success, n in sorted(by_task, key=lambda row: (opened.get(row[0]) or "", row[0])):
@@ -354,9 +307,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         checks: dict[str, dict[str, Any]] = {}
         started = time.perf_counter()
         try:
-            with store.engine.connect() as conn:
-                conn.exec_driver_sql("SELECT 1")
-            checks["store"] = {"ok": True, "detail": store.engine.url.render_as_string(hide_password=True)}
+            checks["store"] = {"ok": True, "detail": store.ping()}
         except Exception as exc:  # noqa: BLE001 - health reports any failure as data
             checks["store"] = {"ok": False, "detail": f"{type(exc).__name__}: {str(exc)[:200]}"}
         if health is not None:

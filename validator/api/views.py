@@ -11,9 +11,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
-
-from validator.store.models import Miner, ProblemRow, Race, RaceResult, Run, Score, Submission, WeightSet
+from validator.store.models import Race, RaceResult
 from validator.store.repository import Store
 
 #: How the node breaks a tie in a race's score (`validator.races.Arena.close_races`).
@@ -58,27 +56,12 @@ def mark_ties(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _results(store: Store) -> tuple[list[Race], dict[str, list[RaceResult]]]:
-    with store.session() as s:
-        races = list(s.scalars(select(Race).where(Race.status == "closed", Race.kind == "race")
-                                  .order_by(Race.opened_at, Race.race_id)))
-        by_race: dict[str, list[RaceResult]] = defaultdict(list)
-        for r in s.scalars(select(RaceResult).order_by(RaceResult.rank, RaceResult.hotkey)):
-            by_race[r.race_id].append(r)
-    return races, by_race
-
-
-def _uids(store: Store) -> dict[str, int | None]:
-    with store.session() as s:
-        return {m.hotkey: m.uid for m in s.scalars(select(Miner))}
-
-
 def standings(store: Store, *, window: int = 5) -> dict[str, Any]:
     """The standings across closed races: each miner's mean score over the last `window` closed races it ran in,
     its rank in the latest race and the move from the race before, its wins, and since when the champion (rank 1 of
     the latest race) has held rank 1; the latest race's ties; and every miner's rank and score per race."""
-    races, by_race = _results(store)
-    uids = _uids(store)
+    races, by_race = store.closed_race_results()
+    uids = store.miner_uids()
     if not races:
         return {"races": [], "window": window, "rows": [], "ties": [], "champion": None, "history": {}}
     recent = races[-window:]
@@ -132,14 +115,9 @@ def standings(store: Store, *, window: int = 5) -> dict[str, Any]:
 
 def weight_history(store: Store) -> dict[str, Any]:
     """Every weight set, oldest first, and per uid the weight it got in each (0 where the vector leaves it out)."""
-    with store.session() as s:
-        sets = list(s.scalars(select(WeightSet).order_by(WeightSet.id)))
-        hotkeys = {m.uid: m.hotkey for m in s.scalars(select(Miner)) if m.uid is not None}
-        results: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
-        for r in s.scalars(select(RaceResult).where(RaceResult.race_id.in_([ws.race_id for ws in sets]))
-                           .order_by(RaceResult.rank)):
-            results[r.race_id].append({"hotkey": r.hotkey, "rank": r.rank, "score": r.score,
-                                       "commitment_block": r.commitment_block})
+    sets, hotkeys, by_race = store.weight_set_rows()
+    results = {race_id: [{"hotkey": r.hotkey, "rank": r.rank, "score": r.score, "commitment_block": r.commitment_block}
+                         for r in rows] for race_id, rows in by_race.items()}
     uids = sorted({int(u) for ws in sets for u in ws.vector}, key=int)
     per_uid = {str(uid): [{"weight_set_id": ws.id, "race_id": ws.race_id, "block": ws.block, "status": ws.status,
                            "created_at": iso(ws.created_at), "weight": float(ws.vector.get(str(uid), 0.0)),
@@ -155,10 +133,8 @@ def weight_history(store: Store) -> dict[str, Any]:
 
 def miners(store: Store) -> list[dict[str, Any]]:
     """Every hotkey that submitted or was seen, with its submissions and its race record."""
-    races, by_race = _results(store)
-    with store.session() as s:
-        found = list(s.scalars(select(Miner).order_by(Miner.uid, Miner.hotkey)))
-        subs = dict(s.execute(select(Submission.hotkey, func.count()).group_by(Submission.hotkey)).all())
+    races, by_race = store.closed_race_results()
+    found, subs = store.miners_with_submissions()
     record: dict[str, list[RaceResult]] = defaultdict(list)
     for race in races:
         for r in by_race.get(race.race_id, []):
@@ -177,28 +153,11 @@ def miners(store: Store) -> list[dict[str, Any]]:
 def miner(store: Store, hotkey: str) -> dict[str, Any] | None:
     """One hotkey's story: its submissions (copies and rejections with their reasons), each race it ran in (rank,
     score, of how many), the weight its uid received in each weight set, and its runs by status."""
-    with store.session() as s:
-        m = s.get(Miner, hotkey)
-        if m is None:
-            return None
-        subs = list(s.scalars(select(Submission).where(Submission.hotkey == hotkey)
-                              .order_by(Submission.commitment_block, Submission.id)))
-        originals = {o.id: o for o in s.scalars(select(Submission).where(
-            Submission.id.in_([x.copy_of for x in subs if x.copy_of is not None])))}
-        results = list(s.execute(select(RaceResult, Race).join(Race, Race.race_id == RaceResult.race_id)
-                                 .where(RaceResult.hotkey == hotkey, Race.kind == "race")
-                                 .order_by(Race.opened_at, Race.race_id)).all())
-        field = dict(s.execute(select(RaceResult.race_id, func.count()).group_by(RaceResult.race_id)).all())
-        # races it is in that have not closed: their runs' statuses only
-        live = list(s.execute(select(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status,
-                                     func.count())
-                              .join(Run, Run.race_id == Race.race_id)
-                              .where(Run.hotkey == hotkey, Race.status != "closed")
-                              .group_by(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status)
-                              .order_by(Race.opened_at)).all())
-        by_status = dict(s.execute(select(Run.status, func.count()).where(Run.hotkey == hotkey)
-                                   .group_by(Run.status)).all())
-        sets = list(s.scalars(select(WeightSet).order_by(WeightSet.id)))
+    found = store.miner_rows(hotkey)
+    if found is None:
+        return None
+    m, subs, originals, results, field = found.miner, found.submissions, found.originals, found.results, found.field
+    live, by_status, sets = found.live, found.runs_by_status, found.weight_sets
     race_uid = {r.race_id: r.uid for r, _race in results}
     weights = []
     for ws in sets:
@@ -236,27 +195,9 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
     scored and how many of those succeeded, and when its last run moved; the queue (pending runs ready to start,
     waiting for a retry's backoff, in a sandbox, being scored). No problem, query, step or answer."""
     now = now or datetime.now(UTC)
-    with store.session() as s:
-        races = list(s.scalars(select(Race).where(Race.status.in_(("open", "running")), Race.kind == "race")
-                               .order_by(Race.opened_at, Race.race_id)))
-        ids = [r.race_id for r in races]
-        ended = func.coalesce(Run.finished_at, Run.errored_at, Run.judged_at, Run.scoring_at, Run.running_at,
-                              Run.starting_at, Run.created_at)
-        counts = s.execute(select(Run.race_id, Run.hotkey, Run.status, func.count(), func.max(ended))
-                           .where(Run.race_id.in_(ids)).group_by(Run.race_id, Run.hotkey, Run.status)).all()
-        scored = s.execute(select(Run.race_id, Run.hotkey, func.count(), func.sum(Score.success))
-                           .join(Score, Score.run_id == Run.run_id).where(Run.race_id.in_(ids))
-                           .group_by(Run.race_id, Run.hotkey)).all()
-        worker = Run.sandbox["worker"].as_string()  # where each run's sandbox ran: "local", or a Ray worker's id
-        workers = s.execute(select(Run.race_id, worker, func.count()).where(Run.race_id.in_(ids), worker.is_not(None))
-                            .group_by(Run.race_id, worker)).all()
-        ready = s.scalar(select(func.count()).select_from(Run).where(
-            Run.status == "pending", Run.race_id.in_(ids), (Run.not_before.is_(None)) | (Run.not_before <= now)))
-        backoff = s.scalar(select(func.count()).select_from(Run).where(
-            Run.status == "pending", Run.race_id.in_(ids), Run.not_before > now))
-        uids = {m.hotkey: m.uid for m in s.scalars(select(Miner))}
-        last_closed = s.scalar(select(Race).where(Race.status == "closed", Race.kind == "race")
-                               .order_by(Race.closed_at.desc(), Race.race_id.desc()).limit(1))
+    found = store.live_rows(now)
+    races, counts, scored, workers, uids = found.races, found.counts, found.scored, found.workers, found.uids
+    ready, backoff, last_closed = found.ready, found.backoff, found.last_closed
     progress: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for race_id, hotkey, status, n, moved in counts:
         row = progress[race_id].setdefault(hotkey, {"hotkey": hotkey, "uid": uids.get(hotkey), "runs": 0,
@@ -267,9 +208,9 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
         if moved is not None and (row["last_move"] is None or iso(moved) > row["last_move"]):
             row["last_move"] = iso(moved)
     for race_id, hotkey, n, ok in scored:
-        row = progress[race_id].get(hotkey)
-        if row is not None:
-            row["scored"], row["succeeded"] = int(n), int(ok or 0)
+        mine = progress[race_id].get(hotkey)
+        if mine is not None:
+            mine["scored"], mine["succeeded"] = int(n), int(ok or 0)
     out = []
     for race in races:
         rows = sorted(progress.get(race.race_id, {}).values(), key=lambda r: (r["uid"] is None, r["uid"] or 0,
@@ -299,13 +240,7 @@ def grid(store: Store, race: Race) -> dict[str, Any]:
     success). Before close the columns are numbered, not named."""
     show = revealed(race.status)
     problem_ids = list(race.problem_ids or [])
-    with store.session() as s:
-        rows = s.execute(select(Run, Score).outerjoin(Score, Score.run_id == Run.run_id)
-                         .where(Run.race_id == race.race_id)).all()
-        tasks = dict(s.execute(select(ProblemRow.problem_id, ProblemRow.task)
-                               .where(ProblemRow.problem_id.in_(problem_ids))).all()) if show else {}
-        ranks = {r.hotkey: r.rank for r in s.scalars(select(RaceResult).where(RaceResult.race_id == race.race_id))}
-        uids = {m.hotkey: m.uid for m in s.scalars(select(Miner))}
+    rows, tasks, ranks, uids = store.grid_rows(race.race_id, problem_ids, tasks=show)
     column = {pid: i for i, pid in enumerate(problem_ids)}
     cells: dict[str, list[dict[str, Any] | None]] = {}
     for run, score in rows:

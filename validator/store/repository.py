@@ -54,6 +54,8 @@ from validator.store.moves import (
     replace_events,
 )
 from validator.store.qualifying import QualifyingStore
+from validator.store.submissions import SubmissionsStore
+from validator.store.views import ViewsStore
 
 #: Events per INSERT statement; large enough to amortize round trips, small enough to bound memory.
 EVENT_BATCH = 1000
@@ -162,7 +164,7 @@ def _copy_events(session: Session, rows: list[dict[str, Any]]) -> None:
                                 r["duration_ms"], _dumps(r["tokens"]), r["cost"], r["error"], r["status"]))
 
 
-class Store(QualifyingStore):
+class Store(QualifyingStore, SubmissionsStore, ViewsStore):
     """The node's repository over one database (PostgreSQL or SQLite)."""
 
     def __init__(self, url: str, *, engine: Engine | None = None) -> None:

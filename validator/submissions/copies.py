@@ -14,8 +14,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sqlalchemy import select
-
 from sandbox.bundle import SKIP_DIRS
 from validator.store.models import Submission
 from validator.store.repository import Store
@@ -212,10 +210,7 @@ def normalized_source_hash(bundle_dir: str | os.PathLike[str]) -> str:
 def judge_copies(store: Store, log: Any) -> list[SubmissionChange]:
     """Accepted or copy, for every verified submission: per normalized source, the earliest commitment (block, then
     hotkey) is the original; the original's hotkey keeps every submission of it, other hotkeys' are copies."""
-    with store.session() as s:
-        rows = list(s.scalars(select(Submission).where(
-            (Submission.status.in_(("accepted", "copy")))
-            | ((Submission.status == "pending") & (Submission.reason == VERIFIED)))))
+    rows = store.judgeable_submissions(verified=VERIFIED)
     groups: dict[str, list[Submission]] = {}
     for row in rows:
         groups.setdefault(row.normalized_sha256 or f"sha256:{row.sha256}", []).append(row)

@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import select
 
 from arena.log import get_logger
 from sandbox.bundle import MAX_PACKED
 from validator.chain.commitment import parse_commitment
 from validator.chain.port import Axon, ChainPort, Commitment, Metagraph, Neuron
-from validator.store.models import Submission
 from validator.store.repository import Store
 from validator.submissions.bundles import archive_path, bundles_dir, clean_tmp, stored
 from validator.submissions.copies import judge_copies, normalized_source_hash
@@ -227,9 +225,7 @@ def _supersede(store: Store, current: dict[str, int], log: Any) -> list[Submissi
     """A pending submission whose hotkey has since committed something newer will never be fetched: reject it."""
     if not current:
         return []
-    with store.session() as s:
-        rows = list(s.scalars(select(Submission).where(Submission.status == "pending",
-                                                       Submission.hotkey.in_(list(current)))))
+    rows = store.pending_submissions(current)
     changes = []
     for row in rows:
         block = current[row.hotkey]
