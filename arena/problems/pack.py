@@ -533,23 +533,13 @@ def load_keypair(*, wallet_name: str | None = None, wallet_hotkey: str | None = 
             raise PackError(f"key URI {key_uri!r} is not valid ({exc}); use a dev key such as //Alice, or a wallet"
                             ) from None
 
-    import bittensor as bt
+    from arena.wallet import DEFAULT_WALLETS, WalletError, load_wallet
 
-    kwargs = {k: v for k, v in (("name", wallet_name), ("hotkey", wallet_hotkey), ("path", wallet_path)) if v}
-    wallet = bt.Wallet(**kwargs)
-    name, hotkey = wallet.name, wallet.hotkey_str
-    hotkey_path = wallet.hotkey_file.path
-    if not wallet.hotkey_file.exists_on_device():
-        wallet_dir = Path(hotkey_path).parent.parent
-        if not wallet_dir.is_dir():
-            raise PackError(f"no wallet {name!r} at {wallet_dir}; create it with `btcli wallet create --wallet "
-                            f"{name} --wallet-hotkey {hotkey}` or give the right wallet name and path")
-        raise PackError(f"wallet {name!r} has no hotkey {hotkey!r} ({hotkey_path} not found); create it with "
-                        f"`btcli wallet new-hotkey --wallet {name} --wallet-hotkey {hotkey}`")
     try:
-        return wallet.hotkey
-    except Exception as exc:  # bittensor raises its own KeyFileError for unreadable or undecryptable files
-        raise PackError(f"cannot open hotkey {hotkey!r} of wallet {name!r} ({exc}); check {hotkey_path}") from None
+        wallet = load_wallet(wallet_name or "default", wallet_hotkey or "default", wallet_path or DEFAULT_WALLETS)
+    except WalletError as exc:
+        raise PackError(exc.message) from None
+    return wallet.hotkey
 
 
 def sealed_pack(pack: Pack, *, anchor: Anchor | None = None, fixed_round: int | None = None,

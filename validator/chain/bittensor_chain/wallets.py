@@ -7,6 +7,7 @@ from typing import Any
 
 import bittensor as bt
 
+from arena import wallet as wallets
 from validator.chain.port import ChainError
 
 
@@ -22,41 +23,18 @@ def create_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
 
 
 def load_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
-    """Open wallet `name`/`hotkey` under `path` for hotkey signing, without ever prompting for a password.
-
-    The hotkey file must exist and be unencrypted (btcli's default); the coldkey is never opened, and
-    `coldkeypub.txt` is only read when present.
-    """
-    root = Path(path).expanduser()
-    wallet = bt.Wallet(name=name, hotkey=hotkey, path=str(root))
-    hotkey_file = Path(wallet.hotkey_file.path)
-    create = (
-        f"create it with `btcli wallet new-hotkey --wallet {name} --wallet-hotkey {hotkey} --wallet-path {root}`"
-    )
-    if not hotkey_file.is_file():
-        raise ChainError("no_wallet", f"wallet {name!r} hotkey {hotkey!r} not found under {root} "
-                                      f"(no file {hotkey_file}); {create}")
-    if wallet.hotkey_file.is_encrypted():
-        raise ChainError("bad_wallet", f"wallet {name!r} hotkey {hotkey!r} at {hotkey_file} is password-encrypted; "
-                                       "ShopArena signs with unencrypted hotkeys (btcli's default)")
+    """Open wallet `name`/`hotkey` under `path` for hotkey signing, without ever prompting for a password
+    (`arena.wallet.load_wallet`, the one loader); a `ChainError` (`no_wallet`, `bad_wallet`) when it cannot sign."""
     try:
-        wallet.hotkey  # noqa: B018 - load and check the keyfile now, not at the first signature
-        if wallet.coldkeypub_file.exists_on_device():
-            wallet.coldkeypub  # noqa: B018
-    except Exception as error:  # any unreadable keyfile is one wallet error
-        raise ChainError("bad_wallet",
-                         f"cannot read wallet {name!r} hotkey {hotkey!r} under {root}: {error}") from error
-    return wallet
+        return wallets.load_wallet(name, hotkey, path)
+    except wallets.WalletError as error:
+        raise ChainError(error.code, error.message) from None
 
 
 def check_hotkey_file(wallet: Any, action: str) -> None:
     """Refuse a wallet whose hotkey file is missing (naming its path) or encrypted (signing it would stop at a
-    password prompt, or hang a node without a terminal)."""
-    hotkey_file = getattr(wallet, "hotkey_file", None)
-    label = f"wallet {getattr(wallet, 'name', '?')!r} hotkey {getattr(wallet, 'hotkey_str', '?')!r}"
-    if hotkey_file is not None and not Path(hotkey_file.path).is_file():
-        raise ChainError("no_wallet", f"cannot {action}: {label} not found (no file {hotkey_file.path}); "
-                                      "create it with `btcli wallet new-hotkey`")
-    if hotkey_file is not None and hotkey_file.is_encrypted():
-        raise ChainError("bad_wallet", f"cannot {action}: {label} at {hotkey_file.path} is password-encrypted; "
-                                       "ShopArena signs with unencrypted hotkeys (btcli's default)")
+    password prompt, or hang a node without a terminal): `arena.wallet.check_hotkey`, as a `ChainError`."""
+    try:
+        wallets.check_hotkey(wallet)
+    except wallets.WalletError as error:
+        raise ChainError(error.code, f"cannot {action}: {error.message}") from None

@@ -14,6 +14,7 @@ from typing import Any
 
 from bittensor.sp_core import Keypair
 
+from arena.wallet import btcli
 from validator.chain.local.keys import sign, wallet_hotkey
 from validator.chain.local.ledger import (
     BUSY_TIMEOUT_SECONDS,
@@ -233,10 +234,10 @@ class LocalChain:
         try:
             coldkey = str(wallet.coldkeypub.ss58_address)
         except FileNotFoundError:
-            name = getattr(wallet, "name", "?")
+            name, path = getattr(wallet, "name", "?"), getattr(wallet, "path", None)
             raise ChainError("no_wallet", f"cannot {action}: wallet {name!r} has no coldkeypub.txt under "
-                                          f"{getattr(wallet, 'path', '?')}; create it with `btcli wallet new-coldkey "
-                                          f"--wallet.name {name}`") from None
+                                          f"{path or '?'}; create it with "
+                                          f"{btcli('wallet new-coldkey', wallet=name, path=path)}") from None
         except Exception as error:
             raise ChainError("bad_wallet", f"cannot {action}: cannot read the wallet's coldkeypub: {error}") from error
         return self.register_hotkey(hotkey, coldkey, validator_permit=validator_permit, stake=stake)

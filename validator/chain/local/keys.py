@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from bittensor.sp_core import Keypair
 
+from arena.wallet import WalletError, hotkey_address
 from validator.chain.port import ChainError
 
 
 def wallet_hotkey(wallet: Any, action: str) -> str:
-    """The wallet hotkey's ss58 address, reading the key file without ever prompting for a password."""
-    name, hotkey_name = getattr(wallet, "name", "?"), getattr(wallet, "hotkey_str", "?")
-    hotkey_file = getattr(wallet, "hotkey_file", None)
-    if hotkey_file is not None:
-        if not Path(hotkey_file.path).is_file():
-            raise ChainError("no_wallet", f"cannot {action}: wallet {name!r} hotkey {hotkey_name!r} not found "
-                                          f"(no file {hotkey_file.path}); create it with `btcli wallet "
-                                          f"new-hotkey --wallet.name {name} --wallet.hotkey {hotkey_name}`")
-        try:
-            encrypted = hotkey_file.is_encrypted()
-        except Exception:  # unreadable: reported below when the key is loaded
-            encrypted = False
-        if encrypted:
-            raise ChainError("bad_wallet", f"cannot {action}: wallet {name!r} hotkey {hotkey_name!r} at "
-                                           f"{hotkey_file.path} is password-encrypted; ShopArena signs with "
-                                           "unencrypted hotkeys (btcli's default)")
+    """The wallet hotkey's ss58 address, reading the key file without ever prompting for a password
+    (`arena.wallet.hotkey_address`); a `ChainError` (`no_wallet`, `bad_wallet`) when it cannot sign."""
     try:
-        return str(wallet.hotkey.ss58_address)
-    except Exception as error:
-        raise ChainError("bad_wallet", f"cannot {action}: cannot read wallet {name!r} hotkey {hotkey_name!r}: "
-                                       f"{error}") from error
+        return hotkey_address(wallet)
+    except WalletError as error:
+        raise ChainError(error.code, f"cannot {action}: {error.message}") from None
 
 
 def sign(wallet: Any, hotkey: str, action: str, message: bytes) -> str:
