@@ -214,7 +214,8 @@ def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
         return [("cluster", False, str(exc))]
     workers = dispatcher.survey()
     good = [w for w in workers if w["refused"] is None]
-    lines = [("cluster", bool(good), f"ray {settings.ray_address}: {len(workers)} workers, {len(good)} taking runs, "
+    count = f"{len(workers)} worker{'s' * (len(workers) != 1)}"
+    lines = [("cluster", bool(good), f"ray {settings.ray_address}: {count}, {len(good)} taking runs, "
                                      f"{sum(w['slots'] for w in good)} runs at once ({settings.ray_cpus_per_run:g} "
                                      f"CPU, {settings.sandbox_memory_mb} MiB per run)"
               + ("" if workers else "; start workers with ray start --address ... --labels shoparena=worker"))]
