@@ -10,7 +10,7 @@ ShoppingBench writes it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
@@ -18,7 +18,7 @@ from arena.catalog.models import Product, Service
 
 Task = Literal["product", "shop", "voucher", "web"]
 Split = Literal["public", "race", "held_out"]
-TASKS: tuple[str, ...] = ("product", "shop", "voucher", "web")
+TASKS: tuple[str, ...] = get_args(Task)  # the one list of tasks, in their order
 PRICE_MODES = ("less than", "greater than", "between")
 
 

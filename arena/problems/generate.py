@@ -23,7 +23,7 @@ from typing import Any
 from arena.catalog import Catalog
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.problem import PriceRule, Problem, ProductReward, Voucher
+from arena.problem import TASKS, PriceRule, Problem, ProductReward, Voucher
 from arena.problems import render
 from arena.scoring.strict import score_run
 
@@ -236,16 +236,16 @@ def difficulty(problem: Problem, catalog: Catalog) -> tuple[str, int]:
 def generate_problems(
     catalog: Catalog,
     n: int,
-    tasks: Sequence[str] = ("product", "shop", "voucher", "web"),
+    tasks: Sequence[str] = TASKS,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> GenerateReport:
     """``n`` problems, tasks in turn; deterministic from (catalog digest, seed, n, tasks)."""
     if n < 1:
         raise ValueError(f"--n must be at least 1, got {n}")
-    unknown = [t for t in tasks if t not in ("product", "shop", "voucher", "web")]
+    unknown = [t for t in tasks if t not in TASKS]
     if unknown or not tasks:
-        raise ValueError(f"unknown task(s) {unknown or tasks}; use product, shop, voucher, web")
+        raise ValueError(f"unknown task(s) {unknown or tasks}; use {', '.join(TASKS)}")
     facts = [p for p in catalog.web_pages() if p.get("fact")] if "web" in tasks else []
     facts.sort(key=lambda p: p["url"])
     report = GenerateReport()

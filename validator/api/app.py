@@ -21,13 +21,13 @@ from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from arena.problem import TASKS
 from validator.api import views
 from validator.store.models import Race, Run, Score
 from validator.store.repository import RUN_STATUSES, Store
 from validator.store.views import RUN_SORTS, Page
 
 STATIC = Path(__file__).resolve().parent / "static"
-TASKS = ("product", "shop", "voucher", "web")
 Limit = Query(50, ge=1, le=500, description="page size")
 Offset = Query(0, ge=0, description="items to skip")
 

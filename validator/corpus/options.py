@@ -10,10 +10,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from arena.problem import TASKS
+
 CORPUS_VERSION = "shoparena-corpus-v1"
 FORMATS = ("openai", "sharegpt")
 AXES = ("a", "b", "all")
-TASKS = ("product", "shop", "voucher", "web")
 DEFAULT_CAP = 50
 DEFAULT_JUDGE_THRESHOLD = 0.8
 DEFAULT_HELD_OUT = 0.15
