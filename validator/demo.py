@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,76 +33,17 @@ from rich import box
 from rich.table import Table
 
 from arena.cliutil import err, out, progress_bar
-from sandbox.bundle import copy_dir
+
+# the demo's miners, importable from here as before (tests and the bench write the template's bundle with these)
+from validator.demo_agents import (  # noqa: F401
+    HOSTILE_AGENT,
+    MINER_TEMPLATE,
+    _variant,
+    write_agents,
+    write_template,
+)
 from validator.demo_llm import MODEL as DEMO_MODEL
 from validator.demo_llm import ScriptedLLMServer
-
-#: The offline template's entry point; its bundle is the folder around it (``agent.py`` and the package ``baseline/``).
-MINER_TEMPLATE = Path(__file__).resolve().parent.parent / "miner_template" / "offline" / "agent.py"
-SN15_AGENT = MINER_TEMPLATE.parent.parent / "sn15" / "agent.py"
-
-HOSTILE_AGENT = '''"""A hostile agent: it tries to leave the sandbox, read the node's secrets and forge a result."""
-
-import os
-import socket
-
-
-def agent_main(problem):
-    for target in (("1.1.1.1", 53), ("127.0.0.1", 22)):
-        try:
-            socket.create_connection(target, timeout=1).close()
-            print("escaped to", target)
-        except OSError:
-            pass
-    for path in ("/etc/shadow", os.path.expanduser("~/.bittensor"), "/root"):
-        try:
-            print(os.listdir(path) if os.path.isdir(path) else open(path).read()[:100])
-        except OSError:
-            pass
-    print('{"harness": 1, "status": "ok", "return": {"answer": "forged"}}')
-    return {"answer": "trust me"}
-'''
-
-
-def _variant(source: str, **constants: Any) -> str:
-    for name, value in constants.items():
-        source, n = re.subn(rf"^{name} = .*$", f"{name} = {value!r}", source, count=1, flags=re.M)
-        assert n == 1, f"{name} not found in the offline template"
-    return source
-
-
-def _copycat(source: str) -> str:
-    """The template with another docstring and added comments: a different sha256, the same normalized source."""
-    body = source.split('"""', 2)[2]
-    return ('"""My very own shopping agent (definitely not the template)."""\n# written from scratch, honest\n'
-            + body.replace("\ndef ", "\n# a helper of mine\ndef "))
-
-
-def write_template(folder: Path, source: str | None = None) -> Path:
-    """The offline template's bundle in ``folder``, with ``source`` (a variant of its ``agent.py``) as its entry
-    point; the template's own ``agent.py`` when None."""
-    copy_dir(MINER_TEMPLATE.parent, folder)
-    if source is not None:
-        (folder / "agent.py").write_text(source)
-    return folder
-
-
-def write_agents(folder: Path) -> dict[str, Path]:
-    template = MINER_TEMPLATE.read_text()
-    from_template = {  # the template's bundle, each with its own agent.py
-        "offline": template,
-        "offline-lite": _variant(template, MAX_CALLS=8),
-        "offline-deep": _variant(template, MAX_CALLS=60, VIEW_BATCH=30),
-        "copycat": _copycat(template),
-    }
-    one_file = {"hostile": HOSTILE_AGENT, "sn15": SN15_AGENT.read_text()}
-    agents = {name: write_template(folder / name, source) for name, source in from_template.items()}
-    for name, source in one_file.items():
-        agent = folder / name
-        agent.mkdir(parents=True, exist_ok=True)
-        (agent / "agent.py").write_text(source)
-        agents[name] = agent
-    return agents
 
 
 def _free_port() -> int:
@@ -145,24 +87,54 @@ def demo_folder_problem(root: Path) -> str | None:
             "empty folder")
 
 
+@dataclass
+class _Demo:
+    """What the demo's steps hand on: its folder, the operator's pack, the chain and its miners, the node's store."""
+
+    root: Path
+    log: Any
+    started: float
+    wallets: Path = field(init=False)
+    catalog_dir: Path = field(init=False)
+    chain_path: Path = field(init=False)
+    operator: Any = None
+    rotation: Any = None
+    unsealed: Any = None
+    chain: Any = None
+    agents: dict[str, Path] = field(default_factory=dict)
+    pack_path: Path | None = None
+    settings: Any = None
+    store: Any = None
+    servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    stops: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.wallets = self.root / "wallets"
+        self.catalog_dir = self.root / "catalog"
+        self.chain_path = self.root / "chain.sqlite"
+
+    def stop(self) -> None:
+        """The LLM server and the miners' bundle servers stopped (their process groups, killed if they linger)."""
+        for stop in self.stops:
+            stop.__exit__(None, None, None)
+        for server in self.servers:
+            try:
+                os.killpg(server.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for server in self.servers:
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+
+
 def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: int = 10, wall_seconds: float = 60.0,
              concurrency: int = 2) -> int:
     """The whole demo in `root` (made afresh). Returns the process exit code."""
-    from arena.beacon import QUICKNET_ROUND_1000
-    from arena.catalog import Catalog
-    from arena.catalog.build import build_catalog
     from arena.log import get_logger
-    from arena.problems.generate import GENERATOR_VERSION, generate_problems
-    from arena.problems.pack import Rotation, new_pack, sealed_pack, write_pack
-    from arena.problems.splits import assign_splits
-    from validator.chain.local import LocalChain
-    from validator.node import build_node, open_store
-    from validator.settings import load_settings
-    from validator.store.repository import make_engine
-    from validator.store.schema import upgrade
 
-    log = get_logger("demo")
-    started = time.time()
+    demo = _Demo(root, log=get_logger("demo"), started=time.time())
     if problem := demo_folder_problem(root):
         err.print(f"[bold red]error:[/] {problem}", highlight=False)
         return 2
@@ -170,140 +142,198 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         shutil.rmtree(root)
     root.mkdir(parents=True)
     (root / DEMO_MARKER).write_text("made by `arena-validator demo`, which replaces this folder when run again\n")
-    wallets = root / "wallets"
+    _catalog_and_pack(demo, size=size, problems=problems, per_race=per_race)
+    _local_chain(demo)
+    try:
+        if not _miners_publish(demo):
+            return 1
+        _seal(demo)
+        _validator_races(demo, wall_seconds=wall_seconds, concurrency=concurrency)
+    finally:
+        demo.stop()
+    return _results(demo)
 
-    # 1. catalog and a signed pack ---------------------------------------------------------------------------------
+
+def _catalog_and_pack(demo: _Demo, *, size: int, problems: int, per_race: int) -> None:
+    """1. A small seeded catalog, problems generated from it and split, the pack made (sealed in step 4)."""
+    from arena.catalog import Catalog
+    from arena.catalog.build import build_catalog
+    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+    from arena.problems.pack import Rotation, new_pack
+    from arena.problems.splits import assign_splits
+
     out.rule("[bold]1. catalog and problem pack")
-    catalog_dir = root / "catalog"
-    build_catalog(7, size, catalog_dir, force=True)
-    catalog = Catalog.open(catalog_dir)
+    build_catalog(7, size, demo.catalog_dir, force=True)
+    catalog = Catalog.open(demo.catalog_dir)
     report = generate_problems(catalog, problems, seed=1)
     split = assign_splits(report.problems, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
-    operator = _wallet(wallets, "operator")
+    demo.operator = _wallet(demo.wallets, "operator")
     # one race per 10 minutes of 1 s blocks; a new submission first races 3 public problems (the qualifying round)
-    rotation = Rotation(cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3)
-    unsealed = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, rotation=rotation)
+    demo.rotation = Rotation(cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3)
+    demo.unsealed = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
+                             rotation=demo.rotation)
     counts = {s: sum(1 for p in split if p.split == s) for s in ("public", "race", "held_out")}
-    out.print(f"catalog {catalog_dir}: {size:,} products; problems for pack {unsealed.pack_id}: {len(split)} "
-              f"({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the race pool is "
-              "sealed once the miners have committed", highlight=False)
+    out.print(f"catalog {demo.catalog_dir}: {size:,} products; problems for pack {demo.unsealed.pack_id}: "
+              f"{len(split)} ({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the "
+              "race pool is sealed once the miners have committed", highlight=False)
 
-    # 2. local chain, validator and miners -------------------------------------------------------------------------
+
+def _local_chain(demo: _Demo) -> None:
+    """2. A `LocalChain` with a validator and the miners registered, each miner's agent written."""
+    from validator.chain.local import LocalChain
+
     out.rule("[bold]2. local chain")
-    chain_path = root / "chain.sqlite"
-    chain = LocalChain.init(chain_path, netuid=1, block_time=1.0, weights_rate_limit=10)
-    validator = _wallet(wallets, "validator")
-    chain.register(validator, validator_permit=True, stake=1000.0)
-    agents = write_agents(root / "agents")
-    for name in agents:
-        neuron = chain.register(_wallet(wallets, name))
+    demo.chain = LocalChain.init(demo.chain_path, netuid=1, block_time=1.0, weights_rate_limit=10)
+    validator = _wallet(demo.wallets, "validator")
+    demo.chain.register(validator, validator_permit=True, stake=1000.0)
+    demo.agents = write_agents(demo.root / "agents")
+    for name in demo.agents:
+        neuron = demo.chain.register(_wallet(demo.wallets, name))
         out.print(f"uid {neuron.uid}: miner {name} ({neuron.hotkey})", highlight=False)
 
-    # 3. miners serve and commit, as real miners do ----------------------------------------------------------------
+
+def _miners_publish(demo: _Demo) -> bool:
+    """3. Each miner serves its agent with `arena-miner serve` and commits it with `arena-miner submit`, as real
+    miners do. False (said on stderr) when one cannot."""
     out.rule("[bold]3. miners publish their agents")
-    common = ["--wallet.path", str(wallets), "--chain", "localchain", "--localchain.path", str(chain_path)]
-    servers: list[subprocess.Popen[bytes]] = []
-    stops: list[Any] = []
+    common = ["--wallet.path", str(demo.wallets), "--chain", "localchain", "--localchain.path", str(demo.chain_path)]
     env = {**os.environ, "ARENA_LOG_LEVEL": "WARNING"}
-    try:
-        for name, agent in agents.items():
-            port = _free_port()
-            servers.append(subprocess.Popen(
-                [_bin("arena-miner"), "serve", str(agent), "--port", str(port), "--host", "127.0.0.1",
-                 "--refresh", "2", "--wallet.name", name, *common],
-                stdout=subprocess.DEVNULL, stderr=open(root / f"serve-{name}.log", "wb"), env=env,
-                start_new_session=True))
-            hotkey = _wallet(wallets, name).hotkey.ss58_address
-            deadline = time.time() + 60
-            while not _axon_published(chain, hotkey):
-                if time.time() > deadline or servers[-1].poll() is not None:
-                    err.print(f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
-                              f"{root / f'serve-{name}.log'}")
-                    return 1
+    for name, agent in demo.agents.items():
+        port = _free_port()
+        demo.servers.append(subprocess.Popen(
+            [_bin("arena-miner"), "serve", str(agent), "--port", str(port), "--host", "127.0.0.1",
+             "--refresh", "2", "--wallet.name", name, *common],
+            stdout=subprocess.DEVNULL, stderr=open(demo.root / f"serve-{name}.log", "wb"), env=env,
+            start_new_session=True))
+        hotkey = _wallet(demo.wallets, name).hotkey.ss58_address
+        deadline = time.time() + 60
+        while not _axon_published(demo.chain, hotkey):
+            if time.time() > deadline or demo.servers[-1].poll() is not None:
+                err.print(f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
+                          f"{demo.root / f'serve-{name}.log'}")
+                return False
+            time.sleep(0.2)
+        if name == "copycat":  # the copy is committed after the original, in a later block
+            first = demo.chain.block()
+            while demo.chain.block() <= first:
                 time.sleep(0.2)
-            if name == "copycat":  # the copy is committed after the original, in a later block
-                first = chain.block()
-                while chain.block() <= first:
-                    time.sleep(0.2)
-            done = subprocess.run([_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
-                                  capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                err.print(f"[bold red]error:[/] miner {name} could not submit: {done.stderr.strip()}")
-                return 1
-            out.print(f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}",
-                      highlight=False)
+        done = subprocess.run([_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
+                              capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            err.print(f"[bold red]error:[/] miner {name} could not submit: {done.stderr.strip()}")
+            return False
+        out.print(f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}",
+                  highlight=False)
+    return True
 
-        # 4. the operator seals the race pool ----------------------------------------------------------------------
-        out.rule("[bold]4. the race pool, sealed until its slot")
-        start = chain.block() + 3
-        timed = unsealed.model_copy(update={"rotation": rotation.model_copy(update={"start_block": start})})
-        # every batch is sealed to quicknet round 1000, the one pulse that exists offline; on a real chain each
-        # batch has the future round of its own slot
-        sealed, _ = sealed_pack(timed, fixed_round=1000)
-        pack = sealed.signed(operator.hotkey)
-        pack_path = write_pack(pack, root / "pack.json")
-        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=start)
-        out.print(f"pack {pack.pack_id}: {sum(b.n_problems for b in pack.sealed)} race problems in "
-                  f"{len(pack.sealed)} batches, each sealed with drand timelock encryption (round 1000), signed by "
-                  f"{operator.hotkey.ss58_address}; slot 0 opens at block {start}, where the local chain shows round "
-                  "1000's recorded pulse (a stand-in for subtensor's Drand pallet)", highlight=False)
 
-        # 5. the validator node ------------------------------------------------------------------------------------
-        out.rule("[bold]5. the validator races them")
-        data_dir = root / "validator"
-        llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
-        stops.append(llm)
-        settings = load_settings({
-            "chain": "localchain", "localchain_path": chain_path, "wallet_name": "validator",
-            "wallet_path": wallets, "data_dir": data_dir, "catalog": catalog_dir, "pack": str(pack_path),
-            "pack_signer": operator.hotkey.ss58_address, "concurrency": concurrency, "max_attempts": 2,
-            "sandbox_backend": "process", "sandbox_wall_seconds": wall_seconds, "weight_policy": "top_heavy",
-            "weight_shadow": "sn15_top_half",
-            "burn_uid": 0, "gateway_upstream": llm.base_url.rstrip("/"), "gateway_models": [DEMO_MODEL],
-        }, env_file=None)
-        engine = make_engine(settings.db_url)
-        upgrade(engine)
-        engine.dispose()
-        store = open_store(settings)
-        node = build_node(settings, log=log, store=store, block_time=1.0, retry_backoff=1.0)
-        with progress_bar() as bar:
-            task = bar.add_task("runs", total=None, rate="")
+def _seal(demo: _Demo) -> None:
+    """4. The operator seals the race pool (drand timelock, round 1000), signs the pack and the local chain shows
+    round 1000's pulse from slot 0's block."""
+    from arena.beacon import QUICKNET_ROUND_1000
+    from arena.problems.pack import sealed_pack, write_pack
 
-            def race_done() -> bool:
-                races = [r for r in store.races() if r.status in {"running", "closed"}]
-                if races:
-                    counts = store.count_runs(races[0].race_id)
-                    total = sum(counts.values())
-                    final = counts.get("finished", 0) + counts.get("errored", 0)
-                    bar.update(task, total=total, completed=final, rate=f"{counts.get('errored', 0)} errored")
-                sets = store.weight_sets()
-                return bool(sets) and sets[0].status in {"set", "failed"}
+    out.rule("[bold]4. the race pool, sealed until its slot")
+    start = demo.chain.block() + 3
+    timed = demo.unsealed.model_copy(update={"rotation": demo.rotation.model_copy(update={"start_block": start})})
+    # every batch is sealed to quicknet round 1000, the one pulse that exists offline; on a real chain each
+    # batch has the future round of its own slot
+    sealed, _ = sealed_pack(timed, fixed_round=1000)
+    pack = sealed.signed(demo.operator.hotkey)
+    demo.pack_path = write_pack(pack, demo.root / "pack.json")
+    demo.chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=start)
+    out.print(f"pack {pack.pack_id}: {sum(b.n_problems for b in pack.sealed)} race problems in "
+              f"{len(pack.sealed)} batches, each sealed with drand timelock encryption (round 1000), signed by "
+              f"{demo.operator.hotkey.ss58_address}; slot 0 opens at block {start}, where the local chain shows round "
+              "1000's recorded pulse (a stand-in for subtensor's Drand pallet)", highlight=False)
 
-            asyncio.run(node.run(until=race_done, poll=0.5))
-    finally:
-        for stop in stops:
-            stop.__exit__(None, None, None)
-        for server in servers:
-            try:
-                os.killpg(server.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for server in servers:
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
 
-    # 6. results ---------------------------------------------------------------------------------------------------
+def _validator_races(demo: _Demo, *, wall_seconds: float, concurrency: int) -> None:
+    """5. The validator node (`build_node`, the code path of `arena-validator run`) syncs, checks, races, closes the
+    race and sets weights; a progress bar until the weights are set (or failed)."""
+    from validator.node import build_node, open_store
+    from validator.settings import load_settings
+    from validator.store.repository import make_engine
+    from validator.store.schema import upgrade
+
+    out.rule("[bold]5. the validator races them")
+    llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
+    demo.stops.append(llm)
+    demo.settings = settings = load_settings({
+        "chain": "localchain", "localchain_path": demo.chain_path, "wallet_name": "validator",
+        "wallet_path": demo.wallets, "data_dir": demo.root / "validator", "catalog": demo.catalog_dir,
+        "pack": str(demo.pack_path), "pack_signer": demo.operator.hotkey.ss58_address, "concurrency": concurrency,
+        "max_attempts": 2, "sandbox_backend": "process", "sandbox_wall_seconds": wall_seconds,
+        "weight_policy": "top_heavy", "weight_shadow": "sn15_top_half",
+        "burn_uid": 0, "gateway_upstream": llm.base_url.rstrip("/"), "gateway_models": [DEMO_MODEL],
+    }, env_file=None)
+    engine = make_engine(settings.db_url)
+    upgrade(engine)
+    engine.dispose()
+    demo.store = store = open_store(settings)
+    node = build_node(settings, log=demo.log, store=store, block_time=1.0, retry_backoff=1.0)
+    with progress_bar() as bar:
+        task = bar.add_task("runs", total=None, rate="")
+
+        def race_done() -> bool:
+            races = [r for r in store.races() if r.status in {"running", "closed"}]
+            if races:
+                counts = store.count_runs(races[0].race_id)
+                total = sum(counts.values())
+                final = counts.get("finished", 0) + counts.get("errored", 0)
+                bar.update(task, total=total, completed=final, rate=f"{counts.get('errored', 0)} errored")
+            sets = store.weight_sets()
+            return bool(sets) and sets[0].status in {"set", "failed"}
+
+        asyncio.run(node.run(until=race_done, poll=0.5))
+
+
+def _results(demo: _Demo) -> int:
+    """6. The leaderboard, the qualifying round, the copy rejected, the weights and their ties, the published
+    problems, the chain's view and where the trajectories are."""
     out.rule("[bold]6. results")
+    store = demo.store
     names = {}
-    for name in agents:
-        names[_wallet(wallets, name).hotkey.ss58_address] = name
+    for name in demo.agents:
+        names[_wallet(demo.wallets, name).hotkey.ss58_address] = name
     races = [r for r in store.races() if r.status == "closed"]
     if not races:
         err.print("[bold red]error:[/] the race did not close; see the log above")
         return 1
     race = races[0]
+    out.print(_leaderboard(store, race, names))
+    out.print("score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
+              "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
+              "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
+              highlight=False)
+    for q in store.qualifications(race.pack_id):
+        sub = store.submission(q.submission_id)
+        who = names.get(sub.hotkey, sub.hotkey[:12]) if sub is not None else str(q.submission_id)
+        out.print(f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
+                  f"qualifying set ({q.reason})", highlight=False)
+    for sub in store.all_submissions():
+        if sub.status in {"copy", "rejected"}:
+            out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "
+                      f"{sub.reason}", highlight=False)
+    _weights(demo, race, names)
+    published = [store.problem(pid) for pid in race.problem_ids]
+    out.print(f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
+              f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
+              f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}", highlight=False)
+    on_chain = demo.chain.weights().get(0, {})
+    out.print("chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
+              highlight=False)
+    settings = demo.settings
+    exported = export_trajectories(store, race.race_id, demo.root / "trajectories", names)
+    out.print(f"trajectories: {exported} (one JSONL per run, the gateway's log); store: {settings.db_url}; chain: "
+              f"{demo.chain_path}; took {time.time() - demo.started:.0f}s", highlight=False)
+    out.print(f"see it in a browser: arena-validator dashboard --database-url {settings.db_url}  (then open "
+              f"http://127.0.0.1:{settings.api_port}/)", highlight=False)
+    return 0
+
+
+def _leaderboard(store: Any, race: Any, names: dict[str, str]) -> Table:
+    """The race's results: rank, miner, uid, score, success rate, the judge's mean quality, errors, per task."""
     table = Table(title=f"race {race.race_id}: the {len(race.problem_ids)} problems of the batch sealed to "
                         f"{race.seed_hash.replace('drand:', 'drand round ')}, opened at block {race.seed_block}",
                   box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
@@ -318,26 +348,18 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         table.add_row(str(r.rank), names.get(r.hotkey, r.hotkey[:12]), str(r.uid), f"{r.score:.3f}",
                       f"{r.success_rate:.0%}", quality, str(r.errored),
                       *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))
-    out.print(table)
-    out.print("score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
-              "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
-              "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
-              highlight=False)
-    for q in store.qualifications(race.pack_id):
-        sub = store.submission(q.submission_id)
-        who = names.get(sub.hotkey, sub.hotkey[:12]) if sub is not None else str(q.submission_id)
-        out.print(f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
-                  f"qualifying set ({q.reason})", highlight=False)
-    for sub in store.all_submissions():
-        if sub.status in {"copy", "rejected"}:
-            out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "
-                      f"{sub.reason}", highlight=False)
-    ws = store.weight_sets()[0]
-    vector = ", ".join(f"uid {uid}: {w:.3f}" for uid, w in ws.vector.items())
-    out.print(f"weights ({ws.policy}, burn uid {settings.burn_uid}): {vector}; on chain: {ws.status} at block "
-              f"{ws.block}", highlight=False)
+    return table
+
+
+def _weights(demo: _Demo, race: Any, names: dict[str, str]) -> None:
+    """The weight vector set on chain, how its ties were broken, and the shadow policy's vector."""
     from arena.weights import MinerResult, describe_ties
 
+    store = demo.store
+    ws = store.weight_sets()[0]
+    vector = ", ".join(f"uid {uid}: {w:.3f}" for uid, w in ws.vector.items())
+    out.print(f"weights ({ws.policy}, burn uid {demo.settings.burn_uid}): {vector}; on chain: {ws.status} at block "
+              f"{ws.block}", highlight=False)
     ranked = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
               for r in store.race_results(race.race_id)]
     for line in describe_ties(ranked, {r.hotkey: r.uid for r in store.race_results(race.race_id)
@@ -347,19 +369,6 @@ def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: in
         shadow = ", ".join(f"uid {uid}: {w:.5f}" for uid, w in ws.shadow_vector.items())
         out.print(f"shadow weights ({ws.shadow_policy}, stored beside the live ones, never sent): {shadow}",
                   highlight=False)
-    published = [store.problem(pid) for pid in race.problem_ids]
-    out.print(f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
-              f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
-              f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}", highlight=False)
-    on_chain = chain.weights().get(0, {})
-    out.print("chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
-              highlight=False)
-    exported = export_trajectories(store, race.race_id, root / "trajectories", names)
-    out.print(f"trajectories: {exported} (one JSONL per run, the gateway's log); store: {settings.db_url}; chain: "
-              f"{chain_path}; took {time.time() - started:.0f}s", highlight=False)
-    out.print(f"see it in a browser: arena-validator dashboard --database-url {settings.db_url}  (then open "
-              f"http://127.0.0.1:{settings.api_port}/)", highlight=False)
-    return 0
 
 
 def export_trajectories(store: Any, race_id: str, folder: Path, names: dict[str, str]) -> Path:
