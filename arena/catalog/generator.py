@@ -17,222 +17,32 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from arena.catalog import taxonomy as tx
 from arena.catalog import vocab
-from arena.catalog.rng import Rng, cumulative
+from arena.catalog.rng import Rng
 
-CHUNK = 1024
-MAX_SIZE = 5_000_000
-MAX_SEED = 2**63 - 1
-
-
-# ---------------------------------------------------------------------------------------------------------- world
+# the world the listings are made from (importable from here as before)
+from arena.catalog.world import (  # noqa: F401
+    CHUNK,
+    MAX_SEED,
+    MAX_SIZE,
+    Leaf,
+    Model,
+    Shop,
+    World,
+    _brand_name,
+    _leaves,
+    leaves,
+    validate_seed_size,
+)
 
 #: ShoppingBench-like service rates: COD is common, free shipping per shop, LazMall (official) for a minority of
 #: shops, flash sales for a few listings.
 _RATE_COD = 0.62
 _RATE_FLASH = 0.12
-
-
-@dataclass(frozen=True)
-class Leaf:
-    index: int
-    top: str
-    mid: str
-    name: str
-    path: str
-    family: str
-    nouns: tuple[str, ...]
-    schema: dict[str, tuple[str, ...]]
-    key_attrs: tuple[str, ...]
-    sku_keys: tuple[str, ...]
-    price_median: float
-    price_sigma: float
-
-
-@dataclass(frozen=True)
-class Shop:
-    ordinal: int
-    shop_id: str
-    name: str
-    official: bool
-    free_shipping: float
-    tops: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Model:
-    """A product type as a manufacturer makes it; shops list it many times with their own wording and prices."""
-
-    brand: str
-    series: str
-    noun: str
-    attrs: dict[str, tuple[str, ...]]
-    base_price: float
-
-
-def leaves() -> list[Leaf]:
-    """The fixed category tree, flattened, with each leaf's attribute schema (independent of any seed)."""
-    return list(_leaves())
-
-
-@lru_cache(maxsize=1)
-def _leaves() -> tuple[Leaf, ...]:
-    out: list[Leaf] = []
-    for top, mids in tx.TAXONOMY.items():
-        for mid, spec in mids.items():
-            family = tx.FAMILIES[spec["family"]]
-            for name, leaf in spec["leaves"].items():
-                path = f"{top} > {mid} > {name}"
-                rng = Rng("taxonomy", path)
-                leaf_attrs = {k: tuple(v) for k, v in leaf.get("attrs", {}).items()}
-                sku_keys = tuple(leaf.get("sku", ()))
-                family_keys = [k for k in family if k not in leaf_attrs]
-                keep = set(rng.sample(family_keys, 3 + rng.below(3)))
-                keep.update(k for k in sku_keys if k in family)
-                if "color_family" in family:
-                    keep.add("color_family")
-                schema = dict(leaf_attrs)
-                for key in family:  # family order, not set order: deterministic
-                    if key in keep and key not in schema:
-                        schema[key] = tuple(family[key])
-                # key attributes: fixed by the model (always the leaf's own keys, plus one family key)
-                extra = [k for k in schema if k not in leaf_attrs and k not in sku_keys]
-                key_attrs = tuple(k for k in leaf_attrs if k not in sku_keys) + tuple(extra[:1])
-                median, sigma = leaf.get("price", spec["price"])
-                out.append(
-                    Leaf(len(out), top, mid, name, path, spec["family"], tuple(leaf["nouns"]), schema, key_attrs,
-                         sku_keys, float(median), float(sigma))
-                )
-    return tuple(out)
-
-
-def _brand_name(rng: Rng) -> str:
-    word = rng.pick(vocab.SYLLABLES_A) + rng.pick(vocab.SYLLABLES_B)
-    if rng.chance(0.35):
-        word += rng.pick(vocab.SYLLABLES_A)
-    style = rng.u()
-    name = word.upper() if style < 0.15 else word.capitalize()
-    return name + rng.pick(vocab.BRAND_SUFFIX)
-
-
-@dataclass
-class World:
-    """Everything about a catalog that is not one product: brands, shops, who sells what. Cheap to build."""
-
-    seed: int
-    size: int
-    leaves: tuple[Leaf, ...]
-    leaf_cum: list[float]
-    brands: dict[str, list[str]]
-    shops: list[Shop]
-    shops_by_top: dict[str, tuple[list[int], list[float]]]
-    models_per_leaf: list[int]
-    id_mult: int
-    id_offset: int
-    _models: dict[tuple[int, int], Model] = field(default_factory=dict)
-
-    @classmethod
-    def build(cls, seed: int, size: int) -> World:
-        validate_seed_size(seed, size)
-        all_leaves = _leaves()
-        rng = Rng("world", seed, size)
-        # leaf popularity: Zipf over a seeded permutation, so each seed has its own best-selling categories
-        order = list(range(len(all_leaves)))
-        rng.shuffle(order)
-        weights = [0.0] * len(all_leaves)
-        for rank, leaf_index in enumerate(order):
-            weights[leaf_index] = 1.0 / (rank + 8) ** 0.9
-        leaf_cum = cumulative(weights)
-        total_w = leaf_cum[-1]
-        # brands: a pool per mid category; some brands span a whole top-level category
-        brands: dict[str, list[str]] = {}
-        per_mid = max(6, min(80, size // 3000 + 6))
-        for top, mids in tx.TAXONOMY.items():
-            house = [_brand_name(rng) for _ in range(3)]
-            for mid in mids:
-                brands[f"{top} > {mid}"] = house + [_brand_name(rng) for _ in range(per_mid)]
-        # shops: Zipf-sized, each selling in several top-level categories (more for bigger shops)
-        tops = list(tx.TAXONOMY)
-        n_shops = max(12, min(80_000, size // 35))
-        shops: list[Shop] = []
-        shop_weights: list[float] = []
-        used_ids: set[int] = set()
-        for k in range(n_shops):
-            sr = Rng("shop", seed, size, k)
-            weight = 1.0 / (k + 5) ** 1.1
-            breadth = 1 + min(len(tops) - 1, int(2 + 14 * weight ** 0.25 * sr.u() + 3 * sr.u()))
-            shop_tops = tuple(sr.sample(tops, breadth))
-            number = 100_000 + sr.below(9_900_000)
-            while number in used_ids:
-                number = 100_000 + sr.below(9_900_000)
-            used_ids.add(number)
-            official = sr.chance(0.45 if k < n_shops // 20 else 0.08)
-            name = f"{sr.pick(vocab.SHOP_PREFIX)} {_brand_name(sr).split(' ')[0]} {sr.pick(vocab.SHOP_WORDS)}"
-            shops.append(Shop(k, str(number), name, official, 0.2 + 0.6 * sr.u(), shop_tops))
-            shop_weights.append(weight)
-        shops_by_top: dict[str, tuple[list[int], list[float]]] = {}
-        for top in tops:
-            members = [s.ordinal for s in shops if top in s.tops]
-            if not members:  # every category has a seller
-                members = [k % n_shops for k in range(3)]
-            shops_by_top[top] = (members, cumulative([shop_weights[m] for m in members]))
-        # how many distinct models each leaf has: about 3.5 listings per model on average
-        models_per_leaf = [max(2, round(size * (w / total_w) / 3.5)) for w in weights]
-        id_mult = 1 + 2 * rng.below(499_999_999)
-        while math.gcd(id_mult, 10**9) != 1:
-            id_mult += 2
-        return cls(seed, size, all_leaves, leaf_cum, brands, shops, shops_by_top, models_per_leaf, id_mult,
-                   rng.below(10**9))
-
-    def product_id(self, i: int) -> str:
-        # a bijection of [0, 1e9): unique 10-digit ids that look like marketplace ids
-        return str(1_000_000_000 + (i * self.id_mult + self.id_offset) % 1_000_000_000)
-
-    def model(self, leaf: Leaf, model_index: int) -> Model:
-        key = (leaf.index, model_index)
-        cached = self._models.get(key)
-        if cached is not None:
-            return cached
-        rng = Rng("model", self.seed, self.size, leaf.index, model_index)
-        pool = self.brands[f"{leaf.top} > {leaf.mid}"]
-        brand = "No Brand" if rng.chance(0.08) else pool[min(int(len(pool) * rng.u() ** 1.6), len(pool) - 1)]
-        series = ""
-        if rng.chance(0.55):
-            if rng.chance(0.5):
-                series = rng.pick(vocab.SERIES)
-            else:
-                series = f"{rng.pick('ABCDEFGHJKLMNPRSTVXZ')}{rng.below(90) + 10}"
-            if rng.chance(0.3):
-                series = f"{series} {rng.pick(vocab.SERIES)}"
-        attrs: dict[str, tuple[str, ...]] = {}
-        for k in leaf.key_attrs:
-            values = leaf.schema[k]
-            if rng.chance(0.15) and len(values) > 2:
-                attrs[k] = tuple(rng.sample(values, 2))
-            else:
-                attrs[k] = (rng.pick(values),)
-        z = max(-2.5, min(2.5, rng.normal()))  # no 1-in-a-million outliers: +-2.5 sigma around the median
-        base = leaf.price_median * math.exp(leaf.price_sigma * z)
-        model = Model(brand, series, rng.pick(leaf.nouns), attrs, max(15.0, base))
-        if len(self._models) > 200_000:
-            self._models.clear()
-        self._models[key] = model
-        return model
-
-
-def validate_seed_size(seed: int, size: int) -> None:
-    """Raise ValueError with a one-line reason for an impossible seed or size."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
-        raise ValueError(f"size must be an integer from 1 to {MAX_SIZE:,}, got {size!r}")
 
 
 # -------------------------------------------------------------------------------------------------------- listing
@@ -266,6 +76,8 @@ def _round_price(p: float, rng: Rng) -> float:
 
 
 def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
+    """Product ``i``: its leaf, model and shop drawn, then its attributes, SKU options, title, price, services,
+    sales and texts, in that order (the order of the draws is the catalog)."""
     leaf = world.leaves[rng.weighted(world.leaf_cum)]
     n_models = world.models_per_leaf[leaf.index]
     model_index = min(int(n_models * rng.u() ** 2.2), n_models - 1)
@@ -273,8 +85,40 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
     members, cum = world.shops_by_top[leaf.top]
     shop = world.shops[members[rng.weighted(cum)]]
     product_id = world.product_id(i)
+    attributes = _attributes(leaf, model, rng)
+    sku_options = _sku_options(leaf, rng)
+    title = _title(model, sku_options, rng)
+    price = _round_price(model.base_price * math.exp(0.2 * rng.normal()), rng)
+    services = _services(shop, rng)
+    u = rng.u()
+    sold_count = 0 if u < 0.28 else int(math.exp(rng.u() ** 0.8 * 9.5 * (1.0 if shop.official else 0.8)))
+    short = ";".join([title, *rng.sample(vocab.HIGHLIGHTS, 2 + rng.below(3))]) + ";"
+    description = _description(title, model, attributes, sku_options, rng)
+    spec_pairs = [f"{_key_name(k)}:{v[0]}" for k, v in attributes.items()]
+    spec_pairs.append(f"model:{title[:80]}")
+    image = f"{(int(product_id) * 11400714819323198485) % 2**64:016x}"
+    product = {
+        "product_id": product_id,
+        "shop_id": shop.shop_id,
+        "brand": model.brand,
+        "category": leaf.path,
+        "title": title,
+        "short_description": short[:2000],
+        "description": description[:2000],
+        "specification": ";".join(spec_pairs)[:2000],
+        "price": price,
+        "sold_count": sold_count,
+        "sku_options": sku_options,
+        "attributes": attributes,
+        "main_image_url": f"https://img.shoparena.example/p/{image}.jpg",
+        "product_url": f"https://shoparena.example/products/-i{product_id}.html",
+        "service": services,
+    }
+    return product, leaf.index * 1_000_000 + model_index
 
-    # attributes: the model's key attributes, plus this listing's own values for the rest of the schema
+
+def _attributes(leaf: Leaf, model: Model, rng: Rng) -> dict[str, list[str]]:
+    """The model's key attributes, plus this listing's own values for the rest of the schema (not its SKU keys)."""
     attributes: dict[str, list[str]] = {}
     for key, values in leaf.schema.items():
         if key in model.attrs:
@@ -285,8 +129,11 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
             attributes[key] = [rng.pick(values)]
     if model.brand != "No Brand":
         attributes["brand"] = [model.brand.lower()]
+    return attributes
 
-    # SKU options: 0-9 distinct combinations of the leaf's SKU keys
+
+def _sku_options(leaf: Leaf, rng: Rng) -> dict[str, dict[str, str]]:
+    """0-9 distinct combinations of the leaf's SKU keys, numbered from "1"."""
     sku_options: dict[str, dict[str, str]] = {}
     if leaf.sku_keys and rng.chance(0.75):
         wanted = 1 + min(8, int(9 * rng.u() ** 1.8))
@@ -299,8 +146,12 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
                 continue
             seen.add(combo)
             sku_options[str(len(sku_options) + 1)] = dict(zip(leaf.sku_keys, combo, strict=True))
+    return sku_options
 
-    # title: the way marketplace sellers write them
+
+def _title(model: Model, sku_options: dict[str, dict[str, str]], rng: Rng) -> str:
+    """The title, the way marketplace sellers write them: brand, series, key words around the noun, an option,
+    marketing words, sometimes a prefix."""
     parts: list[str] = []
     if model.brand != "No Brand" and rng.chance(0.9):
         parts.append(model.brand)
@@ -326,9 +177,10 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
         parts += marketing
     if rng.chance(0.18):
         parts.insert(0, rng.pick(vocab.PREFIXES))
-    title = " ".join(p for p in parts if p)
+    return " ".join(p for p in parts if p)
 
-    price = _round_price(model.base_price * math.exp(0.2 * rng.normal()), rng)
+
+def _services(shop: Shop, rng: Rng) -> list[str]:
     services: list[str] = []
     if shop.official:
         services.append("official")
@@ -338,10 +190,12 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
         services.append("COD")
     if rng.chance(_RATE_FLASH):
         services.append("flashsale")
-    u = rng.u()
-    sold_count = 0 if u < 0.28 else int(math.exp(rng.u() ** 0.8 * 9.5 * (1.0 if shop.official else 0.8)))
+    return services
 
-    short = ";".join([title, *rng.sample(vocab.HIGHLIGHTS, 2 + rng.below(3))]) + ";"
+
+def _description(title: str, model: Model, attributes: dict[str, list[str]], sku_options: dict[str, dict[str, str]],
+                 rng: Rng) -> str:
+    """An opener, a sentence for some attributes, the options on offer, two closers."""
     desc_lines = [rng.pick(vocab.DESC_OPENERS).format(title=title, noun=model.noun)]
     for key, values in attributes.items():
         if key == "brand":
@@ -356,28 +210,7 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
         shown = sorted({v for o in sku_options.values() for v in o.values()})[:8]
         desc_lines.append(f"Available options: {', '.join(shown)}.")
     desc_lines.extend(line.replace("{noun}", model.noun) for line in rng.sample(vocab.DESC_CLOSERS, 2))
-    description = " ".join(desc_lines)
-    spec_pairs = [f"{_key_name(k)}:{v[0]}" for k, v in attributes.items()]
-    spec_pairs.append(f"model:{title[:80]}")
-    image = f"{(int(product_id) * 11400714819323198485) % 2**64:016x}"
-    product = {
-        "product_id": product_id,
-        "shop_id": shop.shop_id,
-        "brand": model.brand,
-        "category": leaf.path,
-        "title": title,
-        "short_description": short[:2000],
-        "description": description[:2000],
-        "specification": ";".join(spec_pairs)[:2000],
-        "price": price,
-        "sold_count": sold_count,
-        "sku_options": sku_options,
-        "attributes": attributes,
-        "main_image_url": f"https://img.shoparena.example/p/{image}.jpg",
-        "product_url": f"https://shoparena.example/products/-i{product_id}.html",
-        "service": services,
-    }
-    return product, leaf.index * 1_000_000 + model_index
+    return " ".join(desc_lines)
 
 
 def generate_chunk(world: World, chunk: int) -> list[tuple[dict[str, Any], int]]:

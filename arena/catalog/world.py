@@ -1,0 +1,218 @@
+"""The world of a seeded synthetic catalog: everything about it that is not one product. The category tree
+flattened into `Leaf` objects (each with its attribute schema), and per catalog ``(seed, size)`` the `World`: brand
+pools, shops with Zipf-sized catalogues selling across several top-level categories, the product `Model` objects
+shops list, and how product ids are numbered. `arena.catalog.generator` makes the listings from it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from arena.catalog import taxonomy as tx
+from arena.catalog import vocab
+from arena.catalog.rng import Rng, cumulative
+
+CHUNK = 1024
+MAX_SIZE = 5_000_000
+MAX_SEED = 2**63 - 1
+
+
+# ---------------------------------------------------------------------------------------------------------- world
+
+
+
+@dataclass(frozen=True)
+class Leaf:
+    index: int
+    top: str
+    mid: str
+    name: str
+    path: str
+    family: str
+    nouns: tuple[str, ...]
+    schema: dict[str, tuple[str, ...]]
+    key_attrs: tuple[str, ...]
+    sku_keys: tuple[str, ...]
+    price_median: float
+    price_sigma: float
+
+
+@dataclass(frozen=True)
+class Shop:
+    ordinal: int
+    shop_id: str
+    name: str
+    official: bool
+    free_shipping: float
+    tops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Model:
+    """A product type as a manufacturer makes it; shops list it many times with their own wording and prices."""
+
+    brand: str
+    series: str
+    noun: str
+    attrs: dict[str, tuple[str, ...]]
+    base_price: float
+
+
+def leaves() -> list[Leaf]:
+    """The fixed category tree, flattened, with each leaf's attribute schema (independent of any seed)."""
+    return list(_leaves())
+
+
+@lru_cache(maxsize=1)
+def _leaves() -> tuple[Leaf, ...]:
+    out: list[Leaf] = []
+    for top, mids in tx.TAXONOMY.items():
+        for mid, spec in mids.items():
+            family = tx.FAMILIES[spec["family"]]
+            for name, leaf in spec["leaves"].items():
+                path = f"{top} > {mid} > {name}"
+                rng = Rng("taxonomy", path)
+                leaf_attrs = {k: tuple(v) for k, v in leaf.get("attrs", {}).items()}
+                sku_keys = tuple(leaf.get("sku", ()))
+                family_keys = [k for k in family if k not in leaf_attrs]
+                keep = set(rng.sample(family_keys, 3 + rng.below(3)))
+                keep.update(k for k in sku_keys if k in family)
+                if "color_family" in family:
+                    keep.add("color_family")
+                schema = dict(leaf_attrs)
+                for key in family:  # family order, not set order: deterministic
+                    if key in keep and key not in schema:
+                        schema[key] = tuple(family[key])
+                # key attributes: fixed by the model (always the leaf's own keys, plus one family key)
+                extra = [k for k in schema if k not in leaf_attrs and k not in sku_keys]
+                key_attrs = tuple(k for k in leaf_attrs if k not in sku_keys) + tuple(extra[:1])
+                median, sigma = leaf.get("price", spec["price"])
+                out.append(
+                    Leaf(len(out), top, mid, name, path, spec["family"], tuple(leaf["nouns"]), schema, key_attrs,
+                         sku_keys, float(median), float(sigma))
+                )
+    return tuple(out)
+
+
+def _brand_name(rng: Rng) -> str:
+    word = rng.pick(vocab.SYLLABLES_A) + rng.pick(vocab.SYLLABLES_B)
+    if rng.chance(0.35):
+        word += rng.pick(vocab.SYLLABLES_A)
+    style = rng.u()
+    name = word.upper() if style < 0.15 else word.capitalize()
+    return name + rng.pick(vocab.BRAND_SUFFIX)
+
+
+@dataclass
+class World:
+    """Everything about a catalog that is not one product: brands, shops, who sells what. Cheap to build."""
+
+    seed: int
+    size: int
+    leaves: tuple[Leaf, ...]
+    leaf_cum: list[float]
+    brands: dict[str, list[str]]
+    shops: list[Shop]
+    shops_by_top: dict[str, tuple[list[int], list[float]]]
+    models_per_leaf: list[int]
+    id_mult: int
+    id_offset: int
+    _models: dict[tuple[int, int], Model] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, seed: int, size: int) -> World:
+        validate_seed_size(seed, size)
+        all_leaves = _leaves()
+        rng = Rng("world", seed, size)
+        # leaf popularity: Zipf over a seeded permutation, so each seed has its own best-selling categories
+        order = list(range(len(all_leaves)))
+        rng.shuffle(order)
+        weights = [0.0] * len(all_leaves)
+        for rank, leaf_index in enumerate(order):
+            weights[leaf_index] = 1.0 / (rank + 8) ** 0.9
+        leaf_cum = cumulative(weights)
+        total_w = leaf_cum[-1]
+        # brands: a pool per mid category; some brands span a whole top-level category
+        brands: dict[str, list[str]] = {}
+        per_mid = max(6, min(80, size // 3000 + 6))
+        for top, mids in tx.TAXONOMY.items():
+            house = [_brand_name(rng) for _ in range(3)]
+            for mid in mids:
+                brands[f"{top} > {mid}"] = house + [_brand_name(rng) for _ in range(per_mid)]
+        # shops: Zipf-sized, each selling in several top-level categories (more for bigger shops)
+        tops = list(tx.TAXONOMY)
+        n_shops = max(12, min(80_000, size // 35))
+        shops: list[Shop] = []
+        shop_weights: list[float] = []
+        used_ids: set[int] = set()
+        for k in range(n_shops):
+            sr = Rng("shop", seed, size, k)
+            weight = 1.0 / (k + 5) ** 1.1
+            breadth = 1 + min(len(tops) - 1, int(2 + 14 * weight ** 0.25 * sr.u() + 3 * sr.u()))
+            shop_tops = tuple(sr.sample(tops, breadth))
+            number = 100_000 + sr.below(9_900_000)
+            while number in used_ids:
+                number = 100_000 + sr.below(9_900_000)
+            used_ids.add(number)
+            official = sr.chance(0.45 if k < n_shops // 20 else 0.08)
+            name = f"{sr.pick(vocab.SHOP_PREFIX)} {_brand_name(sr).split(' ')[0]} {sr.pick(vocab.SHOP_WORDS)}"
+            shops.append(Shop(k, str(number), name, official, 0.2 + 0.6 * sr.u(), shop_tops))
+            shop_weights.append(weight)
+        shops_by_top: dict[str, tuple[list[int], list[float]]] = {}
+        for top in tops:
+            members = [s.ordinal for s in shops if top in s.tops]
+            if not members:  # every category has a seller
+                members = [k % n_shops for k in range(3)]
+            shops_by_top[top] = (members, cumulative([shop_weights[m] for m in members]))
+        # how many distinct models each leaf has: about 3.5 listings per model on average
+        models_per_leaf = [max(2, round(size * (w / total_w) / 3.5)) for w in weights]
+        id_mult = 1 + 2 * rng.below(499_999_999)
+        while math.gcd(id_mult, 10**9) != 1:
+            id_mult += 2
+        return cls(seed, size, all_leaves, leaf_cum, brands, shops, shops_by_top, models_per_leaf, id_mult,
+                   rng.below(10**9))
+
+    def product_id(self, i: int) -> str:
+        # a bijection of [0, 1e9): unique 10-digit ids that look like marketplace ids
+        return str(1_000_000_000 + (i * self.id_mult + self.id_offset) % 1_000_000_000)
+
+    def model(self, leaf: Leaf, model_index: int) -> Model:
+        key = (leaf.index, model_index)
+        cached = self._models.get(key)
+        if cached is not None:
+            return cached
+        rng = Rng("model", self.seed, self.size, leaf.index, model_index)
+        pool = self.brands[f"{leaf.top} > {leaf.mid}"]
+        brand = "No Brand" if rng.chance(0.08) else pool[min(int(len(pool) * rng.u() ** 1.6), len(pool) - 1)]
+        series = ""
+        if rng.chance(0.55):
+            if rng.chance(0.5):
+                series = rng.pick(vocab.SERIES)
+            else:
+                series = f"{rng.pick('ABCDEFGHJKLMNPRSTVXZ')}{rng.below(90) + 10}"
+            if rng.chance(0.3):
+                series = f"{series} {rng.pick(vocab.SERIES)}"
+        attrs: dict[str, tuple[str, ...]] = {}
+        for k in leaf.key_attrs:
+            values = leaf.schema[k]
+            if rng.chance(0.15) and len(values) > 2:
+                attrs[k] = tuple(rng.sample(values, 2))
+            else:
+                attrs[k] = (rng.pick(values),)
+        z = max(-2.5, min(2.5, rng.normal()))  # no 1-in-a-million outliers: +-2.5 sigma around the median
+        base = leaf.price_median * math.exp(leaf.price_sigma * z)
+        model = Model(brand, series, rng.pick(leaf.nouns), attrs, max(15.0, base))
+        if len(self._models) > 200_000:
+            self._models.clear()
+        self._models[key] = model
+        return model
+
+
+def validate_seed_size(seed: int, size: int) -> None:
+    """Raise ValueError with a one-line reason for an impossible seed or size."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
+        raise ValueError(f"size must be an integer from 1 to {MAX_SIZE:,}, got {size!r}")
