@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -23,6 +23,9 @@ from arena.judge import JudgeUnavailable, Verdict
 from arena.judge.evidence import build_evidence
 from arena.judge.rubric import SN15_RUBRIC, Rubric
 from arena.trajectory import TrajectoryEvent
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 PROMPT_VERSION = "sn15-judge-v1"
 
@@ -108,9 +111,10 @@ class LLMJudge:
 
         evidence_text = build_evidence(problem, events, max_result_chars=self.max_result_chars)
         seqs = {e.seq for e in events}
-        base = [{"role": "system", "content": system_prompt(self.rubric)},
-                {"role": "user", "content": f"<evidence>\n{evidence_text}\n</evidence>\n\nWhich gate did this run "
-                                            "reach? Answer with the JSON object only."}]
+        base: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": system_prompt(self.rubric)},
+            {"role": "user", "content": f"<evidence>\n{evidence_text}\n</evidence>\n\nWhich gate did this run "
+                                        "reach? Answer with the JSON object only."}]
         calls = failures = 0
         tokens = {"prompt_tokens": 0, "completion_tokens": 0}
         errors: list[str] = []
@@ -123,7 +127,7 @@ class LLMJudge:
                     calls += 1
                     try:
                         response = self.client.chat.completions.create(
-                            model=model, messages=messages, temperature=0, max_tokens=self.max_tokens,  # type: ignore
+                            model=model, messages=messages, temperature=0, max_tokens=self.max_tokens,
                             response_format={"type": "json_object"})
                     except OpenAIError as exc:
                         failures += 1

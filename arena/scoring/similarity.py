@@ -13,7 +13,7 @@ from __future__ import annotations
 import pathlib
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -43,7 +43,7 @@ class WordLlamaEmbedder:
     """WordLlama loaded once from the weights inside its package (never downloads)."""
 
     _lock = threading.Lock()
-    _model: object | None = None
+    _model: Any = None  # wordllama's WordLlamaInference (the package ships no types)
 
     def __init__(self) -> None:
         with WordLlamaEmbedder._lock:
@@ -59,7 +59,7 @@ class WordLlamaEmbedder:
     def embed(self, titles: Sequence[str]) -> np.ndarray:
         if not titles:
             return np.zeros((0, 256), dtype=np.float32)
-        vectors = self._wl.embed(list(titles), norm=True)  # type: ignore[attr-defined]
+        vectors = self._wl.embed(list(titles), norm=True)
         return np.asarray(vectors, dtype=np.float32)
 
 

@@ -81,16 +81,16 @@ def export_corpus(store: Any, out: str | os.PathLike[str], options: ExportOption
         space.close()
         raise CorpusError(f"cannot write next to {out}: {exc.strerror or exc}; choose another --out") from None
     try:
+        assert space.db is not None  # open() connected it
         stored_until = space.get("until_effective")
         if stored_until is None:
-            with space.db:  # type: ignore[union-attr]
+            with space.db:
                 space.set("until_effective", provisional.isoformat())
             stored_until = provisional.isoformat()
         effective_until = datetime.fromisoformat(stored_until)
         selected = store.export_counts(since=options.since, until=effective_until, tasks=options.tasks)["selected"]
         done_before = int(space.get("processed") or 0)
         extract(store, space, options, effective_until, selected, progress, batch_size)
-        assert space.db is not None
         selection = select(store, space.db, options, test_sets)
         funnel, stats, train, evaluation = write_corpus(space, options, test_sets, counts, selection, progress)
     except BaseException:
