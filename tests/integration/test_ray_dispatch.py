@@ -7,11 +7,15 @@ work, and `arena-validator config check` says so."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import http.server
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +29,10 @@ from arena.catalog.build import build_catalog
 from arena.problems.pack import load_pack
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
+from sandbox.bundle import pack_dir
 from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
 from tests.support.ray_cluster import LocalRayCluster
+from validator.chain.commitment import encode_commitment
 from validator.demo import MINER_TEMPLATE, write_template
 from validator.dispatch.ray import RayDispatcher
 from validator.metrics import Metrics
@@ -55,6 +61,7 @@ def cluster(inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFac
     with LocalRayCluster(tmp_path_factory.mktemp("ray-logs")) as found:
         found.add_worker("a", inputs[0])
         found.add_worker("b", inputs[0])
+        ray_dispatcher(found, inputs)  # this process joins the cluster as the node (its Ray driver)
         try:
             yield found
         finally:
@@ -213,6 +220,139 @@ def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(cl
         cluster.kill("stray")
 
 
+def wait_until(predicate: Any, what: str, timeout: float = 300) -> None:
+    """A safety bound for a wait on a state (never an assertion on how long it took)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A plain HTTP server for the miners' packed bundles (their commitments carry its URL)."""
+    folder = tmp_path / "www"
+    folder.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", folder
+    server.shutdown()
+
+
+def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothing_twice(
+        cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path]) -> None:
+    """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race (its Ray tasks end with it) and started
+    again: the runs it had in flight are ended (2006) and dispatched again, the finished ones are never run again."""
+    base_url, www = bundle_server
+    names = ["slow-a", "slow-b"]
+    setup = make_chain(tmp_path, names)
+    for name in names:
+        bundle = pack_dir(slow_agent(tmp_path / "agents" / name, name))
+        (www / f"{name}.tar.gz").write_bytes(bundle.data)
+        setup.chain.set_commitment(setup.miners[name], encode_commitment(bundle.sha256, f"{base_url}/{name}.tar.gz"))
+    url = f"sqlite:///{tmp_path / 'node.sqlite'}"
+    open_store(url).close()
+    catalog_dir, pack_path, signer = inputs
+    args = [str(Path(sys.executable).parent / "arena-validator"), "run", "--chain", "localchain", "--localchain.path",
+            str(setup.path), "--wallet.name", "validator0", "--wallet.path", str(setup.wallets), "--data-dir",
+            str(tmp_path / "node"), "--database-url", url, "--catalog", str(catalog_dir), "--pack", str(pack_path),
+            "--pack.signer", signer, "--sandbox.wall_seconds", "60", "--dispatch", "ray", "--ray.address",
+            cluster.address, "--api.port", "0"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    store = Store.open(url)
+
+    def count(status: str) -> int:
+        return len(store.runs(status=status))
+
+    log = open(tmp_path / "node.log", "ab")
+    node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
+    try:
+        wait_until(lambda: count("finished") >= 2 and count("running") >= 1, "the race to be under way")
+    finally:
+        os.killpg(node.pid, signal.SIGKILL)
+        node.wait(timeout=60)
+    interrupted = {r.run_id for r in store.runs(status=("starting", "running"))}
+    finished = {r.run_id: (r.finished_at, r.attempt) for r in store.runs(status="finished")}
+    assert interrupted
+    # Ray ends a dead driver's tasks: nothing of the killed node's attempts keeps running on the workers
+    wait_until(lambda: not {f"run-{i}" for i in interrupted} & {t for n in ("a", "b") for t in cluster.tasks(n)},
+               "the killed node's tasks to end")
+
+    node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
+    try:
+        wait_until(lambda: any(ws.status == "set" for ws in store.weight_sets()), "the weights to be set")
+    finally:
+        node.send_signal(signal.SIGTERM)
+        assert node.wait(timeout=60) == 0, (tmp_path / "node.log").read_text()[-3000:]
+    runs = store.runs()
+    assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    for run_id, (at, attempt) in finished.items():  # never run again
+        run = store.run(run_id)
+        assert run is not None and (run.finished_at, run.attempt) == (at, attempt)
+    for run in runs:
+        seqs = [e.seq for e in store.events(run.run_id)]
+        assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run
+        if run.run_id in interrupted:
+            assert run.attempt == 2 and [a["code"] for a in run.sandbox["attempts"]] == [blame.NODE_INTERRUPTED]
+    assert {r.sandbox["worker"] for r in runs} <= {cluster.workers[n].node_id()[:12] for n in ("a", "b")}
+    store.close()
+
+
+def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(cluster: LocalRayCluster, inputs: Any,
+                                                                       tmp_path: Path) -> None:
+    """A worker process that stops answering mid-run (frozen) is bounded by the run's wall clock plus the grace: its
+    task is cancelled (the process killed), the run is the validator's fault (2008) and runs again elsewhere."""
+    names = ["slow-a", "slow-b"]
+    setup = make_chain(tmp_path, names)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    seed(store, setup, tmp_path, tmp_path / "node", {n: slow_agent(tmp_path / "agents" / n, n) for n in names})
+    dispatcher = ray_dispatcher(cluster, inputs)
+    dispatcher.grace = 5.0
+    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
+    arena.config.limits = Limits(wall_seconds=30)
+    watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    frozen: list[str] = []
+    done = threading.Event()
+
+    def freeze_a_run_on_b() -> None:
+        while not done.is_set() and not frozen:
+            tasks = {f"run-{r.run_id}" for r in watcher.runs(status="running")} & set(cluster.tasks("b"))
+            if tasks:
+                task = sorted(tasks)[0]
+                cluster.signal_task("b", task, signal.SIGSTOP)
+                frozen.append(task.removeprefix("run-"))
+            else:
+                done.wait(0.1)
+
+    thread = threading.Thread(target=freeze_a_run_on_b, daemon=True)
+    thread.start()
+    try:
+        race(arena, store)
+    finally:
+        done.set()
+        thread.join()
+        watcher.close()
+    runs = store.runs()
+    assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    (stuck,) = [store.run(run_id) for run_id in frozen]
+    assert stuck is not None and stuck.attempt == 2
+    (attempt,) = stuck.sandbox["attempts"]
+    assert attempt["code"] == blame.WORKER_LOST and "within its wall clock plus 5s" in attempt["error"]
+    assert all(not r.sandbox.get("attempts") for r in runs if r.run_id != stuck.run_id)
+    for run in runs:
+        seqs = [e.seq for e in store.events(run.run_id)]
+        assert seqs and seqs == list(range(len(seqs)))
+    # a frozen host cannot be helped from the node: its result, if it ever comes, is taken by no one; this one
+    # thaws, and Ray's cancel ends its task
+    if f"run-{stuck.run_id}" in cluster.tasks("b"):
+        cluster.signal_task("b", f"run-{stuck.run_id}", signal.SIGCONT)
+    wait_until(lambda: f"run-{stuck.run_id}" not in cluster.tasks("b"), "the cancelled task to end")
+    assert store.run(stuck.run_id).attempt == 2  # type: ignore[union-attr]
+    store.close()
+
+
 def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(cluster: LocalRayCluster, inputs: Any,
                                                                   tmp_path: Path) -> None:
     names = ["slow-a", "slow-b"]
@@ -225,16 +365,17 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(cluster: LocalRa
     watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
     killed = threading.Event()
 
-    def kill_when_both_workers_run() -> None:
-        # two runs in a sandbox at once on two one-CPU workers: one of them is on worker b
+    def kill_when_b_runs_a_run() -> None:
+        # worker b is running a run's task, and that run is in its sandbox
         while not killed.is_set():
-            if len(watcher.runs(status="running")) >= 2:
+            running = {f"run-{r.run_id}" for r in watcher.runs(status="running")}
+            if running & set(cluster.tasks("b")):
                 cluster.kill("b")
                 killed.set()
             else:
                 killed.wait(0.1)
 
-    thread = threading.Thread(target=kill_when_both_workers_run, daemon=True)
+    thread = threading.Thread(target=kill_when_b_runs_a_run, daemon=True)
     thread.start()
     try:
         race(arena, store)
@@ -242,6 +383,7 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(cluster: LocalRa
         killed.set()
         thread.join()
         watcher.close()
+        cluster.add_worker("b", inputs[0])  # a new host in its place, for the tests that run after this one
     runs = store.runs()
     assert len(runs) == 8 and len({(r.hotkey, r.problem_id) for r in runs}) == 8
     assert all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]

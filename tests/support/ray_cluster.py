@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 RAY = str(Path(sys.executable).parent / "ray")
 OBJECT_STORE = 80 * 10**6
 
@@ -98,12 +100,54 @@ class LocalRayCluster:
         """The worker host lost: every process of the node killed at once (raylet, its workers, their sandboxes)."""
         self._kill(self.workers[name])
 
+    def tasks(self, name: str) -> list[str]:
+        """The Ray tasks the node's worker processes are running now, by their process title (`ray::<task name>`;
+        the dispatcher names a run's task `run-<run id>`)."""
+        return [title.removeprefix("ray::") for title in self._titles(self.workers[name])
+                if title.startswith("ray::") and not title.startswith(("ray::IDLE", "ray::DashboardAgent",
+                                                                         "ray::RuntimeEnvAgent"))]
+
+    def signal_task(self, name: str, task: str, sig: int) -> None:
+        """Signal the worker process of node `name` running `task` (SIGSTOP: a worker that hangs)."""
+        for proc in self._tree(self.workers[name]):
+            try:
+                if " ".join(proc.cmdline()).split()[:1] == [f"ray::{task}"]:
+                    proc.send_signal(sig)
+                    return
+            except psutil.Error:
+                continue
+        raise LookupError(f"node {name} runs no task {task}")
+
     @staticmethod
-    def _kill(node: RayNode, sig: int = signal.SIGKILL) -> None:
+    def _tree(node: RayNode) -> list[psutil.Process]:
+        try:
+            return [psutil.Process(node.proc.pid), *psutil.Process(node.proc.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def _titles(self, node: RayNode) -> list[str]:
+        titles = []
+        for proc in self._tree(node):
+            try:  # a process title set over argv comes back padded: its first word is the title
+                words = " ".join(proc.cmdline()).split()
+            except psutil.Error:
+                continue
+            if words:
+                titles.append(words[0] if words[0].startswith("ray::") else " ".join(words))
+        return titles
+
+    @classmethod
+    def _kill(cls, node: RayNode, sig: int = signal.SIGKILL) -> None:
+        tree = cls._tree(node)  # Ray's worker processes start their own sessions: not in the node's process group
         try:
             os.killpg(node.proc.pid, sig)
         except ProcessLookupError:
             pass
+        for proc in tree[1:]:
+            try:
+                proc.send_signal(sig)
+            except psutil.Error:
+                continue
         try:
             node.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
