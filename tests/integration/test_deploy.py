@@ -99,15 +99,16 @@ def test_the_ray_override_adds_a_head_and_workers_and_makes_the_node_their_drive
                            "config"], cwd=stack, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     services = yaml.safe_load(done.stdout)["services"]
-    assert {"postgres", "validator", "prometheus", "ray-head", "ray-worker"} <= set(services)
-    assert "--head" in " ".join(services["ray-head"]["command"]) and "--num-cpus 0" in " ".join(
-        services["ray-head"]["command"])
+    assert {"postgres", "validator", "prometheus", "ray-worker"} <= set(services)
+    node = services["validator"]  # the Ray head, taking no runs, and the node as its driver (on a node of the cluster)
+    assert "ray start --head --port 6379 --num-cpus 0" in " ".join(node["command"])
+    assert " ".join(node["command"]).endswith("exec arena-validator run")
     worker = services["ray-worker"]
     assert "--labels shoparena=worker" in " ".join(worker["command"]) and worker["environment"]["ARENA_CATALOG"]
     assert any((v.get("target") if isinstance(v, dict) else v.split(":")[1]) == "/catalog" for v in worker["volumes"])
-    node = services["validator"]
+    assert "--address validator:6379" in " ".join(worker["command"])
     assert node["environment"]["ARENA_DISPATCH"] == "ray" and node["environment"]["ARENA_RAY_ADDRESS"]
-    assert node["image"] == worker["image"] == services["ray-head"]["image"]  # one Ray, one Python
+    assert node["image"] == worker["image"]  # one Ray, one Python
     assert node["environment"]["ARENA_DATABASE_URL"].startswith("postgresql+psycopg://")  # the base stack's, kept
     for name in ("dispatch", "ray_address"):  # the override sets the node's own settings
         assert name in Settings.model_fields and env_name(name) in node["environment"]
