@@ -1,0 +1,305 @@
+"""`arena-miner test`: run an agent on problems with exactly the validator's harness, gateway, scoring and judge,
+and print a scorecard."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.cliutil import err, fail, out, progress_bar
+from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
+from miner_template.cli.bundle import pack_or_exit
+from miner_template.cli.scorecard import print_scorecard, run_row, write_run
+
+
+def test_cmd(
+    directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
+    problems_path: Annotated[Path | None, typer.Option("--problems", help="A problem pack or a JSONL of problems "
+                                                                          "(default: a cached public pack on a small "
+                                                                          "catalog).")] = None,
+    catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
+    n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",
+    unsafe_local: Annotated[bool, typer.Option("--unsafe-local", help="Run the agent as a plain subprocess: NO "
+                                                                      "isolation. For quick local debugging.")] = False,
+    timeout: Annotated[float, typer.Option(help="Per-problem wall-clock limit in seconds.")] = DEFAULT_TIMEOUT,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where trajectories and reports go.")] = None,
+    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies (with "
+                                                          "--model).")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", help="Model(s) the agent may call at --llm-base-url; "
+                                                                    "the first is the one it is told to use "
+                                                                    "($ARENA_LLM_MODEL), as a validator tells it "
+                                                                    "its --gateway.models.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scorecard as JSON here.")] = None,
+    judge_name: Annotated[str, typer.Option("--judge", help="Reasoning judge: offline (no LLM, the validator's "
+                                                            "default), llm, or none.")] = "offline",
+    judge_url: Annotated[str | None, typer.Option("--judge-url", help="OpenAI-compatible endpoint of the LLM judge "
+                                                                      "(default: --llm-base-url).")] = None,
+    judge_model: Annotated[list[str] | None, typer.Option("--judge-model", help="The LLM judge's model(s), tried "
+                                                                                "in order.")] = None,
+) -> None:
+    """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
+    from arena.scoring import aggregate
+    from sandbox.gateway import Upstream
+
+    _check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir)
+    _check_llm_options(llm_base_url, model or [])
+    bundle = pack_or_exit(directory)
+    backend = _backend(sandbox, unsafe_local)
+    judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
+    catalog, problems, pack = _open_problems(problems_path, catalog_dir, n)
+    out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
+    (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
+    (out_dir / "reports").mkdir(parents=True, exist_ok=True)
+    upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
+    ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout)
+    suite = aggregate(ran.results)
+    notes = _llm_notes(ran.asked, llm_base_url, model or [])
+    from arena.scoring.rulesets import get_ruleset
+
+    ruleset = get_ruleset(pack.ruleset)
+    scorecard = {"bundle_sha256": bundle.sha256, "backend": backend.name, "ruleset": ruleset.describe(),
+                 "suite": suite.model_dump(),
+                 "llm_model": upstream.models[0] if llm_base_url and upstream.models else None, "notes": notes,
+                 "problems": ran.rows}
+    (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
+    if json_out is not None:
+        json_out.write_text(json.dumps(scorecard, indent=1))
+    print_scorecard(suite, ran.rows, out_dir, ruleset=ruleset.name)
+    for note in notes:
+        out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    if ran.faults:
+        fail(f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's "
+             f"doing; a validator retries such runs); see {out_dir}/reports", code=3)
+
+
+def _check_test_options(n: int, timeout: float, problems_path: Path | None, catalog_dir: Path | None,
+                        json_out: Path | None, out_dir: Path | None) -> None:
+    """One line and exit 2 for options that cannot work together, before any work."""
+    if n < 1:
+        fail(f"--n must be at least 1, got {n}")
+    if timeout <= 0:
+        fail(f"--timeout must be positive, got {timeout}")
+    if (problems_path is None) != (catalog_dir is None):
+        fail("--problems and --catalog go together (the pack's catalog); give both or neither")
+    if json_out is not None and json_out.is_dir():
+        fail(f"--json {json_out} is a folder; give a file name inside it")
+    if json_out is not None and not json_out.parent.is_dir():
+        fail(f"--json: folder {json_out.parent} does not exist; create it first")
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
+
+
+def _open_problems(problems_path: Path | None, catalog_dir: Path | None, n: int) -> tuple[Any, list[Any], Any]:
+    """The catalog, the first `n` problems and their pack (default: the cached public pack on a small catalog)."""
+    from arena.catalog import Catalog, CatalogError
+
+    if problems_path is None:
+        catalog_dir, problems_path = _default_problems(max(n, 12))
+    assert catalog_dir is not None
+    try:
+        catalog = Catalog.open(catalog_dir)
+    except CatalogError as exc:
+        fail(str(exc))
+    problems, pack = _load_problems(problems_path, catalog.digest)
+    return catalog, problems[:n], pack
+
+
+@dataclass
+class _Ran:
+    """What the runs of one `arena-miner test` gave: a row per run, (task, score) per run, how many hit a fault of
+    ours, and the model every chat call of the agents named (served or refused)."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    results: list[tuple[str, Any]] = field(default_factory=list)
+    faults: int = 0
+    asked: list[str] = field(default_factory=list)
+
+
+def _run_problems(bundle: Any, backend: Any, judge: Any, catalog: Any, problems: list[Any], pack: Any,
+                  upstream: Any, out_dir: Path, timeout: float) -> _Ran:
+    """Run the bundle on each problem behind one gateway, score and judge it, write its trajectory and report; on
+    Ctrl-C, what ran is kept and the command exits 130."""
+    from sandbox.bundle import unpack
+    from sandbox.gateway import Gateway, GatewayServer, JsonlRecorder
+
+    work = Path(tempfile.mkdtemp(prefix="shoparena-"))
+    os.chmod(work, 0o711)
+    ran = _Ran()
+    try:
+        agent_dir = unpack(bundle.data, work / "agent")
+        gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
+        with GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
+            task = bar.add_task("running problems", total=len(problems), rate="")
+            for problem in problems:
+                outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
+                _one_run(ran, judge, catalog, pack, problem, outcome, out_dir)
+                bar.advance(task)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: {len(ran.rows)} of {len(problems)} problems ran; their trajectories "
+                  f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
+                  "is dropped and no scorecard was written", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return ran
+
+
+def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outcome: Any, out_dir: Path) -> None:
+    """One finished run: scored (when the sandbox completed it), judged, counted and written."""
+    from arena.scoring import score_run
+
+    score = None
+    if outcome.result.status == "ok":
+        score = score_run(problem, outcome.answer, catalog.get, gold_vectors=pack.gold_vectors(
+            problem.problem_id), ruleset=pack.ruleset)
+    code, _ = outcome.error_code()  # as a validator would blame it (arena.blame)
+    ran.faults += code is not None and code >= 2000
+    ran.asked += [e.name for e in outcome.events  # the model each chat call named ("" for none)
+                  if e.kind == "llm_call" and e.name not in ("models", "chat.completions")]
+    verdict = _verdict(judge, problem, outcome, score)
+    ran.results.append((problem.task, score))
+    ran.rows.append(run_row(problem, outcome, score, verdict))
+    write_run(out_dir, problem, outcome, score, verdict)
+
+
+def _default_problems(n: int) -> tuple[Path, Path]:
+    """A small catalog and a public problem pack, built once and cached."""
+    from arena.catalog import Catalog
+    from arena.catalog.build import build_catalog
+    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+    from arena.problems.pack import new_pack, write_pack
+
+    catalog_dir, pack_path = CACHE / "catalog", CACHE / f"public-{n}.json"
+    if not (catalog_dir / "catalog.json").exists():
+        err.print("building the default test catalog (once) ...")
+        build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
+    if not pack_path.exists():
+        catalog = Catalog.open(catalog_dir)
+        report = generate_problems(catalog, n, seed=0)
+        write_pack(new_pack(report.problems, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION),
+                   pack_path)
+    return catalog_dir, pack_path
+
+
+def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
+    """A problem pack, or a JSONL file of problems (one `Problem` per line, as `arena problems show` prints)."""
+    from pydantic import ValidationError
+
+    from arena.problems import Problem
+    from arena.problems.pack import PackError, load_pack, new_pack
+
+    if path.suffix == ".jsonl":
+        problems = []
+        for lineno, line in enumerate(path.read_text().splitlines(), start=1):
+            if line.strip():
+                try:
+                    problems.append(Problem.model_validate_json(line))
+                except ValidationError as exc:
+                    fail(f"{path}:{lineno}: not a problem ({exc.errors()[0]['msg']})")
+        if not problems:
+            fail(f"{path} holds no problems")
+        pack = new_pack(problems, catalog_digest=catalog_digest, generator_version="jsonl")
+        return pack.problems, pack
+    try:
+        pack = load_pack(path, catalog_digest=catalog_digest, require_signature=False)
+    except PackError as exc:
+        fail(str(exc))
+    return pack.problems, pack
+
+
+def _check_llm_options(base_url: str | None, models: list[str]) -> None:
+    """--llm-base-url and --model go together; one line naming the missing half."""
+    if base_url and not models:
+        fail("--llm-base-url needs --model M: the model the agent is told to use at that endpoint")
+    if models and not base_url:
+        fail("--model needs --llm-base-url URL: the OpenAI-compatible endpoint that serves the model")
+    if base_url and not base_url.startswith(("http://", "https://")):
+        fail(f"--llm-base-url {base_url!r} is not an http:// or https:// URL")
+
+
+def _llm_notes(asked: list[str], base_url: str | None, models: list[str]) -> list[str]:
+    """One line each for LLM calls the gateway could not serve: no endpoint at all, or a model not allowed."""
+    if not asked:
+        return []
+    if not base_url:
+        return [f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
+                "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"]
+    refused = sorted({m for m in asked if m not in models})
+    if not refused:
+        return []
+    count = sum(1 for m in asked if m not in models)
+    return [f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
+            f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
+            "with --model"]
+
+
+def _backend(name: str, unsafe_local: bool) -> Any:
+    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+
+    if name not in ("process", "docker"):
+        fail(f"unknown sandbox {name!r}; use process or docker")
+    if name == "docker":
+        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
+
+        if unsafe_local:
+            fail("--unsafe-local applies to the process sandbox only; drop it or use --sandbox process")
+        try:
+            return DockerSandbox()
+        except DockerUnavailable as exc:
+            fail(str(exc))
+    if unsafe_local:
+        err.print("[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
+                  "files, your environment and reach your network. Use it only for agents you wrote.")
+    try:
+        return ProcessSandbox("bare" if unsafe_local else "bwrap")
+    except SandboxUnavailable as exc:
+        fail(f"{exc} (or pass --unsafe-local to run without isolation)")
+
+
+async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, problem: Any, timeout: float) -> Any:
+    from sandbox.backends import Limits
+    from sandbox.run import run_one
+
+    return await run_one(gateway, backend, agent_dir, socket_dir, problem.public(), limits=Limits(wall_seconds=timeout))
+
+
+def _judge(name: str, url: str | None, models: list[str]) -> Any:
+    if name == "none":
+        return None
+    if name == "offline":
+        from arena.judge.offline import OfflineJudge
+
+        return OfflineJudge()
+    if name != "llm":
+        fail(f"unknown judge {name!r}; use offline, llm or none")
+    if not url or not models:
+        fail("--judge llm needs an endpoint (--judge-url or --llm-base-url) and at least one --judge-model")
+    from arena.judge.llm import LLMJudge
+
+    return LLMJudge(url, models, api_key=os.environ.get("OPENAI_API_KEY"))
+
+
+def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
+    """The judge's verdict on a run the sandbox completed; a judge that cannot judge is shown, never a zero."""
+    from arena.judge import JudgeUnavailable
+
+    if judge is None or score is None:
+        return None
+    try:
+        verdict = judge.judge(problem.public(), outcome.events)
+    except JudgeUnavailable as exc:
+        err.print(f"[yellow]{problem.problem_id}[/]: judge unavailable ({exc})", highlight=False)
+        return None
+    score.judge_quality, score.judge_coefficient = verdict.quality, verdict.coefficient
+    score.final = judge.rubric.final(score.success, verdict.quality)
+    return verdict
