@@ -1,0 +1,69 @@
+"""What the `arena problems` commands share: reading and writing packs with one-line errors, checking --out and
+--json before any work, and the table of problems per split and task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from arena.cliutil import fail, out
+from arena.problem import TASKS
+
+
+def load(path: Path, *, catalog_digest: str | None = None, require_signature: bool = False) -> Any:
+    from arena.problems.pack import PackError, load_pack
+
+    try:
+        return load_pack(path, catalog_digest=catalog_digest, require_signature=require_signature)
+    except PackError as exc:
+        fail(str(exc))
+
+
+def out_file(path: Path | None) -> Path | None:
+    """--out names a file to write: checked when the command line is read, before any work."""
+    return check_file(path, "--out")
+
+
+def json_file(path: Path | None) -> Path | None:
+    return check_file(path, "--json")
+
+
+def check_file(path: Path | None, flag: str) -> Path | None:
+    if path is not None and path.is_dir():
+        fail(f"{flag} {path} is a folder; give a file name, e.g. {path / 'pack.json'}")
+    if path is not None and path.parent.exists() and not path.parent.is_dir():
+        fail(f"{flag}: {path.parent} is a file, not a folder")
+    if path is not None and not path.parent.is_dir():
+        fail(f"{flag}: folder {path.parent} does not exist; create it first")
+    return path
+
+
+def write(pack: Any, path: Path) -> None:
+    from arena.problems.pack import PackError, write_pack
+
+    try:
+        write_pack(pack, path)
+    except (PackError, OSError) as exc:
+        fail(f"could not write {path}: {exc}")
+
+
+def new_pack(problems: list[Any], catalog_digest: str | None, version: str, ruleset: str = "shoppingbench") -> Any:
+    from arena.problems.pack import PackError, new_pack
+
+    try:
+        return new_pack(problems, catalog_digest=catalog_digest, generator_version=version, ruleset=ruleset)
+    except PackError as exc:
+        fail(str(exc))
+
+
+def print_counts(problems: list[Any], title: str) -> None:
+    from arena.problems.splits import split_report
+
+    table = Table(title=title)
+    for column in ("split", "problems", "clusters", *TASKS):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for split, row in sorted(split_report(problems).items()):
+        table.add_row(split, *(str(row.get(c, 0)) for c in ("problems", "clusters", *TASKS)))
+    out.print(table)
