@@ -7,7 +7,7 @@ The migrations in `migrations/versions/` create exactly these tables; a test com
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -20,6 +20,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     TypeDecorator,
     UniqueConstraint,
@@ -65,6 +66,8 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+    if TYPE_CHECKING:  # every model maps one table (SQLAlchemy types `__table__` as any FromClause)
+        __table__: ClassVar[Table]
 
 
 class Miner(Base):
