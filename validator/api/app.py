@@ -25,7 +25,7 @@ from arena.problem import TASKS
 from validator.api import views
 from validator.store.models import Race, Run, Score
 from validator.store.repository import RUN_STATUSES, Store
-from validator.store.views import RUN_SORTS, Page
+from validator.store.views import Page, RunSort
 
 STATIC = Path(__file__).resolve().parent / "static"
 Limit = Query(50, ge=1, le=500, description="page size")
@@ -162,7 +162,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
              status: str | None = None,
              task: str | None = Query(None, description="only runs of closed races: an open race's tasks are hidden"),
              error_code: int | None = None, blame: Literal["agent", "validator"] | None = None,
-             sort: Literal[tuple(RUN_SORTS)] = Query("created", description="sort key"),  # type: ignore[valid-type]
+             sort: RunSort = Query("created", description="sort key"),
              order: Literal["asc", "desc"] = "asc", limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
         if status is not None and status not in RUN_STATUSES:
             raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine, Select, case, func, select
 from sqlalchemy.orm import Session
@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 from validator.store.models import Miner, ProblemRow, Race, RaceResult, Run, Score, Submission, WeightSet
 
 #: How `/api/runs` may be sorted (a race's content sorts only once it closed: before, the last six keys are blank).
-RUN_SORTS = ("created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools", "problem",
-             "task")
+RunSort = Literal["created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools",
+                  "problem", "task"]
+RUN_SORTS: tuple[RunSort, ...] = get_args(RunSort)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class ViewsStore:
 
     def page_runs(self, *, race_id: str | None = None, hotkey: str | None = None, status: str | None = None,
                   error_code: int | None = None, blame: str | None = None, task: str | None = None,
-                  sort: str = "created", descending: bool = False, limit: int, offset: int) -> Page:
+                  sort: RunSort = "created", descending: bool = False, limit: int, offset: int) -> Page:
         """Runs filtered and sorted by a `RUN_SORTS` key (then creation, then id), a task only matching runs of
         closed races; rows of (run, score or None, task or None, race status, race seed block)."""
         closed = Race.status == "closed"

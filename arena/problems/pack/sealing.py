@@ -47,7 +47,11 @@ def sealed_pack(pack: Pack, *, anchor: Anchor | None = None, fixed_round: int | 
                             f"(round {published} is out now): check --seal.anchor_time and --seal.anchor_block")
     for slot, batch in enumerate(batches):
         block = rot.start_block + slot * rot.cadence_blocks
-        round_ = fixed_round if fixed_round is not None else anchor.round_for_block(block)  # type: ignore[union-attr]
+        if fixed_round is not None:
+            round_ = fixed_round
+        else:
+            assert anchor is not None  # one of the two, checked above
+            round_ = anchor.round_for_block(block)
         sealed.append(seal_batch(batch, slot=slot, open_block=block, reveal_round=round_,
                                  title_embeddings=pack.title_embeddings))
         if progress is not None:
