@@ -109,7 +109,8 @@ def agent_main(problem_data):
             try:
                 result = execute_tool_call(call["name"], call["parameters"])
             except Exception as exc:  # noqa: BLE001 - the model named a tool or parameter that does not exist
-                result = {**call, "result": f"Error: {exc}"}
+                result = {"name": call["name"], "parameters": call["parameters"], "tool_call_id": call["tool_call_id"],
+                          "result": f"Error: {exc}"}
             results.append(result)
             observations.append({"tool_call_id": result["tool_call_id"], "results": result["result"]})
         steps.append(create_dialogue_step(think, results, response, query, number))
