@@ -149,7 +149,8 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     assert by_task["total"] >= 1 and all(r["task"] == task for r in by_task["items"])
     miner = runs["items"][0]["hotkey"]
     mine = client.get("/api/runs", params={"miner": miner, "limit": 500}).json()
-    assert mine["total"] == 4 and all(r["hotkey"] == miner for r in mine["items"])
+    # its 4 runs of the race and its 3 of the qualifying round it passed first
+    assert mine["total"] == 4 + 3 and all(r["hotkey"] == miner for r in mine["items"])
     offline = [r for r in client.get("/api/runs", params={"limit": 500}).json()["items"]
                if r["tool_calls"] and not r["llm_calls"]][0]  # a rule-based agent: its steps are its tool calls
     run = client.get(f"/api/runs/{offline['run_id']}").json()
@@ -193,7 +194,7 @@ def test_metrics_scrape_and_health(client: TestClient, demo_store: Store) -> Non
     text = client.get("/metrics").text
     finished = len(demo_store.runs(status="finished"))
     assert f'shoparena_runs{{status="finished"}} {finished}.0' in text and finished >= 12
-    assert 'shoparena_runs{status="errored"} 4.0' in text
+    assert 'shoparena_runs{status="errored"} 7.0' in text  # the hostile agent's 4 race and 3 qualifying runs
     assert "shoparena_queue_depth 0.0" in text and 'shoparena_weight_sets{status="set"} 1.0' in text
     health = client.get("/healthz")
     assert health.status_code == 200 and health.json()["checks"]["store"]["ok"] is True
@@ -331,7 +332,7 @@ def test_a_miners_page_has_its_submissions_races_weights_and_runs(hclient: TestC
     assert lite["open_races"] == [{"race_id": history[1].live_race, "status": "running", "seed_block": 1800,
                                    "opened_at": lite["open_races"][0]["opened_at"],
                                    "runs_by_status": {"finished": 3, "running": 1}}]
-    assert lite["runs_by_status"] == {"finished": 15, "running": 1}
+    assert lite["runs_by_status"] == {"finished": 15 + 3, "running": 1}  # and its 3 qualifying runs
     hostile = hclient.get(f"/api/miners/{names['hostile']}").json()
     assert [r["rank"] for r in hostile["races"]] == [first[names["hostile"]].rank, 4, 4]
     assert hostile["races"][2]["errored"] == 4
@@ -361,7 +362,9 @@ def test_weight_history_per_uid_with_the_ties_of_each_race(hclient: TestClient,
 def test_runs_filter_sort_and_page(hclient: TestClient, history: tuple[Store, History]) -> None:
     total = len(history[0].runs())
     everything = hclient.get("/api/runs", params={"limit": 500}).json()
-    assert everything["total"] == total == len(history[0].runs(race_id=history[1].races[0])) + 3 * 16
+    qualifying = sum(len(history[0].runs(race_id=r.race_id)) for r in history[0].races(kind="qualifying"))
+    assert qualifying == 3 * 5  # each of the demo's five accepted submissions ran the 3 qualifying problems
+    assert everything["total"] == total == len(history[0].runs(race_id=history[1].races[0])) + 3 * 16 + qualifying
     seen: list[str] = []
     for offset in range(0, total, 25):
         page = hclient.get("/api/runs", params={"limit": 25, "offset": offset, "sort": "ended", "order": "desc"})
@@ -377,7 +380,8 @@ def test_runs_filter_sort_and_page(hclient: TestClient, history: tuple[Store, Hi
     assert {r["run_id"] for r in closed_oom["items"]} == set(history[1].oom_runs)
     mine = hclient.get("/api/runs", params={"miner": history[1].names["hostile"], "status": "errored",
                                             "sort": "race", "order": "desc", "limit": 500}).json()["items"]
-    assert mine[0]["race_id"] == history[1].live_race and len(mine) == 4 + 4 + 1
+    # its errored runs of two closed races and the running one, and of its qualifying round
+    assert mine[0]["race_id"] == history[1].live_race and len(mine) == 4 + 4 + 1 + 3
     assert hclient.get("/api/runs", params={"sort": "nonsense"}).status_code == 422
     assert hclient.get("/api/runs", params={"blame": "nobody"}).status_code == 422
 
@@ -611,7 +615,8 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert made.live_race in driver.find_element(By.ID, "miner-open").text
         check_page(driver, "miner")
         driver.find_element(By.ID, "miner-runs").click()
-        wait.until(lambda d: d.find_elements(By.ID, "run-total") and d.find_element(By.ID, "run-total").text == "16")
+        # its 16 race runs and its 3 qualifying runs
+        wait.until(lambda d: d.find_elements(By.ID, "run-total") and d.find_element(By.ID, "run-total").text == "19")
         visit(f"#/miner/{names['copycat']}", "#miner-submissions tbody tr")
         copy = rows("#miner-submissions")[0].text
         assert "copy" in copy and "same normalized source" in copy
