@@ -18,7 +18,8 @@ Rows:
 - the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
   runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
 - the cost of opening a sealed batch (per race: the race's problems sealed to a real drand round, then opened
-  with its signature, see `cost_rows`); the qualifying round: not measured yet;
+  with its signature, see `cost_rows`); the qualifying round (`RaceBench.qualifying`: four new submissions race the
+  pack's public qualifying set on a node of their own; seconds per submission and the cost of deciding);
 - idle share: wall time x concurrency not covered by any run (scheduling gaps).
 
 With `--dispatch ray` the same race (same pack, slot, miners) is run three times, each by its own validator on the
@@ -88,6 +89,8 @@ def main() -> None:
         bench = RaceBench(root, setup, agents, catalog, pack, slot)
         local = bench.race(0, "local", args.concurrency)
         if args.dispatch == "local":
+            for row in bench.qualifying(args.concurrency):
+                print(row)
             return
         from tests.support.ray_cluster import LocalRayCluster
         from validator.dispatch.ray import RayDispatcher
@@ -152,6 +155,56 @@ class RaceBench:
                            for r in store.runs()})
         store.close()
         return row
+
+
+    def qualifying(self, concurrency: int, miners: int = 4) -> list[str]:
+        """The qualifying round's rows: `miners` new submissions each race the pack's public qualifying set (every
+        public problem, up to 30) on a node of their own, driven as the node's jobs drive it (start, dispatch, close
+        and decide); the cost per submission, and the node's own cost of deciding (the leader's figures read, the
+        decision stored)."""
+        root, setup = self.root, self.setup
+        public = sum(1 for p in self.pack.problems if p.split == "public")
+        if not public:
+            return ["qualify   the qualifying round: not measured (the bench's pack has no public problem)"]
+        rotation = self.pack.rotation.model_copy(update={"qualify_share": 0.95, "qualify_problems": min(public, 30)})
+        pack = self.pack.model_copy(update={"rotation": rotation})
+        url = f"sqlite:///{root / 'qualify.sqlite'}"
+        engine = make_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        store = Store.open(url)
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        for j, (name, agent) in enumerate(list(self.agents.items())[:miners]):
+            place_submission(store, root / "qualify", setup.miners[name].hotkey.ss58_address, agent, block=1 + j)
+        config = ArenaConfig(data_dir=root / "qualify", concurrency=concurrency, max_attempts=2, retry_backoff=1.0,
+                             limits=Limits(wall_seconds=120))
+        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=self.catalog,
+                      sandbox=ProcessSandbox("bwrap"), config=config)
+        arena.start()
+        decide = 0.0
+        started = time.perf_counter()
+        try:
+            started_rounds = arena.qualifying.start(self.slot)
+            while store.races(status="running", kind="qualifying"):
+                asyncio.run(arena.dispatch())
+                mark = time.perf_counter()
+                arena.close_races()  # closing a qualifying race decides its submission
+                decide += time.perf_counter() - mark
+        finally:
+            arena.stop()
+        wall = time.perf_counter() - started
+        runs = store.runs()
+        agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
+        decided = store.qualifications(pack.pack_id)
+        store.close()
+        per_submission = wall / max(started_rounds, 1)
+        statuses = ", ".join(sorted(q.status for q in decided))
+        return [f"qualify   the qualifying round: {started_rounds} new submissions x {rotation.qualify_problems} "
+                f"public problems = {len(runs)} runs in {wall:.1f}s wall ({per_submission:.1f}s per submission at "
+                f"{concurrency} at once; {agent / max(len(runs), 1):.2f}s agent time per run)",
+                f"          decided: {statuses}; the closing ticks that decided them took "
+                f"{decide * 1000 / max(len(decided), 1):.1f} ms per submission (the qualifying race closed, the "
+                "leader's figures read, the decision stored)"]
 
 
 def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int) -> dict[str, Any]:
@@ -236,7 +289,7 @@ def cost_rows(arena: Any, repeats: int = 5) -> list[str]:
         sealed = (f"sealed    opening a sealed batch: {statistics.median(seconds) * 1000:.1f} ms per race "
                   f"({len(problems)} problems, {len(batch.ciphertext) / 1024:.0f} KiB sealed; median of {repeats}; "
                   "the beacon fetch not included)")
-    return [sealed, "qualify   the qualifying round: not measured (not in the node yet)"]
+    return [sealed]
 
 
 if __name__ == "__main__":
