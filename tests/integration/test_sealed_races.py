@@ -114,6 +114,12 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         assert b.store.race(b.open_race()).problem_ids == race.problem_ids  # type: ignore[arg-type,union-attr]
 
         race_to_close(a, race_id)
+        race_to_close(b, race_id)
+        # both validators score the batch alike and compute byte-identical weight vectors from it
+        assert [(r.hotkey, r.rank, r.score) for r in a.store.race_results(race_id)] == [
+            (r.hotkey, r.rank, r.score) for r in b.store.race_results(race_id)]
+        a.weigh(), b.weigh()
+        assert a.store.weight_sets()[-1].vector == b.store.weight_sets()[-1].vector
         assert a.open_race() == race_id  # its slot is raced once, never reopened
         clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE)  # slot 1
         second = a.open_race()
