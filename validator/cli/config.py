@@ -1,0 +1,118 @@
+"""`arena-validator config`: the node's effective settings (`show`) and what the node needs before it starts
+(`check`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from arena.cliutil import out
+from validator.cli.flags import with_settings
+from validator.settings import Settings, field_flag
+
+config_app = typer.Typer(no_args_is_help=True, help="The node's effective settings.")
+
+
+def _sources(given: dict[str, Any], env_file: Path = Path(".env")) -> dict[str, str]:
+    """Where each setting's value came from: flag, env (ARENA_*), .env or default (the order they win in)."""
+    from dotenv import dotenv_values
+
+    environ = {k.upper() for k in os.environ}
+    dotenv = {k.upper() for k in dotenv_values(env_file)} if env_file.is_file() else set()
+    found = {}
+    for name in Settings.model_fields:
+        env = f"ARENA_{name.upper()}"
+        found[name] = ("flag" if name in given else "env" if env in environ else ".env" if env in dotenv
+                       else "default")
+    return found
+
+
+@config_app.command("show")
+@with_settings()
+def config_show(settings: Settings, given: dict[str, Any],
+                as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+                ) -> None:
+    """Print the effective settings and where each came from (flag > ARENA_* environment > .env > default), secrets
+    masked."""
+    shown = settings.masked()
+    if as_json:
+        out.print_json(json.dumps(shown, default=str))
+        return
+    sources = _sources(given)
+    table = Table(title="arena-validator settings", show_lines=False)
+    table.add_column("setting", overflow="fold")
+    table.add_column("flag", overflow="fold")
+    table.add_column("value", overflow="fold")
+    table.add_column("from", overflow="fold")
+    for name, value in shown.items():
+        table.add_row(name, field_flag(name), "" if value is None else str(value), sources[name])
+    out.print(table)
+    out.print("from: flag (this command line), env (ARENA_* in the environment), .env (the file in this folder), "
+              "default", highlight=False)
+
+
+@config_app.command("check")
+@with_settings()
+def config_check(settings: Settings) -> None:
+    """Check what the node needs before it starts: the store (reachable, schema current), the chain (reachable),
+    the wallet (hotkey readable), our hotkey on the metagraph with a validator permit, (when --catalog or --pack
+    is set) the pack: its catalog, its signature, its signer the pinned --pack.signer, and with --dispatch ray the
+    cluster: its workers, their catalogs and sandboxes. One line per check."""
+    from validator.chain import open_chain, our_neuron
+    from validator.chain.bittensor_chain import load_wallet
+    from validator.chain.port import ChainError
+    from validator.store.repository import StoreError, make_engine, wait_for
+    from validator.store.schema import SchemaError, check_current
+
+    failures = 0
+
+    def report(name: str, ok: bool, detail: str) -> None:
+        nonlocal failures
+        failures += not ok
+        mark = "[green]ok[/]  " if ok else "[bold red]fail[/]"
+        out.print(f"{mark} {name:8s} {detail}", highlight=False)
+
+    try:
+        engine = make_engine(settings.db_url, create=False)
+        wait_for(engine)
+        check_current(engine)
+        report("store", True, engine.url.render_as_string(hide_password=True))
+    except (StoreError, SchemaError) as exc:
+        report("store", False, str(exc))
+    hotkey = None
+    try:
+        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+        hotkey = wallet.hotkey.ss58_address
+        report("wallet", True, f"{settings.wallet_name}/{settings.wallet_hotkey}: {hotkey}")
+    except ChainError as exc:
+        report("wallet", False, exc.message)
+    try:
+        chain = open_chain(settings)
+        graph = chain.metagraph()
+        report("chain", True, f"{chain.network} netuid {chain.netuid}: block {chain.block()}, "
+                              f"{len(graph.neurons)} neurons")
+        if hotkey is not None:
+            neuron = our_neuron(chain, hotkey, metagraph=graph)
+            report("hotkey", True, f"uid {neuron.uid}, validator permit")
+    except ChainError as exc:
+        report("chain" if exc.code not in {"not_registered", "no_permit"} else "hotkey", False, exc.message)
+    if settings.pack is not None or settings.catalog is not None:
+        from validator.node import NodeError, open_pack
+
+        try:
+            _, pack = open_pack(settings)
+            report("pack", True, f"{pack.pack_id}: {len(pack.problems)} problems signed by the pinned {pack.signer}")
+        except NodeError as exc:
+            report("pack", False, str(exc))
+    if settings.dispatch == "ray":
+        from validator.dispatch.ray import cluster_report
+
+        for name, ok, detail in cluster_report(settings):
+            report(name, ok, detail)
+    if failures:
+        raise typer.Exit(1)

@@ -1,0 +1,106 @@
+"""`arena-validator localchain`: LocalChain, a dev chain in a SQLite file, for demos and tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cliutil import fail, out
+from validator.cli.flags import with_settings
+from validator.settings import Settings
+
+chain_app = typer.Typer(no_args_is_help=True, help="LocalChain: a dev chain in a SQLite file, for demos and tests.")
+
+
+def _chain_path(settings: Settings) -> Path:
+    return settings.localchain_path.expanduser()
+
+
+@chain_app.command("init")
+@with_settings(fields=("localchain_path", "netuid"))
+def localchain_init(
+    settings: Settings,
+    block_time: Annotated[float, typer.Option(help="Seconds per block.", min=0.01)] = 12.0,
+    rate_limit: Annotated[int, typer.Option("--weights-rate-limit", help="Blocks between weight sets.", min=0)] = 100,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing chain file.")] = False,
+) -> None:
+    """Create a LocalChain file (netuid from --netuid, default 1)."""
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    path = _chain_path(settings)
+    try:
+        chain = LocalChain.init(path, netuid=settings.netuid if settings.netuid is not None else 1,
+                                block_time=block_time, weights_rate_limit=rate_limit, overwrite=overwrite)
+    except ChainError as exc:
+        fail(exc.message)
+    out.print(f"LocalChain at {path}: netuid {chain.netuid}, {block_time:g} s blocks, weights rate limit "
+              f"{rate_limit} blocks; next: arena-validator localchain register --wallet.name NAME")
+
+
+@chain_app.command("register")
+@with_settings(fields=("localchain_path", "wallet_name", "wallet_hotkey", "wallet_path"))
+def localchain_register(
+    settings: Settings,
+    validator_permit: Annotated[bool, typer.Option("--validator-permit",
+                                                   help="Give the hotkey a validator permit.")] = False,
+    stake: Annotated[float, typer.Option(help="Stake to record for the hotkey (TAO).", min=0)] = 0.0,
+    create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
+) -> None:
+    """Register the wallet's hotkey (--wallet.name/--wallet.hotkey/--wallet.path) on the LocalChain."""
+
+    from validator.chain.bittensor_chain import create_wallet, load_wallet
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    try:
+        chain = LocalChain(_chain_path(settings))
+        if create:
+            create_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+        neuron = chain.register(wallet, validator_permit=validator_permit, stake=stake)
+    except ChainError as exc:
+        fail(exc.message)
+    role = "validator" if neuron.validator_permit else "miner"
+    out.print(f"registered {neuron.hotkey} as uid {neuron.uid} ({role}) on netuid {chain.netuid}")
+
+
+@chain_app.command("show")
+@with_settings(fields=("localchain_path",))
+def localchain_show(
+    settings: Settings,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Show the LocalChain: block, neurons, commitments and the latest weights."""
+    from validator.chain.local import LocalChain
+    from validator.chain.port import ChainError
+
+    try:
+        chain = LocalChain(_chain_path(settings))
+        info, graph, commitments, weights = chain.info(), chain.metagraph(), chain.commitments(), chain.weights()
+    except ChainError as exc:
+        fail(exc.message)
+    if as_json:
+        out.print_json(json.dumps({"info": info, "neurons": [n.model_dump() for n in graph.neurons],
+                                   "commitments": {k: v.model_dump() for k, v in commitments.items()},
+                                   "weights": {str(k): {str(u): w for u, w in v.items()} for k, v in weights.items()}},
+                                  default=str))
+        return
+    out.print(f"LocalChain {_chain_path(settings)}: netuid {info['netuid']}, block {info['block']}, "
+              f"{info['block_time']:g} s blocks, weights rate limit {info['weights_rate_limit']}")
+    table = Table(title=f"{len(graph.neurons)} neurons")
+    for column in ("uid", "hotkey", "role", "stake", "axon", "commitment", "at block"):
+        table.add_column(column, no_wrap=column == "hotkey", min_width=48 if column == "hotkey" else None,
+                         overflow="fold")
+    for n in graph.neurons:
+        c = commitments.get(n.hotkey)
+        table.add_row(str(n.uid), n.hotkey, "validator" if n.validator_permit else "miner", f"{n.stake:g}",
+                      n.axon.url if n.axon else "", c.value if c else "", str(c.block) if c else "")
+    out.print(table)
+    for uid, row in sorted(weights.items()):
+        shown = ", ".join(f"{u}: {w:.4f}" for u, w in sorted(row.items()))
+        out.print(f"weights set by uid {uid}: {shown}")

@@ -1,0 +1,106 @@
+"""The node's commands: `run` (the validator node, with its API), `dashboard` (the API over an existing store) and
+`demo` (one whole race on this machine)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cliutil import fail, out
+from validator.cli.flags import STORE, with_settings
+from validator.settings import Settings
+
+
+@with_settings()
+def run_cmd(settings: Settings) -> None:
+    """Run the validator node: sync submissions, race them on the pack's rotation, score, set weights. Production:
+    --database-url postgresql+psycopg://..., --sandbox.backend docker, --chain subtensor (the default)."""
+    import asyncio
+
+    from arena.log import get_logger
+    from validator.node import NodeError, build_node
+
+    if settings.log_json:
+        os.environ["ARENA_LOG_JSON"] = "1"
+    log = get_logger("validator")
+    try:
+        node = build_node(settings, log=log)
+    except NodeError as exc:
+        fail(str(exc))
+    server = None
+    if settings.api_port:
+        from sandbox.serving import ThreadedServer
+        from validator.api import create_app
+
+        app_ = create_app(node.arena.store, health=node.health, metrics=node.arena.metrics)
+        try:
+            server = ThreadedServer(app_, host=settings.api_host, port=settings.api_port).start()
+        except OSError as exc:
+            fail(f"cannot serve the API on {settings.api_host}:{settings.api_port}: {exc}; pick another --api.port")
+        log.info("api.serving", url=server.url, dashboard=server.url + "/", metrics=server.url + "/metrics")
+    try:
+        asyncio.run(node.run())
+    finally:
+        if server is not None:
+            server.stop()
+
+
+@with_settings(fields=(*STORE, "api_host", "api_port"))
+def dashboard_cmd(settings: Settings,
+                  port: Annotated[int | None, typer.Option("--port", help="Port (default --api.port).")] = None,
+                  ) -> None:
+    """Serve the read-only API, the dashboard and /metrics over an existing store (no node needed)."""
+    from arena.log import get_logger
+    from sandbox.serving import ThreadedServer
+    from validator.api import create_app
+    from validator.node import NodeError, open_store
+
+    port = port if port is not None else settings.api_port
+    if not 1 <= port <= 65535:
+        fail(f"--port must be from 1 to 65535, got {port}")
+    try:
+        store = open_store(settings)
+    except NodeError as exc:
+        fail(str(exc))
+    server = ThreadedServer(create_app(store), host=settings.api_host, port=port)
+    try:
+        server.start()
+    except OSError as exc:
+        import errno
+
+        fail(f"{exc.strerror or exc}; " + ("pick another --port" if exc.errno == errno.EADDRINUSE else
+                           "check --api.host (an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)"))
+    get_logger("validator").info("dashboard.serving", url=server.url + "/", api=server.url + "/openapi.json")
+    out.print(f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   "
+              "(Ctrl-C to stop)", highlight=False)
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5) and server.alive():
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def demo_cmd(
+    root: Annotated[Path, typer.Option(
+        "--dir", help="Where the demo keeps everything: a new or empty folder, or an earlier demo's (replaced); any "
+                      "other folder is refused.")] = Path("var/demo"),
+    size: Annotated[int, typer.Option(help="Catalog size (products).", min=1000)] = 20_000,
+    problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
+    per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 10,
+    concurrency: Annotated[int, typer.Option(help="Runs at once.", min=1)] = 2,
+) -> None:
+    """One whole race on this machine: catalog, signed pack, a local chain, five miners publishing agents through
+    it (one a copy, one hostile), the node racing them in the bubblewrap sandbox on SQLite, weights set on chain."""
+    from validator.demo import run_demo
+
+    raise typer.Exit(run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency))
