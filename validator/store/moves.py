@@ -1,17 +1,18 @@
 """A run's status machine (DESIGN: "Run status and blame"), and its moves and scores written as plain statements.
 
 `changes` is the machine itself: the column values of one move from a run's current row, or a `StoreError` for an
-illegal one; the repository's ORM moves and `advance` both apply it. `advance` and `put_score` are the hot path of a
-race (`Store.claim`, `Store.record_run`): one SELECT and one UPDATE of the run per commit, one upsert of its score,
-with no ORM object loaded or flushed."""
+illegal one; `move` (the ORM run in a session) and `advance` both apply it. `advance` and `put_score` are the hot
+path of a race (`Store.claim`, `Store.record_run`): one SELECT and one UPDATE of the run per commit, one upsert of
+its score, with no ORM object loaded or flushed."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
 
 from validator.store.errors import StoreError
 from validator.store.models import Event, Run, Score, utcnow
@@ -31,9 +32,9 @@ NEXT = {
 PHASE_COLUMN = {"starting": "starting_at", "running": "running_at", "scoring": "scoring_at",
                 "judged": "judged_at", "finished": "finished_at", "errored": "errored_at"}
 
-_RUNS = cast(Table, Run.__table__)
-_SCORES = cast(Table, Score.__table__)
-_EVENTS = cast(Table, Event.__table__)
+_RUNS = Run.__table__
+_SCORES = Score.__table__
+_EVENTS = Event.__table__
 # statements built once (building one costs more than running it): the run's row, locked on PostgreSQL; its update
 # (the columns are the parameters' keys); the score's upsert per dialect, with and without `judged_at`
 _RUN = select(_RUNS).where(_RUNS.c.run_id == bindparam("the_run"))
@@ -82,6 +83,18 @@ def changes(run_id: str, row: Mapping[str, Any], status: str, fields: dict[str, 
             raise StoreError("bad_input", f"run has no writable field {key!r}")
         out[key] = value
     return out
+
+
+def move(s: Session, run_id: str, status: str, fields: dict[str, Any]) -> Run:
+    """A move of the ORM run in session `s` (`changes`: the status machine); the run read FOR UPDATE on PostgreSQL."""
+    check_status(status)
+    run = s.get(Run, run_id, with_for_update=s.get_bind().dialect.name == "postgresql")
+    if run is None:
+        raise StoreError("not_found", f"no run {run_id}")
+    row = {"status": run.status, "blame": run.blame, "error_code": run.error_code, "attempt": run.attempt}
+    for key, value in changes(run_id, row, status, fields).items():
+        setattr(run, key, value)
+    return run
 
 
 def advance(conn: Connection, run_id: str, moves: Sequence[tuple[str, dict[str, Any]]]) -> Run:
