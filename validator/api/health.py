@@ -1,0 +1,43 @@
+"""`/healthz` (the store, and the node's own checks) and `/metrics` for Prometheus."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+
+from validator.store.repository import Store
+
+
+def router(store: Store, *, health: Any = None, metrics: Any = None) -> APIRouter:
+    """`/healthz` and `/metrics` over `store`. `health()` returns extra checks (chain, scheduler) as
+    {name: (ok, detail)}; `metrics` is a `validator.metrics.Metrics` whose registry `/metrics` exposes."""
+    api = APIRouter()
+
+    @api.get("/healthz", tags=["health"], summary="Store reachable, chain reachable, scheduler alive")
+    def healthz() -> Response:
+        checks: dict[str, dict[str, Any]] = {}
+        started = time.perf_counter()
+        try:
+            checks["store"] = {"ok": True, "detail": store.ping()}
+        except Exception as exc:  # noqa: BLE001 - health reports any failure as data
+            checks["store"] = {"ok": False, "detail": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        if health is not None:
+            for name, (ok, detail) in health().items():
+                checks[name] = {"ok": bool(ok), "detail": detail}
+        healthy = all(c["ok"] for c in checks.values())
+        body = {"ok": healthy, "checks": checks, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        return JSONResponse(body, status_code=200 if healthy else 503)
+
+    @api.get("/metrics", tags=["health"], summary="Prometheus metrics", response_class=Response)
+    def metrics_endpoint() -> Response:
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        from validator.metrics import Metrics
+
+        registry = (metrics or Metrics(store)).registry
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    return api

@@ -1,0 +1,108 @@
+"""The runs: the filtered list, one run in full once its race closed (its answer beside the gold), and its
+trajectory (403 while the race is open)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.responses import Response
+
+from arena.problem import TASKS
+from validator.api import views
+from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts
+from validator.store.models import Run, Score
+from validator.store.repository import RUN_STATUSES, Store
+from validator.store.views import RunSort
+
+
+def router(store: Store) -> APIRouter:
+    """`/api/runs`, `/api/runs/{run_id}` and its `/trajectory` over `store`."""
+    api = APIRouter()
+
+    @api.get("/api/runs", tags=["runs"],
+             summary="Runs, filtered by race, miner, status, task, error code and blame; sorted; paged")
+    def runs(race_id: str | None = None, miner: str | None = Query(None, description="hotkey"),
+             status: str | None = None,
+             task: str | None = Query(None, description="only runs of closed races: an open race's tasks are hidden"),
+             error_code: int | None = None, blame: Literal["agent", "validator"] | None = None,
+             sort: RunSort = Query("created", description="sort key"),
+             order: Literal["asc", "desc"] = "asc", limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
+        if status is not None and status not in RUN_STATUSES:
+            raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")
+        if task is not None and task not in TASKS:
+            raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(TASKS)}")
+        found = store.page_runs(race_id=race_id, hotkey=miner, status=status, error_code=error_code, blame=blame,
+                                task=task, sort=sort, descending=order == "desc", limit=limit, offset=offset)
+        return page(found, limit, offset, run_summary)
+
+    @api.get("/api/runs/{run_id}", tags=["runs"],
+             summary="One run: the public query, every step, the strict breakdown, the judge's verdict, errors")
+    def run(run_id: str) -> dict[str, Any]:
+        found = store.run(run_id)
+        if found is None:
+            raise HTTPException(404, f"no run {run_id!r}; list them at /api/runs")
+        race_row = store.race(found.race_id)
+        race_status = race_row.status if race_row else None
+        score = store.score(run_id)
+        sandbox = found.sandbox or {}
+        if not views.revealed(race_status):
+            out = run_summary(found, score, None, race_status, race_row.seed_block if race_row else None)
+            out["hidden_reason"] = HIDDEN
+            out["sandbox_facts"] = sandbox_facts(sandbox, full=False)
+            out["error_description"] = describe(found.error_code)
+            return out
+        return _in_full(store, found, score, race_status, race_row.seed_block if race_row else None)
+
+    @api.get("/api/runs/{run_id}/trajectory", tags=["runs"],
+             summary="A run's gateway log, in order (`download=true`: a JSONL file); 403 while its race is open")
+    def trajectory(run_id: str, download: bool = False) -> Any:
+        found = store.run(run_id)
+        if found is None:
+            raise HTTPException(404, f"no run {run_id!r}")
+        race_row = store.race(found.race_id)
+        if not views.revealed(race_row.status if race_row else None):
+            raise HTTPException(403, f"run {run_id}: {HIDDEN}")
+        events = [e.model_dump(mode="json") for e in store.events(run_id)]
+        if download:
+            import json
+
+            body = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+            return Response(body, media_type="application/x-ndjson", headers={
+                "Content-Disposition": f'attachment; filename="trajectory-{run_id}.jsonl"'})
+        return events
+
+    return api
+
+
+def _in_full(store: Store, found: Run, score: Score | None, race_status: str | None,
+             seed_block: int | None) -> dict[str, Any]:
+    """A run of a closed race, in full: its problem, the gold beside its answer, the sandbox, the strict checks and
+    the judge's verdict (with the verdicts a rescore replaced), every step, and the node's own faults it met."""
+    sandbox = found.sandbox or {}
+    problem = store.problem(found.problem_id)
+    out = run_summary(found, score, problem.task if problem else None, race_status, seed_block)
+    data = problem.data if problem else {}
+    out["problem"] = {k: data.get(k) for k in ("problem_id", "task", "query", "difficulty")}
+    out["problem"]["n_products"] = len(data.get("reward") or [])
+    # the race closed: its gold is published, and the answer is shown beside it with each check
+    out["gold"] = gold(data)
+    out["answer"] = sandbox.get("answer")
+    out["sandbox"] = found.sandbox
+    out["sandbox_facts"] = sandbox_facts(sandbox, full=True)
+    out["strict"] = score.strict if score else None
+    out["judge"] = score.judge if score else None
+    out["judge_evidence"] = score.judge_evidence if score else None
+    # the ruleset the strict checks were made by, and the verdicts a rescore replaced (oldest first)
+    out["ruleset"] = {"name": score.ruleset, "version": score.ruleset_version} if score else None
+    out["score_revisions"] = [
+        {"ruleset": r.ruleset, "ruleset_version": r.ruleset_version, "rubric_version": r.rubric_version,
+         "success": r.success, "final": r.final, "replaced_at": r.replaced_at.isoformat(), "reason": r.reason}
+        for r in store.score_revisions(found.run_id)]
+    out["steps"] = [e.model_dump(mode="json") for e in store.events(found.run_id)]
+    # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
+    # that ended in an error, with its code and blame)
+    out["upstream_errors"] = sandbox.get("upstream_errors") or []
+    out["attempts"] = sandbox.get("attempts") or []
+    out["error_description"] = describe(found.error_code)
+    return out
