@@ -147,19 +147,14 @@ def trajectory(index: int, p: int, query: str, agent: str, recommend: str, rng: 
 
 
 def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
+    """Fill the fresh database at `url` with `runs` closed race runs over `problems` problems; its figures."""
     engine = make_engine(url)
     upgrade(engine)
     engine.dispose()
     store = Store.open(url)
     started = time.perf_counter()
-    neurons = [Neuron(uid=i + 1, hotkey=f"5Miner{i:02d}", coldkey=f"ck{i}") for i in range(MINERS)]
-    store.upsert_miners(neurons)
-    subs = [store.add_submission(hotkey=n.hotkey, sha256=f"{i:064x}", commitment_block=10 + i)[0]
-            for i, n in enumerate(neurons)]
-    held_out = max(1, problems // 10)
-    store.add_pack(pack_id="bench", name="bench", digest="b" * 64,
-                   problems=[problem(i) for i in range(problems)]
-                   + [problem(problems + i, held_out=True) for i in range(held_out)])
+    subs = _miners(store)
+    held_out = _pack(store, problems)
     queries = {f"p{i:05d}": problem(i)["query"] for i in range(problems)}
     per_race = max(1, problems // 20)
     races = -(-runs // (per_race * MINERS))
@@ -172,55 +167,16 @@ def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
         store.create_race(race_id=race_id, pack_id="bench", seed_block=r, seed_hash=f"0x{r:04x}", problem_ids=pids)
         run_rows, score_rows, event_rows = [], [], []
         for pid in pids:
-            p = int(pid[1:])
             for m, sub in enumerate(subs):
                 if made >= runs:
                     break
-                index = made
+                run_row, score_row, events = _run(made, race_id, pid, m, sub, queries[pid], rng, problems, held_out)
                 made += 1
-                run_id = uuid.UUID(int=rng.getrandbits(128)).hex
-                ended = T0 + timedelta(seconds=index)
-                agent = ("llm", "narrated", "llm", "code")[m % 4]
-                llm_agent = agent != "code"
-                errored = rng.random() < 0.02
-                wins = rng.random() < (0.7 if llm_agent else 0.5)
-                recommend = f"{9_000_000_000 + p}" if wins else listing(p, 0)[5]["product_id"]
-                if wins and rng.random() < 0.01:  # it also recommends a held-out problem's answer
-                    recommend += f",{9_000_000_000 + problems + rng.randrange(held_out)}"
-                style = "standard" if rng.random() < 0.35 else f"run {index}"  # a third repeat a chat
-                events, _ = trajectory(index, p, queries[pid], agent, recommend, rng, style)
-                if errored:
-                    events = events[:2]
-                run_rows.append({"run_id": run_id, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
-                                 "hotkey": sub.hotkey, "status": "errored" if errored else "finished",
-                                 "error_code": blame.TIMED_OUT if errored else None,
-                                 "blame": blame.blame_of(blame.TIMED_OUT) if errored else None,
-                                 "attempt": 1, "created_at": ended, "finished_at": None if errored else ended,
-                                 "errored_at": ended if errored else None, "sandbox": {},
-                                 "tool_calls": len(events), "llm_calls": 4 if llm_agent else 0, "tokens": 0,
-                                 "cost": 0.0})
-                for e in events:
-                    e.update(run_id=run_id, started_at=ended)
+                run_rows.append(run_row)
                 event_rows += events
-                if not errored:
-                    quality = (0.9 if rng.random() < 0.8 else 0.7) if llm_agent else 0.1
-                    success = 1.0 if wins else 0.0
-                    final = success * (1.0 if quality >= 0.8 else 0.3 + 0.875 * quality)
-                    score_rows.append({
-                        "run_id": run_id, "success": success, "final": final, "judge_quality": quality,
-                        "judge_coefficient": 1.0 if quality >= 0.8 else 0.3 + 0.875 * quality,
-                        "strict": {"task": "product", "answer": recommend.split(","), "success": bool(wins),
-                                   "products": [{"slot": 0, "gold_id": f"{9_000_000_000 + p}",
-                                                 "answer_id": shown_of(recommend), "known": True}]},
-                        "judge": {"gate": "sound" if quality == 0.9 else ("no_comparison" if quality == 0.7
-                                                                          else "no_reasoning")},
-                        "judge_evidence": [], "scored_at": ended, "judged_at": ended})
-        with store.session() as s:
-            s.execute(insert(Run.__table__), run_rows)
-            if score_rows:
-                s.execute(insert(Score.__table__), score_rows)
-            store.add_events(event_rows, session=s)
-        store.set_race_status(race_id, "closed")
+                if score_row is not None:
+                    score_rows.append(score_row)
+        _store_race(store, race_id, run_rows, score_rows, event_rows)
         if r % 10 == 0 or r == races - 1:
             print(f"  filled {made:,} runs ({time.perf_counter() - started:.0f} s)", flush=True)
     with store.engine.connect() as conn:
@@ -229,6 +185,84 @@ def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
     store.close()
     return {"runs": made, "events": events, "bytes": size, "seconds": time.perf_counter() - started,
             "last_ended": (T0 + timedelta(seconds=made)).isoformat()}
+
+
+def _miners(store: Store) -> list[Any]:
+    """The miners, registered, each with one submission."""
+    neurons = [Neuron(uid=i + 1, hotkey=f"5Miner{i:02d}", coldkey=f"ck{i}") for i in range(MINERS)]
+    store.upsert_miners(neurons)
+    return [store.add_submission(hotkey=n.hotkey, sha256=f"{i:064x}", commitment_block=10 + i)[0]
+            for i, n in enumerate(neurons)]
+
+
+def _pack(store: Store, problems: int) -> int:
+    """The pack: `problems` race problems and one in ten as many held out; the number held out."""
+    held_out = max(1, problems // 10)
+    store.add_pack(pack_id="bench", name="bench", digest="b" * 64,
+                   problems=[problem(i) for i in range(problems)]
+                   + [problem(problems + i, held_out=True) for i in range(held_out)])
+    return held_out
+
+
+def _run(index: int, race_id: str, pid: str, m: int, sub: Any, query: str, rng: random.Random, problems: int,
+         held_out: int) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+    """Run number `index`, of miner `m` (submission `sub`) on problem `pid`: its row, its score's row (None when it
+    errored) and its gateway events. Draws from `rng` in a fixed order, so the same arguments make the same store."""
+    p = int(pid[1:])
+    run_id = uuid.UUID(int=rng.getrandbits(128)).hex
+    ended = T0 + timedelta(seconds=index)
+    agent = ("llm", "narrated", "llm", "code")[m % 4]
+    llm_agent = agent != "code"
+    errored = rng.random() < 0.02
+    wins = rng.random() < (0.7 if llm_agent else 0.5)
+    recommend = f"{9_000_000_000 + p}" if wins else listing(p, 0)[5]["product_id"]
+    if wins and rng.random() < 0.01:  # it also recommends a held-out problem's answer
+        recommend += f",{9_000_000_000 + problems + rng.randrange(held_out)}"
+    style = "standard" if rng.random() < 0.35 else f"run {index}"  # a third repeat a chat
+    events, _ = trajectory(index, p, query, agent, recommend, rng, style)
+    if errored:
+        events = events[:2]
+    run_row = {"run_id": run_id, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
+               "hotkey": sub.hotkey, "status": "errored" if errored else "finished",
+               "error_code": blame.TIMED_OUT if errored else None,
+               "blame": blame.blame_of(blame.TIMED_OUT) if errored else None,
+               "attempt": 1, "created_at": ended, "finished_at": None if errored else ended,
+               "errored_at": ended if errored else None, "sandbox": {},
+               "tool_calls": len(events), "llm_calls": 4 if llm_agent else 0, "tokens": 0,
+               "cost": 0.0}
+    for e in events:
+        e.update(run_id=run_id, started_at=ended)
+    if errored:
+        return run_row, None, events
+    return run_row, _score(run_id, p, ended, llm_agent, wins, recommend, rng), events
+
+
+def _score(run_id: str, p: int, ended: datetime, llm_agent: bool, wins: bool, recommend: str,
+           rng: random.Random) -> dict[str, Any]:
+    """The score's row of a finished run: strict success, the judge's quality and the final score from them."""
+    quality = (0.9 if rng.random() < 0.8 else 0.7) if llm_agent else 0.1
+    success = 1.0 if wins else 0.0
+    final = success * (1.0 if quality >= 0.8 else 0.3 + 0.875 * quality)
+    return {
+        "run_id": run_id, "success": success, "final": final, "judge_quality": quality,
+        "judge_coefficient": 1.0 if quality >= 0.8 else 0.3 + 0.875 * quality,
+        "strict": {"task": "product", "answer": recommend.split(","), "success": bool(wins),
+                   "products": [{"slot": 0, "gold_id": f"{9_000_000_000 + p}",
+                                 "answer_id": shown_of(recommend), "known": True}]},
+        "judge": {"gate": "sound" if quality == 0.9 else ("no_comparison" if quality == 0.7
+                                                          else "no_reasoning")},
+        "judge_evidence": [], "scored_at": ended, "judged_at": ended}
+
+
+def _store_race(store: Store, race_id: str, run_rows: list[dict[str, Any]], score_rows: list[dict[str, Any]],
+                event_rows: list[dict[str, Any]]) -> None:
+    """One race's rows in one transaction (bulk inserts; the events by COPY), then the race closed."""
+    with store.session() as s:
+        s.execute(insert(Run.__table__), run_rows)
+        if score_rows:
+            s.execute(insert(Score.__table__), score_rows)
+        store.add_events(event_rows, session=s)
+    store.set_race_status(race_id, "closed")
 
 
 # --- one measured export (in its own process) -------------------------------------------------------------------
