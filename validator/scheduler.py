@@ -70,6 +70,8 @@ class Node:
                 if metrics is not None:
                     metrics.job_last_success.labels(job=name).set(self.last_ok[name])
             except asyncio.CancelledError:
+                if self.stopping.is_set():
+                    return  # the node is stopping: a job cut short is expected (not an error for the scheduler's log)
                 raise
             except Exception as exc:  # noqa: BLE001 - a failing job must never stop the node
                 self.failures[name] = self.failures.get(name, 0) + 1
