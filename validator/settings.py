@@ -281,7 +281,7 @@ def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str
     problems: list[str] = []
     settings: Settings | None = None
     try:
-        settings = Settings(_env_file=env_file, **given)  # type: ignore[call-arg]
+        settings = Settings(_env_file=env_file, **given)
     except SourceError as exc:  # a value pydantic-settings could not even read
         problems.append(str(exc))
     except ValidationError as exc:
@@ -301,7 +301,7 @@ def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str
             # the invalid values set aside (at their defaults), so a missing required setting is listed too
             defaults = {name: Settings.model_fields[name].get_default(call_default_factory=True) for name in bad}
             try:
-                settings_rest = Settings(_env_file=env_file, **{**given, **defaults})  # type: ignore[call-arg]
+                settings_rest = Settings(_env_file=env_file, **{**given, **defaults})
             except (ValidationError, SourceError):
                 settings_rest = None
             if settings_rest is not None:

@@ -93,6 +93,7 @@ def with_settings(*, require: tuple[str, ...] = (), fields: tuple[str, ...] | No
             return command(settings=settings, **kwargs)
 
         signature = inspect.Signature(own + _settings_parameters(fields))
+        # inspect.signature (and so typer) reads a function's __signature__, which typeshed does not declare
         run.__signature__ = signature  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
         return run
