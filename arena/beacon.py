@@ -20,8 +20,7 @@ QUICKNET_CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600
 QUICKNET_GENESIS = 1692803367
 QUICKNET_PERIOD = 3
 #: a real, public quicknet pulse, for offline tests and the LocalChain demo (no future pulse exists offline)
-QUICKNET_ROUND_1000 = ("b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6"
-                       "b63ed5e39")
+QUICKNET_ROUND_1000 = "b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6b63ed5e39"
 
 
 def round_at(unix_time: float) -> int:
@@ -54,8 +53,9 @@ class DrandRelay:
         try:
             response = self._client.get(where)
         except httpx.HTTPError as exc:
-            raise BeaconError(f"drand relay {self.url} unreachable for round {round_}: {type(exc).__name__}: "
-                              f"{exc}") from None
+            raise BeaconError(
+                f"drand relay {self.url} unreachable for round {round_}: {type(exc).__name__}: {exc}"
+            ) from None
         if response.status_code in (404, 425):
             return None
         if response.status_code != 200:
@@ -65,8 +65,9 @@ class DrandRelay:
             signature = str(body["signature"])
             got = int(body.get("round", round_))
         except (ValueError, KeyError, TypeError):
-            raise BeaconError(f"drand relay {self.url} sent something that is not a drand pulse for round "
-                              f"{round_}") from None
+            raise BeaconError(
+                f"drand relay {self.url} sent something that is not a drand pulse for round {round_}"
+            ) from None
         if got != round_:
             raise BeaconError(f"drand relay {self.url} sent round {got} when asked for {round_}")
         return signature

@@ -44,43 +44,108 @@ SCORING_FAILED = 2007
 WORKER_LOST = 2008
 WORKER_REFUSED = 2009
 
-CODES: dict[int, ErrorCode] = {c.code: c for c in (
-    ErrorCode(IMPORT_FAILED, "import_failed", "agent", "agent.py could not be imported or has no usable agent_main",
-              False),
-    ErrorCode(RAISED, "raised", "agent", "agent_main raised, or the agent's process exited without a result", False),
-    ErrorCode(TIMED_OUT, "timed_out", "agent", "agent_main did not return within the wall-clock limit", False),
-    ErrorCode(OUT_OF_MEMORY, "out_of_memory", "agent", "the agent was killed: out of memory or over the process limit",
-              False),
-    ErrorCode(BAD_RETURN, "bad_return", "agent", "agent_main returned something other than a JSON dict or None",
-              False),
-    ErrorCode(NO_ANSWER, "no_answer", "agent", "the agent returned without ever calling recommend_product", False),
-    ErrorCode(BUDGET_EXHAUSTED, "budget_exhausted", "agent",
-              "the agent spent its gateway budget (tool calls, LLM calls, tokens or cost) without answering", False),
-    ErrorCode(BUNDLE_INVALID, "bundle_invalid", "agent",
-              "the submitted bundle cannot be unpacked into a runnable agent", False),
-    ErrorCode(SANDBOX_FAILED, "sandbox_failed", "validator",
-              "the sandbox failed to start or its engine failed while the run was in it", True),
-    ErrorCode(GATEWAY_FAULT, "gateway_fault", "validator", "the node's gateway stopped serving during the run", True),
-    ErrorCode(STORE_FAULT, "store_fault", "validator", "the store failed while the run was in flight", True),
-    ErrorCode(JUDGE_UNAVAILABLE, "judge_unavailable", "validator",
-              "the judge could not judge; the run waits in scoring and is judged again later", True),
-    ErrorCode(UPSTREAM_LLM_DOWN, "upstream_llm_down", "validator",
-              "the node's upstream LLM failed during the run (unreachable, timeout, 5xx, 402 or 429)", True),
-    ErrorCode(NODE_INTERRUPTED, "node_interrupted", "validator",
-              "the node stopped or lost track of the run while it was in flight", True),
-    ErrorCode(SCORING_FAILED, "scoring_failed", "validator",
-              "the node failed scoring the run's answer (a fault of its own, logged with its traceback)", True),
-    ErrorCode(WORKER_LOST, "worker_lost", "validator",
-              "the cluster worker running the run was lost (killed, out of memory, network gone) or did not return it "
-              "within its wall clock plus a grace", True),
-    ErrorCode(WORKER_REFUSED, "worker_refused", "validator",
-              "a cluster worker refused the run: its catalog is not the node's, or it cannot start the sandbox", True),
-)}
+CODES: dict[int, ErrorCode] = {
+    c.code: c
+    for c in (
+        ErrorCode(
+            IMPORT_FAILED, "import_failed", "agent", "agent.py could not be imported or has no usable agent_main", False
+        ),
+        ErrorCode(
+            RAISED, "raised", "agent", "agent_main raised, or the agent's process exited without a result", False
+        ),
+        ErrorCode(TIMED_OUT, "timed_out", "agent", "agent_main did not return within the wall-clock limit", False),
+        ErrorCode(
+            OUT_OF_MEMORY,
+            "out_of_memory",
+            "agent",
+            "the agent was killed: out of memory or over the process limit",
+            False,
+        ),
+        ErrorCode(
+            BAD_RETURN, "bad_return", "agent", "agent_main returned something other than a JSON dict or None", False
+        ),
+        ErrorCode(NO_ANSWER, "no_answer", "agent", "the agent returned without ever calling recommend_product", False),
+        ErrorCode(
+            BUDGET_EXHAUSTED,
+            "budget_exhausted",
+            "agent",
+            "the agent spent its gateway budget (tool calls, LLM calls, tokens or cost) without answering",
+            False,
+        ),
+        ErrorCode(
+            BUNDLE_INVALID,
+            "bundle_invalid",
+            "agent",
+            "the submitted bundle cannot be unpacked into a runnable agent",
+            False,
+        ),
+        ErrorCode(
+            SANDBOX_FAILED,
+            "sandbox_failed",
+            "validator",
+            "the sandbox failed to start or its engine failed while the run was in it",
+            True,
+        ),
+        ErrorCode(
+            GATEWAY_FAULT, "gateway_fault", "validator", "the node's gateway stopped serving during the run", True
+        ),
+        ErrorCode(STORE_FAULT, "store_fault", "validator", "the store failed while the run was in flight", True),
+        ErrorCode(
+            JUDGE_UNAVAILABLE,
+            "judge_unavailable",
+            "validator",
+            "the judge could not judge; the run waits in scoring and is judged again later",
+            True,
+        ),
+        ErrorCode(
+            UPSTREAM_LLM_DOWN,
+            "upstream_llm_down",
+            "validator",
+            "the node's upstream LLM failed during the run (unreachable, timeout, 5xx, 402 or 429)",
+            True,
+        ),
+        ErrorCode(
+            NODE_INTERRUPTED,
+            "node_interrupted",
+            "validator",
+            "the node stopped or lost track of the run while it was in flight",
+            True,
+        ),
+        ErrorCode(
+            SCORING_FAILED,
+            "scoring_failed",
+            "validator",
+            "the node failed scoring the run's answer (a fault of its own, logged with its traceback)",
+            True,
+        ),
+        ErrorCode(
+            WORKER_LOST,
+            "worker_lost",
+            "validator",
+            "the cluster worker running the run was lost (killed, out of memory, network gone) or did not return it "
+            "within its wall clock plus a grace",
+            True,
+        ),
+        ErrorCode(
+            WORKER_REFUSED,
+            "worker_refused",
+            "validator",
+            "a cluster worker refused the run: its catalog is not the node's, or it cannot start the sandbox",
+            True,
+        ),
+    )
+}
 
 #: The harness's statuses (and the backends' own `sandbox_failed`) -> their code.
 HARNESS_STATUS = {
-    "import_failed": IMPORT_FAILED, "raised": RAISED, "timeout": TIMED_OUT, "killed": OUT_OF_MEMORY,
-    "bad_return": BAD_RETURN, "no_result": RAISED, "harness_fault": SANDBOX_FAILED, "sandbox_failed": SANDBOX_FAILED,
+    "import_failed": IMPORT_FAILED,
+    "raised": RAISED,
+    "timeout": TIMED_OUT,
+    "killed": OUT_OF_MEMORY,
+    "bad_return": BAD_RETURN,
+    "no_result": RAISED,
+    "harness_fault": SANDBOX_FAILED,
+    "sandbox_failed": SANDBOX_FAILED,
 }
 
 

@@ -73,13 +73,16 @@ def catalog_build(
     with progress_bar() as progress:
         task = progress.add_task("generating + indexing", total=n, rate="")
         try:
-            report = build_catalog(seed, n, out_dir, force=force, workers=workers,
-                                   progress=lambda k: progress.advance(task, k))
+            report = build_catalog(
+                seed, n, out_dir, force=force, workers=workers, progress=lambda k: progress.advance(task, k)
+            )
         except CatalogError as exc:
             fail(str(exc))
     rate = report.products / report.seconds if report.seconds else 0
-    out.print(f"built {report.products:,} products and {report.web_pages:,} web pages in {report.seconds:.1f}s "
-              f"({rate:,.0f}/s) -> {report.path}")
+    out.print(
+        f"built {report.products:,} products and {report.web_pages:,} web pages in {report.seconds:.1f}s "
+        f"({rate:,.0f}/s) -> {report.path}"
+    )
     out.print(f"digest {report.digest}", highlight=False)
 
 
@@ -100,12 +103,15 @@ def catalog_load(
     with progress_bar() as progress:
         task = progress.add_task("loading", total=file.stat().st_size, rate="bytes")
         try:
-            report = load_catalog(file, out_dir, strict=strict, force=force, web=web,
-                                  progress=lambda k: progress.advance(task, k))
+            report = load_catalog(
+                file, out_dir, strict=strict, force=force, web=web, progress=lambda k: progress.advance(task, k)
+            )
         except CatalogError as exc:
             fail(str(exc))
-    out.print(f"loaded {report.products:,} products and {report.web_pages:,} web pages in {report.seconds:.1f}s "
-              f"-> {report.path}")
+    out.print(
+        f"loaded {report.products:,} products and {report.web_pages:,} web pages in {report.seconds:.1f}s "
+        f"-> {report.path}"
+    )
     if report.bad_lines:
         err.print(f"[yellow]{report.bad_lines:,} bad line(s) skipped[/]; the first ones:", highlight=False)
         for sample in report.bad_samples:
@@ -126,17 +132,26 @@ def catalog_stats(
     catalog = _open_catalog(directory)
     manifest = catalog.manifest
     stats = dict(manifest.get("stats", {}))
-    info = {"path": str(directory), "source": manifest["source"], "digest": manifest["digest"],
-            "products": catalog.num_products, "web_pages": catalog.num_web_pages,
-            "index_bytes": _dir_size(directory), "build_seconds": manifest.get("build_seconds"), "stats": stats}
+    info = {
+        "path": str(directory),
+        "source": manifest["source"],
+        "digest": manifest["digest"],
+        "products": catalog.num_products,
+        "web_pages": catalog.num_web_pages,
+        "index_bytes": _dir_size(directory),
+        "build_seconds": manifest.get("build_seconds"),
+        "stats": stats,
+    }
     if as_json:
         out.print_json(json.dumps(info))
         return
     head = Table(show_header=False, title=f"catalog {directory}")
     for key in ("source", "digest", "products", "web_pages", "index_bytes", "build_seconds"):
         value = info[key]
-        head.add_row(key, json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int)
-                     else str(value))
+        head.add_row(
+            key,
+            json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int) else str(value),
+        )
     out.print(head)
     table = Table(title="statistics", show_header=True)
     table.add_column("measure")
@@ -144,8 +159,10 @@ def catalog_stats(
     for key, value in stats.items():
         if key == "top_category_products":
             continue
-        table.add_row(key, json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int)
-                      else str(value))
+        table.add_row(
+            key,
+            json.dumps(value) if isinstance(value, dict) else f"{value:,}" if isinstance(value, int) else str(value),
+        )
     out.print(table)
     tops = Table(title="products per top-level category")
     tops.add_column("category")
@@ -187,8 +204,14 @@ def catalog_search(
     for column in ("product_id", "shop_id", "title", "price", "service", "sold"):
         table.add_column(column, overflow="fold", justify="right" if column in ("price", "sold") else "left")
     for r in results:
-        table.add_row(r["product_id"], r["shop_id"], r["title"], f"{r['price']:,.2f}", ",".join(r["service"]),
-                      f"{r['sold_count']:,}")
+        table.add_row(
+            r["product_id"],
+            r["shop_id"],
+            r["title"],
+            f"{r['price']:,.2f}",
+            ",".join(r["service"]),
+            f"{r['sold_count']:,}",
+        )
     out.print(table)
     if not results:
         out.print("no products matched")
@@ -232,7 +255,7 @@ def tools_call(
     try:
         parsed = json.loads(args)
     except json.JSONDecodeError as exc:
-        fail(f"--args is not valid JSON ({exc.msg} at column {exc.colno}); pass an object like '{{\"q\": \"shoes\"}}'")
+        fail(f'--args is not valid JSON ({exc.msg} at column {exc.colno}); pass an object like \'{{"q": "shoes"}}\'')
     catalog = _open_catalog(directory)
     try:
         result = registry.call(name, parsed, ToolContext(catalog))
@@ -248,11 +271,16 @@ def tools_call(
 def score_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack the answers are for (signed or public).")],
     catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
-    answers_path: Annotated[Path, typer.Option("--answers", help='JSONL, one {"problem_id": ..., "product_ids": '
-                                                                 '"id1,id2"} per line, from any harness.')],
+    answers_path: Annotated[
+        Path,
+        typer.Option(
+            "--answers", help='JSONL, one {"problem_id": ..., "product_ids": "id1,id2"} per line, from any harness.'
+        ),
+    ],
     ruleset: Annotated[str | None, typer.Option(help="shoppingbench or sn15 (default: the pack's ruleset).")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write every problem's verdict and the "
-                                                                 "per-task table here.")] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write every problem's verdict and the per-task table here.")
+    ] = None,
 ) -> None:
     """Score answers made by any harness against a pack, by its ruleset or another, and print the per-task table.
 
@@ -288,24 +316,48 @@ def score_cmd(
     answered = {t: 0 for t in suite.by_task}
     for problem in pack.problems:
         answered[problem.task] += problem.problem_id in answers
-    table = Table(title=f"{pack.pack_id}: {len(answers)} of {suite.problems} problems answered, ruleset "
-                        f"{rules.name} v{rules.version} (titles: {rules.title_model})")
+    table = Table(
+        title=f"{pack.pack_id}: {len(answers)} of {suite.problems} problems answered, ruleset "
+        f"{rules.name} v{rules.version} (titles: {rules.title_model})"
+    )
     for column in ("task", "problems", "answered", "success", "gt", "mean rule"):
         table.add_column(column, justify="left" if column == "task" else "right")
     for name, agg in suite.by_task.items():
-        table.add_row(name, str(agg.problems), str(answered[name]), f"{agg.success_rate:.1%}", f"{agg.gt_rate:.1%}",
-                      f"{agg.mean_rule:.3f}")
-    table.add_row("all", str(suite.problems), str(len(answers)), f"{suite.success_rate:.1%}", f"{suite.gt_rate:.1%}",
-                  f"{suite.mean_rule:.3f}", style="bold")
+        table.add_row(
+            name,
+            str(agg.problems),
+            str(answered[name]),
+            f"{agg.success_rate:.1%}",
+            f"{agg.gt_rate:.1%}",
+            f"{agg.mean_rule:.3f}",
+        )
+    table.add_row(
+        "all",
+        str(suite.problems),
+        str(len(answers)),
+        f"{suite.success_rate:.1%}",
+        f"{suite.gt_rate:.1%}",
+        f"{suite.mean_rule:.3f}",
+        style="bold",
+    )
     out.print(table)
     from arena.cliutil import SCORECARD_LEGEND
 
     out.print(SCORECARD_LEGEND, highlight=False)
     if json_out is not None:
-        payload = {"pack_id": pack.pack_id, "ruleset": rules.describe(), "suite": suite.model_dump(),
-                   "problems": [{"problem_id": pid, "answered": pid in answers,
-                                 "score": v.model_dump(mode="json") if v is not None else None}
-                                for pid, v in scores.items()]}
+        payload = {
+            "pack_id": pack.pack_id,
+            "ruleset": rules.describe(),
+            "suite": suite.model_dump(),
+            "problems": [
+                {
+                    "problem_id": pid,
+                    "answered": pid in answers,
+                    "score": v.model_dump(mode="json") if v is not None else None,
+                }
+                for pid, v in scores.items()
+            ],
+        }
         tmp = json_out.with_name(json_out.name + ".tmp")
         tmp.write_text(json.dumps(payload, indent=1))
         tmp.replace(json_out)

@@ -37,13 +37,21 @@ def parse_size(text: str) -> int:
 def progress_bar() -> Progress:
     """A rich progress bar on stderr; shown in a terminal (or with ARENA_PROGRESS=1), silent otherwise."""
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
         disable=not err.is_terminal and os.environ.get("ARENA_PROGRESS") != "1",
     )
 
 
 #: what a scorecard's columns mean, printed under it (the same words as docs/scoring.md)
-SCORECARD_LEGEND = ("columns: success = the answer passes every strict check of its task; gt = it names exactly the "
-                    "gold product(s); mean rule = the mean rule score, the share of a problem's checks its answer "
-                    "passes (0 to 1; the gold id scores 1)")
+SCORECARD_LEGEND = (
+    "columns: success = the answer passes every strict check of its task; gt = it names exactly the "
+    "gold product(s); mean rule = the mean rule score, the share of a problem's checks its answer "
+    "passes (0 to 1; the gold id scores 1)"
+)

@@ -160,8 +160,13 @@ class Problem(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """The only view of a problem that may enter a sandbox: the query and non-revealing metadata."""
-        return {"problem_id": self.problem_id, "task": self.task, "query": self.query,
-                "difficulty": self.difficulty, "n_products": len(self.reward)}
+        return {
+            "problem_id": self.problem_id,
+            "task": self.task,
+            "query": self.query,
+            "difficulty": self.difficulty,
+            "n_products": len(self.reward),
+        }
 
     @property
     def gold_ids(self) -> list[str]:

@@ -33,14 +33,38 @@ def to_openai_messages(query: str, events: list[TrajectoryEvent]) -> list[dict[s
         if event.kind == "llm_call" and isinstance(event.result, dict):
             choice = (event.result.get("choices") or [{}])[0]
             message = choice.get("message") or {}
-            messages.append({k: v for k, v in {"role": "assistant", "content": message.get("content"),
-                                               "tool_calls": message.get("tool_calls")}.items() if v is not None})
+            messages.append(
+                {
+                    k: v
+                    for k, v in {
+                        "role": "assistant",
+                        "content": message.get("content"),
+                        "tool_calls": message.get("tool_calls"),
+                    }.items()
+                    if v is not None
+                }
+            )
         elif event.kind == "tool_call":
             call_id = f"call_{event.seq}"
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": event.name, "arguments": json.dumps(event.arguments or {})}}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": event.name, "arguments": json.dumps(event.arguments or {})},
+                        }
+                    ],
+                }
+            )
             content = event.error if event.error is not None else event.result
-            messages.append({"role": "tool", "tool_call_id": call_id,
-                             "content": content if isinstance(content, str) else json.dumps(content)})
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "content": content if isinstance(content, str) else json.dumps(content),
+                }
+            )
     return messages

@@ -32,8 +32,14 @@ class WalletError(Exception):
         return self.message
 
 
-def btcli(command: str, *, wallet: str | None = None, hotkey: str | None = None, path: str | Path | None = None,
-          **options: object) -> str:
+def btcli(
+    command: str,
+    *,
+    wallet: str | None = None,
+    hotkey: str | None = None,
+    path: str | Path | None = None,
+    **options: object,
+) -> str:
     """The `btcli` command line `command` (e.g. "wallet new-hotkey") for a wallet, in backticks: its `options`
     first (`netuid=15` is `--netuid 15`), then the wallet's name, hotkey and folder, each only when given."""
     words = ["btcli", command]
@@ -60,20 +66,29 @@ def check_hotkey(wallet: Any) -> None:
     if not path.is_file():
         root = path.parent.parent.parent  # <root>/<name>/hotkeys/<hotkey>
         if not (root / name).is_dir():
-            raise WalletError("no_wallet", f"wallet {name!r} not found under {root} (no file {path}); create it with "
-                                           f"{btcli('wallet create', wallet=name, hotkey=hotkey, path=root)} (its "
-                                           "coldkey and this hotkey; a hotkey alone: "
-                                           f"{btcli('wallet new-hotkey', wallet=name, hotkey=hotkey, path=root)}), "
-                                           "or give the right wallet name and path")
-        raise WalletError("no_wallet", f"{_label(wallet)} not found under {root} (no file {path}); create it with "
-                                       f"{btcli('wallet new-hotkey', wallet=name, hotkey=hotkey, path=root)}")
+            raise WalletError(
+                "no_wallet",
+                f"wallet {name!r} not found under {root} (no file {path}); create it with "
+                f"{btcli('wallet create', wallet=name, hotkey=hotkey, path=root)} (its "
+                "coldkey and this hotkey; a hotkey alone: "
+                f"{btcli('wallet new-hotkey', wallet=name, hotkey=hotkey, path=root)}), "
+                "or give the right wallet name and path",
+            )
+        raise WalletError(
+            "no_wallet",
+            f"{_label(wallet)} not found under {root} (no file {path}); create it with "
+            f"{btcli('wallet new-hotkey', wallet=name, hotkey=hotkey, path=root)}",
+        )
     try:
         encrypted = hotkey_file.is_encrypted()
     except Exception:  # noqa: BLE001 - unreadable: reported when the key is read
         encrypted = False
     if encrypted:
-        raise WalletError("bad_wallet", f"{_label(wallet)} at {path} is password-encrypted; ShopArena signs with "
-                                        "unencrypted hotkeys (btcli's default)")
+        raise WalletError(
+            "bad_wallet",
+            f"{_label(wallet)} at {path} is password-encrypted; ShopArena signs with "
+            "unencrypted hotkeys (btcli's default)",
+        )
 
 
 def hotkey_address(wallet: Any) -> str:

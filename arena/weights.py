@@ -165,8 +165,7 @@ def ranking(results: Sequence[MinerResult], uids: Mapping[str, int]) -> list[Min
     return sorted((r for r in results if r.hotkey in uids and r.score > 0), key=_key)
 
 
-def describe_ties(results: Sequence[MinerResult], uids: Mapping[str, int],
-                  name: Any = None) -> list[str]:
+def describe_ties(results: Sequence[MinerResult], uids: Mapping[str, int], name: Any = None) -> list[str]:
     """One line per group of ranked miners with the same score, in the order the tie was broken (the earlier
     commitment block, then the smaller hotkey); one line saying there is none otherwise. `name(hotkey)` labels a
     miner (default: its hotkey)."""
@@ -174,17 +173,22 @@ def describe_ties(results: Sequence[MinerResult], uids: Mapping[str, int],
     groups: dict[Fraction, list[MinerResult]] = {}
     for result in ranking(results, uids):
         groups.setdefault(_exact(result.score), []).append(result)
-    lines = [f"tie at score {float(score):.4f}: " + " > ".join(
-        f"{label(r.hotkey)} (uid {uids[r.hotkey]}, committed at block {r.commitment_block})" for r in group)
+    lines = [
+        f"tie at score {float(score):.4f}: "
+        + " > ".join(
+            f"{label(r.hotkey)} (uid {uids[r.hotkey]}, committed at block {r.commitment_block})" for r in group
+        )
         + "; broken by the earlier commitment, then the smaller hotkey"
-        for score, group in groups.items() if len(group) > 1]
-    return lines or ["no ties: every ranked miner has its own score (a tie would go to the earlier commitment, then "
-                     "the smaller hotkey)"]
+        for score, group in groups.items()
+        if len(group) > 1
+    ]
+    return lines or [
+        "no ties: every ranked miner has its own score (a tie would go to the earlier commitment, then "
+        "the smaller hotkey)"
+    ]
 
 
-def compute_weights(
-    results: Sequence[MinerResult], uids: Mapping[str, int], policy: AnyPolicy
-) -> dict[int, float]:
+def compute_weights(results: Sequence[MinerResult], uids: Mapping[str, int], policy: AnyPolicy) -> dict[int, float]:
     """The weight vector: uid -> weight, sorted by uid, zeros left out, summing to 1. With nobody eligible the burn
     uid gets everything; a burn uid that is also a miner's uid gets both."""
     ranked = ranking(results, uids)

@@ -69,8 +69,10 @@ def main() -> None:
         best = max(best, (bal, t))
         mark = "  <- TITLE_THRESHOLD" if abs(t - TITLE_THRESHOLD) < 1e-9 else ""
         print(f"{t:>9.2f} {sp:>10.1%} {hp:>10.1%} {ep:>10.1%} {bal:>13.1%}{mark}")
-    print(f"best balanced accuracy {best[0]:.1%} at {best[1]:.2f}; "
-          f"medians same {np.median(s_same):.3f} hard {np.median(s_hard):.3f} easy {np.median(s_easy):.3f}")
+    print(
+        f"best balanced accuracy {best[0]:.1%} at {best[1]:.2f}; "
+        f"medians same {np.median(s_same):.3f} hard {np.median(s_hard):.3f} easy {np.median(s_easy):.3f}"
+    )
 
 
 if __name__ == "__main__":

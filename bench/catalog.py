@@ -39,8 +39,19 @@ from arena.tools.shopping import KEEP, PAGE_SIZE, parse_price, parse_services  #
 def build(size: int, out: Path, seed: int) -> dict[str, float]:
     if out.exists():
         shutil.rmtree(out)
-    cmd = [sys.executable, "-m", "arena.cli", "catalog", "build", "--seed", str(seed), "--size", str(size),
-           "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "catalog",
+        "build",
+        "--seed",
+        str(seed),
+        "--size",
+        str(size),
+        "--out",
+        str(out),
+    ]
     started = time.perf_counter()
     proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
@@ -72,8 +83,11 @@ def make_queries(catalog: Catalog, n: int, seed: int) -> list[dict[str, object]]
         words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9-]+", p["title"]) if len(w) > 2]
         k = min(len(words), rng.randint(2, 4))
         q = " ".join(rng.sample(words, k)) if words else p["title"]
-        args: dict[str, object] = {"q": q, "page": rng.choice([1, 1, 1, 2, 3]),
-                                   "sort": rng.choice(["default", "default", "priceasc", "pricedesc", "order"])}
+        args: dict[str, object] = {
+            "q": q,
+            "page": rng.choice([1, 1, 1, 2, 3]),
+            "sort": rng.choice(["default", "default", "priceasc", "pricedesc", "order"]),
+        }
         if rng.random() < 0.5:
             lo = int(p["price"] * rng.uniform(0.3, 0.9))
             hi = int(p["price"] * rng.uniform(1.1, 3.0)) + 1
@@ -95,8 +109,9 @@ def raw_query(catalog: Catalog, index: tantivy.Index, schema: tantivy.Schema, ar
     if filters.shop_id:
         clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "shop_id", filters.shop_id)))
     if lo is not None or hi is not None:
-        clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(schema, "price", tantivy.FieldType.Float, lo,
-                                                                       hi)))
+        clauses.append(
+            (tantivy.Occur.Must, tantivy.Query.range_query(schema, "price", tantivy.FieldType.Float, lo, hi))
+        )
     for s in filters.services:
         clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "service", s)))
     query = tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else text
@@ -133,8 +148,12 @@ def query_bench(path: Path, n: int, seed: int) -> dict[str, float]:
         tool_ms.append((t1 - t0) * 1000)
         raw_ms.append((t2 - t1) * 1000)
     return {
-        "tool_p50": pct(tool_ms, 0.5), "tool_p95": pct(tool_ms, 0.95), "tool_p99": pct(tool_ms, 0.99),
-        "raw_p50": pct(raw_ms, 0.5), "raw_p95": pct(raw_ms, 0.95), "raw_p99": pct(raw_ms, 0.99),
+        "tool_p50": pct(tool_ms, 0.5),
+        "tool_p95": pct(tool_ms, 0.95),
+        "tool_p99": pct(tool_ms, 0.99),
+        "raw_p50": pct(raw_ms, 0.5),
+        "raw_p95": pct(raw_ms, 0.95),
+        "raw_p99": pct(raw_ms, 0.99),
         "ratio_p50": statistics.median(tool_ms) / statistics.median(raw_ms),
         "ratio_p95": pct(tool_ms, 0.95) / pct(raw_ms, 0.95),
     }
@@ -151,8 +170,10 @@ def main() -> None:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = []
-    header = (f"{'size':>9} {'build s':>8} {'index MB':>9} {'peak MB':>8} | {'tool p50':>8} {'p95':>6} {'p99':>6} "
-              f"| {'raw p50':>7} {'p95':>6} {'p99':>6} | {'ratio p50':>9} {'p95':>5}")
+    header = (
+        f"{'size':>9} {'build s':>8} {'index MB':>9} {'peak MB':>8} | {'tool p50':>8} {'p95':>6} {'p99':>6} "
+        f"| {'raw p50':>7} {'p95':>6} {'p99':>6} | {'ratio p50':>9} {'p95':>5}"
+    )
     print(header)
     print("-" * len(header))
     for text in args.sizes.split(","):
@@ -162,10 +183,12 @@ def main() -> None:
         q = query_bench(out, args.queries, args.seed)
         row = {"size": size, **b, **q}
         rows.append(row)
-        print(f"{size:>9,} {b['seconds']:>8.1f} {b['index_bytes'] / 2**20:>9.0f} {b['peak_rss'] / 2**20:>8.0f} | "
-              f"{q['tool_p50']:>8.2f} {q['tool_p95']:>6.2f} {q['tool_p99']:>6.2f} | {q['raw_p50']:>7.2f} "
-              f"{q['raw_p95']:>6.2f} {q['raw_p99']:>6.2f} | {q['ratio_p50']:>9.2f} {q['ratio_p95']:>5.2f}",
-              flush=True)
+        print(
+            f"{size:>9,} {b['seconds']:>8.1f} {b['index_bytes'] / 2**20:>9.0f} {b['peak_rss'] / 2**20:>8.0f} | "
+            f"{q['tool_p50']:>8.2f} {q['tool_p95']:>6.2f} {q['tool_p99']:>6.2f} | {q['raw_p50']:>7.2f} "
+            f"{q['raw_p95']:>6.2f} {q['raw_p99']:>6.2f} | {q['ratio_p50']:>9.2f} {q['ratio_p95']:>5.2f}",
+            flush=True,
+        )
         if not args.keep:
             shutil.rmtree(out)
     print("latencies in ms over", args.queries, "queries; ratio = find_product tool / raw tantivy")

@@ -56,9 +56,14 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 def problem(i: int, held_out: bool = False) -> dict[str, Any]:
     gold = f"{9_000_000_000 + i}"
-    return {"problem_id": f"p{i:05d}", "task": "product", "split": "held_out" if held_out else "race",
-            "cluster_id": f"c{i // 2:05d}", "query": query_of(i),
-            "reward": [{"product_id": gold, "title": [f"Storage basket model {i}"]}]}
+    return {
+        "problem_id": f"p{i:05d}",
+        "task": "product",
+        "split": "held_out" if held_out else "race",
+        "cluster_id": f"c{i // 2:05d}",
+        "query": query_of(i),
+        "reward": [{"product_id": gold, "title": [f"Storage basket model {i}"]}],
+    }
 
 
 def query_of(i: int) -> str:
@@ -66,32 +71,77 @@ def query_of(i: int) -> str:
 
 
 def listing(i: int, page: int) -> list[dict[str, Any]]:
-    return [{"product_id": f"{9_000_000_000 + (i * 7 + j + 10 * page) % 5000}", "shop_id": f"{100 + j}",
-             "title": f"Storage basket model {(i * 7 + j + 10 * page) % 5000} woven rattan with lid and handles",
-             "price": 150.0 + j * 3.5, "service": ["freeShipping", "COD"][: 1 + j % 2], "sold_count": 10 * j}
-            for j in range(10)]
+    return [
+        {
+            "product_id": f"{9_000_000_000 + (i * 7 + j + 10 * page) % 5000}",
+            "shop_id": f"{100 + j}",
+            "title": f"Storage basket model {(i * 7 + j + 10 * page) % 5000} woven rattan with lid and handles",
+            "price": 150.0 + j * 3.5,
+            "service": ["freeShipping", "COD"][: 1 + j % 2],
+            "sold_count": 10 * j,
+        }
+        for j in range(10)
+    ]
 
 
 def details(ids: list[str]) -> list[dict[str, Any]]:
-    return [{"product_id": pid, "short_description": "Handwoven rattan basket with a lid;Brand new;",
-             "description": "A handwoven rattan storage basket with a fitted lid and two handles. " * 3,
-             "sku_options": {"1": {"color_family": "natural"}, "2": {"color_family": "black"}},
-             "attributes": {"material": ["rattan"], "capacity": ["30l"]}} for pid in ids]
+    return [
+        {
+            "product_id": pid,
+            "short_description": "Handwoven rattan basket with a lid;Brand new;",
+            "description": "A handwoven rattan storage basket with a fitted lid and two handles. " * 3,
+            "sku_options": {"1": {"color_family": "natural"}, "2": {"color_family": "black"}},
+            "attributes": {"material": ["rattan"], "capacity": ["30l"]},
+        }
+        for pid in ids
+    ]
 
 
-def llm(seq: int, text_: str, call_id: str | None, name: str, arguments: dict[str, Any],
-        history: int) -> dict[str, Any]:
-    request = {"model": "qwen3-4b", "temperature": 0,
-               "messages": [{"role": "user", "content": "previous turns " * 40}] * history}
-    result = {"id": f"chatcmpl-{seq}", "object": "chat.completion", "model": "qwen3-4b",
-              "choices": [{"index": 0, "finish_reason": "tool_calls" if call_id else "stop", "message": {
-                  "role": "assistant", "content": text_, "tool_calls": [
-                      {"id": call_id, "type": "function",
-                       "function": {"name": name, "arguments": json.dumps(arguments)}}] if call_id else None}}],
-              "usage": {"prompt_tokens": 900 + 300 * history, "completion_tokens": len(text_.split()) + 12,
-                        "total_tokens": 912 + 300 * history + len(text_.split())}}
-    return {"seq": seq, "kind": "llm_call", "name": "qwen3-4b", "arguments": request, "result": result,
-            "tokens": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940}}
+def llm(
+    seq: int, text_: str, call_id: str | None, name: str, arguments: dict[str, Any], history: int
+) -> dict[str, Any]:
+    request = {
+        "model": "qwen3-4b",
+        "temperature": 0,
+        "messages": [{"role": "user", "content": "previous turns " * 40}] * history,
+    }
+    result = {
+        "id": f"chatcmpl-{seq}",
+        "object": "chat.completion",
+        "model": "qwen3-4b",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls" if call_id else "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": text_,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(arguments)},
+                        }
+                    ]
+                    if call_id
+                    else None,
+                },
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 900 + 300 * history,
+            "completion_tokens": len(text_.split()) + 12,
+            "total_tokens": 912 + 300 * history + len(text_.split()),
+        },
+    }
+    return {
+        "seq": seq,
+        "kind": "llm_call",
+        "name": "qwen3-4b",
+        "arguments": request,
+        "result": result,
+        "tokens": {"prompt_tokens": 900, "completion_tokens": 40, "total_tokens": 940},
+    }
 
 
 def shown_of(recommend: str) -> str:
@@ -102,8 +152,9 @@ def tool(seq: int, name: str, arguments: dict[str, Any], result: Any) -> dict[st
     return {"seq": seq, "kind": "tool_call", "name": name, "arguments": arguments, "result": result}
 
 
-def trajectory(index: int, p: int, query: str, agent: str, recommend: str, rng: random.Random,
-               style: str) -> tuple[list[dict[str, Any]], str]:
+def trajectory(
+    index: int, p: int, query: str, agent: str, recommend: str, rng: random.Random, style: str
+) -> tuple[list[dict[str, Any]], str]:
     """`agent`: "llm" (the LLM issues every call: Axis A), "narrated" (the LLM only narrates, the code calls: Axis
     B) or "code" (no LLM: Axis B)."""
     """The events of one run, and its defect (or "")."""
@@ -113,15 +164,23 @@ def trajectory(index: int, p: int, query: str, agent: str, recommend: str, rng: 
     events: list[dict[str, Any]] = []
     if agent != "code":
         events.append({"seq": 0, "kind": "tool_call", "name": "schemas", "arguments": {}, "result": None})
-        steps = [(f"I will search the catalog for the request ({style}).", "find_product", {"q": query},
-                  listing(p, 0)),
-                 ("Reading the details of the two best listings.", "view_product_information",
-                  {"product_ids": f"{recommend},{rival}"}, details([*shown, rival])),
-                 (f"Comparing {recommend} and {rival}: {recommend} is rattan with a lid and cheaper than {rival}, "
-                  f"which lacks the lid; {recommend} fits the request better ({style}).", "recommend_product",
-                  {"product_ids": recommend}, f"Having recommended the products to the user: {recommend}."),
-                 ("Done.", "terminate", {"status": "success"},
-                  "The interaction has been completed with status: success")]
+        steps = [
+            (f"I will search the catalog for the request ({style}).", "find_product", {"q": query}, listing(p, 0)),
+            (
+                "Reading the details of the two best listings.",
+                "view_product_information",
+                {"product_ids": f"{recommend},{rival}"},
+                details([*shown, rival]),
+            ),
+            (
+                f"Comparing {recommend} and {rival}: {recommend} is rattan with a lid and cheaper than {rival}, "
+                f"which lacks the lid; {recommend} fits the request better ({style}).",
+                "recommend_product",
+                {"product_ids": recommend},
+                f"Having recommended the products to the user: {recommend}.",
+            ),
+            ("Done.", "terminate", {"status": "success"}, "The interaction has been completed with status: success"),
+        ]
         if defect == "incomplete":
             steps = steps[:3]
         for k, (words, name, arguments, result) in enumerate(steps):
@@ -131,12 +190,17 @@ def trajectory(index: int, p: int, query: str, agent: str, recommend: str, rng: 
             if defect == "twice" and name == "recommend_product":
                 events.append(tool(len(events), name, arguments, result))
     else:
-        calls = [("find_product", {"q": query}, listing(p, 0)),
-                 ("find_product", {"q": query, "page": 2}, listing(p, 1)),
-                 ("view_product_information", {"product_ids": f"{recommend},{rival}"}, details([*shown, rival])),
-                 ("recommend_product", {"product_ids": recommend},
-                  f"Having recommended the products to the user: {recommend}."),
-                 ("terminate", {"status": "success"}, "The interaction has been completed with status: success")]
+        calls = [
+            ("find_product", {"q": query}, listing(p, 0)),
+            ("find_product", {"q": query, "page": 2}, listing(p, 1)),
+            ("view_product_information", {"product_ids": f"{recommend},{rival}"}, details([*shown, rival])),
+            (
+                "recommend_product",
+                {"product_ids": recommend},
+                f"Having recommended the products to the user: {recommend}.",
+            ),
+            ("terminate", {"status": "success"}, "The interaction has been completed with status: success"),
+        ]
         if defect == "incomplete":
             calls = calls[:4]
         for name, arguments, result in calls:
@@ -183,29 +247,41 @@ def fill(url: str, runs: int, problems: int) -> dict[str, Any]:
         size = conn.execute(text("SELECT pg_database_size(current_database())")).scalar()
         events = conn.execute(text("SELECT count(*) FROM trajectory_events")).scalar()
     store.close()
-    return {"runs": made, "events": events, "bytes": size, "seconds": time.perf_counter() - started,
-            "last_ended": (T0 + timedelta(seconds=made)).isoformat()}
+    return {
+        "runs": made,
+        "events": events,
+        "bytes": size,
+        "seconds": time.perf_counter() - started,
+        "last_ended": (T0 + timedelta(seconds=made)).isoformat(),
+    }
 
 
 def _miners(store: Store) -> list[Any]:
     """The miners, registered, each with one submission."""
     neurons = [Neuron(uid=i + 1, hotkey=f"5Miner{i:02d}", coldkey=f"ck{i}") for i in range(MINERS)]
     store.upsert_miners(neurons)
-    return [store.add_submission(hotkey=n.hotkey, sha256=f"{i:064x}", commitment_block=10 + i)[0]
-            for i, n in enumerate(neurons)]
+    return [
+        store.add_submission(hotkey=n.hotkey, sha256=f"{i:064x}", commitment_block=10 + i)[0]
+        for i, n in enumerate(neurons)
+    ]
 
 
 def _pack(store: Store, problems: int) -> int:
     """The pack: `problems` race problems and one in ten as many held out; the number held out."""
     held_out = max(1, problems // 10)
-    store.add_pack(pack_id="bench", name="bench", digest="b" * 64,
-                   problems=[problem(i) for i in range(problems)]
-                   + [problem(problems + i, held_out=True) for i in range(held_out)])
+    store.add_pack(
+        pack_id="bench",
+        name="bench",
+        digest="b" * 64,
+        problems=[problem(i) for i in range(problems)]
+        + [problem(problems + i, held_out=True) for i in range(held_out)],
+    )
     return held_out
 
 
-def _run(index: int, race_id: str, pid: str, m: int, sub: Any, query: str, rng: random.Random, problems: int,
-         held_out: int) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+def _run(
+    index: int, race_id: str, pid: str, m: int, sub: Any, query: str, rng: random.Random, problems: int, held_out: int
+) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
     """Run number `index`, of miner `m` (submission `sub`) on problem `pid`: its row, its score's row (None when it
     errored) and its gateway events. Draws from `rng` in a fixed order, so the same arguments make the same store."""
     p = int(pid[1:])
@@ -222,14 +298,25 @@ def _run(index: int, race_id: str, pid: str, m: int, sub: Any, query: str, rng: 
     events, _ = trajectory(index, p, query, agent, recommend, rng, style)
     if errored:
         events = events[:2]
-    run_row = {"run_id": run_id, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
-               "hotkey": sub.hotkey, "status": "errored" if errored else "finished",
-               "error_code": blame.TIMED_OUT if errored else None,
-               "blame": blame.blame_of(blame.TIMED_OUT) if errored else None,
-               "attempt": 1, "created_at": ended, "finished_at": None if errored else ended,
-               "errored_at": ended if errored else None, "sandbox": {},
-               "tool_calls": len(events), "llm_calls": 4 if llm_agent else 0, "tokens": 0,
-               "cost": 0.0}
+    run_row = {
+        "run_id": run_id,
+        "race_id": race_id,
+        "submission_id": sub.id,
+        "problem_id": pid,
+        "hotkey": sub.hotkey,
+        "status": "errored" if errored else "finished",
+        "error_code": blame.TIMED_OUT if errored else None,
+        "blame": blame.blame_of(blame.TIMED_OUT) if errored else None,
+        "attempt": 1,
+        "created_at": ended,
+        "finished_at": None if errored else ended,
+        "errored_at": ended if errored else None,
+        "sandbox": {},
+        "tool_calls": len(events),
+        "llm_calls": 4 if llm_agent else 0,
+        "tokens": 0,
+        "cost": 0.0,
+    }
     for e in events:
         e.update(run_id=run_id, started_at=ended)
     if errored:
@@ -237,25 +324,41 @@ def _run(index: int, race_id: str, pid: str, m: int, sub: Any, query: str, rng: 
     return run_row, _score(run_id, p, ended, llm_agent, wins, recommend, rng), events
 
 
-def _score(run_id: str, p: int, ended: datetime, llm_agent: bool, wins: bool, recommend: str,
-           rng: random.Random) -> dict[str, Any]:
+def _score(
+    run_id: str, p: int, ended: datetime, llm_agent: bool, wins: bool, recommend: str, rng: random.Random
+) -> dict[str, Any]:
     """The score's row of a finished run: strict success, the judge's quality and the final score from them."""
     quality = (0.9 if rng.random() < 0.8 else 0.7) if llm_agent else 0.1
     success = 1.0 if wins else 0.0
     final = success * (1.0 if quality >= 0.8 else 0.3 + 0.875 * quality)
     return {
-        "run_id": run_id, "success": success, "final": final, "judge_quality": quality,
+        "run_id": run_id,
+        "success": success,
+        "final": final,
+        "judge_quality": quality,
         "judge_coefficient": 1.0 if quality >= 0.8 else 0.3 + 0.875 * quality,
-        "strict": {"task": "product", "answer": recommend.split(","), "success": bool(wins),
-                   "products": [{"slot": 0, "gold_id": f"{9_000_000_000 + p}",
-                                 "answer_id": shown_of(recommend), "known": True}]},
-        "judge": {"gate": "sound" if quality == 0.9 else ("no_comparison" if quality == 0.7
-                                                          else "no_reasoning")},
-        "judge_evidence": [], "scored_at": ended, "judged_at": ended}
+        "strict": {
+            "task": "product",
+            "answer": recommend.split(","),
+            "success": bool(wins),
+            "products": [
+                {"slot": 0, "gold_id": f"{9_000_000_000 + p}", "answer_id": shown_of(recommend), "known": True}
+            ],
+        },
+        "judge": {"gate": "sound" if quality == 0.9 else ("no_comparison" if quality == 0.7 else "no_reasoning")},
+        "judge_evidence": [],
+        "scored_at": ended,
+        "judged_at": ended,
+    }
 
 
-def _store_race(store: Store, race_id: str, run_rows: list[dict[str, Any]], score_rows: list[dict[str, Any]],
-                event_rows: list[dict[str, Any]]) -> None:
+def _store_race(
+    store: Store,
+    race_id: str,
+    run_rows: list[dict[str, Any]],
+    score_rows: list[dict[str, Any]],
+    event_rows: list[dict[str, Any]],
+) -> None:
     """One race's rows in one transaction (bulk inserts; the events by COPY), then the race closed."""
     with store.session() as s:
         s.execute(insert(Run.__table__), run_rows)
@@ -311,10 +414,17 @@ def export_once(url: str, out: Path, until: str | None, tests: Path) -> dict[str
     for share in (0.10, 0.25, 0.50, 0.75, 1.0):
         hits = [rss for _, rss, done in samples if done >= share * total]
         at[f"{share:.0%}"] = hits[0] if hits else samples[-1][1]
-    return {"runs": result.funnel["selection"]["extracted"], "wall": wall, "baseline_rss": baseline,
-            "peak_rss": max(rss for _, rss, _ in samples), "rss_at": at, "train": result.train, "eval": result.eval,
-            "steps": [(s["name"], s["in"], s["out"], s["dropped"]) for s in result.funnel["steps"]],
-            "bytes": sum(f.stat().st_size for f in out.iterdir())}
+    return {
+        "runs": result.funnel["selection"]["extracted"],
+        "wall": wall,
+        "baseline_rss": baseline,
+        "peak_rss": max(rss for _, rss, _ in samples),
+        "rss_at": at,
+        "train": result.train,
+        "eval": result.eval,
+        "steps": [(s["name"], s["in"], s["out"], s["dropped"]) for s in result.funnel["steps"]],
+        "bytes": sum(f.stat().st_size for f in out.iterdir()),
+    }
 
 
 def main() -> None:
@@ -339,8 +449,11 @@ def main() -> None:
     with fresh_database("arena_bench_corpus", keep=args.keep) as url:
         print(f"filling {args.runs:,} runs into {make_url(url).render_as_string(hide_password=True)}", flush=True)
         filled = fill(url, args.runs, args.problems)
-        print(f"fill        {filled['runs']:,} runs, {filled['events']:,} events, "
-              f"{filled['bytes'] / 2**20:,.0f} MiB on disk in {filled['seconds']:.0f} s", flush=True)
+        print(
+            f"fill        {filled['runs']:,} runs, {filled['events']:,} events, "
+            f"{filled['bytes'] / 2**20:,.0f} MiB on disk in {filled['seconds']:.0f} s",
+            flush=True,
+        )
         tenth = (T0 + timedelta(seconds=filled["runs"] // 10)).isoformat()
         with tempfile.TemporaryDirectory() as tmp:
             tests = test_set(Path(tmp) / "product_test.jsonl", args.problems)
@@ -355,12 +468,14 @@ def main() -> None:
                     raise SystemExit(f"export of {label} failed")
                 m = json.loads(done.stdout.strip().splitlines()[-1])
                 mib = {k: v / 2**20 for k, v in m["rss_at"].items()}
-                print(f"export      {label:10s}  {m['runs']:>8,} runs in {m['wall']:6.1f} s "
-                      f"({m['runs'] / m['wall']:,.0f} runs/s)  peak RSS {m['peak_rss'] / 2**20:,.0f} MiB "
-                      f"(at start {m['baseline_rss'] / 2**20:,.0f})  RSS at "
-                      + ", ".join(f"{k} {v:,.0f}" for k, v in mib.items())
-                      + f" MiB  -> {m['train']:,} train + {m['eval']:,} eval, {m['bytes'] / 2**20:,.0f} MiB written",
-                      flush=True)
+                print(
+                    f"export      {label:10s}  {m['runs']:>8,} runs in {m['wall']:6.1f} s "
+                    f"({m['runs'] / m['wall']:,.0f} runs/s)  peak RSS {m['peak_rss'] / 2**20:,.0f} MiB "
+                    f"(at start {m['baseline_rss'] / 2**20:,.0f})  RSS at "
+                    + ", ".join(f"{k} {v:,.0f}" for k, v in mib.items())
+                    + f" MiB  -> {m['train']:,} train + {m['eval']:,} eval, {m['bytes'] / 2**20:,.0f} MiB written",
+                    flush=True,
+                )
         print("funnel (all runs):")
         for step, n_in, n_out, dropped in m["steps"]:
             why = ", ".join(f"{r} {n:,}" for r, n in dropped.items()) or "-"

@@ -41,10 +41,14 @@ from arena.judge.offline import OfflineJudge  # noqa: E402
 from arena.trajectory import TrajectoryEvent  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
-SYSTEM = ("You are a careful shopping assistant. Use the tools to find products that satisfy every constraint in the "
-          "user's request, compare candidates, then recommend and terminate.")
-FILLER = ("Let me think about which of these options matches what the shopper asked for, keeping the constraints "
-          "in mind before I make the next call.")
+SYSTEM = (
+    "You are a careful shopping assistant. Use the tools to find products that satisfy every constraint in the "
+    "user's request, compare candidates, then recommend and terminate."
+)
+FILLER = (
+    "Let me think about which of these options matches what the shopper asked for, keeping the constraints "
+    "in mind before I make the next call."
+)
 
 Run = tuple[dict[str, Any], list[TrajectoryEvent]]
 
@@ -78,19 +82,26 @@ def _completion_text(level: int, step: int, seen: list[dict[str, Any]], value_wo
         return f"{FILLER} The {' '.join(plain[:3])} listing looks relevant, so I will look at it more closely."
     if level == 3:
         return f"{FILLER} Product {a['product_id']} ({words}) costs {a['price']:g}, which looks acceptable."
-    return (f"{FILLER} Product {a['product_id']} costs {a['price']:g} while {b['product_id']} costs {b['price']:g}; "
-            f"the first is {'cheaper' if a['price'] <= b['price'] else 'more expensive'} than the second.")
+    return (
+        f"{FILLER} Product {a['product_id']} costs {a['price']:g} while {b['product_id']} costs {b['price']:g}; "
+        f"the first is {'cheaper' if a['price'] <= b['price'] else 'more expensive'} than the second."
+    )
 
 
 def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tuple[dict[str, Any], list[Any], int]:
     """One run of about `n_events` events; returns (public problem, events, designed gate index)."""
     level = index % 5
     start = (index * 37) % (len(pool) - 60)
-    products = pool[start:start + 60]
+    products = pool[start : start + 60]
     target = products[0]
     query = f"I am looking for a {' '.join(target['title'].split()[-3:]).lower()} under {target['price'] * 1.3:.0f}."
-    problem = {"problem_id": f"bench-{index}", "task": "product", "query": query, "difficulty": "medium",
-               "n_products": 1}
+    problem = {
+        "problem_id": f"bench-{index}",
+        "task": "product",
+        "query": query,
+        "difficulty": "medium",
+        "n_products": 1,
+    }
     events: list[TrajectoryEvent] = []
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": query}]
     seen: list[dict[str, Any]] = []
@@ -98,14 +109,22 @@ def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tupl
 
     def add(**fields: Any) -> None:
         seq = len(events)
-        events.append(TrajectoryEvent(run_id=f"run-{index}", seq=seq, started_at=T0 + timedelta(seconds=seq),
-                                      duration_ms=12.0, **fields))
+        events.append(
+            TrajectoryEvent(
+                run_id=f"run-{index}", seq=seq, started_at=T0 + timedelta(seconds=seq), duration_ms=12.0, **fields
+            )
+        )
 
     step = 0
     while len(events) < n_events - 2:
-        kind = ("find_product", "view_product_information", "find_product", "find_products_in_same_shop",
-                "calculate_voucher")[step % 5]
-        page = products[(step * 7) % 50:(step * 7) % 50 + 10]
+        kind = (
+            "find_product",
+            "view_product_information",
+            "find_product",
+            "find_products_in_same_shop",
+            "calculate_voucher",
+        )[step % 5]
+        page = products[(step * 7) % 50 : (step * 7) % 50 + 10]
         if kind == "find_product":
             arguments: dict[str, Any] = {"q": query, "page": 1 + step % 3}
             result: Any = [_summary(p) for p in page]
@@ -115,48 +134,101 @@ def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tupl
             result = [_detail(p) for p in picks]
         elif kind == "find_products_in_same_shop":
             arguments = {"queries": [query, "matching accessory"]}
-            result = [{"shop_id": page[0]["shop_id"], "queries_covered": 2, "queries": 2,
-                       "matches": [{"query": q, "products": [_summary(p) for p in page[i:i + 3]]}
-                                   for i, q in enumerate(arguments["queries"])]}]
+            result = [
+                {
+                    "shop_id": page[0]["shop_id"],
+                    "queries_covered": 2,
+                    "queries": 2,
+                    "matches": [
+                        {"query": q, "products": [_summary(p) for p in page[i : i + 3]]}
+                        for i, q in enumerate(arguments["queries"])
+                    ],
+                }
+            ]
         else:
             picks = page[:2]
             total = sum(p["price"] for p in picks)
-            arguments = {"product_ids": ",".join(p["product_id"] for p in picks),
-                         "voucher": {"voucher_type": "platform", "threshold": 100, "discount_type": "fixed",
-                                     "face_value": 50, "budget": total}}
-            result = {"product_ids": [p["product_id"] for p in picks], "prices": [p["price"] for p in picks],
-                      "total_before": total, "discount": 50.0, "total_after": total - 50, "voucher_applied": True,
-                      "reason": "applied", "budget": total, "within_budget": True}
+            arguments = {
+                "product_ids": ",".join(p["product_id"] for p in picks),
+                "voucher": {
+                    "voucher_type": "platform",
+                    "threshold": 100,
+                    "discount_type": "fixed",
+                    "face_value": 50,
+                    "budget": total,
+                },
+            }
+            result = {
+                "product_ids": [p["product_id"] for p in picks],
+                "prices": [p["price"] for p in picks],
+                "total_before": total,
+                "discount": 50.0,
+                "total_after": total - 50,
+                "voucher_applied": True,
+                "reason": "applied",
+                "budget": total,
+                "within_budget": True,
+            }
         text = _completion_text(level, step, seen, value_words)
-        call = {"id": f"call_{step}", "type": "function",
-                "function": {"name": kind, "arguments": json.dumps(arguments)}}
+        call = {
+            "id": f"call_{step}",
+            "type": "function",
+            "function": {"name": kind, "arguments": json.dumps(arguments)},
+        }
         completion_tokens = 8 if level == 0 else max(35, len(text) // 4 + 20)
         prompt_tokens = sum(len(json.dumps(m)) for m in messages) // 4
-        add(kind="llm_call", name="test-model",
+        add(
+            kind="llm_call",
+            name="test-model",
             arguments={"model": "test-model", "temperature": 0, "messages": list(messages), "tools": []},
-            result={"id": f"chatcmpl-{step}", "object": "chat.completion", "model": "test-model",
-                    "choices": [{"index": 0, "finish_reason": "tool_calls",
-                                 "message": {"role": "assistant", "content": text, "tool_calls": [call]}}],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                              "total_tokens": prompt_tokens + completion_tokens}},
-            tokens={"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens})
+            result={
+                "id": f"chatcmpl-{step}",
+                "object": "chat.completion",
+                "model": "test-model",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "tool_calls",
+                        "message": {"role": "assistant", "content": text, "tool_calls": [call]},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+            tokens={
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        )
         add(kind="tool_call", name=kind, arguments=arguments, result=result)
         messages.append({"role": "assistant", "content": text, "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)[:8000]})
         if kind in ("find_product", "find_products_in_same_shop"):
             seen.extend(page[:3])
         step += 1
-    add(kind="tool_call", name="recommend_product", arguments={"product_ids": target["product_id"]},
-        result=f"Having recommended the products to the user: {target['product_id']}.")
-    add(kind="tool_call", name="terminate", arguments={"status": "success"},
-        result="The interaction has been completed with status: success")
+    add(
+        kind="tool_call",
+        name="recommend_product",
+        arguments={"product_ids": target["product_id"]},
+        result=f"Having recommended the products to the user: {target['product_id']}.",
+    )
+    add(
+        kind="tool_call",
+        name="terminate",
+        arguments={"status": "success"},
+        result="The interaction has been completed with status: success",
+    )
     return problem, events, level
 
 
 # --- the LLM judge -------------------------------------------------------------------------------------------------
-def llm_rows(runs: list[Run], *, url: str | None = None, models: list[str] | None = None,
-             sample: int = 50) -> list[tuple[str, str]]:
+def llm_rows(
+    runs: list[Run], *, url: str | None = None, models: list[str] | None = None, sample: int = 50
+) -> list[tuple[str, str]]:
     """Prompt and completion tokens per run for the LLM judge, and (with a real endpoint) its agreement with the
     offline judge on a sample of runs.
 
@@ -186,14 +258,24 @@ def llm_rows(runs: list[Run], *, url: str | None = None, models: list[str] | Non
     prompt = [v.tokens.get("prompt_tokens", 0) for v in verdicts]
     completion = [v.tokens.get("completion_tokens", 0) for v in verdicts]
     rows.append(("llm judge", f"{label}: {len(chosen)} runs in {elapsed:.1f}s"))
-    rows.append(("  tokens per run", f"prompt median {statistics.median(prompt):,.0f} max {max(prompt):,}; completion "
-                                     f"median {statistics.median(completion):,.0f}"))
+    rows.append(
+        (
+            "  tokens per run",
+            f"prompt median {statistics.median(prompt):,.0f} max {max(prompt):,}; completion "
+            f"median {statistics.median(completion):,.0f}",
+        )
+    )
     if url is not None:
         mine = [offline.judge(problem, events) for problem, events in chosen]
         same = sum(1 for a, b in zip(verdicts, mine, strict=True) if a.gate == b.gate)
         gap = statistics.mean(abs(a.quality - b.quality) for a, b in zip(verdicts, mine, strict=True))
-        rows.append(("  agreement", f"offline = llm gate on {same}/{len(chosen)} runs ({same / len(chosen):.0%}); "
-                                    f"mean |q difference| {gap:.3f}"))
+        rows.append(
+            (
+                "  agreement",
+                f"offline = llm gate on {same}/{len(chosen)} runs ({same / len(chosen):.0%}); "
+                f"mean |q difference| {gap:.3f}",
+            )
+        )
     return rows
 
 
@@ -211,8 +293,10 @@ def main() -> None:
     built = [synthetic_run(i, pool, args.events) for i in range(args.runs)]
     runs: list[Run] = [(problem, events) for problem, events, _ in built]
     n_events = sum(len(e) for _, e in runs)
-    print(f"{args.runs} synthetic runs, {n_events / args.runs:.0f} events each on average "
-          f"({sum(1 for _, es in runs for e in es if e.kind == 'llm_call') / args.runs:.0f} LLM calls)")
+    print(
+        f"{args.runs} synthetic runs, {n_events / args.runs:.0f} events each on average "
+        f"({sum(1 for _, es in runs for e in es if e.kind == 'llm_call') / args.runs:.0f} LLM calls)"
+    )
 
     judge = OfflineJudge()
     judge.judge(*runs[0])  # warm up
@@ -222,8 +306,9 @@ def main() -> None:
     print(f"offline judge     {args.runs / elapsed:10,.0f} judgments/s   {elapsed / args.runs * 1000:7.2f} ms each")
     gates = Counter(v.gate for v in verdicts)
     print("  gates reached   " + ", ".join(f"{g.name} {gates.get(g.name, 0)}" for g in SN15_RUBRIC.gates))
-    on_design = sum(1 for v, (_, _, level) in zip(verdicts, built, strict=True)
-                    if v.gate == SN15_RUBRIC.gates[level].name)
+    on_design = sum(
+        1 for v, (_, _, level) in zip(verdicts, built, strict=True) if v.gate == SN15_RUBRIC.gates[level].name
+    )
     print(f"  designed gate   {on_design}/{args.runs} runs reached the gate they were written for (self-check)")
 
     t0 = time.perf_counter()
@@ -234,11 +319,15 @@ def main() -> None:
     dropped = sum(1 for t in texts if "\n[dropped: " in t)
     truncated = sum(t.count("\n[truncated: ") for t in texts) / len(texts)
     print(f"build_evidence    {args.runs / elapsed:10,.0f} runs/s        {elapsed / args.runs * 1000:7.2f} ms each")
-    print(f"  size (chars)    median {statistics.median(sizes):,.0f}  p95 {p95:,}  max {sizes[-1]:,}  "
-          f"(~{statistics.median(sizes) / 4:,.0f} tokens median at 4 chars/token); limits 1500 per result, "
-          "60000 total")
-    print(f"  cuts            {truncated:.1f} truncated fields per run; {dropped}/{args.runs} runs had middle "
-          "events dropped")
+    print(
+        f"  size (chars)    median {statistics.median(sizes):,.0f}  p95 {p95:,}  max {sizes[-1]:,}  "
+        f"(~{statistics.median(sizes) / 4:,.0f} tokens median at 4 chars/token); limits 1500 per result, "
+        "60000 total"
+    )
+    print(
+        f"  cuts            {truncated:.1f} truncated fields per run; {dropped}/{args.runs} runs had middle "
+        "events dropped"
+    )
 
     for label, value in llm_rows(runs, url=args.llm_url, models=args.llm_model, sample=args.sample):
         print(f"{label:17s} {value}")

@@ -62,8 +62,12 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=30, help="problems per race")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--catalog-size", type=int, default=20_000)
-    parser.add_argument("--dispatch", choices=("local", "ray"), default="local",
-                        help="ray: race locally, then on a local Ray cluster of 1 and 2 workers (up to --workers)")
+    parser.add_argument(
+        "--dispatch",
+        choices=("local", "ray"),
+        default="local",
+        help="ray: race locally, then on a local Ray cluster of 1 and 2 workers (up to --workers)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="the most Ray workers to race on (--dispatch ray)")
     parser.add_argument("--worker-cpus", type=int, default=1, help="CPUs of each Ray worker (one run each)")
     args = parser.parse_args()
@@ -72,8 +76,8 @@ def main() -> None:
         root = Path(tmp)
         t0 = time.perf_counter()
         catalog_dir, pack_path, signer = build_arena_inputs(
-            root, size=args.catalog_size, problems=int(args.problems / 0.6) + 4, per_race=args.problems,
-            cadence=100_000)  # one race: the next slot is far away
+            root, size=args.catalog_size, problems=int(args.problems / 0.6) + 4, per_race=args.problems, cadence=100_000
+        )  # one race: the next slot is far away
         names = [f"miner{i:02d}" for i in range(args.miners)]
         races = 1 if args.dispatch == "local" else 1 + args.workers
         setup = make_chain(root, names, validators=races, block_time=0.5, rate_limit=5)
@@ -82,8 +86,10 @@ def main() -> None:
         catalog = Catalog.open(catalog_dir)
         pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
         race_pool = sum(1 for p in pack.problems if p.split == "race")
-        print(f"setup {time.perf_counter() - t0:.1f}s: {args.miners} miners, race pool {race_pool} problems "
-              f"(drawing {min(args.problems, race_pool)}), concurrency {args.concurrency}")
+        print(
+            f"setup {time.perf_counter() - t0:.1f}s: {args.miners} miners, race pool {race_pool} problems "
+            f"(drawing {min(args.problems, race_pool)}), concurrency {args.concurrency}"
+        )
         block = setup.chain.block()
         slot = block - block % 100_000  # every validator of this bench races the same slot
         bench = RaceBench(root, setup, agents, catalog, pack, slot)
@@ -98,10 +104,12 @@ def main() -> None:
         rows = [local]
         with LocalRayCluster(root / "ray-logs") as cluster:
             for n in range(1, args.workers + 1):
-                cluster.add_worker(f"w{n}", catalog_dir, cpus=args.worker_cpus,
-                                   memory_mb=args.worker_cpus * Limits().memory_mb + 512)
-                dispatcher = RayDispatcher.connect(cluster.address, catalog_digest=catalog.digest,
-                                                   memory_mb=Limits().memory_mb)
+                cluster.add_worker(
+                    f"w{n}", catalog_dir, cpus=args.worker_cpus, memory_mb=args.worker_cpus * Limits().memory_mb + 512
+                )
+                dispatcher = RayDispatcher.connect(
+                    cluster.address, catalog_digest=catalog.digest, memory_mb=Limits().memory_mb
+                )
                 rows.append(bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher))
             import ray
 
@@ -126,11 +134,23 @@ class RaceBench:
         store.upsert_miners(setup.chain.metagraph().neurons)
         for j, (name, agent) in enumerate(self.agents.items()):
             place_submission(store, root / f"node{i}", setup.miners[name].hotkey.ss58_address, agent, block=1 + j)
-        config = ArenaConfig(data_dir=root / f"node{i}", concurrency=concurrency, max_attempts=2,
-                             retry_backoff=1.0, limits=Limits(wall_seconds=120))
-        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[i], pack=self.pack,
-                      catalog=self.catalog, sandbox=None if dispatcher else ProcessSandbox("bwrap"), config=config,
-                      dispatcher=dispatcher)
+        config = ArenaConfig(
+            data_dir=root / f"node{i}",
+            concurrency=concurrency,
+            max_attempts=2,
+            retry_backoff=1.0,
+            limits=Limits(wall_seconds=120),
+        )
+        arena = Arena(
+            store=store,
+            chain=setup.chain,
+            wallet=setup.validators[i],
+            pack=self.pack,
+            catalog=self.catalog,
+            sandbox=None if dispatcher else ProcessSandbox("bwrap"),
+            config=config,
+            dispatcher=dispatcher,
+        )
         arena.start()
         try:
             arena.open_race(block=self.slot)
@@ -149,13 +169,17 @@ class RaceBench:
         wall, cpu = time.perf_counter() - started, _cpu() - cpu
         row = race_rows(store, arena, wall, cpu, slots)
         race_id = store.races()[0].race_id
-        row.update(label=label, vector=store.weight_sets()[-1].vector,
-                   scores={r.hotkey: (r.rank, r.score) for r in store.race_results(race_id)},
-                   finals={(r.hotkey, r.problem_id): (r.status, r.error_code, (store.score(r.run_id) or r).final)
-                           for r in store.runs()})
+        row.update(
+            label=label,
+            vector=store.weight_sets()[-1].vector,
+            scores={r.hotkey: (r.rank, r.score) for r in store.race_results(race_id)},
+            finals={
+                (r.hotkey, r.problem_id): (r.status, r.error_code, (store.score(r.run_id) or r).final)
+                for r in store.runs()
+            },
+        )
         store.close()
         return row
-
 
     def qualifying(self, concurrency: int, miners: int = 4) -> list[str]:
         """The qualifying round's rows: `miners` new submissions each race the pack's public qualifying set (every
@@ -176,10 +200,22 @@ class RaceBench:
         store.upsert_miners(setup.chain.metagraph().neurons)
         for j, (name, agent) in enumerate(list(self.agents.items())[:miners]):
             place_submission(store, root / "qualify", setup.miners[name].hotkey.ss58_address, agent, block=1 + j)
-        config = ArenaConfig(data_dir=root / "qualify", concurrency=concurrency, max_attempts=2, retry_backoff=1.0,
-                             limits=Limits(wall_seconds=120))
-        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=self.catalog,
-                      sandbox=ProcessSandbox("bwrap"), config=config)
+        config = ArenaConfig(
+            data_dir=root / "qualify",
+            concurrency=concurrency,
+            max_attempts=2,
+            retry_backoff=1.0,
+            limits=Limits(wall_seconds=120),
+        )
+        arena = Arena(
+            store=store,
+            chain=setup.chain,
+            wallet=setup.validators[0],
+            pack=pack,
+            catalog=self.catalog,
+            sandbox=ProcessSandbox("bwrap"),
+            config=config,
+        )
         arena.start()
         decide = 0.0
         started = time.perf_counter()
@@ -199,60 +235,85 @@ class RaceBench:
         store.close()
         per_submission = wall / max(started_rounds, 1)
         statuses = ", ".join(sorted(q.status for q in decided))
-        return [f"qualify   the qualifying round: {started_rounds} new submissions x {rotation.qualify_problems} "
-                f"public problems = {len(runs)} runs in {wall:.1f}s wall ({per_submission:.1f}s per submission at "
-                f"{concurrency} at once; {agent / max(len(runs), 1):.2f}s agent time per run)",
-                f"          decided: {statuses}; the closing ticks that decided them took "
-                f"{decide * 1000 / max(len(decided), 1):.1f} ms per submission (the qualifying race closed, the "
-                "leader's figures read, the decision stored)"]
+        return [
+            f"qualify   the qualifying round: {started_rounds} new submissions x {rotation.qualify_problems} "
+            f"public problems = {len(runs)} runs in {wall:.1f}s wall ({per_submission:.1f}s per submission at "
+            f"{concurrency} at once; {agent / max(len(runs), 1):.2f}s agent time per run)",
+            f"          decided: {statuses}; the closing ticks that decided them took "
+            f"{decide * 1000 / max(len(decided), 1):.1f} ms per submission (the qualifying race closed, the "
+            "leader's figures read, the decision stored)",
+        ]
 
 
 def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int) -> dict[str, Any]:
     """Print the race's rows; returns the figures the dispatch summary compares."""
     runs = store.runs()
     agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
-    spans = [((r.finished_at or r.errored_at) - r.starting_at).total_seconds() for r in runs
-             if r.starting_at and (r.finished_at or r.errored_at)]
+    spans = [
+        ((r.finished_at or r.errored_at) - r.starting_at).total_seconds()
+        for r in runs
+        if r.starting_at and (r.finished_at or r.errored_at)
+    ]
     node_time = sum(spans) - agent
     errored = sum(1 for r in runs if r.status == "errored")
-    print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), "
-          f"{errored} errored")
+    print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), {errored} errored")
     print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
-    print(f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
-          f"run) = {node_time / agent:.1%} of agent time")
-    print(f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
-          "serving the agents' calls included; steadier than wall time on a shared machine)")
+    print(
+        f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
+        f"run) = {node_time / agent:.1%} of agent time"
+    )
+    print(
+        f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
+        "serving the agents' calls included; steadier than wall time on a shared machine)"
+    )
     stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent before issue 15's item 8
     if stages is None:
         print("stages    not instrumented in this version of the node")
     else:
         per_run = {stage: stages.seconds[stage] / max(len(runs), 1) * 1000 for stage in stages.seconds}
-        print("stages    ms per run (the node's default judge, offline): "
-              + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in per_run.items())
-              + f"; sum {sum(per_run.values()):.1f}")
+        print(
+            "stages    ms per run (the node's default judge, offline): "
+            + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in per_run.items())
+            + f"; sum {sum(per_run.values()):.1f}"
+        )
         cpus = {stage: ms / max(len(runs), 1) * 1000 for stage, ms in stages.cpu.items() if ms is not None}
-        print("          of which CPU: " + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}"
-                                                 for stage, ms in cpus.items()) + f"; sum {sum(cpus.values()):.1f}")
+        print(
+            "          of which CPU: "
+            + ", ".join(f"{stage.replace('_', ' ')} {ms:.1f}" for stage, ms in cpus.items())
+            + f"; sum {sum(cpus.values()):.1f}"
+        )
     for row in cost_rows(arena):
         print(row)
     idle = wall * concurrency - sum(spans)
-    print(f"idle      {max(idle, 0):.1f}s of {wall * concurrency:.1f} slot-seconds "
-          f"({max(idle, 0) / (wall * concurrency):.1%}) not covered by a run")
-    return {"runs": len(runs), "wall": wall, "per_min": len(runs) / wall * 60, "agent": agent / max(len(runs), 1),
-            "overhead": node_time / max(len(runs), 1), "slots": concurrency}
+    print(
+        f"idle      {max(idle, 0):.1f}s of {wall * concurrency:.1f} slot-seconds "
+        f"({max(idle, 0) / (wall * concurrency):.1%}) not covered by a run"
+    )
+    return {
+        "runs": len(runs),
+        "wall": wall,
+        "per_min": len(runs) / wall * 60,
+        "agent": agent / max(len(runs), 1),
+        "overhead": node_time / max(len(runs), 1),
+        "slots": concurrency,
+    }
 
 
 def print_dispatch_summary(rows: list[dict[str, Any]]) -> None:
     local = rows[0]
     print("--- dispatch summary")
     for row in rows:
-        print(f"dispatch  {row['label']:<16} {row['slots']} at once: {row['per_min']:.0f} runs/min, "
-              f"{row['agent']:.2f}s agent time and {row['overhead'] * 1000:.0f} ms node overhead per run")
+        print(
+            f"dispatch  {row['label']:<16} {row['slots']} at once: {row['per_min']:.0f} runs/min, "
+            f"{row['agent']:.2f}s agent time and {row['overhead'] * 1000:.0f} ms node overhead per run"
+        )
     for row in rows[1:]:
         same = all(row[key] == local[key] for key in ("finals", "scores", "vector"))
-        print(f"ray cost  {row['label']}: {(row['overhead'] - local['overhead']) * 1000:+.0f} ms per run against "
-              f"local dispatch (task placement, bundle fetch, the worker's gateway, the result's transfer); scores "
-              f"and weight vector {'identical to' if same else 'DIFFERENT from'} local dispatch's")
+        print(
+            f"ray cost  {row['label']}: {(row['overhead'] - local['overhead']) * 1000:+.0f} ms per run against "
+            f"local dispatch (task placement, bundle fetch, the worker's gateway, the result's transfer); scores "
+            f"and weight vector {'identical to' if same else 'DIFFERENT from'} local dispatch's"
+        )
 
 
 def _cpu() -> float:
@@ -278,17 +339,23 @@ def cost_rows(arena: Any, repeats: int = 5) -> list[str]:
     if not problems:
         sealed = "sealed    opening a sealed batch (per race): not measured (the race drew no problem)"
     else:
-        batch = seal_batch(problems, slot=0, open_block=0, reveal_round=1000,
-                           title_embeddings={p.problem_id: pack.title_embeddings.get(p.problem_id, [])
-                                             for p in problems})
+        batch = seal_batch(
+            problems,
+            slot=0,
+            open_block=0,
+            reveal_round=1000,
+            title_embeddings={p.problem_id: pack.title_embeddings.get(p.problem_id, []) for p in problems},
+        )
         seconds = []
         for _ in range(repeats):
             started = time.perf_counter()
             open_batch(batch, QUICKNET_ROUND_1000)
             seconds.append(time.perf_counter() - started)
-        sealed = (f"sealed    opening a sealed batch: {statistics.median(seconds) * 1000:.1f} ms per race "
-                  f"({len(problems)} problems, {len(batch.ciphertext) / 1024:.0f} KiB sealed; median of {repeats}; "
-                  "the beacon fetch not included)")
+        sealed = (
+            f"sealed    opening a sealed batch: {statistics.median(seconds) * 1000:.1f} ms per race "
+            f"({len(problems)} problems, {len(batch.ciphertext) / 1024:.0f} KiB sealed; median of {repeats}; "
+            "the beacon fetch not included)"
+        )
     return [sealed]
 
 

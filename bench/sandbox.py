@@ -84,8 +84,9 @@ def main() -> None:
             starts, laps = [], []
             for i in range(runs):
                 t0 = time.time()
-                outcome = asyncio.run(run_one(gateway, backend, probe, work / "gw", problem, budgets=budgets,
-                                              run_id=f"{prefix}{i}"))
+                outcome = asyncio.run(
+                    run_one(gateway, backend, probe, work / "gw", problem, budgets=budgets, run_id=f"{prefix}{i}")
+                )
                 if outcome.result.status != "ok":
                     raise SystemExit(f"{prefix} failed: {outcome.result.status} {outcome.result.error}")
                 starts.append((outcome.result.returned["entered"] - t0) * 1000)
@@ -93,13 +94,20 @@ def main() -> None:
             return starts, laps
 
         starts, laps = probe_runs(sandbox, args.runs, "probe")
-        print(f"process (bwrap): start to agent_main p50 {statistics.median(starts):.0f} ms, "
-              f"p95 {pct(starts, 0.95):.0f} ms over {args.runs} runs")
-        print(f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
-              f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls")
+        print(
+            f"process (bwrap): start to agent_main p50 {statistics.median(starts):.0f} ms, "
+            f"p95 {pct(starts, 0.95):.0f} ms over {args.runs} runs"
+        )
+        print(
+            f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
+            f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls"
+        )
         handle = gateway.open_run("host-client", budgets)
-        with httpx.Client(transport=httpx.HTTPTransport(uds=str(server.socket_path)), base_url="http://gw",
-                          headers={"Authorization": f"Bearer {handle.token}"}) as client:
+        with httpx.Client(
+            transport=httpx.HTTPTransport(uds=str(server.socket_path)),
+            base_url="http://gw",
+            headers={"Authorization": f"Bearer {handle.token}"},
+        ) as client:
             for _ in range(20):
                 client.post("/tools/view_product_information", json={"product_ids": "1"})
             t = time.perf_counter()
@@ -115,8 +123,15 @@ def main() -> None:
 
             async def one(i: int) -> None:
                 async with sem:
-                    await run_one(gateway, sandbox, noop, work / "gw", problem, limits=Limits(wall_seconds=30),
-                                  run_id=f"noop-{concurrency}-{i}")
+                    await run_one(
+                        gateway,
+                        sandbox,
+                        noop,
+                        work / "gw",
+                        problem,
+                        limits=Limits(wall_seconds=30),
+                        run_id=f"noop-{concurrency}-{i}",
+                    )
 
             t = time.perf_counter()
             await asyncio.gather(*(one(i) for i in range(total)))
@@ -130,8 +145,10 @@ def main() -> None:
 
         build_image(log=lambda m: None)
         starts, _ = probe_runs(DockerSandbox(), max(5, args.runs // 2), "docker-probe")
-        print(f"docker: start to agent_main p50 {statistics.median(starts):.0f} ms, p95 {pct(starts, 0.95):.0f} ms "
-              f"over {len(starts)} runs")
+        print(
+            f"docker: start to agent_main p50 {statistics.median(starts):.0f} ms, p95 {pct(starts, 0.95):.0f} ms "
+            f"over {len(starts)} runs"
+        )
 
 
 if __name__ == "__main__":

@@ -54,14 +54,24 @@ INTEGER_ANSWERS = 11
 
 _WEB_QUESTIONS = [
     # (question, kind of answer) about fictional entities; the answer is put into the gold product's title
-    ("In which year did the fictional {team} win their first national title? I would like to buy {noun} from that "
-     "year.", "year"),
-    ("Which country hosted the fictional {event} in {year}? I would like to buy {noun} made in that country.",
-     "country"),
-    ("Which instrument does the fictional musician {name} play in the {ensemble}? I want to buy one for my nephew.",
-     "instrument"),
-    ("In which month and year did the fictional {ensemble} first perform in {place}? I would like {noun} from that "
-     "month.", "month"),
+    (
+        "In which year did the fictional {team} win their first national title? I would like to buy {noun} from that "
+        "year.",
+        "year",
+    ),
+    (
+        "Which country hosted the fictional {event} in {year}? I would like to buy {noun} made in that country.",
+        "country",
+    ),
+    (
+        "Which instrument does the fictional musician {name} play in the {ensemble}? I want to buy one for my nephew.",
+        "instrument",
+    ),
+    (
+        "In which month and year did the fictional {ensemble} first perform in {place}? I would like {noun} from that "
+        "month.",
+        "month",
+    ),
     ("What color are the home jerseys of the fictional {team}? I want {noun} in that color.", "color"),
 ]
 _COUNTRIES = ["Japan", "India", "Brazil", "Kenya", "Norway", "Peru", "Egypt", "Canada", "Portugal", "Vietnam"]
@@ -77,14 +87,24 @@ _SURNAMES = ["Marrow", "Quenby", "Verhoeven", "Santillan", "Halvorsen", "Ibarra"
 def _web_record(i: int, gold: dict, rng: gen.Rng, integer: bool) -> dict:
     question, kind = _WEB_QUESTIONS[i % len(_WEB_QUESTIONS)]
     year = 1960 + rng.below(60)
-    answer: str | int = {"year": year, "country": rng.pick(_COUNTRIES), "instrument": rng.pick(_INSTRUMENTS),
-                         "month": f"{rng.pick(_MONTHS)} {year}", "color": rng.pick(_COLORS)}[kind]
+    answer: str | int = {
+        "year": year,
+        "country": rng.pick(_COUNTRIES),
+        "instrument": rng.pick(_INSTRUMENTS),
+        "month": f"{rng.pick(_MONTHS)} {year}",
+        "color": rng.pick(_COLORS),
+    }[kind]
     if kind == "year" and integer:
         answer = int(answer)
-    fields = {"team": f"{rng.pick(_PLACES)} {rng.pick(_TEAMS)} {i}", "event": f"{rng.pick(_PLACES)} Festival {i}",
-              "year": 1950 + rng.below(70), "name": f"{rng.pick(_NAMES)} {rng.pick(_SURNAMES)} {i}",
-              "ensemble": f"{rng.pick(_PLACES)} Quartet {i}", "place": rng.pick(_PLACES),
-              "noun": "a " + gold["title"].split()[-1].lower()}
+    fields = {
+        "team": f"{rng.pick(_PLACES)} {rng.pick(_TEAMS)} {i}",
+        "event": f"{rng.pick(_PLACES)} Festival {i}",
+        "year": 1950 + rng.below(70),
+        "name": f"{rng.pick(_NAMES)} {rng.pick(_SURNAMES)} {i}",
+        "ensemble": f"{rng.pick(_PLACES)} Quartet {i}",
+        "place": rng.pick(_PLACES),
+        "noun": "a " + gold["title"].split()[-1].lower(),
+    }
     gold = dict(gold, title=f"{gold['title']} {answer}", description=f"{gold['description']} Edition: {answer}.")
     return {"query": question.format(**fields), "Knowledge_Attribute": answer, "reward": gold}
 
@@ -118,16 +138,23 @@ def shoppingbench_files(n: int, folder: Path, seed: int) -> list[Path]:
         records["product"].append({"query": render.render_product_query(spec, rng), "reward": dump(r)})
     for i in range(counts["shop"]):
         pairs = [constraints_for(p, rng) for p in picks(2 + i % 3)]
-        records["shop"].append({"query": render.render_shop_query([sp for _, sp in pairs], rng),
-                                "reward": [dump(r) for r, _ in pairs]})
+        records["shop"].append(
+            {"query": render.render_shop_query([sp for _, sp in pairs], rng), "reward": [dump(r) for r, _ in pairs]}
+        )
     for i in range(counts["voucher"]):
         items = picks(1 + i % 4)
         pairs = [constraints_for(p, rng, allow_price=False) for p in items]
         v = voucher_for(max(sum(p["price"] for p in items), 100.0), rng.pick(["platform", "shop"]), rng)
-        spec = render.VoucherSpec(v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap,
-                                  v.budget)
-        records["voucher"].append({"query": render.render_voucher_query([sp for _, sp in pairs], spec, rng),
-                                   "voucher": v.model_dump(mode="json"), "reward": [dump(r) for r, _ in pairs]})
+        spec = render.VoucherSpec(
+            v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget
+        )
+        records["voucher"].append(
+            {
+                "query": render.render_voucher_query([sp for _, sp in pairs], spec, rng),
+                "voucher": v.model_dump(mode="json"),
+                "reward": [dump(r) for r, _ in pairs],
+            }
+        )
     for k in range(min(shared, counts["voucher"])):  # a basket's first product is another problem's gold
         source = [records["product"], records["shop"], records["voucher"]][k % 3]
         other = source[(7 * k + 1) % len(source)]["reward"]
@@ -137,8 +164,12 @@ def shoppingbench_files(n: int, folder: Path, seed: int) -> list[Path]:
             basket[0] = {key: value for key, value in other.items() if key != "price"}
     for i in range(counts["web"]):
         records["web"].append(_web_record(i, picks(1)[0], rng, integer=i % 5 == 0 and i // 5 < integers))
-    names = {"product": "synthesize_product_test.jsonl", "shop": "synthesize_shop_test.jsonl",
-             "voucher": "synthesize_voucher_test.jsonl", "web": "synthesize_web_simpleqa_test.jsonl"}
+    names = {
+        "product": "synthesize_product_test.jsonl",
+        "shop": "synthesize_shop_test.jsonl",
+        "voucher": "synthesize_voucher_test.jsonl",
+        "web": "synthesize_web_simpleqa_test.jsonl",
+    }
     paths = []
     for task, rows in records.items():
         path = folder / names[task]
@@ -150,12 +181,14 @@ def shoppingbench_files(n: int, folder: Path, seed: int) -> list[Path]:
 def rebuild_in_child(files: list[Path], size: int, out: Path) -> tuple[float, int, dict]:
     """Import ``files`` and rebuild them on a ``size`` background in a child process: (wall s, peak bytes of the
     process tree, what the child reports)."""
-    code = ("import json, sys; from arena.problems.importer import import_files; "
-            "from arena.problems.rebuild import rebuild_catalog; "
-            f"r = import_files({[str(f) for f in files]!r}); "
-            f"b = rebuild_catalog(r.problems, {str(out)!r}, background_size={size}, force=True); "
-            "print(json.dumps({'records': len(r.problems) + len(r.bad), 'bad': len(r.bad), "
-            "'kept': len(b.problems), 'left_out': b.skipped, 'products': b.products, 'web_pages': b.web_pages}))")
+    code = (
+        "import json, sys; from arena.problems.importer import import_files; "
+        "from arena.problems.rebuild import rebuild_catalog; "
+        f"r = import_files({[str(f) for f in files]!r}); "
+        f"b = rebuild_catalog(r.problems, {str(out)!r}, background_size={size}, force=True); "
+        "print(json.dumps({'records': len(r.problems) + len(r.bad), 'bad': len(r.bad), "
+        "'kept': len(b.problems), 'left_out': b.skipped, 'products': b.products, 'web_pages': b.web_pages}))"
+    )
     started = time.perf_counter()
     proc = psutil.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     peak = 0
@@ -186,20 +219,25 @@ def main() -> None:
         started = time.perf_counter()
         generated = generate_problems(catalog, args.generate, seed=args.seed)
         gen_s = time.perf_counter() - started
-        print(f"generate: {len(generated.problems)} problems in {gen_s:.1f}s = "
-              f"{len(generated.problems) / gen_s:.1f} problems/s ({len(generated.skipped)} skipped) on {size:,}")
+        print(
+            f"generate: {len(generated.problems)} problems in {gen_s:.1f}s = "
+            f"{len(generated.problems) / gen_s:.1f} problems/s ({len(generated.skipped)} skipped) on {size:,}"
+        )
 
         files = shoppingbench_files(args.imported, work, args.seed)
         started = time.perf_counter()
         imported = import_files(files)
         import_s = time.perf_counter() - started
-        print(f"import: {len(imported.problems)} of {args.imported} records in {import_s:.2f}s "
-              f"({len(imported.bad)} bad)")
+        print(
+            f"import: {len(imported.problems)} of {args.imported} records in {import_s:.2f}s ({len(imported.bad)} bad)"
+        )
         wall, peak, child = rebuild_in_child(files, size, work / "rebuilt")
-        print(f"import+rebuild: {args.imported} problems on a {size:,} background in {wall:.1f}s "
-              f"(child process, start-up included), peak {peak / 2**20:.0f} MB (process tree); {child['kept']} "
-              f"playable, {len(child['left_out'])} left out as unsatisfiable; {child['products']:,} products, "
-              f"{child['web_pages']} web pages for the imported web problems")
+        print(
+            f"import+rebuild: {args.imported} problems on a {size:,} background in {wall:.1f}s "
+            f"(child process, start-up included), peak {peak / 2**20:.0f} MB (process tree); {child['kept']} "
+            f"playable, {len(child['left_out'])} left out as unsatisfiable; {child['products']:,} products, "
+            f"{child['web_pages']} web pages for the imported web problems"
+        )
         for line in child["left_out"][:5]:
             print(f"  left out: {line}")
 
@@ -211,23 +249,38 @@ def main() -> None:
             report = selfcheck(rebuilt.problems, rebuilt_catalog.get, ruleset=ruleset)
             score_s = time.perf_counter() - started
             gold = ", ".join(f"{t} {c.gold_rate:.0%}/{c.distractor_pass_rate:.0%}" for t, c in report.by_task.items())
-            print(f"score [{ruleset}]: {runs} runs (gold + distractors) in {score_s:.2f}s = {runs / score_s:.0f} "
-                  f"runs/s; self-check ok={report.ok} (gold pass/distractor pass: {gold})")
+            print(
+                f"score [{ruleset}]: {runs} runs (gold + distractors) in {score_s:.2f}s = {runs / score_s:.0f} "
+                f"runs/s; self-check ok={report.ok} (gold pass/distractor pass: {gold})"
+            )
 
         # the same problems and products as the child's catalog: the plan does not depend on the background
         started = time.perf_counter()
         baseline = blind_baseline(rebuilt.problems, Catalog.open(work / "rebuilt"))
         base_s = time.perf_counter() - started
-        rows = ", ".join(f"{t} {b.query_rate:.1%}" + (f" (top web result: {b.web_rate:.1%})" if b.web_rate is not None
-                                                       else "") for t, b in baseline.items())
-        print(f"blind baseline (top find_product hits for the query; shoppingbench ruleset; {size:,} background): "
-              f"{rows} [{base_s:.1f}s]")
+        rows = ", ".join(
+            f"{t} {b.query_rate:.1%}" + (f" (top web result: {b.web_rate:.1%})" if b.web_rate is not None else "")
+            for t, b in baseline.items()
+        )
+        print(
+            f"blind baseline (top find_product hits for the query; shoppingbench ruleset; {size:,} background): "
+            f"{rows} [{base_s:.1f}s]"
+        )
         big = Catalog.open(work / "rebuilt")
         web = [p for p in rebuilt.problems if p.task == "web"]
-        first = sum(bool(re.search(rf"\b{re.escape(str(p.knowledge_attribute))}\b",
-                                   (big.web_search(p.query, 1) or [{"content": ""}])[0]["content"])) for p in web)
-        print(f"web: the top web_search result for the query states the answer for {first} of {len(web)} web "
-              f"problems ({first / max(1, len(web)):.1%}); the others are near-miss pages")
+        first = sum(
+            bool(
+                re.search(
+                    rf"\b{re.escape(str(p.knowledge_attribute))}\b",
+                    (big.web_search(p.query, 1) or [{"content": ""}])[0]["content"],
+                )
+            )
+            for p in web
+        )
+        print(
+            f"web: the top web_search result for the query states the answer for {first} of {len(web)} web "
+            f"problems ({first / max(1, len(web)):.1%}); the others are near-miss pages"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

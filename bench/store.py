@@ -41,22 +41,53 @@ def trajectory(run_id: str, n: int) -> list[TrajectoryEvent]:
     events = []
     for i in range(n):
         if i % 4 == 0:
-            events.append(TrajectoryEvent(
-                run_id=run_id, seq=i, kind="llm_call", name="chat.completions",
-                arguments={"model": "qwen3-4b", "messages": [{"role": "user", "content": "find a desk lamp " * 8}]},
-                result={"choices": [{"message": {"role": "assistant", "content": "Comparing P1 (129.0) and P2 "
-                                                 "(119.0): P2 is cheaper and has COD. " * 3}}],
-                        "usage": {"prompt_tokens": 812, "completion_tokens": 96}},
-                started_at=t0 + timedelta(milliseconds=i), duration_ms=850.0,
-                tokens={"prompt": 812, "completion": 96, "total": 908}, cost=0.0004))
+            events.append(
+                TrajectoryEvent(
+                    run_id=run_id,
+                    seq=i,
+                    kind="llm_call",
+                    name="chat.completions",
+                    arguments={"model": "qwen3-4b", "messages": [{"role": "user", "content": "find a desk lamp " * 8}]},
+                    result={
+                        "choices": [
+                            {
+                                "message": {
+                                    "role": "assistant",
+                                    "content": "Comparing P1 (129.0) and P2 (119.0): P2 is cheaper and has COD. " * 3,
+                                }
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 812, "completion_tokens": 96},
+                    },
+                    started_at=t0 + timedelta(milliseconds=i),
+                    duration_ms=850.0,
+                    tokens={"prompt": 812, "completion": 96, "total": 908},
+                    cost=0.0004,
+                )
+            )
         else:
-            events.append(TrajectoryEvent(
-                run_id=run_id, seq=i, kind="tool_call", name="find_product",
-                arguments={"q": "desk lamp led", "page": 1, "price": "100-200", "service": "COD"},
-                result=[{"product_id": f"{1000000 + j}", "title": f"LED Desk Lamp Reading Light model {j}",
-                         "price": 100.0 + j, "shop_id": f"S{j % 7}", "sold_count": 13 * j,
-                         "service": ["COD"]} for j in range(10)],
-                started_at=t0 + timedelta(milliseconds=i), duration_ms=4.2))
+            events.append(
+                TrajectoryEvent(
+                    run_id=run_id,
+                    seq=i,
+                    kind="tool_call",
+                    name="find_product",
+                    arguments={"q": "desk lamp led", "page": 1, "price": "100-200", "service": "COD"},
+                    result=[
+                        {
+                            "product_id": f"{1000000 + j}",
+                            "title": f"LED Desk Lamp Reading Light model {j}",
+                            "price": 100.0 + j,
+                            "shop_id": f"S{j % 7}",
+                            "sold_count": 13 * j,
+                            "service": ["COD"],
+                        }
+                        for j in range(10)
+                    ],
+                    started_at=t0 + timedelta(milliseconds=i),
+                    duration_ms=4.2,
+                )
+            )
     return events
 
 
@@ -67,8 +98,12 @@ def prepare(url: str, runs: int) -> tuple[Store, list[str]]:
     store = Store.open(url)
     store.upsert_miners([Neuron(uid=0, hotkey="hk", coldkey="ck")])
     sub, _ = store.add_submission(hotkey="hk", sha256="0" * 64, commitment_block=1)
-    store.add_pack(pack_id="bench", name="bench", digest="b" * 64,
-                   problems=[{"problem_id": f"p{i}", "task": "product", "split": "race"} for i in range(runs)])
+    store.add_pack(
+        pack_id="bench",
+        name="bench",
+        digest="b" * 64,
+        problems=[{"problem_id": f"p{i}", "task": "product", "split": "race"} for i in range(runs)],
+    )
     store.create_race(race_id="race", pack_id="bench", seed_block=1, seed_hash="0x00", problem_ids=[])
     store.create_runs("race", [(sub, f"p{i}") for i in range(runs)])
     ids = [r.run_id for r in store.runs(race_id="race")]
@@ -100,11 +135,12 @@ def measure(label: str, url: str, runs: int, per_run: int, settings: str = "") -
         assert len(got) == per_run
     reads.sort()
     p95 = reads[int(0.95 * (len(reads) - 1))]
-    print(f"{label:10s} record_run  {per_run_rate:10,.0f} events/s  ({half} runs x {per_run} events, one commit "
-          f"per run){settings}")
+    print(
+        f"{label:10s} record_run  {per_run_rate:10,.0f} events/s  ({half} runs x {per_run} events, one commit "
+        f"per run){settings}"
+    )
     print(f"{label:10s} add_events  {bulk_rate:10,.0f} events/s  ({len(flat):,} events in one call)")
-    print(f"{label:10s} read run    median {statistics.median(reads):6.1f} ms  p95 {p95:6.1f} ms  "
-          f"({per_run} events)")
+    print(f"{label:10s} read run    median {statistics.median(reads):6.1f} ms  p95 {p95:6.1f} ms  ({per_run} events)")
     store.close()
 
 

@@ -13,7 +13,8 @@ target_metadata = config.attributes.get("target_metadata")
 
 def run(connection: Connection) -> None:
     context.configure(
-        connection=connection, target_metadata=target_metadata,
+        connection=connection,
+        target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",  # SQLite alters tables by copying them
         compare_type=True,
     )

@@ -33,8 +33,14 @@ DEFAULT_MIN_REFRESH_SECONDS = 5.0
 class ValidatorPermits:
     """The hotkeys holding a validator permit on the subnet, re-read from the chain periodically."""
 
-    def __init__(self, chain: ChainPort, *, refresh_seconds: float = DEFAULT_REFRESH_SECONDS,
-                 min_refresh_seconds: float = DEFAULT_MIN_REFRESH_SECONDS, log: Any = None) -> None:
+    def __init__(
+        self,
+        chain: ChainPort,
+        *,
+        refresh_seconds: float = DEFAULT_REFRESH_SECONDS,
+        min_refresh_seconds: float = DEFAULT_MIN_REFRESH_SECONDS,
+        log: Any = None,
+    ) -> None:
         self.chain = chain
         self.refresh_seconds = refresh_seconds
         self.min_refresh_seconds = min_refresh_seconds
@@ -93,13 +99,20 @@ def _refuse(status: int, reason: str) -> JSONResponse:
     return JSONResponse({"detail": reason}, status_code=status, headers=headers)
 
 
-def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: ValidatorPermits,
-               max_age: float = http_auth.DEFAULT_MAX_AGE, nonce_store: http_auth.NonceStore | None = None,
-               log: Any = None) -> FastAPI:
+def create_app(
+    bundles: Bundle | list[Bundle],
+    *,
+    hotkey_ss58: str,
+    permits: ValidatorPermits,
+    max_age: float = http_auth.DEFAULT_MAX_AGE,
+    nonce_store: http_auth.NonceStore | None = None,
+    log: Any = None,
+) -> FastAPI:
     """The bundle server: `bundles` by sha256, for requests signed to `hotkey_ss58` by a validator-permit holder."""
     held = {b.sha256: b for b in (bundles if isinstance(bundles, list) else [bundles])}
-    store = nonce_store or http_auth.InMemoryNonceStore(retention=max(60.0, 2 * (max_age +
-                                                                                 http_auth.DEFAULT_ALLOWED_SKEW)))
+    store = nonce_store or http_auth.InMemoryNonceStore(
+        retention=max(60.0, 2 * (max_age + http_auth.DEFAULT_ALLOWED_SKEW))
+    )
     log = log or get_logger("miner.serve")
     app = FastAPI(title="ShopArena miner bundle server", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -116,8 +129,15 @@ def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: Val
         client = request.client.host if request.client else "?"
         body = await request.body()
         try:
-            caller = http_auth.verify(dict(request.headers), body, method="GET", path=target,
-                                      self_hotkey_ss58=hotkey_ss58, max_age=max_age, nonce_store=store)
+            caller = http_auth.verify(
+                dict(request.headers),
+                body,
+                method="GET",
+                path=target,
+                self_hotkey_ss58=hotkey_ss58,
+                max_age=max_age,
+                nonce_store=store,
+            )
         except http_auth.AuthError as exc:
             reason = f"{type(exc).__name__}: {exc}"
             if isinstance(exc, http_auth.MalformedAuth):
@@ -126,8 +146,10 @@ def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: Val
             return _refuse(401, reason)
         allowed = await run_in_threadpool(permits.holds_permit, caller.hotkey_ss58)
         if not allowed:
-            reason = (f"hotkey {caller.hotkey_ss58} holds no validator permit on netuid "
-                      f"{permits.chain.netuid}; bundles are served to validators only")
+            reason = (
+                f"hotkey {caller.hotkey_ss58} holds no validator permit on netuid "
+                f"{permits.chain.netuid}; bundles are served to validators only"
+            )
             log.warning("bundle.refused", status=403, client=client, hotkey=caller.hotkey_ss58, reason=reason)
             return _refuse(403, reason)
         found = held.get(sha256)
@@ -135,8 +157,11 @@ def create_app(bundles: Bundle | list[Bundle], *, hotkey_ss58: str, permits: Val
             log.warning("bundle.unknown", client=client, hotkey=caller.hotkey_ss58, sha256=sha256)
             return _refuse(404, f"this miner serves no bundle {sha256[:64]}")
         log.info("bundle.served", client=client, hotkey=caller.hotkey_ss58, sha256=sha256, bytes=len(found.data))
-        return Response(found.data, media_type="application/gzip",
-                        headers={"X-Bundle-Sha256": found.sha256, "Cache-Control": "no-store"})
+        return Response(
+            found.data,
+            media_type="application/gzip",
+            headers={"X-Bundle-Sha256": found.sha256, "Cache-Control": "no-store"},
+        )
 
     return app
 

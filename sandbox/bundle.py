@@ -186,8 +186,12 @@ def _gunzip(data: bytes) -> bytes:
     except zlib.error as exc:
         raise BundleError([f"not a readable tar.gz bundle ({exc})"]) from None
     if len(raw) > MAX_TAR or inflater.unconsumed_tail:
-        raise BundleError([f"decompresses to over {MAX_TAR:,} bytes (the limit is {MAX_UNPACKED:,} bytes of files); "
-                           "a compression bomb"])
+        raise BundleError(
+            [
+                f"decompresses to over {MAX_TAR:,} bytes (the limit is {MAX_UNPACKED:,} bytes of files); "
+                "a compression bomb"
+            ]
+        )
     if not inflater.eof:
         raise BundleError(["not a readable tar.gz bundle (the gzip stream is truncated)"])
     if inflater.unused_data:

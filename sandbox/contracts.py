@@ -20,11 +20,31 @@ from pathlib import Path
 #: subnet 15's modules the sandbox provides (sandbox/agent_sdk/src/agent/)
 SN15_MODULES = ("src.agent.agent_interface", "src.agent.proxy_client")
 #: top-level names importable from the sandbox's environment: the sandbox packages and what they install
-SANDBOX_IMPORTABLE = frozenset({
-    "arena_agent", "openai", "httpx", "requests", "pydantic", "numpy",
-    "annotated_types", "anyio", "certifi", "charset_normalizer", "h11", "httpcore", "idna", "jiter", "pydantic_core",
-    "sniffio", "typing_extensions", "typing_inspection", "urllib3", "distro", "tqdm",
-})
+SANDBOX_IMPORTABLE = frozenset(
+    {
+        "arena_agent",
+        "openai",
+        "httpx",
+        "requests",
+        "pydantic",
+        "numpy",
+        "annotated_types",
+        "anyio",
+        "certifi",
+        "charset_normalizer",
+        "h11",
+        "httpcore",
+        "idna",
+        "jiter",
+        "pydantic_core",
+        "sniffio",
+        "typing_extensions",
+        "typing_inspection",
+        "urllib3",
+        "distro",
+        "tqdm",
+    }
+)
 _GUARDS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
@@ -36,9 +56,12 @@ class ImportReport:
     missing: list[tuple[str, int, str]] = field(default_factory=list)
 
     def warnings(self) -> list[str]:
-        return [f"{path}:{line} imports {module}, which the sandbox does not provide (it has the standard library, "
-                "arena_agent, src.agent.agent_interface, src.agent.proxy_client, openai, httpx, requests, pydantic and "
-                "numpy); the run would fail to import (1001)" for path, line, module in self.missing]
+        return [
+            f"{path}:{line} imports {module}, which the sandbox does not provide (it has the standard library, "
+            "arena_agent, src.agent.agent_interface, src.agent.proxy_client, openai, httpx, requests, pydantic and "
+            "numpy); the run would fail to import (1001)"
+            for path, line, module in self.missing
+        ]
 
 
 def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -67,11 +90,15 @@ def _local_names(root: Path) -> set[str]:
 def _provided(module: str, root: Path, local: set[str]) -> bool:
     top = module.split(".")[0]
     if top == "src":
-        if module in ("src", "src.agent") or module in SN15_MODULES or any(
-                module.startswith(m + ".") for m in SN15_MODULES):
+        if (
+            module in ("src", "src.agent")
+            or module in SN15_MODULES
+            or any(module.startswith(m + ".") for m in SN15_MODULES)
+        ):
             return True
         return (root / Path(*module.split("."))).with_suffix(".py").exists() or (
-            root / Path(*module.split("."))).is_dir()
+            root / Path(*module.split("."))
+        ).is_dir()
     return top in sys.stdlib_module_names or top in SANDBOX_IMPORTABLE or top in local
 
 

@@ -48,8 +48,11 @@ def ensure_sandbox_venv() -> Path:
     venv.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(venv.parent, 0o755)
     subprocess.run([base, "-m", "venv", str(venv)], check=True)
-    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           *SANDBOX_PACKAGES], capture_output=True, text=True)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *SANDBOX_PACKAGES],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"could not install the sandbox packages into {venv}:\n{done.stderr[-2000:]}")
     os.chmod(venv, 0o755)

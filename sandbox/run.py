@@ -48,38 +48,71 @@ class RunOutcome:
             return code, self.result.error
         if self.upstream_errors:
             first = self.upstream_errors[0]
-            return blame.UPSTREAM_LLM_DOWN, (f"the node's upstream LLM failed {len(self.upstream_errors)} time(s) "
-                                             f"during the run; first: {first.get('error')}")
+            return blame.UPSTREAM_LLM_DOWN, (
+                f"the node's upstream LLM failed {len(self.upstream_errors)} time(s) "
+                f"during the run; first: {first.get('error')}"
+            )
         if code is not None:
             return code, self.result.error
         if not self.answered:
             if self.budget_refusals:
-                return blame.BUDGET_EXHAUSTED, (f"the agent's gateway budget was spent ({self.budget_refusals} call(s) "
-                                                "refused) and it never called recommend_product")
+                return blame.BUDGET_EXHAUSTED, (
+                    f"the agent's gateway budget was spent ({self.budget_refusals} call(s) "
+                    "refused) and it never called recommend_product"
+                )
             if self.unserved:
                 routes = ", ".join(dict.fromkeys(self.unserved))
-                return blame.NO_ANSWER, (f"the agent asked for {routes}, which the gateway does not serve, and never "
-                                         "called recommend_product")
+                return blame.NO_ANSWER, (
+                    f"the agent asked for {routes}, which the gateway does not serve, and never "
+                    "called recommend_product"
+                )
             if self.result.contract == "sn15":
-                return blame.NO_ANSWER, (f"agent_main returned {self.result.steps} dialogue step(s) and none of them "
-                                         "is a recommend_product call")
+                return blame.NO_ANSWER, (
+                    f"agent_main returned {self.result.steps} dialogue step(s) and none of them "
+                    "is a recommend_product call"
+                )
             return blame.NO_ANSWER, "agent_main returned without ever calling recommend_product"
         return None, None
 
 
-async def run_one(gateway: Gateway, sandbox: Sandbox, bundle_dir: Path, socket_dir: Path, problem: dict[str, Any],
-                  *, limits: Limits | None = None, budgets: Budgets | None = None,
-                  run_id: str | None = None) -> RunOutcome:
+async def run_one(
+    gateway: Gateway,
+    sandbox: Sandbox,
+    bundle_dir: Path,
+    socket_dir: Path,
+    problem: dict[str, Any],
+    *,
+    limits: Limits | None = None,
+    budgets: Budgets | None = None,
+    run_id: str | None = None,
+) -> RunOutcome:
     """Run ``problem`` (its public view only) against the agent in ``bundle_dir``; the answer comes from the log.
     The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``."""
     run_id = run_id or uuid.uuid4().hex[:12]
     handle = gateway.open_run(run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds)
     try:
-        spec = SandboxSpec(run_id=run_id, bundle_dir=bundle_dir, problem=problem, token=handle.token,
-                           socket_dir=socket_dir, limits=limits or Limits(), model=gateway.agent_model)
+        spec = SandboxSpec(
+            run_id=run_id,
+            bundle_dir=bundle_dir,
+            problem=problem,
+            token=handle.token,
+            socket_dir=socket_dir,
+            limits=limits or Limits(),
+            model=gateway.agent_model,
+        )
         result = await sandbox.run(spec)
     finally:
         record = gateway.close_run(run_id)
-    return RunOutcome(run_id, result, record.events, raw_answer(record.events), record.tool_calls, record.llm_calls,
-                      record.tokens, record.cost, list(record.upstream_errors), record.budget_refusals,
-                      list(record.unserved))
+    return RunOutcome(
+        run_id,
+        result,
+        record.events,
+        raw_answer(record.events),
+        record.tool_calls,
+        record.llm_calls,
+        record.tokens,
+        record.cost,
+        list(record.upstream_errors),
+        record.budget_refusals,
+        list(record.unserved),
+    )

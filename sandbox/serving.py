@@ -15,8 +15,9 @@ class ThreadedServer:
 
     def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning") -> None:
         self.host = host
-        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                                                    access_log=False, lifespan="off"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, lifespan="off")
+        )
         self._thread: threading.Thread | None = None
         self.port = port
 
@@ -44,8 +45,9 @@ class ThreadedServer:
 
     def start(self, timeout: float = 10.0) -> ThreadedServer:
         sock = self._bind()
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, name=f"http-{self.host}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, name=f"http-{self.host}", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:

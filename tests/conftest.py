@@ -50,18 +50,30 @@ def tiny_products() -> list[dict[str, Any]]:
     products = []
     # 50 strongly relevant "desk lamp" listings, prices 100..149, distinct sold counts, services by residue
     for i in range(50):
-        products.append(make_product(
-            f"D{i:03d}", f"Desk Lamp LED Reading Light {i}", 100 + i, shop_id="S1" if i % 2 == 0 else "S2",
-            sold_count=(i * 7) % 53, service=services_of(i),
-            sku_options={"1": {"color_family": "white"}, "2": {"color_family": "black"}} if i == 0 else {},
-            attributes={"material": ["aluminium"], "power_source": ["usb"]},
-        ))
+        products.append(
+            make_product(
+                f"D{i:03d}",
+                f"Desk Lamp LED Reading Light {i}",
+                100 + i,
+                shop_id="S1" if i % 2 == 0 else "S2",
+                sold_count=(i * 7) % 53,
+                service=services_of(i),
+                sku_options={"1": {"color_family": "white"}, "2": {"color_family": "black"}} if i == 0 else {},
+                attributes={"material": ["aluminium"], "power_source": ["usb"]},
+            )
+        )
     # 10 weakly relevant lamps (only "lamp", long titles) that are the cheapest of all
     for i in range(10):
-        products.append(make_product(
-            f"W{i:02d}", f"Floor lamp stand with extra long cable and warm white bulb {i}", 1 + i, shop_id="S3",
-            sold_count=1000 + i, service=["COD"],
-        ))
+        products.append(
+            make_product(
+                f"W{i:02d}",
+                f"Floor lamp stand with extra long cable and warm white bulb {i}",
+                1 + i,
+                shop_id="S3",
+                sold_count=1000 + i,
+                service=["COD"],
+            )
+        )
     # shop coverage and voucher baskets
     products += [
         make_product("M1", "Ceramic Coffee Mug 350ml", 60, shop_id="S4", category="Home & Living > Kitchen > Mugs"),
@@ -75,13 +87,30 @@ def tiny_products() -> list[dict[str, Any]]:
 
 
 WEB_PAGES = [
-    {"url": "https://wiki.example/ilsa", "title": "Ilsa Marrow", "content": "Ilsa Marrow plays the cello.",
-     "fact": {"entity": "Ilsa Marrow", "entity_type": "musician", "relation": "plays", "value": "cello",
-              "attribute_key": "instrument"}},
-    {"url": "https://wiki.example/rovers", "title": "Velmont Rovers", "content": "The team wears emerald green.",
-     "fact": None},
-    {"url": "https://blog.example/lamps", "title": "Buying guide: desk lamps", "content": "Compare lamps.",
-     "fact": None},
+    {
+        "url": "https://wiki.example/ilsa",
+        "title": "Ilsa Marrow",
+        "content": "Ilsa Marrow plays the cello.",
+        "fact": {
+            "entity": "Ilsa Marrow",
+            "entity_type": "musician",
+            "relation": "plays",
+            "value": "cello",
+            "attribute_key": "instrument",
+        },
+    },
+    {
+        "url": "https://wiki.example/rovers",
+        "title": "Velmont Rovers",
+        "content": "The team wears emerald green.",
+        "fact": None,
+    },
+    {
+        "url": "https://blog.example/lamps",
+        "title": "Buying guide: desk lamps",
+        "content": "Compare lamps.",
+        "fact": None,
+    },
 ]
 
 

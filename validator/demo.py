@@ -35,13 +35,7 @@ from rich.table import Table
 from arena.cliutil import err, out, progress_bar
 
 # the demo's miners, importable from here as before (tests and the bench write the template's bundle with these)
-from validator.demo_agents import (  # noqa: F401
-    HOSTILE_AGENT,
-    MINER_TEMPLATE,
-    _variant,
-    write_agents,
-    write_template,
-)
+from validator.demo_agents import HOSTILE_AGENT, MINER_TEMPLATE, _variant, write_agents, write_template  # noqa: F401
 from validator.demo_llm import MODEL as DEMO_MODEL
 from validator.demo_llm import ScriptedLLMServer
 
@@ -69,8 +63,10 @@ def _wallet(path: Path, name: str) -> Any:
 
 
 DEMO_MARKER = ".shoparena-demo"  # the demo replaces only a folder holding this (or an earlier demo's files)
-_DEMO_NAMES = re.compile(r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator|wallets|"
-                         r"trajectories)$")
+_DEMO_NAMES = re.compile(
+    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator|wallets|"
+    r"trajectories)$"
+)
 
 
 def demo_folder_problem(root: Path) -> str | None:
@@ -83,8 +79,10 @@ def demo_folder_problem(root: Path) -> str | None:
     legacy = {"pack.json", "chain.sqlite"} <= set(names) and all(_DEMO_NAMES.match(name) for name in names)
     if not names or DEMO_MARKER in names or legacy:
         return None
-    return (f"--dir {root} is not a demo folder (no {DEMO_MARKER}) and the demo replaces its folder; give a new or "
-            "empty folder")
+    return (
+        f"--dir {root} is not a demo folder (no {DEMO_MARKER}) and the demo replaces its folder; give a new or "
+        "empty folder"
+    )
 
 
 @dataclass
@@ -129,8 +127,15 @@ class _Demo:
                 os.killpg(server.pid, signal.SIGKILL)
 
 
-def run_demo(root: Path, *, size: int = 20_000, problems: int = 60, per_race: int = 10, wall_seconds: float = 60.0,
-             concurrency: int = 2) -> int:
+def run_demo(
+    root: Path,
+    *,
+    size: int = 20_000,
+    problems: int = 60,
+    per_race: int = 10,
+    wall_seconds: float = 60.0,
+    concurrency: int = 2,
+) -> int:
     """The whole demo in `root` (made afresh). Returns the process exit code."""
     from arena.log import get_logger
 
@@ -170,12 +175,16 @@ def _catalog_and_pack(demo: _Demo, *, size: int, problems: int, per_race: int) -
     demo.operator = _wallet(demo.wallets, "operator")
     # one race per 10 minutes of 1 s blocks; a new submission first races 3 public problems (the qualifying round)
     demo.rotation = Rotation(cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3)
-    demo.unsealed = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
-                             rotation=demo.rotation)
+    demo.unsealed = new_pack(
+        split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, rotation=demo.rotation
+    )
     counts = {s: sum(1 for p in split if p.split == s) for s in ("public", "race", "held_out")}
-    out.print(f"catalog {demo.catalog_dir}: {size:,} products; problems for pack {demo.unsealed.pack_id}: "
-              f"{len(split)} ({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the "
-              "race pool is sealed once the miners have committed", highlight=False)
+    out.print(
+        f"catalog {demo.catalog_dir}: {size:,} products; problems for pack {demo.unsealed.pack_id}: "
+        f"{len(split)} ({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the "
+        "race pool is sealed once the miners have committed",
+        highlight=False,
+    )
 
 
 def _local_chain(demo: _Demo) -> None:
@@ -200,30 +209,54 @@ def _miners_publish(demo: _Demo) -> bool:
     env = {**os.environ, "ARENA_LOG_LEVEL": "WARNING"}
     for name, agent in demo.agents.items():
         port = _free_port()
-        demo.servers.append(subprocess.Popen(
-            [_bin("arena-miner"), "serve", str(agent), "--port", str(port), "--host", "127.0.0.1",
-             "--refresh", "2", "--wallet.name", name, *common],
-            stdout=subprocess.DEVNULL, stderr=open(demo.root / f"serve-{name}.log", "wb"), env=env,
-            start_new_session=True))
+        demo.servers.append(
+            subprocess.Popen(
+                [
+                    _bin("arena-miner"),
+                    "serve",
+                    str(agent),
+                    "--port",
+                    str(port),
+                    "--host",
+                    "127.0.0.1",
+                    "--refresh",
+                    "2",
+                    "--wallet.name",
+                    name,
+                    *common,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=open(demo.root / f"serve-{name}.log", "wb"),
+                env=env,
+                start_new_session=True,
+            )
+        )
         hotkey = _wallet(demo.wallets, name).hotkey.ss58_address
         deadline = time.time() + 60
         while not _axon_published(demo.chain, hotkey):
             if time.time() > deadline or demo.servers[-1].poll() is not None:
-                err.print(f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
-                          f"{demo.root / f'serve-{name}.log'}")
+                err.print(
+                    f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
+                    f"{demo.root / f'serve-{name}.log'}"
+                )
                 return False
             time.sleep(0.2)
         if name == "copycat":  # the copy is committed after the original, in a later block
             first = demo.chain.block()
             while demo.chain.block() <= first:
                 time.sleep(0.2)
-        done = subprocess.run([_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
-                              capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            [_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         if done.returncode != 0:
             err.print(f"[bold red]error:[/] miner {name} could not submit: {done.stderr.strip()}")
             return False
-        out.print(f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}",
-                  highlight=False)
+        out.print(
+            f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}", highlight=False
+        )
     return True
 
 
@@ -242,10 +275,13 @@ def _seal(demo: _Demo) -> None:
     pack = sealed.signed(demo.operator.hotkey)
     demo.pack_path = write_pack(pack, demo.root / "pack.json")
     demo.chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=start)
-    out.print(f"pack {pack.pack_id}: {sum(b.n_problems for b in pack.sealed)} race problems in "
-              f"{len(pack.sealed)} batches, each sealed with drand timelock encryption (round 1000), signed by "
-              f"{demo.operator.hotkey.ss58_address}; slot 0 opens at block {start}, where the local chain shows round "
-              "1000's recorded pulse (a stand-in for subtensor's Drand pallet)", highlight=False)
+    out.print(
+        f"pack {pack.pack_id}: {sum(b.n_problems for b in pack.sealed)} race problems in "
+        f"{len(pack.sealed)} batches, each sealed with drand timelock encryption (round 1000), signed by "
+        f"{demo.operator.hotkey.ss58_address}; slot 0 opens at block {start}, where the local chain shows round "
+        "1000's recorded pulse (a stand-in for subtensor's Drand pallet)",
+        highlight=False,
+    )
 
 
 def _validator_races(demo: _Demo, *, wall_seconds: float, concurrency: int) -> None:
@@ -259,14 +295,28 @@ def _validator_races(demo: _Demo, *, wall_seconds: float, concurrency: int) -> N
     out.rule("[bold]5. the validator races them")
     llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
     demo.stops.append(llm)
-    demo.settings = settings = load_settings({
-        "chain": "localchain", "localchain_path": demo.chain_path, "wallet_name": "validator",
-        "wallet_path": demo.wallets, "data_dir": demo.root / "validator", "catalog": demo.catalog_dir,
-        "pack": str(demo.pack_path), "pack_signer": demo.operator.hotkey.ss58_address, "concurrency": concurrency,
-        "max_attempts": 2, "sandbox_backend": "process", "sandbox_wall_seconds": wall_seconds,
-        "weight_policy": "top_heavy", "weight_shadow": "sn15_top_half",
-        "burn_uid": 0, "gateway_upstream": llm.base_url.rstrip("/"), "gateway_models": [DEMO_MODEL],
-    }, env_file=None)
+    demo.settings = settings = load_settings(
+        {
+            "chain": "localchain",
+            "localchain_path": demo.chain_path,
+            "wallet_name": "validator",
+            "wallet_path": demo.wallets,
+            "data_dir": demo.root / "validator",
+            "catalog": demo.catalog_dir,
+            "pack": str(demo.pack_path),
+            "pack_signer": demo.operator.hotkey.ss58_address,
+            "concurrency": concurrency,
+            "max_attempts": 2,
+            "sandbox_backend": "process",
+            "sandbox_wall_seconds": wall_seconds,
+            "weight_policy": "top_heavy",
+            "weight_shadow": "sn15_top_half",
+            "burn_uid": 0,
+            "gateway_upstream": llm.base_url.rstrip("/"),
+            "gateway_models": [DEMO_MODEL],
+        },
+        env_file=None,
+    )
     engine = make_engine(settings.db_url)
     upgrade(engine)
     engine.dispose()
@@ -302,52 +352,84 @@ def _results(demo: _Demo) -> int:
         return 1
     race = races[0]
     out.print(_leaderboard(store, race, names))
-    out.print("score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
-              "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
-              "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
-              highlight=False)
+    out.print(
+        "score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
+        "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "
+        "model, and its answer is the last recommend_product of the steps it returned, handed to the gateway)",
+        highlight=False,
+    )
     for q in store.qualifications(race.pack_id):
         sub = store.submission(q.submission_id)
         who = names.get(sub.hotkey, sub.hotkey[:12]) if sub is not None else str(q.submission_id)
-        out.print(f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
-                  f"qualifying set ({q.reason})", highlight=False)
+        out.print(
+            f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
+            f"qualifying set ({q.reason})",
+            highlight=False,
+        )
     for sub in store.all_submissions():
         if sub.status in {"copy", "rejected"}:
-            out.print(f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): "
-                      f"{sub.reason}", highlight=False)
+            out.print(
+                f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): {sub.reason}",
+                highlight=False,
+            )
     _weights(demo, race, names)
     published = [store.problem(pid) for pid in race.problem_ids]
-    out.print(f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
-              f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
-              f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}", highlight=False)
+    out.print(
+        f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
+        f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
+        f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}",
+        highlight=False,
+    )
     on_chain = demo.chain.weights().get(0, {})
-    out.print("chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
-              highlight=False)
+    out.print(
+        "chain's view of validator uid 0: " + ", ".join(f"uid {u}: {w:.3f}" for u, w in on_chain.items()),
+        highlight=False,
+    )
     settings = demo.settings
     exported = export_trajectories(store, race.race_id, demo.root / "trajectories", names)
-    out.print(f"trajectories: {exported} (one JSONL per run, the gateway's log); store: {settings.db_url}; chain: "
-              f"{demo.chain_path}; took {time.time() - demo.started:.0f}s", highlight=False)
-    out.print(f"see it in a browser: arena-validator dashboard --database-url {settings.db_url}  (then open "
-              f"http://127.0.0.1:{settings.api_port}/)", highlight=False)
+    out.print(
+        f"trajectories: {exported} (one JSONL per run, the gateway's log); store: {settings.db_url}; chain: "
+        f"{demo.chain_path}; took {time.time() - demo.started:.0f}s",
+        highlight=False,
+    )
+    out.print(
+        f"see it in a browser: arena-validator dashboard --database-url {settings.db_url}  (then open "
+        f"http://127.0.0.1:{settings.api_port}/)",
+        highlight=False,
+    )
     return 0
 
 
 def _leaderboard(store: Any, race: Any, names: dict[str, str]) -> Table:
     """The race's results: rank, miner, uid, score, success rate, the judge's mean quality, errors, per task."""
-    table = Table(title=f"race {race.race_id}: the {len(race.problem_ids)} problems of the batch sealed to "
-                        f"{race.seed_hash.replace('drand:', 'drand round ')}, opened at block {race.seed_block}",
-                  box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
-                  collapse_padding=True)
+    table = Table(
+        title=f"race {race.race_id}: the {len(race.problem_ids)} problems of the batch sealed to "
+        f"{race.seed_hash.replace('drand:', 'drand round ')}, opened at block {race.seed_block}",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        show_edge=False,
+        collapse_padding=True,
+    )
     tasks = sorted({t for r in store.race_results(race.race_id) for t in r.per_task})
     for column in ("#", "miner", "uid", "score", "succ", "judge", "err", *tasks):
         table.add_column(column, justify="left" if column == "miner" else "right", no_wrap=True)
     for r in store.race_results(race.race_id):
-        qualities = [s.judge_quality for run in store.runs(race_id=race.race_id, hotkey=r.hotkey)
-                     if (s := store.score(run.run_id)) is not None and s.judge_quality is not None]
+        qualities = [
+            s.judge_quality
+            for run in store.runs(race_id=race.race_id, hotkey=r.hotkey)
+            if (s := store.score(run.run_id)) is not None and s.judge_quality is not None
+        ]
         quality = f"{sum(qualities) / len(qualities):.2f}" if qualities else "-"
-        table.add_row(str(r.rank), names.get(r.hotkey, r.hotkey[:12]), str(r.uid), f"{r.score:.3f}",
-                      f"{r.success_rate:.0%}", quality, str(r.errored),
-                      *(f"{r.per_task.get(t, 0):.2f}" for t in tasks))
+        table.add_row(
+            str(r.rank),
+            names.get(r.hotkey, r.hotkey[:12]),
+            str(r.uid),
+            f"{r.score:.3f}",
+            f"{r.success_rate:.0%}",
+            quality,
+            str(r.errored),
+            *(f"{r.per_task.get(t, 0):.2f}" for t in tasks),
+        )
     return table
 
 
@@ -358,17 +440,26 @@ def _weights(demo: _Demo, race: Any, names: dict[str, str]) -> None:
     store = demo.store
     ws = store.weight_sets()[0]
     vector = ", ".join(f"uid {uid}: {w:.3f}" for uid, w in ws.vector.items())
-    out.print(f"weights ({ws.policy}, burn uid {demo.settings.burn_uid}): {vector}; on chain: {ws.status} at block "
-              f"{ws.block}", highlight=False)
-    ranked = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
-              for r in store.race_results(race.race_id)]
-    for line in describe_ties(ranked, {r.hotkey: r.uid for r in store.race_results(race.race_id)
-                                       if r.uid is not None}, name=lambda hotkey: names.get(hotkey, hotkey[:12])):
+    out.print(
+        f"weights ({ws.policy}, burn uid {demo.settings.burn_uid}): {vector}; on chain: {ws.status} at block "
+        f"{ws.block}",
+        highlight=False,
+    )
+    ranked = [
+        MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
+        for r in store.race_results(race.race_id)
+    ]
+    for line in describe_ties(
+        ranked,
+        {r.hotkey: r.uid for r in store.race_results(race.race_id) if r.uid is not None},
+        name=lambda hotkey: names.get(hotkey, hotkey[:12]),
+    ):
         out.print(line, highlight=False)
     if ws.shadow_vector:
         shadow = ", ".join(f"uid {uid}: {w:.5f}" for uid, w in ws.shadow_vector.items())
-        out.print(f"shadow weights ({ws.shadow_policy}, stored beside the live ones, never sent): {shadow}",
-                  highlight=False)
+        out.print(
+            f"shadow weights ({ws.shadow_policy}, stored beside the live ones, never sent): {shadow}", highlight=False
+        )
 
 
 def export_trajectories(store: Any, race_id: str, folder: Path, names: dict[str, str]) -> Path:

@@ -46,8 +46,10 @@ def _variant(source: str, **constants: Any) -> str:
 def _copycat(source: str) -> str:
     """The template with another docstring and added comments: a different sha256, the same normalized source."""
     body = source.split('"""', 2)[2]
-    return ('"""My very own shopping agent (definitely not the template)."""\n# written from scratch, honest\n'
-            + body.replace("\ndef ", "\n# a helper of mine\ndef "))
+    return (
+        '"""My very own shopping agent (definitely not the template)."""\n# written from scratch, honest\n'
+        + body.replace("\ndef ", "\n# a helper of mine\ndef ")
+    )
 
 
 def write_template(folder: Path, source: str | None = None) -> Path:

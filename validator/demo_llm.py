@@ -31,31 +31,54 @@ def react_reply(body: dict[str, Any]) -> str:
         except ValueError:
             observations.append([])
     if not observations:
-        return (f"<think>The user asks: {query} I will search the catalog with the request's own words and then "
-                "check the best hits.</think>\n" + _calls([{"name": "find_product", "parameters": {"q": query}}]))
-    hits = [p for p in (observations[0][0].get("results") if observations[0] else None) or []
-            if isinstance(p, dict) and "product_id" in p]
+        return (
+            f"<think>The user asks: {query} I will search the catalog with the request's own words and then "
+            "check the best hits.</think>\n" + _calls([{"name": "find_product", "parameters": {"q": query}}])
+        )
+    hits = [
+        p
+        for p in (observations[0][0].get("results") if observations[0] else None) or []
+        if isinstance(p, dict) and "product_id" in p
+    ]
     if not hits:
-        return ("<think>The search returned no products, so nothing can be recommended.</think>\n"
-                + _calls([{"name": "terminate", "parameters": {"status": "failure"}}]))
+        return "<think>The search returned no products, so nothing can be recommended.</think>\n" + _calls(
+            [{"name": "terminate", "parameters": {"status": "failure"}}]
+        )
     top = hits[0]
     if len(observations) == 1:
         listed = "; ".join(f"{p['product_id']} '{p.get('title', '')}' at {p.get('price')}" for p in hits[:3])
         ids = ",".join(str(p["product_id"]) for p in hits[:3])
-        return (f"<think>The search returned {len(hits)} products. The top ones are {listed}. Product "
-                f"{top['product_id']} ranks first for the request; I will compare their details before "
-                "choosing.</think>\n" + _calls([{"name": "view_product_information",
-                                                 "parameters": {"product_ids": ids}}]))
-    details = next((d for d in (observations[1][0].get("results") if observations[1] else None) or []
-                    if isinstance(d, dict) and d.get("product_id") == top["product_id"]), {})
+        return (
+            f"<think>The search returned {len(hits)} products. The top ones are {listed}. Product "
+            f"{top['product_id']} ranks first for the request; I will compare their details before "
+            "choosing.</think>\n" + _calls([{"name": "view_product_information", "parameters": {"product_ids": ids}}])
+        )
+    details = next(
+        (
+            d
+            for d in (observations[1][0].get("results") if observations[1] else None) or []
+            if isinstance(d, dict) and d.get("product_id") == top["product_id"]
+        ),
+        {},
+    )
     attributes = details.get("attributes") or {}
-    cited = ", ".join(f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
-                      for k, v in list(attributes.items())[:2]) or "no listed attributes"
-    return (f"<think>Product {top['product_id']} '{top.get('title', '')}' costs {top.get('price')} and its details "
-            f"show {cited}, which matches the request better than the other hits. I recommend it.</think>\n"
-            + _calls([{"name": "recommend_product", "parameters": {"product_ids": str(top["product_id"])}},
-                      {"name": "terminate", "parameters": {"status": "success"}}])
-            + f"\n<response>I recommend product {top['product_id']}.</response>")
+    cited = (
+        ", ".join(
+            f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in list(attributes.items())[:2]
+        )
+        or "no listed attributes"
+    )
+    return (
+        f"<think>Product {top['product_id']} '{top.get('title', '')}' costs {top.get('price')} and its details "
+        f"show {cited}, which matches the request better than the other hits. I recommend it.</think>\n"
+        + _calls(
+            [
+                {"name": "recommend_product", "parameters": {"product_ids": str(top["product_id"])}},
+                {"name": "terminate", "parameters": {"status": "success"}},
+            ]
+        )
+        + f"\n<response>I recommend product {top['product_id']}.</response>"
+    )
 
 
 class ScriptedLLMServer(OpenAIServer):

@@ -54,42 +54,82 @@ class StoreCollector(Collector):
         yield weight_gauge
         if self.progress is not None:
             progress = self.progress()
-            yield GaugeMetricFamily("shoparena_runs_overdue", "runs in a sandbox past their wall clock plus a grace",
-                                    value=len(progress["overdue_runs"]))
-            yield GaugeMetricFamily("shoparena_races_stalled", "running races no run of which moved for too long",
-                                    value=len(progress["stalled_races"]))
+            yield GaugeMetricFamily(
+                "shoparena_runs_overdue",
+                "runs in a sandbox past their wall clock plus a grace",
+                value=len(progress["overdue_runs"]),
+            )
+            yield GaugeMetricFamily(
+                "shoparena_races_stalled",
+                "running races no run of which moved for too long",
+                value=len(progress["stalled_races"]),
+            )
             unset = progress["weights_unset"]
-            yield GaugeMetricFamily("shoparena_weights_unset_seconds",
-                                    "seconds since the latest closed race closed without its weights set "
-                                    "(0 when set or within the grace)", value=unset["seconds"] if unset else 0.0)
+            yield GaugeMetricFamily(
+                "shoparena_weights_unset_seconds",
+                "seconds since the latest closed race closed without its weights set (0 when set or within the grace)",
+                value=unset["seconds"] if unset else 0.0,
+            )
 
 
 class Metrics:
     def __init__(self, store: Any = None, *, run_timeout: float = 300.0) -> None:
         self.registry = CollectorRegistry()
-        self.runs = Counter("shoparena_runs_final", "runs that reached a final status", ["outcome", "blame"],
-                            registry=self.registry)
-        self.sandbox_seconds = Histogram("shoparena_sandbox_seconds", "a run's sandbox, start to exit",
-                                         buckets=timeout_buckets(run_timeout), registry=self.registry)
-        self.gateway_calls = Counter("shoparena_gateway_calls", "calls agents made through the gateway",
-                                     ["kind", "outcome"], registry=self.registry)
-        self.gateway_seconds = Histogram("shoparena_gateway_call_seconds", "gateway call latency", ["kind"],
-                                         buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120),
-                                         registry=self.registry)
-        self.judge_seconds = Histogram("shoparena_judge_seconds", "one run's judgment", ["judge"],
-                                       buckets=(0.001, 0.01, 0.1, 0.5, 1, 5, 15, 60, 300), registry=self.registry)
-        self.judge_failures = Counter("shoparena_judge_failures", "judgments deferred: the judge was unavailable",
-                                      registry=self.registry)
-        self.set_weights = Counter("shoparena_set_weights", "set-weights attempts by result", ["result"],
-                                   registry=self.registry)
-        self.worker_runs = Counter("shoparena_worker_runs", "runs that came back from a sandbox, per worker "
-                                   "(local, or a Ray worker's node id)", ["worker"], registry=self.registry)
-        self.upstream_errors = Counter("shoparena_upstream_llm_errors",
-                                       "upstream LLM failures seen by the gateway during runs", registry=self.registry)
-        self.job_failures = Counter("shoparena_job_failures", "scheduled jobs that failed", ["job"],
-                                    registry=self.registry)
-        self.job_last_success = Gauge("shoparena_job_last_success_timestamp_seconds",
-                                      "when each scheduled job last succeeded", ["job"], registry=self.registry)
+        self.runs = Counter(
+            "shoparena_runs_final", "runs that reached a final status", ["outcome", "blame"], registry=self.registry
+        )
+        self.sandbox_seconds = Histogram(
+            "shoparena_sandbox_seconds",
+            "a run's sandbox, start to exit",
+            buckets=timeout_buckets(run_timeout),
+            registry=self.registry,
+        )
+        self.gateway_calls = Counter(
+            "shoparena_gateway_calls",
+            "calls agents made through the gateway",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
+        self.gateway_seconds = Histogram(
+            "shoparena_gateway_call_seconds",
+            "gateway call latency",
+            ["kind"],
+            buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120),
+            registry=self.registry,
+        )
+        self.judge_seconds = Histogram(
+            "shoparena_judge_seconds",
+            "one run's judgment",
+            ["judge"],
+            buckets=(0.001, 0.01, 0.1, 0.5, 1, 5, 15, 60, 300),
+            registry=self.registry,
+        )
+        self.judge_failures = Counter(
+            "shoparena_judge_failures", "judgments deferred: the judge was unavailable", registry=self.registry
+        )
+        self.set_weights = Counter(
+            "shoparena_set_weights", "set-weights attempts by result", ["result"], registry=self.registry
+        )
+        self.worker_runs = Counter(
+            "shoparena_worker_runs",
+            "runs that came back from a sandbox, per worker (local, or a Ray worker's node id)",
+            ["worker"],
+            registry=self.registry,
+        )
+        self.upstream_errors = Counter(
+            "shoparena_upstream_llm_errors",
+            "upstream LLM failures seen by the gateway during runs",
+            registry=self.registry,
+        )
+        self.job_failures = Counter(
+            "shoparena_job_failures", "scheduled jobs that failed", ["job"], registry=self.registry
+        )
+        self.job_last_success = Gauge(
+            "shoparena_job_last_success_timestamp_seconds",
+            "when each scheduled job last succeeded",
+            ["job"],
+            registry=self.registry,
+        )
         self.collector: StoreCollector | None = None
         if store is not None:
             self.collector = StoreCollector(store)

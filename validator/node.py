@@ -47,16 +47,23 @@ def open_pack(settings: Settings) -> tuple[Any, Any]:
     from arena.problems.pack import PackError, load_pack
 
     if settings.catalog is None or settings.pack is None:
-        raise NodeError("--catalog and --pack (or ARENA_CATALOG / ARENA_PACK) are required: the catalog folder and "
-                        "the signed problem pack made for it")
+        raise NodeError(
+            "--catalog and --pack (or ARENA_CATALOG / ARENA_PACK) are required: the catalog folder and "
+            "the signed problem pack made for it"
+        )
     try:
         catalog = Catalog.open(settings.catalog.expanduser())
     except CatalogError as exc:
         raise NodeError(str(exc)) from None
     signers = {settings.pack_signer} if settings.pack_signer else set()
     try:
-        pack = load_pack(Path(settings.pack).expanduser(), catalog_digest=catalog.digest, require_signature=True,
-                         trusted_signers=signers, allow_dev_signer=settings.pack_allow_dev_signer)
+        pack = load_pack(
+            Path(settings.pack).expanduser(),
+            catalog_digest=catalog.digest,
+            require_signature=True,
+            trusted_signers=signers,
+            allow_dev_signer=settings.pack_allow_dev_signer,
+        )
     except PackError as exc:
         raise NodeError(str(exc)) from None
     return catalog, pack
@@ -77,9 +84,13 @@ def gateway_for(settings: Settings, catalog: Any) -> Any:
     is told the first of those models (``ARENA_LLM_MODEL``), as `arena-miner test --model` tells it locally."""
     from sandbox.gateway import Gateway, Upstream
 
-    upstream = Upstream(base_url=settings.gateway_upstream, api_key=settings.gateway_api_key,
-                        models=settings.gateway_models, usd_per_1k_prompt=settings.gateway_usd_per_1k_prompt,
-                        usd_per_1k_completion=settings.gateway_usd_per_1k_completion)
+    upstream = Upstream(
+        base_url=settings.gateway_upstream,
+        api_key=settings.gateway_api_key,
+        models=settings.gateway_models,
+        usd_per_1k_prompt=settings.gateway_usd_per_1k_prompt,
+        usd_per_1k_completion=settings.gateway_usd_per_1k_completion,
+    )
     return Gateway(catalog, upstream=upstream)
 
 
@@ -100,8 +111,14 @@ def open_wallet(settings: Settings) -> Any:
         raise NodeError(exc.message) from None
 
 
-def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_time: float | None = None,
-               retry_backoff: float = 5.0) -> Any:
+def build_node(
+    settings: Settings,
+    *,
+    log: Any = None,
+    store: Any = None,
+    block_time: float | None = None,
+    retry_backoff: float = 5.0,
+) -> Any:
     """The node the settings describe, checked end to end before anything runs: store reachable and current, wallet
     readable, chain reachable with our hotkey on the metagraph holding a validator permit, pack and catalog valid,
     sandbox available (or, with --dispatch ray, the Ray cluster reachable)."""
@@ -121,20 +138,29 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         raise NodeError(exc.message) from None
     catalog, pack = open_pack(settings)
     if not pack.sealed and log is not None:
-        log.warning("pack.unsealed", pack_id=pack.pack_id,
-                    warning="this pack's race problems are in clear: anyone holding the pack can harvest them before "
-                            "a race; ask the operator for a sealed pack (arena problems pack --seal.anchor_block)")
+        log.warning(
+            "pack.unsealed",
+            pack_id=pack.pack_id,
+            warning="this pack's race problems are in clear: anyone holding the pack can harvest them before "
+            "a race; ask the operator for a sealed pack (arena problems pack --seal.anchor_block)",
+        )
     sandbox = open_sandbox(settings) if settings.dispatch == "local" else None  # else the workers' sandboxes
     gateway = gateway_for(settings, catalog)
     dispatcher = open_dispatch(settings, gateway=gateway, sandbox=sandbox, catalog_digest=catalog.digest)
     config = ArenaConfig(
-        data_dir=settings.data_dir, concurrency=settings.concurrency, max_attempts=settings.max_attempts,
+        data_dir=settings.data_dir,
+        concurrency=settings.concurrency,
+        max_attempts=settings.max_attempts,
         retry_backoff=retry_backoff,
-        limits=Limits(wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb,
-                      pids=settings.sandbox_pids),
-        weight_policy=settings.weight_policy, burn_uid=settings.burn_uid, weight_shadow=settings.weight_shadow,
+        limits=Limits(
+            wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb, pids=settings.sandbox_pids
+        ),
+        weight_policy=settings.weight_policy,
+        burn_uid=settings.burn_uid,
+        weight_shadow=settings.weight_shadow,
         beacon_relay=settings.beacon_relay,
-        judge_concurrency=settings.judge_concurrency, judge_token_budget=settings.judge_token_budget,
+        judge_concurrency=settings.judge_concurrency,
+        judge_token_budget=settings.judge_token_budget,
         budgets=gateway_budgets(settings),
     )
     judge = None
@@ -142,13 +168,27 @@ def build_node(settings: Settings, *, log: Any = None, store: Any = None, block_
         from arena.judge.llm import LLMJudge
 
         assert settings.judge_url is not None
-        judge = LLMJudge(settings.judge_url, settings.judge_models,
-                         api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None)
+        judge = LLMJudge(
+            settings.judge_url,
+            settings.judge_models,
+            api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None,
+        )
     from validator.metrics import Metrics
 
-    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox,
-                  config=config, gateway=gateway, judge=judge,
-                  metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds), log=log, dispatcher=dispatcher)
+    arena = Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=sandbox,
+        config=config,
+        gateway=gateway,
+        judge=judge,
+        metrics=Metrics(store, run_timeout=settings.sandbox_wall_seconds),
+        log=log,
+        dispatcher=dispatcher,
+    )
     if block_time is None:
         block_time = float(getattr(chain, "block_time", 12.0))
 

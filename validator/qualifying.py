@@ -66,8 +66,14 @@ class Qualifying:
         """The qualifying set: the same public problems for every submission and validator."""
         if self._set is None:
             rotation = self.arena.pack.rotation
-            self._set = draw_problems(self.arena.pack.problems, pack_id=self.pack_id, seed_hash="qualifying",
-                                      n=rotation.qualify_problems, task_mix=rotation.task_mix, split="public")
+            self._set = draw_problems(
+                self.arena.pack.problems,
+                pack_id=self.pack_id,
+                seed_hash="qualifying",
+                n=rotation.qualify_problems,
+                task_mix=rotation.task_mix,
+                split="public",
+            )
         return self._set
 
     def race_id(self, submission_id: int, attempt: int) -> str:
@@ -92,8 +98,14 @@ class Qualifying:
                 continue
             attempt = 1 if known is None else known.attempt + 1
             race_id = self.race_id(sub.id, attempt)
-            store.create_race(race_id=race_id, pack_id=self.pack_id, seed_block=block, seed_hash="qualifying",
-                              problem_ids=problem_ids, kind="qualifying")
+            store.create_race(
+                race_id=race_id,
+                pack_id=self.pack_id,
+                seed_block=block,
+                seed_hash="qualifying",
+                problem_ids=problem_ids,
+                kind="qualifying",
+            )
             store.start_qualification(submission_id=sub.id, pack_id=self.pack_id, race_id=race_id, share=self.share)
             self._open(race_id, block)
             started += 1
@@ -110,8 +122,15 @@ class Qualifying:
             return
         made = store.create_runs(race_id, [(sub, pid) for pid in race.problem_ids])
         store.set_race_status(race_id, "running")
-        self.arena._info("qualifying.started", race_id=race_id, hotkey=sub.hotkey, submission_id=sub.id,
-                         problems=len(race.problem_ids), runs=made, block=block)
+        self.arena._info(
+            "qualifying.started",
+            race_id=race_id,
+            hotkey=sub.hotkey,
+            submission_id=sub.id,
+            problems=len(race.problem_ids),
+            runs=made,
+            block=block,
+        )
 
     # --- decide
 
@@ -134,14 +153,38 @@ class Qualifying:
             else:
                 bar = self.share * leader_score
                 status = "passed" if score >= bar else "failed"
-                reason = (f"{score:.4f} {'>=' if status == 'passed' else '<'} {self.share:g} x {leader_score:.4f} "
-                          f"(the leader's qualifying score) = {bar:.4f}")
-        store.decide_qualification(sub_id, self.pack_id, status=status, score=score, leader_hotkey=leader_hotkey,
-                                   leader_score=leader_score, reason=reason)
-        self.arena._info("qualifying.decided", race_id=race_id, hotkey=sub.hotkey, submission_id=sub_id,
-                         status=status, score=score, leader=leader_hotkey, leader_score=leader_score)
-        return {"submission_id": sub_id, "hotkey": sub.hotkey, "status": status, "score": score,
-                "leader_hotkey": leader_hotkey, "leader_score": leader_score, "reason": reason}
+                reason = (
+                    f"{score:.4f} {'>=' if status == 'passed' else '<'} {self.share:g} x {leader_score:.4f} "
+                    f"(the leader's qualifying score) = {bar:.4f}"
+                )
+        store.decide_qualification(
+            sub_id,
+            self.pack_id,
+            status=status,
+            score=score,
+            leader_hotkey=leader_hotkey,
+            leader_score=leader_score,
+            reason=reason,
+        )
+        self.arena._info(
+            "qualifying.decided",
+            race_id=race_id,
+            hotkey=sub.hotkey,
+            submission_id=sub_id,
+            status=status,
+            score=score,
+            leader=leader_hotkey,
+            leader_score=leader_score,
+        )
+        return {
+            "submission_id": sub_id,
+            "hotkey": sub.hotkey,
+            "status": status,
+            "score": score,
+            "leader_hotkey": leader_hotkey,
+            "leader_score": leader_score,
+            "reason": reason,
+        }
 
     def reference(self) -> tuple[str | None, float | None]:
         """(the leader's hotkey, its qualifying score on this pack): rank 1 of the newest closed race; no score
@@ -180,5 +223,7 @@ class Qualifying:
                 undecided.append(sub.hotkey)
         if not undecided:
             return None
-        return (f"{len(undecided)} submission(s) committed before block {open_block} still qualifying; the race opens "
-                f"once they are decided (at most {grace:g}s)")
+        return (
+            f"{len(undecided)} submission(s) committed before block {open_block} still qualifying; the race opens "
+            f"once they are decided (at most {grace:g}s)"
+        )

@@ -39,15 +39,24 @@ class RescoreReport:
     per_miner: dict[str, tuple[float, float]] = field(default_factory=dict)  # hotkey -> (mean before, mean after)
 
 
-def rescore_race(store: Store, pack: Pack, lookup: Callable[[str], dict[str, Any] | None], race_id: str, *,
-                 ruleset: Ruleset, rubric: Rubric, max_attempts: int = 3,
-                 progress: Callable[[], None] | None = None) -> RescoreReport:
+def rescore_race(
+    store: Store,
+    pack: Pack,
+    lookup: Callable[[str], dict[str, Any] | None],
+    race_id: str,
+    *,
+    ruleset: Ruleset,
+    rubric: Rubric,
+    max_attempts: int = 3,
+    progress: Callable[[], None] | None = None,
+) -> RescoreReport:
     race = store.race(race_id)
     if race is None:
         raise RescoreError(f"no race {race_id!r} in the store; `arena-validator dashboard` lists the races")
     if race.pack_id != pack.pack_id:
-        raise RescoreError(f"race {race_id} was raced on pack {race.pack_id}, not {pack.pack_id}; give --pack the "
-                           "pack it was raced on")
+        raise RescoreError(
+            f"race {race_id} was raced on pack {race.pack_id}, not {pack.pack_id}; give --pack the pack it was raced on"
+        )
     report = RescoreReport(race_id=race_id, ruleset=f"{ruleset.name} v{ruleset.version}", rubric=rubric.version)
     before: list[dict[str, Any]] = []
     after: list[dict[str, Any]] = []
@@ -60,11 +69,19 @@ def rescore_race(store: Store, pack: Pack, lookup: Callable[[str], dict[str, Any
             stored = store.problem(run.problem_id)
             problem = Problem.model_validate(stored.data) if stored is not None else None
         if problem is None:
-            raise RescoreError(f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
-                               "hold; give --pack the pack it was raced on")
+            raise RescoreError(
+                f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
+                "hold; give --pack the pack it was raced on"
+            )
         old = store.score(run.run_id)
-        row = {"hotkey": run.hotkey, "submission_id": run.submission_id, "status": run.status, "blame": run.blame,
-               "attempt": run.attempt, "task": problem.task}
+        row = {
+            "hotkey": run.hotkey,
+            "submission_id": run.submission_id,
+            "status": run.status,
+            "blame": run.blame,
+            "attempt": run.attempt,
+            "task": problem.task,
+        }
         old_final = old.final if old is not None and run.status == "finished" else 0.0
         before.append(row | {"final": old_final, "success": bool(old and old.success)})
         if old is None:
@@ -73,8 +90,13 @@ def rescore_race(store: Store, pack: Pack, lookup: Callable[[str], dict[str, Any
                 progress()
             continue
         report.runs += 1
-        new = score_run(problem, raw_answer(store.events(run.run_id)), lookup,
-                        gold_vectors=pack.gold_vectors(problem.problem_id), ruleset=ruleset)
+        new = score_run(
+            problem,
+            raw_answer(store.events(run.run_id)),
+            lookup,
+            gold_vectors=pack.gold_vectors(problem.problem_id),
+            ruleset=ruleset,
+        )
         coefficient = old.judge_coefficient
         if old.judge_quality is not None:
             coefficient = rubric.coefficient(old.judge_quality)
@@ -85,15 +107,24 @@ def rescore_race(store: Store, pack: Pack, lookup: Callable[[str], dict[str, Any
         if final is not None:
             new.final = final
         old_rubric = (old.judge or {}).get("rubric_version")
-        same = (old.ruleset, old.ruleset_version, old.success, old.final) == \
-            (ruleset.name, ruleset.version, float(new.success), final) and \
-            (old.judge_quality is None or old_rubric == rubric.version)
+        same = (old.ruleset, old.ruleset_version, old.success, old.final) == (
+            ruleset.name,
+            ruleset.version,
+            float(new.success),
+            final,
+        ) and (old.judge_quality is None or old_rubric == rubric.version)
         if same:
             report.unchanged += 1
         else:
             try:
-                store.revise_score(run.run_id, success=float(new.success), strict=new.model_dump(mode="json"),
-                                   final=final, judge_coefficient=coefficient, reason=reason)
+                store.revise_score(
+                    run.run_id,
+                    success=float(new.success),
+                    strict=new.model_dump(mode="json"),
+                    final=final,
+                    judge_coefficient=coefficient,
+                    reason=reason,
+                )
             except StoreError as exc:
                 raise RescoreError(str(exc)) from None
             report.revised += 1

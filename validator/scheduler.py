@@ -32,10 +32,20 @@ from validator.races import Arena
 class Node:
     """A validator node: the race machinery (`Arena`) driven by scheduled jobs."""
 
-    def __init__(self, arena: Arena, *, sync: Callable[[], Any] | None = None, block_time: float = 12.0,
-                 dispatch_seconds: float = 2.0, close_seconds: float = 3.0, sync_seconds: float | None = None,
-                 weights_seconds: float | None = None, reap_seconds: float = 60.0, recover_seconds: float = 15.0,
-                 log: Any = None) -> None:
+    def __init__(
+        self,
+        arena: Arena,
+        *,
+        sync: Callable[[], Any] | None = None,
+        block_time: float = 12.0,
+        dispatch_seconds: float = 2.0,
+        close_seconds: float = 3.0,
+        sync_seconds: float | None = None,
+        weights_seconds: float | None = None,
+        reap_seconds: float = 60.0,
+        recover_seconds: float = 15.0,
+        log: Any = None,
+    ) -> None:
         self.arena = arena
         self.sync = sync
         self.log = log
@@ -79,8 +89,13 @@ class Node:
                 if metrics is not None:
                     metrics.job_failures.labels(job=name).inc()
                 if self.log is not None:
-                    self.log.error("job.failed", job=name, error=f"{type(exc).__name__}: {exc}",
-                                   failures=self.failures[name], traceback=traceback.format_exc())
+                    self.log.error(
+                        "job.failed",
+                        job=name,
+                        error=f"{type(exc).__name__}: {exc}",
+                        failures=self.failures[name],
+                        traceback=traceback.format_exc(),
+                    )
 
         run.__name__ = f"job_{name}"
         return run
@@ -115,19 +130,25 @@ class Node:
         return self.arena.recover()
 
     def scheduler(self) -> AsyncIOScheduler:
-        scheduler = AsyncIOScheduler(timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1,
-                                                                 "misfire_grace_time": None})
+        scheduler = AsyncIOScheduler(
+            timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+        )
         jobs: dict[str, Callable[[], Any]] = {
-            "open_race": self._open, "dispatch": self.arena.dispatch, "judge": self.arena.judge_runs,
+            "open_race": self._open,
+            "dispatch": self.arena.dispatch,
+            "judge": self.arena.judge_runs,
             "close_race": self._close,
-            "set_weights": self._weights, "reap": self._reap, "recover": self._recover,
+            "set_weights": self._weights,
+            "reap": self._reap,
+            "recover": self._recover,
         }
         if self.sync is not None:
             jobs = {"sync": self._sync, **jobs}
         now = datetime.now(UTC)
         for name, job in jobs.items():
-            scheduler.add_job(self._guard(name, job), "interval", seconds=self.intervals[name], id=name, name=name,
-                              next_run_time=now)
+            scheduler.add_job(
+                self._guard(name, job), "interval", seconds=self.intervals[name], id=name, name=name, next_run_time=now
+            )
         return scheduler
 
     def health(self) -> dict[str, tuple[bool, str]]:
@@ -145,37 +166,53 @@ class Node:
         else:
             age = time.time() - last
             checks["scheduler"] = (age < limit and not self.stopping.is_set(), f"dispatch ran {age:.1f}s ago")
-        failing = {name: n for name, n in self.failures.items()
-                   if n and self.last_ok.get(name, 0.0) < self._last_failure.get(name, 0.0)}
+        failing = {
+            name: n
+            for name, n in self.failures.items()
+            if n and self.last_ok.get(name, 0.0) < self._last_failure.get(name, 0.0)
+        }
         try:
             progress = self.arena.progress()
         except Exception as exc:  # noqa: BLE001 - health reports any failure as data
-            checks["progress"] = (False, f"cannot read progress from the store: {type(exc).__name__}: "
-                                         f"{str(exc)[:200]}")
+            checks["progress"] = (False, f"cannot read progress from the store: {type(exc).__name__}: {str(exc)[:200]}")
             return checks
         overdue, stalled, unset = progress["overdue_runs"], progress["stalled_races"], progress["weights_unset"]
         wall = self.arena.config.limits.wall_seconds + self.arena.config.stuck_grace
-        checks["runs"] = (not overdue, f"{len(overdue)} run(s) in a sandbox for over {wall:g}s: "
-                                       f"{', '.join(overdue[:5])}" if overdue else "no run past its wall clock")
-        checks["races"] = (not stalled, f"race(s) that cannot close (no run moved for "
-                                        f"{self.arena.config.race_stall:g}s): {', '.join(stalled)}"
-                           if stalled else "every running race progresses")
-        checks["weights"] = (unset is None, f"weights of closed race {unset['race_id']} not set after "
-                                            f"{unset['seconds']:g}s ({unset['status']}: {unset['error']})"
-                             if unset else "the latest closed race's weights are set")
+        checks["runs"] = (
+            not overdue,
+            f"{len(overdue)} run(s) in a sandbox for over {wall:g}s: {', '.join(overdue[:5])}"
+            if overdue
+            else "no run past its wall clock",
+        )
+        checks["races"] = (
+            not stalled,
+            f"race(s) that cannot close (no run moved for {self.arena.config.race_stall:g}s): {', '.join(stalled)}"
+            if stalled
+            else "every running race progresses",
+        )
+        checks["weights"] = (
+            unset is None,
+            f"weights of closed race {unset['race_id']} not set after "
+            f"{unset['seconds']:g}s ({unset['status']}: {unset['error']})"
+            if unset
+            else "the latest closed race's weights are set",
+        )
         stuck = self.arena.batches_stuck() if hasattr(self.arena, "batches_stuck") else {}
         if stuck:
             slot, (seconds, why) = min(stuck.items())
             checks["batches"] = (False, f"sealed batch {slot} has waited {seconds:.0f}s to open: {why}")
         if failing:
-            checks["jobs"] = (False, "failing: " + ", ".join(f"{name} ({n} failures)"
-                                                             for name, n in sorted(failing.items())))
+            checks["jobs"] = (
+                False,
+                "failing: " + ", ".join(f"{name} ({n} failures)" for name, n in sorted(failing.items())),
+            )
         return checks
 
     # --- running
 
-    async def run(self, *, until: Callable[[], bool] | None = None, poll: float = 0.5,
-                  handle_signals: bool = True) -> None:
+    async def run(
+        self, *, until: Callable[[], bool] | None = None, poll: float = 0.5, handle_signals: bool = True
+    ) -> None:
         """Run the jobs until SIGTERM/SIGINT, or until `until()` is true (checked every `poll` seconds)."""
         logging.getLogger("apscheduler").setLevel(logging.ERROR)  # our jobs log their own outcomes; skips are normal
         loop = asyncio.get_running_loop()

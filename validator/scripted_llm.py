@@ -31,8 +31,9 @@ class Fail(Exception):
 class OpenAIServer:
     """The server, started and stopped as a context manager; ``base_url`` ends in ``/v1``."""
 
-    def __init__(self, responder: Responder, models: tuple[str, ...] = ("test-model",), *,
-                 name: str = "scripted-llm") -> None:
+    def __init__(
+        self, responder: Responder, models: tuple[str, ...] = ("test-model",), *, name: str = "scripted-llm"
+    ) -> None:
         self.responder = responder
         self.models = models
         self.requests: list[dict[str, Any]] = []
@@ -65,17 +66,24 @@ class OpenAIServer:
         except Fail as failure:
             return failure.status, {"error": {"message": failure.message}}
         message: dict[str, Any] = (
-            {"role": "assistant", **answer} if isinstance(answer, dict) else {"role": "assistant", "content": answer})
+            {"role": "assistant", **answer} if isinstance(answer, dict) else {"role": "assistant", "content": answer}
+        )
         calls = message.get("tool_calls") or []
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         completion_tokens = len(str(message.get("content") or "").split()) + sum(
-            len(str(c.get("function", {}).get("arguments", "")).split()) for c in calls)
+            len(str(c.get("function", {}).get("arguments", "")).split()) for c in calls
+        )
         return 200, {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop", "message": message}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
 
 

@@ -34,126 +34,203 @@ class Settings(BaseSettings):
     """Everything a validator node is configured by."""
 
     model_config = SettingsConfigDict(
-        env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True,
+        env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True
     )
 
     # -- chain and wallet (btcli names) -------------------------------------------------------------------------
     wallet_name: str = Field("default", description="wallet (coldkey) name", json_schema_extra=flag("--wallet.name"))
     wallet_hotkey: str = Field("default", description="hotkey name", json_schema_extra=flag("--wallet.hotkey"))
     wallet_path: Path = Field(
-        Path("~/.bittensor/wallets"), description="folder holding the wallets", json_schema_extra=flag("--wallet.path"),
+        Path("~/.bittensor/wallets"), description="folder holding the wallets", json_schema_extra=flag("--wallet.path")
     )
     chain: Literal["subtensor", "localchain"] = Field(
-        "subtensor", description="subtensor (bittensor SDK) or localchain (the dev chain in a file)",
+        "subtensor",
+        description="subtensor (bittensor SDK) or localchain (the dev chain in a file)",
         json_schema_extra=flag("--chain"),
     )
     subtensor_network: str = Field(
-        "finney", description="finney, test, local or archive", json_schema_extra=flag("--subtensor.network"),
+        "finney", description="finney, test, local or archive", json_schema_extra=flag("--subtensor.network")
     )
     subtensor_chain_endpoint: str | None = Field(
-        None, description="ws(s):// endpoint; overrides --subtensor.network",
+        None,
+        description="ws(s):// endpoint; overrides --subtensor.network",
         json_schema_extra=flag("--subtensor.chain_endpoint"),
     )
     netuid: int | None = Field(None, ge=0, le=65535, description="the subnet's uid", json_schema_extra=flag("--netuid"))
     localchain_path: Path = Field(
-        Path("var/localchain.sqlite"), description="the LocalChain file (with --chain localchain)",
+        Path("var/localchain.sqlite"),
+        description="the LocalChain file (with --chain localchain)",
         json_schema_extra=flag("--localchain.path"),
     )
 
     # -- the node -------------------------------------------------------------------------------------------------
-    data_dir: Path = Field(Path("var/validator"), description="where the node keeps bundles, runs and its SQLite store",
-                           json_schema_extra=flag("--data-dir"))
+    data_dir: Path = Field(
+        Path("var/validator"),
+        description="where the node keeps bundles, runs and its SQLite store",
+        json_schema_extra=flag("--data-dir"),
+    )
     database_url: SecretStr | None = Field(
-        None, description="SQLAlchemy URL (postgresql+psycopg://... or sqlite:///...); default: SQLite in --data-dir",
+        None,
+        description="SQLAlchemy URL (postgresql+psycopg://... or sqlite:///...); default: SQLite in --data-dir",
         json_schema_extra=flag("--database-url"),
     )
     sandbox_backend: Literal["process", "docker"] = Field(
-        "process", description="process (bubblewrap) or docker", json_schema_extra=flag("--sandbox.backend"),
+        "process", description="process (bubblewrap) or docker", json_schema_extra=flag("--sandbox.backend")
     )
-    sandbox_image: str | None = Field(None, description="Docker image for the docker backend (default: the built one)",
-                                      json_schema_extra=flag("--sandbox.image"))
-    sandbox_wall_seconds: float = Field(300.0, gt=0, le=3600, description="wall-clock limit per run",
-                                        json_schema_extra=flag("--sandbox.wall_seconds"))
-    sandbox_memory_mb: int = Field(1024, ge=64, le=65536, description="memory limit per run",
-                                   json_schema_extra=flag("--sandbox.memory_mb"))
-    sandbox_pids: int = Field(128, ge=8, le=4096, description="process limit per run",
-                              json_schema_extra=flag("--sandbox.pids"))
+    sandbox_image: str | None = Field(
+        None,
+        description="Docker image for the docker backend (default: the built one)",
+        json_schema_extra=flag("--sandbox.image"),
+    )
+    sandbox_wall_seconds: float = Field(
+        300.0, gt=0, le=3600, description="wall-clock limit per run", json_schema_extra=flag("--sandbox.wall_seconds")
+    )
+    sandbox_memory_mb: int = Field(
+        1024, ge=64, le=65536, description="memory limit per run", json_schema_extra=flag("--sandbox.memory_mb")
+    )
+    sandbox_pids: int = Field(
+        128, ge=8, le=4096, description="process limit per run", json_schema_extra=flag("--sandbox.pids")
+    )
     concurrency: int = Field(2, ge=1, le=256, description="runs at once", json_schema_extra=flag("--concurrency"))
-    max_attempts: int = Field(3, ge=1, le=20, description="attempts per run when the validator is to blame",
-                              json_schema_extra=flag("--max-attempts"))
+    max_attempts: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="attempts per run when the validator is to blame",
+        json_schema_extra=flag("--max-attempts"),
+    )
     dispatch: Literal["local", "ray"] = Field(
-        "local", description="where runs' sandboxes run: local (this host) or ray (the workers of a Ray cluster, "
-                             "pip install 'shoparena[ray]')", json_schema_extra=flag("--dispatch"))
+        "local",
+        description="where runs' sandboxes run: local (this host) or ray (the workers of a Ray cluster, "
+        "pip install 'shoparena[ray]')",
+        json_schema_extra=flag("--dispatch"),
+    )
     ray_address: str | None = Field(
-        None, description="the Ray cluster's head (host:port, as ray start --head prints it) with --dispatch ray",
-        json_schema_extra=flag("--ray.address"))
+        None,
+        description="the Ray cluster's head (host:port, as ray start --head prints it) with --dispatch ray",
+        json_schema_extra=flag("--ray.address"),
+    )
     ray_cpus_per_run: float = Field(
-        1.0, gt=0, le=64, description="CPUs one run takes on a Ray worker; with --sandbox.memory_mb this sets how many "
-                                      "runs a worker takes at once", json_schema_extra=flag("--ray.cpus_per_run"))
+        1.0,
+        gt=0,
+        le=64,
+        description="CPUs one run takes on a Ray worker; with --sandbox.memory_mb this sets how many "
+        "runs a worker takes at once",
+        json_schema_extra=flag("--ray.cpus_per_run"),
+    )
     gateway_upstream: str | None = Field(
-        None, description="OpenAI-compatible base URL agents' LLM calls go to (none: agents get no LLM)",
+        None,
+        description="OpenAI-compatible base URL agents' LLM calls go to (none: agents get no LLM)",
         json_schema_extra=flag("--gateway.upstream"),
     )
-    gateway_api_key: SecretStr | None = Field(None, description="API key for --gateway.upstream",
-                                              json_schema_extra=flag("--gateway.api_key"))
+    gateway_api_key: SecretStr | None = Field(
+        None, description="API key for --gateway.upstream", json_schema_extra=flag("--gateway.api_key")
+    )
     # NoDecode: read from the environment or `.env` as a comma list (as a flag is), not as JSON
     gateway_models: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="models agents may call (comma-separated)",
+        default_factory=list,
+        description="models agents may call (comma-separated)",
         json_schema_extra=flag("--gateway.models"),
     )
-    gateway_token_budget: int = Field(200_000, ge=0, description="LLM tokens one run may spend (0: no LLM calls)",
-                                      json_schema_extra=flag("--gateway.token_budget"))
+    gateway_token_budget: int = Field(
+        200_000,
+        ge=0,
+        description="LLM tokens one run may spend (0: no LLM calls)",
+        json_schema_extra=flag("--gateway.token_budget"),
+    )
     gateway_cost_budget: float = Field(
-        1.0, ge=0, description="USD one run may spend on LLM calls at the prices below (0: no cost budget)",
-        json_schema_extra=flag("--gateway.cost_budget"))
+        1.0,
+        ge=0,
+        description="USD one run may spend on LLM calls at the prices below (0: no cost budget)",
+        json_schema_extra=flag("--gateway.cost_budget"),
+    )
     gateway_usd_per_1k_prompt: float = Field(
-        0.0, ge=0, description="USD per 1000 prompt tokens, for the cost budget (0: prompts are free)",
-        json_schema_extra=flag("--gateway.usd_per_1k_prompt"))
+        0.0,
+        ge=0,
+        description="USD per 1000 prompt tokens, for the cost budget (0: prompts are free)",
+        json_schema_extra=flag("--gateway.usd_per_1k_prompt"),
+    )
     gateway_usd_per_1k_completion: float = Field(
-        0.0, ge=0, description="USD per 1000 completion tokens, for the cost budget (0: completions are free)",
-        json_schema_extra=flag("--gateway.usd_per_1k_completion"))
-    catalog: Path | None = Field(None, description="the catalog folder the pack was made for",
-                                 json_schema_extra=flag("--catalog"))
-    pack: str | None = Field(None, description="the problem pack file (signed by its operator)",
-                             json_schema_extra=flag("--pack"))
+        0.0,
+        ge=0,
+        description="USD per 1000 completion tokens, for the cost budget (0: completions are free)",
+        json_schema_extra=flag("--gateway.usd_per_1k_completion"),
+    )
+    catalog: Path | None = Field(
+        None, description="the catalog folder the pack was made for", json_schema_extra=flag("--catalog")
+    )
+    pack: str | None = Field(
+        None, description="the problem pack file (signed by its operator)", json_schema_extra=flag("--pack")
+    )
     pack_signer: str | None = Field(
-        None, description="the arena operator's ss58 address the pack must be signed by (required: ask the operator)",
-        json_schema_extra=flag("--pack.signer"))
+        None,
+        description="the arena operator's ss58 address the pack must be signed by (required: ask the operator)",
+        json_schema_extra=flag("--pack.signer"),
+    )
     pack_allow_dev_signer: bool = Field(
-        False, description="accept a pack signed by a public development key (//Alice, //Bob, ...): a local demo or "
-                           "test only, never a real subnet", json_schema_extra=flag("--pack.allow_dev_signer"))
-    weight_policy: str = Field("top_heavy", description=f"one of {', '.join(sorted(POLICIES))}",
-                               json_schema_extra=flag("--weights.policy"))
-    burn_uid: int = Field(0, ge=0, le=65535, description="uid that receives the burn share",
-                          json_schema_extra=flag("--weights.burn_uid"))
+        False,
+        description="accept a pack signed by a public development key (//Alice, //Bob, ...): a local demo or "
+        "test only, never a real subnet",
+        json_schema_extra=flag("--pack.allow_dev_signer"),
+    )
+    weight_policy: str = Field(
+        "top_heavy", description=f"one of {', '.join(sorted(POLICIES))}", json_schema_extra=flag("--weights.policy")
+    )
+    burn_uid: int = Field(
+        0, ge=0, le=65535, description="uid that receives the burn share", json_schema_extra=flag("--weights.burn_uid")
+    )
     beacon_relay: str | None = Field(
-        None, description="a drand HTTP relay (e.g. https://api.drand.sh) asked for a sealed batch's round when the "
-                          "chain does not hold it yet", json_schema_extra=flag("--beacon.relay"))
+        None,
+        description="a drand HTTP relay (e.g. https://api.drand.sh) asked for a sealed batch's round when the "
+        "chain does not hold it yet",
+        json_schema_extra=flag("--beacon.relay"),
+    )
     weight_shadow: str | None = Field(
-        None, description="a second weight policy computed and stored beside the live one for every race, never "
-                          f"sent: try a policy before switching ({', '.join(sorted(POLICIES))})",
-        json_schema_extra=flag("--weights.shadow"))
+        None,
+        description="a second weight policy computed and stored beside the live one for every race, never "
+        f"sent: try a policy before switching ({', '.join(sorted(POLICIES))})",
+        json_schema_extra=flag("--weights.shadow"),
+    )
     judge: Literal["offline", "llm"] = Field(
-        "offline", description="reasoning judge: offline (no LLM, the gates from the gateway log) or llm",
-        json_schema_extra=flag("--judge"))
-    judge_url: str | None = Field(None, description="OpenAI-compatible base URL of the LLM judge",
-                                  json_schema_extra=flag("--judge.url"))
-    judge_api_key: SecretStr | None = Field(None, description="API key for --judge.url",
-                                            json_schema_extra=flag("--judge.api_key"))
+        "offline",
+        description="reasoning judge: offline (no LLM, the gates from the gateway log) or llm",
+        json_schema_extra=flag("--judge"),
+    )
+    judge_url: str | None = Field(
+        None, description="OpenAI-compatible base URL of the LLM judge", json_schema_extra=flag("--judge.url")
+    )
+    judge_api_key: SecretStr | None = Field(
+        None, description="API key for --judge.url", json_schema_extra=flag("--judge.api_key")
+    )
     judge_models: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="the judge's pinned models, tried in order (comma-separated)",
-        json_schema_extra=flag("--judge.models"))
-    judge_concurrency: int = Field(2, ge=1, le=64, description="judge calls at once",
-                                   json_schema_extra=flag("--judge.concurrency"))
+        default_factory=list,
+        description="the judge's pinned models, tried in order (comma-separated)",
+        json_schema_extra=flag("--judge.models"),
+    )
+    judge_concurrency: int = Field(
+        2, ge=1, le=64, description="judge calls at once", json_schema_extra=flag("--judge.concurrency")
+    )
     judge_token_budget: int = Field(
-        2_000_000, ge=0, description="LLM judge tokens per race (0: no limit); past it, runs get the offline judge",
-        json_schema_extra=flag("--judge.token_budget"))
-    api_host: str = Field("127.0.0.1", description="address the node's API, dashboard and /metrics listen on",
-                          json_schema_extra=flag("--api.host"))
-    api_port: int = Field(8090, ge=0, le=65535, description="port of the API, dashboard and /metrics (0: off)",
-                          json_schema_extra=flag("--api.port"))
-    log_json: bool = Field(False, description="log JSON lines instead of console output",
-                           json_schema_extra=flag("--log.json"))
+        2_000_000,
+        ge=0,
+        description="LLM judge tokens per race (0: no limit); past it, runs get the offline judge",
+        json_schema_extra=flag("--judge.token_budget"),
+    )
+    api_host: str = Field(
+        "127.0.0.1",
+        description="address the node's API, dashboard and /metrics listen on",
+        json_schema_extra=flag("--api.host"),
+    )
+    api_port: int = Field(
+        8090,
+        ge=0,
+        le=65535,
+        description="port of the API, dashboard and /metrics (0: off)",
+        json_schema_extra=flag("--api.port"),
+    )
+    log_json: bool = Field(
+        False, description="log JSON lines instead of console output", json_schema_extra=flag("--log.json")
+    )
 
     @field_validator("gateway_models", "judge_models", mode="before")
     @classmethod
@@ -204,8 +281,9 @@ class Settings(BaseSettings):
         if self.gateway_models and not self.gateway_upstream:
             raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
         if self.dispatch == "ray" and not self.ray_address:
-            raise ValueError("--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head "
-                             "prints it)")
+            raise ValueError(
+                "--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head prints it)"
+            )
         if self.judge == "llm" and not (self.judge_url and self.judge_models):
             raise ValueError("--judge llm needs --judge.url and --judge.models (the judge's endpoint and models)")
         return self
@@ -257,9 +335,7 @@ def _is_secret(name: str) -> bool:
     return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
 
 
-REQUIREMENTS: dict[str, tuple[str, ...]] = {
-    "run": ("netuid",),
-}
+REQUIREMENTS: dict[str, tuple[str, ...]] = {"run": ("netuid",)}
 
 
 def field_flag(name: str) -> str:
@@ -271,8 +347,9 @@ def env_name(name: str) -> str:
     return f"ARENA_{name.upper()}"
 
 
-def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str, ...] = (),
-                  env_file: str | Path | None = ".env") -> Settings:
+def load_settings(
+    overrides: dict[str, Any] | None = None, *, require: tuple[str, ...] = (), env_file: str | Path | None = ".env"
+) -> Settings:
     """Settings from flags (`overrides`, by field name; None means not given), the environment, `.env`, defaults.
 
     Raises `SettingsError` listing every problem: each invalid value and each required setting that is missing.
@@ -315,32 +392,41 @@ def load_settings(overrides: dict[str, Any] | None = None, *, require: tuple[str
 
 
 def _missing(settings: Settings, require: tuple[str, ...]) -> list[str]:
-    return [f"{field_flag(name)} (or {env_name(name)}) is required" for name in require
-            if getattr(settings, name) is None]
+    return [
+        f"{field_flag(name)} (or {env_name(name)}) is required" for name in require if getattr(settings, name) is None
+    ]
 
 
 def env_example() -> str:
     """`deploy/.env.example`: every setting as its environment variable, commented, with its flag and default."""
-    lines = ["# ShopArena validator settings. Copy to .env (next to docker-compose.yml, or the node's working folder)",
-             "# and uncomment what you change. Flags (--wallet.name ...) override these; these override defaults.",
-             "# Generated from validator/settings.py (a test keeps them in step).", "",
-             "# --- docker compose only (deploy/docker-compose.yml) ---",
-             "# the store's password (the node's ARENA_DATABASE_URL is built from it in the compose file)",
-             "POSTGRES_PASSWORD=change-me",
-             "# a host folder mounted at the same path in the node: sandbox containers started through the host's",
-             "# Docker mount the gateway socket and bundles from it, so its path must be the same on both sides",
-             "SHOPARENA_HOME=/var/lib/shoparena",
-             "# the host's bittensor wallets (mounted read-only)",
-             "WALLETS_DIR=~/.bittensor/wallets",
-             "# the node image (bash deploy/build-node-image prints its tag)",
-             "SHOPARENA_IMAGE=shoparena-node:0.1.0", "",
-             "# --- deploy/ray/compose.yml only (a Ray cluster's head and workers beside the node) ---",
-             "# the cluster's image (bash deploy/ray/build-image prints its tag), the workers' catalog copy (a host",
-             "# folder), each worker's CPUs and memory in bytes (with --ray.cpus_per_run and --sandbox.memory_mb, how",
-             "# many runs it takes at once)",
-             "# SHOPARENA_RAY_IMAGE=shoparena-ray:0.1.0", "# SHOPARENA_CATALOG=/var/lib/shoparena/catalog",
-             "# RAY_WORKER_CPUS=2", "# RAY_WORKER_MEMORY=4294967296", "",
-             "# --- the node's settings ---", ""]
+    lines = [
+        "# ShopArena validator settings. Copy to .env (next to docker-compose.yml, or the node's working folder)",
+        "# and uncomment what you change. Flags (--wallet.name ...) override these; these override defaults.",
+        "# Generated from validator/settings.py (a test keeps them in step).",
+        "",
+        "# --- docker compose only (deploy/docker-compose.yml) ---",
+        "# the store's password (the node's ARENA_DATABASE_URL is built from it in the compose file)",
+        "POSTGRES_PASSWORD=change-me",
+        "# a host folder mounted at the same path in the node: sandbox containers started through the host's",
+        "# Docker mount the gateway socket and bundles from it, so its path must be the same on both sides",
+        "SHOPARENA_HOME=/var/lib/shoparena",
+        "# the host's bittensor wallets (mounted read-only)",
+        "WALLETS_DIR=~/.bittensor/wallets",
+        "# the node image (bash deploy/build-node-image prints its tag)",
+        "SHOPARENA_IMAGE=shoparena-node:0.1.0",
+        "",
+        "# --- deploy/ray/compose.yml only (a Ray cluster's head and workers beside the node) ---",
+        "# the cluster's image (bash deploy/ray/build-image prints its tag), the workers' catalog copy (a host",
+        "# folder), each worker's CPUs and memory in bytes (with --ray.cpus_per_run and --sandbox.memory_mb, how",
+        "# many runs it takes at once)",
+        "# SHOPARENA_RAY_IMAGE=shoparena-ray:0.1.0",
+        "# SHOPARENA_CATALOG=/var/lib/shoparena/catalog",
+        "# RAY_WORKER_CPUS=2",
+        "# RAY_WORKER_MEMORY=4294967296",
+        "",
+        "# --- the node's settings ---",
+        "",
+    ]
     for name, info in Settings.model_fields.items():
         default = info.get_default(call_default_factory=True)
         if isinstance(default, list):

@@ -49,11 +49,19 @@ class StatsCollector:
         self.sold_total = 0
 
     def add(self, product: dict[str, Any], model_key: int | None = None) -> None:
-        self.add_fields(product["category"], product["shop_id"], product["service"], float(product["price"]),
-                        int(product["sold_count"]), len(product["sku_options"]), model_key)
+        self.add_fields(
+            product["category"],
+            product["shop_id"],
+            product["service"],
+            float(product["price"]),
+            int(product["sold_count"]),
+            len(product["sku_options"]),
+            model_key,
+        )
 
-    def add_fields(self, category: str, shop: str, services: Any, price: float, sold: int, n_sku: int,
-                   model_key: int | None = None) -> None:
+    def add_fields(
+        self, category: str, shop: str, services: Any, price: float, sold: int, n_sku: int, model_key: int | None = None
+    ) -> None:
         self.n += 1
         self.categories[category] += 1
         for service in services:
@@ -148,8 +156,20 @@ def _chunk_rows(chunk: int) -> list[Row]:
     rows: list[Row] = []
     for p, model_key in gen.generate_chunk(_world, chunk):
         contents = search_contents(p["title"], p["sku_options"], p["attributes"])
-        rows.append((p["product_id"], p["shop_id"], p["category"], contents, tuple(p["service"]), p["price"],
-                     p["sold_count"], len(p["sku_options"]), model_key, gen.canonical_json(p)))
+        rows.append(
+            (
+                p["product_id"],
+                p["shop_id"],
+                p["category"],
+                contents,
+                tuple(p["service"]),
+                p["price"],
+                p["sold_count"],
+                len(p["sku_options"]),
+                model_key,
+                gen.canonical_json(p),
+            )
+        )
     return rows
 
 
@@ -212,13 +232,17 @@ def build_catalog(
             digest.update(gen.canonical_json(page))
         result = stats.result()
         path = writer.commit(
-            {"source": {"kind": "generated", "seed": seed, "size": size}, "digest": digest.hexdigest(),
-             "stats": result},
+            {
+                "source": {"kind": "generated", "seed": seed, "size": size},
+                "digest": digest.hexdigest(),
+                "stats": result,
+            },
             overwrite=force,
         )
         log.info("catalog.built", path=str(path), seed=seed, size=size, digest=digest.hexdigest(), workers=workers)
-        return BuildReport(path, digest.hexdigest(), writer.products, writer.web_pages,
-                           _manifest_seconds(path), stats=result)
+        return BuildReport(
+            path, digest.hexdigest(), writer.products, writer.web_pages, _manifest_seconds(path), stats=result
+        )
 
 
 def _manifest_seconds(path: Path) -> float:
@@ -342,14 +366,31 @@ def load_catalog(
                 digest.update(gen.canonical_json(page))
         result = stats.result()
         out_path = writer.commit(
-            {"source": {"kind": "loaded", "file": str(path.resolve()), "bad_lines": bad, "bad_samples": samples},
-             "digest": digest.hexdigest(), "stats": result},
+            {
+                "source": {"kind": "loaded", "file": str(path.resolve()), "bad_lines": bad, "bad_samples": samples},
+                "digest": digest.hexdigest(),
+                "stats": result,
+            },
             overwrite=force,
         )
-        log.info("catalog.loaded", path=str(out_path), source=str(path), products=writer.products, bad_lines=bad,
-                 digest=digest.hexdigest())
-        return BuildReport(out_path, digest.hexdigest(), writer.products, writer.web_pages,
-                           _manifest_seconds(out_path), bad, samples, result)
+        log.info(
+            "catalog.loaded",
+            path=str(out_path),
+            source=str(path),
+            products=writer.products,
+            bad_lines=bad,
+            digest=digest.hexdigest(),
+        )
+        return BuildReport(
+            out_path,
+            digest.hexdigest(),
+            writer.products,
+            writer.web_pages,
+            _manifest_seconds(out_path),
+            bad,
+            samples,
+            result,
+        )
 
 
 def _read_web_pages(path: Path) -> Iterator[dict[str, Any]]:

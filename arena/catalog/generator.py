@@ -193,8 +193,9 @@ def _services(shop: Shop, rng: Rng) -> list[str]:
     return services
 
 
-def _description(title: str, model: Model, attributes: dict[str, list[str]], sku_options: dict[str, dict[str, str]],
-                 rng: Rng) -> str:
+def _description(
+    title: str, model: Model, attributes: dict[str, list[str]], sku_options: dict[str, dict[str, str]], rng: Rng
+) -> str:
     """An opener, a sentence for some attributes, the options on offer, two closers."""
     desc_lines = [rng.pick(vocab.DESC_OPENERS).format(title=title, noun=model.noun)]
     for key, values in attributes.items():
@@ -259,4 +260,3 @@ def catalog_digest(products: Iterator[dict[str, Any]], pages: Sequence[dict[str,
     for page in pages:
         digest.update(canonical_json(page))
     return digest.hexdigest()
-

@@ -113,8 +113,10 @@ def _fast_numbers(searcher: tantivy.Searcher, name: str, addresses: list[tantivy
     values = searcher.fast_field_values(name, addresses)
     numbers = [value for value in values if value is not None]
     if len(numbers) != len(values):
-        raise CatalogError(f"the catalog's index is damaged: {len(values) - len(numbers)} product(s) without their "
-                           f"{name}; rebuild the catalog")
+        raise CatalogError(
+            f"the catalog's index is damaged: {len(values) - len(numbers)} product(s) without their "
+            f"{name}; rebuild the catalog"
+        )
     return numbers
 
 
@@ -167,8 +169,9 @@ class Catalog:
         schema, web_schema = _product_schema(), _web_schema()
         for part in ("products", "web"):  # tantivy would quietly make a new, empty index where one is missing
             if not (root / part / "meta.json").is_file():
-                raise CatalogError(f"{root} is damaged: {part}/meta.json (part of its search index) is missing; "
-                                   "rebuild the catalog")
+                raise CatalogError(
+                    f"{root} is damaged: {part}/meta.json (part of its search index) is missing; rebuild the catalog"
+                )
         try:
             products = _open_index(root / "products", schema)
             web = _open_index(root / "web", web_schema)
@@ -178,8 +181,10 @@ class Catalog:
         for part, found in (("products", catalog.num_products), ("web_pages", catalog.num_web_pages)):
             expected = manifest.get(part)
             if isinstance(expected, int) and expected != found:
-                raise CatalogError(f"{root} is damaged: its index holds {found:,} {part.replace('_', ' ')}, its "
-                                   f"{MANIFEST} says {expected:,}; rebuild the catalog")
+                raise CatalogError(
+                    f"{root} is damaged: its index holds {found:,} {part.replace('_', ' ')}, its "
+                    f"{MANIFEST} says {expected:,}; rebuild the catalog"
+                )
         return catalog
 
     # --- facts

@@ -22,7 +22,6 @@ MAX_SEED = 2**63 - 1
 # ---------------------------------------------------------------------------------------------------------- world
 
 
-
 @dataclass(frozen=True)
 class Leaf:
     index: int
@@ -90,8 +89,20 @@ def _leaves() -> tuple[Leaf, ...]:
                 key_attrs = tuple(k for k in leaf_attrs if k not in sku_keys) + tuple(extra[:1])
                 median, sigma = leaf.get("price", spec["price"])
                 out.append(
-                    Leaf(len(out), top, mid, name, path, spec["family"], tuple(leaf["nouns"]), schema, key_attrs,
-                         sku_keys, float(median), float(sigma))
+                    Leaf(
+                        len(out),
+                        top,
+                        mid,
+                        name,
+                        path,
+                        spec["family"],
+                        tuple(leaf["nouns"]),
+                        schema,
+                        key_attrs,
+                        sku_keys,
+                        float(median),
+                        float(sigma),
+                    )
                 )
     return tuple(out)
 
@@ -150,7 +161,7 @@ class World:
         for k in range(n_shops):
             sr = Rng("shop", seed, size, k)
             weight = 1.0 / (k + 5) ** 1.1
-            breadth = 1 + min(len(tops) - 1, int(2 + 14 * weight ** 0.25 * sr.u() + 3 * sr.u()))
+            breadth = 1 + min(len(tops) - 1, int(2 + 14 * weight**0.25 * sr.u() + 3 * sr.u()))
             shop_tops = tuple(sr.sample(tops, breadth))
             number = 100_000 + sr.below(9_900_000)
             while number in used_ids:
@@ -171,8 +182,9 @@ class World:
         id_mult = 1 + 2 * rng.below(499_999_999)
         while math.gcd(id_mult, 10**9) != 1:
             id_mult += 2
-        return cls(seed, size, all_leaves, leaf_cum, brands, shops, shops_by_top, models_per_leaf, id_mult,
-                   rng.below(10**9))
+        return cls(
+            seed, size, all_leaves, leaf_cum, brands, shops, shops_by_top, models_per_leaf, id_mult, rng.below(10**9)
+        )
 
     def product_id(self, i: int) -> str:
         # a bijection of [0, 1e9): unique 10-digit ids that look like marketplace ids

@@ -70,12 +70,26 @@ class CatalogWriter:
         """Index one product given as a plain dict in the ShoppingBench schema (already validated)."""
         if contents is None:
             contents = Product.model_construct(**product).contents()
-        self.add_row(product["product_id"], product["shop_id"], product["service"], float(product["price"]),
-                     int(product["sold_count"]), contents,
-                     doc_json if doc_json is not None else _product_json(product))
+        self.add_row(
+            product["product_id"],
+            product["shop_id"],
+            product["service"],
+            float(product["price"]),
+            int(product["sold_count"]),
+            contents,
+            doc_json if doc_json is not None else _product_json(product),
+        )
 
-    def add_row(self, product_id: str, shop_id: str, services: Sequence[str], price: float, sold_count: int,
-                contents: str, doc_json: bytes) -> None:
+    def add_row(
+        self,
+        product_id: str,
+        shop_id: str,
+        services: Sequence[str],
+        price: float,
+        sold_count: int,
+        contents: str,
+        doc_json: bytes,
+    ) -> None:
         """Index one product from its already-serialised parts (the fast path of a generated build)."""
         self._ids.add(product_id)
         shop_ord = self._shop_ords.setdefault(shop_id, len(self._shop_ords))
@@ -101,11 +115,7 @@ class CatalogWriter:
     def add_web_page(self, page: WebPage | dict[str, Any]) -> None:
         data = page.model_dump() if isinstance(page, WebPage) else page
         self._web_writer.add_document(
-            tantivy.Document(
-                url=data["url"],
-                text=f"{data['title']}\n{data['content']}",
-                doc=orjson.dumps(data),
-            )
+            tantivy.Document(url=data["url"], text=f"{data['title']}\n{data['content']}", doc=orjson.dumps(data))
         )
         self.web_pages += 1
 

@@ -236,8 +236,13 @@ def final_answer(events: list[TrajectoryEvent]) -> TrajectoryEvent | None:
     return final_recommendation(events)
 
 
-def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, max_result_chars: int = 1500,
-                   max_total_chars: int = 60000) -> str:
+def build_evidence(
+    problem: dict[str, Any],
+    events: list[TrajectoryEvent],
+    *,
+    max_result_chars: int = 1500,
+    max_total_chars: int = 60000,
+) -> str:
     """The judge's input for one run: the public query, each gateway event as a quoted block, the final answer.
 
     Deterministic. Raises `ValueError` if ``max_total_chars`` cannot hold even the problem and the answer.
@@ -245,9 +250,14 @@ def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, ma
     if max_result_chars < 1:
         raise ValueError("max_result_chars must be at least 1")
     ordered = sorted(events, key=lambda e: e.seq)
-    head = "\n".join([f"<problem id={label(problem.get('problem_id', '-'))} task={label(problem.get('task', '-'))}>",
-                      *_field("query", problem.get("query", ""), max_result_chars), "</problem>",
-                      f"<events count={len(ordered)}>"])
+    head = "\n".join(
+        [
+            f"<problem id={label(problem.get('problem_id', '-'))} task={label(problem.get('task', '-'))}>",
+            *_field("query", problem.get("query", ""), max_result_chars),
+            "</problem>",
+            f"<events count={len(ordered)}>",
+        ]
+    )
     answer = final_answer(ordered)
     if answer is None:
         tail_lines = ["</events>", "<answer>", "none: no recommend_product call", "</answer>"]
@@ -268,12 +278,16 @@ def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, ma
         return "\n".join([head, *blocks, tail])
 
     def note(first: int, last: int) -> str:
-        return (f"[dropped: {_count(last - first + 1, 'event')} (seq {ordered[first].seq} to "
-                f"{ordered[last].seq}) to keep the evidence under {max_total_chars} chars]")
+        return (
+            f"[dropped: {_count(last - first + 1, 'event')} (seq {ordered[first].seq} to "
+            f"{ordered[last].seq}) to keep the evidence under {max_total_chars} chars]"
+        )
 
     widest = max((e.seq for e in ordered), default=0)
-    longest_note = (f"[dropped: {len(ordered)} events (seq {widest} to {widest}) to keep the evidence under "
-                    f"{max_total_chars} chars]")
+    longest_note = (
+        f"[dropped: {len(ordered)} events (seq {widest} to {widest}) to keep the evidence under "
+        f"{max_total_chars} chars]"
+    )
     budget = max_total_chars - size([head, longest_note, tail]) - 3  # three joining newlines
     if budget < 0:
         raise ValueError(f"max_total_chars={max_total_chars} cannot hold the problem and the answer; raise it")
@@ -301,5 +315,15 @@ def build_evidence(problem: dict[str, Any], events: list[TrajectoryEvent], *, ma
     return "\n".join(parts)
 
 
-__all__ = ["build_evidence", "completion_message", "event_block", "final_answer", "label", "message_text",
-           "message_tool_calls", "quote", "render", "usage_tokens"]
+__all__ = [
+    "build_evidence",
+    "completion_message",
+    "event_block",
+    "final_answer",
+    "label",
+    "message_text",
+    "message_tool_calls",
+    "quote",
+    "render",
+    "usage_tokens",
+]

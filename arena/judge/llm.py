@@ -66,12 +66,12 @@ def parse_output(raw: str, rubric: Rubric) -> JudgeOutput:
     text = raw.strip()
     if text.startswith("```"):
         text = text.strip("`")
-        text = text[text.find("{"):] if "{" in text else text
+        text = text[text.find("{") :] if "{" in text else text
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
         raise ValueError("no JSON object in the answer")
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON ({exc.msg})") from None
     if not isinstance(data, dict):
@@ -92,9 +92,19 @@ class LLMJudge:
 
     name = "llm"
 
-    def __init__(self, base_url: str, models: Sequence[str], *, api_key: str | None = None,
-                 rubric: Rubric = SN15_RUBRIC, timeout: float = 60.0, rounds: int = 2, backoff: float = 1.0,
-                 max_tokens: int = 400, max_result_chars: int = 1500) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        models: Sequence[str],
+        *,
+        api_key: str | None = None,
+        rubric: Rubric = SN15_RUBRIC,
+        timeout: float = 60.0,
+        rounds: int = 2,
+        backoff: float = 1.0,
+        max_tokens: int = 400,
+        max_result_chars: int = 1500,
+    ) -> None:
         if not models:
             raise ValueError("LLMJudge needs at least one model")
         from openai import OpenAI
@@ -113,8 +123,12 @@ class LLMJudge:
         seqs = {e.seq for e in events}
         base: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": system_prompt(self.rubric)},
-            {"role": "user", "content": f"<evidence>\n{evidence_text}\n</evidence>\n\nWhich gate did this run "
-                                        "reach? Answer with the JSON object only."}]
+            {
+                "role": "user",
+                "content": f"<evidence>\n{evidence_text}\n</evidence>\n\nWhich gate did this run "
+                "reach? Answer with the JSON object only.",
+            },
+        ]
         calls = failures = 0
         tokens = {"prompt_tokens": 0, "completion_tokens": 0}
         errors: list[str] = []
@@ -127,8 +141,12 @@ class LLMJudge:
                     calls += 1
                     try:
                         response = self.client.chat.completions.create(
-                            model=model, messages=messages, temperature=0, max_tokens=self.max_tokens,
-                            response_format={"type": "json_object"})
+                            model=model,
+                            messages=messages,
+                            temperature=0,
+                            max_tokens=self.max_tokens,
+                            response_format={"type": "json_object"},
+                        )
                     except OpenAIError as exc:
                         failures += 1
                         errors.append(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
@@ -147,22 +165,38 @@ class LLMJudge:
                     except ValueError as exc:
                         failures += 1
                         errors.append(f"{model}: malformed answer: {exc}")
-                        messages = [*messages, {"role": "assistant", "content": raw[:2000]},
-                                    {"role": "user", "content": f"That answer was not usable ({exc}). Reply with "
-                                                                "exactly one JSON object: "
-                                                                '{"gate": ..., "explanation": ..., "evidence": [...]}'
-                                                                f" where gate is one of "
-                                                                f"{[g.name for g in self.rubric.gates]}."}]
+                        messages = [
+                            *messages,
+                            {"role": "assistant", "content": raw[:2000]},
+                            {
+                                "role": "user",
+                                "content": f"That answer was not usable ({exc}). Reply with "
+                                "exactly one JSON object: "
+                                '{"gate": ..., "explanation": ..., "evidence": [...]}'
+                                f" where gate is one of "
+                                f"{[g.name for g in self.rubric.gates]}.",
+                            },
+                        ]
                         continue
                     if failures * 2 > calls:
-                        raise JudgeUnavailable(f"{failures} of {calls} judge calls failed (last: {errors[-1]}); "
-                                               "judge this run again later")
+                        raise JudgeUnavailable(
+                            f"{failures} of {calls} judge calls failed (last: {errors[-1]}); judge this run again later"
+                        )
                     gate = self.rubric.gate(output.gate)
                     return Verdict(
-                        judge=f"llm:{model}", rubric_version=self.rubric.version, prompt_version=PROMPT_VERSION,
-                        gate=gate.name, quality=gate.quality, coefficient=self.rubric.coefficient(gate.quality),
-                        explanation=output.explanation, evidence=sorted({s for s in output.evidence if s in seqs}),
-                        raw=raw, calls=calls, failures=failures,
-                        tokens={**tokens, "total_tokens": tokens["prompt_tokens"] + tokens["completion_tokens"]})
-        raise JudgeUnavailable(f"no usable verdict after {calls} judge calls ({failures} failed); last: "
-                               f"{errors[-1] if errors else 'none'}")
+                        judge=f"llm:{model}",
+                        rubric_version=self.rubric.version,
+                        prompt_version=PROMPT_VERSION,
+                        gate=gate.name,
+                        quality=gate.quality,
+                        coefficient=self.rubric.coefficient(gate.quality),
+                        explanation=output.explanation,
+                        evidence=sorted({s for s in output.evidence if s in seqs}),
+                        raw=raw,
+                        calls=calls,
+                        failures=failures,
+                        tokens={**tokens, "total_tokens": tokens["prompt_tokens"] + tokens["completion_tokens"]},
+                    )
+        raise JudgeUnavailable(
+            f"no usable verdict after {calls} judge calls ({failures} failed); last: {errors[-1] if errors else 'none'}"
+        )

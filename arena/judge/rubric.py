@@ -56,18 +56,36 @@ class Rubric(BaseModel):
         return float(success) * self.coefficient(quality)
 
 
-SN15_RUBRIC = Rubric(version="sn15-gates-v1", gates=(
-    Gate(name="no_reasoning", quality=0.1,
-         description="no real LLM reasoning: no model completion of substance (under 30 completion tokens), or the "
-                     "agent acted by code alone"),
-    Gate(name="no_analysis", quality=0.3,
-         description="the reasoning never analyses tool results: completions do not follow tool results or do not "
-                     "refer to their content"),
-    Gate(name="no_datum", quality=0.5,
-         description="no specific datum cited: the reasoning names no product id, price or attribute value seen in "
-                     "an earlier tool result"),
-    Gate(name="no_comparison", quality=0.7,
-         description="no explicit comparison: no completion weighs two or more candidates against the request"),
-    Gate(name="sound", quality=0.9,
-         description="reasoning that analyses tool results, cites specific data and compares candidates"),
-))
+SN15_RUBRIC = Rubric(
+    version="sn15-gates-v1",
+    gates=(
+        Gate(
+            name="no_reasoning",
+            quality=0.1,
+            description="no real LLM reasoning: no model completion of substance (under 30 completion tokens), or the "
+            "agent acted by code alone",
+        ),
+        Gate(
+            name="no_analysis",
+            quality=0.3,
+            description="the reasoning never analyses tool results: completions do not follow tool results or do not "
+            "refer to their content",
+        ),
+        Gate(
+            name="no_datum",
+            quality=0.5,
+            description="no specific datum cited: the reasoning names no product id, price or attribute value seen in "
+            "an earlier tool result",
+        ),
+        Gate(
+            name="no_comparison",
+            quality=0.7,
+            description="no explicit comparison: no completion weighs two or more candidates against the request",
+        ),
+        Gate(
+            name="sound",
+            quality=0.9,
+            description="reasoning that analyses tool results, cites specific data and compares candidates",
+        ),
+    ),
+)

@@ -32,8 +32,9 @@ def read_answers(path: Path, pack: Pack) -> dict[str, Any]:
     try:
         handle = path.open(encoding="utf-8")
     except FileNotFoundError:
-        raise AnswersError(f"answers file {path} does not exist; give a JSONL file of "
-                           '{"problem_id": ..., "product_ids": "id1,id2"}') from None
+        raise AnswersError(
+            f'answers file {path} does not exist; give a JSONL file of {{"problem_id": ..., "product_ids": "id1,id2"}}'
+        ) from None
     except OSError as exc:
         raise AnswersError(f"cannot read answers file {path}: {exc.strerror or exc}") from None
     with handle:
@@ -43,35 +44,51 @@ def read_answers(path: Path, pack: Pack) -> dict[str, Any]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise AnswersError(f"{path}:{number} is not JSON ({exc.msg}); each line is one "
-                                   '{"problem_id": ..., "product_ids": ...}') from None
+                raise AnswersError(
+                    f"{path}:{number} is not JSON ({exc.msg}); each line is one "
+                    '{"problem_id": ..., "product_ids": ...}'
+                ) from None
             except UnicodeDecodeError as exc:
                 raise AnswersError(f"{path}:{number} is not UTF-8 ({exc.reason})") from None
             if not isinstance(row, dict) or "problem_id" not in row:
-                raise AnswersError(f"{path}:{number} has no problem_id; each line is one "
-                                   '{"problem_id": ..., "product_ids": ...}')
+                raise AnswersError(
+                    f'{path}:{number} has no problem_id; each line is one {{"problem_id": ..., "product_ids": ...}}'
+                )
             problem_id = str(row["problem_id"])
             if problem_id not in known:
-                raise AnswersError(f"{path}:{number} answers problem {problem_id!r}, which is not in pack "
-                                   f"{pack.pack_id}; score it against the pack its problems came from")
+                raise AnswersError(
+                    f"{path}:{number} answers problem {problem_id!r}, which is not in pack "
+                    f"{pack.pack_id}; score it against the pack its problems came from"
+                )
             if problem_id in answers:
-                raise AnswersError(f"{path}:{number} answers problem {problem_id!r} again (first at line "
-                                   f"{where[problem_id]}); keep one answer per problem")
+                raise AnswersError(
+                    f"{path}:{number} answers problem {problem_id!r} again (first at line "
+                    f"{where[problem_id]}); keep one answer per problem"
+                )
             value = row.get("product_ids", "")
             answers[problem_id] = value if isinstance(value, str) else ""  # a non-string is no answer, as in both
             where[problem_id] = number
     return answers
 
 
-def score_answers(pack: Pack, answers: dict[str, Any], lookup: Callable[[str], dict[str, Any] | None],
-                  ruleset: Ruleset) -> Iterator[tuple[str, RunScore | None]]:
+def score_answers(
+    pack: Pack, answers: dict[str, Any], lookup: Callable[[str], dict[str, Any] | None], ruleset: Ruleset
+) -> Iterator[tuple[str, RunScore | None]]:
     """(problem_id, score) for every problem of the pack, in pack order; None for a problem with no answer line."""
     for problem in pack.problems:
         if problem.problem_id not in answers:
             yield problem.problem_id, None
             continue
-        yield problem.problem_id, score_run(problem, answers[problem.problem_id], lookup,
-                                            gold_vectors=pack.gold_vectors(problem.problem_id), ruleset=ruleset)
+        yield (
+            problem.problem_id,
+            score_run(
+                problem,
+                answers[problem.problem_id],
+                lookup,
+                gold_vectors=pack.gold_vectors(problem.problem_id),
+                ruleset=ruleset,
+            ),
+        )
 
 
 def summary(pack: Pack, scores: dict[str, RunScore | None]) -> SuiteScore:

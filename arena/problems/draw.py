@@ -14,8 +14,15 @@ def _rank(seed_hash: str, pack_id: str, problem_id: str) -> bytes:
     return hashlib.sha256(f"{seed_hash}|{pack_id}|{problem_id}".encode()).digest()
 
 
-def draw_problems(problems: Sequence[Problem], *, pack_id: str, seed_hash: str, n: int,
-                  task_mix: dict[str, float], split: str = "race") -> list[str]:
+def draw_problems(
+    problems: Sequence[Problem],
+    *,
+    pack_id: str,
+    seed_hash: str,
+    n: int,
+    task_mix: dict[str, float],
+    split: str = "race",
+) -> list[str]:
     """`n` problem ids from the race pool (split `race`; the qualifying set draws from `public`), deterministic in
     (`seed_hash`, `pack_id`, the pool).
 

@@ -20,14 +20,49 @@ def fmt_percent(fraction: float) -> str:
 # ------------------------------------------------------------------------------------------------------ word forms
 
 _IRREGULAR_PLURALS = {
-    "knife": "knives", "leaf": "leaves", "shelf": "shelves", "life": "lives", "wife": "wives", "half": "halves",
-    "man": "men", "woman": "women", "child": "children", "foot": "feet", "tooth": "teeth", "mouse": "mice",
-    "person": "people", "series": "series", "species": "species", "sheep": "sheep", "fish": "fish",
+    "knife": "knives",
+    "leaf": "leaves",
+    "shelf": "shelves",
+    "life": "lives",
+    "wife": "wives",
+    "half": "halves",
+    "man": "men",
+    "woman": "women",
+    "child": "children",
+    "foot": "feet",
+    "tooth": "teeth",
+    "mouse": "mice",
+    "person": "people",
+    "series": "series",
+    "species": "species",
+    "sheep": "sheep",
+    "fish": "fish",
 }
 _IRREGULAR_SINGULARS = {plural: single for single, plural in _IRREGULAR_PLURALS.items()}
 #: Nouns that end in "s" but are singular.
-_SINGULAR_S = frozenset({"lens", "canvas", "chassis", "atlas", "gas", "bias", "iris", "bus", "abacus", "cactus",
-                         "bonus", "campus", "citrus", "hummus", "octopus", "walrus", "series", "species", "mattress"})
+_SINGULAR_S = frozenset(
+    {
+        "lens",
+        "canvas",
+        "chassis",
+        "atlas",
+        "gas",
+        "bias",
+        "iris",
+        "bus",
+        "abacus",
+        "cactus",
+        "bonus",
+        "campus",
+        "citrus",
+        "hummus",
+        "octopus",
+        "walrus",
+        "series",
+        "species",
+        "mattress",
+    }
+)
 _SPLITTERS = (" of ", " for ", " with ", " in ", " to ")
 SIZE_LETTERS = frozenset({"xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl", "5xl", "6xl"})
 
@@ -109,5 +144,3 @@ def with_article(phrase: str) -> str:
 
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-

@@ -63,15 +63,17 @@ def product_noun(product: dict[str, Any]) -> str:
 def _price_rule(price: float, rng: Rng) -> PriceRule:
     mode = rng.pick(["between", "less than", "greater than"])
     if mode == "between":
-        return PriceRule(mode="between", lo=math.floor(price * (0.5 + 0.45 * rng.u())),
-                         hi=math.ceil(price * (1.05 + rng.u())))
+        return PriceRule(
+            mode="between", lo=math.floor(price * (0.5 + 0.45 * rng.u())), hi=math.ceil(price * (1.05 + rng.u()))
+        )
     if mode == "less than":
         return PriceRule(mode="less than", hi=math.ceil(price * (1.05 + rng.u())))
     return PriceRule(mode="greater than", lo=math.floor(price * (0.3 + 0.65 * rng.u())))
 
 
-def constraints_for(product: dict[str, Any], rng: Rng, *, allow_price: bool = True
-                    ) -> tuple[ProductReward, render.ItemSpec]:
+def constraints_for(
+    product: dict[str, Any], rng: Rng, *, allow_price: bool = True
+) -> tuple[ProductReward, render.ItemSpec]:
     """Keep each constraint type with probability 1/2 (the title always); the reward and its rendering spec."""
     sku: list[dict[str, str]] = []
     attributes: list[dict[str, list[str]]] = []
@@ -94,12 +96,21 @@ def constraints_for(product: dict[str, Any], rng: Rng, *, allow_price: bool = Tr
         services = rng.sample(product["service"], 1 + rng.below(min(2, len(product["service"]))))
     if allow_price and rng.chance(0.5):
         price = [_price_rule(float(product["price"]), rng)]
-    reward = ProductReward(product_id=product["product_id"], title=[product["title"]], sku_options=sku,
-                           attributes=attributes, service=services, price=price)
+    reward = ProductReward(
+        product_id=product["product_id"],
+        title=[product["title"]],
+        sku_options=sku,
+        attributes=attributes,
+        service=services,
+        price=price,
+    )
     spec = render.ItemSpec(
-        noun=product_noun(product), category=product["category"], brand=brand,
+        noun=product_noun(product),
+        category=product["category"],
+        brand=brand,
         attributes=tuple((k, v[0]) for a in attributes for k, v in a.items() if k != "brand"),
-        sku=tuple((k, v) for o in sku for k, v in o.items()), services=tuple(services),
+        sku=tuple((k, v) for o in sku for k, v in o.items()),
+        services=tuple(services),
         price=(price[0].mode, price[0].lo, price[0].hi) if price else None,
     )
     return reward, spec
@@ -119,8 +130,7 @@ def voucher_for(total: float, voucher_type: str, rng: Rng) -> Voucher:
         voucher = {"discount_type": "percentage", "discount": d, "cap": cap}
     after = round(after, 2)
     budget = math.ceil(after) + rng.below(math.ceil(0.1 * after) + 1)
-    return Voucher(voucher_type=voucher_type, threshold=threshold, price_after_voucher=after, budget=budget,
-                   **voucher)
+    return Voucher(voucher_type=voucher_type, threshold=threshold, price_after_voucher=after, budget=budget, **voucher)
 
 
 class _Sampler:
@@ -138,8 +148,11 @@ class _Sampler:
     def shop_basket(self, k: int) -> list[dict[str, Any]]:
         for _ in range(MAX_TRIES):
             anchor = self.product()
-            mates = [p for p in self.catalog.products_of_shop(anchor["shop_id"], 200)
-                     if p["product_id"] != anchor["product_id"]]
+            mates = [
+                p
+                for p in self.catalog.products_of_shop(anchor["shop_id"], 200)
+                if p["product_id"] != anchor["product_id"]
+            ]
             by_leaf: dict[str, dict[str, Any]] = {}
             for p in mates:
                 if p["category"] != anchor["category"]:
@@ -163,8 +176,12 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
     if task == "shop":
         basket = sampler.shop_basket(2 + rng.below(3))
         pairs = [constraints_for(p, rng) for p in basket]
-        return Problem(problem_id="x", task="shop", query=render.render_shop_query([s for _, s in pairs], rng),
-                       reward=[r for r, _ in pairs])
+        return Problem(
+            problem_id="x",
+            task="shop",
+            query=render.render_shop_query([s for _, s in pairs], rng),
+            reward=[r for r, _ in pairs],
+        )
     if task == "voucher":
         voucher_type = "shop" if rng.chance(0.5) else "platform"
         k = 1 + rng.below(4)
@@ -180,11 +197,22 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
             raise Unsolvable("no basket of at least 100 found")
         pairs = [constraints_for(p, rng, allow_price=False) for p in basket]  # budget replaces price
         voucher = voucher_for(total, voucher_type, rng)
-        voucher_spec = render.VoucherSpec(voucher.voucher_type, voucher.threshold, voucher.discount_type,
-                                          voucher.face_value, voucher.discount, voucher.cap, voucher.budget)
-        return Problem(problem_id="x", task="voucher",
-                       query=render.render_voucher_query([s for _, s in pairs], voucher_spec, rng),
-                       reward=[r for r, _ in pairs], voucher=voucher)
+        voucher_spec = render.VoucherSpec(
+            voucher.voucher_type,
+            voucher.threshold,
+            voucher.discount_type,
+            voucher.face_value,
+            voucher.discount,
+            voucher.cap,
+            voucher.budget,
+        )
+        return Problem(
+            problem_id="x",
+            task="voucher",
+            query=render.render_voucher_query([s for _, s in pairs], voucher_spec, rng),
+            reward=[r for r, _ in pairs],
+            voucher=voucher,
+        )
     # web
     if not facts:
         raise Unsolvable("the catalog's web corpus has no fact pages")
@@ -192,8 +220,11 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
         fact = rng.pick(facts)["fact"]
         value = fact["value"].lower()
         hits = catalog.search(value, limit=50)
-        carriers = [d for d in catalog.documents(h.address for h in hits)
-                    if value in (d["title"] + " " + d["description"]).lower()]
+        carriers = [
+            d
+            for d in catalog.documents(h.address for h in hits)
+            if value in (d["title"] + " " + d["description"]).lower()
+        ]
         if carriers:
             break
     else:
@@ -201,25 +232,36 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
     gold = rng.pick(carriers)
     reward = ProductReward(product_id=gold["product_id"], title=[gold["title"]])
     spec = render.ItemSpec(noun=product_noun(gold), category=gold["category"])
-    question = render.knowledge_question(fact["entity"], fact["entity_type"], fact["relation"], fact["attribute_key"],
-                                         rng)
-    knowledge = render.KnowledgeSpec(question=question, entity=fact["entity"], relation=fact["relation"],
-                                     attribute_key=fact["attribute_key"])
+    question = render.knowledge_question(
+        fact["entity"], fact["entity_type"], fact["relation"], fact["attribute_key"], rng
+    )
+    knowledge = render.KnowledgeSpec(
+        question=question, entity=fact["entity"], relation=fact["relation"], attribute_key=fact["attribute_key"]
+    )
     from arena.catalog.models import Product
 
     try:
         query = render.render_web_query(spec, knowledge, rng, answer=fact["value"])
     except ValueError as exc:
         raise Unsolvable(f"web query would give the answer away ({exc})") from None
-    return Problem(problem_id="x", task="web", query=query, reward=[reward],
-                   knowledge_attribute=fact["value"], gold_document=Product.model_validate(gold))
+    return Problem(
+        problem_id="x",
+        task="web",
+        query=query,
+        reward=[reward],
+        knowledge_attribute=fact["value"],
+        gold_document=Product.model_validate(gold),
+    )
 
 
 def difficulty(problem: Problem, catalog: Catalog) -> tuple[str, int]:
     """(label, confusers): confusers are products the query retrieves that fail a constraint of the first slot."""
     constraints = sum(r.constraint_count() for r in problem.reward)
-    one = problem.model_copy(update={"task": "product", "reward": problem.reward[:1], "voucher": None}) \
-        if problem.task in ("shop", "voucher") else problem
+    one = (
+        problem.model_copy(update={"task": "product", "reward": problem.reward[:1], "voucher": None})
+        if problem.task in ("shop", "voucher")
+        else problem
+    )
     hits = catalog.search(problem.query, limit=50)
     confusers = 0
     gold_ids = set(problem.gold_ids)
@@ -234,11 +276,7 @@ def difficulty(problem: Problem, catalog: Catalog) -> tuple[str, int]:
 
 
 def generate_problems(
-    catalog: Catalog,
-    n: int,
-    tasks: Sequence[str] = TASKS,
-    seed: int = 0,
-    progress: Callable[[int], None] | None = None,
+    catalog: Catalog, n: int, tasks: Sequence[str] = TASKS, seed: int = 0, progress: Callable[[int], None] | None = None
 ) -> GenerateReport:
     """``n`` problems, tasks in turn; deterministic from (catalog digest, seed, n, tasks)."""
     if n < 1:
@@ -270,12 +308,18 @@ def generate_problems(
                 reason = "gold answer fails its own constraints"
                 continue
             label, confusers = difficulty(candidate, catalog)
-            problem = candidate.model_copy(update={
-                "problem_id": _problem_id(task, seed, catalog.digest, index), "difficulty": label,
-                "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
-                "meta": {"confusers": confusers, "constraints": sum(r.constraint_count() for r in candidate.reward),
-                         "catalog_digest": catalog.digest},
-            })
+            problem = candidate.model_copy(
+                update={
+                    "problem_id": _problem_id(task, seed, catalog.digest, index),
+                    "difficulty": label,
+                    "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
+                    "meta": {
+                        "confusers": confusers,
+                        "constraints": sum(r.constraint_count() for r in candidate.reward),
+                        "catalog_digest": catalog.digest,
+                    },
+                }
+            )
             seen_gold.add(golds)
             break
         if problem is None:

@@ -61,8 +61,9 @@ def detect_task(record: dict[str, Any]) -> str:
 
 
 def _problem_id(task: str, record: dict[str, Any]) -> str:
-    digest = hashlib.sha256(orjson.dumps({"q": record.get("query"), "r": record.get("reward")},
-                                         option=orjson.OPT_SORT_KEYS)).hexdigest()
+    digest = hashlib.sha256(
+        orjson.dumps({"q": record.get("query"), "r": record.get("reward")}, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
     return f"sb-{task}-{digest[:12]}"
 
 
@@ -91,8 +92,10 @@ def _suite_fields(record: dict[str, Any], task: str) -> tuple[str | None, dict[s
     if category is not None:
         named = CATEGORIES.get(str(category).strip().lower())
         if named is not None and named != task and not (named == "shop" and task == "product"):
-            raise ValueError(f"category {category!r} but the record is a {task} task by its shape "
-                             f"({_shape(task)}); fix the category or the reward")
+            raise ValueError(
+                f"category {category!r} but the record is a {task} task by its shape "
+                f"({_shape(task)}); fix the category or the reward"
+            )
         meta["category"] = category
     if isinstance(record.get("title"), str):
         meta["suite_title"] = record["title"]
@@ -103,8 +106,12 @@ def _suite_fields(record: dict[str, Any], task: str) -> tuple[str | None, dict[s
 
 
 def _shape(task: str) -> str:
-    return {"web": "a Knowledge_Attribute and a product document", "voucher": "a voucher and a reward list",
-            "shop": "a reward list", "product": "one reward object"}[task]
+    return {
+        "web": "a Knowledge_Attribute and a product document",
+        "voucher": "a voucher and a reward list",
+        "shop": "a reward list",
+        "product": "one reward object",
+    }[task]
 
 
 def parse_record(record: Any, source: str) -> Problem:
@@ -124,15 +131,30 @@ def parse_record(record: Any, source: str) -> Problem:
             doc = Product.model_validate(record["reward"])
             knowledge = knowledge_text(record.get("Knowledge_Attribute", record.get("knowledge_attribute")))
             reward = [ProductReward(product_id=doc.product_id, title=[doc.title])]
-            return Problem(problem_id=_problem_id(task, record), task="web", query=query, reward=reward,
-                           knowledge_attribute=knowledge, gold_document=doc, source=source, **extra)
+            return Problem(
+                problem_id=_problem_id(task, record),
+                task="web",
+                query=query,
+                reward=reward,
+                knowledge_attribute=knowledge,
+                gold_document=doc,
+                source=source,
+                **extra,
+            )
         rewards = record["reward"] if isinstance(record["reward"], list) else [record["reward"]]
         parsed = [ProductReward.model_validate(r) for r in rewards]
         for r in parsed:
             if not r.title:
                 raise ValueError(f"reward {r.product_id} has no title")
-        return Problem(problem_id=_problem_id(task, record), task=task, query=query, reward=parsed,
-                       voucher=record.get("voucher") if task == "voucher" else None, source=source, **extra)
+        return Problem(
+            problem_id=_problem_id(task, record),
+            task=task,
+            query=query,
+            reward=parsed,
+            voucher=record.get("voucher") if task == "voucher" else None,
+            source=source,
+            **extra,
+        )
     except ValidationError as exc:
         raise ValueError(_first_error(exc)) from None
 

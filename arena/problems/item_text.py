@@ -67,7 +67,7 @@ class ItemText:
     rest: list[Phrase]  # the constraints, in rendering order
 
     def inline(self, rng: Rng) -> str:
-        """"a crash cymbal in the cymbals category, made of b20 bronze and with free shipping"."""
+        """ "a crash cymbal in the cymbals category, made of b20 bronze and with free shipping"."""
         text = " ".join([self.head] + [phrase_text(p) for p in self.lead])
         rest = merge_with(self.rest, rng)
         if not rest:
@@ -105,7 +105,7 @@ def categories(category: str) -> tuple[str, str, str]:
 
 
 def leaf_singular(leaf: str) -> str | None:
-    """"Cymbals" -> "cymbal", "Kitchen Knives" -> "kitchen knife"; None for compound names ("Pans & Woks")."""
+    """ "Cymbals" -> "cymbal", "Kitchen Knives" -> "kitchen knife"; None for compound names ("Pans & Woks")."""
     low = leaf.lower()
     if not low or re.search(r"[&,/]| and ", low):
         return None
@@ -132,9 +132,15 @@ def _always(text: str) -> bool:
     return True
 
 
-def constraints(item: ItemSpec, rng: Rng, *, skip: Callable[[str, str], bool] = lambda k, v: False,
-                 ok: Callable[[str], bool] = _always, prefer: Callable[[str], bool] = _always,
-                 allow_pre: bool = True) -> tuple[list[str], list[Phrase]]:
+def constraints(
+    item: ItemSpec,
+    rng: Rng,
+    *,
+    skip: Callable[[str, str], bool] = lambda k, v: False,
+    ok: Callable[[str], bool] = _always,
+    prefer: Callable[[str], bool] = _always,
+    allow_pre: bool = True,
+) -> tuple[list[str], list[Phrase]]:
     """(words to put before the noun, constraint phrases in order); every constraint not skipped is stated once.
 
     A phrase must pass ``ok`` (else `ValueError`) and should pass ``prefer`` (fallback wordings are tried first)."""
@@ -153,8 +159,14 @@ def constraints(item: ItemSpec, rng: Rng, *, skip: Callable[[str, str], bool] = 
     pairs = [(k, v, s) for k, v, s in pairs if not skip(k, v)]
     pre: list[str] = []
     phrases: list[Phrase] = []
-    color_at = next((i for i, (k, v, _) in enumerate(pairs) if k.lower() in COLOR_KEYS
-                     and SIMPLE_WORDS.match(v.lower()) and ok(v) and prefer(v)), None)
+    color_at = next(
+        (
+            i
+            for i, (k, v, _) in enumerate(pairs)
+            if k.lower() in COLOR_KEYS and SIMPLE_WORDS.match(v.lower()) and ok(v) and prefer(v)
+        ),
+        None,
+    )
     if allow_pre and color_at is not None and rng.chance(0.35):
         pre.append(pairs.pop(color_at)[1])
     for key, value, is_sku in pairs:

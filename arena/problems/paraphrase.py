@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from arena.problem import Problem
 
-SYSTEM = ("You rewrite online-shopping requests so they sound like a different person wrote them. Keep every number, "
-          "every product attribute value, every service (free shipping, cash on delivery, LazMall/official store, "
-          "flash sale) and any voucher or budget text exactly. Do not add product names or brands. Answer with the "
-          "rewritten request only.")
+SYSTEM = (
+    "You rewrite online-shopping requests so they sound like a different person wrote them. Keep every number, "
+    "every product attribute value, every service (free shipping, cash on delivery, LazMall/official store, "
+    "flash sale) and any voucher or budget text exactly. Do not add product names or brands. Answer with the "
+    "rewritten request only."
+)
 
 
 @dataclass
@@ -42,8 +44,15 @@ def acceptable(problem: Problem, candidate: str) -> bool:
     return not any(t.lower() in text for r in problem.reward for t in r.title if len(t) > 12)
 
 
-def paraphrase_problems(problems: Sequence[Problem], *, base_url: str, model: str, api_key: str = "none",
-                        timeout: float = 60.0, progress: Callable[[int], None] | None = None) -> ParaphraseReport:
+def paraphrase_problems(
+    problems: Sequence[Problem],
+    *,
+    base_url: str,
+    model: str,
+    api_key: str = "none",
+    timeout: float = 60.0,
+    progress: Callable[[int], None] | None = None,
+) -> ParaphraseReport:
     from openai import OpenAI, OpenAIError
 
     client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=2)
@@ -52,8 +61,10 @@ def paraphrase_problems(problems: Sequence[Problem], *, base_url: str, model: st
     for problem in problems:
         try:
             reply = client.chat.completions.create(
-                model=model, temperature=0, messages=[{"role": "system", "content": SYSTEM},
-                                                      {"role": "user", "content": problem.query}])
+                model=model,
+                temperature=0,
+                messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": problem.query}],
+            )
             candidate = (reply.choices[0].message.content or "").strip()
         except OpenAIError:
             failed += 1
@@ -61,9 +72,14 @@ def paraphrase_problems(problems: Sequence[Problem], *, base_url: str, model: st
         else:
             if acceptable(problem, candidate):
                 rewritten += 1
-                out.append(problem.model_copy(update={"query": candidate,
-                                                      "meta": {**problem.meta, "template_query": problem.query,
-                                                               "paraphrased_by": model}}))
+                out.append(
+                    problem.model_copy(
+                        update={
+                            "query": candidate,
+                            "meta": {**problem.meta, "template_query": problem.query, "paraphrased_by": model},
+                        }
+                    )
+                )
             else:
                 kept += 1
                 out.append(problem)

@@ -41,19 +41,40 @@ def phrase_text(phrase: Phrase) -> str:
     return f"{prep} {body}" if prep else body
 
 
-
 SERVICE_OPTIONS: dict[str, tuple[Phrase, ...]] = {
-    "official": (("", "from a LazMall store"), ("", "sold by an official LazMall shop"),
-                 ("", "from an official store"), ("with", "LazMall service"), ("", "from an official LazMall seller"),
-                 ("", "available through LazMall"), ("", "from an official brand store")),
-    "freeShipping": (("with", "free shipping"), ("with", "free delivery"), ("", "that ships for free"),
-                     ("", "eligible for free shipping"), ("with", "free delivery included"),
-                     ("", "with no shipping fee (free shipping)")),
-    "COD": (("with", "cash on delivery"), ("", "that supports cash on delivery"),
-            ("with", "pay on delivery available"), ("", "payable by cash on delivery"),
-            ("with", "COD (cash on delivery)"), ("", "that I can pay on delivery")),
-    "flashsale": (("with", "LazFlash deals"), ("", "on a LazFlash deal"), ("", "on a flash sale deal"),
-                  ("", "in a flash sale"), ("with", "a LazFlash discount"), ("", "currently in a LazFlash sale")),
+    "official": (
+        ("", "from a LazMall store"),
+        ("", "sold by an official LazMall shop"),
+        ("", "from an official store"),
+        ("with", "LazMall service"),
+        ("", "from an official LazMall seller"),
+        ("", "available through LazMall"),
+        ("", "from an official brand store"),
+    ),
+    "freeShipping": (
+        ("with", "free shipping"),
+        ("with", "free delivery"),
+        ("", "that ships for free"),
+        ("", "eligible for free shipping"),
+        ("with", "free delivery included"),
+        ("", "with no shipping fee (free shipping)"),
+    ),
+    "COD": (
+        ("with", "cash on delivery"),
+        ("", "that supports cash on delivery"),
+        ("with", "pay on delivery available"),
+        ("", "payable by cash on delivery"),
+        ("with", "COD (cash on delivery)"),
+        ("", "that I can pay on delivery"),
+    ),
+    "flashsale": (
+        ("with", "LazFlash deals"),
+        ("", "on a LazFlash deal"),
+        ("", "on a flash sale deal"),
+        ("", "in a flash sale"),
+        ("with", "a LazFlash discount"),
+        ("", "currently in a LazFlash sale"),
+    ),
 }
 
 #: Lower-case markers: every phrase for a service contains at least one of its markers.
@@ -79,34 +100,61 @@ def price_options(price: tuple[str, float | None, float | None]) -> list[Phrase]
         if lo > hi:
             raise ValueError(f"price range [{lo}, {hi}] is empty")
         a, b = fmt_number(lo), fmt_number(hi)
-        return [("", f"priced between {a} and {b} PHP"), ("", f"priced from ₱{a} to ₱{b}"),
-                ("with", f"a price range from {a} to {b} pesos"), ("", f"costing {a} to {b} PHP"),
-                ("", f"in the ₱{a}-₱{b} price range"), ("", f"between {a} and {b} pesos"),
-                ("with", f"a price between ₱{a} and ₱{b}"), ("", f"priced at {a}-{b} PHP"),
-                ("", f"that costs from {a} up to {b} PHP")]
+        return [
+            ("", f"priced between {a} and {b} PHP"),
+            ("", f"priced from ₱{a} to ₱{b}"),
+            ("with", f"a price range from {a} to {b} pesos"),
+            ("", f"costing {a} to {b} PHP"),
+            ("", f"in the ₱{a}-₱{b} price range"),
+            ("", f"between {a} and {b} pesos"),
+            ("with", f"a price between ₱{a} and ₱{b}"),
+            ("", f"priced at {a}-{b} PHP"),
+            ("", f"that costs from {a} up to {b} PHP"),
+        ]
     if mode == "less than":
         if hi is None:
             raise ValueError("price 'less than' needs an upper bound")
         b = fmt_number(hi)
         pesos = "peso" if b == "1" else "pesos"
-        return [("", f"under {b} {pesos}"), ("", f"priced under ₱{b}"), ("", f"costing less than {b} PHP"),
-                ("", f"at most {b} PHP"), ("", f"priced at most ₱{b}"), ("", f"for no more than {b} {pesos}"),
-                ("", f"below ₱{b}"), ("with", f"a price of at most {b} PHP"), ("", f"that costs up to {b} PHP")]
+        return [
+            ("", f"under {b} {pesos}"),
+            ("", f"priced under ₱{b}"),
+            ("", f"costing less than {b} PHP"),
+            ("", f"at most {b} PHP"),
+            ("", f"priced at most ₱{b}"),
+            ("", f"for no more than {b} {pesos}"),
+            ("", f"below ₱{b}"),
+            ("with", f"a price of at most {b} PHP"),
+            ("", f"that costs up to {b} PHP"),
+        ]
     if mode == "greater than":
         if lo is None:
             raise ValueError("price 'greater than' needs a lower bound")
         a = fmt_number(lo)
         pesos = "peso" if a == "1" else "pesos"
-        return [("", f"costing more than {a} PHP"), ("", f"priced above ₱{a}"), ("", f"over {a} {pesos}"),
-                ("", f"at least {a} PHP"), ("", f"priced at least ₱{a}"), ("with", f"a price of at least ₱{a}"),
-                ("", f"that costs more than {a} {pesos}"), ("", f"priced over {a} PHP"),
-                ("", f"no cheaper than ₱{a}")]
+        return [
+            ("", f"costing more than {a} PHP"),
+            ("", f"priced above ₱{a}"),
+            ("", f"over {a} {pesos}"),
+            ("", f"at least {a} PHP"),
+            ("", f"priced at least ₱{a}"),
+            ("with", f"a price of at least ₱{a}"),
+            ("", f"that costs more than {a} {pesos}"),
+            ("", f"priced over {a} PHP"),
+            ("", f"no cheaper than ₱{a}"),
+        ]
     raise ValueError(f"unknown price mode {mode!r}")
 
 
 def brand_options(brand: str) -> list[Phrase]:
-    return [("", f"from {brand}"), ("", f"by {brand}"), ("", f"from the brand {brand}"), ("", f"brand: {brand}"),
-            ("", f"made by {brand}"), ("", f"of the {brand} brand")]
+    return [
+        ("", f"from {brand}"),
+        ("", f"by {brand}"),
+        ("", f"from the brand {brand}"),
+        ("", f"brand: {brand}"),
+        ("", f"made by {brand}"),
+        ("", f"of the {brand} brand"),
+    ]
 
 
 def _self_descriptive(hk: str, value: str) -> bool:
@@ -114,7 +162,6 @@ def _self_descriptive(hk: str, value: str) -> bool:
     words = {w for w in hk.split() if w not in ("type", "of", "the", "and", "level")}
     stems = {singular_word(w) for w in re.findall(r"[a-z]+", value.lower())}
     return any(singular_word(w) in stems for w in words)
-
 
 
 def attr_options(key: str, value: str, *, sku: bool = False) -> tuple[list[Phrase], list[Phrase]]:
@@ -141,11 +188,21 @@ def _look_options(k: str, hk: str, v: str, low: str) -> list[Phrase] | None:
     if k in COLOR_KEYS:
         if not re.search(r"[a-z]{2}", low):  # "4", "c2": ShoppingBench's "in color family 4"
             return [("", f"in color family {v}"), ("", f"color family: {v}"), ("", f"in the color option {v}")]
-        return [("", f"in {v}"), ("", f"in {v} color"), ("", f"color: {v}"), ("", f"in the color {v}"),
-                ("with", f"{v} as the color")]
+        return [
+            ("", f"in {v}"),
+            ("", f"in {v} color"),
+            ("", f"color: {v}"),
+            ("", f"in the color {v}"),
+            ("with", f"{v} as the color"),
+        ]
     if k == "material":
-        return [("", f"made of {v}"), ("", f"crafted from {v}"), ("with", f"{v} material"), ("", f"material: {v}"),
-                ("", f"made from {v}")]
+        return [
+            ("", f"made of {v}"),
+            ("", f"crafted from {v}"),
+            ("with", f"{v} material"),
+            ("", f"material: {v}"),
+            ("", f"made from {v}"),
+        ]
     if k in _SIZE_KEYS:
         shown = v.upper() if low in SIZE_LETTERS else v
         if "size" in low:
@@ -172,13 +229,20 @@ def _kind_options(k: str, hk: str, v: str, low: str) -> list[Phrase] | None:
     """Wordings for a product's kind and use: flavour, scent, pattern, style, occasion, sport, fitment, warranty,
     condition, language, pack size; None for another key."""
     if k == "flavor" or k.endswith("_flavor"):
-        return [("", f"in {v} flavor"), ("with", f"{v} flavor"), ("", f"{hk}: {v}"),
-                ("with", with_article(f"{v} taste"))]
+        return [
+            ("", f"in {v} flavor"),
+            ("with", f"{v} flavor"),
+            ("", f"{hk}: {v}"),
+            ("with", with_article(f"{v} taste")),
+        ]
     if k == "scent":
         return [("with", with_article(f"{v} scent")), ("", f"in {v} scent"), ("", f"scent: {v}")]
     if k == "pattern":
-        return [("with", with_article(f"{v} pattern")), ("", f"in {with_article(v + ' pattern')}"),
-                ("", f"pattern: {v}")]
+        return [
+            ("with", with_article(f"{v} pattern")),
+            ("", f"in {with_article(v + ' pattern')}"),
+            ("", f"pattern: {v}"),
+        ]
     if k == "style":
         if low.endswith("style"):
             return [("", f"in {v}"), ("", f"style: {v}")]
@@ -190,8 +254,12 @@ def _kind_options(k: str, hk: str, v: str, low: str) -> list[Phrase] | None:
     if k == "make":
         if low == "universal":
             return [("with", f"{v} fitment"), ("", f"make: {v}")]
-        return [("", f"for {place_name(v)}"), ("", f"compatible with {place_name(v)}"), ("", f"make: {v}"),
-                ("", f"that fits {place_name(v)}")]
+        return [
+            ("", f"for {place_name(v)}"),
+            ("", f"compatible with {place_name(v)}"),
+            ("", f"make: {v}"),
+            ("", f"that fits {place_name(v)}"),
+        ]
     if k == "compatible_model":
         return [("", f"compatible with {v}"), ("", f"for {v}"), ("", f"that fits {v}")]
     if k == "warranty_type":

@@ -58,9 +58,22 @@ from arena.problems.templates import (
 
 #: what the generator and the checkers use from here, wherever it is defined
 __all__ = [
-    "ORDINALS", "SERVICE_MARKERS", "SHOP_CLOSINGS", "ItemSpec", "KnowledgeSpec", "VoucherSpec",
-    "fmt_number", "fmt_percent", "knowledge_question", "mentions", "plural", "render_product_query",
-    "render_shop_query", "render_voucher_query", "render_web_query", "voucher_block",
+    "ORDINALS",
+    "SERVICE_MARKERS",
+    "SHOP_CLOSINGS",
+    "ItemSpec",
+    "KnowledgeSpec",
+    "VoucherSpec",
+    "fmt_number",
+    "fmt_percent",
+    "knowledge_question",
+    "mentions",
+    "plural",
+    "render_product_query",
+    "render_shop_query",
+    "render_voucher_query",
+    "render_web_query",
+    "voucher_block",
 ]
 
 # ------------------------------------------------------------------------------------------------- leak detection
@@ -101,8 +114,9 @@ def render_product_query(item: ItemSpec, rng: Rng) -> str:
     usable = [t for t, split in PRODUCT_TEMPLATES if not split or built.rest or built.lead]
     template = rng.pick(usable)
     inline = built.inline(rng) if "{item}" in template else ""
-    text = template.format(item=inline, head=built.head, details=built.listed(),
-                           find=rng.pick(FIND), want=rng.pick(WANT))
+    text = template.format(
+        item=inline, head=built.head, details=built.listed(), find=rng.pick(FIND), want=rng.pick(WANT)
+    )
     return capitalise(text)
 
 
@@ -143,18 +157,21 @@ def voucher_block(voucher: VoucherSpec) -> str:
         benefit = f"It provides a percentage discount of `{fmt_percent(voucher.discount)}`{cap}."
     else:
         raise ValueError(f"unknown discount type {voucher.discount_type!r}")
-    return (f"\n\nMy budget is only `{fmt_number(voucher.budget)}`, but I have a voucher with the following rules:\n"
-            f"1. {scope}\n"
-            f"2. It is valid only when the total price of the products exceeds `{fmt_number(voucher.threshold)}`.\n"
-            f"3. {benefit}")
+    return (
+        f"\n\nMy budget is only `{fmt_number(voucher.budget)}`, but I have a voucher with the following rules:\n"
+        f"1. {scope}\n"
+        f"2. It is valid only when the total price of the products exceeds `{fmt_number(voucher.threshold)}`.\n"
+        f"3. {benefit}"
+    )
 
 
 def _join_items(texts: Sequence[str], rng: Rng) -> str:
     """Whole items joined so that the joints stand out from the "and"s inside each item."""
     if len(texts) == 1:
         return texts[0]
-    sep, last = rng.pick([(", ", ", and also "), ("; ", "; and "), (", ", ", as well as "), ("; ", "; plus "),
-                          ("; ", "; and also ")])
+    sep, last = rng.pick(
+        [(", ", ", and also "), ("; ", "; and "), (", ", ", as well as "), ("; ", "; plus "), ("; ", "; and also ")]
+    )
     if len(texts) > 2:  # items carry commas of their own
         sep, last = "; ", "; " + last.lstrip(",; ")
     return sep.join(texts[:-1]) + last + texts[-1]
@@ -221,7 +238,8 @@ def render_web_query(item: ItemSpec, knowledge: KnowledgeSpec, rng: Rng, answer:
         return avoid is None or avoid.search(text.lower()) is None
 
     skip_pair: Callable[[str, str], bool] = (
-        (lambda k, v: k.lower() == key and v.lower() == answer.lower()) if answer else (lambda k, v: False))
+        (lambda k, v: k.lower() == key and v.lower() == answer.lower()) if answer else (lambda k, v: False)
+    )
     noun = item.noun.strip()
     kept = _strip_values(noun, avoid) if avoid is not None else noun
     pre, phrases = constraints(item, rng, skip=skip_pair, ok=ok, prefer=safe, allow_pre=bool(kept))
@@ -251,20 +269,45 @@ def render_web_query(item: ItemSpec, knowledge: KnowledgeSpec, rng: Rng, answer:
 # ---------------------------------------------------------------------------------------------- knowledge questions
 
 _QUESTIONS: dict[str, tuple[str, ...]] = {
-    "instrument": ("Which instrument is {e} best known for playing?", "What instrument does {e} play?",
-                   "What instrument is the musician {e} famous for?", "Which instrument does {e} play?",
-                   "What is the main instrument of the musician {e}?"),
-    "sport": ("What sport does {e} compete in?", "In which sport does the athlete {e} compete?",
-              "Which sport is {e} a professional athlete in?", "What sport does {e} play professionally?"),
-    "flavor": ("What flavor is {e} famous for?", "Which flavor is {e} best known for?",
-               "What is the signature flavor of {e}?", "What flavor are the local treats of {e} known for?"),
-    "material": ("What material are the crafts of {e} made of?", "Which material do the artisans of {e} work with?",
-                 "What are the handicrafts of {e} made from?", "What material is {e} known for in its crafts?"),
-    "color_family": ("What color are the home jerseys of {the}{e}?", "Which color do {the}{e} wear at home games?",
-                     "What is the home color of {the}{e}?", "What color do {the}{e} play in at home?"),
+    "instrument": (
+        "Which instrument is {e} best known for playing?",
+        "What instrument does {e} play?",
+        "What instrument is the musician {e} famous for?",
+        "Which instrument does {e} play?",
+        "What is the main instrument of the musician {e}?",
+    ),
+    "sport": (
+        "What sport does {e} compete in?",
+        "In which sport does the athlete {e} compete?",
+        "Which sport is {e} a professional athlete in?",
+        "What sport does {e} play professionally?",
+    ),
+    "flavor": (
+        "What flavor is {e} famous for?",
+        "Which flavor is {e} best known for?",
+        "What is the signature flavor of {e}?",
+        "What flavor are the local treats of {e} known for?",
+    ),
+    "material": (
+        "What material are the crafts of {e} made of?",
+        "Which material do the artisans of {e} work with?",
+        "What are the handicrafts of {e} made from?",
+        "What material is {e} known for in its crafts?",
+    ),
+    "color_family": (
+        "What color are the home jerseys of {the}{e}?",
+        "Which color do {the}{e} wear at home games?",
+        "What is the home color of {the}{e}?",
+        "What color do {the}{e} play in at home?",
+    ),
 }
-_RELATION_KEYS = {"plays": "instrument", "competes in": "sport", "is famous for the flavor": "flavor",
-                  "is known for crafts made of": "material", "wears the home color": "color_family"}
+_RELATION_KEYS = {
+    "plays": "instrument",
+    "competes in": "sport",
+    "is famous for the flavor": "flavor",
+    "is known for crafts made of": "material",
+    "wears the home color": "color_family",
+}
 
 
 def knowledge_question(entity: str, entity_type: str, relation: str, attribute_key: str, rng: Rng) -> str:

@@ -84,8 +84,9 @@ def _canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def plan_batches(problems: Sequence[Problem], *, per_batch: int, task_mix: dict[str, float],
-                 seed: str) -> list[list[Problem]]:
+def plan_batches(
+    problems: Sequence[Problem], *, per_batch: int, task_mix: dict[str, float], seed: str
+) -> list[list[Problem]]:
     """The race pool split into batches of ``per_batch`` problems, each with the task mix's shares (largest
     remainders, as a race draws), in a seeded order; a last short batch is dropped (its problems stay unraced
     rather than make a race of another size). Deterministic in (problems, per_batch, task_mix, seed)."""
@@ -120,23 +121,38 @@ def plan_batches(problems: Sequence[Problem], *, per_batch: int, task_mix: dict[
         batches.append(batch)
 
 
-def seal_batch(problems: Sequence[Problem], *, slot: int, open_block: int, reveal_round: int,
-               title_embeddings: dict[str, list[str]] | None = None) -> SealedBatch:
+def seal_batch(
+    problems: Sequence[Problem],
+    *,
+    slot: int,
+    open_block: int,
+    reveal_round: int,
+    title_embeddings: dict[str, list[str]] | None = None,
+) -> SealedBatch:
     """Seal one batch to ``reveal_round`` (quicknet)."""
     import bittensor_core
 
     if not problems:
         raise SealError(f"batch {slot} has no problems")
     embeddings = {p.problem_id: (title_embeddings or {}).get(p.problem_id, []) for p in problems}
-    plaintext = gzip.compress(_canonical({"slot": slot, "problems": [p.model_dump(mode="json") for p in problems],
-                                          "title_embeddings": embeddings}), mtime=0)
+    plaintext = gzip.compress(
+        _canonical(
+            {"slot": slot, "problems": [p.model_dump(mode="json") for p in problems], "title_embeddings": embeddings}
+        ),
+        mtime=0,
+    )
     try:
         ciphertext, _ = bittensor_core.encrypt_at_round(plaintext, reveal_round)
     except (ValueError, TypeError) as exc:
         raise SealError(f"cannot seal batch {slot} to drand round {reveal_round}: {exc}") from None
-    return SealedBatch(slot=slot, open_block=open_block, reveal_round=reveal_round, n_problems=len(problems),
-                       sha256=hashlib.sha256(plaintext).hexdigest(),
-                       ciphertext=base64.b64encode(bytes(ciphertext)).decode())
+    return SealedBatch(
+        slot=slot,
+        open_block=open_block,
+        reveal_round=reveal_round,
+        n_problems=len(problems),
+        sha256=hashlib.sha256(plaintext).hexdigest(),
+        ciphertext=base64.b64encode(bytes(ciphertext)).decode(),
+    )
 
 
 def open_batch(batch: SealedBatch, signature_hex: str) -> OpenedBatch:
@@ -152,17 +168,22 @@ def open_batch(batch: SealedBatch, signature_hex: str) -> OpenedBatch:
         plaintext = bytes(bittensor_core.decrypt_with_signature(ciphertext, signature_hex.removeprefix("0x")))
     except (ValueError, TypeError) as exc:
         why = str(exc).replace("Error decrypting ciphertext: ", "")
-        raise SealError(f"{batch.describe()} did not open ({why}): the signature is not that round's, or the "
-                        "ciphertext is corrupt") from None
+        raise SealError(
+            f"{batch.describe()} did not open ({why}): the signature is not that round's, or the ciphertext is corrupt"
+        ) from None
     if hashlib.sha256(plaintext).hexdigest() != batch.sha256:
-        raise SealError(f"{batch.describe()} opened to content whose sha256 is not the sealed one; the pack was "
-                        "altered, get it again")
+        raise SealError(
+            f"{batch.describe()} opened to content whose sha256 is not the sealed one; the pack was "
+            "altered, get it again"
+        )
     try:
         data = json.loads(gzip.decompress(plaintext))
         opened = OpenedBatch.model_validate(data)
     except (OSError, ValueError, ValidationError) as exc:
         raise SealError(f"{batch.describe()} opened to something that is not a batch ({type(exc).__name__})") from None
     if opened.slot != batch.slot or len(opened.problems) != batch.n_problems:
-        raise SealError(f"{batch.describe()} holds slot {opened.slot} with {len(opened.problems)} problems, not "
-                        f"slot {batch.slot} with {batch.n_problems}; the pack was altered")
+        raise SealError(
+            f"{batch.describe()} holds slot {opened.slot} with {len(opened.problems)} problems, not "
+            f"slot {batch.slot} with {batch.n_problems}; the pack was altered"
+        )
     return opened

@@ -64,17 +64,29 @@ class SelfCheckReport(BaseModel):
         return all(t.gold_rate == 1.0 and t.distractor_pass_rate == 0.0 for t in self.by_task.values())
 
     def summary(self) -> dict[str, Any]:
-        return {"ok": self.ok, "by_task": {task: {**t.model_dump(), "gold_pass_rate": t.gold_rate,
-                                                  "distractor_pass_rate": t.distractor_pass_rate}
-                                           for task, t in self.by_task.items()},
-                "blind_baseline": {task: {**b.model_dump(), "query_success_rate": b.query_rate,
-                                          "web_success_rate": b.web_rate} for task, b in self.baseline.items()},
-                "failures": self.failures}
+        return {
+            "ok": self.ok,
+            "by_task": {
+                task: {**t.model_dump(), "gold_pass_rate": t.gold_rate, "distractor_pass_rate": t.distractor_pass_rate}
+                for task, t in self.by_task.items()
+            },
+            "blind_baseline": {
+                task: {**b.model_dump(), "query_success_rate": b.query_rate, "web_success_rate": b.web_rate}
+                for task, b in self.baseline.items()
+            },
+            "failures": self.failures,
+        }
 
 
-def selfcheck(problems: Sequence[Problem], lookup: Callable[[str], dict[str, Any] | None],
-              vectors: Callable[[str], Any] | None = None, progress: Callable[[int], None] | None = None, *,
-              catalog: Any = None, ruleset: str | None = None) -> SelfCheckReport:
+def selfcheck(
+    problems: Sequence[Problem],
+    lookup: Callable[[str], dict[str, Any] | None],
+    vectors: Callable[[str], Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+    *,
+    catalog: Any = None,
+    ruleset: str | None = None,
+) -> SelfCheckReport:
     """Gold and distractor answers of every problem by ``ruleset``; with ``catalog``, the blind baseline too."""
     report = SelfCheckReport()
     tasks: dict[str, TaskCheck] = defaultdict(TaskCheck)
@@ -87,7 +99,8 @@ def selfcheck(problems: Sequence[Problem], lookup: Callable[[str], dict[str, Any
             check.gold_passed += 1
         else:
             failed = [c.name for p in gold.products for c in p.checks if not c.passed] + [
-                c.name for c in gold.checks if not c.passed]
+                c.name for c in gold.checks if not c.passed
+            ]
             report.failures.append(f"{problem.problem_id}: gold answer fails ({', '.join(failed) or 'no product'})")
         for distractor in problem.meta.get("distractors", []):
             check.distractors += 1
@@ -122,8 +135,13 @@ def blind_answers(problem: Problem, catalog: Any, registry: Any = None) -> dict[
     return answers
 
 
-def blind_baseline(problems: Sequence[Problem], catalog: Any, *, vectors: Callable[[str], Any] | None = None,
-                   ruleset: str | None = None) -> dict[str, BaselineTask]:
+def blind_baseline(
+    problems: Sequence[Problem],
+    catalog: Any,
+    *,
+    vectors: Callable[[str], Any] | None = None,
+    ruleset: str | None = None,
+) -> dict[str, BaselineTask]:
     """The blind baseline's success per task (see the module docstring)."""
     from arena.tools import default_registry
 
@@ -137,7 +155,6 @@ def blind_baseline(problems: Sequence[Problem], catalog: Any, *, vectors: Callab
         if score_run(problem, answers["query"], catalog.get, gold_vectors=gold_vectors, ruleset=ruleset).success:
             row.query_passed += 1
         if "web" in answers:
-            passed = score_run(problem, answers["web"], catalog.get, gold_vectors=gold_vectors,
-                               ruleset=ruleset).success
+            passed = score_run(problem, answers["web"], catalog.get, gold_vectors=gold_vectors, ruleset=ruleset).success
             row.web_passed = (row.web_passed or 0) + int(passed)
     return dict(sorted(out.items()))

@@ -19,8 +19,10 @@ from arena.problem import Problem
 
 PAIRWISE_LIMIT = 5000
 PARAPHRASE_JACCARD = 0.8
-_STOP = frozenset("a an the and or of for to in on with from me i my is are be can you please find show looking "
-                  "want need some any that this it at by".split())
+_STOP = frozenset(
+    "a an the and or of for to in on with from me i my is are be can you please find show looking "
+    "want need some any that this it at by".split()
+)
 
 
 def _words(query: str) -> frozenset[str]:
@@ -56,8 +58,9 @@ def cluster(problems: Sequence[Problem]) -> list[Problem]:
 
     words = [_words(p.query) for p in problems]
     for i, p in enumerate(problems):
-        link("spec", orjson.dumps([r.model_dump(mode="json") for r in p.reward], option=orjson.OPT_SORT_KEYS).decode(),
-             i)
+        link(
+            "spec", orjson.dumps([r.model_dump(mode="json") for r in p.reward], option=orjson.OPT_SORT_KEYS).decode(), i
+        )
         link("golds", ",".join(sorted(p.gold_ids)), i)
         for product_id in p.gold_ids:
             link("gold", product_id, i)

@@ -135,4 +135,3 @@ TEMPLATE_COUNTS: dict[str, int] = {
     "voucher": len(VOUCHER_TEMPLATES),
     "web": len(WEB_TEMPLATES),
 }
-

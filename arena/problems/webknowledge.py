@@ -23,8 +23,20 @@ from collections.abc import Sequence
 
 from arena.catalog.rng import Rng
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 _ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
 _QUALIFIERS = ["regional", "junior", "provisional", "second", "unofficial", "amateur", "women's", "revised"]
@@ -33,34 +45,221 @@ _QUALIFIERS = ["regional", "junior", "provisional", "second", "unofficial", "ama
 _CLASSES: list[list[str]] = [
     MONTHS,
     ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
-    ["India", "Pakistan", "Australia", "England", "Japan", "China", "France", "Germany", "Italy", "Spain", "Brazil",
-     "Argentina", "Mexico", "Canada", "Russia", "Egypt", "Nigeria", "Kenya", "Philippines", "Indonesia", "Thailand",
-     "Vietnam", "Malaysia", "Korea", "South Korea", "Sweden", "Norway", "Netherlands", "Portugal", "Greece", "Turkey",
-     "Ireland", "Scotland", "New Zealand", "South Africa", "Sri Lanka", "Bangladesh", "United States", "Peru",
-     "Chile", "Colombia", "Poland", "Austria", "Switzerland", "Belgium", "Denmark", "Finland", "Israel", "Iran"],
-    ["Violin", "Viola", "Cello", "Piano", "Guitar", "Flute", "Clarinet", "Trumpet", "Saxophone", "Drums", "Harp",
-     "Ukulele", "Bass", "Oboe", "Trombone", "Accordion", "Harmonica", "Banjo", "Mandolin", "Organ"],
-    ["red", "blue", "green", "yellow", "black", "white", "orange", "purple", "pink", "brown", "gray", "silver",
-     "gold", "navy", "maroon", "beige"],
-    ["football", "basketball", "tennis", "cricket", "baseball", "volleyball", "badminton", "golf", "boxing",
-     "swimming", "cycling", "rugby", "hockey", "chess", "table tennis", "skateboarding"],
-    ["English", "Spanish", "French", "German", "Italian", "Portuguese", "Japanese", "Chinese", "Korean", "Hindi",
-     "Arabic", "Russian", "Tagalog", "Dutch", "Swedish", "Greek", "Turkish", "Thai", "Vietnamese"],
+    [
+        "India",
+        "Pakistan",
+        "Australia",
+        "England",
+        "Japan",
+        "China",
+        "France",
+        "Germany",
+        "Italy",
+        "Spain",
+        "Brazil",
+        "Argentina",
+        "Mexico",
+        "Canada",
+        "Russia",
+        "Egypt",
+        "Nigeria",
+        "Kenya",
+        "Philippines",
+        "Indonesia",
+        "Thailand",
+        "Vietnam",
+        "Malaysia",
+        "Korea",
+        "South Korea",
+        "Sweden",
+        "Norway",
+        "Netherlands",
+        "Portugal",
+        "Greece",
+        "Turkey",
+        "Ireland",
+        "Scotland",
+        "New Zealand",
+        "South Africa",
+        "Sri Lanka",
+        "Bangladesh",
+        "United States",
+        "Peru",
+        "Chile",
+        "Colombia",
+        "Poland",
+        "Austria",
+        "Switzerland",
+        "Belgium",
+        "Denmark",
+        "Finland",
+        "Israel",
+        "Iran",
+    ],
+    [
+        "Violin",
+        "Viola",
+        "Cello",
+        "Piano",
+        "Guitar",
+        "Flute",
+        "Clarinet",
+        "Trumpet",
+        "Saxophone",
+        "Drums",
+        "Harp",
+        "Ukulele",
+        "Bass",
+        "Oboe",
+        "Trombone",
+        "Accordion",
+        "Harmonica",
+        "Banjo",
+        "Mandolin",
+        "Organ",
+    ],
+    [
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "black",
+        "white",
+        "orange",
+        "purple",
+        "pink",
+        "brown",
+        "gray",
+        "silver",
+        "gold",
+        "navy",
+        "maroon",
+        "beige",
+    ],
+    [
+        "football",
+        "basketball",
+        "tennis",
+        "cricket",
+        "baseball",
+        "volleyball",
+        "badminton",
+        "golf",
+        "boxing",
+        "swimming",
+        "cycling",
+        "rugby",
+        "hockey",
+        "chess",
+        "table tennis",
+        "skateboarding",
+    ],
+    [
+        "English",
+        "Spanish",
+        "French",
+        "German",
+        "Italian",
+        "Portuguese",
+        "Japanese",
+        "Chinese",
+        "Korean",
+        "Hindi",
+        "Arabic",
+        "Russian",
+        "Tagalog",
+        "Dutch",
+        "Swedish",
+        "Greek",
+        "Turkish",
+        "Thai",
+        "Vietnamese",
+    ],
     ["Mercury", "Venus", "Earth", "Mars", "Jupiter", "Saturn", "Uranus", "Neptune"],
-    ["dog", "cat", "horse", "rabbit", "lion", "tiger", "bear", "elephant", "eagle", "owl", "dolphin", "panda",
-     "fox", "wolf", "turtle", "penguin"],
+    [
+        "dog",
+        "cat",
+        "horse",
+        "rabbit",
+        "lion",
+        "tiger",
+        "bear",
+        "elephant",
+        "eagle",
+        "owl",
+        "dolphin",
+        "panda",
+        "fox",
+        "wolf",
+        "turtle",
+        "penguin",
+    ],
 ]
-_PROPER_FALLBACK = ["Calderon", "Marisca", "Velmont", "Ostrava", "Harrowgate", "Northwick", "Silverfen", "Dunmore",
-                    "Aguila", "Corvin", "Lindqvist", "Halvorsen", "Penhallow", "Ashgrove", "Thornbury", "Ferrand"]
-_FIRST_NAMES = ["Ilsa", "Marco", "Teodora", "Rafael", "Amihan", "Lukas", "Corazon", "Dmitri", "Ysabel", "Kenji",
-                "Marisol", "Joaquin", "Priya", "Tomas", "Freya", "Oskar"]
-_STOP = frozenset("""a an the of in on at by for from to with and or but is are was were be been being has have had do
+_PROPER_FALLBACK = [
+    "Calderon",
+    "Marisca",
+    "Velmont",
+    "Ostrava",
+    "Harrowgate",
+    "Northwick",
+    "Silverfen",
+    "Dunmore",
+    "Aguila",
+    "Corvin",
+    "Lindqvist",
+    "Halvorsen",
+    "Penhallow",
+    "Ashgrove",
+    "Thornbury",
+    "Ferrand",
+]
+_FIRST_NAMES = [
+    "Ilsa",
+    "Marco",
+    "Teodora",
+    "Rafael",
+    "Amihan",
+    "Lukas",
+    "Corazon",
+    "Dmitri",
+    "Ysabel",
+    "Kenji",
+    "Marisol",
+    "Joaquin",
+    "Priya",
+    "Tomas",
+    "Freya",
+    "Oskar",
+]
+_STOP = frozenset(
+    """a an the of in on at by for from to with and or but is are was were be been being has have had do
 does did which what who whom whose when where why how that this these those it its as into than then there their they
 he she his her him i me my we our you your not no yes also about after before during over under between same such
-would like want buy purchase looking need find""".split())
+would like want buy purchase looking need find""".split()
+)
 #: Nouns too generic to make a related entity of ("the same month")
-_GENERIC = frozenset({"month", "year", "name", "number", "country", "city", "day", "time", "issue", "same", "first",
-                      "last", "following", "product", "item", "person", "people", "thing"})
+_GENERIC = frozenset(
+    {
+        "month",
+        "year",
+        "name",
+        "number",
+        "country",
+        "city",
+        "day",
+        "time",
+        "issue",
+        "same",
+        "first",
+        "last",
+        "following",
+        "product",
+        "item",
+        "person",
+        "people",
+        "thing",
+    }
+)
 _AUX = "did|does|do|has|have|had|is|was|are|were|can|could|will|would"
 
 
@@ -73,21 +272,56 @@ def knowledge_question(query: str) -> str:
     return first
 
 
-_PARTICIPLES = frozenset("""born held built made won written given taken known shown sold chosen drawn found founded
+_PARTICIPLES = frozenset(
+    """born held built made won written given taken known shown sold chosen drawn found founded
 located situated released published named awarded elected established completed discovered invented created formed
-opened launched signed married buried filmed recorded""".split())
+opened launched signed married buried filmed recorded""".split()
+)
 
 
-_IRREGULAR_PAST = {"win": "won", "become": "became", "begin": "began", "sink": "sank", "take": "took", "make": "made",
-                   "leave": "left", "lose": "lost", "write": "wrote", "hold": "held", "run": "ran", "sell": "sold",
-                   "buy": "bought", "build": "built", "give": "gave", "get": "got", "go": "went", "come": "came",
-                   "meet": "met", "find": "found", "teach": "taught", "fly": "flew", "sing": "sang", "draw": "drew",
-                   "choose": "chose", "lead": "led", "break": "broke", "speak": "spoke", "see": "saw", "say": "said",
-                   "tell": "told", "think": "thought", "bring": "brought", "fall": "fell", "rise": "rose"}
-_REGULAR = frozenset("""report announce publish found open close start end play score defeat visit move sign launch
+_IRREGULAR_PAST = {
+    "win": "won",
+    "become": "became",
+    "begin": "began",
+    "sink": "sank",
+    "take": "took",
+    "make": "made",
+    "leave": "left",
+    "lose": "lost",
+    "write": "wrote",
+    "hold": "held",
+    "run": "ran",
+    "sell": "sold",
+    "buy": "bought",
+    "build": "built",
+    "give": "gave",
+    "get": "got",
+    "go": "went",
+    "come": "came",
+    "meet": "met",
+    "find": "found",
+    "teach": "taught",
+    "fly": "flew",
+    "sing": "sang",
+    "draw": "drew",
+    "choose": "chose",
+    "lead": "led",
+    "break": "broke",
+    "speak": "spoke",
+    "see": "saw",
+    "say": "said",
+    "tell": "told",
+    "think": "thought",
+    "bring": "brought",
+    "fall": "fell",
+    "rise": "rose",
+}
+_REGULAR = frozenset(
+    """report announce publish found open close start end play score defeat visit move sign launch
 perform debut introduce discover invent award complete host receive release die join marry retire graduate appear
 establish create form design record film premiere return reach travel survive arrive serve study live work compete
-finish acquire merge rename""".split())
+finish acquire merge rename""".split()
+)
 
 
 def _past(clause: str) -> str:
@@ -125,8 +359,12 @@ def statement(question: str, answer: str) -> str:
     m = re.match(r"^(?:what|who) (is|was|are|were) (.+)$", q, re.I)
     if m:
         return f"{_cap(m.group(2))} {m.group(1).lower()} {answer}."
-    m = re.match(r"^(?:(in|on|at|during|by|from|since|until) )?(?:which|what) ([\w',-]+(?: [\w',-]+){0,3}?) "
-                 r"(was|were|is|are) (.+)$", q, re.I) or re.match(r"^()when()\s(was|were|is|are) (.+)$", q, re.I)
+    m = re.match(
+        r"^(?:(in|on|at|during|by|from|since|until) )?(?:which|what) ([\w',-]+(?: [\w',-]+){0,3}?) "
+        r"(was|were|is|are) (.+)$",
+        q,
+        re.I,
+    ) or re.match(r"^()when()\s(was|were|is|are) (.+)$", q, re.I)
     if m:  # "In what city was X born" -> "X was born in A"; "Which city is the capital of X" -> "A is ..."
         prep, _, aux, rest = m.groups()
         words = rest.split()
@@ -142,8 +380,12 @@ def statement(question: str, answer: str) -> str:
     m = re.match(r"^who ((?!did |does |do )\w+.*)$", q, re.I)
     if m:
         return f"{answer} {m.group(1)}."
-    m = re.match(r"^(?:which|what) ((?:[\w'-]+ ){0,3}[\w'-]+) (\w+(?:ed|ew|on|ote|ade|ook|ave|ught|eld|ound))"
-                 r" (.+)$", q, re.I)
+    m = re.match(
+        r"^(?:which|what) ((?:[\w'-]+ ){0,3}[\w'-]+) (\w+(?:ed|ew|on|ote|ade|ook|ave|ught|eld|ound))"
+        r" (.+)$",
+        q,
+        re.I,
+    )
     if m:
         return f"{answer} {m.group(2)} {m.group(3)}."
     m = re.match(rf"^how (?:many|much) (.+?) ({_AUX}) (.+)$", q, re.I)
@@ -201,11 +443,14 @@ def near_miss_values(answer: str, pool: Sequence[str], rng: Rng, k: int) -> list
         if not candidates:
             words = len(text.split())
             named = all(w[:1].isupper() for w in text.split())
-            same_shape = [p for p in pool if len(p.split()) == words
-                          and all(w[:1].isupper() for w in p.split()) == named]
+            same_shape = [
+                p for p in pool if len(p.split()) == words and all(w[:1].isupper() for w in p.split()) == named
+            ]
             if named and words > 1:  # a person's name: other names of the same shape
-                same_shape += [f"{first} {last}" if words == 2 else f"{first} {text.split()[1]} {last}"
-                               for first, last in zip(_FIRST_NAMES, reversed(_PROPER_FALLBACK), strict=False)]
+                same_shape += [
+                    f"{first} {last}" if words == 2 else f"{first} {text.split()[1]} {last}"
+                    for first, last in zip(_FIRST_NAMES, reversed(_PROPER_FALLBACK), strict=False)
+                ]
             others = [p for p in pool if len(p.split()) != words]
             rng.shuffle(same_shape)
             rng.shuffle(others)
@@ -266,8 +511,9 @@ def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str], qu
             if token.lower() in lowered:
                 options = [c for c in cls if c.lower() != token.lower()]
                 value = rng.pick(options)
-                return value if token[:1].isupper() and cls is not MONTHS else (
-                    value if cls is MONTHS else value.lower())
+                return (
+                    value if token[:1].isupper() and cls is not MONTHS else (value if cls is MONTHS else value.lower())
+                )
     if kind == "proper":  # a fictional name, or a name from another question, never one of this question's
         options = [p for p in [*_PROPER_FALLBACK, *proper_pool] if p not in question]
         return rng.pick(options or _PROPER_FALLBACK)
@@ -306,24 +552,36 @@ def subject_of(question: str) -> str:
     return " ".join(sorted(words[:3], key=question.index)) or question[:40]
 
 
-_INTROS = ["This entry collects what is on record about {subject}.",
-           "Notes on {subject}, compiled from press reports and reference works.",
-           "{subject}: a short summary of the reported facts.",
-           "What the sources say about {subject}."]
-_OUTROS = ["Details of related records are easy to mix up; check each one against the source.",
-           "Figures from other records differ; compare the details before citing this one.",
-           "Later sources repeat this account with minor variations."]
+_INTROS = [
+    "This entry collects what is on record about {subject}.",
+    "Notes on {subject}, compiled from press reports and reference works.",
+    "{subject}: a short summary of the reported facts.",
+    "What the sources say about {subject}.",
+]
+_OUTROS = [
+    "Details of related records are easy to mix up; check each one against the source.",
+    "Figures from other records differ; compare the details before citing this one.",
+    "Later sources repeat this account with minor variations.",
+]
 
 
-def fact_pages(problem_id: str, query: str, answer: str, value_pool: Sequence[str], proper_pool: Sequence[str],
-               rng: Rng, near_misses: int = 5) -> tuple[list[dict[str, object]], list[str]]:
+def fact_pages(
+    problem_id: str,
+    query: str,
+    answer: str,
+    value_pool: Sequence[str],
+    proper_pool: Sequence[str],
+    rng: Rng,
+    near_misses: int = 5,
+) -> tuple[list[dict[str, object]], list[str]]:
     """The pages of one web problem (the true page and its near misses, shuffled) and the near-miss values used."""
     question = knowledge_question(query)
     related = related_questions(question, rng, near_misses, proper_pool)
     values = near_miss_values(answer, [v for v in value_pool if v != answer], rng, len(related))
     related = related[: len(values)]
-    entries = [(question, answer, None)] + [(q, v, (old, new)) for (q, old, new), v in zip(related, values,
-                                                                                        strict=True)]
+    entries = [(question, answer, None)] + [
+        (q, v, (old, new)) for (q, old, new), v in zip(related, values, strict=True)
+    ]
     details = [change[1] for _, _, change in entries if change]
     pages: list[dict[str, object]] = []
     for i, (q, value, change) in enumerate(entries):
@@ -331,10 +589,19 @@ def fact_pages(problem_id: str, query: str, answer: str, value_pool: Sequence[st
         # the words of every sibling's detail, so that every page of the question shares the question's words
         others = [change[0]] + [d for d in details if d != change[1]] if change else list(details)
         see_also = f"See also: related records ({'; '.join(dict.fromkeys(others))})." if others else ""
-        content = " ".join(p for p in (rng.pick(_INTROS).format(subject=subject), statement(q, value),
-                                         rng.pick(_OUTROS), see_also) if p)
+        content = " ".join(
+            p
+            for p in (rng.pick(_INTROS).format(subject=subject), statement(q, value), rng.pick(_OUTROS), see_also)
+            if p
+        )
         slug = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")[:50]
-        pages.append({"url": f"https://wiki.shoparena.example/sb/{problem_id[-12:]}-{i}/{slug}",
-                      "title": f"{subject} - ShopArena Encyclopedia", "content": content, "fact": None})
+        pages.append(
+            {
+                "url": f"https://wiki.shoparena.example/sb/{problem_id[-12:]}-{i}/{slug}",
+                "title": f"{subject} - ShopArena Encyclopedia",
+                "content": content,
+                "fact": None,
+            }
+        )
     rng.shuffle(pages)
     return pages, values

@@ -38,8 +38,11 @@ def aggregate(results: Iterable[tuple[str, RunScore | None]]) -> SuiteScore:
 
     def summary(scores: Sequence[RunScore | None]) -> tuple[float, float, float]:
         n = len(scores) or 1
-        return (sum(1 for s in scores if s and s.success) / n, sum(s.gt for s in scores if s) / n,
-                sum(s.rule for s in scores if s) / n)
+        return (
+            sum(1 for s in scores if s and s.success) / n,
+            sum(s.gt for s in scores if s) / n,
+            sum(s.rule for s in scores if s) / n,
+        )
 
     success, gt, rule = summary([s for _, s in rows])
     field_rates: dict[str, float | None] = {}
@@ -52,11 +55,18 @@ def aggregate(results: Iterable[tuple[str, RunScore | None]]) -> SuiteScore:
                 total += t
         field_rates[name] = passed / total if total else None
     return SuiteScore(
-        problems=len(rows), scored=sum(1 for _, s in rows if s is not None), success_rate=success, gt_rate=gt,
+        problems=len(rows),
+        scored=sum(1 for _, s in rows if s is not None),
+        success_rate=success,
+        gt_rate=gt,
         mean_rule=rule,
-        by_task={task: TaskAggregate(problems=len(scores), **dict(zip(("success_rate", "gt_rate", "mean_rule"),
-                                                                     summary(scores), strict=True)))
-                 for task, scores in sorted(by_task.items())},
+        by_task={
+            task: TaskAggregate(
+                problems=len(scores),
+                **dict(zip(("success_rate", "gt_rate", "mean_rule"), summary(scores), strict=True)),
+            )
+            for task, scores in sorted(by_task.items())
+        },
         field_rates=field_rates,
     )
 

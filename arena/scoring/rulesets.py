@@ -74,22 +74,39 @@ class Ruleset:
         return list(seen)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "reference": self.reference,
-                "title_model": self.title_model, "title_threshold": self.title_threshold,
-                "web_title_threshold": self.web_title_threshold}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "reference": self.reference,
+            "title_model": self.title_model,
+            "title_threshold": self.title_threshold,
+            "web_title_threshold": self.web_title_threshold,
+        }
 
 
 RULESETS: dict[str, Ruleset] = {
     "shoppingbench": Ruleset(
-        name="shoppingbench", version="1",
+        name="shoppingbench",
+        version="1",
         reference="yjwjy/ShoppingBench src/agent/run_evaluate.py, src/agent/rewards/orm.py",
-        clean_ids=False, slot_needs_rule=False, unconstrained_field_rate=1.0, web_gt_substring=True,
-        title_threshold=TITLE_THRESHOLD, web_title_threshold=WEB_TITLE_THRESHOLD),
+        clean_ids=False,
+        slot_needs_rule=False,
+        unconstrained_field_rate=1.0,
+        web_gt_substring=True,
+        title_threshold=TITLE_THRESHOLD,
+        web_title_threshold=WEB_TITLE_THRESHOLD,
+    ),
     "sn15": Ruleset(
-        name="sn15", version="1",
+        name="sn15",
+        version="1",
         reference="ORO-AI/oro src/agent/problem_scorer.py, src/agent/rewards/orm.py",
-        clean_ids=True, slot_needs_rule=True, unconstrained_field_rate=0.0, web_gt_substring=False,
-        title_threshold=SN15_TITLE_THRESHOLD, web_title_threshold=WEB_TITLE_THRESHOLD),
+        clean_ids=True,
+        slot_needs_rule=True,
+        unconstrained_field_rate=0.0,
+        web_gt_substring=False,
+        title_threshold=SN15_TITLE_THRESHOLD,
+        web_title_threshold=WEB_TITLE_THRESHOLD,
+    ),
 }
 
 

@@ -78,8 +78,9 @@ def title_similarity(a: str, b: str, embedder: TitleEmbedder | None = None) -> f
     return float(np.dot(vectors[0], vectors[1]))
 
 
-def similarities(candidate: str, golds: Sequence[str], embedder: TitleEmbedder | None = None,
-                 gold_vectors: np.ndarray | None = None) -> list[float]:
+def similarities(
+    candidate: str, golds: Sequence[str], embedder: TitleEmbedder | None = None, gold_vectors: np.ndarray | None = None
+) -> list[float]:
     """The similarity of ``candidate`` to each gold title, in order. ``gold_vectors`` (precomputed rows, possibly
     fewer than the titles: a pack stores the first title's) are used where given; other titles are embedded."""
     if not golds:
@@ -87,8 +88,11 @@ def similarities(candidate: str, golds: Sequence[str], embedder: TitleEmbedder |
     emb = embedder or default_embedder()
     if gold_vectors is not None:
         gold_vectors = np.asarray(gold_vectors, dtype=np.float32)
-        gold_vectors = gold_vectors.reshape(1, -1) if gold_vectors.ndim == 1 and gold_vectors.size else \
-            gold_vectors.reshape(-1, gold_vectors.shape[-1] if gold_vectors.size else 0)
+        gold_vectors = (
+            gold_vectors.reshape(1, -1)
+            if gold_vectors.ndim == 1 and gold_vectors.size
+            else gold_vectors.reshape(-1, gold_vectors.shape[-1] if gold_vectors.size else 0)
+        )
     known = 0 if gold_vectors is None else min(len(gold_vectors), len(golds))
     rows = [gold_vectors[i] for i in range(known)] if gold_vectors is not None else []
     if known < len(golds):
@@ -97,8 +101,9 @@ def similarities(candidate: str, golds: Sequence[str], embedder: TitleEmbedder |
     return [float(np.dot(row, vector)) for row in rows]
 
 
-def best_similarity(candidate: str, golds: Sequence[str], embedder: TitleEmbedder | None = None,
-                    gold_vectors: np.ndarray | None = None) -> float:
+def best_similarity(
+    candidate: str, golds: Sequence[str], embedder: TitleEmbedder | None = None, gold_vectors: np.ndarray | None = None
+) -> float:
     """The highest similarity of ``candidate`` to any of the gold titles (precomputed vectors when given)."""
     emb = embedder or default_embedder()
     if gold_vectors is None:

@@ -98,9 +98,16 @@ def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int,
         if not best or sum(got) > sum(best):
             best = got
     have = {k: sorted({v for a, v in attributes if a == k}) for k, _ in pairs}
-    checks = [Check(name=f"{k}={v}", passed=ok, evidence="in the best SKU option or the attributes" if ok
-                    else f"{k} is {have[k] or 'absent'} in the attributes") for (k, v), ok in zip(pairs, best,
-                                                                                                  strict=True)]
+    checks = [
+        Check(
+            name=f"{k}={v}",
+            passed=ok,
+            evidence="in the best SKU option or the attributes"
+            if ok
+            else f"{k} is {have[k] or 'absent'} in the attributes",
+        )
+        for (k, v), ok in zip(pairs, best, strict=True)
+    ]
     return sum(best), len(pairs), checks
 
 
@@ -114,38 +121,62 @@ def _lookup(lookup: Lookup, answer_id: str | None) -> dict[str, Any] | None:
         return None
 
 
-def score_product(slot: int, reward: ProductReward, answer_id: str | None, lookup: Lookup,
-                  embedder: TitleEmbedder | None = None, gold_vectors: np.ndarray | None = None,
-                  ruleset: str | Ruleset | None = None) -> ProductScore:
+def score_product(
+    slot: int,
+    reward: ProductReward,
+    answer_id: str | None,
+    lookup: Lookup,
+    embedder: TitleEmbedder | None = None,
+    gold_vectors: np.ndarray | None = None,
+    ruleset: str | Ruleset | None = None,
+) -> ProductScore:
     rs = get_ruleset(ruleset)
     product = _lookup(lookup, answer_id)
     if product is None:
         why = "no product recommended for this slot" if not answer_id else f"unknown product id {answer_id!r}"
-        return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=False, gt=0.0, rule=0.0,
-                            checks=[Check(name="answer", passed=False, evidence=why)])
+        return ProductScore(
+            slot=slot,
+            gold_id=reward.product_id,
+            answer_id=answer_id,
+            known=False,
+            gt=0.0,
+            rule=0.0,
+            checks=[Check(name="answer", passed=False, evidence=why)],
+        )
     gt = 1.0 if product["product_id"] == reward.product_id else 0.0
     checks: list[Check] = [Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}")]
     hits: dict[str, list[int]] = {}
     best = None
     if gt and not rs.slot_needs_rule:
         # the paper returns at an exact id before counting any field
-        return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=1.0,
-                            checks=checks)
+        return ProductScore(
+            slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=1.0, checks=checks
+        )
     if reward.title:
         sims = similarities(product["title"], reward.title, embedder, gold_vectors)
         passed = [s >= rs.title_threshold for s in sims]
         hits["title"] = [sum(passed), len(passed)]
         best = max(sims)
         for sim, ok in zip(sims, passed, strict=True):
-            checks.append(Check(name="title", passed=ok,
-                                evidence=f"similarity {sim:.3f} (threshold {rs.title_threshold}, {rs.title_model})"))
+            checks.append(
+                Check(
+                    name="title",
+                    passed=ok,
+                    evidence=f"similarity {sim:.3f} (threshold {rs.title_threshold}, {rs.title_model})",
+                )
+            )
     price = float(product["price"])
     if reward.price:
         passed = [rule.admits(price) for rule in reward.price]
         hits["price"] = [sum(passed), len(passed)]
         for price_rule, ok in zip(reward.price, passed, strict=True):
-            checks.append(Check(name=f"price {price_rule.mode} [{price_rule.lo}, {price_rule.hi}]", passed=ok,
-                                evidence=f"price {price}"))
+            checks.append(
+                Check(
+                    name=f"price {price_rule.mode} [{price_rule.lo}, {price_rule.hi}]",
+                    passed=ok,
+                    evidence=f"price {price}",
+                )
+            )
     if reward.service:
         have = list(product.get("service") or ())
         passed = [s in have for s in reward.service]
@@ -164,10 +195,25 @@ def score_product(slot: int, reward: ProductReward, answer_id: str | None, looku
         rule = n_pass / n_total
     else:
         rule = 0.0
-        checks.append(Check(name="rule", passed=False, evidence="the reward has nothing to check: rule 0"
-                            + (" (the paper's evaluator divides by zero here)" if not rs.slot_needs_rule else "")))
-    return ProductScore(slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=rule,
-                        title_similarity=best, hits=hits, checks=checks)
+        checks.append(
+            Check(
+                name="rule",
+                passed=False,
+                evidence="the reward has nothing to check: rule 0"
+                + (" (the paper's evaluator divides by zero here)" if not rs.slot_needs_rule else ""),
+            )
+        )
+    return ProductScore(
+        slot=slot,
+        gold_id=reward.product_id,
+        answer_id=answer_id,
+        known=True,
+        gt=gt,
+        rule=rule,
+        title_similarity=best,
+        hits=hits,
+        checks=checks,
+    )
 
 
 def _field_rates(products: list[ProductScore], n_rewards: int, rs: Ruleset) -> dict[str, float]:
@@ -205,20 +251,37 @@ def budget_check(problem: Problem, docs: list[dict[str, Any]]) -> tuple[float, C
         return 1.0, Check(name="budget", passed=True, evidence=f"total {total!r} within budget {voucher.budget!r}")
     shops = {d["shop_id"] for d in docs}
     if not (voucher.voucher_type == "platform" or len(shops) == 1):
-        return 0.0, Check(name="budget", passed=False, evidence=f"total {total!r} over budget {voucher.budget!r}; the "
-                          f"shop voucher needs one shop, got {len(shops)}")
+        return 0.0, Check(
+            name="budget",
+            passed=False,
+            evidence=f"total {total!r} over budget {voucher.budget!r}; the "
+            f"shop voucher needs one shop, got {len(shops)}",
+        )
     if total < voucher.threshold:
-        return 0.0, Check(name="budget", passed=False, evidence=f"total {total!r} over budget {voucher.budget!r}; "
-                          f"below the voucher's threshold {voucher.threshold!r}")
+        return 0.0, Check(
+            name="budget",
+            passed=False,
+            evidence=f"total {total!r} over budget {voucher.budget!r}; "
+            f"below the voucher's threshold {voucher.threshold!r}",
+        )
     after = discounted_total(voucher, total)
     ok = after <= voucher.budget
-    return (1.0 if ok else 0.0), Check(name="budget", passed=ok, evidence=f"total {total!r}; after the "
-                                       f"{voucher.discount_type} voucher {after!r}; budget {voucher.budget!r}")
+    return (1.0 if ok else 0.0), Check(
+        name="budget",
+        passed=ok,
+        evidence=f"total {total!r}; after the {voucher.discount_type} voucher {after!r}; budget {voucher.budget!r}",
+    )
 
 
-def score_run(problem: Problem, answer: Any, lookup: Lookup, embedder: TitleEmbedder | None = None,
-              gold_vectors: Sequence[np.ndarray | None] | None = None, *,
-              ruleset: str | Ruleset | None = None) -> RunScore:
+def score_run(
+    problem: Problem,
+    answer: Any,
+    lookup: Lookup,
+    embedder: TitleEmbedder | None = None,
+    gold_vectors: Sequence[np.ndarray | None] | None = None,
+    *,
+    ruleset: str | Ruleset | None = None,
+) -> RunScore:
     """Score one answer against one problem by ``ruleset`` (default ``shoppingbench``). ``answer`` is the raw
     ``product_ids`` of the last ``recommend_product`` call (any JSON value) or a list of ids. Never raises on an
     answer, whatever its shape."""
@@ -228,14 +291,24 @@ def score_run(problem: Problem, answer: Any, lookup: Lookup, embedder: TitleEmbe
     if problem.task == "web":
         return _score_web(problem, ids, lookup, embedder, vectors[0], rs)
     slots = [ids[i] if i < len(ids) else None for i in range(1 if problem.task == "product" else len(problem.reward))]
-    products = [score_product(i, reward, slots[i], lookup, embedder, vectors[i], rs)
-                for i, reward in enumerate(problem.reward)]
+    products = [
+        score_product(i, reward, slots[i], lookup, embedder, vectors[i], rs) for i, reward in enumerate(problem.reward)
+    ]
     n = len(products)
     rule = sum(p.rule for p in products) / n
     gt = sum(p.gt for p in products) / n
-    score = RunScore(task=problem.task, ruleset=rs.name, ruleset_version=rs.version, title_model=rs.title_model,
-                     answer=ids, success=False, gt=gt, rule=rule, products=products,
-                     field_rates=_field_rates(products, n, rs))
+    score = RunScore(
+        task=problem.task,
+        ruleset=rs.name,
+        ruleset_version=rs.version,
+        title_model=rs.title_model,
+        answer=ids,
+        success=False,
+        gt=gt,
+        rule=rule,
+        products=products,
+        field_rates=_field_rates(products, n, rs),
+    )
     counted = [p for p in products if p.known and (p.rule > 0 or not rs.slot_needs_rule)]
     docs = [_lookup(lookup, p.answer_id) for p in counted]
     why_counted = "with a rule score above 0" if rs.slot_needs_rule else "resolved"
@@ -244,8 +317,13 @@ def score_run(problem: Problem, answer: Any, lookup: Lookup, embedder: TitleEmbe
         shops = {d["shop_id"] for d in docs if d is not None}
         one_shop = len(counted) == n and len(shops) == 1
         score.shop = 1.0 if one_shop else 0.0
-        checks.append(Check(name="one shop", passed=one_shop, evidence=f"shops {sorted(shops)}; "
-                            f"{len(counted)}/{n} slots {why_counted}"))
+        checks.append(
+            Check(
+                name="one shop",
+                passed=one_shop,
+                evidence=f"shops {sorted(shops)}; {len(counted)}/{n} slots {why_counted}",
+            )
+        )
         score.success = rule >= 1 and score.shop >= 1
     elif problem.task == "voucher":
         if len(counted) == n:
@@ -262,12 +340,23 @@ def score_run(problem: Problem, answer: Any, lookup: Lookup, embedder: TitleEmbe
     return score
 
 
-def _score_web(problem: Problem, ids: list[str], lookup: Lookup, embedder: TitleEmbedder | None,
-               gold_vector: np.ndarray | None, rs: Ruleset) -> RunScore:
+def _score_web(
+    problem: Problem,
+    ids: list[str],
+    lookup: Lookup,
+    embedder: TitleEmbedder | None,
+    gold_vector: np.ndarray | None,
+    rs: Ruleset,
+) -> RunScore:
     reward = problem.reward[0]
     answer_id = ids[0] if ids else None
-    head = {"task": "web", "ruleset": rs.name, "ruleset_version": rs.version, "title_model": rs.title_model,
-            "answer": ids}
+    head = {
+        "task": "web",
+        "ruleset": rs.name,
+        "ruleset_version": rs.version,
+        "title_model": rs.title_model,
+        "answer": ids,
+    }
     if rs.web_gt_substring:
         gt = 1.0 if answer_id and reward.product_id in answer_id else 0.0  # the paper reports this; success ignores it
     else:
@@ -275,10 +364,18 @@ def _score_web(problem: Problem, ids: list[str], lookup: Lookup, embedder: Title
     product = _lookup(lookup, answer_id)
     if product is None:
         why = "nothing recommended" if not answer_id else f"unknown product id {answer_id!r}"
-        ps = ProductScore(slot=0, gold_id=reward.product_id, answer_id=answer_id, known=False, gt=gt, rule=0,
-                          checks=[Check(name="answer", passed=False, evidence=why)])
-        return RunScore(**head, success=False, gt=gt, rule=0, kw=0, products=[ps],
-                        field_rates=_field_rates([ps], 1, rs))
+        ps = ProductScore(
+            slot=0,
+            gold_id=reward.product_id,
+            answer_id=answer_id,
+            known=False,
+            gt=gt,
+            rule=0,
+            checks=[Check(name="answer", passed=False, evidence=why)],
+        )
+        return RunScore(
+            **head, success=False, gt=gt, rule=0, kw=0, products=[ps], field_rates=_field_rates([ps], 1, rs)
+        )
     keyword = str(problem.knowledge_attribute or "").lower()
     if product["product_id"] == reward.product_id:
         kw, title_ok, similarity = 1.0, True, None
@@ -297,13 +394,33 @@ def _score_web(problem: Problem, ids: list[str], lookup: Lookup, embedder: Title
         where = "title" if in_title else "description" if in_description else None
         checks = [
             Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}"),
-            Check(name="knowledge attribute", passed=bool(kw),
-                  evidence=f"{problem.knowledge_attribute!r} " + (f"found in the {where}" if where
-                                                                  else "in neither the title nor the description")),
+            Check(
+                name="knowledge attribute",
+                passed=bool(kw),
+                evidence=f"{problem.knowledge_attribute!r} "
+                + (f"found in the {where}" if where else "in neither the title nor the description"),
+            ),
             Check(name="title", passed=title_ok, evidence=title_evidence),
         ]
     rule = (kw + float(title_ok)) / 2
-    ps = ProductScore(slot=0, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=rule,
-                      title_similarity=similarity, hits={"title": [int(title_ok), 1]}, checks=checks)
-    return RunScore(**head, success=rule >= 1, gt=gt, rule=rule, kw=kw, products=[ps],
-                    field_rates=_field_rates([ps], 1, rs), final=1.0 if rule >= 1 else 0.0)
+    ps = ProductScore(
+        slot=0,
+        gold_id=reward.product_id,
+        answer_id=answer_id,
+        known=True,
+        gt=gt,
+        rule=rule,
+        title_similarity=similarity,
+        hits={"title": [int(title_ok), 1]},
+        checks=checks,
+    )
+    return RunScore(
+        **head,
+        success=rule >= 1,
+        gt=gt,
+        rule=rule,
+        kw=kw,
+        products=[ps],
+        field_rates=_field_rates([ps], 1, rs),
+        final=1.0 if rule >= 1 else 0.0,
+    )

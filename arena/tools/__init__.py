@@ -3,5 +3,13 @@
 from arena.tools.registry import RunState, Tool, ToolContext, ToolError, ToolRegistry
 from arena.tools.shopping import Voucher, apply_voucher, default_registry
 
-__all__ = ["RunState", "Tool", "ToolContext", "ToolError", "ToolRegistry", "Voucher", "apply_voucher",
-           "default_registry"]
+__all__ = [
+    "RunState",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolRegistry",
+    "Voucher",
+    "apply_voucher",
+    "default_registry",
+]

@@ -54,8 +54,10 @@ class Tool:
         """The OpenAI function-calling schema of this tool."""
         parameters = _strip_titles(self.arguments.model_json_schema())
         parameters.setdefault("required", [])
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
 
 
 def _strip_titles(schema: Any) -> Any:
@@ -101,9 +103,7 @@ class ToolRegistry:
                 raise TypeError(f"tool {name!r}: parameter {p.name!r} has no type annotation")
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (p.annotation, default)
-        model = create_model(
-            f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         doc = inspect.getdoc(fn) or ""
         description = " ".join(doc.split("\n\n", 1)[0].split())
         if not description:

@@ -122,8 +122,12 @@ def find_product(
     if not q.strip():
         raise ToolError("find_product: q is empty; give words to search for")
     lo, hi = parse_price(price)
-    filters = SearchFilters(shop_id=shop_id.strip() if shop_id and shop_id.strip() else None, price_min=lo,
-                            price_max=hi, services=parse_services(service))
+    filters = SearchFilters(
+        shop_id=shop_id.strip() if shop_id and shop_id.strip() else None,
+        price_min=lo,
+        price_max=hi,
+        services=parse_services(service),
+    )
     if not 1 <= page <= MAX_PAGE:
         return []
     hits = sort_hits(ctx.catalog.search(q, filters, KEEP), sort)
@@ -149,13 +153,15 @@ def view_product_information(
         if doc is None:
             out.append({"product_id": product_id, "error": "unknown product id"})
             continue
-        out.append({
-            "product_id": doc["product_id"],
-            "short_description": doc["short_description"],
-            "description": doc["description"],
-            "sku_options": doc["sku_options"],
-            "attributes": doc["attributes"],
-        })
+        out.append(
+            {
+                "product_id": doc["product_id"],
+                "short_description": doc["short_description"],
+                "description": doc["description"],
+                "sku_options": doc["sku_options"],
+                "attributes": doc["attributes"],
+            }
+        )
     return out
 
 
@@ -204,8 +210,14 @@ def find_products_in_same_shop(
         docs = ctx.catalog.documents(h.address for s in slots for h in s)
         it = iter(docs)
         matches = [{"query": q, "products": [_summary(next(it)) for _ in slots[qi]]} for qi, q in enumerate(cleaned)]
-        out.append({"shop_id": ctx.catalog.shop_id_of_ord(shop_ord), "queries_covered": -neg_covered,
-                    "queries": len(cleaned), "matches": matches})
+        out.append(
+            {
+                "shop_id": ctx.catalog.shop_id_of_ord(shop_ord),
+                "queries_covered": -neg_covered,
+                "queries": len(cleaned),
+                "matches": matches,
+            }
+        )
     return out
 
 
@@ -293,8 +305,9 @@ def web_search(
     """Search the web for world knowledge (people, teams, places, events). Returns url, title and content."""
     if not q.strip():
         raise ToolError("web_search: q is empty; give words to search for")
-    return [{"url": p["url"], "title": p["title"], "content": p["content"]}
-            for p in ctx.catalog.web_search(q, max_results)]
+    return [
+        {"url": p["url"], "title": p["title"], "content": p["content"]} for p in ctx.catalog.web_search(q, max_results)
+    ]
 
 
 def recommend_product(
@@ -311,8 +324,7 @@ def recommend_product(
 
 
 def terminate(
-    ctx: ToolContext,
-    status: Annotated[Literal["success", "failure"], Field(description="success or failure.")],
+    ctx: ToolContext, status: Annotated[Literal["success", "failure"], Field(description="success or failure.")]
 ) -> str:
     """End the conversation when the task is done (success) or cannot be done (failure)."""
     ctx.state.terminated = status
@@ -322,7 +334,14 @@ def terminate(
 def default_registry() -> ToolRegistry:
     """A registry holding the seven shopping tools."""
     registry = ToolRegistry()
-    for fn in (find_product, view_product_information, find_products_in_same_shop, calculate_voucher, web_search,
-               recommend_product, terminate):
+    for fn in (
+        find_product,
+        view_product_information,
+        find_products_in_same_shop,
+        calculate_voucher,
+        web_search,
+        recommend_product,
+        terminate,
+    ):
         registry.register(fn)
     return registry

@@ -42,8 +42,9 @@ def upgrade() -> None:
         sa.Column("judged_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("replaced_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("reason", sa.Text(), nullable=False),
-        sa.ForeignKeyConstraint(["run_id"], ["runs.run_id"], name=op.f("fk_score_revisions_run_id_runs"),
-                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(
+            ["run_id"], ["runs.run_id"], name=op.f("fk_score_revisions_run_id_runs"), ondelete="CASCADE"
+        ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_score_revisions")),
     )
     op.create_index(op.f("ix_score_revisions_run_id"), "score_revisions", ["run_id"], unique=False)

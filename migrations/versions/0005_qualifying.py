@@ -34,8 +34,9 @@ def upgrade() -> None:
         sa.Column("reason", sa.Text(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("decided_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(["submission_id"], ["submissions.id"],
-                                name="fk_qualifications_submission_id_submissions"),
+        sa.ForeignKeyConstraint(
+            ["submission_id"], ["submissions.id"], name="fk_qualifications_submission_id_submissions"
+        ),
         sa.ForeignKeyConstraint(["pack_id"], ["packs.pack_id"], name="fk_qualifications_pack_id_packs"),
         sa.ForeignKeyConstraint(["race_id"], ["races.race_id"], name="fk_qualifications_race_id_races"),
         sa.PrimaryKeyConstraint("submission_id", "pack_id", name="pk_qualifications"),

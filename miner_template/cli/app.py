@@ -10,8 +10,13 @@ import typer
 
 from arena.log import configure_logging
 
-app = typer.Typer(name="arena-miner", help="Miner tools: init, check, test, submit and serve an agent bundle.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    name="arena-miner",
+    help="Miner tools: init, check, test, submit and serve an agent bundle.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 TEMPLATES = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("ARENA_CACHE", Path(__file__).resolve().parents[2] / "var" / "miner-cache"))
 DEFAULT_TIMEOUT = 300.0

@@ -13,9 +13,13 @@ from miner_template.cli.app import TEMPLATES
 
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to create the agent in.")],
-    template: Annotated[str, typer.Option(help="offline (no LLM), llm (a tool-calling loop) or sn15 (subnet 15's "
-                                               "one-file contract: a ReAct loop through the proxy's routes).")]
-    = "offline",
+    template: Annotated[
+        str,
+        typer.Option(
+            help="offline (no LLM), llm (a tool-calling loop) or sn15 (subnet 15's "
+            "one-file contract: a ReAct loop through the proxy's routes)."
+        ),
+    ] = "offline",
     force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
 ) -> None:
     """Start an agent from a template: agent.py with agent_main(problem) -> dict | None."""
@@ -26,10 +30,16 @@ def init_cmd(
     from sandbox.bundle import copy_dir
 
     copy_dir(TEMPLATES / template, directory)
-    names = sorted(p.name + ("/" if p.is_dir() else "") for p in (TEMPLATES / template).iterdir()
-                   if not p.name.startswith((".", "__")))
-    out.print(f"wrote {', '.join(names)} in {directory} ({template} template; start with agent.py); next: "
-              f"arena-miner test {directory}", highlight=False)
+    names = sorted(
+        p.name + ("/" if p.is_dir() else "")
+        for p in (TEMPLATES / template).iterdir()
+        if not p.name.startswith((".", "__"))
+    )
+    out.print(
+        f"wrote {', '.join(names)} in {directory} ({template} template; start with agent.py); next: "
+        f"arena-miner test {directory}",
+        highlight=False,
+    )
 
 
 def check_cmd(directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")]) -> None:
@@ -43,8 +53,11 @@ def check_cmd(directory: Annotated[Path, typer.Argument(help="The agent bundle f
         except BundleError as exc:
             problems = exc.problems
         else:
-            out.print(f"ok: {bundle.files} files, {bundle.unpacked_bytes:,} bytes, {len(bundle.data):,} packed; "
-                      f"sha256 {bundle.sha256}", highlight=False)
+            out.print(
+                f"ok: {bundle.files} files, {bundle.unpacked_bytes:,} bytes, {len(bundle.data):,} packed; "
+                f"sha256 {bundle.sha256}",
+                highlight=False,
+            )
             _print_contract(directory)
             return
     for problem in problems:
@@ -58,12 +71,14 @@ def _print_contract(directory: Path) -> None:
 
     report = inspect_bundle(directory)
     if report.contract == "sn15":
-        out.print(f"SN15 agent (imports {', '.join(report.sn15_imports)}): agent_main returns its dialogue steps; "
-                  "the last recommend_product among them is handed to the gateway as your answer, and the gateway's "
-                  "log, not the steps, is what is scored", highlight=False)
+        out.print(
+            f"SN15 agent (imports {', '.join(report.sn15_imports)}): agent_main returns its dialogue steps; "
+            "the last recommend_product among them is handed to the gateway as your answer, and the gateway's "
+            "log, not the steps, is what is scored",
+            highlight=False,
+        )
     for warning in report.warnings():
         err.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
-
 
 
 def pack_or_exit(directory: Path) -> Any:

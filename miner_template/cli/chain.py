@@ -13,29 +13,78 @@ from arena.wallet import DEFAULT_WALLETS, btcli
 from miner_template.cli.bundle import pack_or_exit
 
 _PANEL = "Chain and wallet"
-WalletName = Annotated[str, typer.Option("--wallet.name", envvar="ARENA_WALLET_NAME", help="Wallet (coldkey) name.",
-                                         rich_help_panel=_PANEL)]
-WalletHotkey = Annotated[str, typer.Option("--wallet.hotkey", envvar="ARENA_WALLET_HOTKEY", help="Hotkey name.",
-                                           rich_help_panel=_PANEL)]
-WalletPath = Annotated[Path, typer.Option("--wallet.path", envvar="ARENA_WALLET_PATH",
-                                          help="Folder holding the wallets.", rich_help_panel=_PANEL)]
-ChainName = Annotated[str, typer.Option("--chain", envvar="ARENA_CHAIN", rich_help_panel=_PANEL,
-                                        help="subtensor (bittensor SDK) or localchain (the dev chain in a file).")]
-Network = Annotated[str, typer.Option("--subtensor.network", envvar="ARENA_SUBTENSOR_NETWORK", rich_help_panel=_PANEL,
-                                      help="finney, test, local or archive.")]
-Endpoint = Annotated[str | None, typer.Option("--subtensor.chain_endpoint", envvar="ARENA_SUBTENSOR_CHAIN_ENDPOINT",
-                                              rich_help_panel=_PANEL,
-                                              help="ws(s):// endpoint; overrides --subtensor.network.")]
-Netuid = Annotated[int | None, typer.Option("--netuid", envvar="ARENA_NETUID", rich_help_panel=_PANEL,
-                                            help="The subnet's uid (required with --chain subtensor).")]
-LocalchainPath = Annotated[Path, typer.Option("--localchain.path", envvar="ARENA_LOCALCHAIN_PATH",
-                                              rich_help_panel=_PANEL, help="The LocalChain file (--chain localchain).")]
+WalletName = Annotated[
+    str,
+    typer.Option("--wallet.name", envvar="ARENA_WALLET_NAME", help="Wallet (coldkey) name.", rich_help_panel=_PANEL),
+]
+WalletHotkey = Annotated[
+    str, typer.Option("--wallet.hotkey", envvar="ARENA_WALLET_HOTKEY", help="Hotkey name.", rich_help_panel=_PANEL)
+]
+WalletPath = Annotated[
+    Path,
+    typer.Option(
+        "--wallet.path", envvar="ARENA_WALLET_PATH", help="Folder holding the wallets.", rich_help_panel=_PANEL
+    ),
+]
+ChainName = Annotated[
+    str,
+    typer.Option(
+        "--chain",
+        envvar="ARENA_CHAIN",
+        rich_help_panel=_PANEL,
+        help="subtensor (bittensor SDK) or localchain (the dev chain in a file).",
+    ),
+]
+Network = Annotated[
+    str,
+    typer.Option(
+        "--subtensor.network",
+        envvar="ARENA_SUBTENSOR_NETWORK",
+        rich_help_panel=_PANEL,
+        help="finney, test, local or archive.",
+    ),
+]
+Endpoint = Annotated[
+    str | None,
+    typer.Option(
+        "--subtensor.chain_endpoint",
+        envvar="ARENA_SUBTENSOR_CHAIN_ENDPOINT",
+        rich_help_panel=_PANEL,
+        help="ws(s):// endpoint; overrides --subtensor.network.",
+    ),
+]
+Netuid = Annotated[
+    int | None,
+    typer.Option(
+        "--netuid",
+        envvar="ARENA_NETUID",
+        rich_help_panel=_PANEL,
+        help="The subnet's uid (required with --chain subtensor).",
+    ),
+]
+LocalchainPath = Annotated[
+    Path,
+    typer.Option(
+        "--localchain.path",
+        envvar="ARENA_LOCALCHAIN_PATH",
+        rich_help_panel=_PANEL,
+        help="The LocalChain file (--chain localchain).",
+    ),
+]
 DEFAULT_WALLET_PATH = DEFAULT_WALLETS
 DEFAULT_LOCALCHAIN = Path("var/localchain.sqlite")
 
 
-def _open_chain_and_wallet(wallet_name: str, wallet_hotkey: str, wallet_path: Path, chain: str, network: str,
-                           endpoint: str | None, netuid: int | None, localchain_path: Path) -> tuple[Any, Any]:
+def _open_chain_and_wallet(
+    wallet_name: str,
+    wallet_hotkey: str,
+    wallet_path: Path,
+    chain: str,
+    network: str,
+    endpoint: str | None,
+    netuid: int | None,
+    localchain_path: Path,
+) -> tuple[Any, Any]:
     """The miner's wallet (hotkey, never prompting) and the chain; one clear line and exit 2 when either fails."""
     import logging
 
@@ -58,9 +107,15 @@ def _open_chain_and_wallet(wallet_name: str, wallet_hotkey: str, wallet_path: Pa
 
 def submit_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
-    url: Annotated[str | None, typer.Option("--url", help="Where validators can download the packed bundle "
-                                                          "(http(s)://, at most 59 bytes); without it they fetch "
-                                                          "from your axon (`arena-miner serve`).")] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url",
+            help="Where validators can download the packed bundle "
+            "(http(s)://, at most 59 bytes); without it they fetch "
+            "from your axon (`arena-miner serve`).",
+        ),
+    ] = None,
     wallet_name: WalletName = "default",
     wallet_hotkey: WalletHotkey = "default",
     wallet_path: WalletPath = DEFAULT_WALLET_PATH,
@@ -83,14 +138,17 @@ def submit_cmd(
         text = encode_commitment(bundle.sha256, url)
     except CommitmentError as exc:
         fail(str(exc))
-    wallet, port = _open_chain_and_wallet(wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid,
-                                          localchain_path)
+    wallet, port = _open_chain_and_wallet(
+        wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid, localchain_path
+    )
     try:
         hotkey = wallet.hotkey.ss58_address
         neuron = port.metagraph().by_hotkey(hotkey)
         if neuron is None:
-            fail(f"hotkey {hotkey} is not registered on netuid {port.netuid} ({port.network}); register it first "
-                 f"with {register_hint(port)}")
+            fail(
+                f"hotkey {hotkey} is not registered on netuid {port.netuid} ({port.network}); register it first "
+                f"with {register_hint(port)}"
+            )
         outcome = port.set_commitment(wallet, text)
     except ChainError as exc:
         fail(exc.message)
@@ -98,27 +156,36 @@ def submit_cmd(
         port.close()
     if not outcome.success:
         fail(f"the chain refused the commitment: {outcome.message or 'no reason given'}")
-    out.print(f"committed {text} as {hotkey} (uid {neuron.uid}) on netuid {port.netuid} at block {outcome.block}",
-              highlight=False)
+    out.print(
+        f"committed {text} as {hotkey} (uid {neuron.uid}) on netuid {port.netuid} at block {outcome.block}",
+        highlight=False,
+    )
     out.print(f"bundle: {bundle.files} files, {len(bundle.data):,} bytes packed", highlight=False)
     if url is None and neuron.axon is None:
-        out.print("next: validators fetch the bundle from your axon; start it with "
-                  f"`arena-miner serve {directory} --port 8091`", highlight=False)
+        out.print(
+            "next: validators fetch the bundle from your axon; start it with "
+            f"`arena-miner serve {directory} --port 8091`",
+            highlight=False,
+        )
 
 
 def serve_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder (the one you submitted).")],
-    port_number: Annotated[int, typer.Option("--port", help="TCP port to listen on and publish.", min=1,
-                                             max=65535)] = 8091,
+    port_number: Annotated[
+        int, typer.Option("--port", help="TCP port to listen on and publish.", min=1, max=65535)
+    ] = 8091,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "0.0.0.0",
-    external_ip: Annotated[str | None, typer.Option("--external-ip", help="Public IP to publish as your axon "
-                                                                          "(default on localchain: 127.0.0.1).")]
-    = None,
+    external_ip: Annotated[
+        str | None,
+        typer.Option("--external-ip", help="Public IP to publish as your axon (default on localchain: 127.0.0.1)."),
+    ] = None,
     publish: Annotated[bool, typer.Option("--publish/--no-publish", help="Publish the axon on chain.")] = True,
-    refresh: Annotated[float, typer.Option("--refresh", help="Seconds between metagraph reads (validator "
-                                                             "permits).", min=1)] = 120.0,
-    max_age: Annotated[float, typer.Option("--max-age", help="Oldest signed request accepted, in seconds.",
-                                           min=1, max=300)] = 10.0,
+    refresh: Annotated[
+        float, typer.Option("--refresh", help="Seconds between metagraph reads (validator permits).", min=1)
+    ] = 120.0,
+    max_age: Annotated[
+        float, typer.Option("--max-age", help="Oldest signed request accepted, in seconds.", min=1, max=300)
+    ] = 10.0,
     wallet_name: WalletName = "default",
     wallet_hotkey: WalletHotkey = "default",
     wallet_path: WalletPath = DEFAULT_WALLET_PATH,
@@ -134,8 +201,9 @@ def serve_cmd(
     from validator.chain.port import ChainError
 
     bundle = pack_or_exit(directory)
-    wallet, port = _open_chain_and_wallet(wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid,
-                                          localchain_path)
+    wallet, port = _open_chain_and_wallet(
+        wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid, localchain_path
+    )
     hotkey = wallet.hotkey.ss58_address
     permits = ValidatorPermits(port, refresh_seconds=refresh)
     try:
@@ -144,20 +212,40 @@ def serve_cmd(
     except ChainError as exc:
         fail(exc.message)
     if commitment is None or bundle.sha256 not in commitment.value:
-        err.print(f"[bold yellow]warning:[/] your on-chain commitment is "
-                  f"{commitment.value if commitment else 'empty'}; this folder packs to {bundle.sha256}. Run "
-                  f"`arena-miner submit {directory}` so validators ask for this bundle.", highlight=False)
-    server = BundleServer(create_app(bundle, hotkey_ss58=hotkey, permits=permits, max_age=max_age), host=host,
-                          port=port_number, log_level="warning")
+        err.print(
+            f"[bold yellow]warning:[/] your on-chain commitment is "
+            f"{commitment.value if commitment else 'empty'}; this folder packs to {bundle.sha256}. Run "
+            f"`arena-miner submit {directory}` so validators ask for this bundle.",
+            highlight=False,
+        )
+    server = BundleServer(
+        create_app(bundle, hotkey_ss58=hotkey, permits=permits, max_age=max_age),
+        host=host,
+        port=port_number,
+        log_level="warning",
+    )
     try:
         server.start()
     except OSError as exc:
         fail(f"cannot listen on {host}:{port_number}: {exc}")
     try:
-        _publish_axon(port, wallet, server.port, directory, bundle.sha256, external_ip=external_ip, publish=publish,
-                      wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path)
-        out.print(f"serving {bundle.sha256} ({len(bundle.data):,} bytes) on {host}:{server.port} to "
-                  f"{len(permits.hotkeys)} validator-permit holder(s); Ctrl-C to stop", highlight=False)
+        _publish_axon(
+            port,
+            wallet,
+            server.port,
+            directory,
+            bundle.sha256,
+            external_ip=external_ip,
+            publish=publish,
+            wallet_name=wallet_name,
+            wallet_hotkey=wallet_hotkey,
+            wallet_path=wallet_path,
+        )
+        out.print(
+            f"serving {bundle.sha256} ({len(bundle.data):,} bytes) on {host}:{server.port} to "
+            f"{len(permits.hotkeys)} validator-permit holder(s); Ctrl-C to stop",
+            highlight=False,
+        )
         permits.start()
         _serve_until_stopped(server)
     finally:
@@ -167,8 +255,19 @@ def serve_cmd(
     out.print("stopped")
 
 
-def _publish_axon(port: Any, wallet: Any, server_port: int, directory: Path, sha256: str, *, external_ip: str | None,
-                  publish: bool, wallet_name: str, wallet_hotkey: str, wallet_path: Path) -> None:
+def _publish_axon(
+    port: Any,
+    wallet: Any,
+    server_port: int,
+    directory: Path,
+    sha256: str,
+    *,
+    external_ip: str | None,
+    publish: bool,
+    wallet_name: str,
+    wallet_hotkey: str,
+    wallet_path: Path,
+) -> None:
     """Publish the bundle server as the hotkey's axon (on localchain at 127.0.0.1 unless told), or say how to."""
     from validator.chain.port import ChainError
 
@@ -177,12 +276,20 @@ def _publish_axon(port: Any, wallet: Any, server_port: int, directory: Path, sha
         out.print("not publishing an axon (--no-publish)")
     elif not hasattr(port, "serve_axon"):
         where = f"http://{external_ip or 'YOUR_IP'}:{server_port}"
-        axon_set = btcli("axon set", netuid=port.netuid, ip=external_ip or "YOUR_IP", port=server_port,
-                         wallet=wallet_name, hotkey=wallet_hotkey,
-                         path=None if wallet_path == DEFAULT_WALLET_PATH else wallet_path)
-        out.print(f"this chain port cannot publish an axon; publish it with {axon_set}, or commit a URL: "
-                  f"`arena-miner submit {directory} --url {where}/bundle/{sha256}` (if it fits in 59 bytes)",
-                  highlight=False)
+        axon_set = btcli(
+            "axon set",
+            netuid=port.netuid,
+            ip=external_ip or "YOUR_IP",
+            port=server_port,
+            wallet=wallet_name,
+            hotkey=wallet_hotkey,
+            path=None if wallet_path == DEFAULT_WALLET_PATH else wallet_path,
+        )
+        out.print(
+            f"this chain port cannot publish an axon; publish it with {axon_set}, or commit a URL: "
+            f"`arena-miner submit {directory} --url {where}/bundle/{sha256}` (if it fits in 59 bytes)",
+            highlight=False,
+        )
     elif ip is None:
         fail("--external-ip is required to publish the axon on subtensor (your public IP address)")
     else:
@@ -190,8 +297,10 @@ def _publish_axon(port: Any, wallet: Any, server_port: int, directory: Path, sha
             outcome = port.serve_axon(wallet, ip, server_port)
         except ChainError as exc:
             fail(exc.message)
-        out.print(f"published axon {ip}:{server_port} for {wallet.hotkey.ss58_address} at block {outcome.block}",
-                  highlight=False)
+        out.print(
+            f"published axon {ip}:{server_port} for {wallet.hotkey.ss58_address} at block {outcome.block}",
+            highlight=False,
+        )
 
 
 def _serve_until_stopped(server: Any) -> None:

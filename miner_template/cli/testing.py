@@ -23,29 +23,48 @@ from miner_template.cli.scorecard import print_scorecard, run_row, write_run
 
 def test_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
-    problems_path: Annotated[Path | None, typer.Option("--problems", help="A problem pack or a JSONL of problems "
-                                                                          "(default: a cached public pack on a small "
-                                                                          "catalog).")] = None,
+    problems_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--problems",
+            help="A problem pack or a JSONL of problems (default: a cached public pack on a small catalog).",
+        ),
+    ] = None,
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
     n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
     sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",
-    unsafe_local: Annotated[bool, typer.Option("--unsafe-local", help="Run the agent as a plain subprocess: NO "
-                                                                      "isolation. For quick local debugging.")] = False,
+    unsafe_local: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-local", help="Run the agent as a plain subprocess: NO isolation. For quick local debugging."
+        ),
+    ] = False,
     timeout: Annotated[float, typer.Option(help="Per-problem wall-clock limit in seconds.")] = DEFAULT_TIMEOUT,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where trajectories and reports go.")] = None,
-    llm_base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies (with "
-                                                          "--model).")] = None,
-    model: Annotated[list[str] | None, typer.Option("--model", help="Model(s) the agent may call at --llm-base-url; "
-                                                                    "the first is the one it is told to use "
-                                                                    "($ARENA_LLM_MODEL), as a validator tells it "
-                                                                    "its --gateway.models.")] = None,
+    llm_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint the gateway proxies (with --model).")
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            help="Model(s) the agent may call at --llm-base-url; "
+            "the first is the one it is told to use "
+            "($ARENA_LLM_MODEL), as a validator tells it "
+            "its --gateway.models.",
+        ),
+    ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scorecard as JSON here.")] = None,
-    judge_name: Annotated[str, typer.Option("--judge", help="Reasoning judge: offline (no LLM, the validator's "
-                                                            "default), llm, or none.")] = "offline",
-    judge_url: Annotated[str | None, typer.Option("--judge-url", help="OpenAI-compatible endpoint of the LLM judge "
-                                                                      "(default: --llm-base-url).")] = None,
-    judge_model: Annotated[list[str] | None, typer.Option("--judge-model", help="The LLM judge's model(s), tried "
-                                                                                "in order.")] = None,
+    judge_name: Annotated[
+        str, typer.Option("--judge", help="Reasoning judge: offline (no LLM, the validator's default), llm, or none.")
+    ] = "offline",
+    judge_url: Annotated[
+        str | None,
+        typer.Option("--judge-url", help="OpenAI-compatible endpoint of the LLM judge (default: --llm-base-url)."),
+    ] = None,
+    judge_model: Annotated[
+        list[str] | None, typer.Option("--judge-model", help="The LLM judge's model(s), tried in order.")
+    ] = None,
 ) -> None:
     """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
     from arena.scoring import aggregate
@@ -67,10 +86,15 @@ def test_cmd(
     from arena.scoring.rulesets import get_ruleset
 
     ruleset = get_ruleset(pack.ruleset)
-    scorecard = {"bundle_sha256": bundle.sha256, "backend": backend.name, "ruleset": ruleset.describe(),
-                 "suite": suite.model_dump(),
-                 "llm_model": upstream.models[0] if llm_base_url and upstream.models else None, "notes": notes,
-                 "problems": ran.rows}
+    scorecard = {
+        "bundle_sha256": bundle.sha256,
+        "backend": backend.name,
+        "ruleset": ruleset.describe(),
+        "suite": suite.model_dump(),
+        "llm_model": upstream.models[0] if llm_base_url and upstream.models else None,
+        "notes": notes,
+        "problems": ran.rows,
+    }
     (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
     if json_out is not None:
         json_out.write_text(json.dumps(scorecard, indent=1))
@@ -78,12 +102,21 @@ def test_cmd(
     for note in notes:
         out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if ran.faults:
-        fail(f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's "
-             f"doing; a validator retries such runs); see {out_dir}/reports", code=3)
+        fail(
+            f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's "
+            f"doing; a validator retries such runs); see {out_dir}/reports",
+            code=3,
+        )
 
 
-def _check_test_options(n: int, timeout: float, problems_path: Path | None, catalog_dir: Path | None,
-                        json_out: Path | None, out_dir: Path | None) -> None:
+def _check_test_options(
+    n: int,
+    timeout: float,
+    problems_path: Path | None,
+    catalog_dir: Path | None,
+    json_out: Path | None,
+    out_dir: Path | None,
+) -> None:
     """One line and exit 2 for options that cannot work together, before any work."""
     if n < 1:
         fail(f"--n must be at least 1, got {n}")
@@ -125,8 +158,17 @@ class _Ran:
     asked: list[str] = field(default_factory=list)
 
 
-def _run_problems(bundle: Any, backend: Any, judge: Any, catalog: Any, problems: list[Any], pack: Any,
-                  upstream: Any, out_dir: Path, timeout: float) -> _Ran:
+def _run_problems(
+    bundle: Any,
+    backend: Any,
+    judge: Any,
+    catalog: Any,
+    problems: list[Any],
+    pack: Any,
+    upstream: Any,
+    out_dir: Path,
+    timeout: float,
+) -> _Ran:
     """Run the bundle on each problem behind one gateway, score and judge it, write its trajectory and report; on
     Ctrl-C, what ran is kept and the command exits 130."""
     from sandbox.bundle import unpack
@@ -145,9 +187,12 @@ def _run_problems(bundle: Any, backend: Any, judge: Any, catalog: Any, problems:
                 _one_run(ran, judge, catalog, pack, problem, outcome, out_dir)
                 bar.advance(task)
     except KeyboardInterrupt:
-        err.print(f"interrupted: {len(ran.rows)} of {len(problems)} problems ran; their trajectories "
-                  f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
-                  "is dropped and no scorecard was written", highlight=False)
+        err.print(
+            f"interrupted: {len(ran.rows)} of {len(problems)} problems ran; their trajectories "
+            f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
+            "is dropped and no scorecard was written",
+            highlight=False,
+        )
         raise typer.Exit(130) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -160,12 +205,20 @@ def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outco
 
     score = None
     if outcome.result.status == "ok":
-        score = score_run(problem, outcome.answer, catalog.get, gold_vectors=pack.gold_vectors(
-            problem.problem_id), ruleset=pack.ruleset)
+        score = score_run(
+            problem,
+            outcome.answer,
+            catalog.get,
+            gold_vectors=pack.gold_vectors(problem.problem_id),
+            ruleset=pack.ruleset,
+        )
     code, _ = outcome.error_code()  # as a validator would blame it (arena.blame)
     ran.faults += code is not None and code >= 2000
-    ran.asked += [e.name for e in outcome.events  # the model each chat call named ("" for none)
-                  if e.kind == "llm_call" and e.name not in ("models", "chat.completions")]
+    ran.asked += [
+        e.name
+        for e in outcome.events  # the model each chat call named ("" for none)
+        if e.kind == "llm_call" and e.name not in ("models", "chat.completions")
+    ]
     verdict = _verdict(judge, problem, outcome, score)
     ran.results.append((problem.task, score))
     ran.rows.append(run_row(problem, outcome, score, verdict))
@@ -186,8 +239,9 @@ def _default_problems(n: int) -> tuple[Path, Path]:
     if not pack_path.exists():
         catalog = Catalog.open(catalog_dir)
         report = generate_problems(catalog, n, seed=0)
-        write_pack(new_pack(report.problems, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION),
-                   pack_path)
+        write_pack(
+            new_pack(report.problems, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION), pack_path
+        )
     return catalog_dir, pack_path
 
 
@@ -232,15 +286,19 @@ def _llm_notes(asked: list[str], base_url: str | None, models: list[str]) -> lis
     if not asked:
         return []
     if not base_url:
-        return [f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
-                "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"]
+        return [
+            f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
+            "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"
+        ]
     refused = sorted({m for m in asked if m not in models})
     if not refused:
         return []
     count = sum(1 for m in asked if m not in models)
-    return [f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
-            f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
-            "with --model"]
+    return [
+        f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
+        f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
+        "with --model"
+    ]
 
 
 def _backend(name: str, unsafe_local: bool) -> Any:
@@ -258,8 +316,10 @@ def _backend(name: str, unsafe_local: bool) -> Any:
         except DockerUnavailable as exc:
             fail(str(exc))
     if unsafe_local:
-        err.print("[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
-                  "files, your environment and reach your network. Use it only for agents you wrote.")
+        err.print(
+            "[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
+            "files, your environment and reach your network. Use it only for agents you wrote."
+        )
     try:
         return ProcessSandbox("bare" if unsafe_local else "bwrap")
     except SandboxUnavailable as exc:

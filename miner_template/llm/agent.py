@@ -13,14 +13,18 @@ from arena_agent import BudgetExhausted, ToolError, call_tool, llm, llm_model, t
 
 MODEL = llm_model() or ""  # "": the node serves no LLM; the gateway refuses the call and the fallback answers
 MAX_STEPS = 20
-SYSTEM = ("You are a careful shopping assistant. Use the tools to find products that satisfy every constraint in the "
-          "user's request (attributes, SKU options, services, price, one shop, budget after the voucher). Search, "
-          "inspect details, compare candidates, then call recommend_product with the ids in the order asked, and "
-          "finally terminate.")
+SYSTEM = (
+    "You are a careful shopping assistant. Use the tools to find products that satisfy every constraint in the "
+    "user's request (attributes, SKU options, services, price, one shop, budget after the voucher). Search, "
+    "inspect details, compare candidates, then call recommend_product with the ids in the order asked, and "
+    "finally terminate."
+)
 
 
-NUDGE = ("Do not answer in prose: call the tools. Search with find_product, then call recommend_product with the "
-         "product ids, then terminate.")
+NUDGE = (
+    "Do not answer in prose: call the tools. Search with find_product, then call recommend_product with the "
+    "product ids, then terminate."
+)
 
 
 def agent_main(problem):
@@ -39,8 +43,14 @@ def agent_main(problem):
         calls = message.tool_calls or []
         turn = {"role": "assistant", "content": message.content}
         if calls:  # servers differ on a null tool_calls: send the key only with calls in it
-            turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {
-                "name": c.function.name, "arguments": c.function.arguments}} for c in calls]
+            turn["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.function.name, "arguments": c.function.arguments},
+                }
+                for c in calls
+            ]
         messages.append(turn)
         if not calls:
             if recommended is None and not nudged:  # a model that talked instead of acting: ask once to use a tool

@@ -56,8 +56,7 @@ VIEW_BATCH = 20
 def solve(problem: dict[str, Any], call: Callable[..., Any]) -> dict[str, Any]:
     """Solve one problem with ``call(name, **arguments)`` as the tool gateway; never raises."""
     try:
-        budget = Budget(calls=MAX_CALLS, reserve=RESERVE, deadline=time.monotonic() + TIME_LIMIT,
-                        view_batch=VIEW_BATCH)
+        budget = Budget(calls=MAX_CALLS, reserve=RESERVE, deadline=time.monotonic() + TIME_LIMIT, view_batch=VIEW_BATCH)
         return solve_problem(problem if isinstance(problem, dict) else {}, call, budget)
     except Exception as exc:  # the last line of defence
         return {"recommended": [], "error": f"{type(exc).__name__}: {exc}"[:200]}

@@ -78,18 +78,31 @@ def parse_output(content):
             parsed = json.loads(found.group(1).strip())
             for call in [parsed] if isinstance(parsed, dict) else parsed:
                 parameters = call.get("parameters") or {}
-                calls.append({"name": call["name"], "parameters": parameters,
-                              "tool_call_id": generate_tool_call_id(call["name"], parameters)})
+                calls.append(
+                    {
+                        "name": call["name"],
+                        "parameters": parameters,
+                        "tool_call_id": generate_tool_call_id(call["name"], parameters),
+                    }
+                )
         except (ValueError, KeyError, TypeError, AttributeError):
             logger.warning("the model's tool_call is not a JSON array of calls")
     return (think.group(1).strip() if think else "", calls, response.group(1).strip() if response else "")
 
 
 def ask_model(model, history):
-    reply = _proxy.post("/inference/chat/completions", json_data={
-        "model": model, "temperature": 0.0, "stream": False,
-        "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                     {"role": "user", "content": "# Dialogue Records History\n" + "\n\n".join(history)}]})
+    reply = _proxy.post(
+        "/inference/chat/completions",
+        json_data={
+            "model": model,
+            "temperature": 0.0,
+            "stream": False,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": "# Dialogue Records History\n" + "\n\n".join(history)},
+            ],
+        },
+    )
     if reply and reply.get("choices"):
         return reply["choices"][0].get("message", {}).get("content") or ""
     return ""
@@ -109,16 +122,23 @@ def agent_main(problem_data):
             try:
                 result = execute_tool_call(call["name"], call["parameters"])
             except Exception as exc:  # noqa: BLE001 - the model named a tool or parameter that does not exist
-                result = {"name": call["name"], "parameters": call["parameters"], "tool_call_id": call["tool_call_id"],
-                          "result": f"Error: {exc}"}
+                result = {
+                    "name": call["name"],
+                    "parameters": call["parameters"],
+                    "tool_call_id": call["tool_call_id"],
+                    "result": f"Error: {exc}",
+                }
             results.append(result)
             observations.append({"tool_call_id": result["tool_call_id"], "results": result["result"]})
         steps.append(create_dialogue_step(think, results, response, query, number))
         if think:
             history.append(f"<think>{think}</think>")
         if calls:
-            history.append("<tool_call>" + json.dumps([{"name": c["name"], "parameters": c["parameters"]}
-                                                       for c in calls]) + "</tool_call>")
+            history.append(
+                "<tool_call>"
+                + json.dumps([{"name": c["name"], "parameters": c["parameters"]} for c in calls])
+                + "</tool_call>"
+            )
             history.append("<obs>" + json.dumps(observations) + "</obs>")
         if response:
             history.append(f"<response>{response}</response>")

@@ -59,8 +59,9 @@ class SandboxResult:
         return for_harness_status(self.status)
 
 
-def result_from_report(stdout: str, stderr: str, code: int | None, elapsed: float, *, timed_out: bool, oom: bool,
-                       limit: int, backend: str) -> SandboxResult:
+def result_from_report(
+    stdout: str, stderr: str, code: int | None, elapsed: float, *, timed_out: bool, oom: bool, limit: int, backend: str
+) -> SandboxResult:
     """A run's result from the harness's one-line report (the last line of its stdout) and what the backend saw
     from outside (exit code, deadline, the kernel's OOM flag). Shared by every backend."""
     report = None
@@ -72,23 +73,47 @@ def result_from_report(stdout: str, stderr: str, code: int | None, elapsed: floa
             report = None
     stderr = stderr[-limit:]
     if timed_out:
-        return SandboxResult("timeout", "the sandbox outlived its deadline and was killed", code, elapsed,
-                             timed_out=True, oom=oom, stderr=stderr, backend=backend)
+        return SandboxResult(
+            "timeout",
+            "the sandbox outlived its deadline and was killed",
+            code,
+            elapsed,
+            timed_out=True,
+            oom=oom,
+            stderr=stderr,
+            backend=backend,
+        )
     if not isinstance(report, dict) or report.get("harness") != 1:
         if oom:
-            return SandboxResult("killed", "agent killed: out of memory", code, elapsed, oom=True, stderr=stderr,
-                                 backend=backend)
-        return SandboxResult("sandbox_failed", f"the harness gave no report (exit {code}): {stderr[-500:]}", code,
-                             elapsed, stderr=stderr, backend=backend)
+            return SandboxResult(
+                "killed", "agent killed: out of memory", code, elapsed, oom=True, stderr=stderr, backend=backend
+            )
+        return SandboxResult(
+            "sandbox_failed",
+            f"the harness gave no report (exit {code}): {stderr[-500:]}",
+            code,
+            elapsed,
+            stderr=stderr,
+            backend=backend,
+        )
     status = report.get("status", "harness_fault")
     error = report.get("error")
     if status in ("killed", "no_result") and oom:
         status, error = "killed", "agent killed: out of memory"
-    return SandboxResult(status, error, report.get("exit_code"), elapsed, timed_out=status == "timeout",
-                         oom=oom and status == "killed", stdout=report.get("stdout", ""),
-                         stderr=report.get("stderr", ""), returned=report.get("return"), backend=backend,
-                         contract="sn15" if report.get("contract") == "sn15" else "arena",
-                         steps=report.get("steps") if isinstance(report.get("steps"), int) else None)
+    return SandboxResult(
+        status,
+        error,
+        report.get("exit_code"),
+        elapsed,
+        timed_out=status == "timeout",
+        oom=oom and status == "killed",
+        stdout=report.get("stdout", ""),
+        stderr=report.get("stderr", ""),
+        returned=report.get("return"),
+        backend=backend,
+        contract="sn15" if report.get("contract") == "sn15" else "arena",
+        steps=report.get("steps") if isinstance(report.get("steps"), int) else None,
+    )
 
 
 class Sandbox(Protocol):

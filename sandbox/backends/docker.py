@@ -37,8 +37,9 @@ class DockerSandbox:
             self.client = client or docker.from_env(timeout=120)
             self.client.ping()
         except Exception as exc:  # noqa: BLE001 - any failure to reach the engine
-            raise DockerUnavailable(f"no Docker engine answers ({exc}); start dockerd (bash scripts/dockerd start) "
-                                    "or set DOCKER_HOST") from None
+            raise DockerUnavailable(
+                f"no Docker engine answers ({exc}); start dockerd (bash scripts/dockerd start) or set DOCKER_HOST"
+            ) from None
         if image is None:
             from sandbox.image.build import image_tag
 
@@ -46,8 +47,9 @@ class DockerSandbox:
         try:
             self.client.images.get(image)
         except Exception:  # noqa: BLE001
-            raise DockerUnavailable(f"the sandbox image {image} is missing; build it with "
-                                    "`python -m sandbox.image.build`") from None
+            raise DockerUnavailable(
+                f"the sandbox image {image} is missing; build it with `python -m sandbox.image.build`"
+            ) from None
         self.image = image
 
     def _engine_fault(self, container: Any, doing: str, error: object, started: float) -> SandboxResult:
@@ -57,8 +59,13 @@ class DockerSandbox:
             container.kill()
         except Exception:  # noqa: BLE001 - gone, or the engine is down: removed in finally or reaped later
             pass
-        return SandboxResult("sandbox_failed", f"docker engine fault {doing}: {error}", None,
-                             time.monotonic() - started, backend=self.name)
+        return SandboxResult(
+            "sandbox_failed",
+            f"docker engine fault {doing}: {error}",
+            None,
+            time.monotonic() - started,
+            backend=self.name,
+        )
 
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Remove the containers a previous run of the node left behind (all of them, or only these runs'); call it
@@ -78,22 +85,42 @@ class DockerSandbox:
 
         limits = spec.limits
         started = time.monotonic()
-        payload = {"problem": spec.problem, "token": spec.token, "timeout": limits.wall_seconds,
-                   "socket": "/run/arena/" + spec.socket_name, "agent_dir": "/agent", "sdk_dir": "/opt/arena/sdk",
-                   "max_output": limits.output_bytes, "model": spec.model}
+        payload = {
+            "problem": spec.problem,
+            "token": spec.token,
+            "timeout": limits.wall_seconds,
+            "socket": "/run/arena/" + spec.socket_name,
+            "agent_dir": "/agent",
+            "sdk_dir": "/opt/arena/sdk",
+            "max_output": limits.output_bytes,
+            "model": spec.model,
+        }
         container = None
         try:
             container = self.client.containers.create(
-                self.image, command=["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"],
-                environment={"ARENA_HARNESS_INPUT": json.dumps(payload)}, network_mode="none", read_only=True,
-                tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"}, user="65534:65534", cap_drop=["ALL"],
-                security_opt=["no-new-privileges"], mem_limit=f"{limits.memory_mb}m",
-                memswap_limit=f"{limits.memory_mb}m", pids_limit=limits.pids, cpu_shares=limits.cpu_shares,
-                ulimits=[Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-                         Ulimit(name="core", soft=0, hard=0)],
-                mounts=[Mount("/agent", str(spec.bundle_dir), type="bind", read_only=True),
-                        Mount("/run/arena", str(spec.socket_dir), type="bind", read_only=True)],
-                labels={LABEL: spec.run_id}, working_dir="/tmp",
+                self.image,
+                command=["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"],
+                environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
+                network_mode="none",
+                read_only=True,
+                tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
+                user="65534:65534",
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                mem_limit=f"{limits.memory_mb}m",
+                memswap_limit=f"{limits.memory_mb}m",
+                pids_limit=limits.pids,
+                cpu_shares=limits.cpu_shares,
+                ulimits=[
+                    Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                    Ulimit(name="core", soft=0, hard=0),
+                ],
+                mounts=[
+                    Mount("/agent", str(spec.bundle_dir), type="bind", read_only=True),
+                    Mount("/run/arena", str(spec.socket_dir), type="bind", read_only=True),
+                ],
+                labels={LABEL: spec.run_id},
+                working_dir="/tmp",
                 log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
             )
             container.start()
@@ -107,22 +134,33 @@ class DockerSandbox:
                 container.kill()
                 code = None
             except Exception as exc:  # noqa: BLE001 - the engine failed us while we waited: never the agent's timeout
-                return self._engine_fault(container, f"waiting on the container after "
-                                                     f"{time.monotonic() - waiting:.1f}s", exc, started)
+                return self._engine_fault(
+                    container, f"waiting on the container after {time.monotonic() - waiting:.1f}s", exc, started
+                )
             else:
                 if (status.get("Error") or {}).get("Message"):
-                    return self._engine_fault(container, "waiting on the container", status["Error"]["Message"],
-                                              started)
+                    return self._engine_fault(
+                        container, "waiting on the container", status["Error"]["Message"], started
+                    )
                 code = status.get("StatusCode")
             container.reload()
             oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
             out = container.logs(stdout=True, stderr=False, tail=5).decode("utf-8", errors="replace")
             err = container.logs(stdout=False, stderr=True, tail=50).decode("utf-8", errors="replace")
-            return result_from_report(out, err, code, time.monotonic() - started, timed_out=timed_out, oom=oom,
-                                      limit=limits.output_bytes, backend=self.name)
+            return result_from_report(
+                out,
+                err,
+                code,
+                time.monotonic() - started,
+                timed_out=timed_out,
+                oom=oom,
+                limit=limits.output_bytes,
+                backend=self.name,
+            )
         except Exception as exc:  # noqa: BLE001 - the engine failed us: the validator's fault, never the agent's
-            return SandboxResult("sandbox_failed", f"docker engine fault: {exc}", None, time.monotonic() - started,
-                                 backend=self.name)
+            return SandboxResult(
+                "sandbox_failed", f"docker engine fault: {exc}", None, time.monotonic() - started, backend=self.name
+            )
         finally:
             if container is not None:
                 try:

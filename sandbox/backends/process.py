@@ -137,13 +137,17 @@ class ProcessSandbox:
         self.name = f"process-{mode}"
         self.python = python or sandbox_python()
         if not Path(self.python).exists():
-            raise SandboxUnavailable(f"the agents' Python environment is missing at {self.python}; create it with "
-                                     "`python -m sandbox.env` (scripts/setup does)")
+            raise SandboxUnavailable(
+                f"the agents' Python environment is missing at {self.python}; create it with "
+                "`python -m sandbox.env` (scripts/setup does)"
+            )
         if mode == "bwrap":
             for tool in ("bwrap", "setpriv"):
                 if shutil.which(tool) is None:
-                    raise SandboxUnavailable(f"{tool} is not installed; install it (apt-get install -y bubblewrap "
-                                             "util-linux) or use the docker backend")
+                    raise SandboxUnavailable(
+                        f"{tool} is not installed; install it (apt-get install -y bubblewrap "
+                        "util-linux) or use the docker backend"
+                    )
 
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Kill what is left in the cgroups of runs a previous node left behind (all of them, or only these runs')
@@ -165,16 +169,64 @@ class ProcessSandbox:
         harness, sdk = staged_runtime()
         tmp_bytes = spec.limits.tmp_mb * 2**20
         bwrap = [
-            "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
-            "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin",
-            "--ro-bind", str(venv), "/opt/agent",
-            "--ro-bind", str(harness), "/opt/arena/harness", "--ro-bind", str(sdk), "/opt/arena/sdk",
-            "--ro-bind", str(spec.bundle_dir), "/agent", "--ro-bind", str(spec.socket_dir), "/run/arena",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
-            "--clearenv", "--setenv", "PATH", "/opt/agent/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
-            "--setenv", "LANG", "C.UTF-8", "--chdir", "/tmp",
-            "/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py",
+            "bwrap",
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--as-pid-1",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--symlink",
+            "usr/sbin",
+            "/sbin",
+            "--ro-bind",
+            str(venv),
+            "/opt/agent",
+            "--ro-bind",
+            str(harness),
+            "/opt/arena/harness",
+            "--ro-bind",
+            str(sdk),
+            "/opt/arena/sdk",
+            "--ro-bind",
+            str(spec.bundle_dir),
+            "/agent",
+            "--ro-bind",
+            str(spec.socket_dir),
+            "/run/arena",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(tmp_bytes),
+            "--tmpfs",
+            "/tmp",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/opt/agent/bin:/usr/bin:/bin",
+            "--setenv",
+            "HOME",
+            "/tmp",
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
+            "--chdir",
+            "/tmp",
+            "/opt/agent/bin/python",
+            "-I",
+            "/opt/arena/harness/harness.py",
         ]
         if os.geteuid() != 0:  # an unprivileged user: bwrap's user namespace maps it to 65534 inside
             return [bwrap[0], "--uid", str(NOBODY), "--gid", str(NOBODY), *bwrap[1:]]
@@ -185,10 +237,13 @@ class ProcessSandbox:
         limits = spec.limits
         inside = self.mode == "bwrap"
         payload = {
-            "problem": spec.problem, "token": spec.token, "timeout": limits.wall_seconds,
+            "problem": spec.problem,
+            "token": spec.token,
+            "timeout": limits.wall_seconds,
             "socket": "/run/arena/" + spec.socket_name if inside else str(spec.socket_dir / spec.socket_name),
             "agent_dir": "/agent" if inside else str(spec.bundle_dir),
-            "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR), "max_output": limits.output_bytes,
+            "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR),
+            "max_output": limits.output_bytes,
             "model": spec.model,
         }
         if not inside:
@@ -203,21 +258,43 @@ class ProcessSandbox:
             script = f'{joins} ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
             proc = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", script, "sh", *self._command(spec), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, start_new_session=True)
+                "/bin/sh",
+                "-c",
+                script,
+                "sh",
+                *self._command(spec),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+            )
             try:
-                out, err = await asyncio.wait_for(proc.communicate(json.dumps(payload).encode()),
-                                                  timeout=limits.wall_seconds + 10)
+                out, err = await asyncio.wait_for(
+                    proc.communicate(json.dumps(payload).encode()), timeout=limits.wall_seconds + 10
+                )
             except TimeoutError:
                 timed_out = True
                 _killpg(proc.pid)
                 out, err = await proc.communicate()
-            return result_from_report(out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace"),
-                                      proc.returncode, time.monotonic() - started, timed_out=timed_out,
-                                      oom=_oom(dirs), limit=limits.output_bytes, backend=self.name)
+            return result_from_report(
+                out.decode("utf-8", errors="replace"),
+                err.decode("utf-8", errors="replace"),
+                proc.returncode,
+                time.monotonic() - started,
+                timed_out=timed_out,
+                oom=_oom(dirs),
+                limit=limits.output_bytes,
+                backend=self.name,
+            )
         except OSError as exc:
-            return SandboxResult("sandbox_failed", f"could not start the sandbox: {exc}", None,
-                                 time.monotonic() - started, backend=self.name)
+            return SandboxResult(
+                "sandbox_failed",
+                f"could not start the sandbox: {exc}",
+                None,
+                time.monotonic() - started,
+                backend=self.name,
+            )
         finally:
             if proc is not None and proc.returncode is None:
                 _killpg(proc.pid)

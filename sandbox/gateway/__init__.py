@@ -37,6 +37,18 @@ from sandbox.gateway.runs import Budgets, RunHandle, Upstream, upstream_fault
 from sandbox.gateway.search import SN15_SEARCH_TOOLS, sn15_search_arguments
 from sandbox.gateway.server import GatewayServer
 
-__all__ = ["BUDGET_HEADERS", "SN15_SEARCH_TOOLS", "Budgets", "Gateway", "GatewayServer", "JsonlRecorder",
-           "MemoryRecorder", "Recorder", "RunHandle", "RunRegistry", "Upstream", "sn15_search_arguments",
-           "upstream_fault"]
+__all__ = [
+    "BUDGET_HEADERS",
+    "SN15_SEARCH_TOOLS",
+    "Budgets",
+    "Gateway",
+    "GatewayServer",
+    "JsonlRecorder",
+    "MemoryRecorder",
+    "Recorder",
+    "RunHandle",
+    "RunRegistry",
+    "Upstream",
+    "sn15_search_arguments",
+    "upstream_fault",
+]

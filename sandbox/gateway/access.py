@@ -14,9 +14,13 @@ from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now
 
 #: the remaining-budget headers on every answer to a run's request (`RunHandle.remaining`)
-BUDGET_HEADERS = {"tool_calls": "X-Arena-Budget-Tool-Calls", "llm_calls": "X-Arena-Budget-LLM-Calls",
-                  "tokens": "X-Arena-Budget-Tokens", "cost": "X-Arena-Budget-Cost",
-                  "seconds": "X-Arena-Budget-Seconds"}
+BUDGET_HEADERS = {
+    "tool_calls": "X-Arena-Budget-Tool-Calls",
+    "llm_calls": "X-Arena-Budget-LLM-Calls",
+    "tokens": "X-Arena-Budget-Tokens",
+    "cost": "X-Arena-Budget-Cost",
+    "seconds": "X-Arena-Budget-Seconds",
+}
 
 
 def bearer(header: str) -> str:
@@ -29,12 +33,28 @@ def authorize(gateway: RunRegistry, request: Request, kind: str, name: str) -> R
     the run's rate limit (both recorded)."""
     handle = gateway.by_token(bearer(request.headers.get("authorization", "")))
     if handle is None:
-        gateway._record(None, {"kind": "rejected", "name": f"{kind}:{name}", "started_at": now(),
-                               "error": "missing or unknown run token", "status": 401})
+        gateway._record(
+            None,
+            {
+                "kind": "rejected",
+                "name": f"{kind}:{name}",
+                "started_at": now(),
+                "error": "missing or unknown run token",
+                "status": 401,
+            },
+        )
         return JSONResponse({"error": "missing or unknown run token"}, status_code=401)
     if not handle.rate_ok():
-        gateway._record(handle, {"kind": kind, "name": name, "started_at": now(), "status": 429,
-                                 "error": "rate limit: too many requests per second"})
+        gateway._record(
+            handle,
+            {
+                "kind": kind,
+                "name": name,
+                "started_at": now(),
+                "status": 429,
+                "error": "rate limit: too many requests per second",
+            },
+        )
         return JSONResponse({"error": "rate limit: too many requests per second"}, status_code=429)
     return handle
 
@@ -46,8 +66,16 @@ async def read_json(gateway: RunRegistry, request: Request, handle: RunHandle, k
     declared = int(request.headers.get("content-length") or 0)
     body = b"" if declared > limit else await request.body()
     if declared > limit or len(body) > limit:
-        gateway._record(handle, {"kind": kind, "name": name, "started_at": now(), "status": 413,
-                                 "error": f"request body over {limit} bytes"})
+        gateway._record(
+            handle,
+            {
+                "kind": kind,
+                "name": name,
+                "started_at": now(),
+                "status": 413,
+                "error": f"request body over {limit} bytes",
+            },
+        )
         return JSONResponse({"error": f"request body over {limit} bytes"}, status_code=413)
     try:
         parsed = json.loads(body or b"{}")
@@ -55,8 +83,10 @@ async def read_json(gateway: RunRegistry, request: Request, handle: RunHandle, k
         json.dumps(parsed, ensure_ascii=False).encode("utf-8")
         return parsed
     except json.JSONDecodeError as exc:
-        gateway._record(handle, {"kind": kind, "name": name, "started_at": now(), "status": 400,
-                                 "error": f"body is not JSON ({exc.msg})"})
+        gateway._record(
+            handle,
+            {"kind": kind, "name": name, "started_at": now(), "status": 400, "error": f"body is not JSON ({exc.msg})"},
+        )
         return JSONResponse({"error": f"body is not JSON ({exc.msg})"}, status_code=400)
     except UnicodeEncodeError:
         message = "body holds text that is not valid Unicode (a lone surrogate escape such as \\ud800)"
@@ -71,13 +101,18 @@ async def unserved(gateway: RunRegistry, request: Request, path: str) -> Any:
     if isinstance(handle, JSONResponse):
         return handle
     forbidden = path.startswith("search/get_product_raw")
-    message = (f"{route} is refused: the full product records are for scoring only" if forbidden else
-               f"the gateway does not serve {route}; it serves /tools/{{name}}, /v1/chat/completions, "
-               "/search/find_product, /search/view_product_information and /inference/chat/completions")
+    message = (
+        f"{route} is refused: the full product records are for scoring only"
+        if forbidden
+        else f"the gateway does not serve {route}; it serves /tools/{{name}}, /v1/chat/completions, "
+        "/search/find_product, /search/view_product_information and /inference/chat/completions"
+    )
     with handle.lock:
         handle.unserved.append(route)
-    gateway._record(handle, {"kind": "rejected", "name": route, "started_at": now(),
-                             "status": 403 if forbidden else 404, "error": message})
+    gateway._record(
+        handle,
+        {"kind": "rejected", "name": route, "started_at": now(), "status": 403 if forbidden else 404, "error": message},
+    )
     return JSONResponse({"error": message}, status_code=403 if forbidden else 404)
 
 
@@ -101,8 +136,10 @@ class BudgetHeaders:
 
         async def send_with_budget(message: Any) -> None:
             if message.get("type") == "http.response.start":
-                extra = [(BUDGET_HEADERS[k].lower().encode(), ("off" if v is None else str(v)).encode())
-                         for k, v in run.remaining().items()]
+                extra = [
+                    (BUDGET_HEADERS[k].lower().encode(), ("off" if v is None else str(v)).encode())
+                    for k, v in run.remaining().items()
+                ]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 

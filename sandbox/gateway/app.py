@@ -21,8 +21,15 @@ class Gateway(RunRegistry):
     """The node's gateway. ``open_run`` before a sandbox starts, ``close_run`` after it ends; ``app`` serves the
     runs' sandboxes (`GatewayServer` puts it on a unix socket)."""
 
-    def __init__(self, catalog: Any, *, registry: ToolRegistry | None = None, upstream: Upstream | None = None,
-                 recorder: Recorder | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Any,
+        *,
+        registry: ToolRegistry | None = None,
+        upstream: Upstream | None = None,
+        recorder: Recorder | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         super().__init__(catalog, registry=registry, upstream=upstream, recorder=recorder, transport=transport)
         self.app = self._build_app()
 

@@ -41,9 +41,17 @@ class _Completion:
 
     def refuse(self, refused: _Refused) -> JSONResponse:
         name = str(self.body.get("model", "")) if isinstance(self.body, dict) else ""
-        event = self.gateway._record(self.handle, {"kind": "llm_call", "name": name, "arguments": self.body,
-                                                   "started_at": self.started, "status": refused.status,
-                                                   "error": refused.message})
+        event = self.gateway._record(
+            self.handle,
+            {
+                "kind": "llm_call",
+                "name": name,
+                "arguments": self.body,
+                "started_at": self.started,
+                "status": refused.status,
+                "error": refused.message,
+            },
+        )
         if refused.upstream:
             self.gateway._upstream_failed(self.handle, event)
         return JSONResponse({"error": {"message": refused.message}}, status_code=refused.status)
@@ -62,8 +70,11 @@ class _Completion:
         if model not in gateway.upstream.models:
             raise _Refused(403, f"model {model!r} is not allowed; allowed: {', '.join(gateway.upstream.models)}")
         with handle.lock:
-            over = (handle.llm_calls >= handle.budgets.llm_calls or handle.tokens >= handle.budgets.tokens
-                    or handle.cost >= handle.budgets.cost > 0)
+            over = (
+                handle.llm_calls >= handle.budgets.llm_calls
+                or handle.tokens >= handle.budgets.tokens
+                or handle.cost >= handle.budgets.cost > 0
+            )
             if not over:
                 handle.llm_calls += 1
         if over:
@@ -83,12 +94,17 @@ class _Completion:
             gate = handle.llm_gate
         pending = id(self.body)
         try:
-            async with gate, httpx.AsyncClient(base_url=upstream.base_url or "", timeout=upstream.timeout,
-                                               transport=gateway._transport) as client:
+            async with (
+                gate,
+                httpx.AsyncClient(
+                    base_url=upstream.base_url or "", timeout=upstream.timeout, transport=gateway._transport
+                ) as client,
+            ):
                 with handle.lock:
                     handle.upstream_pending[pending] = (time.monotonic(), self.started, str(self.body.get("model")))
-                resp = await client.post("/chat/completions", json=self.body,
-                                         headers={"Authorization": f"Bearer {key}"})
+                resp = await client.post(
+                    "/chat/completions", json=self.body, headers={"Authorization": f"Bearer {key}"}
+                )
         except asyncio.CancelledError:  # the agent hung up: a stalled upstream is still the node's failure
             with handle.lock:
                 waiting = handle.upstream_pending.pop(pending, None)
@@ -112,20 +128,33 @@ class _Completion:
         try:
             data = resp.json()
         except ValueError:
-            raise _Refused(502, f"upstream answered {resp.status_code} with a body that is not JSON",
-                           upstream=True) from None
+            raise _Refused(
+                502, f"upstream answered {resp.status_code} with a body that is not JSON", upstream=True
+            ) from None
         usage = data.get("usage") or {} if isinstance(data, dict) else {}
         tokens = {k: int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        cost = (tokens["prompt_tokens"] * gateway.upstream.usd_per_1k_prompt
-                + tokens["completion_tokens"] * gateway.upstream.usd_per_1k_completion) / 1000
+        cost = (
+            tokens["prompt_tokens"] * gateway.upstream.usd_per_1k_prompt
+            + tokens["completion_tokens"] * gateway.upstream.usd_per_1k_completion
+        ) / 1000
         with handle.lock:
             handle.tokens += tokens["total_tokens"]
             handle.cost += cost
-        event = gateway._record(handle, {
-            "kind": "llm_call", "name": str(self.body.get("model")), "arguments": self.body, "result": data,
-            "started_at": self.started, "duration_ms": (time.perf_counter() - self.t0) * 1000, "tokens": tokens,
-            "cost": cost, "status": resp.status_code,
-            "error": None if resp.is_success else f"upstream answered {resp.status_code}"})
+        event = gateway._record(
+            handle,
+            {
+                "kind": "llm_call",
+                "name": str(self.body.get("model")),
+                "arguments": self.body,
+                "result": data,
+                "started_at": self.started,
+                "duration_ms": (time.perf_counter() - self.t0) * 1000,
+                "tokens": tokens,
+                "cost": cost,
+                "status": resp.status_code,
+                "error": None if resp.is_success else f"upstream answered {resp.status_code}",
+            },
+        )
         if upstream_fault(resp.status_code):
             gateway._upstream_failed(handle, event)
         return JSONResponse(data, status_code=resp.status_code)
@@ -157,8 +186,10 @@ def add_inference_routes(app: FastAPI, gateway: RunRegistry) -> None:
         if isinstance(handle, JSONResponse):
             return handle
         gateway._record(handle, {"kind": "llm_call", "name": "models", "started_at": now()})
-        return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "node"}
-                                           for m in gateway.upstream.models]}
+        return {
+            "object": "list",
+            "data": [{"id": m, "object": "model", "owned_by": "node"} for m in gateway.upstream.models],
+        }
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Any:

@@ -20,8 +20,15 @@ from sandbox.gateway.runs import Budgets, RunHandle, Upstream
 class RunRegistry:
     """The runs of a gateway. ``open_run`` before a sandbox starts, ``close_run`` after it ends."""
 
-    def __init__(self, catalog: Any, *, registry: ToolRegistry | None = None, upstream: Upstream | None = None,
-                 recorder: Recorder | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Any,
+        *,
+        registry: ToolRegistry | None = None,
+        upstream: Upstream | None = None,
+        recorder: Recorder | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.catalog = catalog
         self.registry = registry or default_registry()
         self.upstream = upstream or Upstream()
@@ -69,9 +76,17 @@ class RunRegistry:
         waited = time.monotonic() - since
         if waited < self.upstream.stall_seconds:
             return
-        event = self._record(handle, {"kind": "llm_call", "name": model, "started_at": started, "status": 504,
-                                      "duration_ms": waited * 1000,
-                                      "error": f"upstream LLM had not answered after {waited:.0f}s {when}"})
+        event = self._record(
+            handle,
+            {
+                "kind": "llm_call",
+                "name": model,
+                "started_at": started,
+                "status": 504,
+                "duration_ms": waited * 1000,
+                "error": f"upstream LLM had not answered after {waited:.0f}s {when}",
+            },
+        )
         self._upstream_failed(handle, event)
 
     def _record(self, handle: RunHandle | None, event: dict[str, Any]) -> TrajectoryEvent:
@@ -89,5 +104,6 @@ class RunRegistry:
 
     def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
         with handle.lock:
-            handle.upstream_errors.append({"seq": event.seq, "status": event.status, "error": event.error,
-                                           "at": event.started_at.isoformat()})
+            handle.upstream_errors.append(
+                {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}
+            )

@@ -77,18 +77,24 @@ class RunHandle:
         (None: no known wall-clock limit)."""
         b = self.budgets
         with self.lock:
-            left: dict[str, Any] = {"tool_calls": max(0, b.tool_calls - self.tool_calls),
-                                    "llm_calls": max(0, b.llm_calls - self.llm_calls),
-                                    "tokens": max(0, b.tokens - self.tokens),
-                                    "cost": round(max(0.0, b.cost - self.cost), 6) if b.cost > 0 else None}
-        left["seconds"] = (round(max(0.0, self.wall_seconds - (time.monotonic() - self.opened)), 1)
-                           if self.wall_seconds is not None else None)
+            left: dict[str, Any] = {
+                "tool_calls": max(0, b.tool_calls - self.tool_calls),
+                "llm_calls": max(0, b.llm_calls - self.llm_calls),
+                "tokens": max(0, b.tokens - self.tokens),
+                "cost": round(max(0.0, b.cost - self.cost), 6) if b.cost > 0 else None,
+            }
+        left["seconds"] = (
+            round(max(0.0, self.wall_seconds - (time.monotonic() - self.opened)), 1)
+            if self.wall_seconds is not None
+            else None
+        )
         return left
 
     def rate_ok(self) -> bool:
         now = time.monotonic()
-        self._allowance = min(float(self.budgets.burst),
-                              self._allowance + (now - self._last) * self.budgets.requests_per_second)
+        self._allowance = min(
+            float(self.budgets.burst), self._allowance + (now - self._last) * self.budgets.requests_per_second
+        )
         self._last = now
         if self._allowance < 1:
             return False

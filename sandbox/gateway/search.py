@@ -78,8 +78,9 @@ def add_search_routes(app: FastAPI, gateway: RunRegistry) -> None:
         handle = authorize(gateway, request, "tool_call", "view_product_information")
         if isinstance(handle, JSONResponse):
             return handle
-        return await search(gateway, handle, "view_product_information",
-                            {"product_ids": request.query_params.get("product_ids", "")})
+        return await search(
+            gateway, handle, "view_product_information", {"product_ids": request.query_params.get("product_ids", "")}
+        )
 
     @app.post("/search/{name}")
     async def sn15_dispatch(name: str, request: Request) -> Any:

@@ -23,8 +23,14 @@ class GatewayServer:
         os.chmod(self.socket_path.parent, 0o711)
         if self.socket_path.exists():
             self.socket_path.unlink()
-        config = uvicorn.Config(gateway.app, uds=str(self.socket_path), log_level="warning", lifespan="off",
-                                access_log=False, timeout_keep_alive=30)
+        config = uvicorn.Config(
+            gateway.app,
+            uds=str(self.socket_path),
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_keep_alive=30,
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
 

@@ -29,24 +29,51 @@ async def run_tool(gateway: RunRegistry, handle: RunHandle, name: str, arguments
         else:
             handle.tool_calls += 1
     if spent:
-        gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                 "started_at": started, "status": 429, "error": "tool call budget spent"})
+        gateway._record(
+            handle,
+            {
+                "kind": "tool_call",
+                "name": name,
+                "arguments": arguments,
+                "started_at": started,
+                "status": 429,
+                "error": "tool call budget spent",
+            },
+        )
         return 429, None, f"tool call budget of {handle.budgets.tool_calls} spent"
     ctx = ToolContext(gateway.catalog, handle.state)
     try:
         result = await asyncio.to_thread(gateway.registry.call, name, arguments, ctx)
     except ToolError as exc:
-        gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                 "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000,
-                                 "error": str(exc)})
+        gateway._record(
+            handle,
+            {
+                "kind": "tool_call",
+                "name": name,
+                "arguments": arguments,
+                "started_at": started,
+                "duration_ms": (time.perf_counter() - t0) * 1000,
+                "error": str(exc),
+            },
+        )
         return 200, None, str(exc)
     if len(json.dumps(result)) > handle.budgets.max_response_bytes:
         message = f"result over {handle.budgets.max_response_bytes} bytes; ask for fewer items"
-        gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments,
-                                 "started_at": started, "error": message})
+        gateway._record(
+            handle, {"kind": "tool_call", "name": name, "arguments": arguments, "started_at": started, "error": message}
+        )
         return 200, None, message
-    gateway._record(handle, {"kind": "tool_call", "name": name, "arguments": arguments, "result": result,
-                             "started_at": started, "duration_ms": (time.perf_counter() - t0) * 1000})
+    gateway._record(
+        handle,
+        {
+            "kind": "tool_call",
+            "name": name,
+            "arguments": arguments,
+            "result": result,
+            "started_at": started,
+            "duration_ms": (time.perf_counter() - t0) * 1000,
+        },
+    )
     return 200, result, None
 
 
@@ -73,10 +100,17 @@ def add_tool_routes(app: FastAPI, gateway: RunRegistry) -> None:
             # the harness (the forwarder strips this header from the agent's own requests) hands over the
             # last recommend_product of the dialogue steps an SN15 agent returned
             steps = request.headers.get("x-arena-steps", "?")
-            gateway._record(handle, {"kind": "agent_log", "name": "returned_steps", "arguments": {"steps": steps},
-                                     "result": f"agent_main returned {steps} dialogue step(s); the harness makes "
-                                               "their last recommend_product call (next event)",
-                                     "started_at": now()})
+            gateway._record(
+                handle,
+                {
+                    "kind": "agent_log",
+                    "name": "returned_steps",
+                    "arguments": {"steps": steps},
+                    "result": f"agent_main returned {steps} dialogue step(s); the harness makes "
+                    "their last recommend_product call (next event)",
+                    "started_at": now(),
+                },
+            )
         status, result, error = await run_tool(gateway, handle, name, arguments)
         if status == 429:
             return JSONResponse({"error": error}, status_code=429)

@@ -51,8 +51,10 @@ def _undumpable() -> None:
 
 def _reply(conn: socket.socket, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
-    head = (f"HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-            "Connection: close\r\n\r\n").encode()
+    head = (
+        f"HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
     try:
         conn.sendall(head + body)
     except OSError:
@@ -108,8 +110,12 @@ def _forward(conn: socket.socket, socket_path: str, token: str) -> None:
             _reply(conn, 502, f"gateway unreachable: {exc}")
             return
         with upstream:
-            out = "\r\n".join([request_line, "Host: gateway", f"Authorization: Bearer {token}", "Connection: close",
-                               *kept]) + "\r\n\r\n"
+            out = (
+                "\r\n".join(
+                    [request_line, "Host: gateway", f"Authorization: Bearer {token}", "Connection: close", *kept]
+                )
+                + "\r\n\r\n"
+            )
             upstream.sendall(out.encode("latin-1") + body[:length])
             while True:
                 chunk = upstream.recv(65536)
@@ -144,9 +150,17 @@ def _hand_over(socket_path: str, token: str, parameters: Any, steps: int) -> dic
     """The last ``recommend_product`` of an SN15 agent's returned steps, made as a call at the gateway."""
     conn = _UnixConnection(socket_path, timeout=60)
     try:
-        conn.request("POST", "/tools/recommend_product", body=json.dumps(parameters).encode(),
-                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
-                              "X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(steps)})
+        conn.request(
+            "POST",
+            "/tools/recommend_product",
+            body=json.dumps(parameters).encode(),
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Content-Type": "application/json",
+                "X-Arena-Origin": "returned-steps",
+                "X-Arena-Steps": str(steps),
+            },
+        )
         response = conn.getresponse()
         response.read()
         return {"status": response.status}
@@ -183,10 +197,16 @@ def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
 def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]:
     """The agent's whole environment: the gateway's door (ours and subnet 15's names), its code, the result pipe."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": os.pathsep.join([spec["agent_dir"], spec["sdk_dir"]]), "PYTHONDONTWRITEBYTECODE": "1",
-        "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}", "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
-        "OPENAI_API_KEY": "sandbox-placeholder", "ARENA_RESULT_FD": str(write_fd),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join([spec["agent_dir"], spec["sdk_dir"]]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}",
+        "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
+        "OPENAI_API_KEY": "sandbox-placeholder",
+        "ARENA_RESULT_FD": str(write_fd),
     }
     # subnet 15's names for the same door: ProxyClient reads SANDBOX_PROXY_URL, its agents SANDBOX_MODEL
     env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
@@ -197,10 +217,16 @@ def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]
 
 def _start_agent(spec: dict[str, Any], env: dict[str, str], write_fd: int) -> subprocess.Popen[bytes]:
     """Step 3: ``runner.py`` in a child process of its own session (raises OSError when it cannot start)."""
-    return subprocess.Popen([sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            cwd="/tmp" if os.path.isdir("/tmp") else None, pass_fds=(write_fd,),
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd="/tmp" if os.path.isdir("/tmp") else None,
+        pass_fds=(write_fd,),
+        start_new_session=True,
+    )
 
 
 class _Outputs:
@@ -211,9 +237,11 @@ class _Outputs:
         self.out: list[bytes] = []
         self.err: list[bytes] = []
         result_stream = os.fdopen(read_fd, "rb", buffering=0)
-        self.readers = [threading.Thread(target=_drain, args=(result_stream, self.result, 1 << 20), daemon=True),
-                        threading.Thread(target=_drain, args=(child.stdout, self.out, limit), daemon=True),
-                        threading.Thread(target=_drain, args=(child.stderr, self.err, limit), daemon=True)]
+        self.readers = [
+            threading.Thread(target=_drain, args=(result_stream, self.result, 1 << 20), daemon=True),
+            threading.Thread(target=_drain, args=(child.stdout, self.out, limit), daemon=True),
+            threading.Thread(target=_drain, args=(child.stderr, self.err, limit), daemon=True),
+        ]
         for reader in self.readers:
             reader.start()
 
@@ -264,21 +292,36 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
             report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
 
 
-def _report(spec: dict[str, Any], child: subprocess.Popen[bytes], outputs: _Outputs, *, timed_out: bool,
-            timeout: float, limit: int, started: float) -> dict[str, Any]:
+def _report(
+    spec: dict[str, Any],
+    child: subprocess.Popen[bytes],
+    outputs: _Outputs,
+    *,
+    timed_out: bool,
+    timeout: float,
+    limit: int,
+    started: float,
+) -> dict[str, Any]:
     """Step 6: what the run came to, with the tails of the agent's output."""
     out, err = b"".join(outputs.out), b"".join(outputs.err)
     raw = b"".join(outputs.result)
-    report: dict[str, Any] = {"harness": 1, "elapsed_s": round(time.monotonic() - started, 3),
-                              "exit_code": child.returncode, "stdout": _tail(out, limit), "stderr": _tail(err, limit)}
+    report: dict[str, Any] = {
+        "harness": 1,
+        "elapsed_s": round(time.monotonic() - started, 3),
+        "exit_code": child.returncode,
+        "stdout": _tail(out, limit),
+        "stderr": _tail(err, limit),
+    }
     if timed_out:
         report.update(status="timeout", error=f"agent_main did not return within {timeout:g}s")
     elif raw:
         _take_outcome(report, raw, spec)
     elif child.returncode is not None and child.returncode < 0:
         sig = -child.returncode
-        report.update(status="killed", error=f"agent killed by signal {sig} ({signal.Signals(sig).name}); "
-                                             "out of memory or over the process limit")
+        report.update(
+            status="killed",
+            error=f"agent killed by signal {sig} ({signal.Signals(sig).name}); out of memory or over the process limit",
+        )
     else:
         report.update(status="no_result", error=f"agent process exited with code {child.returncode} and no result")
     return report

@@ -55,13 +55,23 @@ def main() -> None:
         finish(steps_outcome(value))
         return
     if sn15:
-        finish({"status": "bad_return", "error": f"agent_main returned {_kind(value)}: an SN15 agent (it imports "
-                                                 "src.agent.*) returns its dialogue steps, a list of "
-                                                 "create_dialogue_step(...) dicts"})
+        finish(
+            {
+                "status": "bad_return",
+                "error": f"agent_main returned {_kind(value)}: an SN15 agent (it imports "
+                "src.agent.*) returns its dialogue steps, a list of "
+                "create_dialogue_step(...) dicts",
+            }
+        )
         return
     if value is not None and not isinstance(value, dict):
-        finish({"status": "bad_return", "error": f"agent_main returned {_kind(value)}, not a dict or None (or, as an "
-                                                 "SN15 agent, a list of dialogue steps)"})
+        finish(
+            {
+                "status": "bad_return",
+                "error": f"agent_main returned {_kind(value)}, not a dict or None (or, as an "
+                "SN15 agent, a list of dialogue steps)",
+            }
+        )
         return
     try:
         text = json.dumps(value)
@@ -82,14 +92,19 @@ def steps_outcome(steps: list) -> dict:
         completion = step.get("completion") if isinstance(step, dict) else None
         message = completion.get("message") if isinstance(completion, dict) else None
         if not isinstance(message, dict):
-            return {"status": "bad_return",
-                    "error": f"agent_main returned a list whose item {number} is not a dialogue step "
-                             "({'completion': {'message': {...}}}, as create_dialogue_step makes; "
-                             f"got {_kind(step)})"}
+            return {
+                "status": "bad_return",
+                "error": f"agent_main returned a list whose item {number} is not a dialogue step "
+                "({'completion': {'message': {...}}}, as create_dialogue_step makes; "
+                f"got {_kind(step)})",
+            }
         calls = message.get("tool_call") or []
         if not isinstance(calls, list):
-            return {"status": "bad_return", "error": f"dialogue step {number}: completion.message.tool_call is "
-                                                     f"{_kind(calls)}, not a list of tool calls"}
+            return {
+                "status": "bad_return",
+                "error": f"dialogue step {number}: completion.message.tool_call is "
+                f"{_kind(calls)}, not a list of tool calls",
+            }
         for call in calls:
             if isinstance(call, dict) and call.get("name") == "recommend_product":
                 recommend = call.get("parameters", {})
@@ -98,8 +113,10 @@ def steps_outcome(steps: list) -> dict:
     except (TypeError, ValueError):
         return {"status": "bad_return", "error": "the parameters of the last recommend_product step are not JSON"}
     if size > MAX_RETURN:
-        return {"status": "bad_return", "error": f"the last recommend_product step's parameters are {size} bytes "
-                                                 f"(limit {MAX_RETURN})"}
+        return {
+            "status": "bad_return",
+            "error": f"the last recommend_product step's parameters are {size} bytes (limit {MAX_RETURN})",
+        }
     return {"status": "ok", "return": None, "steps": {"count": len(steps), "recommend": recommend}}
 
 
@@ -113,9 +130,11 @@ def _describe(exc: BaseException) -> str:
     head = traceback.format_exception_only(type(exc), exc)[-1].strip()
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         missing = exc.name if exc.name.startswith("src.") else exc.name.split(".")[0]
-        head += (f" (the sandbox does not provide {missing!r}: agents get the standard library, "
-                 "arena_agent, src.agent.agent_interface, src.agent.proxy_client, openai, httpx, requests, pydantic "
-                 "and numpy)")
+        head += (
+            f" (the sandbox does not provide {missing!r}: agents get the standard library, "
+            "arena_agent, src.agent.agent_interface, src.agent.proxy_client, openai, httpx, requests, pydantic "
+            "and numpy)"
+        )
     text = "".join(lines[-6:])
     return (head + "\n" + text[-4000:])[:4500]
 

@@ -35,10 +35,22 @@ if TYPE_CHECKING:
 BASE_TAG = "shoparena-base:bookworm"
 IMAGE_REPO = "shoparena-sandbox"
 HERE = Path(__file__).resolve().parent
-PLATFORMS = ("manylinux_2_36_x86_64", "manylinux_2_34_x86_64", "manylinux_2_28_x86_64", "manylinux_2_17_x86_64",
-             "manylinux2014_x86_64")
-TRIM = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/cache/apt", "var/lib/apt/lists",
-        "var/log")
+PLATFORMS = (
+    "manylinux_2_36_x86_64",
+    "manylinux_2_34_x86_64",
+    "manylinux_2_28_x86_64",
+    "manylinux_2_17_x86_64",
+    "manylinux2014_x86_64",
+)
+TRIM = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "var/cache/apt",
+    "var/lib/apt/lists",
+    "var/log",
+)
 
 OFFLINE_DOCKERFILE = """\
 FROM {base} AS build
@@ -90,8 +102,11 @@ def build_base(log: Callable[[str], object] = print) -> str:
     with tempfile.TemporaryDirectory(prefix="shoparena-rootfs-") as tmp:
         rootfs = Path(tmp) / "rootfs"
         log(f"debootstrap bookworm from {_mirror()} (about a minute) ...")
-        subprocess.run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv", "bookworm",
-                        str(rootfs), _mirror()], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["debootstrap", "--variant=minbase", "--include=python3,python3-venv", "bookworm", str(rootfs), _mirror()],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         for rel in TRIM:
             target = rootfs / rel
             if target.is_dir():
@@ -103,8 +118,12 @@ def build_base(log: Callable[[str], object] = print) -> str:
         with tarfile.open(fileobj=buf, mode="w") as tar:
             tar.add(str(rootfs), arcname=".", filter=lambda info: info)
         log("docker import ...")
-        client.api.import_image_from_data(buf.getvalue(), repository=BASE_TAG.split(":")[0],
-                                          tag=BASE_TAG.split(":")[1], changes=["ENV LANG=C.UTF-8", 'CMD ["python3"]'])
+        client.api.import_image_from_data(
+            buf.getvalue(),
+            repository=BASE_TAG.split(":")[0],
+            tag=BASE_TAG.split(":")[1],
+            changes=["ENV LANG=C.UTF-8", 'CMD ["python3"]'],
+        )
     return str(client.images.get(BASE_TAG).id)
 
 
@@ -135,9 +154,29 @@ def build_image(log: Callable[[str], object] = print) -> str:
         log("downloading wheels on the host ...")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")} | {"PIP_CONFIG_FILE": os.devnull}
         platform_args = [arg for p in PLATFORMS for arg in ("--platform", p)]
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "-d",
-                        str(wheels), "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-                        "--abi", "cp311", *platform_args, *SANDBOX_PACKAGES], check=True, env=env)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-d",
+                str(wheels),
+                "--only-binary=:all:",
+                "--python-version",
+                "3.11",
+                "--implementation",
+                "cp",
+                "--abi",
+                "cp311",
+                *platform_args,
+                *SANDBOX_PACKAGES,
+            ],
+            check=True,
+            env=env,
+        )
         shutil.copytree(HARNESS_DIR, ctx / "harness", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(SDK_DIR, ctx / "sdk", ignore=shutil.ignore_patterns("__pycache__"))
         (ctx / "Dockerfile").write_text(OFFLINE_DOCKERFILE.format(base=BASE_TAG, packages=" ".join(SANDBOX_PACKAGES)))

@@ -21,7 +21,7 @@ from validator.races import race_scores
 from validator.store.models import Submission
 from validator.store.repository import Store
 
-STDERR = "Traceback (most recent call last):\n  File \"agent.py\", line 9, in agent_main\nMemoryError\n"
+STDERR = 'Traceback (most recent call last):\n  File "agent.py", line 9, in agent_main\nMemoryError\n'
 
 
 @dataclass
@@ -33,9 +33,19 @@ class History:
 
 
 def _sandbox(**extra: Any) -> dict[str, Any]:
-    base = {"backend": "process-bwrap", "status": "ok", "exit_code": 0, "elapsed_s": 0.4, "timed_out": False,
-            "oom": False, "stderr_tail": "", "answer": None, "upstream_errors": [], "budget_refusals": 0,
-            "attempts": []}
+    base = {
+        "backend": "process-bwrap",
+        "status": "ok",
+        "exit_code": 0,
+        "elapsed_s": 0.4,
+        "timed_out": False,
+        "oom": False,
+        "stderr_tail": "",
+        "answer": None,
+        "upstream_errors": [],
+        "budget_refusals": 0,
+        "attempts": [],
+    }
     return {**base, **extra}
 
 
@@ -44,27 +54,77 @@ def _finish(store: Store, run_id: str, gold: str, final: float, success: bool) -
     store.transition(run_id, "running")
     answer = gold if success else "1000000001"
     store.record_run(run_id, "scoring", [], tool_calls=3, sandbox=_sandbox(answer=answer))
-    strict = {"task": "product", "ruleset": "shoppingbench", "ruleset_version": "1", "answer": [answer],
-              "success": success, "gt": 1.0 if success else 0.0, "rule": 1.0 if success else 0.0,
-              "products": [{"slot": 0, "gold_id": gold, "answer_id": answer, "known": True,
-                            "checks": [{"name": "gt", "passed": success,
-                                        "evidence": f"answer {answer} {'is' if success else 'is not'} the gold"}]}],
-              "checks": []}
-    store.save_score(run_id, success=1.0 if success else 0.0, strict=strict, final=final,
-                     judge_quality=0.1, judge_coefficient=0.3875,
-                     judge={"gate": "no_reasoning", "quality": 0.1, "coefficient": 0.3875, "judge": "offline",
-                            "rubric_version": "test", "explanation": "rule-based"},
-                     judge_evidence=[], status="finished")
+    strict = {
+        "task": "product",
+        "ruleset": "shoppingbench",
+        "ruleset_version": "1",
+        "answer": [answer],
+        "success": success,
+        "gt": 1.0 if success else 0.0,
+        "rule": 1.0 if success else 0.0,
+        "products": [
+            {
+                "slot": 0,
+                "gold_id": gold,
+                "answer_id": answer,
+                "known": True,
+                "checks": [
+                    {
+                        "name": "gt",
+                        "passed": success,
+                        "evidence": f"answer {answer} {'is' if success else 'is not'} the gold",
+                    }
+                ],
+            }
+        ],
+        "checks": [],
+    }
+    store.save_score(
+        run_id,
+        success=1.0 if success else 0.0,
+        strict=strict,
+        final=final,
+        judge_quality=0.1,
+        judge_coefficient=0.3875,
+        judge={
+            "gate": "no_reasoning",
+            "quality": 0.1,
+            "coefficient": 0.3875,
+            "judge": "offline",
+            "rubric_version": "test",
+            "explanation": "rule-based",
+        },
+        judge_evidence=[],
+        status="finished",
+    )
 
 
 def _oom(store: Store, run_id: str) -> None:
     store.transition(run_id, "starting")
     store.transition(run_id, "running")
-    store.record_run(run_id, "errored", [], error_code=1004, error="the agent was killed: out of memory",
-                     sandbox=_sandbox(status="killed", exit_code=137, oom=True, stderr_tail=STDERR,
-                                      attempts=[{"attempt": 1, "code": 1004, "blame": "agent",
-                                                 "error": "killed: out of memory", "upstream_errors": [],
-                                                 "upstream_error_count": 0}]))
+    store.record_run(
+        run_id,
+        "errored",
+        [],
+        error_code=1004,
+        error="the agent was killed: out of memory",
+        sandbox=_sandbox(
+            status="killed",
+            exit_code=137,
+            oom=True,
+            stderr_tail=STDERR,
+            attempts=[
+                {
+                    "attempt": 1,
+                    "code": 1004,
+                    "blame": "agent",
+                    "error": "killed: out of memory",
+                    "upstream_errors": [],
+                    "upstream_error_count": 0,
+                }
+            ],
+        ),
+    )
 
 
 def close(store: Store, race_id: str) -> None:
@@ -73,15 +133,29 @@ def close(store: Store, race_id: str) -> None:
     rows = []
     for r in runs:
         score = store.score(r.run_id) if r.status == "finished" else None
-        rows.append({"hotkey": r.hotkey, "submission_id": r.submission_id, "status": r.status, "blame": r.blame,
-                     "attempt": r.attempt, "task": "product", "final": score.final if score else 0.0,
-                     "success": bool(score and score.success)})
+        rows.append(
+            {
+                "hotkey": r.hotkey,
+                "submission_id": r.submission_id,
+                "status": r.status,
+                "blame": r.blame,
+                "attempt": r.attempt,
+                "task": "product",
+                "final": score.final if score else 0.0,
+                "success": bool(score and score.success),
+            }
+        )
     scores = race_scores(rows, 3)
     uids = {m.hotkey: m.uid for m in store.miners()}
     blocks = {h: store.submission(s["submission_id"]).commitment_block for h, s in scores.items()}  # type: ignore
     ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
-    store.save_race_results(race_id, [{"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1,
-                                       **scores[h]} for i, h in enumerate(ranked)])
+    store.save_race_results(
+        race_id,
+        [
+            {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1, **scores[h]}
+            for i, h in enumerate(ranked)
+        ],
+    )
 
 
 def _weights(store: Store, race_id: str, block: int) -> None:
@@ -106,8 +180,10 @@ def grow(store: Store, names: dict[str, str]) -> History:
     (first,) = store.races(status="closed")
     # the demo stores only the batch it raced: races 2-4 draw from a second pack of the demo's problems, copied
     source = [p for p in store.problems(first.pack_id) if (p.data.get("reward") or [{}])[0].get("product_id")]
-    copies = [{**source[n % len(source)].data, "problem_id": f"{source[n % len(source)].problem_id}-h{n}",
-               "split": "race"} for n in range(12)]
+    copies = [
+        {**source[n % len(source)].data, "problem_id": f"{source[n % len(source)].problem_id}-h{n}", "split": "race"}
+        for n in range(12)
+    ]
     pack_id = "pack-history"
     store.add_pack(pack_id=pack_id, name="history", digest="0" * 64, problems=copies, activate=False)
     pool = store.problems(pack_id, split="race")
@@ -118,14 +194,17 @@ def grow(store: Store, names: dict[str, str]) -> History:
     by_name = {n: by_hotkey[names[n]] for n in ("offline", "offline-lite", "offline-deep", "hostile")}
     races = [first.race_id]
     # how many of its 4 problems each miner solves (and its final per success) in races 2 and 3
-    plans = {600: {"offline-lite": 4, "offline-deep": 3, "offline": 2, "hostile": 0},
-             1200: {"offline-lite": 4, "offline": 2, "offline-deep": 2, "hostile": None}}
+    plans = {
+        600: {"offline-lite": 4, "offline-deep": 3, "offline": 2, "hostile": 0},
+        1200: {"offline-lite": 4, "offline": 2, "offline-deep": 2, "hostile": None},
+    }
     oom: list[str] = []
     for n, (block, plan) in enumerate(plans.items()):
-        problems = [p.problem_id for p in pool[4 * n: 4 * n + 4]]
+        problems = [p.problem_id for p in pool[4 * n : 4 * n + 4]]
         race_id = f"{pack_id[:16]}-{block}"
-        store.create_race(race_id=race_id, pack_id=pack_id, seed_block=block, seed_hash=f"0x{block:064x}",
-                          problem_ids=problems)
+        store.create_race(
+            race_id=race_id, pack_id=pack_id, seed_block=block, seed_hash=f"0x{block:064x}", problem_ids=problems
+        )
         store.create_runs(race_id, [(sub, pid) for sub in by_name.values() for pid in problems])
         store.set_race_status(race_id, "running")
         for name, sub in by_name.items():
@@ -142,8 +221,7 @@ def grow(store: Store, names: dict[str, str]) -> History:
     # race 4: running
     problems = [p.problem_id for p in pool[8:12]]
     live = f"{pack_id[:16]}-1800"
-    store.create_race(race_id=live, pack_id=pack_id, seed_block=1800, seed_hash=f"0x{1800:064x}",
-                      problem_ids=problems)
+    store.create_race(race_id=live, pack_id=pack_id, seed_block=1800, seed_hash=f"0x{1800:064x}", problem_ids=problems)
     store.create_runs(live, [(sub, pid) for sub in by_name.values() for pid in problems])
     store.set_race_status(live, "running")
     lite = store.runs(race_id=live, hotkey=by_name["offline-lite"].hotkey)

@@ -34,8 +34,13 @@ SCREENSHOTS = Path(os.environ.get("ARENA_SCREENSHOTS", Path(__file__).resolve().
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """The demo's folder (its store holds one real race) and its miners by name."""
     root = tmp_path_factory.mktemp("dash") / "demo"
-    done = subprocess.run([EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "4"],
-                          capture_output=True, text=True, timeout=900, cwd=root.parent)
+    done = subprocess.run(
+        [EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "4"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=root.parent,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     names = names_of(done.stdout)
     assert {"offline", "offline-lite", "offline-deep", "copycat", "hostile"} <= set(names), done.stdout[-2000:]
@@ -70,8 +75,12 @@ def _postgres_copy(demo: tuple[Path, dict[str, str]], url: str) -> None:
             if rows:
                 write.execute(table.insert(), rows)
             if "id" in table.c and table.c.id.autoincrement is True:
-                write.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
-                                   f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table.name}), false)"))
+                write.execute(
+                    text(
+                        f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                        f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table.name}), false)"
+                    )
+                )
     source.dispose()
     target.dispose()
 
@@ -117,16 +126,20 @@ def client(demo_store: Store) -> TestClient:
     return TestClient(create_app(demo_store))
 
 
-def test_leaderboard_lists_the_demo_miners_with_judge_quality(client: TestClient, demo_store: Store,
-                                                              demo: tuple[Path, dict[str, str]]) -> None:
+def test_leaderboard_lists_the_demo_miners_with_judge_quality(
+    client: TestClient, demo_store: Store, demo: tuple[Path, dict[str, str]]
+) -> None:
     board = client.get("/api/leaderboard").json()
     race = [r for r in demo_store.races() if r.status == "closed"][0]
     assert board["race"]["race_id"] == race.race_id
     rows = board["rows"]
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 4
     assert {r["hotkey"] for r in rows} == {r.hotkey for r in demo_store.race_results(race.race_id)}
-    by_name = {name: next(r for r in rows if r["hotkey"] == hotkey) for name, hotkey in demo[1].items()
-               if any(r["hotkey"] == hotkey for r in rows)}
+    by_name = {
+        name: next(r for r in rows if r["hotkey"] == hotkey)
+        for name, hotkey in demo[1].items()
+        if any(r["hotkey"] == hotkey for r in rows)
+    }
     assert all(by_name[n]["judge_quality"] is not None for n in ("offline", "offline-lite", "offline-deep"))
     # the hostile agent never answers: its runs end 1006 (no answer, its own fault), unjudged, and score 0
     assert by_name["hostile"]["score"] == 0.0 and by_name["hostile"]["judge_quality"] is None
@@ -151,13 +164,21 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     mine = client.get("/api/runs", params={"miner": miner, "limit": 500}).json()
     # its 4 runs of the race and its 3 of the qualifying round it passed first
     assert mine["total"] == 4 + 3 and all(r["hotkey"] == miner for r in mine["items"])
-    offline = [r for r in client.get("/api/runs", params={"limit": 500}).json()["items"]
-               if r["tool_calls"] and not r["llm_calls"]][0]  # a rule-based agent: its steps are its tool calls
+    offline = [
+        r
+        for r in client.get("/api/runs", params={"limit": 500}).json()["items"]
+        if r["tool_calls"] and not r["llm_calls"]
+    ][0]  # a rule-based agent: its steps are its tool calls
     run = client.get(f"/api/runs/{offline['run_id']}").json()
     assert run["problem"]["query"] and "reward" not in run["problem"]  # the public part only
     assert len(run["steps"]) == offline["tool_calls"] and run["steps"][0]["seq"] == 0
-    assert run["strict"]["answer"] is not None and run["judge"]["gate"] in {"no_reasoning", "no_analysis",
-                                                                             "no_datum", "no_comparison", "sound"}
+    assert run["strict"]["answer"] is not None and run["judge"]["gate"] in {
+        "no_reasoning",
+        "no_analysis",
+        "no_datum",
+        "no_comparison",
+        "sound",
+    }
     assert run["ruleset"] == {"name": "shoppingbench", "version": "1"} and run["score_revisions"] == []
     assert run["strict"]["title_model"].startswith("WordLlama")
     trajectory = client.get(f"/api/runs/{offline['run_id']}/trajectory").json()
@@ -222,8 +243,9 @@ def _live_content(store: Store, race_id: str) -> list[str]:
     return [x for pid in race.problem_ids for x in (pid, problems[pid].data["query"])]
 
 
-def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(history: tuple[Store, History],
-                                                                        hclient: TestClient) -> None:
+def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(
+    history: tuple[Store, History], hclient: TestClient
+) -> None:
     store, made = history
     live = made.live_race
     race = hclient.get(f"/api/races/{live}").json()
@@ -231,8 +253,18 @@ def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(history
     assert race["problem_ids"] == [] and race["problem_count"] == 4
     runs = hclient.get("/api/runs", params={"race_id": live, "limit": 500}).json()["items"]
     assert len(runs) == 16 and all(r["hidden"] for r in runs)
-    content_keys = {"problem_id", "task", "final", "success", "error", "judge_gate", "judge_quality", "cost",
-                    "tool_calls", "tokens"}
+    content_keys = {
+        "problem_id",
+        "task",
+        "final",
+        "success",
+        "error",
+        "judge_gate",
+        "judge_quality",
+        "cost",
+        "tool_calls",
+        "tokens",
+    }
     assert not content_keys & {k for r in runs for k in r}
     assert {r["status"] for r in runs} == {"pending", "running", "finished", "errored"}
     # a finished run of the open race: status and timing, no problem, steps, answer, checks or verdict
@@ -253,8 +285,9 @@ def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(history
     # a task filter and a score sort never reach into the open race
     by_task = hclient.get("/api/runs", params={"task": "product", "limit": 500}).json()["items"]
     assert by_task and all(r["race_id"] != live for r in by_task)
-    by_score = hclient.get("/api/runs", params={"race_id": live, "sort": "score", "order": "desc",
-                                                "limit": 500}).json()["items"]
+    by_score = hclient.get(
+        "/api/runs", params={"race_id": live, "sort": "score", "order": "desc", "limit": 500}
+    ).json()["items"]
     assert [r["run_id"] for r in by_score] == [r["run_id"] for r in runs]  # created order: scores are blank
     # its grid numbers the problems and shows statuses only
     grid = hclient.get(f"/api/races/{live}/grid").json()
@@ -272,17 +305,27 @@ def test_an_open_race_shows_its_runs_status_timing_and_score_counts_only(history
     assert view["queue"]["ready"] == 10 and view["queue"]["in_sandbox"] == 1
     # nothing anywhere names the open race's problems or quotes their queries
     secret = _live_content(store, live)
-    paths = ["/api/races", f"/api/races/{live}", f"/api/races/{live}/grid", "/api/live", "/api/charts",
-             "/api/standings", "/api/leaderboard", f"/api/leaderboard?race_id={live}", "/api/miners",
-             "/api/runs?limit=500"] + [f"/api/runs/{r['run_id']}" for r in runs]
+    paths = [
+        "/api/races",
+        f"/api/races/{live}",
+        f"/api/races/{live}/grid",
+        "/api/live",
+        "/api/charts",
+        "/api/standings",
+        "/api/leaderboard",
+        f"/api/leaderboard?race_id={live}",
+        "/api/miners",
+        "/api/runs?limit=500",
+    ] + [f"/api/runs/{r['run_id']}" for r in runs]
     paths += [f"/api/miners/{hk}" for hk in made.names.values()]
     for path in paths:
         body = hclient.get(path).text
         assert not [s for s in secret if s in body], path
 
 
-def test_standings_across_races_rolling_mean_movement_champion_and_ties(hclient: TestClient,
-                                                                       history: tuple[Store, History]) -> None:
+def test_standings_across_races_rolling_mean_movement_champion_and_ties(
+    hclient: TestClient, history: tuple[Store, History]
+) -> None:
     names = history[1].names
     st = hclient.get("/api/standings").json()
     assert [r["race_id"] for r in st["races"]] == history[1].races[:3]
@@ -314,8 +357,9 @@ def test_standings_across_races_rolling_mean_movement_champion_and_ties(hclient:
     assert any(row["tied_with"] for row in demo_race.values())
 
 
-def test_a_miners_page_has_its_submissions_races_weights_and_runs(hclient: TestClient,
-                                                                  history: tuple[Store, History]) -> None:
+def test_a_miners_page_has_its_submissions_races_weights_and_runs(
+    hclient: TestClient, history: tuple[Store, History]
+) -> None:
     names = history[1].names
     copycat = hclient.get(f"/api/miners/{names['copycat']}").json()
     (sub,) = copycat["submissions"]
@@ -324,14 +368,23 @@ def test_a_miners_page_has_its_submissions_races_weights_and_runs(hclient: TestC
     lite = hclient.get(f"/api/miners/{names['offline-lite']}").json()
     assert [r["race_id"] for r in lite["races"]] == history[1].races[:3]
     first = {r.hotkey: r for r in history[0].race_results(history[1].races[0])}
-    assert [(r["rank"], r["of"]) for r in lite["races"]] == [(first[names["offline-lite"]].rank, len(first)), (1, 4),
-                                                             (1, 4)]
+    assert [(r["rank"], r["of"]) for r in lite["races"]] == [
+        (first[names["offline-lite"]].rank, len(first)),
+        (1, 4),
+        (1, 4),
+    ]
     uid = first[names["offline-lite"]].uid
     assert [w["weight"] for w in lite["weights"]] == [ws.vector.get(str(uid), 0.0) for ws in history[0].weight_sets()]
     assert lite["weights"][1:] == [{**w, "weight": 0.5, "uid": uid} for w in lite["weights"][1:]]
-    assert lite["open_races"] == [{"race_id": history[1].live_race, "status": "running", "seed_block": 1800,
-                                   "opened_at": lite["open_races"][0]["opened_at"],
-                                   "runs_by_status": {"finished": 3, "running": 1}}]
+    assert lite["open_races"] == [
+        {
+            "race_id": history[1].live_race,
+            "status": "running",
+            "seed_block": 1800,
+            "opened_at": lite["open_races"][0]["opened_at"],
+            "runs_by_status": {"finished": 3, "running": 1},
+        }
+    ]
     assert lite["runs_by_status"] == {"finished": 15 + 3, "running": 1}  # and its 3 qualifying runs
     hostile = hclient.get(f"/api/miners/{names['hostile']}").json()
     assert [r["rank"] for r in hostile["races"]] == [first[names["hostile"]].rank, 4, 4]
@@ -342,14 +395,14 @@ def test_a_miners_page_has_its_submissions_races_weights_and_runs(hclient: TestC
     assert hclient.get("/api/miners/nobody").status_code == 404
 
 
-def test_weight_history_per_uid_with_the_ties_of_each_race(hclient: TestClient,
-                                                          history: tuple[Store, History]) -> None:
+def test_weight_history_per_uid_with_the_ties_of_each_race(hclient: TestClient, history: tuple[Store, History]) -> None:
     store, made = history
     weights = hclient.get("/api/weights/history").json()
     assert [s["race_id"] for s in weights["sets"]] == made.races[:3]
     uid = next(m.uid for m in store.miners() if m.hotkey == made.names["offline-lite"])
-    assert [p["weight"] for p in weights["uids"][str(uid)]] == [ws.vector.get(str(uid), 0.0)
-                                                                for ws in store.weight_sets()]
+    assert [p["weight"] for p in weights["uids"][str(uid)]] == [
+        ws.vector.get(str(uid), 0.0) for ws in store.weight_sets()
+    ]
     assert [p["weight"] for p in weights["uids"][str(uid)]][1:] == [0.5, 0.5]
     assert [p["block"] for p in weights["uids"][str(uid)]] == [s["block"] for s in weights["sets"]]
     assert weights["hotkeys"][str(uid)] == made.names["offline-lite"]
@@ -373,21 +426,30 @@ def test_runs_filter_sort_and_page(hclient: TestClient, history: tuple[Store, Hi
     by_score = hclient.get("/api/runs", params={"sort": "score", "order": "desc", "limit": 500}).json()["items"]
     scores = [r.get("final") for r in by_score]
     shown = [s for s in scores if s is not None]
-    assert shown == sorted(shown, reverse=True) and scores[:len(shown)] == shown  # blanks (open, errored) last
+    assert shown == sorted(shown, reverse=True) and scores[: len(shown)] == shown  # blanks (open, errored) last
     oom = hclient.get("/api/runs", params={"error_code": 1004, "limit": 500}).json()
     assert oom["total"] == 5 and all(r["error_code"] == 1004 and r["blame"] == "agent" for r in oom["items"])
     closed_oom = hclient.get("/api/runs", params={"error_code": 1004, "race_id": history[1].races[2]}).json()
     assert {r["run_id"] for r in closed_oom["items"]} == set(history[1].oom_runs)
-    mine = hclient.get("/api/runs", params={"miner": history[1].names["hostile"], "status": "errored",
-                                            "sort": "race", "order": "desc", "limit": 500}).json()["items"]
+    mine = hclient.get(
+        "/api/runs",
+        params={
+            "miner": history[1].names["hostile"],
+            "status": "errored",
+            "sort": "race",
+            "order": "desc",
+            "limit": 500,
+        },
+    ).json()["items"]
     # its errored runs of two closed races and the running one, and of its qualifying round
     assert mine[0]["race_id"] == history[1].live_race and len(mine) == 4 + 4 + 1 + 3
     assert hclient.get("/api/runs", params={"sort": "nonsense"}).status_code == 422
     assert hclient.get("/api/runs", params={"blame": "nobody"}).status_code == 422
 
 
-def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(hclient: TestClient,
-                                                                             history: tuple[Store, History]) -> None:
+def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(
+    hclient: TestClient, history: tuple[Store, History]
+) -> None:
     store = history[0]
     run = next(r for r in store.runs(race_id=history[1].races[0]) if r.tool_calls)
     page = hclient.get(f"/api/runs/{run.run_id}").json()
@@ -396,8 +458,15 @@ def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(hcl
     assert page["gold"][0]["title"] and page["answer"] == run.sandbox["answer"]
     assert page["sandbox_facts"]["exit_code"] == 0 and page["sandbox_facts"]["oom"] is False
     oom = hclient.get(f"/api/runs/{history[1].oom_runs[0]}").json()
-    assert oom["sandbox_facts"] == {"backend": "process-bwrap", "status": "killed", "exit_code": 137, "oom": True,
-                                    "timed_out": False, "elapsed_s": 0.4, "stderr_tail": oom["sandbox"]["stderr_tail"]}
+    assert oom["sandbox_facts"] == {
+        "backend": "process-bwrap",
+        "status": "killed",
+        "exit_code": 137,
+        "oom": True,
+        "timed_out": False,
+        "elapsed_s": 0.4,
+        "stderr_tail": oom["sandbox"]["stderr_tail"],
+    }
     assert "MemoryError" in oom["sandbox_facts"]["stderr_tail"]
     download = hclient.get(f"/api/runs/{run.run_id}/trajectory", params={"download": True})
     assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
@@ -423,9 +492,18 @@ def browsing(store: Store, tmp_path: Path) -> Iterator[tuple[Any, str]]:
     browser, driver_path = chromium()
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     server = ThreadedServer(create_app(store)).start()
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
@@ -521,8 +599,7 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
 
         # a closed race: results with the tie, the miner x problem grid, its runs
         visit(f"#/race/{race3}", "#grid tbody tr")
-        assert len(rows("#grid")) == 4 and all(len(r.find_elements(By.CSS_SELECTOR, "td")) == 4
-                                               for r in rows("#grid"))
+        assert len(rows("#grid")) == 4 and all(len(r.find_elements(By.CSS_SELECTOR, "td")) == 4 for r in rows("#grid"))
         assert len(driver.find_elements(By.CSS_SELECTOR, "#grid td.cell.errored")) == 4
         assert len(driver.find_elements(By.CSS_SELECTOR, "#results .tie")) == 2
         wait.until(lambda d: d.find_element(By.ID, "run-total").text == "16")
@@ -541,7 +618,8 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         pages = -(-total // 25)
         assert driver.find_element(By.ID, "run-total").text == str(total) and len(rows("#runs")) == 25
         Select(driver.find_element(By.CSS_SELECTOR, "#run-filters select[name=status]")).select_by_visible_text(
-            "errored")
+            "errored"
+        )
         driver.find_element(By.CSS_SELECTOR, "#run-filters button").click()
         errored = len(store.runs(status="errored"))
         wait.until(lambda d: d.find_element(By.ID, "run-total").text == str(errored))
@@ -552,8 +630,9 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         wait.until(lambda d: f"page 2 of {pages}" in d.find_element(By.ID, "pager").text)
         assert not set(first_page) & {r.text for r in rows("#runs")}
         driver.find_element(By.CSS_SELECTOR, "#runs th a[data-sort=score]").click()
-        wait.until(lambda d: "sort=score" in d.current_url
-                   and f"page 1 of {pages}" in d.find_element(By.ID, "pager").text)
+        wait.until(
+            lambda d: "sort=score" in d.current_url and f"page 1 of {pages}" in d.find_element(By.ID, "pager").text
+        )
         scores = [float(r.find_elements(By.CSS_SELECTOR, "td")[5].text) for r in rows("#runs")]
         assert scores == sorted(scores) and "▲" in driver.find_element(By.CSS_SELECTOR, "#runs thead").text
         assert "block" in rows("#runs")[0].find_elements(By.CSS_SELECTOR, "td")[0].text  # relative time, block
@@ -570,11 +649,15 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert len(driver.find_elements(By.CSS_SELECTOR, "#steps .step.cited")) == len(set(cited))
         assert driver.find_elements(By.CSS_SELECTOR, "#checks tbody tr")  # the strict breakdown, field by field
         gold = rows("#gold")
-        problem = next(p for p in store.problems(store.race(run.race_id).pack_id)  # type: ignore[union-attr]
-                       if p.problem_id == run.problem_id)
+        problem = next(
+            p
+            for p in store.problems(store.race(run.race_id).pack_id)  # type: ignore[union-attr]
+            if p.problem_id == run.problem_id
+        )
         assert len(gold) == len(problem.data["reward"])
-        assert str(problem.data["reward"][0]["product_id"]) in gold[0].text and ("✓" in gold[0].text
-                                                                                 or "✗" in gold[0].text)
+        assert str(problem.data["reward"][0]["product_id"]) in gold[0].text and (
+            "✓" in gold[0].text or "✗" in gold[0].text
+        )
         for step in steps:  # each step's result is a table, a list or text: never a raw JSON dump
             body = step.find_element(By.CSS_SELECTOR, ".step-body").text.strip()
             assert body and body[0] not in "[{", body[:80]
@@ -586,15 +669,19 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         href = driver.find_element(By.ID, "download").get_attribute("href")
         fetched = driver.execute_async_script(
             "const done = arguments[1]; fetch(arguments[0])"
-            ".then(r => r.text().then(t => done([r.headers.get('content-disposition'), t])))", href)
+            ".then(r => r.text().then(t => done([r.headers.get('content-disposition'), t])))",
+            href,
+        )
         assert "attachment" in fetched[0] and len(fetched[1].splitlines()) == len(steps)
         check_page(driver, "run")
 
         # an errored run: the sandbox's facts, always
         visit(f"#/run/{made.oom_runs[0]}", "#sandbox")
         assert driver.find_element(By.ID, "exit-code").text == "137" and driver.find_element(By.ID, "oom").text == "yes"
-        assert "MemoryError" in driver.find_element(By.ID, "stderr").text and "1004" in driver.find_element(
-            By.ID, "blame").text
+        assert (
+            "MemoryError" in driver.find_element(By.ID, "stderr").text
+            and "1004" in driver.find_element(By.ID, "blame").text
+        )
         check_page(driver, "run-errored")
 
         # a run of the running race: its status and timing, nothing of its content
@@ -610,7 +697,10 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert len(rows("#miner-races")) == 3 and len(rows("#miner-weights")) == 3
         first = {r.hotkey: r for r in store.race_results(made.races[0])}
         assert [r.find_elements(By.CSS_SELECTOR, "td")[2].text for r in rows("#miner-races")] == [
-            f"{first[names['offline-lite']].rank} of {len(first)}", "1 of 4", "1 of 4"]
+            f"{first[names['offline-lite']].rank} of {len(first)}",
+            "1 of 4",
+            "1 of 4",
+        ]
         assert len(driver.find_elements(By.CSS_SELECTOR, "#miner-score-chart circle")) == 3
         assert made.live_race in driver.find_element(By.ID, "miner-open").text
         check_page(driver, "miner")
@@ -639,18 +729,21 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
 
         # on a phone: every page fits the screen's width and its charts are still clean
         driver.set_window_size(390, 844)
-        for name, hash_, ready in (("leaderboard", "#/", "#rank-chart circle"), ("live", "#/live", "#live-progress"),
-                                   ("race", f"#/race/{race3}", "#grid"), ("runs", "#/runs", "#runs tbody tr"),
-                                   ("run", f"#/run/{run.run_id}", "#steps .step"),
-                                   ("miner", f"#/miner/{names['offline-lite']}", "#miner-score-chart circle"),
-                                   ("weights", "#/weights", "#weight-chart circle")):
+        for name, hash_, ready in (
+            ("leaderboard", "#/", "#rank-chart circle"),
+            ("live", "#/live", "#live-progress"),
+            ("race", f"#/race/{race3}", "#grid"),
+            ("runs", "#/runs", "#runs tbody tr"),
+            ("run", f"#/run/{run.run_id}", "#steps .step"),
+            ("miner", f"#/miner/{names['offline-lite']}", "#miner-score-chart circle"),
+            ("weights", "#/weights", "#weight-chart circle"),
+        ):
             visit(hash_, ready)
             assert driver.execute_script("return window.innerWidth") <= 400
             check_page(driver, f"phone-{name}")
 
 
-def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, History],
-                                                         hclient: TestClient) -> None:
+def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, History], hclient: TestClient) -> None:
     """Runs last: it closes the running race."""
     store, made = history
     for run in store.runs(race_id=made.live_race):

@@ -21,9 +21,14 @@ EXE = str(Path(sys.executable).parent / "arena-validator")
 
 def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path) -> None:
     root = tmp_path / "demo"
-    done = subprocess.run([EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "5"],
-                          capture_output=True, text=True, timeout=900, cwd=tmp_path,
-                          env={**os.environ, "COLUMNS": "160"})
+    done = subprocess.run(
+        [EXE, "demo", "--dir", str(root), "--size", "5000", "--problems", "30", "--per-race", "5"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     text = done.stdout
     for name in ("offline", "offline-lite", "offline-deep", "hostile", "sn15"):

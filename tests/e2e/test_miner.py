@@ -16,8 +16,13 @@ pytestmark = pytest.mark.slow  # arena-miner test: the harness in bubblewrap beh
 
 
 def miner(*args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "miner_template.cli", *args], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "COLUMNS": "200", **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, "-m", "miner_template.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"arena-miner {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-3000:]}")
     return proc
@@ -32,8 +37,17 @@ def test_init_check_and_test_the_offline_template(tmp_path, cache):
     agent = tmp_path / "agent"
     miner("init", str(agent), "--template", "offline")
     assert "sha256" in miner("check", str(agent)).stdout
-    proc = miner("test", str(agent), "--n", "12", "--out", str(tmp_path / "out"), "--json",
-                 str(tmp_path / "card.json"), env=cache)
+    proc = miner(
+        "test",
+        str(agent),
+        "--n",
+        "12",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+        str(tmp_path / "card.json"),
+        env=cache,
+    )
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["suite"]["problems"] == 12 and card["backend"] == "process-bwrap"
     assert all(row["status"] == "ok" for row in card["problems"]), card["problems"]
@@ -58,9 +72,11 @@ def test_a_fake_trajectory_earns_nothing(tmp_path, cache):
     (agent / "agent.py").write_text(
         "def agent_main(problem):\n"
         "    print('recommend_product(product_ids=1000000001)')\n"
-        "    return {'trajectory': [{'name': 'recommend_product', 'arguments': {'product_ids': '1000000001'}}]}\n")
-    miner("test", str(agent), "--n", "12", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"),
-          env=cache)
+        "    return {'trajectory': [{'name': 'recommend_product', 'arguments': {'product_ids': '1000000001'}}]}\n"
+    )
+    miner(
+        "test", str(agent), "--n", "12", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"), env=cache
+    )
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["suite"]["success_rate"] == 0 and all(row["answer"] == [] for row in card["problems"])
 
@@ -73,9 +89,23 @@ def test_llm_template_runs_the_model_given_with_model(tmp_path, cache):
     miner("init", str(agent), "--template", "llm")
     chosen: dict[str, str] = {}
     with OpenAIServer(scripted_shopper(chosen), models=(MODEL, "other-model")) as server:
-        proc = miner("test", str(agent), "--n", "4", "--llm-base-url", server.base_url, "--model", MODEL,
-                     "--model", "other-model", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"),
-                     env=cache)
+        proc = miner(
+            "test",
+            str(agent),
+            "--n",
+            "4",
+            "--llm-base-url",
+            server.base_url,
+            "--model",
+            MODEL,
+            "--model",
+            "other-model",
+            "--json",
+            str(tmp_path / "card.json"),
+            "--out",
+            str(tmp_path / "o"),
+            env=cache,
+        )
         assert server.requests and {r["model"] for r in server.requests} == {MODEL}  # the first --model
         assert all("tools" in r for r in server.requests)  # the agent sent the registry's schemas
         # the tool results went back to the model in OpenAI's shape (the assistant turn carries its tool calls)
@@ -88,8 +118,10 @@ def test_llm_template_runs_the_model_given_with_model(tmp_path, cache):
     # the answer of every run is what the model recommended through the tools
     assert len(chosen) == len(rows)
     for row in rows:
-        events = [json.loads(line) for line in
-                  (tmp_path / "o" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()]
+        events = [
+            json.loads(line)
+            for line in (tmp_path / "o" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()
+        ]
         recommended = [e["arguments"]["product_ids"] for e in events if e["name"] == "recommend_product"]
         assert len(recommended) == 1 and recommended[0] in chosen.values()
         assert recommended[0] in json.dumps(row["answer"])
@@ -98,8 +130,9 @@ def test_llm_template_runs_the_model_given_with_model(tmp_path, cache):
 def test_llm_template_without_an_endpoint_says_so_in_one_line(tmp_path, cache):
     agent = tmp_path / "llm"
     miner("init", str(agent), "--template", "llm")
-    proc = miner("test", str(agent), "--n", "2", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"),
-                 env=cache)
+    proc = miner(
+        "test", str(agent), "--n", "2", "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"), env=cache
+    )
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["llm_model"] is None and len(card["notes"]) == 1
     assert "no LLM endpoint is configured" in card["notes"][0] and "--llm-base-url" in card["notes"][0]
@@ -118,19 +151,34 @@ def test_a_model_the_agent_was_not_given_is_named(tmp_path, cache):
         "    try:\n"
         "        llm().chat.completions.create(model='gpt-4o', messages=[{'role': 'user', 'content': 'hi'}])\n"
         "    except Exception:\n"
-        "        pass\n")
+        "        pass\n"
+    )
     with OpenAIServer(lambda body: "hello", models=(MODEL,)) as server:
-        proc = miner("test", str(agent), "--n", "1", "--llm-base-url", server.base_url, "--model", MODEL,
-                     "--out", str(tmp_path / "o"), env=cache)
+        proc = miner(
+            "test",
+            str(agent),
+            "--n",
+            "1",
+            "--llm-base-url",
+            server.base_url,
+            "--model",
+            MODEL,
+            "--out",
+            str(tmp_path / "o"),
+            env=cache,
+        )
         assert server.requests == []  # refused at the gateway
     assert "'gpt-4o'" in proc.stdout and "ARENA_LLM_MODEL" in proc.stdout
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (["--llm-base-url", "http://127.0.0.1:9/v1"], "--llm-base-url needs --model"),
-    (["--model", MODEL], "--model needs --llm-base-url"),
-    (["--llm-base-url", "127.0.0.1:9", "--model", MODEL], "not an http:// or https:// URL"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--llm-base-url", "http://127.0.0.1:9/v1"], "--llm-base-url needs --model"),
+        (["--model", MODEL], "--model needs --llm-base-url"),
+        (["--llm-base-url", "127.0.0.1:9", "--model", MODEL], "not an http:// or https:// URL"),
+    ],
+)
 def test_llm_options_go_together(tmp_path, args, fragment):
     agent = tmp_path / "llm"
     miner("init", str(agent), "--template", "llm")
@@ -147,8 +195,10 @@ def test_bad_bundles_and_arguments(tmp_path, cache):
     lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert proc.returncode == 1 and len(lines) == 2
     assert miner("test", str(bad), check=False).returncode == 1
-    assert "--problems and --catalog go together" in miner("test", str(tmp_path), "--problems", "x.json",
-                                                            check=False).stderr
+    assert (
+        "--problems and --catalog go together"
+        in miner("test", str(tmp_path), "--problems", "x.json", check=False).stderr
+    )
     assert "not empty" in miner("init", str(bad), check=False).stderr
     assert "unknown template" in miner("init", str(tmp_path / "n"), "--template", "gpt", check=False).stderr
 
@@ -161,13 +211,22 @@ def test_unsafe_local_says_what_it_does_not_protect(tmp_path, cache):
     assert "can read your files" in proc.stderr
 
 
-
-
 def test_the_docker_backend_runs_the_same_harness(tmp_path, cache):
     agent = tmp_path / "agent"
     miner("init", str(agent))
-    miner("test", str(agent), "--n", "4", "--sandbox", "docker", "--json", str(tmp_path / "card.json"), "--out",
-          str(tmp_path / "o"), env=cache)
+    miner(
+        "test",
+        str(agent),
+        "--n",
+        "4",
+        "--sandbox",
+        "docker",
+        "--json",
+        str(tmp_path / "card.json"),
+        "--out",
+        str(tmp_path / "o"),
+        env=cache,
+    )
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["backend"] == "docker" and all(row["status"] == "ok" for row in card["problems"])
     assert all(row["tool_calls"] > 0 for row in card["problems"])

@@ -53,15 +53,32 @@ def test_an_sn15_agent_runs_unchanged_in_arena_miner_test(tmp_path, cache, sandb
     agent.mkdir()
     shutil.copyfile(SN15_AGENT, agent / "agent.py")
     with ScriptedLLMServer() as llm:
-        miner("test", str(agent), "--n", "4", "--sandbox", sandbox, "--llm-base-url", llm.base_url, "--model", MODEL,
-              "--out", str(tmp_path / "out"), "--json", str(tmp_path / "card.json"), env=cache)
+        miner(
+            "test",
+            str(agent),
+            "--n",
+            "4",
+            "--sandbox",
+            sandbox,
+            "--llm-base-url",
+            llm.base_url,
+            "--model",
+            MODEL,
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+            str(tmp_path / "card.json"),
+            env=cache,
+        )
     card = json.loads((tmp_path / "card.json").read_text())
     rows = card["problems"]
     assert all(r["status"] == "ok" and r["error_code"] is None for r in rows), rows
     assert all(r["llm_calls"] >= 2 and r["tool_calls"] >= 2 and r["raw_answer"] for r in rows), rows
     for row in rows:  # the answer is the gateway's last recommend_product, handed over from the returned steps
-        events = [json.loads(x) for x in
-                  (tmp_path / "out" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()]
+        events = [
+            json.loads(x)
+            for x in (tmp_path / "out" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()
+        ]
         assert [e["name"] for e in events[-2:]] == ["returned_steps", "recommend_product"]
         assert events[-1]["arguments"]["product_ids"] == row["raw_answer"]
 
@@ -71,8 +88,10 @@ def test_test_prints_the_agents_real_error_line(tmp_path, cache):  # noqa: F811
     agent.mkdir()
     (agent / "agent.py").write_text(TORCH_AGENT)
     proc = miner("test", str(agent), "--n", "1", "--out", str(tmp_path / "out"), env=cache)
-    assert "import_failed (1001) ModuleNotFoundError: No module named 'torch' (the sandbox does not provide 'torch'" \
+    assert (
+        "import_failed (1001) ModuleNotFoundError: No module named 'torch' (the sandbox does not provide 'torch'"
         in " ".join(proc.stderr.split())
+    )
     report = next((tmp_path / "out" / "reports").glob("*.md")).read_text()
     status = next(line for line in report.splitlines() if line.startswith("**Status:**"))
     assert "code 1001: ModuleNotFoundError: No module named 'torch'" in status

@@ -33,9 +33,12 @@ PER_RACE = 6
 def slow_agent(folder: Path, name: str) -> Path:
     """The offline template, made to take about a second per problem so a race lasts long enough to be killed."""
     return write_template(
-        folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}  # distinct miners, not copies of one another\n"
+        folder,
+        MINER_TEMPLATE.read_text()
+        + f"\n\nMINER = {name!r}  # distinct miners, not copies of one another\n"
         + "\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n    time.sleep(1.0)\n"
-          "    return _solve_now(problem)\n")
+        "    return _solve_now(problem)\n",
+    )
 
 
 @pytest.fixture
@@ -52,8 +55,13 @@ def bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def start_node(args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([EXE, "run", *args], stdout=open(log, "ab"), stderr=subprocess.STDOUT,
-                            start_new_session=True, env={**os.environ, "ARENA_LOG_LEVEL": "INFO"})
+    return subprocess.Popen(
+        [EXE, "run", *args],
+        stdout=open(log, "ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "ARENA_LOG_LEVEL": "INFO"},
+    )
 
 
 def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -67,8 +75,9 @@ def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no
 
 def test_node_survives_sigterm_and_sigkill_mid_race(tmp_path: Path, bundle_server: tuple[str, Path]) -> None:
     base_url, www = bundle_server
-    catalog_dir, pack_path, signer = build_arena_inputs(tmp_path, size=3000, problems=16, per_race=PER_RACE,
-                                                        cadence=100_000)
+    catalog_dir, pack_path, signer = build_arena_inputs(
+        tmp_path, size=3000, problems=16, per_race=PER_RACE, cadence=100_000
+    )
     setup = make_chain(tmp_path, MINERS, block_time=0.5)
     for name in MINERS:
         bundle = pack_dir(slow_agent(tmp_path / "agents" / name, name))
@@ -78,10 +87,30 @@ def test_node_survives_sigterm_and_sigkill_mid_race(tmp_path: Path, bundle_serve
     engine = make_engine(url)
     upgrade(engine)
     engine.dispose()
-    args = ["--chain", "localchain", "--localchain.path", str(setup.path), "--wallet.name", "validator0",
-            "--wallet.path", str(setup.wallets), "--data-dir", str(tmp_path / "node"), "--database-url", url,
-            "--catalog", str(catalog_dir), "--pack", str(pack_path), "--pack.signer", signer, "--concurrency", "2",
-            "--sandbox.wall_seconds", "60"]
+    args = [
+        "--chain",
+        "localchain",
+        "--localchain.path",
+        str(setup.path),
+        "--wallet.name",
+        "validator0",
+        "--wallet.path",
+        str(setup.wallets),
+        "--data-dir",
+        str(tmp_path / "node"),
+        "--database-url",
+        url,
+        "--catalog",
+        str(catalog_dir),
+        "--pack",
+        str(pack_path),
+        "--pack.signer",
+        signer,
+        "--concurrency",
+        "2",
+        "--sandbox.wall_seconds",
+        "60",
+    ]
     store = Store.open(url)
     log = tmp_path / "node.log"
     total = len(MINERS) * PER_RACE
@@ -99,8 +128,9 @@ def test_node_survives_sigterm_and_sigkill_mid_race(tmp_path: Path, bundle_serve
 
     # 2. SIGKILL mid-race: runs in flight are left behind, as after a power cut
     node = start_node(args, log)
-    wait_until(lambda: count("finished") >= len(finished_before) + 2 and count("running") >= 1, 180,
-               "more runs to finish")
+    wait_until(
+        lambda: count("finished") >= len(finished_before) + 2 and count("running") >= 1, 180, "more runs to finish"
+    )
     os.killpg(node.pid, signal.SIGKILL)
     node.wait(timeout=30)
     interrupted = {r.run_id for r in store.runs() if r.status in {"starting", "running"}}

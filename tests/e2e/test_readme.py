@@ -43,17 +43,22 @@ def test_every_quick_start_block_of_the_readme_runs_as_written_in_a_fresh_clone(
     for name in ("bin", "lib", "include", "pyvenv.cfg"):
         if (Path(sys.prefix) / name).exists():
             (venv / name).symlink_to(Path(sys.prefix) / name)
-    (venv / ".shoparena-installed").write_text(hashlib.sha256((clone / "pyproject.toml").read_bytes()).hexdigest()
-                                               + "\n")
+    (venv / ".shoparena-installed").write_text(
+        hashlib.sha256((clone / "pyproject.toml").read_bytes()).hexdigest() + "\n"
+    )
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "VIRTUAL_ENV"))}
-    env.update(HOME=str(home), COLUMNS="160", PATH=":".join(p for p in env.get("PATH", "").split(":")
-                                                            if not p.startswith(sys.prefix)))
+    env.update(
+        HOME=str(home),
+        COLUMNS="160",
+        PATH=":".join(p for p in env.get("PATH", "").split(":") if not p.startswith(sys.prefix)),
+    )
     for number, block in enumerate(quick_starts((clone / "README.md").read_text()), start=1):
         started = time.monotonic()
-        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True,
-                              text=True, timeout=1200)
+        proc = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block], cwd=clone, env=env, capture_output=True, text=True, timeout=1200
+        )
         print(f"quick start {number}: {time.monotonic() - started:.0f} s")  # the README states these times
         assert proc.returncode == 0, f"quick start {number} failed:\n{block}\n{proc.stdout[-3000:]}\n{proc.stderr}"
         assert "Traceback" not in proc.stderr, f"quick start {number}:\n{proc.stderr}"

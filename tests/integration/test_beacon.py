@@ -19,9 +19,20 @@ from tests.support.substrate import InMemorySubstrate
 from validator.chain.bittensor_chain import BittensorChain
 from validator.chain.local import LocalChain
 
-BATCH = seal_batch([Problem(problem_id="r1", task="product", split="race", query="a lamp",
-                            reward=[{"product_id": "42", "title": ["Desk Lamp"]}])],
-                   slot=0, open_block=10, reveal_round=1000)
+BATCH = seal_batch(
+    [
+        Problem(
+            problem_id="r1",
+            task="product",
+            split="race",
+            query="a lamp",
+            reward=[{"product_id": "42", "title": ["Desk Lamp"]}],
+        )
+    ],
+    slot=0,
+    open_block=10,
+    reveal_round=1000,
+)
 
 
 class Clock:
@@ -51,8 +62,12 @@ def test_subtensor_drand_pallet_through_the_sdk() -> None:
     chain = BittensorChain("local", 7, substrate=substrate)
     try:
         assert chain.drand_pulse(1000) is None
-        substrate.put("Drand", "Pulses", [1000], {"round": 1000, "randomness": "0x" + "ab" * 32,
-                                                  "signature": "0x" + QUICKNET_ROUND_1000})
+        substrate.put(
+            "Drand",
+            "Pulses",
+            [1000],
+            {"round": 1000, "randomness": "0x" + "ab" * 32, "signature": "0x" + QUICKNET_ROUND_1000},
+        )
         assert chain.drand_pulse(1000) == QUICKNET_ROUND_1000
         assert len(open_batch(BATCH, chain.drand_pulse(1000) or "").problems) == 1
     finally:
@@ -67,7 +82,7 @@ class Relay(BaseHTTPRequestHandler):
         if not self.path.startswith(prefix):
             self.send_error(404)
             return
-        round_ = int(self.path[len(prefix):])
+        round_ = int(self.path[len(prefix) :])
         if round_ not in self.pulses:
             self.send_error(404, "round not yet published")
             return
@@ -127,8 +142,16 @@ def test_anyone_opens_a_past_batch_from_a_relay(relay, tmp_path: Path) -> None:
     from tests.unit.test_cli import arena, one_error_line
 
     url, pulses = relay
-    race = [Problem(problem_id=f"r{i}", task="product", split="race", query=f"a lamp {i}",
-                    reward=[{"product_id": f"{40 + i}", "title": [f"Desk Lamp {i}"]}]) for i in range(4)]
+    race = [
+        Problem(
+            problem_id=f"r{i}",
+            task="product",
+            split="race",
+            query=f"a lamp {i}",
+            reward=[{"product_id": f"{40 + i}", "title": [f"Desk Lamp {i}"]}],
+        )
+        for i in range(4)
+    ]
     pack = new_pack(race, catalog_digest=None, generator_version="t", embed=False)
     pack = pack.model_copy(update={"rotation": pack.rotation.model_copy(update={"problems_per_race": 2})})
     path = write_pack(sealed_pack(pack, fixed_round=1000)[0], tmp_path / "sealed.json")

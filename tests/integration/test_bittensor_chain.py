@@ -65,12 +65,25 @@ def substrate(wallets: dict[str, bt.Wallet]) -> InMemorySubstrate:
     chain = InMemorySubstrate(block=HEAD)
     chain.add_subnet(NETUID)
     validator = wallets["validator"]
-    chain.add_neuron(NETUID, validator.hotkey.ss58_address, validator.coldkeypub.ss58_address,
-                     stake_rao=1_500 * 10**9, validator_permit=True, axon=("203.0.113.7", 8091, 4),
-                     registered_at=1200)
+    chain.add_neuron(
+        NETUID,
+        validator.hotkey.ss58_address,
+        validator.coldkeypub.ss58_address,
+        stake_rao=1_500 * 10**9,
+        validator_permit=True,
+        axon=("203.0.113.7", 8091, 4),
+        registered_at=1200,
+    )
     miner = wallets["miner"]
-    chain.add_neuron(NETUID, miner.hotkey.ss58_address, miner.coldkeypub.ss58_address, stake_rao=2_500_000_000,
-                     axon=("2001:db8::1", 9000, 4), registered_at=1300, last_update=4900)
+    chain.add_neuron(
+        NETUID,
+        miner.hotkey.ss58_address,
+        miner.coldkeypub.ss58_address,
+        stake_rao=2_500_000_000,
+        axon=("2001:db8::1", 9000, 4),
+        registered_at=1300,
+        last_update=4900,
+    )
     for i in range(2, MINERS + 1):
         chain.add_neuron(NETUID, ss58_for(f"miner-hot-{i}"), ss58_for(f"miner-cold-{i}"), registered_at=1300 + i)
     return chain
@@ -144,10 +157,16 @@ def test_metagraph(chain: BittensorChain, substrate: InMemorySubstrate, wallets:
     validator, miner = wallets["validator"], wallets["miner"]
     assert graph.netuid == NETUID and graph.block == HEAD
     assert graph.uids == list(range(MINERS + 1))
-    assert graph.hotkeys == [validator.hotkey.ss58_address, miner.hotkey.ss58_address,
-                             *(ss58_for(f"miner-hot-{i}") for i in range(2, MINERS + 1))]
-    assert [n.coldkey for n in graph.neurons] == [validator.coldkeypub.ss58_address, miner.coldkeypub.ss58_address,
-                                                  *(ss58_for(f"miner-cold-{i}") for i in range(2, MINERS + 1))]
+    assert graph.hotkeys == [
+        validator.hotkey.ss58_address,
+        miner.hotkey.ss58_address,
+        *(ss58_for(f"miner-hot-{i}") for i in range(2, MINERS + 1)),
+    ]
+    assert [n.coldkey for n in graph.neurons] == [
+        validator.coldkeypub.ss58_address,
+        miner.coldkeypub.ss58_address,
+        *(ss58_for(f"miner-cold-{i}") for i in range(2, MINERS + 1)),
+    ]
     assert [n.stake for n in graph.neurons] == [1500.0, 2.5, 0.0, 0.0, 0.0]
     assert [n.validator_permit for n in graph.neurons] == [True, False, False, False, False]
     assert [n.block_at_registration for n in graph.neurons] == [1200, 1300, 1302, 1303, 1304]
@@ -178,8 +197,9 @@ def test_metagraph_of_a_missing_subnet(substrate: InMemorySubstrate) -> None:
 # --- commitments -------------------------------------------------------------------------------------------------
 
 
-def test_commitments_plain_revealed_and_sealed(chain: BittensorChain, substrate: InMemorySubstrate,
-                                               wallets: dict[str, bt.Wallet]) -> None:
+def test_commitments_plain_revealed_and_sealed(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet]
+) -> None:
     miner = wallets["miner"].hotkey.ss58_address
     revealer, sealer, gone = ss58_for("miner-hot-2"), ss58_for("miner-hot-3"), ss58_for("deregistered")
     substrate.put_commitment(NETUID, miner, "sha256:aa11 https://agents.example/m1.tar.gz", block=4100)
@@ -199,8 +219,9 @@ def test_commitments_plain_revealed_and_sealed(chain: BittensorChain, substrate:
     assert all(c.hotkey == hotkey for hotkey, c in found.items())
 
 
-def test_set_commitment_sends_the_raw_call_signed_by_the_hotkey(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                                wallets: dict[str, bt.Wallet]) -> None:
+def test_set_commitment_sends_the_raw_call_signed_by_the_hotkey(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet]
+) -> None:
     miner = wallets["miner"]
     data = "sha256:0f1e2d https://agents.example/m1.tar.gz"
 
@@ -223,8 +244,9 @@ def test_set_commitment_sends_the_raw_call_signed_by_the_hotkey(chain: Bittensor
     assert (published.value, published.block, published.uid) == (data, HEAD + 1, 1)
 
 
-def test_set_commitment_of_an_unregistered_hotkey(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                  wallets: dict[str, bt.Wallet]) -> None:
+def test_set_commitment_of_an_unregistered_hotkey(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet]
+) -> None:
     stranger = wallets["stranger"]
     with pytest.raises(ChainError) as raised:
         chain.set_commitment(stranger, "sha256:abc")
@@ -233,10 +255,12 @@ def test_set_commitment_of_an_unregistered_hotkey(chain: BittensorChain, substra
     assert substrate.submitted == []
 
 
-@pytest.mark.parametrize("data", ["x" * (MAX_COMMITMENT_BYTES + 1), "é" * 65, ""],
-                         ids=["129-ascii", "130-utf8", "empty"])
-def test_set_commitment_of_bad_size_is_bad_input(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                 wallets: dict[str, bt.Wallet], data: str) -> None:
+@pytest.mark.parametrize(
+    "data", ["x" * (MAX_COMMITMENT_BYTES + 1), "é" * 65, ""], ids=["129-ascii", "130-utf8", "empty"]
+)
+def test_set_commitment_of_bad_size_is_bad_input(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet], data: str
+) -> None:
     with pytest.raises(ChainError) as raised:
         chain.set_commitment(wallets["miner"], data)
     assert raised.value.code == "bad_input"
@@ -244,8 +268,9 @@ def test_set_commitment_of_bad_size_is_bad_input(chain: BittensorChain, substrat
     assert substrate.submitted == [] and substrate.composed == []
 
 
-def test_set_commitment_of_exactly_the_limit(chain: BittensorChain, substrate: InMemorySubstrate,
-                                             wallets: dict[str, bt.Wallet]) -> None:
+def test_set_commitment_of_exactly_the_limit(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet]
+) -> None:
     data = "é" * (MAX_COMMITMENT_BYTES // 2)  # 128 bytes of UTF-8
     outcome = chain.set_commitment(wallets["miner"], data)
     assert outcome.success and outcome.data["field"] == "Raw128"
@@ -255,8 +280,9 @@ def test_set_commitment_of_exactly_the_limit(chain: BittensorChain, substrate: I
 # --- weights -----------------------------------------------------------------------------------------------------
 
 
-def test_set_weights_sends_the_sdk_vector(chain: BittensorChain, substrate: InMemorySubstrate,
-                                         validator: bt.Wallet) -> None:
+def test_set_weights_sends_the_sdk_vector(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     weights = {3: 0.125, 1: 0.5, 2: 0.25, 4: 0.125}
     expected_uids, expected_values = normalize(sorted(weights), [weights[u] for u in sorted(weights)])
 
@@ -265,8 +291,13 @@ def test_set_weights_sends_the_sdk_vector(chain: BittensorChain, substrate: InMe
     assert outcome.success, outcome.message
     assert outcome.call == SET_WEIGHTS
     (call,) = _weight_calls(substrate)
-    assert call.params == {"netuid": NETUID, "mecid": 0, "dests": expected_uids, "weights": expected_values,
-                           "version_key": 3}
+    assert call.params == {
+        "netuid": NETUID,
+        "mecid": 0,
+        "dests": expected_uids,
+        "weights": expected_values,
+        "version_key": 3,
+    }
     assert expected_uids == [1, 2, 3, 4] and expected_values == [65535, 32768, 16384, 16384]
     sent = substrate.submitted[-1]
     assert sent.call is call and sent.success and sent.signature_valid
@@ -278,16 +309,18 @@ def test_set_weights_sends_the_sdk_vector(chain: BittensorChain, substrate: InMe
     assert substrate.get("SubtensorModule", "LastUpdate", [NETUID])[0] == HEAD + 1
 
 
-def test_set_weights_drops_zero_weights(chain: BittensorChain, substrate: InMemorySubstrate,
-                                        validator: bt.Wallet) -> None:
+def test_set_weights_drops_zero_weights(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     outcome = chain.set_weights(validator, {0: 0.0, 1: 0.0, 2: 3.0, 4: 1.0})
     assert outcome.success
     assert (outcome.data["uids"], outcome.data["weights"]) == ([2, 4], [65535, 21845])
     assert _weight_calls(substrate)[-1].params["dests"] == [2, 4]
 
 
-def test_set_weights_with_commit_reveal(chain: BittensorChain, substrate: InMemorySubstrate,
-                                        validator: bt.Wallet) -> None:
+def test_set_weights_with_commit_reveal(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     substrate.set_hyperparameters(NETUID, commit_reveal=True)
     weights = {1: 0.6, 2: 0.3, 4: 0.1}
 
@@ -310,8 +343,9 @@ def test_set_weights_with_commit_reveal(chain: BittensorChain, substrate: InMemo
     assert substrate.get("SubtensorModule", "Weights", [NETUID, 0]) is None, "weights stay hidden until revealed"
 
 
-def test_rate_limit_state(chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet,
-                          wallets: dict[str, bt.Wallet]) -> None:
+def test_rate_limit_state(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet, wallets: dict[str, bt.Wallet]
+) -> None:
     hotkey = validator.hotkey.ss58_address
     fresh = chain.rate_limit(hotkey)
     assert (fresh.weights_rate_limit, fresh.blocks_since_last_update, fresh.block) == (100, None, HEAD)
@@ -334,8 +368,9 @@ def test_rate_limit_state(chain: BittensorChain, substrate: InMemorySubstrate, v
     assert stranger.blocks_since_last_update is None
 
 
-def test_set_weights_twice_is_rate_limited(chain: BittensorChain, substrate: InMemorySubstrate,
-                                           validator: bt.Wallet) -> None:
+def test_set_weights_twice_is_rate_limited(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     assert chain.set_weights(validator, {1: 1.0, 2: 1.0}).success
     after = chain.rate_limit(validator.hotkey.ss58_address)
     assert after.blocks_since_last_update == 0 and after.blocks_to_wait == 100
@@ -349,8 +384,9 @@ def test_set_weights_twice_is_rate_limited(chain: BittensorChain, substrate: InM
     assert len(substrate.submitted) == submitted, "nothing may be submitted while rate-limited"
 
 
-def test_set_weights_rate_limited_by_last_update(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                 validator: bt.Wallet) -> None:
+def test_set_weights_rate_limited_by_last_update(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     substrate.set_last_update(NETUID, 0, HEAD - 40)  # WeightsSetRateLimit is 100
     with pytest.raises(ChainError) as raised:
         chain.set_weights(validator, {1: 0.5, 2: 0.5})
@@ -363,8 +399,9 @@ def test_set_weights_rate_limited_by_last_update(chain: BittensorChain, substrat
     assert chain.set_weights(validator, {1: 0.5, 2: 0.5}).success
 
 
-def test_set_weights_of_an_unregistered_hotkey(chain: BittensorChain, substrate: InMemorySubstrate,
-                                               wallets: dict[str, bt.Wallet]) -> None:
+def test_set_weights_of_an_unregistered_hotkey(
+    chain: BittensorChain, substrate: InMemorySubstrate, wallets: dict[str, bt.Wallet]
+) -> None:
     stranger = wallets["stranger"]
     with pytest.raises(ChainError) as raised:
         chain.set_weights(stranger, {1: 1.0})
@@ -374,13 +411,18 @@ def test_set_weights_of_an_unregistered_hotkey(chain: BittensorChain, substrate:
 
 
 @pytest.mark.parametrize("limit", [32_767, 29_000, 26_214, 19_661])
-@pytest.mark.parametrize("weights", [
-    {1: 0.5, 2: 0.3, 3: 0.15, 4: 0.05},
-    {0: 0.75, 1: 0.25, 2: 0.1, 3: 0.1, 4: 0.01},
-    {1: 0.9, 2: 0.04, 3: 0.03, 4: 0.03},
-], ids=["taper", "burn-heavy", "winner"])
-def test_set_weights_under_max_weights_limit(chain: BittensorChain, substrate: InMemorySubstrate,
-                                             validator: bt.Wallet, limit: int, weights: dict[int, float]) -> None:
+@pytest.mark.parametrize(
+    "weights",
+    [
+        {1: 0.5, 2: 0.3, 3: 0.15, 4: 0.05},
+        {0: 0.75, 1: 0.25, 2: 0.1, 3: 0.1, 4: 0.01},
+        {1: 0.9, 2: 0.04, 3: 0.03, 4: 0.03},
+    ],
+    ids=["taper", "burn-heavy", "winner"],
+)
+def test_set_weights_under_max_weights_limit(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet, limit: int, weights: dict[int, float]
+) -> None:
     """The vector is clipped under `MaxWeightsLimit` and the chain accepts it (no `MaxWeightExceeded`)."""
     substrate.set_hyperparameters(NETUID, max_weights_limit=limit)
 
@@ -396,15 +438,17 @@ def test_set_weights_under_max_weights_limit(chain: BittensorChain, substrate: I
     assert values != unclipped, "the vector really was clipped"
     sdk = normalize(uids, clip_to_max_weight([weights[u] for u in uids], limit / U16_MAX))
     assert dests == sdk[0]
-    assert all(abs(a - b) <= 0.002 * U16_MAX for a, b in zip(values, sdk[1], strict=True)), \
+    assert all(abs(a - b) <= 0.002 * U16_MAX for a, b in zip(values, sdk[1], strict=True)), (
         "the clip matches the SDK's up to its rounding margin"
+    )
     order = sorted(uids, key=lambda u: -weights[u])
     by_uid = dict(zip(dests, values, strict=True))
     assert [by_uid[u] for u in order] == sorted(values, reverse=True), "clipping keeps the ranking"
 
 
-def test_set_weights_with_too_few_weights_is_bad_input(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                       validator: bt.Wallet) -> None:
+def test_set_weights_with_too_few_weights_is_bad_input(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     substrate.set_hyperparameters(NETUID, min_allowed_weights=3)
     with pytest.raises(ChainError) as raised:
         chain.set_weights(validator, {1: 0.7, 2: 0.3})
@@ -413,18 +457,23 @@ def test_set_weights_with_too_few_weights_is_bad_input(chain: BittensorChain, su
     assert substrate.submitted == []
 
 
-@pytest.mark.parametrize("weights", [{}, {1: 0.0, 2: 0.0}, {1: -1.0, 2: 1.0}, {1: float("nan")}],
-                         ids=["empty", "all-zero", "negative", "nan"])
-def test_set_weights_of_a_bad_vector_is_bad_input(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                  validator: bt.Wallet, weights: dict[int, float]) -> None:
+@pytest.mark.parametrize(
+    "weights",
+    [{}, {1: 0.0, 2: 0.0}, {1: -1.0, 2: 1.0}, {1: float("nan")}],
+    ids=["empty", "all-zero", "negative", "nan"],
+)
+def test_set_weights_of_a_bad_vector_is_bad_input(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet, weights: dict[int, float]
+) -> None:
     with pytest.raises(ChainError) as raised:
         chain.set_weights(validator, weights)
     assert raised.value.code == "bad_input"
     assert substrate.submitted == []
 
 
-def test_set_weights_rejected_on_chain_is_a_failed_outcome(chain: BittensorChain, substrate: InMemorySubstrate,
-                                                           validator: bt.Wallet) -> None:
+def test_set_weights_rejected_on_chain_is_a_failed_outcome(
+    chain: BittensorChain, substrate: InMemorySubstrate, validator: bt.Wallet
+) -> None:
     """What the SDK does not preflight (the version key) fails on chain: reported, not raised, and not applied."""
     substrate.set_hyperparameters(NETUID, weights_version_key=9)
 
@@ -483,8 +532,9 @@ def test_load_wallet_missing(tmp_path: Path) -> None:
     assert raised.value.code == "no_wallet" and str(tmp_path / "nowhere") in raised.value.message
 
 
-def test_encrypted_hotkey_is_refused_without_prompting(tmp_path: Path, chain: BittensorChain,
-                                                       substrate: InMemorySubstrate) -> None:
+def test_encrypted_hotkey_is_refused_without_prompting(
+    tmp_path: Path, chain: BittensorChain, substrate: InMemorySubstrate
+) -> None:
     wallet = _new_wallet(tmp_path, "locked", "hot", password="correct horse")
     substrate.add_neuron(NETUID, wallet.hotkeypub.ss58_address, wallet.coldkeypub.ss58_address)
 
@@ -500,8 +550,9 @@ def test_encrypted_hotkey_is_refused_without_prompting(tmp_path: Path, chain: Bi
     assert substrate.submitted == []
 
 
-def test_signing_with_a_deleted_hotkey_names_the_file(tmp_path: Path, chain: BittensorChain,
-                                                      substrate: InMemorySubstrate) -> None:
+def test_signing_with_a_deleted_hotkey_names_the_file(
+    tmp_path: Path, chain: BittensorChain, substrate: InMemorySubstrate
+) -> None:
     wallet = _new_wallet(tmp_path, "vanishing", "hot")
     Path(wallet.hotkey_file.path).unlink()
     with pytest.raises(ChainError) as raised:

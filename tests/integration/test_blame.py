@@ -37,7 +37,7 @@ MODEL = "blame-test-model"
 
 # The offline template, asking the node's LLM for a first thought before it works; `{guard}` decides what the agent
 # does with an LLM error: let it through (agent_main raises) or catch it and carry on without the thought.
-LLM_PREFIX = '''
+LLM_PREFIX = """
 
 import json as _json
 import os as _os
@@ -58,14 +58,13 @@ def _think(problem):
 def agent_main(problem):
 {guard}
     return _solve_now(problem)
-'''
+"""
 LET_THROUGH = "    _think(problem)"
 CATCH = "    try:\n        _think(problem)\n    except Exception:  # carry on without the LLM\n        pass"
 
 
 def llm_agent(folder: Path, miner: str, guard: str) -> Path:
-    return write_template(folder, MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL,
-                                                                                 guard=guard))
+    return write_template(folder, MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL, guard=guard))
 
 
 def plain_agent(folder: Path, source: str) -> Path:
@@ -86,17 +85,41 @@ def open_store(url: str) -> Store:
     return Store.open(url)
 
 
-def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, *,
-               gateway: Gateway | None = None, budgets: Budgets | None = None, log: Any = None,
-               **config: Any) -> Arena:
+def make_arena(
+    store: Store,
+    chain: LocalChain,
+    wallet: Any,
+    inputs: tuple[Path, Path, str],
+    data_dir: Path,
+    *,
+    gateway: Gateway | None = None,
+    budgets: Budgets | None = None,
+    log: Any = None,
+    **config: Any,
+) -> Arena:
     """The node's race machinery on the test's pack; `config` overrides the test defaults of ArenaConfig."""
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
-                "budgets": budgets or Budgets(), **config}
-    return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
-                 config=ArenaConfig(data_dir=data_dir, **settings), gateway=gateway or Gateway(catalog), log=log)
+    settings = {
+        "concurrency": 2,
+        "max_attempts": 3,
+        "retry_backoff": 0.2,
+        "limits": Limits(wall_seconds=60),
+        "budgets": budgets or Budgets(),
+        **config,
+    }
+    return Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(data_dir=data_dir, **settings),
+        gateway=gateway or Gateway(catalog),
+        log=log,
+    )
 
 
 def drive(arena: Arena, store: Store, done: Any, deadline: float = 300.0) -> None:
@@ -110,7 +133,8 @@ def drive(arena: Arena, store: Store, done: Any, deadline: float = 300.0) -> Non
 
 
 def test_an_upstream_llm_failing_mid_run_is_the_nodes_fault_and_the_run_is_retried_and_scored(
-        inputs: Any, tmp_path: Path) -> None:
+    inputs: Any, tmp_path: Path
+) -> None:
     down = threading.Event()
     down.set()
 
@@ -127,8 +151,9 @@ def test_an_upstream_llm_failing_mid_run_is_the_nodes_fault_and_the_run_is_retri
     hotkeys = {}
     for i, (name, guard) in enumerate(names.items()):
         hotkeys[name] = setup.miners[name].hotkey.ss58_address
-        place_submission(store, data_dir, hotkeys[name], llm_agent(tmp_path / "agents" / name, name, guard),
-                         block=10 + i)
+        place_submission(
+            store, data_dir, hotkeys[name], llm_agent(tmp_path / "agents" / name, name, guard), block=10 + i
+        )
     with OpenAIServer(upstream, models=(MODEL,)) as server:
         catalog = Catalog.open(inputs[0])
         gateway = Gateway(catalog, upstream=Upstream(base_url=server.base_url, models=[MODEL]))
@@ -200,28 +225,38 @@ def browser_run_page(store: Store, run_id: str, tmp_path: Path) -> dict[str, lis
     browser, driver_path = chromium()
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={tmp_path / 'profile'}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ):
         options.add_argument(flag)
     server = ThreadedServer(create_app(store)).start()
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
         driver.get(f"{server.url}/#/run/{run_id}")
         WebDriverWait(driver, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#upstream tbody tr")))
-        return {name: [row.text for row in driver.find_elements(By.CSS_SELECTOR, f"#{name} tbody tr")]
-                for name in ("upstream", "attempts")}
+        return {
+            name: [row.text for row in driver.find_elements(By.CSS_SELECTOR, f"#{name} tbody tr")]
+            for name in ("upstream", "attempts")
+        }
     finally:
         driver.quit()
         server.stop()
 
 
-NO_ANSWER_AGENT = '''
+NO_ANSWER_AGENT = """
 def agent_main(problem):
     return {"thought": "nothing fits"}
-'''
+"""
 
-SPENDER_AGENT = '''
+SPENDER_AGENT = """
 from arena_agent import BudgetExhausted, call_tool
 
 
@@ -231,11 +266,10 @@ def agent_main(problem):
             call_tool("find_product", q=problem["query"][:40])
     except BudgetExhausted:
         return None
-'''
+"""
 
 
-def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final(inputs: Any,
-                                                                                   tmp_path: Path) -> None:
+def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final(inputs: Any, tmp_path: Path) -> None:
     import hashlib
 
     names = ["silent", "spender", "broken"]
@@ -244,10 +278,12 @@ def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
     hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
-    place_submission(store, data_dir, hotkeys["silent"], plain_agent(tmp_path / "a" / "silent", NO_ANSWER_AGENT),
-                     block=10)
-    place_submission(store, data_dir, hotkeys["spender"], plain_agent(tmp_path / "a" / "spender", SPENDER_AGENT),
-                     block=11)
+    place_submission(
+        store, data_dir, hotkeys["silent"], plain_agent(tmp_path / "a" / "silent", NO_ANSWER_AGENT), block=10
+    )
+    place_submission(
+        store, data_dir, hotkeys["spender"], plain_agent(tmp_path / "a" / "spender", SPENDER_AGENT), block=11
+    )
     # a bundle that passed its hash check but cannot be unpacked (a truncated archive, stored as fetched)
     garbage = b"\x1f\x8b\x08\x00 not really a tar.gz"
     sha = hashlib.sha256(garbage).hexdigest()
@@ -280,8 +316,9 @@ def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final
 def test_every_code_has_one_entry_and_the_store_takes_blame_from_it() -> None:
     from validator.store.repository import blame_of
 
-    assert all((c.code < 2000) == (c.blame == "agent") and c.retried == (c.blame == "validator")
-               for c in blame.CODES.values())
+    assert all(
+        (c.code < 2000) == (c.blame == "agent") and c.retried == (c.blame == "validator") for c in blame.CODES.values()
+    )
     assert {blame_of(c) for c in (1006, 1007, 1008)} == {"agent"} and blame_of(2005) == "validator"
     with pytest.raises(ValueError, match="unknown run error code 1999"):
         blame_of(1999)
@@ -292,10 +329,16 @@ def test_the_gateway_dying_mid_run_is_2002_and_the_node_serves_it_again(inputs: 
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    late = MINER_TEMPLATE.read_text() + ("\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n"
-                                         "    time.sleep(2)\n    return _solve_now(problem)\n")
-    place_submission(store, data_dir, setup.miners["late"].hotkey.ss58_address,
-                     write_template(tmp_path / "a" / "late", late), block=10)
+    late = MINER_TEMPLATE.read_text() + (
+        "\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n    time.sleep(2)\n    return _solve_now(problem)\n"
+    )
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["late"].hotkey.ss58_address,
+        write_template(tmp_path / "a" / "late", late),
+        block=10,
+    )
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     arena.start()
     try:
@@ -329,10 +372,23 @@ def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, t
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     write_template(tmp_path / "a" / "offline"), block=10)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, limits=Limits(wall_seconds=0.5),
-                       stuck_grace=0.5, race_stall=2.0)
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["offline"].hotkey.ss58_address,
+        write_template(tmp_path / "a" / "offline"),
+        block=10,
+    )
+    arena = make_arena(
+        store,
+        setup.chain,
+        setup.validators[0],
+        inputs,
+        data_dir,
+        limits=Limits(wall_seconds=0.5),
+        stuck_grace=0.5,
+        race_stall=2.0,
+    )
     node = Node(arena, block_time=0.5)
     client = TestClient(create_app(store, health=node.health))
     arena.start()
@@ -370,8 +426,13 @@ def test_a_run_the_node_cannot_score_is_its_own_fault_2007(inputs: Any, tmp_path
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     write_template(tmp_path / "a" / "offline"), block=10)
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["offline"].hotkey.ss58_address,
+        write_template(tmp_path / "a" / "offline"),
+        block=10,
+    )
     first = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     first.start()
     try:
@@ -388,20 +449,25 @@ def test_a_run_the_node_cannot_score_is_its_own_fault_2007(inputs: Any, tmp_path
     operator = Keypair.create_from_uri("//ShopArenaTestOperator")
     fresh = generate_problems(first.catalog, 6, seed=11).problems
     assert store.run(run_id).problem_id not in {p.problem_id for p in fresh}  # type: ignore[union-attr]
-    following = new_pack(fresh, catalog_digest=first.pack.catalog_digest, generator_version=GENERATOR_VERSION,
-                         rotation=first.pack.rotation, embed=False).signed(operator)
+    following = new_pack(
+        fresh,
+        catalog_digest=first.pack.catalog_digest,
+        generator_version=GENERATOR_VERSION,
+        rotation=first.pack.rotation,
+        embed=False,
+    ).signed(operator)
     next_pack = write_pack(following, tmp_path / "next-pack.json")
     log = _Log()
-    second = make_arena(store, setup.chain, setup.validators[0], (inputs[0], next_pack, operator.ss58_address),
-                        data_dir, log=log)
+    second = make_arena(
+        store, setup.chain, setup.validators[0], (inputs[0], next_pack, operator.ss58_address), data_dir, log=log
+    )
     second.start()
     try:
         second.recover()
     finally:
         second.stop()
     run = store.run(run_id)
-    assert run is not None and (run.status, run.error_code, run.blame) == ("pending", blame.SCORING_FAILED,
-                                                                           "validator")
+    assert run is not None and (run.status, run.error_code, run.blame) == ("pending", blame.SCORING_FAILED, "validator")
     assert store.score(run_id) is None  # never a zero
     failed = [kw for event, kw in log.records if event == "races.scoring_failed"]
     assert failed and "which this node does not hold" in failed[0]["traceback"]

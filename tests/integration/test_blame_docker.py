@@ -117,8 +117,14 @@ def spec_for(run_dir: Path, run_id: str) -> SandboxSpec:
     src.mkdir()
     (src / "agent.py").write_text(textwrap.dedent(SLEEPER))
     agent_dir = unpack(pack_dir(src).data, run_dir / "agent")
-    return SandboxSpec(run_id=run_id, bundle_dir=agent_dir, problem={"problem_id": "p", "query": "lamp"},
-                       token="t", socket_dir=run_dir / "gw", limits=Limits(wall_seconds=60))
+    return SandboxSpec(
+        run_id=run_id,
+        bundle_dir=agent_dir,
+        problem={"problem_id": "p", "query": "lamp"},
+        token="t",
+        socket_dir=run_dir / "gw",
+        limits=Limits(wall_seconds=60),
+    )
 
 
 def run_in_thread(sandbox: Any, spec: SandboxSpec) -> tuple[threading.Thread, dict[str, SandboxResult]]:
@@ -146,13 +152,14 @@ def relay(tmp_path_factory: pytest.TempPathFactory, engine: Any) -> Iterator[Eng
     target = engine.api.base_url
     host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
     assert host.startswith("unix://"), f"the relay needs dockerd on a unix socket, not {host} ({target})"
-    relay = EngineRelay(host[len("unix://"):], tmp_path_factory.mktemp("relay") / "docker.sock")
+    relay = EngineRelay(host[len("unix://") :], tmp_path_factory.mktemp("relay") / "docker.sock")
     yield relay
     relay.close()
 
 
-def test_the_engine_connection_failing_mid_wait_is_2001_not_a_timeout(engine: Any, relay: EngineRelay,
-                                                                      run_dir: Path) -> None:
+def test_the_engine_connection_failing_mid_wait_is_2001_not_a_timeout(
+    engine: Any, relay: EngineRelay, run_dir: Path
+) -> None:
     import docker
 
     from sandbox.backends.docker import LABEL, DockerSandbox
@@ -165,8 +172,11 @@ def test_the_engine_connection_failing_mid_wait_is_2001_not_a_timeout(engine: An
         relay.cut_waits()  # the engine stays up; the backend's wait dies with its connection
         thread.join(120)
         result = out["result"]
-        assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED,
-                                                                         False), result.error
+        assert (result.status, result.error_code, result.timed_out) == (
+            "sandbox_failed",
+            blame.SANDBOX_FAILED,
+            False,
+        ), result.error
         assert blame.blame_of(result.error_code) == "validator" and "waiting on the container" in (result.error or "")
         assert len(relay.waiting()) == 1  # it ended on the fault: the wait that died was not made again
     finally:

@@ -84,23 +84,37 @@ class ScriptedModel:
         rival = next((pid for pid in re.findall(r'"product_id": "(\w+)"', results) if pid not in golds), None)
         step = len(done)
         if step == 0:
-            return self._call("I will search the catalog for products that fit the request.", "find_product",
-                              {"q": query[:200]})
+            return self._call(
+                "I will search the catalog for products that fit the request.", "find_product", {"q": query[:200]}
+            )
         if step == 1:
-            return self._call("Let me read the details of the most promising listings.", "view_product_information",
-                              {"product_ids": ",".join(golds + ([rival] if rival else []))})
+            return self._call(
+                "Let me read the details of the most promising listings.",
+                "view_product_information",
+                {"product_ids": ",".join(golds + ([rival] if rival else []))},
+            )
         if step == 2:
             answer = ",".join(golds)
-            text = (f"Comparing the candidates from the search and their details: {golds[0]} matches every requested "
-                    f"attribute and service, while {rival} does not match the request as well, so {golds[0]} is "
-                    f"better than {rival} here. I will recommend {answer} to the user now.")
+            text = (
+                f"Comparing the candidates from the search and their details: {golds[0]} matches every requested "
+                f"attribute and service, while {rival} does not match the request as well, so {golds[0]} is "
+                f"better than {rival} here. I will recommend {answer} to the user now."
+            )
             return self._call(text, "recommend_product", {"product_ids": answer})
         return self._call("Done.", "terminate", {"status": "success"})
 
     @staticmethod
     def _call(content: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"content": content, "tool_calls": [{"id": f"call_{name}", "type": "function",
-                                                    "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+        return {
+            "content": content,
+            "tool_calls": [
+                {
+                    "id": f"call_{name}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+            ],
+        }
 
 
 def llm_agent(variant: str) -> str:
@@ -156,10 +170,18 @@ def run_race(store: Store, root: Path, inputs: tuple[Path, Path, str], server: O
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     gateway = Gateway(catalog, upstream=Upstream(base_url=server.base_url, models=[MODEL]))
-    arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
-                  sandbox=ProcessSandbox("bwrap"), gateway=gateway,
-                  config=ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=2, retry_backoff=0.2,
-                                     limits=Limits(wall_seconds=60)))
+    arena = Arena(
+        store=store,
+        chain=setup.chain,
+        wallet=setup.validators[0],
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        gateway=gateway,
+        config=ArenaConfig(
+            data_dir=data_dir, concurrency=2, max_attempts=2, retry_backoff=0.2, limits=Limits(wall_seconds=60)
+        ),
+    )
     node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3)
     closed = lambda: any(r.status == "closed" for r in store.races())  # noqa: E731
     asyncio.run(asyncio.wait_for(node.run(until=closed, poll=0.2, handle_signals=False), timeout=300))
@@ -178,8 +200,16 @@ def play(catalog: Catalog, server: OpenAIServer, problems: list[Problem]) -> dic
         out = {}
         with GatewayServer(gateway, work / "gw" / "gateway.sock"):
             for problem in problems:
-                outcome = asyncio.run(run_one(gateway, ProcessSandbox("bwrap"), agent_dir, work / "gw",
-                                              problem.public(), limits=Limits(wall_seconds=60)))
+                outcome = asyncio.run(
+                    run_one(
+                        gateway,
+                        ProcessSandbox("bwrap"),
+                        agent_dir,
+                        work / "gw",
+                        problem.public(),
+                        limits=Limits(wall_seconds=60),
+                    )
+                )
                 assert outcome.result.status == "ok", outcome.result
                 out[problem.problem_id] = outcome.events
         return out
@@ -192,27 +222,39 @@ def store_run(ctx: Arena8, race_id: str, problem: Problem, events: list[Trajecto
     store, pack = ctx.store, ctx.pack
     llm_hotkey = next(r.hotkey for r in store.runs() if r.llm_calls > 0)
     submission = next(s for s in store.latest_submissions() if s.hotkey == llm_hotkey)
-    store.create_race(race_id=race_id, pack_id=pack.pack_id, seed_block=0, seed_hash="crafted",
-                      problem_ids=[problem.problem_id])
+    store.create_race(
+        race_id=race_id, pack_id=pack.pack_id, seed_block=0, seed_hash="crafted", problem_ids=[problem.problem_id]
+    )
     store.create_runs(race_id, [(submission, problem.problem_id)])
     run_id = store.runs(race_id=race_id)[0].run_id
     events = [e.model_copy(update={"seq": i, "run_id": run_id}) for i, e in enumerate(events)]
     store.transition(run_id, "starting")
     store.transition(run_id, "running")
     store.record_run(run_id, "scoring", events)
-    score = score_run(problem, raw_answer(events), ctx.catalog.get, gold_vectors=pack.gold_vectors(problem.problem_id),
-                      ruleset=pack.ruleset)
+    score = score_run(
+        problem,
+        raw_answer(events),
+        ctx.catalog.get,
+        gold_vectors=pack.gold_vectors(problem.problem_id),
+        ruleset=pack.ruleset,
+    )
     store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
     judge = OfflineJudge()
     verdict = judge.judge(problem.public(), events)
-    store.save_judgment(run_id, verdict=verdict.model_dump(mode="json"), quality=verdict.quality,
-                        coefficient=verdict.coefficient, final=judge.rubric.final(score.success, verdict.quality),
-                        evidence=verdict.evidence)
+    store.save_judgment(
+        run_id,
+        verdict=verdict.model_dump(mode="json"),
+        quality=verdict.quality,
+        coefficient=verdict.coefficient,
+        final=judge.rubric.final(score.success, verdict.quality),
+        evidence=verdict.evidence,
+    )
     store.set_race_status(race_id, "closed")
     return run_id
 
 
 # event surgery on an LLM-template trajectory: schemas, then (completion, tool call) x 4
+
 
 def completions(events: list[TrajectoryEvent]) -> list[int]:
     return [i for i, e in enumerate(events) if e.kind == "llm_call"]
@@ -250,9 +292,16 @@ def choose(pack: Pack, drawn: list[str]) -> dict[str, Problem]:
     leak, cap = free_products[0], free_products[1]
     base = next(p for p in products if p not in (leak, cap))
     others = [p for p in free if p not in (leak, cap, base)]
-    return {"base": base, "drawn": by_id[drawn[0]], "leak": leak, "cap": cap, "exact": others[0],
-            "near": others[1], "held_out": next(p for p in pack.problems if p.split == "held_out"),
-            "other": next(p for p in products if p not in (leak, cap, base))}
+    return {
+        "base": base,
+        "drawn": by_id[drawn[0]],
+        "leak": leak,
+        "cap": cap,
+        "exact": others[0],
+        "near": others[1],
+        "held_out": next(p for p in pack.problems if p.split == "held_out"),
+        "other": next(p for p in products if p not in (leak, cap, base)),
+    }
 
 
 def craft(ctx: Arena8, server: OpenAIServer) -> None:
@@ -272,11 +321,16 @@ def craft(ctx: Arena8, server: OpenAIServer) -> None:
 
     add("empty", base, [], "normalize", "no_events")
     events = variant(base)
-    add("incomplete", base, events[:completions(events)[-1]], "validity", "incomplete")
+    add("incomplete", base, events[: completions(events)[-1]], "validity", "incomplete")
     events = variant(base)
     calls = message(events[completions(events)[2]])["tool_calls"]
-    calls.append({"id": "call_lost", "type": "function",
-                  "function": {"name": "view_product_information", "arguments": json.dumps({"product_ids": gold})}})
+    calls.append(
+        {
+            "id": "call_lost",
+            "type": "function",
+            "function": {"name": "view_product_information", "arguments": json.dumps({"product_ids": gold})},
+        }
+    )
     add("unpaired", base, events, "validity", "unpaired_tool_call")
     events = variant(base)
     calls = message(events[completions(events)[2]])["tool_calls"]
@@ -285,21 +339,27 @@ def craft(ctx: Arena8, server: OpenAIServer) -> None:
     events.insert(i + 1, events[i].model_copy(deep=True))
     add("twice", base, events, "validity", "recommend_not_once")
     events = variant(base)
-    set_call(events, "recommend_product", {"product_ids": f"{gold},9999999999"},
-             f"Having recommended the products to the user: {gold},9999999999.")
+    set_call(
+        events,
+        "recommend_product",
+        {"product_ids": f"{gold},9999999999"},
+        f"Having recommended the products to the user: {gold},9999999999.",
+    )
     add("unknown", base, events, "validity", "unknown_product")
     events = variant(base)
     message(events[completions(events)[1]])["content"] = "Reading the details now. " * 6000
     add("long", base, events, "validity", "too_long")
     events = variant(base)
     wrong = other.gold_ids[0]  # exists (the strict scorer knows it), answers another problem
-    set_call(events, "recommend_product", {"product_ids": wrong},
-             f"Having recommended the products to the user: {wrong}.")
+    set_call(
+        events, "recommend_product", {"product_ids": wrong}, f"Having recommended the products to the user: {wrong}."
+    )
     add("wrong", base, events, "winning", "strict_failure")
     events = variant(base)
     message(events[completions(events)[2]])["content"] = (
         f"The details of {gold} fit what was asked: the attributes and the description line up with the request, "
-        "so this listing is the one to recommend here after reading the search output and the details shown above.")
+        "so this listing is the one to recommend here after reading the search output and the details shown above."
+    )
     add("terse", base, events, "judge", "below_threshold")
     events = variant(base)
     del events[completions(events)[-1]]  # terminate is now issued by the agent's code
@@ -314,8 +374,12 @@ def craft(ctx: Arena8, server: OpenAIServer) -> None:
     viewed = json.loads(message(events[completions(events)[1]])["tool_calls"][0]["function"]["arguments"])
     shown = f"{viewed['product_ids']},{stolen}"  # it views the held-out answer too, so the id exists
     set_call(events, "view_product_information", {"product_ids": shown}, view(catalog, shown))
-    set_call(events, "recommend_product", {"product_ids": f"{own},{stolen}"},
-             f"Having recommended the products to the user: {own},{stolen}.")
+    set_call(
+        events,
+        "recommend_product",
+        {"product_ids": f"{own},{stolen}"},
+        f"Having recommended the products to the user: {own},{stolen}.",
+    )
     add("leak", leak, events, "split", "recommends_held_out_answer")
     add("exact", exact, variant(exact), "decontaminate", "exact_query")
     add("near", near, variant(near), "decontaminate", "near_duplicate_query")
@@ -333,8 +397,12 @@ def write_test_sets(root: Path, exact: Problem, near: Problem) -> list[Path]:
     a near-duplicate of another (a word added), plus unrelated queries."""
     first, second = root / "product_test.jsonl", root / "shop_test.jsonl"
     reward = {"product_id": "7100000001", "title": ["Kalinaw Handwoven Rattan Laundry Hamper with Lid Large"]}
-    first.write_text(json.dumps({"query": "I want a rattan laundry hamper with a lid.", "reward": reward}) + "\n"
-                     + json.dumps({"query": exact.query.upper().replace(",", " ,"), "reward": reward}) + "\n")
+    first.write_text(
+        json.dumps({"query": "I want a rattan laundry hamper with a lid.", "reward": reward})
+        + "\n"
+        + json.dumps({"query": exact.query.upper().replace(",", " ,"), "reward": reward})
+        + "\n"
+    )
     second.write_text(json.dumps({"query": near.query + " today", "reward": [reward, reward]}) + "\n")
     return [first, second]
 
@@ -345,8 +413,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def filled(request: pytest.FixtureRequest, inputs: tuple[Path, Path, str],
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena8]:
+def filled(
+    request: pytest.FixtureRequest, inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Arena8]:
     """A store after one real race, exported once (the baseline funnel), then the crafted runs added."""
     root = tmp_path_factory.mktemp(f"corpus-{request.param}")
     sqlite = contextlib.nullcontext(f"sqlite:///{root / 'node.sqlite'}")
@@ -358,8 +427,15 @@ def filled(request: pytest.FixtureRequest, inputs: tuple[Path, Path, str],
             run_race(store, root, inputs, server)
             race = next(r for r in store.races() if r.status == "closed")
             roles = choose(pack, list(race.problem_ids))
-            ctx = Arena8(url=url, root=root, store=store, pack=pack, catalog=catalog,
-                         test_sets=write_test_sets(root, roles["exact"], roles["near"]), baseline={})
+            ctx = Arena8(
+                url=url,
+                root=root,
+                store=store,
+                pack=pack,
+                catalog=catalog,
+                test_sets=write_test_sets(root, roles["exact"], roles["near"]),
+                baseline={},
+            )
             ctx.baseline = export(ctx, "baseline").funnel
             craft(ctx, server)
         yield ctx
@@ -392,8 +468,18 @@ def drops(funnel: dict[str, Any]) -> dict[tuple[str, str], int]:
 
 def test_each_crafted_trajectory_drops_at_its_one_step(filled: Arena8) -> None:
     out = filled.root / "corpus"
-    done = cli("corpus", "export", "--out", str(out), "--database-url", filled.url, "--cap-per-problem", str(CAP),
-               *[a for p in filled.test_sets for a in ("--decontaminate", str(p))], cwd=filled.root)
+    done = cli(
+        "corpus",
+        "export",
+        "--out",
+        str(out),
+        "--database-url",
+        filled.url,
+        "--cap-per-problem",
+        str(CAP),
+        *[a for p in filled.test_sets for a in ("--decontaminate", str(p))],
+        cwd=filled.root,
+    )
     assert done.returncode == 0, done.stderr
     assert "leak audit passed" in done.stdout and "train +" in done.stdout
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
@@ -438,8 +524,10 @@ def test_the_chats_are_the_llms_own_tool_calls_with_the_gateways_results(filled:
         meta, messages = row["metadata"], row["messages"]
         assert row["tools"] == schemas and meta["axis"] == "A" and meta["code_issued_calls"] == 0
         assert messages[0]["role"] == "system" and "<tools>" in messages[0]["content"]
-        assert all(json.dumps(s, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in messages[0]["content"]
-                   for s in schemas)
+        assert all(
+            json.dumps(s, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in messages[0]["content"]
+            for s in schemas
+        )
         problem = next(p for p in filled.pack.problems if p.problem_id == meta["problem_id"])
         assert messages[1] == {"role": "user", "content": problem.query}
         assert meta["judge_quality"] >= 0.8 and meta["split"] in ("train", "eval")
@@ -453,9 +541,12 @@ def test_the_chats_are_the_llms_own_tool_calls_with_the_gateways_results(filled:
     emitted = [(c["function"]["name"], c["function"]["arguments"]) for e in llm for c in message(e)["tool_calls"]]
     assert [(c["function"]["name"], c["function"]["arguments"]) for m in assistant for c in m["tool_calls"]] == emitted
     results = [m for m in row["messages"] if m["role"] == "tool"]
-    assert [m["content"] for m in results] == [e.result if isinstance(e.result, str) else
-                                               json.dumps(e.result, sort_keys=True, separators=(",", ":"),
-                                                          ensure_ascii=False) for e in tools]
+    assert [m["content"] for m in results] == [
+        e.result
+        if isinstance(e.result, str)
+        else json.dumps(e.result, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        for e in tools
+    ]
     ids = [c["id"] for m in assistant for c in m["tool_calls"]]
     assert ids == [f"call_{i}" for i in range(len(ids))] == [m["tool_call_id"] for m in results]
     assert row["messages"][-1]["role"] == "tool" and tools[-1].name == "terminate"
@@ -472,6 +563,7 @@ def test_axis_b_on_request_and_sharegpt(filled: Arena8) -> None:
     funnel = result.funnel
     assert "axis" not in {s["name"] for s in funnel["steps"] if s["dropped"]}
     rows = lines(result.out / "train.jsonl") + lines(result.out / "eval.jsonl")
+
     def calls(row: dict[str, Any]) -> int:
         return sum(t["value"].count("<tool_call>") for t in row["conversations"] if t["from"] == "gpt")
 
@@ -491,8 +583,9 @@ def test_axis_b_on_request_and_sharegpt(filled: Arena8) -> None:
         assert calls == responses > 0
     only_b = export(filled, "axis-b", axis="b", judge_threshold=0.0)
     assert only_b.funnel["steps"][5]["dropped"].get("axis_a", 0) > 0
-    assert {r["metadata"]["axis"] for r in lines(only_b.out / "train.jsonl") + lines(only_b.out / "eval.jsonl")} \
-        == {"B"}
+    assert {r["metadata"]["axis"] for r in lines(only_b.out / "train.jsonl") + lines(only_b.out / "eval.jsonl")} == {
+        "B"
+    }
 
 
 def test_the_same_store_and_options_give_the_same_bytes_and_a_resume_finishes_the_same(filled: Arena8) -> None:
@@ -512,8 +605,13 @@ def test_the_same_store_and_options_give_the_same_bytes_and_a_resume_finishes_th
         export_corpus(filled.store, target, options(filled), progress=stop_after_two_batches, batch_size=7)
     assert not target.exists() and (filled.root / ".resumed.partial").is_dir()  # nothing half-written
     seen: list[int] = []
-    resumed = export_corpus(filled.store, target, options(filled), batch_size=7,
-                            progress=lambda stage, done, total: seen.append(done) if stage == "extract" else None)
+    resumed = export_corpus(
+        filled.store,
+        target,
+        options(filled),
+        batch_size=7,
+        progress=lambda stage, done, total: seen.append(done) if stage == "extract" else None,
+    )
     assert resumed.resumed_from == 14 and seen[0] == 14
     assert not (filled.root / ".resumed.partial").exists()
     for name in FILES:
@@ -546,16 +644,24 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     open_store(empty).close()
     cases = [
         (["--out", str(tmp_path / "a"), "--database-url", empty], "holds no runs yet"),
-        (["--out", str(tmp_path / "b"), "--database-url", empty, "--since", "2025-02-01", "--until", "2025-01-01"],
-         "is not before --until"),
-        (["--out", str(tmp_path / "c"), "--database-url", empty, "--near-duplicate", "0.9"],
-         "--near-duplicate sets the threshold of --decontaminate"),
-        (["--out", str(tmp_path / "d"), "--database-url", empty, "--held-out-fraction", "1"],
-         "--held-out-fraction 1 must be at least 0 and below 1"),
+        (
+            ["--out", str(tmp_path / "b"), "--database-url", empty, "--since", "2025-02-01", "--until", "2025-01-01"],
+            "is not before --until",
+        ),
+        (
+            ["--out", str(tmp_path / "c"), "--database-url", empty, "--near-duplicate", "0.9"],
+            "--near-duplicate sets the threshold of --decontaminate",
+        ),
+        (
+            ["--out", str(tmp_path / "d"), "--database-url", empty, "--held-out-fraction", "1"],
+            "--held-out-fraction 1 must be at least 0 and below 1",
+        ),
         (["--out", str(tmp_path / "e"), "--database-url", empty, "--format", "alpaca"], "unknown --format"),
         (["--out", str(tmp_path / "f"), "--database-url", empty, "--since", "yesterday"], "is not a date"),
-        (["--out", str(tmp_path / "g"), "--database-url", empty, "--decontaminate", str(tmp_path / "nope.jsonl")],
-         "no such file"),
+        (
+            ["--out", str(tmp_path / "g"), "--database-url", empty, "--decontaminate", str(tmp_path / "nope.jsonl")],
+            "no such file",
+        ),
         (["--out", str(tmp_path), "--database-url", empty], "already exists"),
     ]
     for args, message in cases:
@@ -583,13 +689,21 @@ def corpora(draw: Any) -> tuple[dict[str, SplitProblem], list[SplitRow], set[str
     problems = {}
     for i in range(n):
         golds = tuple(draw(st.lists(st.sampled_from(PRODUCTS), min_size=1, max_size=2, unique=True)))
-        problems[f"p{i}"] = SplitProblem(problem_id=f"p{i}", cluster_id=f"c{draw(st.integers(0, 5))}",
-                                         query=draw(st.sampled_from(["red lamp", "blue mug", "Red lamp!", "a tray",
-                                                                     f"query {i}"])),
-                                         golds=golds, split=draw(st.sampled_from(["race"] * 5 + ["held_out"])))
-    rows = [SplitRow(key=f"r{j}", problem_id=draw(st.sampled_from(sorted(problems))),
-                     recommended=tuple(draw(st.lists(st.sampled_from(PRODUCTS), max_size=3, unique=True))))
-            for j in range(draw(st.integers(0, 25)))]
+        problems[f"p{i}"] = SplitProblem(
+            problem_id=f"p{i}",
+            cluster_id=f"c{draw(st.integers(0, 5))}",
+            query=draw(st.sampled_from(["red lamp", "blue mug", "Red lamp!", "a tray", f"query {i}"])),
+            golds=golds,
+            split=draw(st.sampled_from(["race"] * 5 + ["held_out"])),
+        )
+    rows = [
+        SplitRow(
+            key=f"r{j}",
+            problem_id=draw(st.sampled_from(sorted(problems))),
+            recommended=tuple(draw(st.lists(st.sampled_from(PRODUCTS), max_size=3, unique=True))),
+        )
+        for j in range(draw(st.integers(0, 25)))
+    ]
     held_out = set(draw(st.lists(st.sampled_from(PRODUCTS), max_size=3)))
     held_out |= {g for p in problems.values() if p.split == "held_out" for g in p.golds}
     return problems, rows, held_out, draw(st.sampled_from([0.0, 0.15, 0.5, 0.9])), draw(st.integers(0, 3))
@@ -612,8 +726,10 @@ def test_the_split_never_leaks(corpus: tuple[dict[str, SplitProblem], list[Split
     sides = {r.problem_id: outcome.side[r.problem_id] for r in kept}
     train = [r for r in kept if sides[r.problem_id] == "train"]
     held = [r for r in kept if sides[r.problem_id] == "eval"]
-    answers = {s: {x for r in rs for x in (*problems[r.problem_id].golds, *r.recommended)} for s, rs in
-               (("train", train), ("eval", held))}
+    answers = {
+        s: {x for r in rs for x in (*problems[r.problem_id].golds, *r.recommended)}
+        for s, rs in (("train", train), ("eval", held))
+    }
     assert not answers["train"] & (answers["eval"] | held_out)
     for value in (lambda p: p.cluster_id, lambda p: query_text(p.query)):
         assert not {value(problems[r.problem_id]) for r in train} & {value(problems[r.problem_id]) for r in held}
@@ -627,6 +743,8 @@ def test_the_split_never_leaks(corpus: tuple[dict[str, SplitProblem], list[Split
     audit = audit_split(((sides[r.problem_id], problems[r.problem_id], r.recommended) for r in kept), held_out)
     assert audit["passed"], audit
     if held:  # and the audit catches a leak: one eval problem's chat put in train
-        leaky = [*((sides[r.problem_id], problems[r.problem_id], r.recommended) for r in kept),
-                 ("train", problems[held[0].problem_id], ())]
+        leaky = [
+            *((sides[r.problem_id], problems[r.problem_id], r.recommended) for r in kept),
+            ("train", problems[held[0].problem_id], ()),
+        ]
         assert not audit_split(leaky, held_out)["passed"]

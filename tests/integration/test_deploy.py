@@ -35,8 +35,13 @@ def test_compose_file_validates_and_wires_the_stack(tmp_path: Path) -> None:
     stack = tmp_path / "deploy"
     shutil.copytree(DEPLOY, stack)
     shutil.copy(stack / ".env.example", stack / ".env")
-    done = subprocess.run([compose, "-f", "docker-compose.yml", "--env-file", ".env", "config"], cwd=stack,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [compose, "-f", "docker-compose.yml", "--env-file", ".env", "config"],
+        cwd=stack,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     config = yaml.safe_load(done.stdout)
     services = config["services"]
@@ -48,7 +53,7 @@ def test_compose_file_validates_and_wires_the_stack(tmp_path: Path) -> None:
     mounts = {str(v.get("target") if isinstance(v, dict) else v.split(":")[1]): v for v in validator["volumes"]}
     assert "/var/run/docker.sock" in mounts
     wallets = mounts["/wallets"]
-    assert (wallets.get("read_only") if isinstance(wallets, dict) else wallets.endswith(":ro"))
+    assert wallets.get("read_only") if isinstance(wallets, dict) else wallets.endswith(":ro")
     env = validator["environment"]
     assert env["ARENA_SANDBOX_BACKEND"] == "docker" and env["ARENA_DATABASE_URL"].startswith("postgresql+psycopg://")
     assert any("8090" in str(p) for p in validator["ports"])
@@ -69,20 +74,41 @@ def test_systemd_unit_upgrades_the_store_before_it_runs() -> None:
 def test_the_node_image_builds_from_the_offline_base_and_runs(tmp_path: Path) -> None:
     tag = f"shoparena-node:test-{os.getpid()}"
     env = {**os.environ, "PYTHON": sys.executable}
-    built = subprocess.run(["bash", str(DEPLOY / "build-node-image"), tag], capture_output=True, text=True,
-                           timeout=1800, env=env, cwd=ROOT)
+    built = subprocess.run(
+        ["bash", str(DEPLOY / "build-node-image"), tag], capture_output=True, text=True, timeout=1800, env=env, cwd=ROOT
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     assert built.stdout.strip().splitlines()[-1] == tag
     try:
-        shown = subprocess.run(["/usr/bin/docker", "run", "--rm", "--network", "none", "-e", "ARENA_NETUID=15", tag,
-                                "arena-validator", "config", "show", "--json"], capture_output=True, text=True,
-                               timeout=300)
+        shown = subprocess.run(
+            [
+                "/usr/bin/docker",
+                "run",
+                "--rm",
+                "--network",
+                "none",
+                "-e",
+                "ARENA_NETUID=15",
+                tag,
+                "arena-validator",
+                "config",
+                "show",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert shown.returncode == 0, shown.stderr
         settings = json.loads(shown.stdout)
         assert settings["sandbox_backend"] == "docker" and settings["netuid"] == 15
         assert settings["api_host"] == "0.0.0.0"
-        upgraded = subprocess.run(["/usr/bin/docker", "run", "--rm", "--network", "none", tag, "arena-validator", "db",
-                                   "upgrade"], capture_output=True, text=True, timeout=300)
+        upgraded = subprocess.run(
+            ["/usr/bin/docker", "run", "--rm", "--network", "none", tag, "arena-validator", "db", "upgrade"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert upgraded.returncode == 0 and "empty ->" in upgraded.stdout, upgraded.stderr
     finally:
         subprocess.run(["/usr/bin/docker", "rmi", "-f", tag], capture_output=True, timeout=120)
@@ -95,8 +121,13 @@ def test_the_ray_override_adds_a_head_and_workers_and_makes_the_node_their_drive
     stack = tmp_path / "deploy"
     shutil.copytree(DEPLOY, stack)
     shutil.copy(stack / ".env.example", stack / ".env")
-    done = subprocess.run([compose, "-f", "docker-compose.yml", "-f", "ray/compose.yml", "--env-file", ".env",
-                           "config"], cwd=stack, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [compose, "-f", "docker-compose.yml", "-f", "ray/compose.yml", "--env-file", ".env", "config"],
+        cwd=stack,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     services = yaml.safe_load(done.stdout)["services"]
     assert {"postgres", "validator", "prometheus", "ray-worker"} <= set(services)

@@ -13,8 +13,9 @@ pytestmark = pytest.mark.slow  # the gateway's server and an OpenAI-compatible s
 
 def client(sock, token=None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(transport=httpx.HTTPTransport(uds=str(sock)), base_url="http://gateway", headers=headers,
-                        timeout=10)
+    return httpx.Client(
+        transport=httpx.HTTPTransport(uds=str(sock)), base_url="http://gateway", headers=headers, timeout=10
+    )
 
 
 @pytest.fixture
@@ -29,9 +30,17 @@ def upstream():
 @pytest.fixture
 def gateway(tiny_catalog, tmp_path, upstream):
     recorder = MemoryRecorder()
-    gw = Gateway(tiny_catalog, recorder=recorder,
-                 upstream=Upstream(base_url=upstream.base_url, api_key="node-secret-key", models=["good-model"],
-                                   usd_per_1k_prompt=1.0, usd_per_1k_completion=2.0))
+    gw = Gateway(
+        tiny_catalog,
+        recorder=recorder,
+        upstream=Upstream(
+            base_url=upstream.base_url,
+            api_key="node-secret-key",
+            models=["good-model"],
+            usd_per_1k_prompt=1.0,
+            usd_per_1k_completion=2.0,
+        ),
+    )
     sock = tmp_path / "gw" / "gateway.sock"
     with GatewayServer(gw, sock):
         yield gw, sock, recorder
@@ -46,8 +55,10 @@ def test_tools_over_the_socket_are_recorded_in_order(gateway):
         hits = c.post("/tools/find_product", json={"q": "desk lamp", "sort": "priceasc"}).json()
         assert hits["ok"] and hits["result"][0]["price"] == 100.0
         bad = c.post("/tools/find_product", json={"q": "lamp", "price": "cheap"}).json()
-        assert bad == {"ok": False, "error": "price 'cheap' is not a range; use 'lo-hi', 'lo-' or '-hi' with numbers, "
-                                             "e.g. '100-500'"}
+        assert bad == {
+            "ok": False,
+            "error": "price 'cheap' is not a range; use 'lo-hi', 'lo-' or '-hi' with numbers, e.g. '100-500'",
+        }
         c.post("/tools/recommend_product", json={"product_ids": "D000"})
     record = gw.close_run("r1")
     assert [e.seq for e in record.events] == [0, 1, 2, 3]
@@ -268,8 +279,11 @@ def test_a_body_no_store_can_hold_is_refused_and_never_replaces_the_answer(gatew
     run = gw.open_run("r-surrogate")
     with client(sock, run.token) as c:
         assert c.post("/tools/recommend_product", json={"product_ids": "D000"}).json()["ok"]
-        refused = c.post("/tools/recommend_product", content=b'{"product_ids": "\\ud800"}',
-                         headers={"Content-Type": "application/json"})
+        refused = c.post(
+            "/tools/recommend_product",
+            content=b'{"product_ids": "\\ud800"}',
+            headers={"Content-Type": "application/json"},
+        )
         assert refused.status_code == 400 and "not valid Unicode" in refused.json()["error"]
     record = gw.close_run("r-surrogate")
     assert [(e.name, e.status) for e in record.events] == [("recommend_product", 200), ("recommend_product", 400)]

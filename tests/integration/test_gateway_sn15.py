@@ -16,15 +16,20 @@ pytestmark = pytest.mark.slow  # the gateway's server and an OpenAI-compatible s
 
 def client(sock, token=None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(transport=httpx.HTTPTransport(uds=str(sock)), base_url="http://gateway", headers=headers,
-                        timeout=10)
+    return httpx.Client(
+        transport=httpx.HTTPTransport(uds=str(sock)), base_url="http://gateway", headers=headers, timeout=10
+    )
 
 
 @pytest.fixture
 def gateway(tiny_catalog, tmp_path):
     with OpenAIServer(lambda body: "D000 at 100.0 is the cheapest desk lamp.", models=("m",)) as upstream:
-        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=upstream.base_url, models=["m"],
-                                                     usd_per_1k_prompt=1.0, usd_per_1k_completion=2.0))
+        gw = Gateway(
+            tiny_catalog,
+            upstream=Upstream(
+                base_url=upstream.base_url, models=["m"], usd_per_1k_prompt=1.0, usd_per_1k_completion=2.0
+            ),
+        )
         sock = tmp_path / "gw" / "gateway.sock"
         with GatewayServer(gw, sock):
             yield gw, sock
@@ -35,8 +40,16 @@ def test_search_routes_read_parameters_as_oros_search_server_does(gateway):
     run = gw.open_run("s1")
     with client(sock, run.token) as c:
         # the agent quotes q itself before the client encodes it; sort=default and unknown services are no filter
-        hits = c.get("/search/find_product", params={"q": quote_plus("desk lamp"), "page": 1, "sort": "priceasc",
-                                                     "service": "default,COD", "price": "cheap"})
+        hits = c.get(
+            "/search/find_product",
+            params={
+                "q": quote_plus("desk lamp"),
+                "page": 1,
+                "sort": "priceasc",
+                "service": "default,COD",
+                "price": "cheap",
+            },
+        )
         prices = [h["price"] for h in hits.json()]
         assert hits.status_code == 200 and len(prices) == 10 and prices == sorted(prices)
         assert all("COD" in h["service"] for h in hits.json())
@@ -56,8 +69,7 @@ def test_search_routes_read_parameters_as_oros_search_server_does(gateway):
     assert calls[0].name == "find_product"
     assert calls[0].arguments == {"q": "desk lamp", "page": 1, "sort": "priceasc", "service": "COD"}
     assert calls[2].error and calls[2].error.startswith("find_product: q is empty")
-    assert [(e.kind, e.status) for e in record.events if e.kind == "rejected"] == [("rejected", 403),
-                                                                                   ("rejected", 404)]
+    assert [(e.kind, e.status) for e in record.events if e.kind == "rejected"] == [("rejected", 403), ("rejected", 404)]
     assert record.unserved == ["GET /search/get_product_raw", "POST /search/web_browse"]
     assert record.tool_calls == 5  # the unserved routes cost nothing
 

@@ -52,12 +52,19 @@ def test_the_node_runs_the_llm_template_against_its_configured_model(tmp_path: P
     place_submission(store, data_dir, setup.miners["llm"].hotkey.ss58_address, agent, block=10)
     chosen: dict[str, str] = {}
     with OpenAIServer(scripted_shopper(chosen), models=(NODE_MODEL, "spare-model")) as server:
-        settings = load_settings({"gateway_upstream": server.base_url,
-                                  "gateway_models": f"{NODE_MODEL},spare-model"}, env_file=None)
-        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
-                      sandbox=ProcessSandbox("bwrap"), gateway=gateway_for(settings, catalog),
-                      config=ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=1,
-                                         limits=Limits(wall_seconds=60)))
+        settings = load_settings(
+            {"gateway_upstream": server.base_url, "gateway_models": f"{NODE_MODEL},spare-model"}, env_file=None
+        )
+        arena = Arena(
+            store=store,
+            chain=setup.chain,
+            wallet=setup.validators[0],
+            pack=pack,
+            catalog=catalog,
+            sandbox=ProcessSandbox("bwrap"),
+            gateway=gateway_for(settings, catalog),
+            config=ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=1, limits=Limits(wall_seconds=60)),
+        )
         arena.start()
         try:
             arena.open_race()
@@ -97,13 +104,18 @@ def agent_main(problem):
 """
 
 
-@pytest.mark.parametrize(("upstream", "told"), [
-    (Upstream(base_url="http://127.0.0.1:9/v1", models=[NODE_MODEL, "spare-model"]), NODE_MODEL),
-    (Upstream(models=[NODE_MODEL]), None),  # a model without an endpoint is no model at all
-    (Upstream(), None),
-], ids=["endpoint-and-models", "models-without-endpoint", "no-llm"])
-def test_both_sandboxes_give_the_agent_the_gateways_model(backend: Any, tiny_catalog: Any, tmp_path: Path,
-                                                          upstream: Any, told: str | None) -> None:
+@pytest.mark.parametrize(
+    ("upstream", "told"),
+    [
+        (Upstream(base_url="http://127.0.0.1:9/v1", models=[NODE_MODEL, "spare-model"]), NODE_MODEL),
+        (Upstream(models=[NODE_MODEL]), None),  # a model without an endpoint is no model at all
+        (Upstream(), None),
+    ],
+    ids=["endpoint-and-models", "models-without-endpoint", "no-llm"],
+)
+def test_both_sandboxes_give_the_agent_the_gateways_model(
+    backend: Any, tiny_catalog: Any, tmp_path: Path, upstream: Any, told: str | None
+) -> None:
     os.chmod(tmp_path, 0o711)
     for parent in list(tmp_path.parents)[:-1]:
         os.chmod(parent, os.stat(parent).st_mode | 0o011)  # let uid 65534 traverse to the run folders
@@ -114,8 +126,9 @@ def test_both_sandboxes_give_the_agent_the_gateways_model(backend: Any, tiny_cat
     gateway = Gateway(tiny_catalog, upstream=upstream)
     problem = {"problem_id": "m", "task": "product", "query": "desk lamp", "n_products": 1}
     with GatewayServer(gateway, tmp_path / "gw" / "gateway.sock"):
-        outcome = asyncio.run(run_one(gateway, backend, agent_dir, tmp_path / "gw", problem,
-                                      limits=Limits(wall_seconds=30)))
+        outcome = asyncio.run(
+            run_one(gateway, backend, agent_dir, tmp_path / "gw", problem, limits=Limits(wall_seconds=30))
+        )
     assert outcome.result.status == "ok", outcome.result.error
     searched = [e.arguments["q"] for e in outcome.events if e.name == "find_product"]
     assert searched == [f"model={told} env={told or '-'}"]

@@ -64,8 +64,10 @@ class Log:
 
 def slow_agent(folder: Path, name: str, seconds: float) -> Path:
     return write_template(
-        folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
-        f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n")
+        folder,
+        MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
+        f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n",
+    )
 
 
 def wait_until(predicate: Any, what: str, timeout: float = 300.0) -> None:
@@ -87,23 +89,26 @@ class PrivatePostgres:
         self.env = {**os.environ, "ARENA_PG_DIR": str(self.dir), "ARENA_PG_PORT": str(self.port)}
 
     def start(self) -> str:
-        done = subprocess.run(["bash", str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True,
-                              env=self.env)
+        done = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "postgres"), "start"], capture_output=True, text=True, env=self.env
+        )
         assert done.returncode == 0, done.stderr
         match = re.search(r"ARENA_TEST_DATABASE_URL=(\S+)", done.stdout)
         assert match, done.stdout
         return match.group(1)
 
     def stop(self) -> None:
-        subprocess.run(["bash", str(ROOT / "scripts" / "postgres"), "stop"], capture_output=True, env=self.env,
-                       check=True)
+        subprocess.run(
+            ["bash", str(ROOT / "scripts" / "postgres"), "stop"], capture_output=True, env=self.env, check=True
+        )
 
 
 @pytest.fixture
 def postgres() -> Iterator[PrivatePostgres]:
     # scripts/test installs PostgreSQL: its absence is a broken set-up, never a skipped test
-    assert shutil.which("pg_ctl") or list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")), \
+    assert shutil.which("pg_ctl") or list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")), (
         "PostgreSQL server is not installed (bash scripts/system-packages --tests)"
+    )
     server = PrivatePostgres()
     try:
         yield server
@@ -124,15 +129,30 @@ def open_store(url: str) -> Store:
     return Store.open(url)
 
 
-def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
-               metrics: Metrics | None = None, **config: Any) -> Arena:
+def make_arena(
+    store: Store,
+    chain: LocalChain,
+    wallet: Any,
+    inputs: tuple[Path, Path, str],
+    data_dir: Path,
+    metrics: Metrics | None = None,
+    **config: Any,
+) -> Arena:
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
-                **config}
-    return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=ProcessSandbox("bwrap"),
-                 config=ArenaConfig(data_dir=data_dir, **settings), log=Log(), metrics=metrics)
+    settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60), **config}
+    return Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(data_dir=data_dir, **settings),
+        log=Log(),
+        metrics=metrics,
+    )
 
 
 class RunningNode:
@@ -162,7 +182,8 @@ class RunningNode:
 
 
 def test_the_store_stopped_and_started_mid_race_every_run_ends_once_and_the_race_closes(
-        postgres: PrivatePostgres, inputs: Any, tmp_path: Path) -> None:
+    postgres: PrivatePostgres, inputs: Any, tmp_path: Path
+) -> None:
     url = postgres.start()
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
@@ -170,8 +191,13 @@ def test_the_store_stopped_and_started_mid_race_every_run_ends_once_and_the_race
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
     for i, name in enumerate(names):
-        place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address,
-                         slow_agent(tmp_path / "agents" / name, name, 3.0), block=10 + i)
+        place_submission(
+            store,
+            data_dir,
+            setup.miners[name].hotkey.ss58_address,
+            slow_agent(tmp_path / "agents" / name, name, 3.0),
+            block=10 + i,
+        )
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5, recover_seconds=1.0, log=arena.log)
 
@@ -184,8 +210,10 @@ def test_the_store_stopped_and_started_mid_race_every_run_ends_once_and_the_race
         postgres.stop()
         # the node lives on: its jobs fail (and say so), and the runs in flight end in their sandboxes with
         # nowhere to store their outcome
-        wait_until(lambda: sum(node.failures.values()) >= 3 and not (in_flight & set(arena.in_flight)),
-                   "the node to meet the outage and the runs in flight to end")
+        wait_until(
+            lambda: sum(node.failures.values()) >= 3 and not (in_flight & set(arena.in_flight)),
+            "the node to meet the outage and the runs in flight to end",
+        )
         assert running.thread.is_alive()
         postgres.start()
         wait_until(lambda: [r.status for r in store.races()] == ["closed"], "the race to close", timeout=600)
@@ -206,25 +234,42 @@ def test_the_store_stopped_and_started_mid_race_every_run_ends_once_and_the_race
     store.close()
 
 
-def test_an_unreachable_chain_is_retried_past_the_old_budget_until_the_weights_land(inputs: Any,
-                                                                                      tmp_path: Path) -> None:
+def test_an_unreachable_chain_is_retried_past_the_old_budget_until_the_weights_land(
+    inputs: Any, tmp_path: Path
+) -> None:
     setup = make_chain(tmp_path, ["offline"], rate_limit=0)
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     slow_agent(tmp_path / "agents" / "offline", "offline", 0.0), block=10)
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["offline"].hotkey.ss58_address,
+        slow_agent(tmp_path / "agents" / "offline", "offline", 0.0),
+        block=10,
+    )
     chain = LocalChain(setup.path, busy_timeout=0.2)
-    arena = make_arena(store, chain, setup.validators[0], inputs, data_dir, weights_retry=0.05,
-                       weights_retry_max=0.3, weights_grace=0.0, metrics=Metrics(store, run_timeout=60))
+    arena = make_arena(
+        store,
+        chain,
+        setup.validators[0],
+        inputs,
+        data_dir,
+        weights_retry=0.05,
+        weights_retry_max=0.3,
+        weights_grace=0.0,
+        metrics=Metrics(store, run_timeout=60),
+    )
     node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5, weights_seconds=0.2, log=arena.log)
     client = TestClient(create_app(store, health=node.health, metrics=arena.metrics))
     holder = sqlite3.connect(setup.path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another process holds the chain's write lock: every extrinsic fails
     try:
         with RunningNode(node):
-            wait_until(lambda: any(int((ws.outcome or {}).get("failures") or 0) > 10 for ws in store.weight_sets()),
-                       "the weight set to fail more than 10 times")
+            wait_until(
+                lambda: any(int((ws.outcome or {}).get("failures") or 0) > 10 for ws in store.weight_sets()),
+                "the weight set to fail more than 10 times",
+            )
             (ws,) = store.weight_sets()
             assert ws.status == "pending" and ws.outcome["error"] == "busy"  # never given up
             health = client.get("/healthz")
@@ -239,8 +284,7 @@ def test_an_unreachable_chain_is_retried_past_the_old_budget_until_the_weights_l
     finally:
         holder.close()
     (ws,) = store.weight_sets()
-    validator_uid = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}[
-        setup.validators[0].hotkey.ss58_address]
+    validator_uid = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}[setup.validators[0].hotkey.ss58_address]
     on_chain = setup.chain.weights()[validator_uid]
     assert set(on_chain) == {int(uid) for uid in ws.vector}
     store.close()
@@ -256,15 +300,29 @@ def test_a_weight_set_the_chain_never_took_is_superseded_by_the_next_races(input
     holder = sqlite3.connect(setup.path, isolation_level=None)
     try:
         miner = setup.miners["offline"].hotkey.ss58_address
-        submission = place_submission(store, tmp_path / "node", miner,
-                                      slow_agent(tmp_path / "agents" / "offline", "offline", 0.0), block=1)
+        submission = place_submission(
+            store, tmp_path / "node", miner, slow_agent(tmp_path / "agents" / "offline", "offline", 0.0), block=1
+        )
 
         def closed_race(race_id: str, score: float) -> None:
-            store.create_race(race_id=race_id, pack_id=arena.pack.pack_id, seed_block=0, seed_hash="",
-                              problem_ids=[])
-            store.save_race_results(race_id, [{"hotkey": miner, "uid": 1, "submission_id": submission.id,
-                                               "commitment_block": 1, "score": score, "success_rate": score,
-                                               "runs": 1, "errored": 0, "rank": 1, "per_task": {}}])
+            store.create_race(race_id=race_id, pack_id=arena.pack.pack_id, seed_block=0, seed_hash="", problem_ids=[])
+            store.save_race_results(
+                race_id,
+                [
+                    {
+                        "hotkey": miner,
+                        "uid": 1,
+                        "submission_id": submission.id,
+                        "commitment_block": 1,
+                        "score": score,
+                        "success_rate": score,
+                        "runs": 1,
+                        "errored": 0,
+                        "rank": 1,
+                        "per_task": {},
+                    }
+                ],
+            )
 
         closed_race("r1", 0.5)
         first = arena.weigh()

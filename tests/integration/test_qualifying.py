@@ -38,8 +38,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     root = tmp_path_factory.mktemp("qualifying")
     catalog_dir, pack_path, signer = build_arena_inputs(root, problems=40, per_race=2)
     pack = load_pack(pack_path, trusted_signers={signer})
-    rotation = pack.rotation.model_copy(update={"qualify_share": SHARE, "qualify_problems": QUALIFY,
-                                                "cadence_blocks": 10})
+    rotation = pack.rotation.model_copy(
+        update={"qualify_share": SHARE, "qualify_problems": QUALIFY, "cadence_blocks": 10}
+    )
     operator = Keypair.create_from_uri("//ShopArenaTestOperator")
     signed = pack.model_copy(update={"rotation": rotation, "signer": None, "signature": None}).signed(operator)
     return catalog_dir, write_pack(signed, root / "qualifying.json"), signer
@@ -55,10 +56,17 @@ def make_node(tmp_path: Path, chain: Any, wallet: Any, inputs: tuple[Path, Path,
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     store.upsert_miners(chain.metagraph().neurons)
-    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog,
-                  sandbox=ProcessSandbox("bwrap"),
-                  config=ArenaConfig(data_dir=tmp_path / "node", limits=Limits(wall_seconds=60), max_attempts=2,
-                                     retry_backoff=0.0))
+    arena = Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(
+            data_dir=tmp_path / "node", limits=Limits(wall_seconds=60), max_attempts=2, retry_backoff=0.0
+        ),
+    )
     arena.start()
     return arena
 
@@ -89,8 +97,9 @@ def submit(arena: Arena, tmp_path: Path, setup: Any, name: str, agent: str, bloc
         (folder / "agent.py").write_text(EMPTY_AGENT)
     else:
         write_agent(folder, agent)
-    return place_submission(arena.store, arena.config.data_dir, setup.miners[name].hotkey.ss58_address, folder,
-                            block=block)
+    return place_submission(
+        arena.store, arena.config.data_dir, setup.miners[name].hotkey.ss58_address, folder, block=block
+    )
 
 
 def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(inputs, tmp_path: Path) -> None:

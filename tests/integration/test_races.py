@@ -60,9 +60,19 @@ def sandbox(kind: str) -> Any:
     return ProcessSandbox("bwrap")
 
 
-def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
-               kind: str = "process", *, judge: Judge | None = None, metrics: Metrics | None = None,
-               rotation: Rotation | None = None, **config: Any) -> Arena:
+def make_arena(
+    store: Store,
+    chain: LocalChain,
+    wallet: Any,
+    inputs: tuple[Path, Path, str],
+    data_dir: Path,
+    kind: str = "process",
+    *,
+    judge: Judge | None = None,
+    metrics: Metrics | None = None,
+    rotation: Rotation | None = None,
+    **config: Any,
+) -> Arena:
     """The node's race machinery on the test's pack (its rotation replaced by `rotation` if given); `config`
     overrides the test defaults of ArenaConfig."""
     catalog_dir, pack_path, signer = inputs
@@ -70,10 +80,18 @@ def make_arena(store: Store, chain: LocalChain, wallet: Any, inputs: tuple[Path,
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     if rotation is not None:
         pack = pack.model_copy(update={"rotation": rotation})
-    settings = {"concurrency": 2, "max_attempts": 2, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60),
-                **config}
-    return Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog, sandbox=sandbox(kind),
-                 config=ArenaConfig(data_dir=data_dir, **settings), judge=judge, metrics=metrics)
+    settings = {"concurrency": 2, "max_attempts": 2, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60), **config}
+    return Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=sandbox(kind),
+        config=ArenaConfig(data_dir=data_dir, **settings),
+        judge=judge,
+        metrics=metrics,
+    )
 
 
 def seed_submissions(store: Store, setup: Any, root: Path, data_dir: Path) -> dict[str, str]:
@@ -106,15 +124,17 @@ def backend(request: pytest.FixtureRequest, sqlite_url: str) -> Iterator[tuple[s
             yield url, kind
 
 
-def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str, str], inputs: Any,
-                                                              tmp_path: Path) -> None:
+def test_a_whole_race_scores_miners_and_sets_weights_on_chain(
+    backend: tuple[str, str], inputs: Any, tmp_path: Path
+) -> None:
     url, kind = backend
     setup = make_chain(tmp_path, MINERS)
     store = open_store(url)
     data_dir = tmp_path / "node"
     hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, kind,
-                       metrics=Metrics(store, run_timeout=60))
+    arena = make_arena(
+        store, setup.chain, setup.validators[0], inputs, data_dir, kind, metrics=Metrics(store, run_timeout=60)
+    )
     run_race(arena, store)
 
     race = [r for r in store.races() if r.status == "closed"][0]
@@ -132,8 +152,9 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     # the offline agent's trajectories are stored and its answers are the gateway's last recommend_product
     offline = by_name["offline"]
     assert all(store.events(r.run_id) for r in offline)
-    assert all(store.score(r.run_id).strict["answer"] == parse_answer(r.sandbox["answer"], arena.pack.ruleset)
-               for r in offline)  # type: ignore[union-attr]
+    assert all(
+        store.score(r.run_id).strict["answer"] == parse_answer(r.sandbox["answer"], arena.pack.ruleset) for r in offline
+    )  # type: ignore[union-attr]
     assert all(store.score(r.run_id).strict["ruleset"] == "shoppingbench" for r in offline)  # type: ignore
     results = {r.hotkey: r for r in store.race_results(race.race_id)}
     assert results[hotkeys["hostile"]].score == 0.0
@@ -141,8 +162,11 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(backend: tuple[str
     # the weight vector is the policy's over the metagraph, and the chain holds it
     graph = setup.chain.metagraph()
     uids = {n.hotkey: n.uid for n in graph.neurons}
-    expected = compute_weights([MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block)
-                                for r in results.values()], uids, parse_policy("top_heavy"))
+    expected = compute_weights(
+        [MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block) for r in results.values()],
+        uids,
+        parse_policy("top_heavy"),
+    )
     ws = store.weight_sets()[-1]
     assert ws.status == "set" and {int(k): v for k, v in ws.vector.items()} == expected
     on_chain = setup.chain.weights()[uids[setup.validators[0].hotkey.ss58_address]]
@@ -196,18 +220,29 @@ def test_the_llm_judge_failing_defers_judging_and_never_zeroes_a_run(inputs: Any
     def upstream(body: dict[str, Any]) -> str:
         if down["yes"]:  # down until the test has seen every run wait for it
             raise Fail(503, "judge model overloaded")
-        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing",
-                           "evidence": [0]})
+        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing", "evidence": [0]})
 
     setup = make_chain(tmp_path, ["offline"])
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     write_agent(tmp_path / "agents" / "offline", "offline"), block=10)
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["offline"].hotkey.ss58_address,
+        write_agent(tmp_path / "agents" / "offline", "offline"),
+        block=10,
+    )
     with OpenAIServer(upstream, models=("judge-a",)) as server:
-        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir,
-                           judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01), judge_retry=0.3)
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01),
+            judge_retry=0.3,
+        )
         arena.start()
         try:
             arena.open_race()
@@ -281,8 +316,13 @@ def test_a_scored_run_is_judged_at_once_and_closing_never_reads_the_runs_back(in
         arena.stop()
     results = {r.hotkey: r for r in store.race_results(race_id)}
     assert set(results) == set(hotkeys.values())
-    finals = {h: [store.score(r.run_id).final if r.status == "finished" else 0.0  # type: ignore[union-attr]
-                  for r in store.runs(race_id=race_id, hotkey=h)] for h in results}
+    finals = {
+        h: [
+            store.score(r.run_id).final if r.status == "finished" else 0.0  # type: ignore[union-attr]
+            for r in store.runs(race_id=race_id, hotkey=h)
+        ]
+        for h in results
+    }
     for hotkey, values in finals.items():
         assert results[hotkey].score == pytest.approx(sum(values) / len(values))
     store.close()
@@ -305,20 +345,31 @@ def test_an_llm_judge_judges_each_run_once_scored_within_its_own_concurrency(inp
         time.sleep(0.3)  # a judge model takes its time: runs scored meanwhile queue at the judge's gate
         with lock:
             now[0] -= 1
-        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing",
-                           "evidence": [0]})
+        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing", "evidence": [0]})
 
     setup = make_chain(tmp_path, ["offline", "lite"])
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
     for i, name in enumerate(["offline", "lite"]):
-        place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address,
-                         write_agent(tmp_path / "agents" / name, name), block=10 + i)
+        place_submission(
+            store,
+            data_dir,
+            setup.miners[name].hotkey.ss58_address,
+            write_agent(tmp_path / "agents" / name, name),
+            block=10 + i,
+        )
     with OpenAIServer(upstream, models=("judge-a",)) as server:
-        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir,
-                           judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01), concurrency=4,
-                           judge_concurrency=1)
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            judge=LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01),
+            concurrency=4,
+            judge_concurrency=1,
+        )
         arena.start()
         try:
             race_id = arena.open_race()
@@ -373,15 +424,25 @@ def test_a_race_left_half_open_by_a_dead_node_is_finished_with_the_same_draw(inp
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
     store.upsert_miners(setup.chain.metagraph().neurons)
-    place_submission(store, data_dir, setup.miners["offline"].hotkey.ss58_address,
-                     write_agent(tmp_path / "agents" / "offline", "offline"), block=1)
+    place_submission(
+        store,
+        data_dir,
+        setup.miners["offline"].hotkey.ss58_address,
+        write_agent(tmp_path / "agents" / "offline", "offline"),
+        block=1,
+    )
     arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
     arena.start()
     try:
         pool = [p.problem_id for p in arena.pack.problems if p.split == "race"][:3]
         # the node died after storing the race and before its runs: a later slot must not strand it
-        store.create_race(race_id="stranded-0", pack_id=arena.pack.pack_id, seed_block=0,
-                          seed_hash=setup.chain.block_hash(0), problem_ids=pool)
+        store.create_race(
+            race_id="stranded-0",
+            pack_id=arena.pack.pack_id,
+            seed_block=0,
+            seed_hash=setup.chain.block_hash(0),
+            problem_ids=pool,
+        )
         assert arena.open_race(block=0) == "stranded-0"
         race = store.race("stranded-0")
         assert race is not None and race.status == "running" and race.problem_ids == pool

@@ -73,16 +73,25 @@ def open_store(url: str) -> Store:
     return Store.open(url)
 
 
-def make_arena(store: Store, setup: Any, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path,
-               dispatcher: Any = None) -> Arena:
+def make_arena(
+    store: Store, setup: Any, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, dispatcher: Any = None
+) -> Arena:
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    config = ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2,
-                         limits=Limits(wall_seconds=60))
-    arena = Arena(store=store, chain=setup.chain, wallet=wallet, pack=pack, catalog=catalog,
-                  sandbox=None if dispatcher is not None else ProcessSandbox("bwrap"), config=config,
-                  dispatcher=dispatcher)
+    config = ArenaConfig(
+        data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2, limits=Limits(wall_seconds=60)
+    )
+    arena = Arena(
+        store=store,
+        chain=setup.chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=None if dispatcher is not None else ProcessSandbox("bwrap"),
+        config=config,
+        dispatcher=dispatcher,
+    )
     arena.metrics = Metrics(store, run_timeout=60)
     return arena
 
@@ -118,8 +127,11 @@ def race(arena: Arena, store: Store, block: int | None = None) -> None:
 
 def slow_agent(folder: Path, name: str, seconds: float = 2.0) -> Path:
     """The offline template, taking a couple of seconds per problem, so a worker can be killed mid-run."""
-    return write_template(folder, MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
-                          f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n")
+    return write_template(
+        folder,
+        MINER_TEMPLATE.read_text() + f"\n\nMINER = {name!r}\n\n_solve_now = agent_main\n\n\n"
+        f"def agent_main(problem):\n    time.sleep({seconds})\n    return _solve_now(problem)\n",
+    )
 
 
 def outcome(store: Store, runs: list[Any]) -> dict[tuple[str, str], Any]:
@@ -128,16 +140,30 @@ def outcome(store: Store, runs: list[Any]) -> dict[tuple[str, str], Any]:
     found = {}
     for run in runs:
         score = store.score(run.run_id)
-        calls = [(e.seq, e.kind, e.name, json.dumps(e.arguments, sort_keys=True), json.dumps(e.result, sort_keys=True),
-                  e.status) for e in store.events(run.run_id)]
+        calls = [
+            (
+                e.seq,
+                e.kind,
+                e.name,
+                json.dumps(e.arguments, sort_keys=True),
+                json.dumps(e.result, sort_keys=True),
+                e.status,
+            )
+            for e in store.events(run.run_id)
+        ]
         found[(run.hotkey, run.problem_id)] = (
-            run.status, run.error_code, None if score is None else (score.success, score.final, score.strict["answer"]),
-            (run.sandbox or {}).get("answer"), calls)
+            run.status,
+            run.error_code,
+            None if score is None else (score.success, score.final, score.strict["answer"]),
+            (run.sandbox or {}).get("answer"),
+            calls,
+        )
     return found
 
 
-def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(cluster: LocalRayCluster, inputs: Any,
-                                                                          tmp_path: Path) -> None:
+def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
     setup = make_chain(tmp_path, MINERS, validators=2)
     agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS}
     block = setup.chain.block()
@@ -151,10 +177,16 @@ def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(cluster
         race(arena, store, block=slot)
         runs = store.runs()
         race_id = store.races()[0].race_id
-        results.append({"runs": runs, "outcome": outcome(store, runs),
-                        "scores": {r.hotkey: (r.rank, r.score, r.success_rate) for r in store.race_results(race_id)},
-                        "vector": json.dumps(store.weight_sets()[-1].vector), "problems": store.races()[0].problem_ids,
-                        "metrics": generate_latest(arena.metrics.registry).decode()})
+        results.append(
+            {
+                "runs": runs,
+                "outcome": outcome(store, runs),
+                "scores": {r.hotkey: (r.rank, r.score, r.success_rate) for r in store.race_results(race_id)},
+                "vector": json.dumps(store.weight_sets()[-1].vector),
+                "problems": store.races()[0].problem_ids,
+                "metrics": generate_latest(arena.metrics.registry).decode(),
+            }
+        )
         store.close()
     local, spread = results
     assert len(local["runs"]) == len(MINERS) * 4 and local["problems"] == spread["problems"]
@@ -175,8 +207,9 @@ def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(cluster
     store.close()
 
 
-def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(cluster: LocalRayCluster, inputs: Any,
-                                                                              tmp_path: Path) -> None:
+def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
     other = tmp_path / "other-catalog"
     build_catalog(4, 300, other, force=True)
     stray = cluster.add_worker("stray", other)
@@ -184,17 +217,35 @@ def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(cl
         stray_id = stray.node_id()
         # what the operator sees before starting the node: the worker and its catalog, refused, in one line
         checked = subprocess.run(
-            [str(Path(sys.executable).parent / "arena-validator"), "config", "check", "--dispatch", "ray",
-             "--ray.address", cluster.address, "--catalog", str(inputs[0]), "--database-url",
-             f"sqlite:///{tmp_path / 'absent.sqlite'}", "--chain", "localchain", "--localchain.path",
-             str(tmp_path / "absent-chain.sqlite")], capture_output=True, text=True, timeout=300,
+            [
+                str(Path(sys.executable).parent / "arena-validator"),
+                "config",
+                "check",
+                "--dispatch",
+                "ray",
+                "--ray.address",
+                cluster.address,
+                "--catalog",
+                str(inputs[0]),
+                "--database-url",
+                f"sqlite:///{tmp_path / 'absent.sqlite'}",
+                "--chain",
+                "localchain",
+                "--localchain.path",
+                str(tmp_path / "absent-chain.sqlite"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
             env={**{k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}, "COLUMNS": "1000"},
-            cwd=tmp_path)
+            cwd=tmp_path,
+        )
         lines = checked.stdout.splitlines()
         assert checked.returncode == 1
         assert any(line.startswith("ok") and "cluster" in line and "3 workers" in line for line in lines), lines
-        assert sum(1 for line in lines if line.startswith("ok") and "worker" in line
-                   and "process-bwrap" in line) == 2, lines
+        assert (
+            sum(1 for line in lines if line.startswith("ok") and "worker" in line and "process-bwrap" in line) == 2
+        ), lines
         refused = [line for line in lines if line.startswith("fail") and stray_id[:12] in line]
         assert len(refused) == 1 and "refuses runs: its catalog" in refused[0] and str(other) in refused[0], lines
 
@@ -243,7 +294,8 @@ def bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothing_twice(
-        cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path]) -> None:
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path]
+) -> None:
     """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race (its Ray tasks end with it) and started
     again: the runs it had in flight are ended (2006) and dispatched again, the finished ones are never run again."""
     base_url, www = bundle_server
@@ -256,11 +308,36 @@ def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothin
     url = f"sqlite:///{tmp_path / 'node.sqlite'}"
     open_store(url).close()
     catalog_dir, pack_path, signer = inputs
-    args = [str(Path(sys.executable).parent / "arena-validator"), "run", "--chain", "localchain", "--localchain.path",
-            str(setup.path), "--wallet.name", "validator0", "--wallet.path", str(setup.wallets), "--data-dir",
-            str(tmp_path / "node"), "--database-url", url, "--catalog", str(catalog_dir), "--pack", str(pack_path),
-            "--pack.signer", signer, "--sandbox.wall_seconds", "60", "--dispatch", "ray", "--ray.address",
-            cluster.address, "--api.port", "0"]
+    args = [
+        str(Path(sys.executable).parent / "arena-validator"),
+        "run",
+        "--chain",
+        "localchain",
+        "--localchain.path",
+        str(setup.path),
+        "--wallet.name",
+        "validator0",
+        "--wallet.path",
+        str(setup.wallets),
+        "--data-dir",
+        str(tmp_path / "node"),
+        "--database-url",
+        url,
+        "--catalog",
+        str(catalog_dir),
+        "--pack",
+        str(pack_path),
+        "--pack.signer",
+        signer,
+        "--sandbox.wall_seconds",
+        "60",
+        "--dispatch",
+        "ray",
+        "--ray.address",
+        cluster.address,
+        "--api.port",
+        "0",
+    ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     store = Store.open(url)
 
@@ -278,8 +355,10 @@ def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothin
     finished = {r.run_id: (r.finished_at, r.attempt) for r in store.runs(status="finished")}
     assert interrupted
     # Ray ends a dead driver's tasks: nothing of the killed node's attempts keeps running on the workers
-    wait_until(lambda: not {f"run-{i}" for i in interrupted} & {t for n in ("a", "b") for t in cluster.tasks(n)},
-               "the killed node's tasks to end")
+    wait_until(
+        lambda: not {f"run-{i}" for i in interrupted} & {t for n in ("a", "b") for t in cluster.tasks(n)},
+        "the killed node's tasks to end",
+    )
 
     node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
     try:
@@ -301,8 +380,9 @@ def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothin
     store.close()
 
 
-def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(cluster: LocalRayCluster, inputs: Any,
-                                                                       tmp_path: Path) -> None:
+def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
     """A worker process that stops answering mid-run (frozen) is bounded by the run's wall clock plus the grace: its
     task is cancelled (the process killed), the run is the validator's fault (2008) and runs again elsewhere."""
     names = ["slow-a", "slow-b"]
@@ -354,8 +434,9 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(cluster: L
     store.close()
 
 
-def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(cluster: LocalRayCluster, inputs: Any,
-                                                                  tmp_path: Path) -> None:
+def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")

@@ -25,8 +25,9 @@ from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
 lookup = PRODUCTS.get
-SHOP = Problem(problem_id="shop-1", task="shop", split="race", query="a basket and a placemat from one shop",
-               reward=BASKET)
+SHOP = Problem(
+    problem_id="shop-1", task="shop", split="race", query="a basket and a placemat from one shop", reward=BASKET
+)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
@@ -50,17 +51,34 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 def recommend(run_id: str, product_ids: str) -> list[TrajectoryEvent]:
     at = datetime(2026, 12, 1, tzinfo=UTC)
-    return [TrajectoryEvent(run_id=run_id, seq=0, kind="tool_call", name="find_product", arguments={"q": "basket"},
-                            result=[], started_at=at),
-            TrajectoryEvent(run_id=run_id, seq=1, kind="tool_call", name="recommend_product",
-                            arguments={"product_ids": product_ids}, result="ok", started_at=at)]
+    return [
+        TrajectoryEvent(
+            run_id=run_id,
+            seq=0,
+            kind="tool_call",
+            name="find_product",
+            arguments={"q": "basket"},
+            result=[],
+            started_at=at,
+        ),
+        TrajectoryEvent(
+            run_id=run_id,
+            seq=1,
+            kind="tool_call",
+            name="recommend_product",
+            arguments={"product_ids": product_ids},
+            result="ok",
+            started_at=at,
+        ),
+    ]
 
 
 def race_with(store: Store, pack, answers: dict[str, str]) -> str:
     """A closed race of one shop problem in which each hotkey answered as given; scored and judged as the node does."""
     store.upsert_miners([Neuron(uid=i, hotkey=h, coldkey=f"c{h}") for i, h in enumerate(answers)], block=1)
-    subs = [store.add_submission(hotkey=h, sha256=f"{i:064x}", commitment_block=10 + i)[0]
-            for i, h in enumerate(answers)]
+    subs = [
+        store.add_submission(hotkey=h, sha256=f"{i:064x}", commitment_block=10 + i)[0] for i, h in enumerate(answers)
+    ]
     store.add_pack(pack_id=pack.pack_id, name="t", digest="d" * 64, problems=[SHOP.model_dump(mode="json")])
     store.create_race(race_id="race-1", pack_id=pack.pack_id, seed_block=1, seed_hash="h", problem_ids=["shop-1"])
     store.create_runs("race-1", [(s, "shop-1") for s in subs])
@@ -72,9 +90,14 @@ def race_with(store: Store, pack, answers: dict[str, str]) -> str:
         score = score_run(SHOP, answers[run.hotkey], lookup, ruleset=pack.ruleset)
         store.save_score(run.run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
         quality = 0.5
-        store.save_judgment(run.run_id, verdict={"rubric_version": SN15_RUBRIC.version, "gate": "x"},
-                            quality=quality, coefficient=SN15_RUBRIC.coefficient(quality),
-                            final=SN15_RUBRIC.final(score.success, quality), evidence=[])
+        store.save_judgment(
+            run.run_id,
+            verdict={"rubric_version": SN15_RUBRIC.version, "gate": "x"},
+            quality=quality,
+            coefficient=SN15_RUBRIC.coefficient(quality),
+            final=SN15_RUBRIC.final(score.success, quality),
+            evidence=[],
+        )
     return "race-1"
 
 
@@ -108,8 +131,9 @@ def test_rescore_by_another_ruleset_keeps_the_old_verdicts(store: Store) -> None
 def test_rescore_refuses_another_pack_or_an_unknown_race(store: Store) -> None:
     pack = new_pack([SHOP], catalog_digest=None, generator_version="t", embed=False)
     race_with(store, pack, {"a": "A1,A2"})
-    other = new_pack([SHOP.model_copy(update={"query": "another"})], catalog_digest=None, generator_version="t",
-                     embed=False)
+    other = new_pack(
+        [SHOP.model_copy(update={"query": "another"})], catalog_digest=None, generator_version="t", embed=False
+    )
     with pytest.raises(RescoreError, match="was raced on pack"):
         rescore_race(store, other, lookup, "race-1", ruleset=get_ruleset("sn15"), rubric=SN15_RUBRIC)
     with pytest.raises(RescoreError, match="no race 'nope'"):
@@ -123,8 +147,9 @@ def test_rescore_command_names_a_missing_race_in_one_line(tmp_path: Path) -> Non
     upgrade(engine)
     engine.dispose()
     exe = str(Path(sys.executable).parent / "arena-validator")
-    proc = subprocess.run([exe, "rescore", "--race", "r-1", "--database-url", url], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [exe, "rescore", "--race", "r-1", "--database-url", url], capture_output=True, text=True, timeout=120
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and lines and "--catalog and --pack" in lines[0], proc.stderr
 

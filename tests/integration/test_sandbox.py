@@ -63,19 +63,33 @@ def run_agent(node, code, name, *, limits=None, budgets=None):
     (src / "agent.py").write_text(textwrap.dedent(code))
     agent_dir = unpack(pack_dir(src).data, root / f"agent-{name}")
     problem = {"problem_id": name, "task": "product", "query": "desk lamp", "n_products": 1}
-    return asyncio.run(run_one(gw, backend, agent_dir, root / "gw", problem,
-                               limits=limits or Limits(wall_seconds=20), budgets=budgets, run_id=name))
+    return asyncio.run(
+        run_one(
+            gw,
+            backend,
+            agent_dir,
+            root / "gw",
+            problem,
+            limits=limits or Limits(wall_seconds=20),
+            budgets=budgets,
+            run_id=name,
+        )
+    )
 
 
 def test_a_good_agent_runs_and_its_answer_comes_from_the_gateway(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         from arena_agent import tools
         def agent_main(problem):
             hits = tools.find_product(q=problem["query"])
             tools.recommend_product(product_ids=hits[0]["product_id"])
             print("I recommended W09, honestly")  # printed claims are not the answer
             return {"answer": "W09"}
-    """, "good")
+    """,
+        "good",
+    )
     assert outcome.result.status == "ok" and outcome.result.error_code is None
     first_hit = outcome.events[0].result[0]["product_id"]
     assert outcome.answer == first_hit and first_hit != "W09" and outcome.tool_calls == 2
@@ -88,7 +102,9 @@ def test_no_network_no_dns(node):
     listener.listen(1)
     port = listener.getsockname()[1]
     try:
-        outcome = run_agent(node, f"""
+        outcome = run_agent(
+            node,
+            f"""
             import socket
             def agent_main(problem):
                 out = {{}}
@@ -103,7 +119,9 @@ def test_no_network_no_dns(node):
                 import os
                 out["ifaces"] = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []
                 return out
-        """, "net")
+        """,
+            "net",
+        )
     finally:
         listener.close()
     assert outcome.result.status == "ok"
@@ -116,7 +134,9 @@ def test_host_files_and_environment_are_invisible(node, tiny_catalog_path):
     secret = node[1] / "node-secret.txt"
     secret.write_text("validator hotkey seed")
     os.chmod(secret, 0o644)
-    outcome = run_agent(node, f"""
+    outcome = run_agent(
+        node,
+        f"""
         import os
         def agent_main(problem):
             seen = {{p: os.path.exists(p) for p in ({str(tiny_catalog_path)!r}, {str(secret)!r}, "/work", "/farm")}}
@@ -135,7 +155,9 @@ def test_host_files_and_environment_are_invisible(node, tiny_catalog_path):
                         except OSError:
                             pass
             return {{"seen": seen, "env": dict(os.environ), "uid": os.getuid(), "proc": leaks}}
-    """, "snoop")
+    """,
+        "snoop",
+    )
     got = outcome.result.returned
     assert got["uid"] == 65534 and not any(got["seen"].values()), got["seen"]
     assert "SHOPARENA_TEST_SECRET" not in got["env"] and "hunter2" not in str(got)
@@ -146,28 +168,40 @@ def test_host_files_and_environment_are_invisible(node, tiny_catalog_path):
 
 
 def test_infinite_loop_times_out(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         def agent_main(problem):
             while True:
                 pass
-    """, "loop", limits=Limits(wall_seconds=2))
+    """,
+        "loop",
+        limits=Limits(wall_seconds=2),
+    )
     assert outcome.result.status == "timeout" and outcome.result.error_code == 1003
 
 
 def test_memory_bomb_is_killed(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         def agent_main(problem):
             hog = []
             while True:
                 hog.append(bytearray(16 * 2**20))
-    """, "mem", limits=Limits(wall_seconds=20, memory_mb=200))
+    """,
+        "mem",
+        limits=Limits(wall_seconds=20, memory_mb=200),
+    )
     assert outcome.result.status in ("killed", "raised") and outcome.result.error_code in (1004, 1002)
     assert outcome.result.oom or "MemoryError" in str(outcome.result.error)
 
 
 def test_fork_bomb_is_contained_and_no_process_survives(node):
     tag = f"61.{os.getpid()}"  # unique to this test process: other workers run their own bombs
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import os
         def agent_main(problem):
             n = 0
@@ -179,14 +213,19 @@ def test_fork_bomb_is_contained_and_no_process_survives(node):
             except OSError:
                 pass
             return {"forked": n}
-    """.replace("TAG", tag), "forks", limits=Limits(wall_seconds=20, pids=64))
+    """.replace("TAG", tag),
+        "forks",
+        limits=Limits(wall_seconds=20, pids=64),
+    )
     assert outcome.result.status == "ok" and outcome.result.returned["forked"] < 64
     assert _survivors(tag) == []
 
 
 def test_daemon_does_not_outlive_the_run(node):
     tag = f"601.{os.getpid()}"
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import os
         def agent_main(problem):
             if os.fork() == 0:
@@ -195,13 +234,17 @@ def test_daemon_does_not_outlive_the_run(node):
                     os.execv("/bin/sleep", ["sleep", "TAG"])
                 os._exit(0)
             return {"spawned": True}
-    """.replace("TAG", tag), "daemon")
+    """.replace("TAG", tag),
+        "daemon",
+    )
     assert outcome.result.status == "ok"
     assert _survivors(tag) == []
 
 
 def test_disk_fill_and_output_flood_are_bounded(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import sys
         def agent_main(problem):
             written = 0
@@ -213,7 +256,10 @@ def test_disk_fill_and_output_flood_are_bounded(node):
                 err = e.errno
             sys.stdout.write("y" * (20 * 2**20))
             return {"written": written, "errno": err}
-    """, "disk", limits=Limits(wall_seconds=30, tmp_mb=16, output_bytes=4096))
+    """,
+        "disk",
+        limits=Limits(wall_seconds=30, tmp_mb=16, output_bytes=4096),
+    )
     got = outcome.result.returned
     assert got["errno"] == 28 and got["written"] <= 16 * 2**20  # ENOSPC at the tmpfs cap
     assert len(outcome.result.stdout) <= 4096 + 20
@@ -226,17 +272,23 @@ def test_agent_errors_are_told_apart(node):
     assert garbage.result.status == "bad_return" and garbage.result.error_code == 1005
     broken = run_agent(node, "import not_a_module\ndef agent_main(problem):\n    return None\n", "imports")
     assert broken.result.status == "import_failed" and broken.result.error_code == 1001
-    liar = run_agent(node, """
+    liar = run_agent(
+        node,
+        """
         import os, json
         def agent_main(problem):
             os.write(3, json.dumps({"status": "harness_fault", "error": "blame the validator"}).encode())
             os._exit(0)
-    """, "liar")
+    """,
+        "liar",
+    )
     assert liar.result.error_code is not None and liar.result.error_code < 2000  # never validator-blamed
 
 
 def test_token_misuse_and_budget_exhaustion(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import socket, json
         from arena_agent import tools, BudgetExhausted
         def agent_main(problem):
@@ -252,7 +304,10 @@ def test_token_misuse_and_budget_exhaustion(node):
             except BudgetExhausted:
                 pass
             return {"direct": direct, "calls": calls}
-    """, "misuse", budgets=Budgets(tool_calls=3))
+    """,
+        "misuse",
+        budgets=Budgets(tool_calls=3),
+    )
     assert outcome.result.returned == {"direct": "HTTP/1.1 401 Unauthorized", "calls": 3}
     gw = node[0]
     assert any(e.status == 401 for e in gw.rejected)
@@ -268,12 +323,12 @@ def _survivors(tag: str) -> list[str]:
     return [line for line in proc.stdout.splitlines() if tag in line and "defunct" not in line]
 
 
-
 def test_docker_reaps_orphaned_containers(docker_sandbox):
     from sandbox.backends.docker import LABEL
 
     run_id = f"orphan-{os.getpid()}"
-    docker_sandbox.client.containers.create(docker_sandbox.image, command=["sleep", "600"], labels={LABEL: run_id},
-                                            network_mode="none")
+    docker_sandbox.client.containers.create(
+        docker_sandbox.image, command=["sleep", "600"], labels={LABEL: run_id}, network_mode="none"
+    )
     assert docker_sandbox.reap({run_id}) == 1
     assert not docker_sandbox.client.containers.list(all=True, filters={"label": f"{LABEL}={run_id}"})

@@ -42,8 +42,13 @@ def sealed_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path,
     root = tmp_path_factory.mktemp("sealed")
     catalog_dir, pack_path, signer = build_arena_inputs(root, problems=24, per_race=PER_RACE)
     pack = load_pack(pack_path, trusted_signers={signer})
-    rotation = pack.rotation.model_copy(update={"start_block": START, "cadence_blocks": CADENCE,
-                                                "task_mix": {"product": 1, "shop": 1, "voucher": 1, "web": 1}})
+    rotation = pack.rotation.model_copy(
+        update={
+            "start_block": START,
+            "cadence_blocks": CADENCE,
+            "task_mix": {"product": 1, "shop": 1, "voucher": 1, "web": 1},
+        }
+    )
     sealed, _ = sealed_pack(pack.model_copy(update={"rotation": rotation}), fixed_round=1000)
     operator = Keypair.create_from_uri("//ShopArenaTestOperator")
     return catalog_dir, write_pack(sealed.signed(operator), root / "sealed.json"), signer
@@ -60,10 +65,23 @@ def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wall
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     chain = LocalChain(chain_path, clock=clock)
     store.upsert_miners(chain.metagraph().neurons)
-    arena = Arena(store=store, chain=chain, wallet=wallet, pack=pack, catalog=catalog,
-                  sandbox=ProcessSandbox("bwrap"),
-                  config=ArenaConfig(**{"data_dir": tmp_path / name, "limits": Limits(wall_seconds=60),
-                                        "beacon_retry": 0.0, "retry_backoff": 0.2, **config}))
+    arena = Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(
+            **{
+                "data_dir": tmp_path / name,
+                "limits": Limits(wall_seconds=60),
+                "beacon_retry": 0.0,
+                "retry_backoff": 0.2,
+                **config,
+            }
+        ),
+    )
     arena.start()
     return arena
 
@@ -78,7 +96,8 @@ def race_to_close(arena: Arena, race_id: str) -> None:
 
 
 def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_the_next(
-        sealed_inputs, tmp_path: Path) -> None:
+    sealed_inputs, tmp_path: Path
+) -> None:
     setup = make_chain(tmp_path, ["early", "late"], block_time=2.0)
     clock = Clock(setup.chain.genesis_time + 2.0 * 5)  # block 5: before the rotation starts
     a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0])
@@ -86,10 +105,20 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
     agent = write_agent(tmp_path / "agent", "offline")
     for arena in (a, b):
         # "early" committed before slot 0 opened (block 10); "late" at block 10 itself: it waits for slot 1
-        place_submission(arena.store, tmp_path / ("a" if arena is a else "b"),
-                         setup.miners["early"].hotkey.ss58_address, agent, block=4)
-        place_submission(arena.store, tmp_path / ("a" if arena is a else "b"),
-                         setup.miners["late"].hotkey.ss58_address, agent, block=START)
+        place_submission(
+            arena.store,
+            tmp_path / ("a" if arena is a else "b"),
+            setup.miners["early"].hotkey.ss58_address,
+            agent,
+            block=4,
+        )
+        place_submission(
+            arena.store,
+            tmp_path / ("a" if arena is a else "b"),
+            setup.miners["late"].hotkey.ss58_address,
+            agent,
+            block=START,
+        )
     try:
         assert a.open_race() is None and not a.store.races()  # block 5: nothing to open
         # slot 0 reached, but the chain shows round 1000's pulse only from block 11: the race waits, says why
@@ -117,7 +146,8 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         race_to_close(b, race_id)
         # both validators score the batch alike and compute byte-identical weight vectors from it
         assert [(r.hotkey, r.rank, r.score) for r in a.store.race_results(race_id)] == [
-            (r.hotkey, r.rank, r.score) for r in b.store.race_results(race_id)]
+            (r.hotkey, r.rank, r.score) for r in b.store.race_results(race_id)
+        ]
         a.weigh(), b.weigh()
         assert a.store.weight_sets()[-1].vector == b.store.weight_sets()[-1].vector
         assert a.open_race() == race_id  # its slot is raced once, never reopened
@@ -127,7 +157,9 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         second_race = a.store.race(second)
         assert not set(second_race.problem_ids) & set(race.problem_ids)  # type: ignore[union-attr]
         assert {r.hotkey for r in a.store.runs(race_id=second)} == {
-            setup.miners["early"].hotkey.ss58_address, setup.miners["late"].hotkey.ss58_address}
+            setup.miners["early"].hotkey.ss58_address,
+            setup.miners["late"].hotkey.ss58_address,
+        }
         # slot 2 passes while slot 1's race still runs: it waits, then is recorded as missed, never raced later
         clock.now = setup.chain.genesis_time + 2.0 * (START + 2 * CADENCE)
         assert a.open_race() is None and "still running" in a.batch_waiting()[2]
@@ -137,7 +169,8 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
         skipped = a.store.race(f"{a.pack.pack_id[:16]}-{a.pack.sealed[2].open_block}")
         assert skipped is not None and skipped.status == "cancelled" and not skipped.problem_ids
         assert "did not open before the next slot: the race of an earlier slot was still running" in (
-            skipped.reason or "")
+            skipped.reason or ""
+        )
         assert third is not None and a.store.race(third).seed_block == a.pack.sealed[3].open_block  # type: ignore
     finally:
         for arena in (a, b):
@@ -146,7 +179,8 @@ def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_
 
 
 def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opened_is_recorded(
-        sealed_inputs, tmp_path: Path) -> None:
+    sealed_inputs, tmp_path: Path
+) -> None:
     from validator.chain.commitment import encode_commitment
     from validator.store.repository import StoreError
 
@@ -176,11 +210,18 @@ def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opene
         assert missed is not None and missed.status == "cancelled" and "did not open" in (missed.reason or "")
         assert "1 commitment(s) made before block 20 not synced or verified yet" in a.batch_waiting()[1]
         # the sync brings it in (accepted here as the node's sync would): slot 1 opens with both miners
-        place_submission(a.store, tmp_path / "a", setup.miners["unsynced"].hotkey.ss58_address, agent,
-                         block=chain.commitments()[setup.miners["unsynced"].hotkey.ss58_address].block)
+        place_submission(
+            a.store,
+            tmp_path / "a",
+            setup.miners["unsynced"].hotkey.ss58_address,
+            agent,
+            block=chain.commitments()[setup.miners["unsynced"].hotkey.ss58_address].block,
+        )
         race_id = a.open_race()
         assert race_id is not None and {r.hotkey for r in a.store.runs(race_id=race_id)} == {
-            setup.miners["early"].hotkey.ss58_address, setup.miners["unsynced"].hotkey.ss58_address}
+            setup.miners["early"].hotkey.ss58_address,
+            setup.miners["unsynced"].hotkey.ss58_address,
+        }
         # a problem id stored with other content is refused, never silently kept
         pid = a.store.race(race_id).problem_ids[0]  # type: ignore[union-attr]
         changed = {**a.store.problem(pid).data, "query": "something else"}  # type: ignore[union-attr]

@@ -39,10 +39,15 @@ def test_the_shadow_vector_is_stored_and_shown_but_only_the_live_one_is_set(inpu
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
-                  sandbox=ProcessSandbox("bwrap"),
-                  config=ArenaConfig(data_dir=tmp_path / "node", weight_policy="winner_take_all",
-                                     weight_shadow="sn15_top_half"))
+    arena = Arena(
+        store=store,
+        chain=setup.chain,
+        wallet=setup.validators[0],
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(data_dir=tmp_path / "node", weight_policy="winner_take_all", weight_shadow="sn15_top_half"),
+    )
     arena.start()  # registers the pack in the store
     agent = write_agent(tmp_path / "agent", "offline")
     scores = [0.9, 0.7, 0.7, 0.4, 0.2]  # a tie at rank 2, broken by the earlier commitment
@@ -50,8 +55,20 @@ def test_the_shadow_vector_is_stored_and_shown_but_only_the_live_one_is_set(inpu
     for i, (name, score) in enumerate(zip(MINERS, scores, strict=True)):
         hotkey = setup.miners[name].hotkey.ss58_address
         sub = place_submission(store, tmp_path / "node", hotkey, agent, block=10 + i)
-        rows.append({"hotkey": hotkey, "uid": None, "submission_id": sub.id, "commitment_block": 10 + i,
-                     "score": score, "success_rate": score, "runs": 2, "errored": 0, "rank": i + 1, "per_task": {}})
+        rows.append(
+            {
+                "hotkey": hotkey,
+                "uid": None,
+                "submission_id": sub.id,
+                "commitment_block": 10 + i,
+                "score": score,
+                "success_rate": score,
+                "runs": 2,
+                "errored": 0,
+                "rank": i + 1,
+                "per_task": {},
+            }
+        )
         results.append(MinerResult(hotkey=hotkey, score=score, commitment_block=10 + i))
     store.create_race(race_id="r1", pack_id=pack.pack_id, seed_block=0, seed_hash="", problem_ids=[])
     store.save_race_results("r1", rows)

@@ -108,8 +108,11 @@ def run_agent(node, code, name, *, budgets=None, wall=60):
     (src / "agent.py").write_text(textwrap.dedent(code))
     agent_dir = unpack(pack_dir(src).data, root / f"agent-{name}")
     problem = {"problem_id": name, "task": "product", "query": QUERY, "n_products": 1}
-    return asyncio.run(run_one(gw, backend, agent_dir, root / "gw", problem, limits=Limits(wall_seconds=wall),
-                               budgets=budgets, run_id=name))
+    return asyncio.run(
+        run_one(
+            gw, backend, agent_dir, root / "gw", problem, limits=Limits(wall_seconds=wall), budgets=budgets, run_id=name
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +120,12 @@ def gold(tiny_catalog):
     """The problem whose gold is the top hit for the query (what both honest agents recommend)."""
     hits = default_registry().call("find_product", {"q": QUERY}, ToolContext(tiny_catalog))
     top = hits[0]
-    return Problem(problem_id="sn15", task="product", query=QUERY,
-                   reward=[{"product_id": top["product_id"], "title": [top["title"]]}])
+    return Problem(
+        problem_id="sn15",
+        task="product",
+        query=QUERY,
+        reward=[{"product_id": top["product_id"], "title": [top["title"]]}],
+    )
 
 
 def tool_events(outcome, name):
@@ -158,8 +165,10 @@ def test_a_spoofed_step_list_earns_nothing(node, gold, tiny_catalog):
     outcome = run_agent(node, SPOOFED, "spoof")
     assert outcome.result.status == "ok" and outcome.error_code() == (None, None)
     # the log holds what happened: no search, no model, only the handed-over answer; none of the claims
-    assert [(e.kind, e.name) for e in outcome.events] == [("agent_log", "returned_steps"),
-                                                          ("tool_call", "recommend_product")]
+    assert [(e.kind, e.name) for e in outcome.events] == [
+        ("agent_log", "returned_steps"),
+        ("tool_call", "recommend_product"),
+    ]
     assert "perfect match" not in "".join(e.model_dump_json() for e in outcome.events)
     score = score_run(gold, outcome.answer, tiny_catalog.get)
     verdict = OfflineJudge().judge(gold.public(), outcome.events)
@@ -169,23 +178,39 @@ def test_a_spoofed_step_list_earns_nothing(node, gold, tiny_catalog):
 
 def test_bad_input_is_the_agents_fault_with_one_clear_line(node):
     cases = {
-        "dict": ("from src.agent.agent_interface import create_dialogue_step\n"
-                 "def agent_main(problem_data):\n    return {'answer': 'D000'}\n", 1005, "returns its dialogue steps"),
-        "junk-steps": ("def agent_main(problem_data):\n    return [{'completion': {}}, 7]\n", 1005,
-                       "item 1 is not a dialogue step"),
-        "torch": ("import torch\nfrom src.agent.proxy_client import ProxyClient\n"
-                  "def agent_main(problem_data):\n    return []\n", 1001,
-                  "No module named 'torch' (the sandbox does not provide 'torch'"),
-        "oro-template": ("from src.agent.agent import agent_main as template\n"
-                         "def agent_main(problem_data):\n    return template(problem_data)\n", 1001,
-                         "the sandbox does not provide 'src.agent.agent'"),
-        "unserved": ("from src.agent.proxy_client import ProxyClient\n"
-                     "def agent_main(problem_data):\n"
-                     "    proxy = ProxyClient(max_retries=1)\n"
-                     "    assert proxy.get('/search/get_product_raw', {'product_ids': 'D000'}) is None\n"
-                     "    assert proxy.post('/search/web_browse', {'q': 'x'}) is None\n"
-                     "    return []\n", 1006, "GET /search/get_product_raw, POST /search/web_browse, which the gateway "
-                                             "does not serve"),
+        "dict": (
+            "from src.agent.agent_interface import create_dialogue_step\n"
+            "def agent_main(problem_data):\n    return {'answer': 'D000'}\n",
+            1005,
+            "returns its dialogue steps",
+        ),
+        "junk-steps": (
+            "def agent_main(problem_data):\n    return [{'completion': {}}, 7]\n",
+            1005,
+            "item 1 is not a dialogue step",
+        ),
+        "torch": (
+            "import torch\nfrom src.agent.proxy_client import ProxyClient\n"
+            "def agent_main(problem_data):\n    return []\n",
+            1001,
+            "No module named 'torch' (the sandbox does not provide 'torch'",
+        ),
+        "oro-template": (
+            "from src.agent.agent import agent_main as template\n"
+            "def agent_main(problem_data):\n    return template(problem_data)\n",
+            1001,
+            "the sandbox does not provide 'src.agent.agent'",
+        ),
+        "unserved": (
+            "from src.agent.proxy_client import ProxyClient\n"
+            "def agent_main(problem_data):\n"
+            "    proxy = ProxyClient(max_retries=1)\n"
+            "    assert proxy.get('/search/get_product_raw', {'product_ids': 'D000'}) is None\n"
+            "    assert proxy.post('/search/web_browse', {'q': 'x'}) is None\n"
+            "    return []\n",
+            1006,
+            "GET /search/get_product_raw, POST /search/web_browse, which the gateway does not serve",
+        ),
     }
     for name, (code, expected, words) in cases.items():
         outcome = run_agent(node, code, name)
@@ -195,7 +220,9 @@ def test_bad_input_is_the_agents_fault_with_one_clear_line(node):
 
 
 def test_budget_headers_decrease_and_reach_zero(node):
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import os, requests
         from arena_agent import budget
         URL = os.environ["SANDBOX_PROXY_URL"]
@@ -211,7 +238,10 @@ def test_budget_headers_decrease_and_reach_zero(node):
             return {"seen": seen, "llm": [chat.status_code, chat.headers["X-Arena-Budget-LLM-Calls"],
                                           int(chat.headers["X-Arena-Budget-Tokens"])],
                     "budget": budget()}
-    """, "budget", budgets=Budgets(tool_calls=3, llm_calls=1, tokens=10_000))
+    """,
+        "budget",
+        budgets=Budgets(tool_calls=3, llm_calls=1, tokens=10_000),
+    )
     assert outcome.result.status == "ok", outcome.result.error
     seen = outcome.result.returned["seen"]
     assert [s[:2] for s in seen] == [[200, "2"], [200, "1"], [200, "0"], [429, "0"]]
@@ -225,12 +255,16 @@ def test_budget_headers_decrease_and_reach_zero(node):
 
 def test_only_the_harness_hands_over_an_answer(node):
     # the forwarder strips the harness's headers from the agent's own requests: no forged returned_steps
-    outcome = run_agent(node, """
+    outcome = run_agent(
+        node,
+        """
         import os, requests
         def agent_main(problem):
             requests.post(os.environ["SANDBOX_PROXY_URL"] + "/tools/recommend_product", json={"product_ids": "D001"},
                           headers={"X-Arena-Origin": "returned-steps", "X-Arena-Steps": "25"})
             return None
-    """, "forger")
+    """,
+        "forger",
+    )
     assert outcome.result.status == "ok" and outcome.answer == "D001"
     assert [(e.kind, e.name) for e in outcome.events] == [("tool_call", "recommend_product")]

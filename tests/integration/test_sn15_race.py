@@ -27,7 +27,7 @@ from validator.store.schema import upgrade
 pytestmark = pytest.mark.slow  # races in bubblewrap and Docker
 
 SN15_AGENT = Path(__file__).resolve().parents[2] / "miner_template" / "sn15" / "agent.py"
-SPOOFER = '''
+SPOOFER = """
 from src.agent.agent_interface import create_dialogue_step
 
 
@@ -39,7 +39,7 @@ def agent_main(problem_data):
     think = "Product 9999999999 matches every requirement of the request at price 1, cheaper than the rest."
     return [create_dialogue_step(think, [claim], "", problem_data["query"], 1),
             create_dialogue_step(think, [pick], "done", problem_data["query"], 2)]
-'''
+"""
 
 
 @pytest.fixture(params=["process", "docker"])
@@ -75,10 +75,16 @@ def test_a_race_runs_an_sn15_agent_unchanged(tmp_path: Path, backend: Any) -> No
         place_submission(store, data_dir, setup.miners[name].hotkey.ss58_address, agent, block=10)
     with ScriptedLLMServer() as llm:
         settings = load_settings({"gateway_upstream": llm.base_url, "gateway_models": MODEL}, env_file=None)
-        arena = Arena(store=store, chain=setup.chain, wallet=setup.validators[0], pack=pack, catalog=catalog,
-                      sandbox=backend, gateway=gateway_for(settings, catalog),
-                      config=ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=1,
-                                         limits=Limits(wall_seconds=60)))
+        arena = Arena(
+            store=store,
+            chain=setup.chain,
+            wallet=setup.validators[0],
+            pack=pack,
+            catalog=catalog,
+            sandbox=backend,
+            gateway=gateway_for(settings, catalog),
+            config=ArenaConfig(data_dir=data_dir, concurrency=2, max_attempts=1, limits=Limits(wall_seconds=60)),
+        )
         arena.start()
         try:
             arena.open_race()

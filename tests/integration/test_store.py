@@ -20,8 +20,18 @@ from validator.store.models import Base
 from validator.store.repository import EVENT_BATCH, Store, StoreError, make_engine
 from validator.store.schema import SchemaError, check_current, current_revision, downgrade, head_revision, upgrade
 
-TABLES = {"miners", "submissions", "packs", "problems", "races", "runs", "trajectory_events", "scores",
-          "race_results", "weight_sets"}
+TABLES = {
+    "miners",
+    "submissions",
+    "packs",
+    "problems",
+    "races",
+    "runs",
+    "trajectory_events",
+    "scores",
+    "race_results",
+    "weight_sets",
+}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
@@ -48,28 +58,48 @@ def events_for(run_id: str, n: int, start: int = 0) -> list[TrajectoryEvent]:
     out = []
     for i in range(start, start + n):
         kind = "llm_call" if i % 3 == 0 else "tool_call"
-        out.append(TrajectoryEvent(
-            run_id=run_id, seq=i, kind=kind, name="chat" if kind == "llm_call" else "find_product",
-            arguments={"q": f"lampe de bureau №{i}", "page": 1, "nested": {"price": "100-200", "ok": True}},
-            result={"items": [{"product_id": f"P{i}", "price": 12.5}], "note": None} if i % 2 else "plain text ✓",
-            started_at=t0 + timedelta(milliseconds=i), duration_ms=1.5 * i,
-            tokens={"prompt": i, "completion": 2 * i} if kind == "llm_call" else {}, cost=0.001 * i,
-            error="unknown product id" if i == 4 else None, status=200,
-        ))
+        out.append(
+            TrajectoryEvent(
+                run_id=run_id,
+                seq=i,
+                kind=kind,
+                name="chat" if kind == "llm_call" else "find_product",
+                arguments={"q": f"lampe de bureau №{i}", "page": 1, "nested": {"price": "100-200", "ok": True}},
+                result={"items": [{"product_id": f"P{i}", "price": 12.5}], "note": None} if i % 2 else "plain text ✓",
+                started_at=t0 + timedelta(milliseconds=i),
+                duration_ms=1.5 * i,
+                tokens={"prompt": i, "completion": 2 * i} if kind == "llm_call" else {},
+                cost=0.001 * i,
+                error="unknown product id" if i == 4 else None,
+                status=200,
+            )
+        )
     return out
 
 
 def setup_race(store: Store, *, miners: int = 2, problems: int = 3) -> tuple[str, list[int]]:
     store.upsert_miners([Neuron(uid=i, hotkey=f"hk{i}", coldkey=f"ck{i}") for i in range(miners)], block=10)
-    subs = [store.add_submission(hotkey=f"hk{i}", sha256=f"{i:064x}", commitment_block=100 + i)[0]
-            for i in range(miners)]
+    subs = [
+        store.add_submission(hotkey=f"hk{i}", sha256=f"{i:064x}", commitment_block=100 + i)[0] for i in range(miners)
+    ]
     for sub in subs:
         store.set_submission(sub.id, status="accepted")
-    store.add_pack(pack_id="pk1", name="demo", digest="d" * 64,
-                   problems=[{"problem_id": f"p{j}", "task": "product", "split": "race", "cluster_id": f"c{j}",
-                              "query": f"q{j}"} for j in range(problems)])
-    store.create_race(race_id="r1", pack_id="pk1", seed_block=200, seed_hash="0x" + "ab" * 32,
-                      problem_ids=[f"p{j}" for j in range(problems)])
+    store.add_pack(
+        pack_id="pk1",
+        name="demo",
+        digest="d" * 64,
+        problems=[
+            {"problem_id": f"p{j}", "task": "product", "split": "race", "cluster_id": f"c{j}", "query": f"q{j}"}
+            for j in range(problems)
+        ],
+    )
+    store.create_race(
+        race_id="r1",
+        pack_id="pk1",
+        seed_block=200,
+        seed_hash="0x" + "ab" * 32,
+        problem_ids=[f"p{j}" for j in range(problems)],
+    )
     made = store.create_runs("r1", [(sub, f"p{j}") for sub in subs for j in range(problems)])
     assert made == miners * problems
     return "r1", [sub.id for sub in subs]
@@ -127,11 +157,15 @@ def test_unreachable_database_is_one_clear_error() -> None:
 
 
 def test_miners_are_upserted_and_deregistered(store: Store) -> None:
-    assert store.upsert_miners([Neuron(uid=0, hotkey="a", coldkey="ca"), Neuron(uid=1, hotkey="b", coldkey="cb")],
-                               block=5) == 2
+    assert (
+        store.upsert_miners([Neuron(uid=0, hotkey="a", coldkey="ca"), Neuron(uid=1, hotkey="b", coldkey="cb")], block=5)
+        == 2
+    )
     first_seen = {m.hotkey: m.first_seen_at for m in store.miners()}
-    assert store.upsert_miners([Neuron(uid=0, hotkey="a", coldkey="ca"), Neuron(uid=1, hotkey="c", coldkey="cc")],
-                               block=6) == 1
+    assert (
+        store.upsert_miners([Neuron(uid=0, hotkey="a", coldkey="ca"), Neuron(uid=1, hotkey="c", coldkey="cc")], block=6)
+        == 1
+    )
     miners = {m.hotkey: m for m in store.miners(registered_only=False)}
     assert miners["a"].first_seen_at == first_seen["a"] and miners["a"].first_seen_at.tzinfo is not None
     assert miners["b"].registered is False and miners["b"].uid is None
@@ -158,8 +192,17 @@ def test_submissions_are_idempotent_and_the_earliest_hash_wins(store: Store) -> 
 
 
 def test_packs_are_stored_once_and_a_changed_digest_is_refused(store: Store) -> None:
-    problems = [{"problem_id": f"p{i}", "task": "shop", "split": "race" if i % 3 else "held_out",
-                 "cluster_id": f"c{i // 2}", "difficulty": "easy", "query": "q"} for i in range(2500)]
+    problems = [
+        {
+            "problem_id": f"p{i}",
+            "task": "shop",
+            "split": "race" if i % 3 else "held_out",
+            "cluster_id": f"c{i // 2}",
+            "difficulty": "easy",
+            "query": "q",
+        }
+        for i in range(2500)
+    ]
     assert store.add_pack(pack_id="pk", name="n", digest="a" * 64, problems=problems)
     assert not store.add_pack(pack_id="pk", name="n", digest="a" * 64, problems=problems)
     assert len(store.problems("pk")) == 2500
@@ -186,10 +229,11 @@ def test_runs_follow_the_status_machine(store: Store) -> None:
     assert (run.blame, run.error_code) == ("validator", 2001)
     run = store.retry_later(run_id, delay=timedelta(minutes=5))
     assert run.status == "pending" and run.not_before > datetime.now(UTC)
-    assert run_id not in {r.run_id for r in store.runs(race_id=race_id, status="pending",
-                                                        ready_at=datetime.now(UTC))}
-    assert run_id in {r.run_id for r in store.runs(race_id=race_id, status="pending",
-                                                    ready_at=datetime.now(UTC) + timedelta(minutes=6))}
+    assert run_id not in {r.run_id for r in store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))}
+    assert run_id in {
+        r.run_id
+        for r in store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC) + timedelta(minutes=6))
+    }
     store.transition(run_id, "starting")
     run = store.transition(run_id, "errored", error_code=1003, error="timed out")
     assert (run.blame, run.attempt) == ("agent", 2)
@@ -214,9 +258,17 @@ def test_a_runs_events_and_status_commit_together(store: Store) -> None:
     assert store.events(run_id)[0].started_at.tzinfo is not None
     run = store.run(run_id)
     assert (run.status, run.tool_calls, run.tokens) == ("scoring", 16, 300)  # type: ignore[union-attr]
-    score = store.save_score(run_id, success=1.0, final=0.9, strict={"gt": 1.0, "checks": [{"name": "price"}]},
-                             judge_quality=0.9, judge_coefficient=1.0, judge={"gate": 0.9, "raw": "{}"},
-                             judge_evidence=[1, 4], status="judged")
+    score = store.save_score(
+        run_id,
+        success=1.0,
+        final=0.9,
+        strict={"gt": 1.0, "checks": [{"name": "price"}]},
+        judge_quality=0.9,
+        judge_coefficient=1.0,
+        judge={"gate": 0.9, "raw": "{}"},
+        judge_evidence=[1, 4],
+        status="judged",
+    )
     assert score.judged_at is not None and store.run(run_id).status == "judged"  # type: ignore[union-attr]
     assert store.score(run_id).judge_evidence == [1, 4]  # type: ignore[union-attr]
 
@@ -247,9 +299,21 @@ def test_events_are_written_in_batches(store: Store) -> None:
 
 def test_race_results_and_weight_sets(store: Store) -> None:
     race_id, subs = setup_race(store)
-    rows = [{"hotkey": f"hk{i}", "uid": i, "submission_id": subs[i], "commitment_block": 100 + i,
-             "score": 0.5 - 0.1 * i, "success_rate": 0.5, "runs": 3, "errored": 0, "rank": i + 1,
-             "per_task": {"product": 0.5}} for i in range(2)]
+    rows = [
+        {
+            "hotkey": f"hk{i}",
+            "uid": i,
+            "submission_id": subs[i],
+            "commitment_block": 100 + i,
+            "score": 0.5 - 0.1 * i,
+            "success_rate": 0.5,
+            "runs": 3,
+            "errored": 0,
+            "rank": i + 1,
+            "per_task": {"product": 0.5},
+        }
+        for i in range(2)
+    ]
     store.save_race_results(race_id, rows)
     store.save_race_results(race_id, rows)  # a resumed close replaces, never duplicates
     assert [r.hotkey for r in store.race_results(race_id)] == ["hk0", "hk1"]

@@ -85,10 +85,10 @@ def agent_main(task):
     return {"answer": select_top(candidates), "echo": json.dumps(text)}
 '''
 
-AGENT_OTHER = '''def agent_main(problem):
+AGENT_OTHER = """def agent_main(problem):
     words = sorted(problem["query"].split(), key=len, reverse=True)
     return {"answer": words[:2]}
-'''
+"""
 
 
 def write_bundle(folder: Path, agent: str, **extra: str) -> Path:
@@ -114,6 +114,7 @@ def sha(data: bytes) -> str:
 
 
 # --- a small real web server for URL downloads -------------------------------------------------------------------
+
 
 class WebServer:
     """Serves `files` by path; paths in `endless` stream bytes forever without a length; paths in `stall` never
@@ -185,6 +186,7 @@ def web() -> Iterator[WebServer]:
 
 # --- a subnet on a LocalChain, and a validator's store --------------------------------------------------------------
 
+
 @dataclass
 class Subnet:
     root: Path
@@ -226,8 +228,20 @@ class Subnet:
 
     def snapshot(self) -> list[tuple[Any, ...]]:
         with self.store.session() as s:
-            return [(r.id, r.hotkey, r.sha256, r.status, r.reason, r.copy_of, r.normalized_sha256, r.size_bytes,
-                     r.checked_at) for r in s.query(Submission).order_by(Submission.id)]
+            return [
+                (
+                    r.id,
+                    r.hotkey,
+                    r.sha256,
+                    r.status,
+                    r.reason,
+                    r.copy_of,
+                    r.normalized_sha256,
+                    r.size_bytes,
+                    r.checked_at,
+                )
+                for r in s.query(Submission).order_by(Submission.id)
+            ]
 
 
 @pytest.fixture
@@ -248,9 +262,22 @@ def subnet(tmp_path: Path) -> Iterator[Subnet]:
 
 def miner_cli(subnet: Subnet, *args: str, wallet: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(BIN / "arena-miner"), *args, "--chain", "localchain", "--localchain.path", str(subnet.chain_path),
-         "--wallet.name", wallet, "--wallet.path", str(subnet.wallets)],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "ARENA_LOG_LEVEL": "WARNING"},
+        [
+            str(BIN / "arena-miner"),
+            *args,
+            "--chain",
+            "localchain",
+            "--localchain.path",
+            str(subnet.chain_path),
+            "--wallet.name",
+            wallet,
+            "--wallet.path",
+            str(subnet.wallets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ARENA_LOG_LEVEL": "WARNING"},
     )
 
 
@@ -272,6 +299,7 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 
 # --- the happy path, through the miner's real command line -----------------------------------------------------------
 
+
 @pytest.mark.slow  # arena-miner serve, the miner's bundle server
 def test_submit_serve_and_sync_store_the_identical_bundle_and_a_second_sync_changes_nothing(subnet: Subnet) -> None:
     miner = subnet.wallet("miner")
@@ -282,12 +310,31 @@ def test_submit_serve_and_sync_store_the_identical_bundle_and_a_second_sync_chan
     packed = pack_dir(folder)
     port = free_port()
     serve = subprocess.Popen(
-        [str(BIN / "arena-miner"), "serve", str(folder), "--port", str(port), "--host", "127.0.0.1",
-         "--chain", "localchain", "--localchain.path", str(subnet.chain_path), "--wallet.name", "miner",
-         "--wallet.path", str(subnet.wallets), "--refresh", "30"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            str(BIN / "arena-miner"),
+            "serve",
+            str(folder),
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--chain",
+            "localchain",
+            "--localchain.path",
+            str(subnet.chain_path),
+            "--wallet.name",
+            "miner",
+            "--wallet.path",
+            str(subnet.wallets),
+            "--refresh",
+            "30",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
+
         def served() -> bool:
             if serve.poll() is not None:
                 raise AssertionError(f"arena-miner serve exited: {serve.stderr.read() if serve.stderr else ''}")
@@ -339,9 +386,11 @@ def test_submit_serve_and_sync_store_the_identical_bundle_and_a_second_sync_chan
 
 # --- copies ----------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow  # a web server on loopback serves the bundles
 def test_copies_identical_or_renamed_lose_to_the_earliest_commitment_even_when_fetched_first(
-        subnet: Subnet, web: WebServer) -> None:
+    subnet: Subnet, web: WebServer
+) -> None:
     alice, carol, dave, bob = (subnet.wallet(n) for n in ("alice", "carol", "dave", "bob"))
     original = pack_dir(write_bundle(subnet.root / "a", AGENT_A))
     renamed = pack_dir(write_bundle(subnet.root / "c", AGENT_A_RENAMED))
@@ -373,7 +422,9 @@ def test_copies_identical_or_renamed_lose_to_the_earliest_commitment_even_when_f
     assert "same normalized source" in c.reason and alice.hotkey.ss58_address in c.reason
     assert d.status == "accepted"
     assert {(ch.hotkey, ch.status) for ch in second.changes} == {
-        (alice.hotkey.ss58_address, "accepted"), (carol.hotkey.ss58_address, "copy")}
+        (alice.hotkey.ss58_address, "accepted"),
+        (carol.hotkey.ss58_address, "copy"),
+    }
 
     # bob commits alice's identical bundle later, with no URL and no axon: it is known by its hash, a copy
     subnet.commit(bob, encode_commitment(original.sha256))
@@ -394,9 +445,15 @@ def test_copies_identical_or_renamed_lose_to_the_earliest_commitment_even_when_f
 
 # --- bad input --------------------------------------------------------------------------------------------------------
 
+
 def test_commitments_that_are_not_ours_are_ignored(subnet: Subnet) -> None:
-    texts = ["hello world", "sa1:not-a-hash", '{"model": "org/model", "revision": "abc"}',
-             "sa1:" + "A" * 64, "sa1:" + "a" * 64 + ":ftp://example.com/x"]
+    texts = [
+        "hello world",
+        "sa1:not-a-hash",
+        '{"model": "org/model", "revision": "abc"}',
+        "sa1:" + "A" * 64,
+        "sa1:" + "a" * 64 + ":ftp://example.com/x",
+    ]
     for i, text in enumerate(texts):
         subnet.commit(subnet.wallet(f"other{i}"), text)
     summary = subnet.sync()
@@ -444,8 +501,13 @@ def test_bad_downloads_and_bombs_each_get_a_stored_reason(subnet: Subnet, web: W
     subs = {name: subnet.submissions()[w.hotkey.ss58_address] for name, w in wallets.items()}
     reasons = {name: sub.reason for name, sub in subs.items()}
     assert {name: sub.status for name, sub in subs.items()} == {
-        "mismatch": "rejected", "too_big": "rejected", "size_bomb": "rejected", "count_bomb": "rejected",
-        "no_entrypoint": "rejected", "stall": "pending"}, reasons
+        "mismatch": "rejected",
+        "too_big": "rejected",
+        "size_bomb": "rejected",
+        "count_bomb": "rejected",
+        "no_entrypoint": "rejected",
+        "stall": "pending",
+    }, reasons
     assert "not the committed" in reasons["mismatch"] and good.sha256[:16] in reasons["mismatch"]
     assert f"over {MAX_PACKED:,} bytes" in reasons["too_big"]
     assert web.sent.get("/endless", 0) < 32 * 2**20  # abandoned mid-stream, not read to the end
@@ -466,8 +528,9 @@ def test_bad_downloads_and_bombs_each_get_a_stored_reason(subnet: Subnet, web: W
 
 
 @pytest.mark.slow  # a web server on loopback serves the bundles
-def test_a_pending_retry_waits_for_its_interval_and_a_newer_commitment_supersedes_it(subnet: Subnet,
-                                                                                    web: WebServer) -> None:
+def test_a_pending_retry_waits_for_its_interval_and_a_newer_commitment_supersedes_it(
+    subnet: Subnet, web: WebServer
+) -> None:
     miner = subnet.wallet("late")
     bundle = pack_dir(write_bundle(subnet.root / "late", AGENT_OTHER))
     subnet.commit(miner, encode_commitment(bundle.sha256, web.url("/late.tgz")))
@@ -484,11 +547,14 @@ def test_a_pending_retry_waits_for_its_interval_and_a_newer_commitment_supersede
     subnet.commit(miner, encode_commitment(bundle.sha256, web.url("/late.tgz")))
     replaced = subnet.sync()
     assert sorted((c.sha256 == lost.sha256, c.status) for c in replaced.changes) == [
-        (False, "accepted"), (True, "rejected")]
+        (False, "accepted"),
+        (True, "rejected"),
+    ]
     assert "superseded" in next(c.reason for c in replaced.changes if c.status == "rejected")
 
 
 # --- the miner's bundle server -------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow  # the miner's bundle server on loopback
 def test_serve_answers_only_signed_fresh_requests_from_validator_permit_holders(subnet: Subnet) -> None:
@@ -501,11 +567,13 @@ def test_serve_answers_only_signed_fresh_requests_from_validator_permit_holders(
     app = create_app(bundle, hotkey_ss58=miner_hotkey, permits=permits)
     path = f"/bundle/{bundle.sha256}"
 
-    def signed(wallet: bt.Wallet, *, receiver: str = miner_hotkey, target: str = path,
-               nonce_ns: int | None = None) -> dict[str, str]:
+    def signed(
+        wallet: bt.Wallet, *, receiver: str = miner_hotkey, target: str = path, nonce_ns: int | None = None
+    ) -> dict[str, str]:
         return bt.http_auth.sign(wallet, method="GET", path=target, receiver_ss58=receiver, nonce_ns=nonce_ns)
 
     with BundleServer(app) as server, httpx.Client(base_url=server.url, timeout=5) as http:
+
         def get(headers: dict[str, str] | None = None, target: str = path) -> httpx.Response:
             return http.get(target, headers=headers or {})
 
@@ -545,8 +613,9 @@ def test_serve_answers_only_signed_fresh_requests_from_validator_permit_holders(
         with pytest.raises(SubmissionError, match="HTTP 403.*no validator permit") as refused_fetch:
             fetch_bundle(axon, bundle.sha256, wallet=member, into=subnet.root / "b1", miner_hotkey=miner_hotkey)
         assert refused_fetch.value.retryable
-        fetched = fetch_bundle(axon, bundle.sha256, wallet=subnet.validator, into=subnet.root / "b2",
-                               miner_hotkey=miner_hotkey)
+        fetched = fetch_bundle(
+            axon, bundle.sha256, wallet=subnet.validator, into=subnet.root / "b2", miner_hotkey=miner_hotkey
+        )
         assert fetched.archive.read_bytes() == bundle.data and (fetched.path / "agent.py").read_text() == AGENT_A
 
         # a permit granted on chain is honoured at once (the metagraph is re-read for an unknown hotkey)
@@ -565,25 +634,66 @@ def test_submit_fails_with_one_clear_line(subnet: Subnet) -> None:
         assert proc.returncode != 0 and len(lines) == 1, proc.stderr
         return lines[0]
 
-    assert "is not registered on netuid 3" in one_line(miner_cli(subnet, "submit", str(folder),
-                                                                 wallet="unregistered"))
+    assert "is not registered on netuid 3" in one_line(miner_cli(subnet, "submit", str(folder), wallet="unregistered"))
     too_long = miner_cli(subnet, "submit", str(folder), "--url", "https://example.com/" + "x" * 60, wallet="miner")
     assert "the URL is 80 bytes" in one_line(too_long)
-    assert "not an http:// or https:// URL" in one_line(miner_cli(subnet, "submit", str(folder), "--url",
-                                                                  "ftp://x.org/a", wallet="miner"))
+    assert "not an http:// or https:// URL" in one_line(
+        miner_cli(subnet, "submit", str(folder), "--url", "ftp://x.org/a", wallet="miner")
+    )
     no_chain = subprocess.run(
-        [str(BIN / "arena-miner"), "submit", str(folder), "--chain", "localchain", "--localchain.path",
-         str(subnet.root / "missing.sqlite"), "--wallet.name", "miner", "--wallet.path", str(subnet.wallets)],
-        capture_output=True, text=True, timeout=60)
+        [
+            str(BIN / "arena-miner"),
+            "submit",
+            str(folder),
+            "--chain",
+            "localchain",
+            "--localchain.path",
+            str(subnet.root / "missing.sqlite"),
+            "--wallet.name",
+            "miner",
+            "--wallet.path",
+            str(subnet.wallets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "no LocalChain at" in one_line(no_chain)
     unreachable = subprocess.run(
-        [str(BIN / "arena-miner"), "submit", str(folder), "--subtensor.chain_endpoint", "ws://127.0.0.1:9",
-         "--netuid", "3", "--wallet.name", "miner", "--wallet.path", str(subnet.wallets)],
-        capture_output=True, text=True, timeout=120)
+        [
+            str(BIN / "arena-miner"),
+            "submit",
+            str(folder),
+            "--subtensor.chain_endpoint",
+            "ws://127.0.0.1:9",
+            "--netuid",
+            "3",
+            "--wallet.name",
+            "miner",
+            "--wallet.path",
+            str(subnet.wallets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "127.0.0.1:9" in one_line(unreachable)
     no_netuid = subprocess.run(
-        [str(BIN / "arena-miner"), "submit", str(folder), "--chain", "subtensor", "--wallet.name", "miner",
-         "--wallet.path", str(subnet.wallets)], capture_output=True, text=True, timeout=60)
+        [
+            str(BIN / "arena-miner"),
+            "submit",
+            str(folder),
+            "--chain",
+            "subtensor",
+            "--wallet.name",
+            "miner",
+            "--wallet.path",
+            str(subnet.wallets),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "--netuid" in one_line(no_netuid)
     (folder / "agent.py").unlink()
     assert "agent.py is missing" in one_line(miner_cli(subnet, "submit", str(folder), wallet="miner"))

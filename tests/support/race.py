@@ -33,8 +33,9 @@ def make_wallet(path: Path, name: str) -> bt.Wallet:
     return create_wallet(name, "default", path)
 
 
-def build_arena_inputs(root: Path, *, size: int = 3000, problems: int = 24, per_race: int = 4,
-                       cadence: int = 5) -> tuple[Path, Path, str]:
+def build_arena_inputs(
+    root: Path, *, size: int = 3000, problems: int = 24, per_race: int = 4, cadence: int = 5
+) -> tuple[Path, Path, str]:
     """A catalog and a signed pack in `root`; returns (catalog dir, pack path, signer address)."""
     catalog_dir = root / "catalog"
     build_catalog(3, size, catalog_dir, force=True)
@@ -42,8 +43,12 @@ def build_arena_inputs(root: Path, *, size: int = 3000, problems: int = 24, per_
     generated = generate_problems(catalog, problems, seed=2).problems
     split = assign_splits(generated, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=2)
     operator = Keypair.create_from_uri("//ShopArenaTestOperator")
-    pack = new_pack(split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION,
-                    rotation=Rotation(cadence_blocks=cadence, problems_per_race=per_race)).signed(operator)
+    pack = new_pack(
+        split,
+        catalog_digest=catalog.digest,
+        generator_version=GENERATOR_VERSION,
+        rotation=Rotation(cadence_blocks=cadence, problems_per_race=per_race),
+    ).signed(operator)
     return catalog_dir, write_pack(pack, root / "pack.json"), operator.ss58_address
 
 
@@ -56,8 +61,9 @@ class ChainSetup:
     miners: dict[str, Any]
 
 
-def make_chain(root: Path, miners: list[str], *, validators: int = 1, block_time: float = 0.5,
-               rate_limit: int = 5) -> ChainSetup:
+def make_chain(
+    root: Path, miners: list[str], *, validators: int = 1, block_time: float = 0.5, rate_limit: int = 5
+) -> ChainSetup:
     path = root / "chain.sqlite"
     chain = LocalChain.init(path, netuid=1, block_time=block_time, weights_rate_limit=rate_limit)
     wallets = root / "wallets"

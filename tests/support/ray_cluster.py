@@ -59,18 +59,40 @@ class LocalRayCluster:
     def _env(self, extra: dict[str, str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "ARENA_CATALOG"))}
         # a lost node is noticed in a few seconds rather than Ray's default half minute
-        env.update(RAY_USAGE_STATS_ENABLED="0", RAY_health_check_period_ms="1000",
-                   RAY_health_check_failure_threshold="3", RAY_health_check_initial_delay_ms="1000", **extra)
+        env.update(
+            RAY_USAGE_STATS_ENABLED="0",
+            RAY_health_check_period_ms="1000",
+            RAY_health_check_failure_threshold="3",
+            RAY_health_check_initial_delay_ms="1000",
+            **extra,
+        )
         return env
 
     def _start(self, name: str, args: list[str], env: dict[str, str]) -> RayNode:
         port = free_port()
         log = self.logs / f"ray-{name}.log"
-        ports = ["--node-ip-address", "127.0.0.1", "--node-manager-port", str(port), "--object-store-memory",
-                 str(OBJECT_STORE), "--dashboard-agent-listen-port", str(free_port()), "--metrics-export-port",
-                 str(free_port()), "--runtime-env-agent-port", str(free_port()), "--disable-usage-stats"]
-        proc = subprocess.Popen([RAY, "start", "--block", *args, *ports], stdout=open(log, "ab"),
-                                stderr=subprocess.STDOUT, env=self._env(env), start_new_session=True)
+        ports = [
+            "--node-ip-address",
+            "127.0.0.1",
+            "--node-manager-port",
+            str(port),
+            "--object-store-memory",
+            str(OBJECT_STORE),
+            "--dashboard-agent-listen-port",
+            str(free_port()),
+            "--metrics-export-port",
+            str(free_port()),
+            "--runtime-env-agent-port",
+            str(free_port()),
+            "--disable-usage-stats",
+        ]
+        proc = subprocess.Popen(
+            [RAY, "start", "--block", *args, *ports],
+            stdout=open(log, "ab"),
+            stderr=subprocess.STDOUT,
+            env=self._env(env),
+            start_new_session=True,
+        )
         node = RayNode(name, proc, log, port)
         deadline = time.monotonic() + 120
         while "Ray runtime started" not in log.read_text(errors="replace"):
@@ -82,17 +104,41 @@ class LocalRayCluster:
 
     def start(self) -> LocalRayCluster:
         port = free_port()
-        self.head = self._start("head", ["--head", "--port", str(port), "--num-cpus", "0", "--include-dashboard",
-                                         "false", "--temp-dir", str(self.tmp)], {})
+        self.head = self._start(
+            "head",
+            [
+                "--head",
+                "--port",
+                str(port),
+                "--num-cpus",
+                "0",
+                "--include-dashboard",
+                "false",
+                "--temp-dir",
+                str(self.tmp),
+            ],
+            {},
+        )
         self.address = f"127.0.0.1:{port}"
         return self
 
     def add_worker(self, name: str, catalog: Path, *, cpus: int = 1, memory_mb: int = 1536) -> RayNode:
         """A worker node taking ShopArena runs, with its own catalog copy; one at a time (Ray's node start is not
         safe to run concurrently on one machine)."""
-        node = self._start(name, ["--address", self.address, "--num-cpus", str(cpus), "--memory",
-                                  str(memory_mb * 2**20), "--labels", "shoparena=worker"],
-                           {"ARENA_CATALOG": str(catalog)})
+        node = self._start(
+            name,
+            [
+                "--address",
+                self.address,
+                "--num-cpus",
+                str(cpus),
+                "--memory",
+                str(memory_mb * 2**20),
+                "--labels",
+                "shoparena=worker",
+            ],
+            {"ARENA_CATALOG": str(catalog)},
+        )
         self.workers[name] = node
         return node
 
@@ -103,9 +149,12 @@ class LocalRayCluster:
     def tasks(self, name: str) -> list[str]:
         """The Ray tasks the node's worker processes are running now, by their process title (`ray::<task name>`;
         the dispatcher names a run's task `run-<run id>`)."""
-        return [title.removeprefix("ray::") for title in self._titles(self.workers[name])
-                if title.startswith("ray::") and not title.startswith(("ray::IDLE", "ray::DashboardAgent",
-                                                                         "ray::RuntimeEnvAgent"))]
+        return [
+            title.removeprefix("ray::")
+            for title in self._titles(self.workers[name])
+            if title.startswith("ray::")
+            and not title.startswith(("ray::IDLE", "ray::DashboardAgent", "ray::RuntimeEnvAgent"))
+        ]
 
     def signal_task(self, name: str, task: str, sig: int) -> None:
         """Signal the worker process of node `name` running `task` (SIGSTOP: a worker that hangs)."""

@@ -28,9 +28,13 @@ def scripted_shopper(chosen: dict[str, str]) -> Callable[[dict[str, Any]], dict[
             found = re.search(r'"product_id": "([^"]+)"', tool_results[0]["content"])
             assert found, tool_results[0]["content"][:300]
             chosen[query] = found.group(1)
-            return {"content": "The first hit fits.", "tool_calls": [
-                tool_call("c2", "recommend_product", {"product_ids": chosen[query]}),
-                tool_call("c3", "terminate", {"status": "success"})]}
+            return {
+                "content": "The first hit fits.",
+                "tool_calls": [
+                    tool_call("c2", "recommend_product", {"product_ids": chosen[query]}),
+                    tool_call("c3", "terminate", {"status": "success"}),
+                ],
+            }
         return {"content": "done"}
 
     return respond

@@ -187,8 +187,15 @@ class InMemorySubstrate:
     ) -> FakeNeuron:
         subnet = self.subnets[netuid]
         uid = len(subnet.neurons)
-        neuron = FakeNeuron(uid, hotkey, coldkey, stake_rao, validator_permit, axon,
-                            self.head if registered_at is None else registered_at)
+        neuron = FakeNeuron(
+            uid,
+            hotkey,
+            coldkey,
+            stake_rao,
+            validator_permit,
+            axon,
+            self.head if registered_at is None else registered_at,
+        )
         subnet.neurons.append(neuron)
         self.put("SubtensorModule", "Uids", [netuid, hotkey], uid)
         self.put("SubtensorModule", "Keys", [netuid, uid], hotkey)
@@ -214,8 +221,12 @@ class InMemorySubstrate:
     def put_sealed_commitment(self, netuid: int, hotkey: str, *, block: int, reveal_round: int) -> None:
         """A timelocked commitment the chain has not decrypted yet."""
         sealed = {"TimelockEncrypted": {"encrypted": "0x" + "ab" * 48, "reveal_round": reveal_round}}
-        self.put("Commitments", "CommitmentOf", [netuid, hotkey],
-                 {"deposit": 0, "block": block, "info": {"fields": [sealed]}})
+        self.put(
+            "Commitments",
+            "CommitmentOf",
+            [netuid, hotkey],
+            {"deposit": 0, "block": block, "info": {"fields": [sealed]}},
+        )
 
     def put_revealed_commitment(self, netuid: int, hotkey: str, text: str, *, reveal_block: int) -> None:
         """A fully revealed timelocked commitment: the pallet drops `CommitmentOf` and keeps the plaintext."""
@@ -299,36 +310,48 @@ class InMemorySubstrate:
         if number is None or not 0 <= number <= self.head:
             return None
         stamp = GENESIS_MS + int(number * self.block_time_s * 1000)
-        inherent = {"call": {"call_module": "Timestamp", "call_function": "set",
-                             "call_args": [{"name": "now", "type": "Moment", "value": stamp}]}}
-        header = {"number": number, "hash": block_hash_of(number),
-                  "parentHash": block_hash_of(number - 1) if number else ZERO_HASH}
+        inherent = {
+            "call": {
+                "call_module": "Timestamp",
+                "call_function": "set",
+                "call_args": [{"name": "now", "type": "Moment", "value": stamp}],
+            }
+        }
+        header = {
+            "number": number,
+            "hash": block_hash_of(number),
+            "parentHash": block_hash_of(number - 1) if number else ZERO_HASH,
+        }
         return {"header": header, "extrinsics": [inherent, *self.extrinsics.get(number, [])]}
 
-    async def query(self, module: str, storage_function: str, params: list | None = None,
-                    block_hash: str | None = None) -> Any:
+    async def query(
+        self, module: str, storage_function: str, params: list | None = None, block_hash: str | None = None
+    ) -> Any:
         self._check_hash(block_hash)
         self.reads.append((module, storage_function))
         return self.get(module, storage_function, params)
 
-    async def map_has_entries(self, module: str, storage_function: str, params: list,
-                              block_hash: str | None = None) -> bool:
+    async def map_has_entries(
+        self, module: str, storage_function: str, params: list, block_hash: str | None = None
+    ) -> bool:
         return bool(await self.query_map(module, storage_function, params, block_hash))
 
-    async def query_map(self, module: str, storage_function: str, params: list | None = None,
-                        block_hash: str | None = None) -> list[tuple[Any, Any]]:
+    async def query_map(
+        self, module: str, storage_function: str, params: list | None = None, block_hash: str | None = None
+    ) -> list[tuple[Any, Any]]:
         self._check_hash(block_hash)
         self.reads.append((module, storage_function))
         prefix = tuple(params or [])
         rows = []
         for key, value in self.storage.get((module, storage_function), {}).items():
             if key[: len(prefix)] == prefix:
-                rest = key[len(prefix):]
+                rest = key[len(prefix) :]
                 rows.append((rest[0] if len(rest) == 1 else rest, copy.deepcopy(value)))
         return rows
 
-    async def query_batch(self, module: str, storage_function: str, param_sets: list[list],
-                          block_hash: str | None = None) -> list[Any]:
+    async def query_batch(
+        self, module: str, storage_function: str, param_sets: list[list], block_hash: str | None = None
+    ) -> list[Any]:
         return [await self.query(module, storage_function, params, block_hash) for params in param_sets]
 
     async def runtime_call(self, api: str, method: str, params: list, block_hash: str | None = None) -> Any:
@@ -379,8 +402,16 @@ class InMemorySubstrate:
     async def mev_next_key(self) -> bytes | None:
         return None
 
-    async def submit(self, call: Any, keypair: Any, *, nonce: int | None = None, period: int | None = 128,
-                     wait_for_inclusion: bool = True, wait_for_finalization: bool = True) -> bt.ExtrinsicResult:
+    async def submit(
+        self,
+        call: Any,
+        keypair: Any,
+        *,
+        nonce: int | None = None,
+        period: int | None = 128,
+        wait_for_inclusion: bool = True,
+        wait_for_finalization: bool = True,
+    ) -> bt.ExtrinsicResult:
         composed = self._by_bytes.get(call.data) if isinstance(call, CallBytes) else None
         if composed is None:
             raise bt.ChainError("InMemorySubstrate can only submit calls it composed")
@@ -393,33 +424,67 @@ class InMemorySubstrate:
             raise bt.ChainError(str(error)) from error
         valid = Keypair(ss58_address=signer).verify(payload, signature)
         if not valid:
-            return bt.ExtrinsicResult(success=False, message="Invalid Transaction: BadProof",
-                                      error=bt.ChainError("Invalid Transaction: BadProof", "BadProof"))
+            return bt.ExtrinsicResult(
+                success=False,
+                message="Invalid Transaction: BadProof",
+                error=bt.ChainError("Invalid Transaction: BadProof", "BadProof"),
+            )
         self.head += 1
         block, index = self.head, 1 + len(self.extrinsics.get(self.head, []))
         self.nonces[signer] = nonce + 1
         error, events = self._dispatch(composed, signer, block)
-        self.submitted.append(SubmittedExtrinsic(composed, signer, nonce, valid, block, index, error is None, error,
-                                                 wait_for_inclusion, wait_for_finalization))
-        self.extrinsics.setdefault(block, []).append({
-            "address": signer, "nonce": nonce,
-            "call": {"call_module": composed.module, "call_function": composed.function,
-                     "call_args": [{"name": k, "value": v} for k, v in composed.params.items()]},
-        })
-        outcome = ({"module_id": "System", "event_id": "ExtrinsicSuccess", "attributes": {}} if error is None else
-                   {"module_id": "System", "event_id": "ExtrinsicFailed", "attributes": {"dispatch_error": error}})
+        self.submitted.append(
+            SubmittedExtrinsic(
+                composed,
+                signer,
+                nonce,
+                valid,
+                block,
+                index,
+                error is None,
+                error,
+                wait_for_inclusion,
+                wait_for_finalization,
+            )
+        )
+        self.extrinsics.setdefault(block, []).append(
+            {
+                "address": signer,
+                "nonce": nonce,
+                "call": {
+                    "call_module": composed.module,
+                    "call_function": composed.function,
+                    "call_args": [{"name": k, "value": v} for k, v in composed.params.items()],
+                },
+            }
+        )
+        outcome = (
+            {"module_id": "System", "event_id": "ExtrinsicSuccess", "attributes": {}}
+            if error is None
+            else {"module_id": "System", "event_id": "ExtrinsicFailed", "attributes": {"dispatch_error": error}}
+        )
         records = [{"phase": {"ApplyExtrinsic": index}, "event": e} for e in [*events, outcome]]
         self.block_events.setdefault(block, []).extend(records)
         if not (wait_for_inclusion or wait_for_finalization):
             return bt.ExtrinsicResult(success=True, message="Submitted (not waiting).")
         extrinsic_id = f"{block}-{index:04d}"
         if error is None:
-            return bt.ExtrinsicResult(success=True, message="Success", block_hash=block_hash_of(block),
-                                      extrinsic_id=extrinsic_id, fee=bt.Balance.from_rao(FLAT_FEE_RAO),
-                                      events=records)
+            return bt.ExtrinsicResult(
+                success=True,
+                message="Success",
+                block_hash=block_hash_of(block),
+                extrinsic_id=extrinsic_id,
+                fee=bt.Balance.from_rao(FLAT_FEE_RAO),
+                events=records,
+            )
         text = _ERROR_DOCS.get(error, error)
-        return bt.ExtrinsicResult(success=False, message=text, block_hash=block_hash_of(block),
-                                  extrinsic_id=extrinsic_id, error=bt.ChainError(text, error))
+        return bt.ExtrinsicResult(
+            success=False,
+            message=text,
+            block_hash=block_hash_of(block),
+            extrinsic_id=extrinsic_id,
+            error=bt.ChainError(text, error),
+        )
 
     async def sign_extrinsic(self, call: Any, keypair: Any, *, nonce: int, period: int) -> tuple[bytes, str]:
         raise NotImplementedError("InMemorySubstrate does not model MEV-shielded submission")
@@ -482,12 +547,18 @@ class InMemorySubstrate:
             fields = _commitment_fields(params["info"])
             if len(fields) > MAX_COMMITMENT_FIELDS:
                 return "TooManyFieldsInCommitmentInfo", []
-            stored = [{v: "0x" + (x.encode() if isinstance(x, str) else bytes(x)).hex() for v, x in f.items()}
-                      for f in fields]
-            self.put("Commitments", "CommitmentOf", [netuid, signer],
-                     {"deposit": 0, "block": block, "info": {"fields": stored}})
-            return None, [{"module_id": "Commitments", "event_id": "Commitment",
-                           "attributes": {"netuid": netuid, "who": signer}}]
+            stored = [
+                {v: "0x" + (x.encode() if isinstance(x, str) else bytes(x)).hex() for v, x in f.items()} for f in fields
+            ]
+            self.put(
+                "Commitments",
+                "CommitmentOf",
+                [netuid, signer],
+                {"deposit": 0, "block": block, "info": {"fields": stored}},
+            )
+            return None, [
+                {"module_id": "Commitments", "event_id": "Commitment", "attributes": {"netuid": netuid, "who": signer}}
+            ]
         if uid is None:
             return "HotKeyNotRegisteredInSubNet", []
         index = int(params["mecid"]) * GLOBAL_MAX_SUBNET_COUNT + netuid
@@ -504,8 +575,9 @@ class InMemorySubstrate:
             error = self._check_weights(netuid, uid, params)
             if error:
                 return error, []
-            self.put("SubtensorModule", "Weights", [index, uid], list(zip(params["dests"], params["weights"],
-                                                                          strict=True)))
+            self.put(
+                "SubtensorModule", "Weights", [index, uid], list(zip(params["dests"], params["weights"], strict=True))
+            )
             event = {"module_id": "SubtensorModule", "event_id": "WeightsSet", "attributes": [netuid, uid]}
         else:
             if not commit_reveal:
@@ -516,8 +588,11 @@ class InMemorySubstrate:
                 return "CommittingWeightsTooFast", []
             commits = self.storage.setdefault(("SubtensorModule", "TimelockedWeightCommits"), {})
             commits.setdefault((index, signer), []).append((block, bytes(params["commit"]), params["reveal_round"]))
-            event = {"module_id": "SubtensorModule", "event_id": "TimelockedWeightsCommitted",
-                     "attributes": [signer, netuid, params["reveal_round"]]}
+            event = {
+                "module_id": "SubtensorModule",
+                "event_id": "TimelockedWeightsCommitted",
+                "attributes": [signer, netuid, params["reveal_round"]],
+            }
         while len(updates) <= uid:
             updates.append(0)
         updates[uid] = block
@@ -594,12 +669,28 @@ class InMemorySubstrate:
 def _axon_info(axon: tuple[str, int, int] | None, block: int) -> dict[str, int]:
     """A runtime `AxonInfo` (ip as an integer; all zeros when nothing is served)."""
     if axon is None:
-        return {"block": 0, "version": 0, "ip": 0, "port": 0, "ip_type": 0, "protocol": 0,
-                "placeholder1": 0, "placeholder2": 0}
+        return {
+            "block": 0,
+            "version": 0,
+            "ip": 0,
+            "port": 0,
+            "ip_type": 0,
+            "protocol": 0,
+            "placeholder1": 0,
+            "placeholder2": 0,
+        }
     ip, port, protocol = axon
     address = ipaddress.ip_address(ip)
-    return {"block": block, "version": 1, "ip": int(address), "port": port, "ip_type": address.version,
-            "protocol": protocol, "placeholder1": 0, "placeholder2": 0}
+    return {
+        "block": block,
+        "version": 1,
+        "ip": int(address),
+        "port": port,
+        "ip_type": address.version,
+        "protocol": protocol,
+        "placeholder1": 0,
+        "placeholder2": 0,
+    }
 
 
 def _commitment_fields(info: Any) -> list[dict[str, Any]]:

@@ -30,7 +30,10 @@ def test_packing_is_deterministic_and_round_trips(tmp_path):
     assert pack_dir(a).sha256 == first.sha256
     out = unpack(first.data, tmp_path / "out")
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
-        "agent.py", "data.json", "lib/util.py"]
+        "agent.py",
+        "data.json",
+        "lib/util.py",
+    ]
     assert (out / "agent.py").stat().st_mode & 0o777 == 0o644
 
 
@@ -39,7 +42,10 @@ def test_copy_dir_copies_what_is_packed(tmp_path):
     b = write(tmp_path / "b", {"agent.py": "old\n", "notes.txt": "mine"})  # an existing folder: files replaced or kept
     assert copy_dir(a, b) == b
     assert sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file()) == [
-        "agent.py", "lib/util.py", "notes.txt"]
+        "agent.py",
+        "lib/util.py",
+        "notes.txt",
+    ]
     assert (b / "agent.py").read_text() == GOOD
     assert pack_dir(copy_dir(a, tmp_path / "c")).sha256 == pack_dir(a).sha256
 

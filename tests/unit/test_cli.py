@@ -17,8 +17,9 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 def arena(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="200")
-    proc = subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, env=env, timeout=300
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"arena {' '.join(args)} failed: {proc.stderr}")
     return proc
@@ -60,8 +61,15 @@ def test_search_matches_the_tool(built):
     results = json.loads(proc.stdout)
     prices = [r["price"] for r in results]
     assert prices == sorted(prices)
-    via_tool = arena("tools", "call", str(built), "find_product", "--args",
-                     json.dumps({"q": "cotton shirt", "sort": "priceasc"}), check=True)
+    via_tool = arena(
+        "tools",
+        "call",
+        str(built),
+        "find_product",
+        "--args",
+        json.dumps({"q": "cotton shirt", "sort": "priceasc"}),
+        check=True,
+    )
     assert json.loads(via_tool.stdout) == results
 
 
@@ -89,8 +97,10 @@ def test_tools_schema_prints_seven_openai_schemas():
         (["tools", "call", "{built}", "buy", "--args", "{{}}"], ["unknown tool 'buy'"]),
         (["tools", "call", "{built}", "view_product_information", "--args", '{{"product_ids": ""}}'], ["empty"]),
         (["catalog", "load", "{tmp}/missing.jsonl", "--out", "{tmp}/y"], ["does not exist"]),
-        (["catalog", "load", str(FIXTURES / "documents_sample.jsonl"), "--out", "{tmp}/y", "--strict"],
-         ["line 3", "--strict"]),
+        (
+            ["catalog", "load", str(FIXTURES / "documents_sample.jsonl"), "--out", "{tmp}/y", "--strict"],
+            ["line 3", "--strict"],
+        ),
     ],
 )
 def test_bad_input_gets_one_clear_line(built, tmp_path, args, fragments):
@@ -109,7 +119,6 @@ def test_existing_output_is_not_overwritten_without_force(built, tmp_path):
 
 
 def test_load_reports_bad_lines(tmp_path):
-    proc = arena("catalog", "load", str(FIXTURES / "documents_sample.jsonl"), "--out", str(tmp_path / "c"),
-                 check=True)
+    proc = arena("catalog", "load", str(FIXTURES / "documents_sample.jsonl"), "--out", str(tmp_path / "c"), check=True)
     assert "loaded 5 products" in proc.stdout
     assert "7 bad line(s) skipped" in proc.stderr and "line 5: not valid JSON" in proc.stderr

@@ -17,10 +17,12 @@ def test_dispatch_ray_needs_the_cluster_address() -> None:
     assert load_settings({}, env_file=None).dispatch == "local"
     with pytest.raises(SettingsError) as caught:
         load_settings({"dispatch": "ray"}, env_file=None)
-    assert caught.value.problems == ["--dispatch ray needs --ray.address (the Ray head's host:port, as ray start "
-                                     "--head prints it)"]
-    settings = load_settings({"dispatch": "ray", "ray_address": "10.0.0.10:6379", "ray_cpus_per_run": "0.5"},
-                             env_file=None)
+    assert caught.value.problems == [
+        "--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head prints it)"
+    ]
+    settings = load_settings(
+        {"dispatch": "ray", "ray_address": "10.0.0.10:6379", "ray_cpus_per_run": "0.5"}, env_file=None
+    )
     assert (settings.ray_address, settings.ray_cpus_per_run) == ("10.0.0.10:6379", 0.5)
     with pytest.raises(SettingsError, match=r"--dispatch \(or ARENA_DISPATCH\)"):
         load_settings({"dispatch": "slurm"}, env_file=None)
@@ -32,15 +34,19 @@ def test_a_head_that_is_not_there_is_one_line() -> None:
         port = s.getsockname()[1]
     with pytest.raises(RayUnavailable) as caught:
         RayDispatcher.connect(f"127.0.0.1:{port}", catalog_digest="sha256:0")
-    assert str(caught.value) == (f"cannot reach the Ray head at 127.0.0.1:{port}: Connection refused; start it "
-                                 "(ray start --head) or fix --ray.address")
+    assert str(caught.value) == (
+        f"cannot reach the Ray head at 127.0.0.1:{port}: Connection refused; start it "
+        "(ray start --head) or fix --ray.address"
+    )
 
 
 def test_the_node_miners_and_the_demo_never_import_ray() -> None:
-    probe = ("import sys\n"
-             "import validator.races, validator.node, validator.dispatch, validator.dispatch.local, validator.demo\n"
-             "import miner_template.cli, validator.cli\n"
-             "assert 'ray' not in sys.modules, 'ray imported'\n"
-             "print('no ray')\n")
+    probe = (
+        "import sys\n"
+        "import validator.races, validator.node, validator.dispatch, validator.dispatch.local, validator.demo\n"
+        "import miner_template.cli, validator.cli\n"
+        "assert 'ray' not in sys.modules, 'ray imported'\n"
+        "print('no ray')\n"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "no ray", done.stderr

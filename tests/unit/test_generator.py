@@ -14,13 +14,7 @@ import pytest
 
 from arena.catalog import Catalog, Product
 from arena.catalog.build import build_catalog
-from arena.catalog.generator import (
-    MAX_SIZE,
-    catalog_digest,
-    iter_products,
-    leaves,
-    validate_seed_size,
-)
+from arena.catalog.generator import MAX_SIZE, catalog_digest, iter_products, leaves, validate_seed_size
 from arena.catalog.models import MAX_SKU_OPTIONS, SERVICES
 from arena.catalog.webcorpus import generate_web_pages
 from arena.tools import ToolContext, default_registry
@@ -45,13 +39,18 @@ def test_same_seed_and_size_same_digest_different_seed_differs():
 @pytest.mark.slow  # builds in subprocesses of their own hash seeds
 def test_digest_is_independent_of_process_hash_seed_and_workers(tmp_path):
     # A fresh interpreter with another PYTHONHASHSEED must compute the same digest (no hash() or set order leaks).
-    code = ("from arena.catalog.generator import *; from arena.catalog.webcorpus import generate_web_pages; "
-            "print(catalog_digest(iter_products(5, 2500), generate_web_pages(5, 2500)))")
+    code = (
+        "from arena.catalog.generator import *; from arena.catalog.webcorpus import generate_web_pages; "
+        "print(catalog_digest(iter_products(5, 2500), generate_web_pages(5, 2500)))"
+    )
     digests = set()
     for hash_seed in ("1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        digests.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                   check=True).stdout.strip())
+        digests.add(
+            subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            ).stdout.strip()
+        )
     one = build_catalog(5, 2500, tmp_path / "one", workers=1)
     two = build_catalog(5, 2500, tmp_path / "two", workers=2)
     assert digests == {one.digest} == {two.digest}
@@ -177,8 +176,15 @@ def test_web_corpus_ties_facts_to_catalog_values(products):
 
 @pytest.mark.parametrize(
     ("seed", "size", "message"),
-    [(-1, 10, "seed"), (2**64, 10, "seed"), (1, 0, "size"), (1, MAX_SIZE + 1, "size"), ("x", 10, "seed"),
-     (1, 2.5, "size"), (True, 10, "seed")],
+    [
+        (-1, 10, "seed"),
+        (2**64, 10, "seed"),
+        (1, 0, "size"),
+        (1, MAX_SIZE + 1, "size"),
+        ("x", 10, "seed"),
+        (1, 2.5, "size"),
+        (True, 10, "seed"),
+    ],
 )
 def test_impossible_seeds_and_sizes(seed, size, message):
     with pytest.raises(ValueError, match=message):
@@ -191,8 +197,7 @@ def test_built_catalog_round_trip(tmp_path):
     assert catalog.num_products == 3000 == report.products
     assert catalog.num_web_pages == report.web_pages > 0
     manifest = json.loads((tmp_path / "cat" / "catalog.json").read_text())
-    assert manifest["digest"] == report.digest and manifest["source"] == {"kind": "generated", "seed": 9,
-                                                                          "size": 3000}
+    assert manifest["digest"] == report.digest and manifest["source"] == {"kind": "generated", "seed": 9, "size": 3000}
     stats = manifest["stats"]
     assert stats["top_categories"] >= 15 and stats["shops_in_3plus_top_categories"] > 0
     assert stats["near_duplicate_listings"] > 0

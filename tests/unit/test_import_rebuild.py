@@ -68,21 +68,30 @@ def test_integer_knowledge_attribute_is_taken_as_its_string(imported):
 
 def test_every_record_of_the_test_files_imports(imported):
     from_files = [p for p in imported.problems if p.source.startswith("shoppingbench:")]
-    assert {t: sum(p.task == t for p in from_files) for t in ("product", "shop", "voucher", "web")} == \
-        {"product": 4, "shop": 2, "voucher": 5, "web": 5}
+    assert {t: sum(p.task == t for p in from_files) for t in ("product", "shop", "voucher", "web")} == {
+        "product": 4,
+        "shop": 2,
+        "voucher": 5,
+        "web": 5,
+    }
     assert not [b for b in imported.bad if "problem_suite" not in b]
 
 
 def test_oro_suite_imports_with_its_task_detected_and_difficulty_kept(imported):
     suite = {p.meta["suite_title"]: p for p in imported.problems if p.source.startswith("suite:")}
     assert {title: (p.task, p.difficulty) for title, p in suite.items()} == {
-        "Product 1": ("product", "easy"), "Shop 1": ("shop", "medium"), "Voucher 1": ("voucher", "hard")}
+        "Product 1": ("product", "easy"),
+        "Shop 1": ("shop", "medium"),
+        "Voucher 1": ("voucher", "hard"),
+    }
     assert suite["Voucher 1"].voucher.discount == 0.25 and len(suite["Voucher 1"].reward) == 1
     assert all("embedding" not in p.model_dump_json() for p in suite.values())
     bad = [b for b in imported.bad if "problem_suite" in b]
-    assert bad == ["problem_suite.json: record 4: category 'Voucher' but the record is a product task by its shape "
-                   "(one reward object); fix the category or the reward",
-                   "problem_suite.json: record 5: difficulty 'extreme' is not one of easy, medium, hard"]
+    assert bad == [
+        "problem_suite.json: record 4: category 'Voucher' but the record is a product task by its shape "
+        "(one reward object); fix the category or the reward",
+        "problem_suite.json: record 5: difficulty 'extreme' is not one of easy, medium, hard",
+    ]
 
 
 def test_a_broken_suite_file_is_one_line(tmp_path):
@@ -113,13 +122,17 @@ def test_sets_that_cannot_be_satisfied_are_reported_with_the_clash(imported, reb
     report, _ = rebuilt
     cheap = _by_query(imported.problems, "I want that bamboo tray but for less than 150")
     tight = _by_query(imported.problems, "Just the bamboo tray, on a tight budget")
-    assert {p.problem_id for p in imported.problems} - {p.problem_id for p in report.problems} == \
-        {cheap.problem_id, tight.problem_id}
+    assert {p.problem_id for p in imported.problems} - {p.problem_id for p in report.problems} == {
+        cheap.problem_id,
+        tight.problem_id,
+    }
     assert len(report.skipped) == 2
     price, budget = report.skipped
     first = _by_query(imported.problems, "Looking for a bamboo serving tray")
-    assert price.startswith(f"{cheap.problem_id} (shoppingbench:synthesize_product_test.jsonl:3): gold product "
-                            f"{TRAY} is shared with {first.problem_id}")
+    assert price.startswith(
+        f"{cheap.problem_id} (shoppingbench:synthesize_product_test.jsonl:3): gold product "
+        f"{TRAY} is shared with {first.problem_id}"
+    )
     assert "needs <= 150" in price and "needs between 200 and 600" in price
     assert price.endswith("left out (edit one of the records named to keep it)")
     assert budget.startswith(f"{tight.problem_id} (shoppingbench:synthesize_voucher_test.jsonl:4): gold product {TRAY}")
@@ -132,8 +145,9 @@ def test_a_shared_gold_is_one_product_meeting_every_problem_that_names_it(rebuil
     assert len({p.problem_id for p, _ in naming}) == 4  # a product, a shop and two voucher problems
     for problem, reward in naming:
         # the product must pass each problem's constraints on its own, as a substitute would
-        substitute = problem.model_copy(update={"reward": [reward.model_copy(update={"product_id": "none"})],
-                                                "task": "product", "voucher": None})
+        substitute = problem.model_copy(
+            update={"reward": [reward.model_copy(update={"product_id": "none"})], "task": "product", "voucher": None}
+        )
         score = score_run(substitute, TRAY, catalog.get)
         assert score.rule == 1, (problem.problem_id, score.products[0].checks)
 
@@ -173,8 +187,11 @@ def test_web_facts_are_stated_in_prose_among_near_misses(rebuilt):
     assert report.web_pages == len(web) * (1 + WEB_NEAR_MISSES)
     for problem in web:
         answer = problem.knowledge_attribute
-        values = [d["breaks"].removeprefix("knowledge value ") for d in problem.meta["distractors"]
-                  if d["breaks"].startswith("knowledge value ")]
+        values = [
+            d["breaks"].removeprefix("knowledge value ")
+            for d in problem.meta["distractors"]
+            if d["breaks"].startswith("knowledge value ")
+        ]
         assert len(values) >= 3 and answer not in values
         pages = catalog.web_search(knowledge_question(problem.query), 20)
         stating = [pg for pg in pages if re.search(rf"\b{re.escape(answer)}\b", pg["content"])]
@@ -214,11 +231,14 @@ def test_a_query_finds_each_near_miss_exactly_as_well_as_the_gold(rebuilt):
             continue
         assert len(misses) == (NEAR_MISSES_PRODUCT if problem.task == "product" else NEAR_MISSES_BASKET)
         hits = catalog.search(problem.query, limit=50)
-        scores = {doc["product_id"]: hit.score for hit, doc in zip(hits, catalog.documents(h.address for h in hits),
-                                                                    strict=True)}
+        scores = {
+            doc["product_id"]: hit.score
+            for hit, doc in zip(hits, catalog.documents(h.address for h in hits), strict=True)
+        }
         assert reward.product_id in scores, problem.query
-        assert {pid: scores.get(pid) for pid in misses} == dict.fromkeys(misses, scores[reward.product_id]), \
+        assert {pid: scores.get(pid) for pid in misses} == dict.fromkeys(misses, scores[reward.product_id]), (
             problem.query
+        )
         # another listing: its own shop (for a product task), the same title, a real other value where it swaps one
         gold = catalog.get(reward.product_id)
         for pid in misses:
@@ -239,8 +259,12 @@ def _product_records(n: int, seed: int) -> list[dict]:
     for i, product in enumerate(gen.iter_products(seed + 1000, 2 * n)):
         reward, spec = constraints_for(dict(product, product_id=str(7_000_000_000 + i)), rng)
         if reward.constraint_count() > 1 and len(records) < n:
-            records.append({"query": render.render_product_query(spec, rng),
-                            "reward": reward.model_dump(mode="json", exclude_defaults=True)})
+            records.append(
+                {
+                    "query": render.render_product_query(spec, rng),
+                    "reward": reward.model_dump(mode="json", exclude_defaults=True),
+                }
+            )
     return records
 
 
@@ -275,9 +299,18 @@ def test_searching_alone_rarely_finds_the_answer_of_a_product_problem(tmp_path):
 def test_near_miss_words_never_meet_a_constraint_even_one_named_tags(tmp_path):
     """The swapped-out values a near miss keeps for search sit under a key no problem asks for: a problem that asks
     for an attribute called ``tags`` moves them elsewhere, and every near miss still fails under both rulesets."""
-    product = parse_record({"query": "A red tagged mug with cash on delivery.", "reward": {
-        "product_id": "7700000010", "title": ["Kape Ceramic Mug 350ml"], "service": ["COD"],
-        "attributes": [{"tags": ["gift"]}, {"color_family": ["red"]}]}}, "t:1")
+    product = parse_record(
+        {
+            "query": "A red tagged mug with cash on delivery.",
+            "reward": {
+                "product_id": "7700000010",
+                "title": ["Kape Ceramic Mug 350ml"],
+                "service": ["COD"],
+                "attributes": [{"tags": ["gift"]}, {"color_family": ["red"]}],
+            },
+        },
+        "t:1",
+    )
     report = rebuild_catalog([product], tmp_path / "cat", background_size=0)
     catalog = Catalog.open(tmp_path / "cat")
     gold = catalog.get("7700000010")
@@ -308,10 +341,19 @@ def test_blind_baseline_catches_a_catalog_that_gives_the_answer_away(imported, t
     gold = problem.gold_document.model_dump()
     with CatalogWriter(tmp_path / "cat") as writer:
         for doc in [gold, *gen.iter_products(1, 300)]:
-            writer.add_product(doc, contents=search_contents(doc["title"], doc["sku_options"], doc["attributes"]),
-                               doc_json=gen.canonical_json(doc))
-        writer.add_web_page({"url": "https://wiki.example/q", "title": knowledge_question(problem.query),
-                             "content": f"{knowledge_question(problem.query)} The answer is Viola.", "fact": None})
+            writer.add_product(
+                doc,
+                contents=search_contents(doc["title"], doc["sku_options"], doc["attributes"]),
+                doc_json=gen.canonical_json(doc),
+            )
+        writer.add_web_page(
+            {
+                "url": "https://wiki.example/q",
+                "title": knowledge_question(problem.query),
+                "content": f"{knowledge_question(problem.query)} The answer is Viola.",
+                "fact": None,
+            }
+        )
         writer.commit({"digest": "sha256:test"})
     baseline = blind_baseline([problem], Catalog.open(tmp_path / "cat"))
     assert baseline["web"].web_passed == 1
@@ -319,45 +361,85 @@ def test_blind_baseline_catches_a_catalog_that_gives_the_answer_away(imported, t
 
 @pytest.mark.parametrize("basket_first", [False, True])
 def test_a_basket_that_cannot_fit_around_a_shared_product_names_its_price_rule(tmp_path, basket_first):
-    product = parse_record({"query": "A premium kettle above 1000 PHP.", "reward": {
-        "product_id": "7700000001", "title": ["Premium Kettle"], "price": [{"greater than": [1000, None]}]}}, "t:1")
-    basket = parse_record({"query": "The premium kettle on a budget.", "reward": [
-        {"product_id": "7700000001", "title": ["Premium Kettle"]}], "voucher": {
-            "voucher_type": "platform", "threshold": 200, "discount_type": "fixed", "face_value": 50,
-            "discount": None, "cap": None, "price_after_voucher": 250.0, "budget": 300}}, "t:2")
+    product = parse_record(
+        {
+            "query": "A premium kettle above 1000 PHP.",
+            "reward": {
+                "product_id": "7700000001",
+                "title": ["Premium Kettle"],
+                "price": [{"greater than": [1000, None]}],
+            },
+        },
+        "t:1",
+    )
+    basket = parse_record(
+        {
+            "query": "The premium kettle on a budget.",
+            "reward": [{"product_id": "7700000001", "title": ["Premium Kettle"]}],
+            "voucher": {
+                "voucher_type": "platform",
+                "threshold": 200,
+                "discount_type": "fixed",
+                "face_value": 50,
+                "discount": None,
+                "cap": None,
+                "price_after_voucher": 250.0,
+                "budget": 300,
+            },
+        },
+        "t:2",
+    )
     order = [basket, product] if basket_first else [product, basket]
     report = rebuild_catalog(order, tmp_path / "cat", background_size=0)
     assert [p.problem_id for p in report.problems] == [product.problem_id]
-    assert report.skipped == [f"{basket.problem_id} (t:2): no basket total fits the budget of 300 with the voucher "
-                              "(from 200): 7700000001 must cost >= 1000 for other problems; left out (edit one of the "
-                              "records named to keep it)"]
+    assert report.skipped == [
+        f"{basket.problem_id} (t:2): no basket total fits the budget of 300 with the voucher "
+        "(from 200): 7700000001 must cost >= 1000 for other problems; left out (edit one of the "
+        "records named to keep it)"
+    ]
     assert selfcheck(report.problems, Catalog.open(tmp_path / "cat").get).ok
 
 
 # ------------------------------------------------------------------------------------------- web knowledge pieces
 
 
-@pytest.mark.parametrize(("question", "answer", "expected"), [
-    ("In which month and year did scientists report that bacteria survived in orbit?", "August 2020",
-     "August 2020: Scientists reported that bacteria survived in orbit."),
-    ("On what day, month, and year did the ferry sink?", "15 April 1912", "15 April 1912: The ferry sank."),
-    ("Which country has won the cup five times?", "India", "India has won the cup five times."),
-    ("What is the capital of Velmont?", "Port Caldera", "The capital of Velmont is Port Caldera."),
-    ("Who composed the opera Carmen?", "Georges Bizet", "Georges Bizet composed the opera Carmen."),
-    ("How many moons does Mars have?", "2", "The number of moons that Mars have: 2."),
-    ("In what city was the fictional painter Ilsa Marrow born?", "Velmont",
-     "The fictional painter Ilsa Marrow was born in Velmont."),
-    ("What year was the Harbor Lights Quartet founded?", "1988", "The Harbor Lights Quartet was founded in 1988."),
-    ("Which city is the capital of Velmont?", "Port Caldera", "Port Caldera is the capital of Velmont."),
-])
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        (
+            "In which month and year did scientists report that bacteria survived in orbit?",
+            "August 2020",
+            "August 2020: Scientists reported that bacteria survived in orbit.",
+        ),
+        ("On what day, month, and year did the ferry sink?", "15 April 1912", "15 April 1912: The ferry sank."),
+        ("Which country has won the cup five times?", "India", "India has won the cup five times."),
+        ("What is the capital of Velmont?", "Port Caldera", "The capital of Velmont is Port Caldera."),
+        ("Who composed the opera Carmen?", "Georges Bizet", "Georges Bizet composed the opera Carmen."),
+        ("How many moons does Mars have?", "2", "The number of moons that Mars have: 2."),
+        (
+            "In what city was the fictional painter Ilsa Marrow born?",
+            "Velmont",
+            "The fictional painter Ilsa Marrow was born in Velmont.",
+        ),
+        ("What year was the Harbor Lights Quartet founded?", "1988", "The Harbor Lights Quartet was founded in 1988."),
+        ("Which city is the capital of Velmont?", "Port Caldera", "Port Caldera is the capital of Velmont."),
+    ],
+)
 def test_a_question_becomes_a_statement_of_its_answer(question, answer, expected):
     assert statement(question, answer) == expected
 
 
-@pytest.mark.parametrize(("answer", "shape"), [
-    ("2019", r"\d{4}"), ("August 2020", r"[A-Z][a-z]+ \d{4}"), ("India", r"[A-Z][\w ]+"), ("12", r"\d+"),
-    ("Violin", r"[A-Z][a-z]+"), ("Georges Bizet", r"[A-Z]\w+ [A-Z]\w+"),
-])
+@pytest.mark.parametrize(
+    ("answer", "shape"),
+    [
+        ("2019", r"\d{4}"),
+        ("August 2020", r"[A-Z][a-z]+ \d{4}"),
+        ("India", r"[A-Z][\w ]+"),
+        ("12", r"\d+"),
+        ("Violin", r"[A-Z][a-z]+"),
+        ("Georges Bizet", r"[A-Z]\w+ [A-Z]\w+"),
+    ],
+)
 def test_near_miss_values_are_of_the_answers_kind_and_never_contain_it(answer, shape):
     values = near_miss_values(answer, ["Cello", "1998", "Japan"], Rng("t", answer), 5)
     assert len(values) == 5 and len(set(values)) == 5

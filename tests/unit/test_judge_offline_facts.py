@@ -6,22 +6,32 @@ from __future__ import annotations
 from arena.judge.offline import OfflineJudge, remembered_facts, result_facts
 from tests.unit.test_judge_offline import A_DETAIL, B_DETAIL, PROBLEM, SOUND_TEXT, A, B, Log, run_with
 
-RESULTS = [("find_product", {"q": "rattan basket"}, [A, B]),
-           ("view_product_information", {"product_ids": "5001000001,5001000007"}, [A_DETAIL, B_DETAIL]),
-           ("find_products_in_same_shop", {"q": ["basket"]},
-            [{"shop_id": "880001", "matches": [{"query": "basket", "products": [A]}]}]),
-           ("calculate_voucher", {"product_ids": "5001000001"},
-            {"prices": [349.0], "total_before": 349.0, "discount": 20.0, "total_after": 329.0}),
-           ("web_search", {"q": "rattan"}, [{"title": "Rattan care", "content": "Wipe with a damp cloth."}]),
-           ("price_history", {"product_id": "5001000001"}, {"product_id": "5001000001", "lowest": 299.5}),
-           ("recommend_product", {"product_ids": "5001000001"}, "Having recommended the products: 5001000001.")]
+RESULTS = [
+    ("find_product", {"q": "rattan basket"}, [A, B]),
+    ("view_product_information", {"product_ids": "5001000001,5001000007"}, [A_DETAIL, B_DETAIL]),
+    (
+        "find_products_in_same_shop",
+        {"q": ["basket"]},
+        [{"shop_id": "880001", "matches": [{"query": "basket", "products": [A]}]}],
+    ),
+    (
+        "calculate_voucher",
+        {"product_ids": "5001000001"},
+        {"prices": [349.0], "total_before": 349.0, "discount": 20.0, "total_after": 329.0},
+    ),
+    ("web_search", {"q": "rattan"}, [{"title": "Rattan care", "content": "Wipe with a damp cloth."}]),
+    ("price_history", {"product_id": "5001000001"}, {"product_id": "5001000001", "lowest": 299.5}),
+    ("recommend_product", {"product_ids": "5001000001"}, "Having recommended the products: 5001000001."),
+]
 
 
 def test_remembered_facts_are_the_facts_of_the_result() -> None:
     for name, arguments, result in RESULTS:
         assert remembered_facts(name, arguments, result) == result_facts(name, arguments, result), name
-        assert remembered_facts(name, arguments, result) is remembered_facts(name, arguments, result) \
+        assert (
+            remembered_facts(name, arguments, result) is remembered_facts(name, arguments, result)
             or name == "recommend_product"
+        )
 
 
 def test_an_unknown_tool_s_facts_still_leave_out_what_its_arguments_echo() -> None:

@@ -48,7 +48,8 @@ def test_loaded_products_are_searchable_and_keep_every_field(tmp_path):
     assert doc["brand"] == "No Brand" and doc["price"] == 185.5 and doc["attributes"] == {"flavor": ["ube"]}
     # the line's own "contents" is what BM25 sees: attribute values are searchable
     assert [h["product_id"] for h in registry.call("find_product", {"q": "ube"}, ToolContext(catalog))] == [
-        "5001000004"]
+        "5001000004"
+    ]
 
 
 def test_gzip_gives_the_same_catalog(tmp_path):

@@ -74,15 +74,17 @@ def raises(code: str, fn: Callable[..., object], *args: object, **kwargs: object
 def test_missing_file_is_one_line_saying_how_to_create_it_and_nothing_is_created(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "chain.sqlite"
     error = raises("no_chain", LocalChain, missing)
-    assert str(error) == (f"no LocalChain at {missing}; create it with "
-                          f"`arena-validator localchain init --localchain.path {missing}`")
+    assert str(error) == (
+        f"no LocalChain at {missing}; create it with `arena-validator localchain init --localchain.path {missing}`"
+    )
     assert not missing.exists() and not missing.parent.exists()
 
 
 def test_init_refuses_an_existing_chain_and_overwrite_starts_a_new_one(path: Path, clock: Clock) -> None:
     first = LocalChain.init(path, clock=clock)
-    first.register_hotkey(Keypair.create_from_uri("//Alice").ss58_address,
-                          Keypair.create_from_uri("//Bob").ss58_address)
+    first.register_hotkey(
+        Keypair.create_from_uri("//Alice").ss58_address, Keypair.create_from_uri("//Bob").ss58_address
+    )
     genesis_hash = first.block_hash(0)
     raises("exists", LocalChain.init, path, clock=clock)
     assert len(LocalChain(path, clock=clock).metagraph().neurons) == 1  # untouched
@@ -108,8 +110,9 @@ def test_it_implements_the_chain_port(chain: LocalChain, path: Path) -> None:
 # --- blocks ------------------------------------------------------------------------------------------------------
 
 
-def test_blocks_advance_with_time_and_hashes_agree_across_instances(chain: LocalChain, path: Path,
-                                                                    clock: Clock) -> None:
+def test_blocks_advance_with_time_and_hashes_agree_across_instances(
+    chain: LocalChain, path: Path, clock: Clock
+) -> None:
     assert chain.block() == 0
     clock.advance(11.9)
     assert chain.block() == 0
@@ -132,8 +135,14 @@ def test_blocks_advance_with_time_and_hashes_agree_across_instances(chain: Local
     assert other.block_hash(43) == chain.block_hash(43)  # produced now; the same everywhere
 
     info = other.info()
-    assert (info["netuid"], info["block_time"], info["weights_rate_limit"], info["genesis_time"], info["block"],
-            info["neurons"]) == (7, 12.0, 100, GENESIS, 43, 0)
+    assert (
+        info["netuid"],
+        info["block_time"],
+        info["weights_rate_limit"],
+        info["genesis_time"],
+        info["block"],
+        info["neurons"],
+    ) == (7, 12.0, 100, GENESIS, 43, 0)
 
 
 def test_two_chains_have_different_hashes(tmp_path: Path, clock: Clock) -> None:
@@ -145,8 +154,9 @@ def test_two_chains_have_different_hashes(tmp_path: Path, clock: Clock) -> None:
 # --- registration ------------------------------------------------------------------------------------------------
 
 
-def test_register_assigns_sequential_uids_and_is_idempotent(chain: LocalChain, path: Path, clock: Clock,
-                                                            tmp_path: Path) -> None:
+def test_register_assigns_sequential_uids_and_is_idempotent(
+    chain: LocalChain, path: Path, clock: Clock, tmp_path: Path
+) -> None:
     alice, bob = make_wallet(tmp_path, "alice"), make_wallet(tmp_path, "bob")
     first = chain.register(alice, validator_permit=True, stake=1000.0)
     assert (first.uid, first.hotkey, first.coldkey) == (0, alice.hotkey.ss58_address, alice.coldkeypub.ss58_address)
@@ -156,8 +166,9 @@ def test_register_assigns_sequential_uids_and_is_idempotent(chain: LocalChain, p
     second = chain.register(bob)
     assert (second.uid, second.block_at_registration, second.validator_permit) == (1, 5, False)
     assert chain.register(alice) == first
-    raw = chain.register_hotkey(Keypair.create_from_uri("//Charlie").ss58_address,
-                                Keypair.create_from_uri("//Dave").ss58_address)
+    raw = chain.register_hotkey(
+        Keypair.create_from_uri("//Charlie").ss58_address, Keypair.create_from_uri("//Dave").ss58_address
+    )
     assert raw.uid == 2
 
     graph = LocalChain(path, clock=clock).metagraph()
@@ -192,8 +203,9 @@ def test_serve_axon_needs_registration_and_shows_in_the_metagraph(chain: LocalCh
 # --- commitments -------------------------------------------------------------------------------------------------
 
 
-def test_commitments_round_trip_and_keep_the_latest(chain: LocalChain, path: Path, clock: Clock,
-                                                    tmp_path: Path) -> None:
+def test_commitments_round_trip_and_keep_the_latest(
+    chain: LocalChain, path: Path, clock: Clock, tmp_path: Path
+) -> None:
     miner = make_wallet(tmp_path, "miner")
     neuron = chain.register(miner)
     clock.blocks(3)
@@ -206,8 +218,11 @@ def test_commitments_round_trip_and_keep_the_latest(chain: LocalChain, path: Pat
     seen = LocalChain(path, clock=clock).commitments()
     assert list(seen) == [miner.hotkey.ss58_address]
     commitment = seen[miner.hotkey.ss58_address]
-    assert (commitment.value, commitment.block, commitment.uid) == ("sha256:bb@https://example.org/b.tar.gz", 5,
-                                                                   neuron.uid)
+    assert (commitment.value, commitment.block, commitment.uid) == (
+        "sha256:bb@https://example.org/b.tar.gz",
+        5,
+        neuron.uid,
+    )
 
 
 def test_commitments_are_at_most_128_utf8_bytes(chain: LocalChain, tmp_path: Path) -> None:
@@ -248,8 +263,7 @@ def subnet(chain: LocalChain, tmp_path: Path) -> tuple[LocalChain, bt.Wallet]:
     return chain, validator
 
 
-def test_set_weights_stores_the_sdk_u16_vector(subnet: tuple[LocalChain, bt.Wallet], path: Path,
-                                               clock: Clock) -> None:
+def test_set_weights_stores_the_sdk_u16_vector(subnet: tuple[LocalChain, bt.Wallet], path: Path, clock: Clock) -> None:
     chain, validator = subnet
     clock.blocks(10)
     outcome = chain.set_weights(validator, {3: 0.2, 1: 0.5, 2: 0.0}, version_key=5)
@@ -259,9 +273,17 @@ def test_set_weights_stores_the_sdk_u16_vector(subnet: tuple[LocalChain, bt.Wall
     assert outcome.block_hash == chain.block_hash(10)
 
     other = LocalChain(path, clock=clock)
-    assert other.weight_history() == [{"uid": 0, "hotkey": validator.hotkey.ss58_address, "block": 10,
-                                       "uids": [1, 3], "weights": [65535, 26214], "version_key": 5,
-                                       "extrinsic_id": outcome.extrinsic_id}]
+    assert other.weight_history() == [
+        {
+            "uid": 0,
+            "hotkey": validator.hotkey.ss58_address,
+            "block": 10,
+            "uids": [1, 3],
+            "weights": [65535, 26214],
+            "version_key": 5,
+            "extrinsic_id": outcome.extrinsic_id,
+        }
+    ]
     row = other.weights()[0]
     assert set(row) == {1, 3}
     assert row[1] == pytest.approx(65535 / (65535 + 26214)) and sum(row.values()) == pytest.approx(1.0)
@@ -279,8 +301,9 @@ def test_set_weights_requires_a_validator_permit(subnet: tuple[LocalChain, bt.Wa
     raises("not_registered", chain.set_validator_permit, Keypair.create_from_uri("//Nobody").ss58_address, True)
 
 
-def test_set_weights_refuses_unregistered_unknown_and_empty(subnet: tuple[LocalChain, bt.Wallet],
-                                                            tmp_path: Path) -> None:
+def test_set_weights_refuses_unregistered_unknown_and_empty(
+    subnet: tuple[LocalChain, bt.Wallet], tmp_path: Path
+) -> None:
     chain, validator = subnet
     raises("not_registered", chain.set_weights, make_wallet(tmp_path, "stranger"), {1: 1.0})
     error = raises("bad_input", chain.set_weights, validator, {1: 1.0, 9: 1.0})
@@ -292,8 +315,9 @@ def test_set_weights_refuses_unregistered_unknown_and_empty(subnet: tuple[LocalC
     assert chain.rate_limit(validator.hotkey.ss58_address).blocks_since_last_update is None  # nothing counted
 
 
-def test_the_weights_rate_limit_blocks_then_allows(subnet: tuple[LocalChain, bt.Wallet], path: Path,
-                                                   clock: Clock) -> None:
+def test_the_weights_rate_limit_blocks_then_allows(
+    subnet: tuple[LocalChain, bt.Wallet], path: Path, clock: Clock
+) -> None:
     chain, validator = subnet
     hotkey = validator.hotkey.ss58_address
     state = chain.rate_limit(hotkey)
@@ -356,8 +380,12 @@ def test_two_processes_writing_one_file_lose_nothing(tmp_path: Path) -> None:
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     children = [
-        subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(tmp_path / "wallets"), wallet.name,
-                          str(barrier)], cwd=REPO, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(path), str(tmp_path / "wallets"), wallet.name, str(barrier)],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for wallet in wallets
     ]
     for child in children:

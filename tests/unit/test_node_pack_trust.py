@@ -41,12 +41,15 @@ def test_the_pinned_operator_pack_is_raced(packs) -> None:
     assert pack.signer == operator
 
 
-@pytest.mark.parametrize(("which", "more", "fragments"), [
-    ("own", {}, ["no signer is pinned", "--pack.signer"]),
-    ("own", {"pack_signer": ALICE}, [f"not by the pinned signer {ALICE}"]),
-    ("dev", {"pack_signer": ALICE}, ["public development key //Alice", "--pack.allow_dev_signer"]),
-    ("dev", {}, ["public development key //Alice"]),
-])
+@pytest.mark.parametrize(
+    ("which", "more", "fragments"),
+    [
+        ("own", {}, ["no signer is pinned", "--pack.signer"]),
+        ("own", {"pack_signer": ALICE}, [f"not by the pinned signer {ALICE}"]),
+        ("dev", {"pack_signer": ALICE}, ["public development key //Alice", "--pack.allow_dev_signer"]),
+        ("dev", {}, ["public development key //Alice"]),
+    ],
+)
 def test_an_untrusted_pack_is_refused_in_one_line(packs, which, more, fragments) -> None:
     catalog, own, dev, _ = packs
     with pytest.raises(NodeError) as excinfo:
@@ -67,8 +70,10 @@ def test_a_pinned_signer_that_is_not_an_address_is_a_settings_error(packs) -> No
     catalog, own, _, _ = packs
     with pytest.raises(SettingsError) as excinfo:
         settings(catalog, own, pack_signer="operator-bob")
-    assert excinfo.value.problems == ["--pack.signer (or ARENA_PACK_SIGNER): is not an ss58 address; give the arena "
-                                      "operator's hotkey address (5...) (got 'operator-bob')"]
+    assert excinfo.value.problems == [
+        "--pack.signer (or ARENA_PACK_SIGNER): is not an ss58 address; give the arena "
+        "operator's hotkey address (5...) (got 'operator-bob')"
+    ]
 
 
 @pytest.mark.slow  # runs arena-validator as a subprocess
@@ -79,11 +84,25 @@ def test_run_refuses_an_unpinned_pack_and_says_how_to_pin(packs, tmp_path: Path)
     db = ["--database-url", f"sqlite:///{tmp_path / 'node.sqlite'}"]
     assert cli("db", "upgrade", *db, cwd=tmp_path).returncode == 0
     assert cli("localchain", "init", *chain[2:], cwd=tmp_path).returncode == 0
-    assert cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain[2:],
-               *wallets, cwd=tmp_path).returncode == 0
+    assert (
+        cli(
+            "localchain",
+            "register",
+            "--wallet.name",
+            "val",
+            "--create",
+            "--validator-permit",
+            *chain[2:],
+            *wallets,
+            cwd=tmp_path,
+        ).returncode
+        == 0
+    )
     node = ["--wallet.name", "val", *chain, *wallets, *db, "--catalog", str(catalog), "--api.port", "0"]
-    for pack, extra, expected in ((own, [], "no signer is pinned"),
-                                  (dev, ["--pack.signer", ALICE], "public development key //Alice")):
+    for pack, extra, expected in (
+        (own, [], "no signer is pinned"),
+        (dev, ["--pack.signer", ALICE], "public development key //Alice"),
+    ):
         done = cli("run", *node, "--pack", str(pack), *extra, cwd=tmp_path)
         errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
         assert done.returncode == 2 and len(errors) == 1 and expected in errors[0], done.stderr

@@ -128,8 +128,16 @@ def test_agent_main_goes_through_arena_agent(world: tuple[Catalog, list[Any]], t
     bundle = copy_dir(AGENT_PATH.parent, tmp_path / "agent")
     gateway = NodeGateway(catalog)
     with GatewayServer(gateway, tmp_path / "gw" / "gateway.sock"):
-        outcome = asyncio.run(run_one(gateway, ProcessSandbox("bare"), bundle, tmp_path / "gw",
-                                      problem.public(), limits=Limits(wall_seconds=60)))
+        outcome = asyncio.run(
+            run_one(
+                gateway,
+                ProcessSandbox("bare"),
+                bundle,
+                tmp_path / "gw",
+                problem.public(),
+                limits=Limits(wall_seconds=60),
+            )
+        )
     assert outcome.result.status == "ok", outcome.result
     calls = [e.name for e in outcome.events if e.kind == "tool_call"]
     assert calls[-1] == "terminate" and "recommend_product" in calls
@@ -158,8 +166,9 @@ def test_a_tool_that_always_fails_does_not_crash_it(world: tuple[Catalog, list[A
 
 
 @pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
-@pytest.mark.parametrize("error", [arena_agent.ToolError("down"), RuntimeError("gateway answered 502"),
-                                   ValueError("garbled")])
+@pytest.mark.parametrize(
+    "error", [arena_agent.ToolError("down"), RuntimeError("gateway answered 502"), ValueError("garbled")]
+)
 def test_every_tool_failing_is_survived(world: tuple[Catalog, list[Any]], error: Exception) -> None:
     catalog, problems = world
     for problem in _one_per_task(problems):
@@ -192,9 +201,14 @@ def test_stops_calling_once_the_budget_is_spent(world: tuple[Catalog, list[Any]]
 @pytest.mark.slow  # a big build: an 8,000-product catalog and 40 generated problems
 def test_odd_problems_do_not_crash_it(world: tuple[Catalog, list[Any]]) -> None:
     catalog, _ = world
-    for problem in ({}, {"task": "product", "query": ""}, {"task": "shop", "query": "(1) a"},
-                    {"task": "voucher", "query": "My budget is only `x`"}, {"task": "web", "query": "?"},
-                    {"task": "nonsense", "query": "rattan basket", "n_products": "two"}):
+    for problem in (
+        {},
+        {"task": "product", "query": ""},
+        {"task": "shop", "query": "(1) a"},
+        {"task": "voucher", "query": "My budget is only `x`"},
+        {"task": "web", "query": "?"},
+        {"task": "nonsense", "query": "rattan basket", "n_products": "two"},
+    ):
         gateway = Gateway(catalog)
         out = agent.solve(problem, gateway)  # type: ignore[arg-type]
         assert isinstance(out, dict)
@@ -204,26 +218,31 @@ def test_odd_problems_do_not_crash_it(world: tuple[Catalog, list[Any]]) -> None:
 # ------------------------------------------------------------------------------------------------------ parsing
 
 
-@pytest.mark.parametrize("text, lo, hi", [
-    ("Show me toyota buffer pads with LazFlash deals, priced from ₱101 to ₱430.", 101, 430),
-    ("a kettle priced between 101 and 430 PHP", 101, 430),
-    ("a rug in the ₱90-₱279 price range", 90, 279),
-    ("a fan that costs from 360 up to 755 PHP", 360, 755),
-    ("a daypack with up to 17 inches as the laptop compartment, under 500 pesos", None, 500),
-    ("a lamp for no more than 1162 pesos", None, 1162),
-    ("a blender costing more than 200 PHP", 200, None),
-    ("a drone no cheaper than ₱5230.5", 5230.5, None),
-    ("toys for ages 3-5", None, None),
-    ("a laptop with a 1.3-1.6kg laptop weight", None, None),
-])
+@pytest.mark.parametrize(
+    "text, lo, hi",
+    [
+        ("Show me toyota buffer pads with LazFlash deals, priced from ₱101 to ₱430.", 101, 430),
+        ("a kettle priced between 101 and 430 PHP", 101, 430),
+        ("a rug in the ₱90-₱279 price range", 90, 279),
+        ("a fan that costs from 360 up to 755 PHP", 360, 755),
+        ("a daypack with up to 17 inches as the laptop compartment, under 500 pesos", None, 500),
+        ("a lamp for no more than 1162 pesos", None, 1162),
+        ("a blender costing more than 200 PHP", 200, None),
+        ("a drone no cheaper than ₱5230.5", 5230.5, None),
+        ("toys for ages 3-5", None, None),
+        ("a laptop with a 1.3-1.6kg laptop weight", None, None),
+    ],
+)
 def test_prices(text: str, lo: float | None, hi: float | None) -> None:
     item = parse.parse_item(text)
     assert (item.lo, item.hi) == (lo, hi)
 
 
 def test_price_filter_and_services() -> None:
-    item = parse.parse_item("Get me panties with free delivery included, costing 152 to 256 PHP, "
-                            "sold by an official LazMall shop, with COD (cash on delivery) and on a flash sale deal.")
+    item = parse.parse_item(
+        "Get me panties with free delivery included, costing 152 to 256 PHP, "
+        "sold by an official LazMall shop, with COD (cash on delivery) and on a flash sale deal."
+    )
     assert item.price == "152-256"
     assert set(item.services) == {"freeShipping", "official", "COD", "flashsale"}
     assert item.query.split()[0] == "panties"
@@ -234,46 +253,73 @@ def test_price_filter_and_services() -> None:
 
 
 def test_item_head_is_the_product() -> None:
-    item = parse.parse_item("Could you help me track down an outdoor phone with mil-std-810h as the drop protection, "
-                            "free delivery and an ip68 design?")
-    assert item.text[:item.head_end].strip() == "outdoor phone"
+    item = parse.parse_item(
+        "Could you help me track down an outdoor phone with mil-std-810h as the drop protection, "
+        "free delivery and an ip68 design?"
+    )
+    assert item.text[: item.head_end].strip() == "outdoor phone"
     assert "mil" in item.query and "ip68" in item.query
-    item = parse.parse_item("I need a sports helmet. Requirements: from the helmets & protective gear section, "
-                            "made for cycling.")
-    assert item.text[:item.head_end].strip() == "sports helmet"
+    item = parse.parse_item(
+        "I need a sports helmet. Requirements: from the helmets & protective gear section, made for cycling."
+    )
+    assert item.text[: item.head_end].strip() == "sports helmet"
     assert "helmets" not in item.query.split() and "cycling" in item.query.split()
 
 
 def test_shop_items() -> None:
-    numbered = ("Find a shop that sells all of the following: (1) A fresh fish. (2) A drone with a price between "
-                "₱5230 and ₱8800. (3) A gold watch gift set. The same shop must sell all of them.")
-    assert parse.split_shop_items(numbered) == ["A fresh fish", "A drone with a price between ₱5230 and ₱8800",
-                                                "A gold watch gift set"]
-    ordinals = ("Find stores that carry the following: First, an oven in the color pink; second, a canvas board "
-                "with cash on delivery. One shop has to carry every item on this list.")
+    numbered = (
+        "Find a shop that sells all of the following: (1) A fresh fish. (2) A drone with a price between "
+        "₱5230 and ₱8800. (3) A gold watch gift set. The same shop must sell all of them."
+    )
+    assert parse.split_shop_items(numbered) == [
+        "A fresh fish",
+        "A drone with a price between ₱5230 and ₱8800",
+        "A gold watch gift set",
+    ]
+    ordinals = (
+        "Find stores that carry the following: First, an oven in the color pink; second, a canvas board "
+        "with cash on delivery. One shop has to carry every item on this list."
+    )
     assert parse.split_shop_items(ordinals) == ["an oven in the color pink", "a canvas board with cash on delivery"]
-    sentences = ("Which shop offers all of these? First, formal shoes. Second, a silver smartwatch. Third, a mug. "
-                 "They all need to be sold by a single shop.")
+    sentences = (
+        "Which shop offers all of these? First, formal shoes. Second, a silver smartwatch. Third, a mug. "
+        "They all need to be sold by a single shop."
+    )
     assert parse.split_shop_items(sentences) == ["formal shoes", "a silver smartwatch", "a mug"]
 
 
 def test_voucher_items_and_block() -> None:
-    query = ("Build me a cart with a mountaineering bag in camo color; a crispy snack by jorex pro, original flavor "
-             "and a can packaging; plus a recorder eligible for free shipping.\n\nMy budget is only `17650`, but I "
-             "have a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only "
-             "when the total price of the products exceeds `13904`.\n3. It provides a percentage discount of `16%` "
-             "with a cap of `11003`.")
+    query = (
+        "Build me a cart with a mountaineering bag in camo color; a crispy snack by jorex pro, original flavor "
+        "and a can packaging; plus a recorder eligible for free shipping.\n\nMy budget is only `17650`, but I "
+        "have a voucher with the following rules:\n1. The voucher applies to all products.\n2. It is valid only "
+        "when the total price of the products exceeds `13904`.\n3. It provides a percentage discount of `16%` "
+        "with a cap of `11003`."
+    )
     text, voucher = parse.parse_voucher(query)
-    assert voucher == {"voucher_type": "platform", "threshold": 13904.0, "budget": 17650.0,
-                       "discount_type": "percentage", "discount": 0.16, "cap": 11003.0}
+    assert voucher == {
+        "voucher_type": "platform",
+        "threshold": 13904.0,
+        "budget": 17650.0,
+        "discount_type": "percentage",
+        "discount": 0.16,
+        "cap": 11003.0,
+    }
     items = parse.split_voucher_items(text)
     assert len(items) == 3 and items[2] == "a recorder eligible for free shipping"
-    _, fixed = parse.parse_voucher("I'm after a phone.\n\nMy budget is only `438`, but I have a voucher with the "
-                                   "following rules:\n1. The voucher only applies to the products from the same "
-                                   "shop.\n2. It is valid only when the total price of the products exceeds `154`.\n"
-                                   "3. It provides a fixed discount of `22`.")
-    assert fixed == {"voucher_type": "shop", "threshold": 154.0, "budget": 438.0, "discount_type": "fixed",
-                     "face_value": 22.0}
+    _, fixed = parse.parse_voucher(
+        "I'm after a phone.\n\nMy budget is only `438`, but I have a voucher with the "
+        "following rules:\n1. The voucher only applies to the products from the same "
+        "shop.\n2. It is valid only when the total price of the products exceeds `154`.\n"
+        "3. It provides a fixed discount of `22`."
+    )
+    assert fixed == {
+        "voucher_type": "shop",
+        "threshold": 154.0,
+        "budget": 438.0,
+        "discount_type": "fixed",
+        "face_value": 22.0,
+    }
     assert parse.split_voucher_items("a kettle, and also a lamp") == ["a kettle", "a lamp"]
     assert parse.split_voucher_items("a kettle. Also, I need a lamp; and a mug") == ["a kettle", "a lamp", "a mug"]
     assert parse.parse_voucher("no voucher here") == ("no voucher here", None)
@@ -284,13 +330,16 @@ def test_voucher_arithmetic_matches_the_tool() -> None:
     for _ in range(500):
         prices = [round(rng.uniform(5, 5000), 2) for _ in range(rng.randint(1, 4))]
         one_shop = rng.random() < 0.5
-        spec: dict[str, Any] = {"voucher_type": rng.choice(["platform", "shop"]),
-                                "threshold": float(rng.randint(0, 8000))}
+        spec: dict[str, Any] = {
+            "voucher_type": rng.choice(["platform", "shop"]),
+            "threshold": float(rng.randint(0, 8000)),
+        }
         if rng.random() < 0.5:
             spec.update(discount_type="fixed", face_value=float(rng.randint(1, 3000)))
         else:
-            spec.update(discount_type="percentage", discount=round(rng.uniform(0.1, 0.5), 2),
-                        cap=float(rng.randint(1, 3000)))
+            spec.update(
+                discount_type="percentage", discount=round(rng.uniform(0.1, 0.5), 2), cap=float(rng.randint(1, 3000))
+            )
         discount, _, _ = apply_voucher(sum(prices), one_shop, Voucher(**spec))
         assert basket.voucher_total(prices, one_shop, spec) == pytest.approx(sum(prices) - discount)
 
@@ -334,8 +383,10 @@ def test_imports_only_the_standard_library_and_the_sdk() -> None:
 
 @pytest.mark.slow  # imports the template in a fresh interpreter
 def test_module_imports_without_the_sdk() -> None:
-    code = ("import importlib.util, sys\n"
-            f"spec = importlib.util.spec_from_file_location('a', {str(AGENT_PATH)!r})\n"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-            "assert 'arena_agent' not in sys.modules and callable(m.agent_main) and callable(m.solve)\n")
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('a', {str(AGENT_PATH)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "assert 'arena_agent' not in sys.modules and callable(m.agent_main) and callable(m.solve)\n"
+    )
     subprocess.run([sys.executable, "-I", "-c", code], check=True, timeout=60)

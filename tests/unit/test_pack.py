@@ -19,27 +19,65 @@ OTHER_DIGEST = "sha256:" + "cd" * 32
 
 def make_problems() -> list[Problem]:
     return [
-        Problem(problem_id="p-product-1", task="product", split="public",
-                query="I want a stainless steel rice cooker of 1.8 litres under 2000 pesos",
-                reward=[{"product_id": "1001", "title": ["Stainless Steel Rice Cooker 1.8L"],
-                         "price": [{"less than": [None, 2000]}], "service": ["COD"]}]),
-        Problem(problem_id="p-shop-1", task="shop", split="race",
-                query="From one shop: a blue yoga mat and a pair of foam blocks",
-                reward=[{"product_id": "2001", "title": ["Yoga Mat 6mm Non-Slip"],
-                         "sku_options": [{"color": "blue"}]},
-                        {"product_id": "2002", "title": ["EVA Foam Yoga Block Set of 2"],
-                         "attributes": [{"material": ["eva foam"]}]}]),
-        Problem(problem_id="p-voucher-1", task="voucher", split="held_out",
-                query="Buy an electric kettle with my platform voucher and stay within 200 — ñandú edition",
-                reward=[{"product_id": "3001", "title": "Electric Kettle 1.7L Fast Boil",
-                         "price": [{"between": [50, 190]}]}],
-                voucher={"voucher_type": "platform", "threshold": 100, "discount_type": "fixed", "face_value": 10,
-                         "budget": 200}),
-        Problem(problem_id="p-web-1", task="web", split="public", knowledge_attribute="wattage",
-                query="The air fryer the review site calls the best budget pick",
-                reward=[{"product_id": "4001", "title": ["Digital Air Fryer 4.5L 1400W"]}]),
-        Problem(problem_id="p-product-2", task="product", split="race", query="A cotton bath towel, white",
-                reward=[{"product_id": "5001", "title": ["Cotton Bath Towel White 70x140"]}]),
+        Problem(
+            problem_id="p-product-1",
+            task="product",
+            split="public",
+            query="I want a stainless steel rice cooker of 1.8 litres under 2000 pesos",
+            reward=[
+                {
+                    "product_id": "1001",
+                    "title": ["Stainless Steel Rice Cooker 1.8L"],
+                    "price": [{"less than": [None, 2000]}],
+                    "service": ["COD"],
+                }
+            ],
+        ),
+        Problem(
+            problem_id="p-shop-1",
+            task="shop",
+            split="race",
+            query="From one shop: a blue yoga mat and a pair of foam blocks",
+            reward=[
+                {"product_id": "2001", "title": ["Yoga Mat 6mm Non-Slip"], "sku_options": [{"color": "blue"}]},
+                {
+                    "product_id": "2002",
+                    "title": ["EVA Foam Yoga Block Set of 2"],
+                    "attributes": [{"material": ["eva foam"]}],
+                },
+            ],
+        ),
+        Problem(
+            problem_id="p-voucher-1",
+            task="voucher",
+            split="held_out",
+            query="Buy an electric kettle with my platform voucher and stay within 200 — ñandú edition",
+            reward=[
+                {"product_id": "3001", "title": "Electric Kettle 1.7L Fast Boil", "price": [{"between": [50, 190]}]}
+            ],
+            voucher={
+                "voucher_type": "platform",
+                "threshold": 100,
+                "discount_type": "fixed",
+                "face_value": 10,
+                "budget": 200,
+            },
+        ),
+        Problem(
+            problem_id="p-web-1",
+            task="web",
+            split="public",
+            knowledge_attribute="wattage",
+            query="The air fryer the review site calls the best budget pick",
+            reward=[{"product_id": "4001", "title": ["Digital Air Fryer 4.5L 1400W"]}],
+        ),
+        Problem(
+            problem_id="p-product-2",
+            task="product",
+            split="race",
+            query="A cotton bath towel, white",
+            reward=[{"product_id": "5001", "title": ["Cotton Bath Towel White 70x140"]}],
+        ),
     ]
 
 
@@ -55,8 +93,12 @@ def bob():
 
 @pytest.fixture(scope="module")
 def pack() -> Pack:
-    return new_pack(make_problems(), catalog_digest=DIGEST, generator_version="test-1",
-                    rotation=Rotation(cadence_blocks=100, problems_per_race=3))
+    return new_pack(
+        make_problems(),
+        catalog_digest=DIGEST,
+        generator_version="test-1",
+        rotation=Rotation(cadence_blocks=100, problems_per_race=3),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -137,11 +179,15 @@ def _flip_signature_byte(data: dict) -> None:
     data["signature"] = sig.hex()
 
 
-@pytest.mark.parametrize("edit", [
-    lambda data: data["problems"][1].__setitem__("query", "From one shop: a red yoga mat"),
-    _flip_signature_byte,
-    lambda data: data.__setitem__("signer", "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"),  # //Bob
-], ids=["edited-query", "flipped-signature-byte", "swapped-signer"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda data: data["problems"][1].__setitem__("query", "From one shop: a red yoga mat"),
+        _flip_signature_byte,
+        lambda data: data.__setitem__("signer", "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"),  # //Bob
+    ],
+    ids=["edited-query", "flipped-signature-byte", "swapped-signer"],
+)
 def test_tampering_is_detected(tmp_path, signed, bob, edit):
     assert bob.ss58_address == "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"
     path = _tamper(tmp_path, signed, edit)

@@ -19,8 +19,13 @@ def alice():
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=300,
-                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_a_pack_signed_before_the_qualifying_round_existed_verifies_with_the_round_off(tmp_path, alice):
@@ -51,20 +56,56 @@ def test_pack_command_sets_the_qualifying_round_and_refuses_one_without_public_p
     src = tmp_path / "in.json"
     write_pack(new_pack(problems, catalog_digest=DIGEST, generator_version="t", embed=False), src)
     out = tmp_path / "out.json"
-    done = arena("problems", "pack", str(src), "--out", str(out), "--key-uri", "//Alice", "--qualify.share", "0.95",
-                 "--qualify.problems", "2")
+    done = arena(
+        "problems",
+        "pack",
+        str(src),
+        "--out",
+        str(out),
+        "--key-uri",
+        "//Alice",
+        "--qualify.share",
+        "0.95",
+        "--qualify.problems",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     rotation = json.loads(arena("problems", "show", str(out), "--json").stdout)["rotation"]
     assert rotation["qualify_share"] == 0.95 and rotation["qualify_problems"] == 2
     shown = " ".join(arena("problems", "show", str(out)).stdout.split())
     assert "2 public problems; a submission races once it scores at least 0.95" in shown
-    bad = arena("problems", "pack", str(src), "--out", str(tmp_path / "x.json"), "--key-uri", "//Alice",
-                "--qualify.share", "1.5")
+    bad = arena(
+        "problems",
+        "pack",
+        str(src),
+        "--out",
+        str(tmp_path / "x.json"),
+        "--key-uri",
+        "//Alice",
+        "--qualify.share",
+        "1.5",
+    )
     assert bad.returncode != 0 and "qualify_share" in bad.stderr and "Traceback" not in bad.stderr
     no_public = tmp_path / "race-only.json"
-    write_pack(new_pack([p.model_copy(update={"split": "race"}) for p in problems], catalog_digest=DIGEST,
-                        generator_version="t", embed=False), no_public)
-    bad = arena("problems", "pack", str(no_public), "--out", str(tmp_path / "y.json"), "--key-uri", "//Alice",
-                "--qualify.share", "0.95")
+    write_pack(
+        new_pack(
+            [p.model_copy(update={"split": "race"}) for p in problems],
+            catalog_digest=DIGEST,
+            generator_version="t",
+            embed=False,
+        ),
+        no_public,
+    )
+    bad = arena(
+        "problems",
+        "pack",
+        str(no_public),
+        "--out",
+        str(tmp_path / "y.json"),
+        "--key-uri",
+        "//Alice",
+        "--qualify.share",
+        "0.95",
+    )
     assert bad.returncode != 0 and "needs public problems" in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "x.json").exists() and not (tmp_path / "y.json").exists()

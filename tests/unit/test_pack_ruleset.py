@@ -58,8 +58,13 @@ def test_an_unknown_ruleset_is_one_clear_line(tmp_path):
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=300,
-                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
 
 
 @pytest.mark.slow  # runs arena as a subprocess
@@ -71,7 +76,8 @@ def test_pack_command_sets_the_ruleset_and_show_prints_it(tmp_path):
     assert done.returncode == 0, done.stderr
     shown = arena("problems", "show", str(out), "--json")
     assert json.loads(shown.stdout)["ruleset"] == "sn15"
-    bad = arena("problems", "pack", str(src), "--out", str(tmp_path / "x.json"), "--key-uri", "//Alice",
-                "--ruleset", "oro")
+    bad = arena(
+        "problems", "pack", str(src), "--out", str(tmp_path / "x.json"), "--key-uri", "//Alice", "--ruleset", "oro"
+    )
     assert bad.returncode != 0 and "unknown ruleset 'oro'" in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "x.json").exists()

@@ -9,11 +9,19 @@ from arena.problems.paraphrase import acceptable, paraphrase_problems
 from tests.support.openai_server import OpenAIServer
 
 PROBLEM = Problem(
-    problem_id="p", task="product",
+    problem_id="p",
+    task="product",
     query="Looking for a black tumbler made of stainless steel between 250 and 900 PHP with cash on delivery.",
-    reward=[{"product_id": "1", "title": ["Tala Insulated Stainless Steel Tumbler 30oz Double Wall"],
-             "sku_options": [{"color_family": "black"}], "attributes": [{"material": ["stainless steel"]}],
-             "service": ["COD"], "price": [{"between": [250, 900]}]}],
+    reward=[
+        {
+            "product_id": "1",
+            "title": ["Tala Insulated Stainless Steel Tumbler 30oz Double Wall"],
+            "sku_options": [{"color_family": "black"}],
+            "attributes": [{"material": ["stainless steel"]}],
+            "service": ["COD"],
+            "price": [{"between": [250, 900]}],
+        }
+    ],
 )
 
 

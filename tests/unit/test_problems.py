@@ -35,8 +35,14 @@ def rebuilt(imported, tmp_path_factory):
 def test_import_detects_every_task_and_reports_bad_records(imported):
     assert imported.by_task == {"product": 3, "shop": 2, "voucher": 2, "web": 1}
     bad = {line.split(": ", 1)[0]: line for line in imported.bad}
-    assert set(bad) == {"product_test.jsonl:4", "product_test.jsonl:5", "product_test.jsonl:6",
-                        "shop_test.jsonl:3", "voucher_test.jsonl:3", "web_test.jsonl:2"}
+    assert set(bad) == {
+        "product_test.jsonl:4",
+        "product_test.jsonl:5",
+        "product_test.jsonl:6",
+        "shop_test.jsonl:3",
+        "voucher_test.jsonl:3",
+        "web_test.jsonl:2",
+    }
     assert "not valid JSON" in bad["product_test.jsonl:4"]
     assert "empty" in bad["product_test.jsonl:6"]
     assert "face_value" in bad["voucher_test.jsonl:3"]
@@ -49,16 +55,23 @@ def test_import_detects_every_task_and_reports_bad_records(imported):
 
 def test_import_ids_are_stable_and_duplicates_are_reported(tmp_path):
     twice = tmp_path / "twice.jsonl"
-    twice.write_text((SB / "product_test.jsonl").read_text().splitlines()[0] + "\n" +
-                     (SB / "product_test.jsonl").read_text().splitlines()[0] + "\n")
+    twice.write_text(
+        (SB / "product_test.jsonl").read_text().splitlines()[0]
+        + "\n"
+        + (SB / "product_test.jsonl").read_text().splitlines()[0]
+        + "\n"
+    )
     report = import_files([twice])
     assert len(report.problems) == 1 and "duplicate of twice.jsonl:1" in report.bad[0]
     assert report.problems[0].problem_id == import_files(FILES).problems[0].problem_id
 
 
 def test_parse_record_rejects_non_shoppingbench_shapes():
-    for record, reason in [([1, 2], "not a JSON object"), ({"query": "x"}, "reward"),
-                           ({"query": "x", "Knowledge_Attribute": "y", "reward": []}, "not a product document")]:
+    for record, reason in [
+        ([1, 2], "not a JSON object"),
+        ({"query": "x"}, "reward"),
+        ({"query": "x", "Knowledge_Attribute": "y", "reward": []}, "not a product document"),
+    ]:
         with pytest.raises(ValueError, match=reason):
             parse_record(record, "t")
 
@@ -72,8 +85,15 @@ def test_rebuild_makes_every_gold_pass_and_every_distractor_fail(rebuilt):
     for task in check.by_task.values():
         assert task.gold_rate == 1.0 and task.distractors > 0 and task.distractor_pass_rate == 0.0
     kinds = {d["breaks"] for p in report.problems for d in p.meta["distractors"]}
-    for expected in ("price between", "service COD", "attribute material", "sku color_family", "another shop",
-                     "over budget", "knowledge attribute"):
+    for expected in (
+        "price between",
+        "service COD",
+        "attribute material",
+        "sku color_family",
+        "another shop",
+        "over budget",
+        "knowledge attribute",
+    ):
         assert any(expected in k for k in kinds), (expected, kinds)
 
 
@@ -84,8 +104,13 @@ def test_rebuilt_golds_meet_their_constraints_field_by_field(rebuilt):
             continue
         for reward in problem.reward:
             # a copy of the problem whose gold id is unknown: the product must pass on its constraints alone
-            substitute = problem.model_copy(update={"reward": [reward.model_copy(update={"product_id": "none"})],
-                                                    "task": "product", "voucher": None})
+            substitute = problem.model_copy(
+                update={
+                    "reward": [reward.model_copy(update={"product_id": "none"})],
+                    "task": "product",
+                    "voucher": None,
+                }
+            )
             score = score_run(substitute, [reward.product_id], catalog.get)
             assert score.rule == 1, (problem.problem_id, score.checks, score.products[0].checks)
 
@@ -125,8 +150,12 @@ def test_a_gold_named_by_two_problems_serves_both(imported, tmp_path):
 
 def _problem(i: int, golds: list[str], query: str) -> Problem:
     task = "product" if len(golds) == 1 else "shop"
-    return Problem(problem_id=f"p{i:04d}", task=task, query=query,
-                   reward=[{"product_id": g, "title": [f"title {g}"]} for g in golds])
+    return Problem(
+        problem_id=f"p{i:04d}",
+        task=task,
+        query=query,
+        reward=[{"product_id": g, "title": [f"title {g}"]} for g in golds],
+    )
 
 
 def test_clusters_join_paraphrases_same_specs_and_shared_golds():
@@ -144,11 +173,16 @@ def test_clusters_join_paraphrases_same_specs_and_shared_golds():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=4, unique=True), min_size=1, max_size=60),
-       st.integers(0, 10), st.sampled_from([(0.2, 0.6, 0.2), (1, 1, 1), (0, 1, 0), (0.5, 0.5, 0)]))
+@given(
+    st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=4, unique=True), min_size=1, max_size=60),
+    st.integers(0, 10),
+    st.sampled_from([(0.2, 0.6, 0.2), (1, 1, 1), (0, 1, 0), (0.5, 0.5, 0)]),
+)
 def test_split_never_leaks_an_answer_product(gold_sets, seed, fractions):
-    problems = [_problem(i, [f"g{g}" for g in golds], f"query number {i} " + " ".join(f"w{g}" for g in golds))
-                for i, golds in enumerate(gold_sets)]
+    problems = [
+        _problem(i, [f"g{g}" for g in golds], f"query number {i} " + " ".join(f"w{g}" for g in golds))
+        for i, golds in enumerate(gold_sets)
+    ]
     split = assign_splits(problems, dict(zip(("public", "race", "held_out"), fractions, strict=True)), seed)
     assert leaks(split) == []
     by_cluster: dict[str, set[str]] = {}

@@ -20,8 +20,18 @@ BOB = "5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty"  # //Bob
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("problems")
-    proc = arena("problems", "import", *FILES, "--out", str(root / "pack.json"), "--rebuild-catalog",
-                 str(root / "cat"), "--background-size", "2000", check=True)
+    proc = arena(
+        "problems",
+        "import",
+        *FILES,
+        "--out",
+        str(root / "pack.json"),
+        "--rebuild-catalog",
+        str(root / "cat"),
+        "--background-size",
+        "2000",
+        check=True,
+    )
     assert "imported 8 problems (3 product, 2 shop, 2 voucher, 1 web)" in proc.stdout
     assert "product_test.jsonl:4: not valid JSON" in proc.stderr
     arena("problems", "split", str(root / "pack.json"), "--out", str(root / "split.json"), check=True)
@@ -29,8 +39,16 @@ def work(tmp_path_factory) -> Path:
 
 
 def test_selfcheck_passes_and_writes_json(work):
-    proc = arena("problems", "selfcheck", str(work / "pack.json"), "--catalog", str(work / "cat"), "--json",
-                 str(work / "check.json"), check=True)
+    proc = arena(
+        "problems",
+        "selfcheck",
+        str(work / "pack.json"),
+        "--catalog",
+        str(work / "cat"),
+        "--json",
+        str(work / "check.json"),
+        check=True,
+    )
     assert "ok: every gold answer passes" in proc.stdout
     report = json.loads((work / "check.json").read_text())
     assert report["ok"] and report["by_task"]["voucher"]["gold_pass_rate"] == 1.0
@@ -38,17 +56,37 @@ def test_selfcheck_passes_and_writes_json(work):
 
 def test_selfcheck_fails_against_another_catalog(work, tmp_path):
     arena("catalog", "build", "--size", "500", "--out", str(tmp_path / "other"), check=True)
-    one_error_line(arena("problems", "selfcheck", str(work / "pack.json"), "--catalog", str(tmp_path / "other")),
-                   "catalog")
+    one_error_line(
+        arena("problems", "selfcheck", str(work / "pack.json"), "--catalog", str(tmp_path / "other")), "catalog"
+    )
 
 
 def test_split_sign_verify_show(work):
     split = work / "split.json"
     signed = work / "signed.json"
-    arena("problems", "pack", str(split), "--out", str(signed), "--key-uri", "//Alice", "--problems-per-race", "4",
-          check=True)
-    proc = arena("problems", "verify", str(signed), "--catalog", str(work / "cat"), "--pack.signer", ALICE,
-                 "--pack.allow_dev_signer", check=True)
+    arena(
+        "problems",
+        "pack",
+        str(split),
+        "--out",
+        str(signed),
+        "--key-uri",
+        "//Alice",
+        "--problems-per-race",
+        "4",
+        check=True,
+    )
+    proc = arena(
+        "problems",
+        "verify",
+        str(signed),
+        "--catalog",
+        str(work / "cat"),
+        "--pack.signer",
+        ALICE,
+        "--pack.allow_dev_signer",
+        check=True,
+    )
     assert proc.stdout.startswith(f"ok: 8 problems signed by {ALICE}")
     info = json.loads(arena("problems", "show", str(signed), "--json", check=True).stdout)
     assert info["signed"] and info["rotation"]["problems_per_race"] == 4 and info["problems"] == 8
@@ -74,8 +112,10 @@ def test_tampered_pack_is_refused(work, tmp_path):
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data))
     one_error_line(arena("problems", "verify", str(tampered), "--pack.signer", ALICE), "signature")
-    one_error_line(arena("problems", "verify", str(work / "signed.json"), "--signer", BOB,
-                         "--pack.allow_dev_signer"), f"not by the pinned signer {BOB}")
+    one_error_line(
+        arena("problems", "verify", str(work / "signed.json"), "--signer", BOB, "--pack.allow_dev_signer"),
+        f"not by the pinned signer {BOB}",
+    )
     one_error_line(arena("problems", "verify", str(work / "split.json"), "--pack.signer", ALICE), "not signed")
 
 
@@ -83,12 +123,13 @@ def test_verify_trusts_only_a_pinned_signer_that_is_not_a_development_key(work, 
     signed = str(work / "signed.json")  # signed with //Alice by test_split_sign_verify_show
     monkeypatch.delenv("ARENA_PACK_SIGNER", raising=False)
     for pinned in ([], ["--pack.signer", ALICE]):  # a development key is named first, pinned or not
-        one_error_line(arena("problems", "verify", signed, *pinned), "public development key //Alice",
-                       "--pack.allow_dev_signer")
-    one_error_line(arena("problems", "verify", signed, "--pack.allow_dev_signer"), "no signer is pinned",
-                   "--pack.signer", ALICE)
-    one_error_line(arena("problems", "verify", signed, "--pack.signer", "5Fnot-an-address"),
-                   "not an ss58 address")
+        one_error_line(
+            arena("problems", "verify", signed, *pinned), "public development key //Alice", "--pack.allow_dev_signer"
+        )
+    one_error_line(
+        arena("problems", "verify", signed, "--pack.allow_dev_signer"), "no signer is pinned", "--pack.signer", ALICE
+    )
+    one_error_line(arena("problems", "verify", signed, "--pack.signer", "5Fnot-an-address"), "not an ss58 address")
     monkeypatch.setenv("ARENA_PACK_SIGNER", ALICE)  # the signer the node's settings name
     assert arena("problems", "verify", signed, "--pack.allow_dev_signer").returncode == 0
     assert "--pack.allow_dev_signer" in arena("problems", "verify", "--help").stdout
@@ -100,12 +141,26 @@ def test_verify_trusts_only_a_pinned_signer_that_is_not_a_development_key(work, 
         (["problems", "import", "{tmp}/none.jsonl", "--out", "{tmp}/p.json"], ["no such file"]),
         (["problems", "generate", "--catalog", "{tmp}/none", "--n", "3", "--out", "{tmp}/p.json"], ["not a catalog"]),
         (["problems", "generate", "--catalog", "{tmp}/none", "--n", "0", "--out", "{tmp}/p.json"], ["--n"]),
-        (["problems", "generate", "--catalog", "{tmp}", "--n", "2", "--tasks", "chat", "--out", "{tmp}/p.json"],
-         ["unknown task"]),
+        (
+            ["problems", "generate", "--catalog", "{tmp}", "--n", "2", "--tasks", "chat", "--out", "{tmp}/p.json"],
+            ["unknown task"],
+        ),
         (["problems", "show", "{tmp}/missing.json"], ["missing.json"]),
         (["problems", "pack", "{work}/split.json", "--out", "{tmp}/p.json"], ["must be signed"]),
-        (["problems", "pack", "{work}/split.json", "--out", "{tmp}/p.json", "--key-uri", "//Alice",
-          "--task-mix", "product=lots"], ["--task-mix"]),
+        (
+            [
+                "problems",
+                "pack",
+                "{work}/split.json",
+                "--out",
+                "{tmp}/p.json",
+                "--key-uri",
+                "//Alice",
+                "--task-mix",
+                "product=lots",
+            ],
+            ["--task-mix"],
+        ),
         (["problems", "split", "{work}/pack.json", "--out", "{tmp}/p.json", "--public", "-1"], ["non-negative"]),
     ],
 )
@@ -120,23 +175,43 @@ def test_only_bad_records_write_nothing(tmp_path):
     bad.write_text('{"query": "x"}\n')
     proc = arena("problems", "import", str(bad), "--out", str(tmp_path / "p.json"))
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and lines == ['skipped bad.jsonl:1: no "reward" object or list',
-                                              "error: no valid problems in 1 file(s) (1 bad records); nothing was "
-                                              "written"]
+    assert proc.returncode == 2 and lines == [
+        'skipped bad.jsonl:1: no "reward" object or list',
+        "error: no valid problems in 1 file(s) (1 bad records); nothing was written",
+    ]
     assert not (tmp_path / "p.json").exists()
 
 
 def test_import_of_shared_golds_and_an_oro_suite_selfchecks_with_a_blind_baseline(tmp_path):
     shared = sorted(str(p) for p in (SB.parent / "shoppingbench_shared").glob("*.jsonl"))
     suite = str(SB.parent / "oro" / "problem_suite.json")
-    proc = arena("problems", "import", *shared, suite, "--out", str(tmp_path / "pack.json"), "--rebuild-catalog",
-                 str(tmp_path / "cat"), "--background-size", "1500", check=True)
+    proc = arena(
+        "problems",
+        "import",
+        *shared,
+        suite,
+        "--out",
+        str(tmp_path / "pack.json"),
+        "--rebuild-catalog",
+        str(tmp_path / "cat"),
+        "--background-size",
+        "1500",
+        check=True,
+    )
     assert "imported 17 problems (4 product, 3 shop, 5 voucher, 5 web)" in proc.stdout
     unsatisfiable = [line for line in proc.stderr.splitlines() if line.startswith("unsatisfiable ")]
     assert len(unsatisfiable) == 2 and all("7500000001" in line and "left out" in line for line in unsatisfiable)
     assert "problem_suite.json: record 5: difficulty 'extreme'" in proc.stderr
-    check = arena("problems", "selfcheck", str(tmp_path / "pack.json"), "--catalog", str(tmp_path / "cat"),
-                  "--json", str(tmp_path / "check.json"), check=True)
+    check = arena(
+        "problems",
+        "selfcheck",
+        str(tmp_path / "pack.json"),
+        "--catalog",
+        str(tmp_path / "cat"),
+        "--json",
+        str(tmp_path / "check.json"),
+        check=True,
+    )
     assert "blind baseline" in check.stdout and "ok: every gold answer passes" in check.stdout
     report = json.loads((tmp_path / "check.json").read_text())
     assert set(report["blind_baseline"]) == {"product", "shop", "voucher", "web"}
@@ -144,6 +219,9 @@ def test_import_of_shared_golds_and_an_oro_suite_selfchecks_with_a_blind_baselin
 
 
 def test_import_refuses_an_unknown_ruleset(tmp_path):
-    one_error_line(arena("problems", "import", *FILES, "--out", str(tmp_path / "p.json"), "--ruleset", "paper"),
-                   "--ruleset", "paper")
+    one_error_line(
+        arena("problems", "import", *FILES, "--out", str(tmp_path / "p.json"), "--ruleset", "paper"),
+        "--ruleset",
+        "paper",
+    )
     assert not (tmp_path / "p.json").exists()

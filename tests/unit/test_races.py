@@ -39,8 +39,11 @@ def test_the_same_seed_draws_the_same_problems_whatever_the_pool_order() -> None
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.text(min_size=1, max_size=20), n=st.integers(1, 60),
-       weights=st.lists(st.floats(0.0, 5.0), min_size=4, max_size=4).filter(lambda w: sum(w) > 0))
+@given(
+    seed=st.text(min_size=1, max_size=20),
+    n=st.integers(1, 60),
+    weights=st.lists(st.floats(0.0, 5.0), min_size=4, max_size=4).filter(lambda w: sum(w) > 0),
+)
 def test_only_race_problems_are_drawn_and_the_mix_is_kept(seed: str, n: int, weights: list[float]) -> None:
     problems = pool()
     by_id = {p.problem_id: p for p in problems}
@@ -60,14 +63,46 @@ def test_only_race_problems_are_drawn_and_the_mix_is_kept(seed: str, n: int, wei
 
 def test_race_scores_count_agent_errors_as_zero_and_leave_out_validator_failures() -> None:
     rows = [
-        {"hotkey": "a", "submission_id": 1, "task": "product", "status": "finished", "blame": None, "attempt": 1,
-         "final": 1.0, "success": True},
-        {"hotkey": "a", "submission_id": 1, "task": "shop", "status": "errored", "blame": "agent", "attempt": 1,
-         "final": 0.0, "success": False},
-        {"hotkey": "a", "submission_id": 1, "task": "shop", "status": "errored", "blame": "validator", "attempt": 3,
-         "final": 0.0, "success": False},
-        {"hotkey": "b", "submission_id": 2, "task": "product", "status": "errored", "blame": "validator",
-         "attempt": 3, "final": 0.0, "success": False},
+        {
+            "hotkey": "a",
+            "submission_id": 1,
+            "task": "product",
+            "status": "finished",
+            "blame": None,
+            "attempt": 1,
+            "final": 1.0,
+            "success": True,
+        },
+        {
+            "hotkey": "a",
+            "submission_id": 1,
+            "task": "shop",
+            "status": "errored",
+            "blame": "agent",
+            "attempt": 1,
+            "final": 0.0,
+            "success": False,
+        },
+        {
+            "hotkey": "a",
+            "submission_id": 1,
+            "task": "shop",
+            "status": "errored",
+            "blame": "validator",
+            "attempt": 3,
+            "final": 0.0,
+            "success": False,
+        },
+        {
+            "hotkey": "b",
+            "submission_id": 2,
+            "task": "product",
+            "status": "errored",
+            "blame": "validator",
+            "attempt": 3,
+            "final": 0.0,
+            "success": False,
+        },
     ]
     scores = race_scores(rows, max_attempts=3)
     assert scores["a"]["score"] == 0.5 and scores["a"]["success_rate"] == 0.5

@@ -34,20 +34,35 @@ SENTINEL_TITLE = "Zorblax Quantum Cymbal 9000"
 SENTINEL_WORDS = tuple(w.lower() for w in SENTINEL_TITLE.split() if w.lower() != "cymbal")
 
 CYMBAL = ItemSpec(
-    noun="crash cymbal", category="Musical Instruments > Drums & Percussion > Cymbals", brand="Sabian",
-    attributes=(("material", "b20 bronze"), ("color_family", "black")), sku=(("cymbal_diameter", "18 inches"),),
-    services=("official", "freeShipping", "COD", "flashsale"), price=("between", 101.0, 430.0),
+    noun="crash cymbal",
+    category="Musical Instruments > Drums & Percussion > Cymbals",
+    brand="Sabian",
+    attributes=(("material", "b20 bronze"), ("color_family", "black")),
+    sku=(("cymbal_diameter", "18 inches"),),
+    services=("official", "freeShipping", "COD", "flashsale"),
+    price=("between", 101.0, 430.0),
 )
 SHIRT = ItemSpec(
-    noun="t-shirt", category="Fashion > Men's Clothing > T-Shirts",
+    noun="t-shirt",
+    category="Fashion > Men's Clothing > T-Shirts",
     attributes=(("recommended_age", "kids"), ("pattern", "striped"), ("fit_type", "slim fit")),
-    sku=(("size", "xl"),), services=("freeShipping",), price=("less than", None, 500),
+    sku=(("size", "xl"),),
+    services=("freeShipping",),
+    price=("less than", None, 500),
 )
-DRUMS = ItemSpec(noun="electronic drums", category="Musical Instruments > Drums & Percussion > Electronic Drum Kits",
-                 price=("greater than", 2000.5, None))
-TOY = ItemSpec(noun="plush toy", category="Toys & Games > Stuffed Toys > Plush Toys", sku=(("color_family", "4"),),
-               attributes=(("animal_type", "small animals"), ("country_of_origin", "south korea")),
-               services=("COD",), price=("greater than", 1, None))
+DRUMS = ItemSpec(
+    noun="electronic drums",
+    category="Musical Instruments > Drums & Percussion > Electronic Drum Kits",
+    price=("greater than", 2000.5, None),
+)
+TOY = ItemSpec(
+    noun="plush toy",
+    category="Toys & Games > Stuffed Toys > Plush Toys",
+    sku=(("color_family", "4"),),
+    attributes=(("animal_type", "small animals"), ("country_of_origin", "south korea")),
+    services=("COD",),
+    price=("greater than", 1, None),
+)
 BARE = ItemSpec(noun="ceramic vase", category="Home & Living > Decor > Vases")
 SPECS = (CYMBAL, SHIRT, DRUMS, TOY, BARE)
 
@@ -101,8 +116,14 @@ def test_product_query_over_the_whole_taxonomy() -> None:
         keys = sorted(leaf.schema)
         attrs = tuple((k, leaf.schema[k][i % len(leaf.schema[k])]) for k in keys if k not in leaf.sku_keys)[:4]
         sku = tuple((k, leaf.schema[k][0]) for k in leaf.sku_keys if k in leaf.schema)[:1]
-        spec = ItemSpec(noun=leaf.nouns[i % len(leaf.nouns)], category=leaf.path, attributes=attrs, sku=sku,
-                        services=services[: i % 5], price=("between", 10 + i, 10 * i + 20))
+        spec = ItemSpec(
+            noun=leaf.nouns[i % len(leaf.nouns)],
+            category=leaf.path,
+            attributes=attrs,
+            sku=sku,
+            services=services[: i % 5],
+            price=("between", 10 + i, 10 * i + 20),
+        )
         q = render_product_query(spec, Rng("leaf", i))
         assert_states(q, spec)
 
@@ -110,8 +131,9 @@ def test_product_query_over_the_whole_taxonomy() -> None:
 def test_integer_bounds_print_without_decimals() -> None:
     assert fmt_number(430.0) == "430" and fmt_number(2000.5) == "2000.5" and fmt_number(225.15) == "225.15"
     assert fmt_percent(0.21) == "21%" and fmt_percent(0.29) == "29%" and fmt_percent(0.215) == "21.5%"
-    spec = ItemSpec(noun="desk lamp", category="Home & Living > Lighting > Desk Lamps",
-                    price=("less than", None, 500.0))
+    spec = ItemSpec(
+        noun="desk lamp", category="Home & Living > Lighting > Desk Lamps", price=("less than", None, 500.0)
+    )
     for i in range(50):
         q = render_product_query(spec, Rng("t", i))
         assert "500" in q and "500.0" not in q
@@ -150,12 +172,14 @@ def test_shop_query_numbers_items_and_closes() -> None:
         marks = list(_MARKER.finditer(q))
         assert len(marks) == len(items), q
         labels = [m.group(1) or m.group(2) for m in marks]
-        assert labels in ([str(k + 1) for k in range(len(items))],
-                          list(ORDINALS[: len(items)]),
-                          [ORDINALS[0]] + [o.lower() for o in ORDINALS[1: len(items)]]), q
+        assert labels in (
+            [str(k + 1) for k in range(len(items))],
+            list(ORDINALS[: len(items)]),
+            [ORDINALS[0]] + [o.lower() for o in ORDINALS[1 : len(items)]],
+        ), q
         for k, item in enumerate(items):  # each numbered segment states its own item
             end = marks[k + 1].start() if k + 1 < len(marks) else len(q) - len(closing)
-            assert_states(q[marks[k].end(): end], item)
+            assert_states(q[marks[k].end() : end], item)
         assert_no_sentinel(q)
 
 
@@ -178,20 +202,28 @@ _BLOCK = re.compile(
 )
 
 VOUCHERS = (
-    (VoucherSpec("platform", 170.0, "fixed", 34.0, None, None, 425.0),
-     ("425", "The voucher applies to all products.", "170", "34", None, None)),
-    (VoucherSpec("shop", 154, "percentage", None, 0.21, 94, 232),
-     ("232", "The voucher only applies to the products from the same shop.", "154", None, "21", "94")),
-    (VoucherSpec("platform", 291, "percentage", None, 0.32, None, 528.5),
-     ("528.5", "The voucher applies to all products.", "291", None, "32", None)),
+    (
+        VoucherSpec("platform", 170.0, "fixed", 34.0, None, None, 425.0),
+        ("425", "The voucher applies to all products.", "170", "34", None, None),
+    ),
+    (
+        VoucherSpec("shop", 154, "percentage", None, 0.21, 94, 232),
+        ("232", "The voucher only applies to the products from the same shop.", "154", None, "21", "94"),
+    ),
+    (
+        VoucherSpec("platform", 291, "percentage", None, 0.32, None, 528.5),
+        ("528.5", "The voucher applies to all products.", "291", None, "32", None),
+    ),
 )
 
 
 def test_voucher_block_is_exact_and_last() -> None:
-    exact = ("\n\nMy budget is only `425`, but I have a voucher with the following rules:\n"
-             "1. The voucher applies to all products.\n"
-             "2. It is valid only when the total price of the products exceeds `170`.\n"
-             "3. It provides a fixed discount of `34`.")
+    exact = (
+        "\n\nMy budget is only `425`, but I have a voucher with the following rules:\n"
+        "1. The voucher applies to all products.\n"
+        "2. It is valid only when the total price of the products exceeds `170`.\n"
+        "3. It provides a fixed discount of `34`."
+    )
     for i in SEEDS:
         voucher, expected = VOUCHERS[i % len(VOUCHERS)]
         rng = Rng("t", i)
@@ -228,12 +260,25 @@ def _knowledge(entity: str, entity_type: str, relation: str, key: str, i: int) -
     return KnowledgeSpec(question=question, entity=entity, relation=relation, attribute_key=key)
 
 
-VIOLIN = ItemSpec(noun="violin", category="Musical Instruments > Guitars & Strings > Violins",
-                  sku=(("violin_size", "3/4"),), services=("COD",), price=("less than", None, 8000))
-JERSEY = ItemSpec(noun="basketball jersey", category="Sports & Outdoors > Team Sports > Jerseys",
-                  attributes=(("color_family", "navy blue"), ("material", "polyester")), sku=(("size", "xl"),))
-HALAYA = ItemSpec(noun="ube halaya", category="Groceries > Snacks > Jams & Spreads", attributes=(("flavor", "ube"),),
-                  services=("freeShipping",))
+VIOLIN = ItemSpec(
+    noun="violin",
+    category="Musical Instruments > Guitars & Strings > Violins",
+    sku=(("violin_size", "3/4"),),
+    services=("COD",),
+    price=("less than", None, 8000),
+)
+JERSEY = ItemSpec(
+    noun="basketball jersey",
+    category="Sports & Outdoors > Team Sports > Jerseys",
+    attributes=(("color_family", "navy blue"), ("material", "polyester")),
+    sku=(("size", "xl"),),
+)
+HALAYA = ItemSpec(
+    noun="ube halaya",
+    category="Groceries > Snacks > Jams & Spreads",
+    attributes=(("flavor", "ube"),),
+    services=("freeShipping",),
+)
 BALL = ItemSpec(noun="basketball ball", category="Sports & Outdoors > Team Sports > Basketball Equipment")
 
 WEB_CASES = (
@@ -242,10 +287,24 @@ WEB_CASES = (
     (JERSEY, "Tanaw Bay Rovers", "team", "wears the home color", "color_family", None, "navy blue"),
     (HALAYA, "Kalinaw", "place", "is famous for the flavor", "flavor", None, "ube"),
     (BALL, "Ana Cruz", "athlete", "competes in", "sport", None, "basketball"),
-    (ItemSpec(noun="gold necklace", category="Fashion > Jewelry > Gold Jewellery", services=("official",)),
-     "Harrowgate Falcons", "team", "wears the home color", "color_family", "gold", "gold"),
-    (ItemSpec(noun="abaca bag", category="Fashion > Bags > Woven Bags"),
-     "Marisca", "place", "is known for crafts made of", "material", "abaca", "abaca"),
+    (
+        ItemSpec(noun="gold necklace", category="Fashion > Jewelry > Gold Jewellery", services=("official",)),
+        "Harrowgate Falcons",
+        "team",
+        "wears the home color",
+        "color_family",
+        "gold",
+        "gold",
+    ),
+    (
+        ItemSpec(noun="abaca bag", category="Fashion > Bags > Woven Bags"),
+        "Marisca",
+        "place",
+        "is known for crafts made of",
+        "material",
+        "abaca",
+        "abaca",
+    ),
 )
 
 
@@ -262,36 +321,47 @@ def test_web_query_never_names_the_answer() -> None:
 
 def test_web_query_without_a_known_answer_avoids_every_possible_value() -> None:
     sports = {v for leaf in gen.leaves() for v in leaf.schema.get("sport", ())}
-    instruments = {n for leaf in gen.leaves() if leaf.top == "Musical Instruments" for n in leaf.nouns
-                   if len(n.split()) <= 2}
+    instruments = {
+        n for leaf in gen.leaves() if leaf.top == "Musical Instruments" for n in leaf.nouns if len(n.split()) <= 2
+    }
     cases = [(leaf, "sport", sports) for leaf in gen.leaves() if leaf.top == "Sports & Outdoors"]
     cases += [(leaf, "instrument", instruments) for leaf in gen.leaves() if leaf.top == "Musical Instruments"]
     for i, (leaf, key, values) in enumerate(cases):
         for noun in leaf.nouns:
             knowledge = KnowledgeSpec(question="Which one is it?", entity="X", relation="r", attribute_key=key)
             q = render_web_query(ItemSpec(noun=noun, category=leaf.path), knowledge, Rng("t", i, noun))
-            ask = q.removeprefix("Quick question first: ")[len("Which one is it?"):]
+            ask = q.removeprefix("Quick question first: ")[len("Which one is it?") :]
             assert not any(mentions(ask, v) for v in values), (noun, q)
 
 
 def test_web_query_refuses_to_leak() -> None:
     knowledge = _knowledge("Tanaw Bay Rovers", "team", "wears the home color", "color_family", 0)
-    leaky = ItemSpec(noun="jersey", category="Sports & Outdoors > Team Sports > Jerseys",
-                     attributes=(("color_family", "navy blue"), ("pattern", "navy blue stripes")))
+    leaky = ItemSpec(
+        noun="jersey",
+        category="Sports & Outdoors > Team Sports > Jerseys",
+        attributes=(("color_family", "navy blue"), ("pattern", "navy blue stripes")),
+    )
     with pytest.raises(ValueError):
         render_web_query(leaky, knowledge, Rng("x"))
-    telling = KnowledgeSpec(question="Is the home color of the Rovers navy blue?", entity="Rovers",
-                            relation="wears the home color", attribute_key="color_family")
+    telling = KnowledgeSpec(
+        question="Is the home color of the Rovers navy blue?",
+        entity="Rovers",
+        relation="wears the home color",
+        attribute_key="color_family",
+    )
     with pytest.raises(ValueError):
         render_web_query(JERSEY, telling, Rng("x"))
 
 
 def test_knowledge_questions() -> None:
-    cases = [("Ilsa Marrow", "musician", "plays", "instrument"), ("Ana Cruz", "athlete", "competes in", "sport"),
-             ("Kalinaw", "place", "is famous for the flavor", "flavor"),
-             ("Marisca", "place", "is known for crafts made of", "material"),
-             ("Tanaw Bay Rovers", "team", "wears the home color", "color_family"),
-             ("Velmont", "place", "is famous for", "dish")]
+    cases = [
+        ("Ilsa Marrow", "musician", "plays", "instrument"),
+        ("Ana Cruz", "athlete", "competes in", "sport"),
+        ("Kalinaw", "place", "is famous for the flavor", "flavor"),
+        ("Marisca", "place", "is known for crafts made of", "material"),
+        ("Tanaw Bay Rovers", "team", "wears the home color", "color_family"),
+        ("Velmont", "place", "is famous for", "dish"),
+    ]
     for entity, etype, relation, key in cases:
         seen = {knowledge_question(entity, etype, relation, key, Rng("q", i)) for i in range(60)}
         assert len(seen) >= 2
@@ -299,8 +369,9 @@ def test_knowledge_questions() -> None:
             assert entity in question and question.endswith("?") and question[0].isupper()
             if etype == "team":
                 assert "the " + entity in question
-    assert knowledge_question("Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1)) == \
-        knowledge_question("Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1))
+    assert knowledge_question("Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1)) == knowledge_question(
+        "Ilsa Marrow", "musician", "plays", "instrument", Rng("q", 1)
+    )
 
 
 # ------------------------------------------------------------------------------------- determinism and variety
@@ -308,9 +379,12 @@ def test_knowledge_questions() -> None:
 
 def _all_tasks(rng_parts: tuple[object, ...]) -> list[str]:
     knowledge = _knowledge("Tanaw Bay Rovers", "team", "wears the home color", "color_family", 3)
-    return [render_product_query(CYMBAL, Rng(*rng_parts)), render_shop_query([CYMBAL, SHIRT, TOY], Rng(*rng_parts)),
-            render_voucher_query([SHIRT, DRUMS], VOUCHERS[1][0], Rng(*rng_parts)),
-            render_web_query(JERSEY, knowledge, Rng(*rng_parts))]
+    return [
+        render_product_query(CYMBAL, Rng(*rng_parts)),
+        render_shop_query([CYMBAL, SHIRT, TOY], Rng(*rng_parts)),
+        render_voucher_query([SHIRT, DRUMS], VOUCHERS[1][0], Rng(*rng_parts)),
+        render_web_query(JERSEY, knowledge, Rng(*rng_parts)),
+    ]
 
 
 def test_deterministic() -> None:

@@ -22,15 +22,35 @@ from tests.conftest import make_product
 
 GOLD_TITLE = "Arborea Hybrid Ghost Crash Cymbal B20 Cast Bronze 18 inch"
 PRODUCTS = {
-    "G1": make_product("G1", GOLD_TITLE, 4500, shop_id="S1", service=["flashsale"],
-                       attributes={"cymbal_type": ["crash"]}, sku_options={"1": {"size": "18 inch"}}),
+    "G1": make_product(
+        "G1",
+        GOLD_TITLE,
+        4500,
+        shop_id="S1",
+        service=["flashsale"],
+        attributes={"cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
     # meets every constraint; its title is close to the gold's by the paper's threshold, not by subnet 15's
-    "LOOSE": make_product("LOOSE", "Arborea Ghost Cymbal", 4200, shop_id="S2", service=["flashsale"],
-                          attributes={"cymbal_type": ["crash"]}, sku_options={"1": {"size": "18 inch"}}),
+    "LOOSE": make_product(
+        "LOOSE",
+        "Arborea Ghost Cymbal",
+        4200,
+        shop_id="S2",
+        service=["flashsale"],
+        attributes={"cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
     # the same values as the reward's in other case / spacing
-    "CASED": make_product("CASED", "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch", 4200, shop_id="S2",
-                          service=["flashsale"], attributes={"cymbal_type": ["Crash"]},
-                          sku_options={"1": {"size": "18  inch"}}),
+    "CASED": make_product(
+        "CASED",
+        "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch",
+        4200,
+        shop_id="S2",
+        service=["flashsale"],
+        attributes={"cymbal_type": ["Crash"]},
+        sku_options={"1": {"size": "18  inch"}},
+    ),
     # a junk product whose id contains the gold id of the web problem
     "XG1X": make_product("XG1X", "Stainless Steel Rice Cooker 1.8L", 900, shop_id="S3"),
     "A1": make_product("A1", "Kalinaw Rattan Storage Basket Large", 300, shop_id="S7"),
@@ -39,16 +59,26 @@ PRODUCTS = {
     "C1": make_product("C1", "Kalinaw Rattan Storage Basket Large", 300, shop_id="S9"),
     "P1": make_product("P1", "Kalinaw Rattan Storage Basket Large", 0.1, shop_id="S7"),
     "P2": make_product("P2", "Kalinaw Abaca Placemat Set of 6", 0.2, shop_id="S7"),
-    "WEB": make_product("WEB", "Travel Leisure Magazine Asia August", 240, shop_id="S4",
-                        description="2020 issue, printed in Singapore."),
-    "WEB2": make_product("WEB2", "Travel Leisure Magazine Asia August 2020", 240, shop_id="S4",
-                         description="Monthly travel magazine."),
+    "WEB": make_product(
+        "WEB", "Travel Leisure Magazine Asia August", 240, shop_id="S4", description="2020 issue, printed in Singapore."
+    ),
+    "WEB2": make_product(
+        "WEB2", "Travel Leisure Magazine Asia August 2020", 240, shop_id="S4", description="Monthly travel magazine."
+    ),
 }
 lookup = PRODUCTS.get
-CYMBAL = {"product_id": "G1", "title": [GOLD_TITLE], "sku_options": [{"size": "18 inch"}],
-          "attributes": [{"cymbal_type": ["crash"]}], "service": ["flashsale"], "price": [{"between": [3000, 5000]}]}
-BASKET = [{"product_id": "A1", "title": ["Kalinaw Rattan Storage Basket Large"]},
-          {"product_id": "A2", "title": ["Kalinaw Abaca Placemat Set of 6"]}]
+CYMBAL = {
+    "product_id": "G1",
+    "title": [GOLD_TITLE],
+    "sku_options": [{"size": "18 inch"}],
+    "attributes": [{"cymbal_type": ["crash"]}],
+    "service": ["flashsale"],
+    "price": [{"between": [3000, 5000]}],
+}
+BASKET = [
+    {"product_id": "A1", "title": ["Kalinaw Rattan Storage Basket Large"]},
+    {"product_id": "A2", "title": ["Kalinaw Abaca Placemat Set of 6"]},
+]
 BOTH = ("shoppingbench", "sn15")
 
 
@@ -66,8 +96,13 @@ def voucher_problem(reward=None, **voucher) -> Problem:
 
 
 def web_problem(keyword="August 2020", title="Travel + Leisure Southeast Asia August 2020 issue") -> Problem:
-    return Problem(problem_id="w", task="web", query="q", knowledge_attribute=keyword,
-                   reward=[{"product_id": "G1", "title": [title]}])
+    return Problem(
+        problem_id="w",
+        task="web",
+        query="q",
+        knowledge_attribute=keyword,
+        reward=[{"product_id": "G1", "title": [title]}],
+    )
 
 
 def run(problem: Problem, answer, ruleset: str):
@@ -102,14 +137,24 @@ def test_one_product_for_two_slots_counts_twice_only_under_the_paper():
 
 
 def event(seq: int, name: str, arguments, *, status: int = 200, error: str | None = None) -> TrajectoryEvent:
-    return TrajectoryEvent(run_id="r", seq=seq, kind="tool_call", name=name, arguments=arguments, status=status,
-                           error=error, started_at=datetime(2026, 1, 1, tzinfo=UTC))
+    return TrajectoryEvent(
+        run_id="r",
+        seq=seq,
+        kind="tool_call",
+        name=name,
+        arguments=arguments,
+        status=status,
+        error=error,
+        started_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
 
 
 def test_the_last_recommend_call_counts_even_when_the_tool_rejected_it():
-    events = [event(1, "recommend_product", {"product_ids": "G1"}),
-              event(2, "recommend_product", {"product_ids": ""}, error="product_ids is empty"),
-              event(3, "terminate", {"status": "success"})]
+    events = [
+        event(1, "recommend_product", {"product_ids": "G1"}),
+        event(2, "recommend_product", {"product_ids": ""}, error="product_ids is empty"),
+        event(3, "terminate", {"status": "success"}),
+    ]
     assert raw_answer(events) == ""
     for name in BOTH:
         assert not run(product_problem(), raw_answer(events), name).success
@@ -120,8 +165,10 @@ def test_the_last_recommend_call_counts_even_when_the_tool_rejected_it():
 
 
 def test_a_call_the_gateway_refused_never_reached_the_tool_and_does_not_count():
-    events = [event(1, "recommend_product", {"product_ids": "G1"}),
-              event(2, "recommend_product", {"product_ids": "XG1X"}, status=429, error="tool call budget spent")]
+    events = [
+        event(1, "recommend_product", {"product_ids": "G1"}),
+        event(2, "recommend_product", {"product_ids": "XG1X"}, status=429, error="tool call budget spent"),
+    ]
     assert final_recommendation(events).seq == 1 and raw_answer(events) == "G1"
     assert raw_answer([event(1, "find_product", {"q": "x"})]) is None
     # arguments an LLM sent as a JSON string
@@ -229,21 +276,28 @@ def test_web_keyword_is_searched_in_title_and_description_apart_unstripped():
 
 
 def test_web_without_a_reward_title_uses_the_keyword_in_the_title():
-    problem = Problem(problem_id="w", task="web", query="q", knowledge_attribute="August 2020",
-                      reward=[{"product_id": "G1"}])
+    problem = Problem(
+        problem_id="w", task="web", query="q", knowledge_attribute="August 2020", reward=[{"product_id": "G1"}]
+    )
     for name in BOTH:
         assert run(problem, "WEB2", name).success
         assert not run(problem, "WEB", name).success
 
 
 # ------------------------------------------------------------------------------------------------ any answer
-@pytest.mark.parametrize("answer", [None, "", " ", ",,,", "G1,G1,G1,G1,G1", 17, 1.5, True, [], [None], {"x": 1},
-                                    "\x00", "A1" * 1000, ["A1", 3]])
+@pytest.mark.parametrize(
+    "answer",
+    [None, "", " ", ",,,", "G1,G1,G1,G1,G1", 17, 1.5, True, [], [None], {"x": 1}, "\x00", "A1" * 1000, ["A1", 3]],
+)
 @pytest.mark.parametrize("task", ["product", "shop", "voucher", "web"])
 @pytest.mark.parametrize("name", BOTH)
 def test_any_answer_is_scored_without_an_exception(answer, task, name):
-    problem = {"product": product_problem(), "shop": shop_problem(), "voucher": voucher_problem(),
-               "web": web_problem()}[task]
+    problem = {
+        "product": product_problem(),
+        "shop": shop_problem(),
+        "voucher": voucher_problem(),
+        "web": web_problem(),
+    }[task]
     score = run(problem, answer, name)
     assert score.ruleset == name and 0 <= score.rule <= 1 and score.final in (0.0, 1.0)
 
@@ -256,7 +310,9 @@ def test_unknown_ruleset_is_one_clear_error():
 
 
 def test_calls_refused_for_their_body_do_not_count():
-    events = [event(1, "recommend_product", {"product_ids": "G1"}),
-              event(2, "recommend_product", None, status=413, error="request body over 65536 bytes"),
-              event(3, "recommend_product", None, status=400, error="body is not JSON")]
+    events = [
+        event(1, "recommend_product", {"product_ids": "G1"}),
+        event(2, "recommend_product", None, status=413, error="request body over 65536 bytes"),
+        event(3, "recommend_product", None, status=400, error="body is not JSON"),
+    ]
     assert raw_answer(events) == "G1"

@@ -18,8 +18,18 @@ SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("score")
-    arena("problems", "import", *map(str, sorted(SB.glob("*.jsonl"))), "--out", str(root / "pack.json"),
-          "--rebuild-catalog", str(root / "cat"), "--background-size", "2000", check=True)
+    arena(
+        "problems",
+        "import",
+        *map(str, sorted(SB.glob("*.jsonl"))),
+        "--out",
+        str(root / "pack.json"),
+        "--rebuild-catalog",
+        str(root / "cat"),
+        "--background-size",
+        "2000",
+        check=True,
+    )
     return root
 
 
@@ -32,8 +42,17 @@ def test_gold_answers_succeed_and_a_missing_answer_counts_as_failure(work, tmp_p
     pack = load_pack(work / "pack.json", require_signature=False)
     rows = [{"problem_id": p.problem_id, "product_ids": ",".join(p.gold_ids)} for p in pack.problems]
     answers = write(tmp_path / "gold.jsonl", rows[1:])
-    proc = arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers", str(answers),
-                 "--json", str(tmp_path / "card.json"), check=True)
+    proc = arena(
+        "score",
+        str(work / "pack.json"),
+        "--catalog",
+        str(work / "cat"),
+        "--answers",
+        str(answers),
+        "--json",
+        str(tmp_path / "card.json"),
+        check=True,
+    )
     assert f"{len(rows) - 1} of {len(rows)} problems answered, ruleset shoppingbench" in proc.stdout
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["ruleset"]["name"] == "shoppingbench"
@@ -50,22 +69,37 @@ def test_the_ruleset_can_be_chosen(work, tmp_path):
     answers = write(tmp_path / "spaced.jsonl", rows)
     rates = {}
     for ruleset in ("shoppingbench", "sn15"):
-        arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers", str(answers),
-              "--ruleset", ruleset, "--json", str(tmp_path / f"{ruleset}.json"), check=True)
+        arena(
+            "score",
+            str(work / "pack.json"),
+            "--catalog",
+            str(work / "cat"),
+            "--answers",
+            str(answers),
+            "--ruleset",
+            ruleset,
+            "--json",
+            str(tmp_path / f"{ruleset}.json"),
+            check=True,
+        )
         rates[ruleset] = json.loads((tmp_path / f"{ruleset}.json").read_text())["suite"]["success_rate"]
     assert rates == {"shoppingbench": 0.0, "sn15": 1.0}
 
 
-@pytest.mark.parametrize(("lines", "fragments"), [
-    (['{"problem_id": "nope", "product_ids": "1"}'], ("'nope'", "not in pack")),
-    (["{not json"], (":1 is not JSON",)),
-    (['{"product_ids": "1"}'], (":1 has no problem_id",)),
-])
+@pytest.mark.parametrize(
+    ("lines", "fragments"),
+    [
+        (['{"problem_id": "nope", "product_ids": "1"}'], ("'nope'", "not in pack")),
+        (["{not json"], (":1 is not JSON",)),
+        (['{"product_ids": "1"}'], (":1 has no problem_id",)),
+    ],
+)
 def test_bad_answers_get_one_line(work, tmp_path, lines, fragments):
     answers = tmp_path / "bad.jsonl"
     answers.write_text("\n".join(lines) + "\n")
-    one_error_line(arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers",
-                         str(answers)), *fragments)
+    one_error_line(
+        arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers", str(answers)), *fragments
+    )
 
 
 def test_duplicate_answers_unknown_ruleset_and_missing_file(work, tmp_path):
@@ -82,6 +116,15 @@ def test_a_list_of_ids_is_no_answer_as_in_both_references(work, tmp_path):
     pack = load_pack(work / "pack.json", require_signature=False)
     rows = [{"problem_id": p.problem_id, "product_ids": p.gold_ids} for p in pack.problems]
     answers = write(tmp_path / "lists.jsonl", rows)
-    arena("score", str(work / "pack.json"), "--catalog", str(work / "cat"), "--answers", str(answers),
-          "--json", str(tmp_path / "card.json"), check=True)
+    arena(
+        "score",
+        str(work / "pack.json"),
+        "--catalog",
+        str(work / "cat"),
+        "--answers",
+        str(answers),
+        "--json",
+        str(tmp_path / "card.json"),
+        check=True,
+    )
     assert json.loads((tmp_path / "card.json").read_text())["suite"]["success_rate"] == 0.0

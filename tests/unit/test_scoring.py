@@ -11,28 +11,56 @@ from tests.conftest import make_product
 
 GOLD_TITLE = "Arborea Hybrid Ghost Crash Cymbal B20 Cast Bronze 18 inch"
 PRODUCTS = {
-    "G1": make_product("G1", GOLD_TITLE, 4500, shop_id="S1", service=["COD", "flashsale"],
-                       attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
-                       sku_options={"1": {"size": "16 inch"}, "2": {"size": "18 inch"}}),
+    "G1": make_product(
+        "G1",
+        GOLD_TITLE,
+        4500,
+        shop_id="S1",
+        service=["COD", "flashsale"],
+        attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "16 inch"}, "2": {"size": "18 inch"}},
+    ),
     # a substitute: another listing of the same cymbal, meets every constraint
-    "SUB": make_product("SUB", "Hybrid Ghost Crash Cymbal Arborea B20 Bronze 18in Original", 4200, shop_id="S2",
-                        service=["COD", "flashsale", "freeShipping"],
-                        attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
-                        sku_options={"1": {"size": "18 inch"}}),
+    "SUB": make_product(
+        "SUB",
+        "Hybrid Ghost Crash Cymbal Arborea B20 Bronze 18in Original",
+        4200,
+        shop_id="S2",
+        service=["COD", "flashsale", "freeShipping"],
+        attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
     # near misses
-    "PRICEY": make_product("PRICEY", "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch", 5001, shop_id="S2",
-                           service=["COD", "flashsale"],
-                           attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
-                           sku_options={"1": {"size": "18 inch"}}),
-    "NOFLASH": make_product("NOFLASH", "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch", 4000, shop_id="S2",
-                            service=["COD"], attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
-                            sku_options={"1": {"size": "18 inch"}}),
-    "RIDE": make_product("RIDE", "Arborea Hybrid Ghost Ride Cymbal B20 Bronze 18 inch", 4000, shop_id="S2",
-                         service=["COD", "flashsale"], attributes={"material": ["b20 bronze"],
-                                                                    "cymbal_type": ["ride"]},
-                         sku_options={"1": {"size": "18 inch"}}),
-    "OTHER": make_product("OTHER", "Stainless Steel Rice Cooker 1.8L", 1500, shop_id="S1",
-                          service=["COD", "flashsale"]),
+    "PRICEY": make_product(
+        "PRICEY",
+        "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch",
+        5001,
+        shop_id="S2",
+        service=["COD", "flashsale"],
+        attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
+    "NOFLASH": make_product(
+        "NOFLASH",
+        "Arborea Hybrid Ghost Crash Cymbal B20 Bronze 18 inch",
+        4000,
+        shop_id="S2",
+        service=["COD"],
+        attributes={"material": ["b20 bronze"], "cymbal_type": ["crash"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
+    "RIDE": make_product(
+        "RIDE",
+        "Arborea Hybrid Ghost Ride Cymbal B20 Bronze 18 inch",
+        4000,
+        shop_id="S2",
+        service=["COD", "flashsale"],
+        attributes={"material": ["b20 bronze"], "cymbal_type": ["ride"]},
+        sku_options={"1": {"size": "18 inch"}},
+    ),
+    "OTHER": make_product(
+        "OTHER", "Stainless Steel Rice Cooker 1.8L", 1500, shop_id="S1", service=["COD", "flashsale"]
+    ),
     # shop and voucher baskets
     "A1": make_product("A1", "Kalinaw Rattan Storage Basket Large", 300, shop_id="S7"),
     "A2": make_product("A2", "Kalinaw Abaca Placemat Set of 6", 200, shop_id="S7"),
@@ -40,9 +68,14 @@ PRODUCTS = {
 }
 lookup = PRODUCTS.get
 
-CYMBAL = {"product_id": "G1", "title": [GOLD_TITLE], "sku_options": [{"size": "18 inch"}],
-          "attributes": [{"cymbal_type": ["crash"]}], "service": ["flashsale"],
-          "price": [{"between": [3000, 5000]}]}
+CYMBAL = {
+    "product_id": "G1",
+    "title": [GOLD_TITLE],
+    "sku_options": [{"size": "18 inch"}],
+    "attributes": [{"cymbal_type": ["crash"]}],
+    "service": ["flashsale"],
+    "price": [{"between": [3000, 5000]}],
+}
 
 
 def problem(task="product", reward=None, **kw) -> Problem:
@@ -103,16 +136,21 @@ def test_price_bounds_are_inclusive_and_open_bounds_work():
 
 
 def test_required_pair_may_come_from_attributes_or_one_sku_option_but_not_two():
-    reward = CYMBAL | {"product_id": "X", "sku_options": [{"size": "16 inch"}], "attributes": [{"material":
-                                                                                                ["b20 bronze"]}]}
+    reward = CYMBAL | {
+        "product_id": "X",
+        "sku_options": [{"size": "16 inch"}],
+        "attributes": [{"material": ["b20 bronze"]}],
+    }
     assert score_run(problem(reward=[reward]), "G1", lookup).field_rates["attributes"] == 1
     # two pairs that live in two different options of G1 cannot both be met by one option
     split = CYMBAL | {"product_id": "X", "sku_options": [{"size": "16 inch"}], "attributes": [{"size": ["18 inch"]}]}
     assert score_run(problem(reward=[split]), "G1", lookup).field_rates["attributes"] == 0.5
 
 
-SHOP_REWARD = [{"product_id": "A1", "title": ["Kalinaw Rattan Storage Basket Large"]},
-               {"product_id": "A2", "title": ["Kalinaw Abaca Placemat Set of 6"]}]
+SHOP_REWARD = [
+    {"product_id": "A1", "title": ["Kalinaw Rattan Storage Basket Large"]},
+    {"product_id": "A2", "title": ["Kalinaw Abaca Placemat Set of 6"]},
+]
 
 
 def test_shop_task_needs_every_slot_in_one_shop_in_order():
@@ -147,8 +185,13 @@ def test_voucher_budget_rules():
 
 def test_web_task():
     doc = PRODUCTS["G1"]
-    p = Problem(problem_id="w", task="web", query="the cymbal metal?", knowledge_attribute="Bronze",
-                reward=[{"product_id": "G1", "title": [doc["title"]]}])
+    p = Problem(
+        problem_id="w",
+        task="web",
+        query="the cymbal metal?",
+        knowledge_attribute="Bronze",
+        reward=[{"product_id": "G1", "title": [doc["title"]]}],
+    )
     assert score_run(p, "G1", lookup).success
     sub = score_run(p, "PRICEY", lookup)  # same title words, has "Bronze": kw and title pass
     assert sub.kw == 1 and sub.rule == 1 and sub.success
@@ -165,8 +208,14 @@ def test_title_similarity_orders_same_and_different_products():
 def test_aggregate_counts_errors_as_failures():
     good = score_run(problem(), "G1", lookup)
     bad = score_run(problem(), "OTHER", lookup)
-    suite = aggregate([("product", good), ("product", bad), ("product", None), ("shop", score_run(
-        problem("shop", SHOP_REWARD), "A1,A2", lookup))])
+    suite = aggregate(
+        [
+            ("product", good),
+            ("product", bad),
+            ("product", None),
+            ("shop", score_run(problem("shop", SHOP_REWARD), "A1,A2", lookup)),
+        ]
+    )
     assert suite.problems == 4 and suite.scored == 3
     assert suite.success_rate == 0.5
     assert suite.by_task["product"].success_rate == pytest.approx(1 / 3)

@@ -21,14 +21,23 @@ WRONG = QUICKNET_ROUND_1000[:-2] + ("00" if not QUICKNET_ROUND_1000.endswith("00
 def problems(n: int, task: str = "product", split: str = "race") -> list[Problem]:
     extra = {"knowledge_attribute": "1999"} if task == "web" else {}
     rewards = 2 if task == "shop" else 1
-    return [Problem(problem_id=f"{task}-{i:03d}", task=task, split=split, query=f"find item {i}", **extra,
-                    reward=[{"product_id": f"{9000 + i + 100 * r}", "title": [f"Item {i} Deluxe"]}
-                            for r in range(rewards)]) for i in range(n)]
+    return [
+        Problem(
+            problem_id=f"{task}-{i:03d}",
+            task=task,
+            split=split,
+            query=f"find item {i}",
+            **extra,
+            reward=[{"product_id": f"{9000 + i + 100 * r}", "title": [f"Item {i} Deluxe"]} for r in range(rewards)],
+        )
+        for i in range(n)
+    ]
 
 
 def test_a_batch_opens_with_its_rounds_signature_only():
-    batch = seal_batch(problems(3), slot=0, open_block=100, reveal_round=1000,
-                       title_embeddings={"product-000": ["AAAA"]})
+    batch = seal_batch(
+        problems(3), slot=0, open_block=100, reveal_round=1000, title_embeddings={"product-000": ["AAAA"]}
+    )
     assert "Deluxe" not in batch.ciphertext and "9000" not in json.dumps(batch.model_dump())
     opened = open_batch(batch, QUICKNET_ROUND_1000)
     assert [p.problem_id for p in opened.problems] == ["product-000", "product-001", "product-002"]
@@ -78,9 +87,13 @@ def test_batches_follow_the_mix_and_are_deterministic():
 def test_a_sealed_pack_keeps_no_race_problem_in_clear_and_its_signature_covers_the_batches(tmp_path):
     public = [p.model_copy(update={"problem_id": f"pub-{i}"}) for i, p in enumerate(problems(2, "product", "public"))]
     held = [p.model_copy(update={"problem_id": f"held-{i}", "split": "held_out"}) for i, p in enumerate(problems(2))]
-    pack = new_pack(public + held + problems(7), catalog_digest=None, generator_version="t", embed=True,
-                    rotation=Rotation(cadence_blocks=50, problems_per_race=3, start_block=1000,
-                                      task_mix={"product": 1.0}))
+    pack = new_pack(
+        public + held + problems(7),
+        catalog_digest=None,
+        generator_version="t",
+        embed=True,
+        rotation=Rotation(cadence_blocks=50, problems_per_race=3, start_block=1000, task_mix={"product": 1.0}),
+    )
     sealed, unraced = sealed_pack(pack, fixed_round=1000)
     assert len(sealed.sealed) == 2 and len(unraced) == 1  # 7 race problems: two races of 3, one left over
     assert [b.open_block for b in sealed.sealed] == [1000, 1050]
@@ -104,8 +117,9 @@ def test_a_sealed_pack_keeps_no_race_problem_in_clear_and_its_signature_covers_t
 
 
 def test_a_pack_too_small_for_one_race_cannot_be_sealed():
-    pack = new_pack(problems(2), catalog_digest=None, generator_version="t", embed=False,
-                    rotation=Rotation(problems_per_race=3))
+    pack = new_pack(
+        problems(2), catalog_digest=None, generator_version="t", embed=False, rotation=Rotation(problems_per_race=3)
+    )
     with pytest.raises(PackError, match="fewer than one race of 3"):
         sealed_pack(pack, anchor=Anchor(block=0, unix_time=time_of_round(10)))
 
@@ -114,27 +128,47 @@ def test_a_pack_too_small_for_one_race_cannot_be_sealed():
 def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
     from tests.unit.test_cli import arena, one_error_line
 
-    src = write_pack(new_pack(problems(6) + problems(2, "web", "public"), catalog_digest=None, generator_version="t",
-                              embed=False, rotation=Rotation(problems_per_race=2, cadence_blocks=10,
-                                                             task_mix={"product": 1.0})), tmp_path / "in.json")
+    src = write_pack(
+        new_pack(
+            problems(6) + problems(2, "web", "public"),
+            catalog_digest=None,
+            generator_version="t",
+            embed=False,
+            rotation=Rotation(problems_per_race=2, cadence_blocks=10, task_mix={"product": 1.0}),
+        ),
+        tmp_path / "in.json",
+    )
     out = tmp_path / "sealed.json"
-    done = arena("problems", "pack", str(src), "--out", str(out), "--key-uri", "//Alice", "--seal.round", "1000",
-                 check=True)
+    done = arena(
+        "problems", "pack", str(src), "--out", str(out), "--key-uri", "//Alice", "--seal.round", "1000", check=True
+    )
     assert "sealed 6 race problems in 3 batches (slots at blocks 0..20, drand rounds 1000..1000)" in done.stdout
     shown = json.loads(arena("problems", "show", str(out), "--json", check=True).stdout)
     assert [b["open_block"] for b in shown["sealed_batches"]] == [0, 10, 20] and shown["problems"] == 2
     base = ("problems", "pack", str(src), "--key-uri", "//Alice", "--out")
     # slot 0 at or before the chain's current block, or a round already out: the batch would be readable at once
     one_error_line(arena(*base, str(tmp_path / "a.json"), "--seal.anchor_block", "100"), "slot 0 would open at block 0")
-    one_error_line(arena(*base, str(tmp_path / "a.json"), "--start-block", "200", "--seal.anchor_block", "100",
-                         "--seal.anchor_time", str(time_of_round(2000))), "already published")
+    one_error_line(
+        arena(
+            *base,
+            str(tmp_path / "a.json"),
+            "--start-block",
+            "200",
+            "--seal.anchor_block",
+            "100",
+            "--seal.anchor_time",
+            str(time_of_round(2000)),
+        ),
+        "already published",
+    )
     now = round_at(time.time())
     later = arena(*base, str(tmp_path / "b.json"), "--start-block", "200", "--seal.anchor_block", "100", check=True)
     first, last = map(int, re.search(r"drand rounds (\d+)\.\.(\d+)", later.stdout).groups())  # type: ignore[union-attr]
     assert "slots at blocks 200..220" in later.stdout and first > now + 400 and last - first == 80
     one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "0"), "not a drand round")
-    one_error_line(arena(*base, str(tmp_path / "x.json"), "--seal.round", "5", "--seal.anchor_block", "1"),
-                   "either --seal.round")
+    one_error_line(
+        arena(*base, str(tmp_path / "x.json"), "--seal.round", "5", "--seal.anchor_block", "1"), "either --seal.round"
+    )
     assert not (tmp_path / "x.json").exists()
 
 
@@ -142,8 +176,15 @@ def test_pack_command_seals_and_show_lists_the_batches(tmp_path):
 def test_a_sealed_pack_is_not_repacked(tmp_path):
     from tests.unit.test_cli import arena, one_error_line
 
-    pack = new_pack(problems(4), catalog_digest=None, generator_version="t", embed=False,
-                    rotation=Rotation(problems_per_race=2, task_mix={"product": 1.0}))
+    pack = new_pack(
+        problems(4),
+        catalog_digest=None,
+        generator_version="t",
+        embed=False,
+        rotation=Rotation(problems_per_race=2, task_mix={"product": 1.0}),
+    )
     path = write_pack(sealed_pack(pack, fixed_round=1000)[0], tmp_path / "sealed.json")
-    one_error_line(arena("problems", "pack", str(path), "--out", str(tmp_path / "again.json"), "--key-uri", "//Alice"),
-                   "already sealed")
+    one_error_line(
+        arena("problems", "pack", str(path), "--out", str(tmp_path / "again.json"), "--key-uri", "//Alice"),
+        "already sealed",
+    )

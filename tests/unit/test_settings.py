@@ -37,6 +37,7 @@ def problems_of(overrides: dict | None = None, **kwargs) -> list[str]:
 
 # --- defaults ------------------------------------------------------------------------------------------------------
 
+
 def test_defaults_are_valid_with_nothing_set() -> None:
     settings = load_settings()
     assert settings == Settings()
@@ -68,6 +69,7 @@ def test_every_field_has_a_btcli_style_flag_and_an_env_name() -> None:
 
 # --- sources and their order ---------------------------------------------------------------------------------------
 
+
 def test_environment_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_NETUID", "21")
     monkeypatch.setenv("ARENA_DATABASE_URL", "postgresql://arena:pw@db.internal:5432/arena")
@@ -97,15 +99,21 @@ def test_env_names_are_case_insensitive(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_dotenv_is_read_and_the_environment_beats_it(monkeypatch: pytest.MonkeyPatch, clean: Path) -> None:
-    (clean / ".env").write_text(textwrap.dedent("""\
+    (clean / ".env").write_text(
+        textwrap.dedent("""\
         # the node's .env
         ARENA_NETUID=7
         ARENA_WALLET_HOTKEY=from-dotenv
         ARENA_DATABASE_URL=sqlite:///var/other.sqlite
         UNRELATED=ignored
-    """))
+    """)
+    )
     settings = load_settings()
-    assert (settings.netuid, settings.wallet_hotkey, settings.db_url) == (7, "from-dotenv", "sqlite:///var/other.sqlite")
+    assert (settings.netuid, settings.wallet_hotkey, settings.db_url) == (
+        7,
+        "from-dotenv",
+        "sqlite:///var/other.sqlite",
+    )
     monkeypatch.setenv("ARENA_NETUID", "8")
     assert load_settings().netuid == 8
     assert load_settings().wallet_hotkey == "from-dotenv"
@@ -133,6 +141,7 @@ def test_flags_beat_the_environment_and_dotenv(monkeypatch: pytest.MonkeyPatch, 
 
 
 # --- gateway models ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("source", ["flag", "env", "dotenv"])
 def test_gateway_models_from_a_comma_list(source: str, monkeypatch: pytest.MonkeyPatch, clean: Path) -> None:
@@ -162,18 +171,35 @@ def test_gateway_models_need_an_upstream(monkeypatch: pytest.MonkeyPatch) -> Non
 
 # --- bad values: every one listed --------------------------------------------------------------------------------
 
+
 def test_several_bad_values_are_all_listed_each_naming_its_flag_and_env_variable(
-        monkeypatch: pytest.MonkeyPatch, clean: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, clean: Path
+) -> None:
     monkeypatch.setenv("ARENA_NETUID", "twenty-one")
     monkeypatch.setenv("ARENA_SUBTENSOR_CHAIN_ENDPOINT", "http://not-a-websocket")
     monkeypatch.setenv("ARENA_WEIGHT_POLICY", "everyone_wins")
     (clean / ".env").write_text("ARENA_SANDBOX_BACKEND=vm\n")
-    problems = problems_of({"sandbox_pids": "2", "concurrency": "0", "database_url": "mysql://root@db/arena",
-                            "gateway_upstream": "ftp://llm", "chain": "mainnet", "log_json": "perhaps"})
+    problems = problems_of(
+        {
+            "sandbox_pids": "2",
+            "concurrency": "0",
+            "database_url": "mysql://root@db/arena",
+            "gateway_upstream": "ftp://llm",
+            "chain": "mainnet",
+            "log_json": "perhaps",
+        }
+    )
     expected = {
-        "netuid": "twenty-one", "subtensor_chain_endpoint": "http://not-a-websocket", "weight_policy": "everyone_wins",
-        "sandbox_backend": "vm", "sandbox_pids": "2", "concurrency": "0", "database_url": "mysql://root@db/arena",
-        "gateway_upstream": "ftp://llm", "chain": "mainnet", "log_json": "perhaps",
+        "netuid": "twenty-one",
+        "subtensor_chain_endpoint": "http://not-a-websocket",
+        "weight_policy": "everyone_wins",
+        "sandbox_backend": "vm",
+        "sandbox_pids": "2",
+        "concurrency": "0",
+        "database_url": "mysql://root@db/arena",
+        "gateway_upstream": "ftp://llm",
+        "chain": "mainnet",
+        "log_json": "perhaps",
     }
     assert len(problems) == len(expected), problems
     for name, value in expected.items():
@@ -202,6 +228,7 @@ def test_a_missing_required_setting_is_listed_alongside_bad_values(monkeypatch: 
 
 
 # --- secrets -------------------------------------------------------------------------------------------------------
+
 
 def test_masked_hides_the_database_password_and_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_DATABASE_URL", f"postgresql://arena:{PASSWORD}@db.internal:5432/arena")
@@ -232,16 +259,21 @@ def test_masked_hides_credentials_in_other_urls() -> None:
     assert shown["gateway_upstream"] == "https://user:****@llm.example/v1"
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    (f"postgresql+psycopg://arena:{PASSWORD}@db:5432/arena", "postgresql+psycopg://arena:****@db:5432/arena"),
-    (f"postgresql://arena:{PASSWORD}@db/arena?sslmode=require", "postgresql://arena:****@db/arena?sslmode=require"),
-    (f"postgresql://:{PASSWORD}@db/arena", "postgresql://:****@db/arena"),
-    ("postgresql://p%2Fss%40w@db/arena", "postgresql://p%2Fss%40w@db/arena"),  # a user, no password
-    (f"postgresql://arena@db/arena?password={PASSWORD}&sslmode=require",
-     "postgresql://arena@db/arena?password=****&sslmode=require"),
-    ("postgresql://arena@db/arena", "postgresql://arena@db/arena"),
-    ("sqlite:///var/validator/validator.sqlite", "sqlite:///var/validator/validator.sqlite"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (f"postgresql+psycopg://arena:{PASSWORD}@db:5432/arena", "postgresql+psycopg://arena:****@db:5432/arena"),
+        (f"postgresql://arena:{PASSWORD}@db/arena?sslmode=require", "postgresql://arena:****@db/arena?sslmode=require"),
+        (f"postgresql://:{PASSWORD}@db/arena", "postgresql://:****@db/arena"),
+        ("postgresql://p%2Fss%40w@db/arena", "postgresql://p%2Fss%40w@db/arena"),  # a user, no password
+        (
+            f"postgresql://arena@db/arena?password={PASSWORD}&sslmode=require",
+            "postgresql://arena@db/arena?password=****&sslmode=require",
+        ),
+        ("postgresql://arena@db/arena", "postgresql://arena@db/arena"),
+        ("sqlite:///var/validator/validator.sqlite", "sqlite:///var/validator/validator.sqlite"),
+    ],
+)
 def test_mask_url(url: str, shown: str) -> None:
     assert mask_url(url) == shown
 
@@ -255,6 +287,7 @@ def test_a_rejected_secret_is_not_echoed_in_the_problem(monkeypatch: pytest.Monk
 
 
 # --- import --------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow  # imports the settings in a fresh interpreter
 def test_importing_settings_connects_nowhere(clean: Path) -> None:
@@ -271,7 +304,8 @@ def test_importing_settings_connects_nowhere(clean: Path) -> None:
         print("quiet")
     """)
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("ARENA_")}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=clean, env=env,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=clean, env=env, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "quiet"

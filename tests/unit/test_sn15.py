@@ -22,6 +22,7 @@ def interface():
     sys.path.insert(0, str(SDK))
     try:
         import src.agent.agent_interface as module
+
         yield module
     finally:
         sys.path.remove(str(SDK))
@@ -62,9 +63,11 @@ def test_dialogue_steps(interface):
     call = {"name": "recommend_product", "parameters": {"product_ids": "D000"}, "tool_call_id": "abc", "result": "ok"}
     step = interface.create_dialogue_step("compare", [call], "here", "desk lamp", 3)
     content = step["completion"]["content"]
-    assert content.splitlines() == ["<think>compare</think>",
-                                    '<tool_call>[{"name": "recommend_product", "parameters": {"product_ids": '
-                                    '"D000"}}]</tool_call>', "<response>here</response>"]
+    assert content.splitlines() == [
+        "<think>compare</think>",
+        '<tool_call>[{"name": "recommend_product", "parameters": {"product_ids": "D000"}}]</tool_call>',
+        "<response>here</response>",
+    ]
     assert step["completion"]["message"] == {"think": "compare", "tool_call": [call], "response": "here"}
     assert step["extra_info"]["step"] == 3 and step["extra_info"]["query"] == "desk lamp"
     assert interface.format_content("", [], "only") == "<response>only</response>"
@@ -72,11 +75,16 @@ def test_dialogue_steps(interface):
 
 def test_the_answer_is_the_last_recommend_product_of_the_steps(runner, interface):
     rec = lambda ids: {"name": "recommend_product", "parameters": {"product_ids": ids}}  # noqa: E731
-    steps = [interface.create_dialogue_step("a", [rec("D001")], "", "q", 1),
-             interface.create_dialogue_step("b", [{"name": "find_product", "parameters": {}}], "", "q", 2),
-             interface.create_dialogue_step("c", [rec("D002"), {"name": "terminate", "parameters": {}}], "", "q", 3)]
-    assert runner.steps_outcome(steps) == {"status": "ok", "return": None,
-                                           "steps": {"count": 3, "recommend": {"product_ids": "D002"}}}
+    steps = [
+        interface.create_dialogue_step("a", [rec("D001")], "", "q", 1),
+        interface.create_dialogue_step("b", [{"name": "find_product", "parameters": {}}], "", "q", 2),
+        interface.create_dialogue_step("c", [rec("D002"), {"name": "terminate", "parameters": {}}], "", "q", 3),
+    ]
+    assert runner.steps_outcome(steps) == {
+        "status": "ok",
+        "return": None,
+        "steps": {"count": 3, "recommend": {"product_ids": "D002"}},
+    }
     assert runner.steps_outcome([])["steps"] == {"count": 0, "recommend": None}
     bad = runner.steps_outcome([steps[0], "text"])
     assert bad["status"] == "bad_return" and "item 2 is not a dialogue step" in bad["error"]
@@ -92,7 +100,8 @@ def test_a_bundle_is_recognised_from_its_imports(tmp_path):
         "import json, requests\nimport helpers\nfrom src.agent import agent_interface\n"
         "from src.agent.proxy_client import ProxyClient\nfrom src.agent.agent import agent_main as template\n"
         "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
-        "def agent_main(problem_data):\n    import transformers\n    return []\n")
+        "def agent_main(problem_data):\n    import transformers\n    return []\n"
+    )
     report = inspect_bundle(tmp_path)
     assert report.contract == "sn15"
     assert report.sn15_imports == ["src.agent.agent_interface", "src.agent.proxy_client"]
@@ -105,11 +114,20 @@ def test_a_bundle_is_recognised_from_its_imports(tmp_path):
 def test_sn15_query_parameters_map_onto_find_product():
     from sandbox.gateway import sn15_search_arguments
 
-    assert sn15_search_arguments({"q": "nike+shoes", "page": "2", "price": "100-", "sort": "order",
-                                  "service": "official,default,cod,nope", "shop_id": " S1 "}) == {
-        "q": "nike shoes", "page": 2, "price": "100-", "sort": "order", "service": "official,COD", "shop_id": "S1"}
+    assert sn15_search_arguments(
+        {
+            "q": "nike+shoes",
+            "page": "2",
+            "price": "100-",
+            "sort": "order",
+            "service": "official,default,cod,nope",
+            "shop_id": " S1 ",
+        }
+    ) == {"q": "nike shoes", "page": 2, "price": "100-", "sort": "order", "service": "official,COD", "shop_id": "S1"}
     assert sn15_search_arguments({"q": "a%26b", "page": "x", "price": "500", "sort": "default"}) == {
-        "q": "a&b", "page": 0}
+        "q": "a&b",
+        "page": 0,
+    }
     assert sn15_search_arguments({"q": "lamp"}) == {"q": "lamp", "page": 1}
 
 
@@ -117,20 +135,27 @@ def test_the_scripted_react_model_walks_a_search_to_a_recommendation():
     from validator.demo_llm import react_reply
 
     def ask(*history):
-        return react_reply({"messages": [{"role": "user", "content": "\n\n".join(["<user>desk lamp</user>",
-                                                                                   *history])}]})
+        return react_reply(
+            {"messages": [{"role": "user", "content": "\n\n".join(["<user>desk lamp</user>", *history])}]}
+        )
 
     first = ask()
     assert '"name": "find_product"' in first and '"q": "desk lamp"' in first
     hits = [{"product_id": "D007", "title": "Desk Lamp 7", "price": 107.0}, {"product_id": "D001", "price": 101.0}]
     second = ask("<obs>" + json.dumps([{"tool_call_id": "a", "results": hits}]) + "</obs>")
     assert '"view_product_information"' in second and "D007,D001" in second and "107.0" in second
-    third = ask("<obs>" + json.dumps([{"tool_call_id": "a", "results": hits}]) + "</obs>",
-                "<obs>" + json.dumps([{"tool_call_id": "b", "results": [
-                    {"product_id": "D007", "attributes": {"material": ["aluminium"]}}]}]) + "</obs>")
+    third = ask(
+        "<obs>" + json.dumps([{"tool_call_id": "a", "results": hits}]) + "</obs>",
+        "<obs>"
+        + json.dumps(
+            [{"tool_call_id": "b", "results": [{"product_id": "D007", "attributes": {"material": ["aluminium"]}}]}]
+        )
+        + "</obs>",
+    )
     assert '"recommend_product", "parameters": {"product_ids": "D007"}' in third and "aluminium" in third
     assert react_reply({"messages": [{"role": "user", "content": "x"}]}) == react_reply(
-        {"messages": [{"role": "user", "content": "x"}]})
+        {"messages": [{"role": "user", "content": "x"}]}
+    )
 
 
 def test_operators_set_the_llm_budgets_and_prices(tmp_path, monkeypatch, tiny_catalog):
@@ -138,8 +163,10 @@ def test_operators_set_the_llm_budgets_and_prices(tmp_path, monkeypatch, tiny_ca
     from validator.settings import load_settings
 
     monkeypatch.setenv("ARENA_GATEWAY_COST_BUDGET", "0.25")
-    settings = load_settings({"gateway_token_budget": 50_000, "gateway_usd_per_1k_prompt": 0.002,
-                              "gateway_usd_per_1k_completion": 0.006}, env_file=None)
+    settings = load_settings(
+        {"gateway_token_budget": 50_000, "gateway_usd_per_1k_prompt": 0.002, "gateway_usd_per_1k_completion": 0.006},
+        env_file=None,
+    )
     budgets = gateway_budgets(settings)
     assert budgets.tokens == 50_000 and budgets.cost == 0.25
     upstream = gateway_for(settings, tiny_catalog).upstream

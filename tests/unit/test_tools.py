@@ -103,8 +103,16 @@ def test_pages_outside_one_to_five_are_empty(ctx):
 
 
 def test_query_syntax_never_breaks_the_search(ctx):
-    for q in ['desk AND lamp', 'title:desk "lamp', 'lamp* ~2 ^3', '(desk) [lamp] {}', 'desk-lamp!!', 'NOT lamp',
-              'lamp\\', "desk' OR 1=1 --"]:
+    for q in [
+        "desk AND lamp",
+        'title:desk "lamp',
+        "lamp* ~2 ^3",
+        "(desk) [lamp] {}",
+        "desk-lamp!!",
+        "NOT lamp",
+        "lamp\\",
+        "desk' OR 1=1 --",
+    ]:
         results = call(ctx, "find_product", q=q)
         assert results, q
     assert call(ctx, "find_product", q="the of and") == []  # only stop words: nothing to match
@@ -214,17 +222,33 @@ def test_shop_voucher_needs_a_single_shop_basket(ctx):
 
 def test_percentage_voucher_with_and_around_the_cap(ctx):
     # total 160: 25% off is 40; a cap of 30 limits it: max(160*0.75, 160-30) = 130
-    capped = call(ctx, "calculate_voucher", product_ids="M1,M2",
-                  voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=30))
+    capped = call(
+        ctx,
+        "calculate_voucher",
+        product_ids="M1,M2",
+        voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=30),
+    )
     assert capped["discount"] == 30 and capped["total_after"] == 130
-    at_cap = call(ctx, "calculate_voucher", product_ids="M1,M2",
-                  voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=40))
+    at_cap = call(
+        ctx,
+        "calculate_voucher",
+        product_ids="M1,M2",
+        voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=40),
+    )
     assert at_cap["discount"] == 40 and at_cap["total_after"] == 120
-    uncapped = call(ctx, "calculate_voucher", product_ids="M1,M2",
-                    voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=41))
+    uncapped = call(
+        ctx,
+        "calculate_voucher",
+        product_ids="M1,M2",
+        voucher=voucher(discount_type="percentage", face_value=None, discount=0.25, cap=41),
+    )
     assert uncapped["discount"] == 40 and uncapped["total_after"] == 120
-    no_cap = call(ctx, "calculate_voucher", product_ids="M1,M2,M3",
-                  voucher=voucher(discount_type="percentage", face_value=None, discount=0.21))
+    no_cap = call(
+        ctx,
+        "calculate_voucher",
+        product_ids="M1,M2,M3",
+        voucher=voucher(discount_type="percentage", face_value=None, discount=0.21),
+    )
     assert no_cap["total_before"] == 235 and no_cap["total_after"] == 185.65
 
 
@@ -243,8 +267,7 @@ def test_voucher_bad_arguments(ctx):
     with pytest.raises(ToolError, match="face_value"):
         call(ctx, "calculate_voucher", product_ids="M1,T1", voucher=voucher(face_value=None))
     with pytest.raises(ToolError, match="discount"):
-        call(ctx, "calculate_voucher", product_ids="M1,T1", voucher=voucher(discount_type="percentage",
-                                                                            discount=None))
+        call(ctx, "calculate_voucher", product_ids="M1,T1", voucher=voucher(discount_type="percentage", discount=None))
     with pytest.raises(ToolError, match="discount"):
         call(ctx, "calculate_voucher", product_ids="M1,T1", voucher=voucher(discount_type="percentage", discount=21))
     with pytest.raises(ToolError, match="voucher_type"):
@@ -281,8 +304,14 @@ def test_recommend_and_terminate_are_recorded(ctx):
 def test_schemas_are_openai_function_schemas():
     schemas = REGISTRY.schemas()
     assert [s["function"]["name"] for s in schemas] == [
-        "find_product", "view_product_information", "find_products_in_same_shop", "calculate_voucher",
-        "web_search", "recommend_product", "terminate"]
+        "find_product",
+        "view_product_information",
+        "find_products_in_same_shop",
+        "calculate_voucher",
+        "web_search",
+        "recommend_product",
+        "terminate",
+    ]
     for schema in schemas:
         assert schema["type"] == "function"
         fn = schema["function"]

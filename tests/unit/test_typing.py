@@ -16,8 +16,13 @@ pytestmark = pytest.mark.slow  # a fresh interpreter, and about a minute of one 
 
 
 def test_mypy_finds_no_type_error() -> None:
-    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     report = done.stdout + done.stderr
     if done.returncode != 0 or "Success: no issues found" not in report:
         pytest.fail(f"mypy found type errors (run `mypy` in the repository's root):\n{report}", pytrace=False)

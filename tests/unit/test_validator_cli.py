@@ -23,8 +23,15 @@ def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
 
 def test_config_show_merges_flags_env_and_dotenv_and_masks_secrets(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("ARENA_NETUID=15\nARENA_GATEWAY_API_KEY=sk-live-123\nARENA_CONCURRENCY=3\n")
-    done = cli("config", "show", "--json", "--concurrency", "8", cwd=tmp_path,
-               env={"ARENA_DATABASE_URL": "postgresql://val:s3cret@db:5432/arena", "ARENA_WALLET_NAME": "owner"})
+    done = cli(
+        "config",
+        "show",
+        "--json",
+        "--concurrency",
+        "8",
+        cwd=tmp_path,
+        env={"ARENA_DATABASE_URL": "postgresql://val:s3cret@db:5432/arena", "ARENA_WALLET_NAME": "owner"},
+    )
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     assert shown["netuid"] == 15 and shown["wallet_name"] == "owner" and shown["concurrency"] == 8
@@ -34,8 +41,18 @@ def test_config_show_merges_flags_env_and_dotenv_and_masks_secrets(tmp_path: Pat
 
 
 def test_bad_settings_are_all_listed_and_exit_2(tmp_path: Path) -> None:
-    done = cli("config", "show", "--netuid", "-4", "--sandbox.backend", "vm", "--subtensor.chain_endpoint", "http://x",
-               cwd=tmp_path, env={"ARENA_WEIGHT_POLICY": "random"})
+    done = cli(
+        "config",
+        "show",
+        "--netuid",
+        "-4",
+        "--sandbox.backend",
+        "vm",
+        "--subtensor.chain_endpoint",
+        "http://x",
+        cwd=tmp_path,
+        env={"ARENA_WEIGHT_POLICY": "random"},
+    )
     assert done.returncode == 2
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 4, done.stderr
@@ -54,8 +71,17 @@ def test_localchain_init_register_show(tmp_path: Path) -> None:
     assert again.returncode == 2 and "--overwrite" in again.stderr
     no_wallet = cli("localchain", "register", "--wallet.name", "val", *chain, *wallets, cwd=tmp_path)
     assert no_wallet.returncode == 2 and "not found" in no_wallet.stderr
-    val = cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain, *wallets,
-              cwd=tmp_path)
+    val = cli(
+        "localchain",
+        "register",
+        "--wallet.name",
+        "val",
+        "--create",
+        "--validator-permit",
+        *chain,
+        *wallets,
+        cwd=tmp_path,
+    )
     assert val.returncode == 0, val.stderr
     assert "uid 0 (validator)" in val.stdout
     miner = cli("localchain", "register", "--wallet.name", "m1", "--create", *chain, *wallets, cwd=tmp_path)
@@ -75,8 +101,17 @@ def test_config_check_names_each_missing_prerequisite(tmp_path: Path) -> None:
     db = ["--database-url", f"sqlite:///{tmp_path / 'node.sqlite'}"]
     assert cli("localchain", "init", *chain[2:], cwd=tmp_path).returncode == 0
     cli("localchain", "register", "--wallet.name", "m1", "--create", *chain[2:], *wallets, cwd=tmp_path)
-    cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain[2:], *wallets,
-        cwd=tmp_path)
+    cli(
+        "localchain",
+        "register",
+        "--wallet.name",
+        "val",
+        "--create",
+        "--validator-permit",
+        *chain[2:],
+        *wallets,
+        cwd=tmp_path,
+    )
 
     first = cli("config", "check", "--wallet.name", "m1", *chain, *wallets, *db, cwd=tmp_path)
     assert first.returncode == 1
@@ -102,8 +137,17 @@ def test_run_names_the_missing_dependency_in_one_line(tmp_path: Path) -> None:
     assert cli("db", "upgrade", *db, cwd=tmp_path).returncode == 0
     assert cli("localchain", "init", *chain[2:], cwd=tmp_path).returncode == 0
     cli("localchain", "register", "--wallet.name", "m1", "--create", *chain[2:], *wallets, cwd=tmp_path)
-    cli("localchain", "register", "--wallet.name", "val", "--create", "--validator-permit", *chain[2:], *wallets,
-        cwd=tmp_path)
+    cli(
+        "localchain",
+        "register",
+        "--wallet.name",
+        "val",
+        "--create",
+        "--validator-permit",
+        *chain[2:],
+        *wallets,
+        cwd=tmp_path,
+    )
     for wallet, expected in (("m1", "no validator permit"), ("val", "--catalog and --pack")):
         done = cli("run", "--wallet.name", wallet, *chain, *wallets, *db, cwd=tmp_path)
         errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]

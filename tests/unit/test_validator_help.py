@@ -83,18 +83,28 @@ def test_typed_settings_show_their_choices() -> None:
 def test_config_show_says_where_each_value_came_from(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("ARENA_CONCURRENCY=3\nARENA_NETUID=9\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {
-        "COLUMNS": "300", "ARENA_WALLET_NAME": "owner", "ARENA_CONCURRENCY": "5"}
-    proc = subprocess.run([EXE, "config", "show", "--netuid", "15"], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=60)
+        "COLUMNS": "300",
+        "ARENA_WALLET_NAME": "owner",
+        "ARENA_CONCURRENCY": "5",
+    }
+    proc = subprocess.run(
+        [EXE, "config", "show", "--netuid", "15"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
-    rows = {cells[0]: cells for line in proc.stdout.splitlines()
-            if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 4}
+    rows = {
+        cells[0]: cells
+        for line in proc.stdout.splitlines()
+        if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 4
+    }
     assert rows["netuid"][2:] == ["15", "flag"]  # a flag beats the .env
     assert rows["concurrency"][2:] == ["5", "env"]  # the environment beats the .env
     assert rows["wallet_name"][2:] == ["owner", "env"]
     assert rows["sandbox_backend"][2:] == ["process", "default"]
     (tmp_path / ".env").write_text("ARENA_SANDBOX_BACKEND=docker\n")
     proc = subprocess.run([EXE, "config", "show"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
-    rows = {cells[0]: cells for line in proc.stdout.splitlines()
-            if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 4}
+    rows = {
+        cells[0]: cells
+        for line in proc.stdout.splitlines()
+        if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 4
+    }
     assert rows["sandbox_backend"][2:] == ["docker", ".env"]

@@ -44,6 +44,7 @@ def exact(value: float) -> Fraction:
 
 # --- an independent model of the policies ----------------------------------------------------------------------------
 
+
 def model_shares(policy: TopHeavy | WinnerTakeAll | Proportional, scores: list[Fraction]) -> list[Fraction]:
     """Each rank's exact share as the policy's description says it, written without looking at its code."""
     n = len(scores)
@@ -72,8 +73,9 @@ def model_shares(policy: TopHeavy | WinnerTakeAll | Proportional, scores: list[F
     return [(1 - exact(policy.burn_share)) * s / total for s in scores]
 
 
-def model_vector(results: list[MinerResult], uids: dict[str, int],
-                 policy: TopHeavy | WinnerTakeAll | Proportional) -> dict[int, Fraction]:
+def model_vector(
+    results: list[MinerResult], uids: dict[str, int], policy: TopHeavy | WinnerTakeAll | Proportional
+) -> dict[int, Fraction]:
     eligible = [r for r in results if r.hotkey in uids and r.score > 0]
     eligible.sort(key=lambda r: (-exact(r.score), r.commitment_block, r.hotkey))
     vector: dict[int, Fraction] = {}
@@ -112,8 +114,14 @@ def races(draw: st.DrawFn) -> tuple[list[MinerResult], dict[str, int]]:
     results = [result(h, draw(scores_st), draw(st.integers(0, 4))) for h in hotkeys]
     registered = [h for h in hotkeys if draw(st.booleans()) or draw(st.booleans())]
     others = draw(st.lists(st.text("xyz", min_size=1, max_size=3), unique=True, max_size=4))
-    uids = draw(st.lists(st.integers(0, 300), unique=True, min_size=len(registered) + len(others),
-                         max_size=len(registered) + len(others)))
+    uids = draw(
+        st.lists(
+            st.integers(0, 300),
+            unique=True,
+            min_size=len(registered) + len(others),
+            max_size=len(registered) + len(others),
+        )
+    )
     return results, dict(zip(registered + others, uids, strict=True))
 
 
@@ -127,6 +135,7 @@ def shuffled(results: list[MinerResult], uids: dict[str, int], seed: int) -> tup
 
 
 # --- properties ------------------------------------------------------------------------------------------------------
+
 
 @PROPS
 @given(races(), policies_st)
@@ -188,10 +197,14 @@ def test_ranking_orders_by_score_then_earliest_commitment_then_hotkey(race: tupl
     ranked = ranking(results, uids)
     assert {r.hotkey for r in ranked} == {r.hotkey for r in results if r.hotkey in uids and r.score > 0}
     for better, worse in zip(ranked, ranked[1:], strict=False):
-        assert (better.score > worse.score
-                or better.score == worse.score and better.commitment_block < worse.commitment_block
-                or better.score == worse.score and better.commitment_block == worse.commitment_block
-                and better.hotkey < worse.hotkey)
+        assert (
+            better.score > worse.score
+            or better.score == worse.score
+            and better.commitment_block < worse.commitment_block
+            or better.score == worse.score
+            and better.commitment_block == worse.commitment_block
+            and better.hotkey < worse.hotkey
+        )
 
 
 @PROPS
@@ -248,14 +261,22 @@ def test_proportional() -> None:
     uids = {"a": 1, "b": 2, "c": 3}
     assert compute_weights(two, uids, parse_policy("proportional")) == {1: 0.75, 2: 0.25}
     assert compute_weights(two, uids, parse_policy("proportional", burn_share=0.2, burn_uid=9)) == {
-        1: 0.6, 2: 0.2, 9: 0.2}
+        1: 0.6,
+        2: 0.2,
+        9: 0.2,
+    }
 
 
 # --- worked examples: ties, metagraph, burn --------------------------------------------------------------------------
 
+
 def test_ties_go_to_the_earliest_commitment_then_the_smaller_hotkey() -> None:
-    results = [result("zed", 0.5, block=10), result("bob", 0.5, block=20), result("amy", 0.5, block=20),
-               result("top", 0.9, block=99)]
+    results = [
+        result("zed", 0.5, block=10),
+        result("bob", 0.5, block=20),
+        result("amy", 0.5, block=20),
+        result("top", 0.9, block=99),
+    ]
     uids = {"zed": 1, "bob": 2, "amy": 3, "top": 4}
     assert [r.hotkey for r in ranking(results, uids)] == ["top", "zed", "amy", "bob"]
     policy = parse_policy("top_heavy", top_share=0.4, tail_share=0.6, tail_k=4)
@@ -312,8 +333,18 @@ def test_a_bad_metagraph_uid_is_rejected(uid: object) -> None:
         compute_weights([result("a", 0.5)], {"a": uid}, TopHeavy())  # type: ignore[dict-item]
 
 
-@pytest.mark.parametrize("bad", [{"score": 1.5}, {"score": -0.1}, {"score": math.nan}, {"score": math.inf},
-                                 {"commitment_block": -1}, {"hotkey": ""}, {"extra": 1}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"score": 1.5},
+        {"score": -0.1},
+        {"score": math.nan},
+        {"score": math.inf},
+        {"commitment_block": -1},
+        {"hotkey": ""},
+        {"extra": 1},
+    ],
+)
 def test_bad_miner_results_are_rejected(bad: dict) -> None:
     with pytest.raises(ValidationError):
         MinerResult(**{"hotkey": "a", "score": 0.5, "commitment_block": 1, **bad})
@@ -321,31 +352,55 @@ def test_bad_miner_results_are_rejected(bad: dict) -> None:
 
 # --- parse_policy --------------------------------------------------------------------------------------------------
 
+
 def test_parse_policy_builds_each_policy() -> None:
     assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half"}
     assert parse_policy("sn15_top_half", burn_uid=3) == SN15TopHalf(top_share=0.25, burn_uid=3)
     assert parse_policy("top_heavy", top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2) == TopHeavy(
-        top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2)
+        top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2
+    )
     assert parse_policy("winner_take_all") == WinnerTakeAll()
     assert parse_policy("proportional", burn_share=0.25) == Proportional(burn_share=0.25)
     # a settings field typed WeightPolicy reads the same thing from a dict
     assert TypeAdapter(WeightPolicy).validate_python({"name": "proportional", "burn_share": 0.25}) == Proportional(
-        burn_share=0.25)
+        burn_share=0.25
+    )
 
 
-@pytest.mark.parametrize(("name", "params", "expected"), [
-    ("nope", {}, "unknown weight policy 'nope'; choose one of: proportional, sn15_top_half, top_heavy, "
-     "winner_take_all"),
-    ("top_heavy", {"top_share": 0.8, "tail_share": 0.3},
-     "invalid weight policy 'top_heavy': top_share + tail_share must be at most 1 (got 0.8 + 0.3)"),
-    ("top_heavy", {"tail_k": 0}, "invalid weight policy 'top_heavy': tail_k: Input should be greater than or equal"),
-    ("top_heavy", {"top_share": 1.5}, "invalid weight policy 'top_heavy': top_share: Input should be less than or"),
-    ("top_heavy", {"taill_k": 3}, "invalid weight policy 'top_heavy': taill_k: unknown parameter"),
-    ("winner_take_all", {"burn_share": "lots"}, "invalid weight policy 'winner_take_all': burn_share: Input should"),
-    ("proportional", {"burn_share": math.nan}, "invalid weight policy 'proportional': burn_share: Input should be a"),
-    ("proportional", {"burn_uid": 70000}, "invalid weight policy 'proportional': burn_uid: Input should be less"),
-    ("winner_take_all", {"tail_k": 2}, "invalid weight policy 'winner_take_all': tail_k: unknown parameter"),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "expected"),
+    [
+        (
+            "nope",
+            {},
+            "unknown weight policy 'nope'; choose one of: proportional, sn15_top_half, top_heavy, winner_take_all",
+        ),
+        (
+            "top_heavy",
+            {"top_share": 0.8, "tail_share": 0.3},
+            "invalid weight policy 'top_heavy': top_share + tail_share must be at most 1 (got 0.8 + 0.3)",
+        ),
+        (
+            "top_heavy",
+            {"tail_k": 0},
+            "invalid weight policy 'top_heavy': tail_k: Input should be greater than or equal",
+        ),
+        ("top_heavy", {"top_share": 1.5}, "invalid weight policy 'top_heavy': top_share: Input should be less than or"),
+        ("top_heavy", {"taill_k": 3}, "invalid weight policy 'top_heavy': taill_k: unknown parameter"),
+        (
+            "winner_take_all",
+            {"burn_share": "lots"},
+            "invalid weight policy 'winner_take_all': burn_share: Input should",
+        ),
+        (
+            "proportional",
+            {"burn_share": math.nan},
+            "invalid weight policy 'proportional': burn_share: Input should be a",
+        ),
+        ("proportional", {"burn_uid": 70000}, "invalid weight policy 'proportional': burn_uid: Input should be less"),
+        ("winner_take_all", {"tail_k": 2}, "invalid weight policy 'winner_take_all': tail_k: unknown parameter"),
+    ],
+)
 def test_parse_policy_errors_are_one_readable_line(name: str, params: dict, expected: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_policy(name, **params)
@@ -373,6 +428,7 @@ def test_top_and_tail_shares_are_compared_exactly_as_written() -> None:
 
 # --- subnet 15's payout ----------------------------------------------------------------------------------------------
 
+
 def test_sn15_top_half_matches_subnet_15s_u16_vector() -> None:
     """Seven finishers: K = 3, so ranks 2 and 3 hold 2 and 1 units beside the burn uid's 65535, and rank 1 is
     round(0.25 * (65535 + 3) / 0.75) = 21846 units, as ORO's weight_distribution computes it."""
@@ -386,12 +442,18 @@ def test_sn15_top_half_matches_subnet_15s_u16_vector() -> None:
 
 
 def test_sn15_top_half_ties_break_by_earliest_commitment_then_hotkey() -> None:
-    tied = [result("late", 0.5, block=9), result("early", 0.5, block=3), result("b", 0.5, block=3),
-            result("a", 0.5, block=3), result("x", 0.1, block=1)]
+    tied = [
+        result("late", 0.5, block=9),
+        result("early", 0.5, block=3),
+        result("b", 0.5, block=3),
+        result("a", 0.5, block=3),
+        result("x", 0.1, block=1),
+    ]
     uids = {"late": 5, "early": 6, "b": 7, "a": 8, "x": 9}
     weights = compute_weights(tied, uids, parse_policy("sn15_top_half"))
     # order: a, b, early (block 3, by hotkey), late (block 9), x; N = 5 so K = 2: rank 1 "a", rank 2 "b"
     assert weights[8] == 0.25 and set(weights) == {0, 7, 8}
-    shuffled_back = compute_weights(list(reversed(tied)), dict(reversed(list(uids.items()))),
-                                    parse_policy("sn15_top_half"))
+    shuffled_back = compute_weights(
+        list(reversed(tied)), dict(reversed(list(uids.items()))), parse_policy("sn15_top_half")
+    )
     assert json.dumps(shuffled_back) == json.dumps(weights)

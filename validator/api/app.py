@@ -34,10 +34,20 @@ STATIC = Path(__file__).resolve().parent / "static"
 def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> FastAPI:
     """The API over `store`. `health()` returns extra checks (chain, scheduler) as {name: (ok, detail)};
     `metrics` is a `validator.metrics.Metrics` whose registry `/metrics` exposes."""
-    app = FastAPI(title="ShopArena validator API", version="1", docs_url=None, redoc_url=None,
-                  description="Read-only: races, runs, trajectories, submissions, leaderboards, weight sets.")
-    for router in (races.router(store), runs.router(store), miners.router(store), weights.router(store),
-                   health_routes.router(store, health=health, metrics=metrics)):
+    app = FastAPI(
+        title="ShopArena validator API",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+        description="Read-only: races, runs, trajectories, submissions, leaderboards, weight sets.",
+    )
+    for router in (
+        races.router(store),
+        runs.router(store),
+        miners.router(store),
+        weights.router(store),
+        health_routes.router(store, health=health, metrics=metrics),
+    ):
         app.include_router(router)
 
     # --- the dashboard -----------------------------------------------------------------------------------------------

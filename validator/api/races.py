@@ -17,14 +17,19 @@ def router(store: Store) -> APIRouter:
     api = APIRouter()
 
     @api.get("/api/races", tags=["races"], summary="Races, newest first (qualifying rounds with kind=qualifying)")
-    def races(status: Literal["open", "running", "closed", "cancelled"] | None = None,
-              kind: Literal["race", "qualifying"] = "race", limit: int = Limit,
-              offset: int = Offset) -> dict[str, Any]:
-        return page(store.page_races(kind=kind, status=status, limit=limit, offset=offset), limit, offset,
-                    race_row)
+    def races(
+        status: Literal["open", "running", "closed", "cancelled"] | None = None,
+        kind: Literal["race", "qualifying"] = "race",
+        limit: int = Limit,
+        offset: int = Offset,
+    ) -> dict[str, Any]:
+        return page(store.page_races(kind=kind, status=status, limit=limit, offset=offset), limit, offset, race_row)
 
-    @api.get("/api/races/{race_id}", tags=["races"],
-             summary="One race: its runs by status and its results, ties marked (problems only once it closed)")
+    @api.get(
+        "/api/races/{race_id}",
+        tags=["races"],
+        summary="One race: its runs by status and its results, ties marked (problems only once it closed)",
+    )
     def race(race_id: str) -> dict[str, Any]:
         found = store.race(race_id)
         if found is None:
@@ -35,16 +40,22 @@ def router(store: Store) -> APIRouter:
         out["tie_break"] = views.TIE_BREAK
         return out
 
-    @api.get("/api/races/{race_id}/grid", tags=["races"],
-             summary="A race's miner x problem grid (before close: statuses only, problems numbered)")
+    @api.get(
+        "/api/races/{race_id}/grid",
+        tags=["races"],
+        summary="A race's miner x problem grid (before close: statuses only, problems numbered)",
+    )
     def race_grid(race_id: str) -> dict[str, Any]:
         found = store.race(race_id)
         if found is None:
             raise HTTPException(404, f"no race {race_id!r}; list them at /api/races")
         return views.grid(store, found)
 
-    @api.get("/api/live", tags=["races"],
-             summary="The races not closed yet: progress by miner and status, score counts, the queue")
+    @api.get(
+        "/api/live",
+        tags=["races"],
+        summary="The races not closed yet: progress by miner and status, score counts, the queue",
+    )
     def live_race() -> dict[str, Any]:
         return views.live(store)
 

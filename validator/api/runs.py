@@ -20,24 +20,46 @@ def router(store: Store) -> APIRouter:
     """`/api/runs`, `/api/runs/{run_id}` and its `/trajectory` over `store`."""
     api = APIRouter()
 
-    @api.get("/api/runs", tags=["runs"],
-             summary="Runs, filtered by race, miner, status, task, error code and blame; sorted; paged")
-    def runs(race_id: str | None = None, miner: str | None = Query(None, description="hotkey"),
-             status: str | None = None,
-             task: str | None = Query(None, description="only runs of closed races: an open race's tasks are hidden"),
-             error_code: int | None = None, blame: Literal["agent", "validator"] | None = None,
-             sort: RunSort = Query("created", description="sort key"),
-             order: Literal["asc", "desc"] = "asc", limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
+    @api.get(
+        "/api/runs",
+        tags=["runs"],
+        summary="Runs, filtered by race, miner, status, task, error code and blame; sorted; paged",
+    )
+    def runs(
+        race_id: str | None = None,
+        miner: str | None = Query(None, description="hotkey"),
+        status: str | None = None,
+        task: str | None = Query(None, description="only runs of closed races: an open race's tasks are hidden"),
+        error_code: int | None = None,
+        blame: Literal["agent", "validator"] | None = None,
+        sort: RunSort = Query("created", description="sort key"),
+        order: Literal["asc", "desc"] = "asc",
+        limit: int = Limit,
+        offset: int = Offset,
+    ) -> dict[str, Any]:
         if status is not None and status not in RUN_STATUSES:
             raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")
         if task is not None and task not in TASKS:
             raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(TASKS)}")
-        found = store.page_runs(race_id=race_id, hotkey=miner, status=status, error_code=error_code, blame=blame,
-                                task=task, sort=sort, descending=order == "desc", limit=limit, offset=offset)
+        found = store.page_runs(
+            race_id=race_id,
+            hotkey=miner,
+            status=status,
+            error_code=error_code,
+            blame=blame,
+            task=task,
+            sort=sort,
+            descending=order == "desc",
+            limit=limit,
+            offset=offset,
+        )
         return page(found, limit, offset, run_summary)
 
-    @api.get("/api/runs/{run_id}", tags=["runs"],
-             summary="One run: the public query, every step, the strict breakdown, the judge's verdict, errors")
+    @api.get(
+        "/api/runs/{run_id}",
+        tags=["runs"],
+        summary="One run: the public query, every step, the strict breakdown, the judge's verdict, errors",
+    )
     def run(run_id: str) -> dict[str, Any]:
         found = store.run(run_id)
         if found is None:
@@ -54,8 +76,11 @@ def router(store: Store) -> APIRouter:
             return out
         return _in_full(store, found, score, race_status, race_row.seed_block if race_row else None)
 
-    @api.get("/api/runs/{run_id}/trajectory", tags=["runs"],
-             summary="A run's gateway log, in order (`download=true`: a JSONL file); 403 while its race is open")
+    @api.get(
+        "/api/runs/{run_id}/trajectory",
+        tags=["runs"],
+        summary="A run's gateway log, in order (`download=true`: a JSONL file); 403 while its race is open",
+    )
     def trajectory(run_id: str, download: bool = False) -> Any:
         found = store.run(run_id)
         if found is None:
@@ -68,15 +93,19 @@ def router(store: Store) -> APIRouter:
             import json
 
             body = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
-            return Response(body, media_type="application/x-ndjson", headers={
-                "Content-Disposition": f'attachment; filename="trajectory-{run_id}.jsonl"'})
+            return Response(
+                body,
+                media_type="application/x-ndjson",
+                headers={"Content-Disposition": f'attachment; filename="trajectory-{run_id}.jsonl"'},
+            )
         return events
 
     return api
 
 
-def _in_full(store: Store, found: Run, score: Score | None, race_status: str | None,
-             seed_block: int | None) -> dict[str, Any]:
+def _in_full(
+    store: Store, found: Run, score: Score | None, race_status: str | None, seed_block: int | None
+) -> dict[str, Any]:
     """A run of a closed race, in full: its problem, the gold beside its answer, the sandbox, the strict checks and
     the judge's verdict (with the verdicts a rescore replaced), every step, and the node's own faults it met."""
     sandbox = found.sandbox or {}
@@ -96,9 +125,17 @@ def _in_full(store: Store, found: Run, score: Score | None, race_status: str | N
     # the ruleset the strict checks were made by, and the verdicts a rescore replaced (oldest first)
     out["ruleset"] = {"name": score.ruleset, "version": score.ruleset_version} if score else None
     out["score_revisions"] = [
-        {"ruleset": r.ruleset, "ruleset_version": r.ruleset_version, "rubric_version": r.rubric_version,
-         "success": r.success, "final": r.final, "replaced_at": r.replaced_at.isoformat(), "reason": r.reason}
-        for r in store.score_revisions(found.run_id)]
+        {
+            "ruleset": r.ruleset,
+            "ruleset_version": r.ruleset_version,
+            "rubric_version": r.rubric_version,
+            "success": r.success,
+            "final": r.final,
+            "replaced_at": r.replaced_at.isoformat(),
+            "reason": r.reason,
+        }
+        for r in store.score_revisions(found.run_id)
+    ]
     out["steps"] = [e.model_dump(mode="json") for e in store.events(found.run_id)]
     # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
     # that ended in an error, with its code and blame)

@@ -28,15 +28,68 @@ def row(obj: Any, *fields: str) -> dict[str, Any]:
     return {f: iso(getattr(obj, f)) for f in fields}
 
 
-RACE_FIELDS = ("race_id", "pack_id", "kind", "status", "seed_block", "seed_hash", "problem_ids", "reason", "opened_at",
-               "closed_at")
-RUN_FIELDS = ("run_id", "race_id", "submission_id", "problem_id", "hotkey", "status", "error_code", "blame", "error",
-              "attempt", "created_at", "starting_at", "running_at", "scoring_at", "judged_at", "finished_at",
-              "errored_at", "tool_calls", "llm_calls", "tokens", "cost")
-SUBMISSION_FIELDS = ("id", "hotkey", "sha256", "commitment_block", "source", "status", "reason", "copy_of",
-                     "normalized_sha256", "size_bytes", "created_at", "checked_at")
-RESULT_FIELDS = ("race_id", "hotkey", "uid", "submission_id", "commitment_block", "score", "success_rate", "runs",
-                 "errored", "rank", "per_task")
+RACE_FIELDS = (
+    "race_id",
+    "pack_id",
+    "kind",
+    "status",
+    "seed_block",
+    "seed_hash",
+    "problem_ids",
+    "reason",
+    "opened_at",
+    "closed_at",
+)
+RUN_FIELDS = (
+    "run_id",
+    "race_id",
+    "submission_id",
+    "problem_id",
+    "hotkey",
+    "status",
+    "error_code",
+    "blame",
+    "error",
+    "attempt",
+    "created_at",
+    "starting_at",
+    "running_at",
+    "scoring_at",
+    "judged_at",
+    "finished_at",
+    "errored_at",
+    "tool_calls",
+    "llm_calls",
+    "tokens",
+    "cost",
+)
+SUBMISSION_FIELDS = (
+    "id",
+    "hotkey",
+    "sha256",
+    "commitment_block",
+    "source",
+    "status",
+    "reason",
+    "copy_of",
+    "normalized_sha256",
+    "size_bytes",
+    "created_at",
+    "checked_at",
+)
+RESULT_FIELDS = (
+    "race_id",
+    "hotkey",
+    "uid",
+    "submission_id",
+    "commitment_block",
+    "score",
+    "success_rate",
+    "runs",
+    "errored",
+    "rank",
+    "per_task",
+)
 
 
 def describe(code: int | None) -> str | None:
@@ -47,8 +100,23 @@ def describe(code: int | None) -> str | None:
 
 
 #: What a run of a race that has not closed shows: its status, timing and error code, nothing of its content.
-HIDDEN_RUN_FIELDS = ("run_id", "race_id", "submission_id", "hotkey", "status", "error_code", "blame", "attempt",
-                     "created_at", "starting_at", "running_at", "scoring_at", "judged_at", "finished_at", "errored_at")
+HIDDEN_RUN_FIELDS = (
+    "run_id",
+    "race_id",
+    "submission_id",
+    "hotkey",
+    "status",
+    "error_code",
+    "blame",
+    "attempt",
+    "created_at",
+    "starting_at",
+    "running_at",
+    "scoring_at",
+    "judged_at",
+    "finished_at",
+    "errored_at",
+)
 HIDDEN = "the race is still open: a run's problem, steps, answer and checks are shown once its race closes"
 
 
@@ -61,20 +129,30 @@ def race_row(race: Race) -> dict[str, Any]:
     return out
 
 
-def run_summary(run: Run, score: Score | None, task: str | None, race_status: str | None = None,
-                 seed_block: int | None = None) -> dict[str, Any]:
+def run_summary(
+    run: Run, score: Score | None, task: str | None, race_status: str | None = None, seed_block: int | None = None
+) -> dict[str, Any]:
     sandbox = run.sandbox or {}
     end = run.finished_at or run.errored_at
-    timing = {"seconds": sandbox.get("elapsed_s"),
-              "span_seconds": (end - run.starting_at).total_seconds() if end and run.starting_at else None,
-              "ended_at": iso(end), "race_status": race_status, "seed_block": seed_block}
+    timing = {
+        "seconds": sandbox.get("elapsed_s"),
+        "span_seconds": (end - run.starting_at).total_seconds() if end and run.starting_at else None,
+        "ended_at": iso(end),
+        "race_status": race_status,
+        "seed_block": seed_block,
+    }
     if race_status is not None and not views.revealed(race_status):
         return {**row(run, *HIDDEN_RUN_FIELDS), **timing, "hidden": True}
     out = row(run, *RUN_FIELDS)
-    out.update(task=task, **timing, hidden=False,
-               success=score.success if score else None, final=score.final if score else None,
-               judge_quality=score.judge_quality if score else None,
-               judge_gate=(score.judge or {}).get("gate") if score else None)
+    out.update(
+        task=task,
+        **timing,
+        hidden=False,
+        success=score.success if score else None,
+        final=score.final if score else None,
+        judge_quality=score.judge_quality if score else None,
+        judge_gate=(score.judge or {}).get("gate") if score else None,
+    )
     return out
 
 
@@ -92,8 +170,14 @@ def gold(data: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(reward, dict):
             continue
         title = reward.get("title")
-        out.append({"slot": slot, "product_id": reward.get("product_id"),
-                    "title": title[0] if isinstance(title, list) and title else title,
-                    "constraints": {k: reward.get(k) for k in ("attributes", "sku_options", "service", "price")
-                                    if reward.get(k)}})
+        out.append(
+            {
+                "slot": slot,
+                "product_id": reward.get("product_id"),
+                "title": title[0] if isinstance(title, list) and title else title,
+                "constraints": {
+                    k: reward.get(k) for k in ("attributes", "sku_options", "service", "price") if reward.get(k)
+                },
+            }
+        )
     return out

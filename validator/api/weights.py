@@ -17,9 +17,26 @@ def router(store: Store) -> APIRouter:
 
     @api.get("/api/weights", tags=["weights"], summary="Weight sets and what became of their extrinsics")
     def weights(limit: int = Limit, offset: int = Offset) -> dict[str, Any]:
-        return page(store.page_weight_sets(limit=limit, offset=offset), limit, offset,
-                    lambda w: row(w, "id", "race_id", "policy", "vector", "block", "status", "attempts", "outcome",
-                                   "created_at", "updated_at", "shadow_policy", "shadow_vector"))
+        return page(
+            store.page_weight_sets(limit=limit, offset=offset),
+            limit,
+            offset,
+            lambda w: row(
+                w,
+                "id",
+                "race_id",
+                "policy",
+                "vector",
+                "block",
+                "status",
+                "attempts",
+                "outcome",
+                "created_at",
+                "updated_at",
+                "shadow_policy",
+                "shadow_vector",
+            ),
+        )
 
     @api.get("/api/weights/history", tags=["weights"], summary="Every weight set, and the weight of each uid in each")
     def weights_history() -> dict[str, Any]:

@@ -17,8 +17,14 @@ if TYPE_CHECKING:
     from validator.settings import Settings
 
 
-def connect(chain: str, *, network: str = "finney", netuid: int | None = None, endpoint: str | None = None,
-            localchain_path: Path = Path("var/localchain.sqlite")) -> ChainPort:
+def connect(
+    chain: str,
+    *,
+    network: str = "finney",
+    netuid: int | None = None,
+    endpoint: str | None = None,
+    localchain_path: Path = Path("var/localchain.sqlite"),
+) -> ChainPort:
     """The chain port `chain` names: "subtensor" (the bittensor SDK on `network`, or at the ws(s):// `endpoint`,
     subnet `netuid` required) or "localchain" (the dev chain in the file `localchain_path`, `~` expanded). Connects
     lazily, on the first call."""
@@ -35,8 +41,13 @@ def connect(chain: str, *, network: str = "finney", netuid: int | None = None, e
 
 def open_chain(settings: Settings) -> ChainPort:
     """The chain the settings name (`--chain subtensor|localchain`): `connect` with the settings' chain fields."""
-    return connect(settings.chain, network=settings.subtensor_network, netuid=settings.netuid,
-                   endpoint=settings.subtensor_chain_endpoint, localchain_path=settings.localchain_path)
+    return connect(
+        settings.chain,
+        network=settings.subtensor_network,
+        netuid=settings.netuid,
+        endpoint=settings.subtensor_chain_endpoint,
+        localchain_path=settings.localchain_path,
+    )
 
 
 def register_hint(chain: ChainPort) -> str:
@@ -46,19 +57,24 @@ def register_hint(chain: ChainPort) -> str:
     return btcli("subnets register", netuid=chain.netuid)
 
 
-def our_neuron(chain: ChainPort, hotkey: str, *, validator: bool = True,
-               metagraph: Metagraph | None = None) -> Neuron:
+def our_neuron(chain: ChainPort, hotkey: str, *, validator: bool = True, metagraph: Metagraph | None = None) -> Neuron:
     """Our hotkey's neuron on the subnet; one `ChainError` line when it is absent or lacks a validator permit."""
     graph = metagraph if metagraph is not None else chain.metagraph()
     neuron = graph.by_hotkey(hotkey)
     where = f"netuid {chain.netuid} on {chain.network}"
     if neuron is None:
-        raise ChainError("not_registered", f"hotkey {hotkey} is not on the metagraph of {where} "
-                                           f"({len(graph.neurons)} neurons); register it first with "
-                                           f"{register_hint(chain)}")
+        raise ChainError(
+            "not_registered",
+            f"hotkey {hotkey} is not on the metagraph of {where} "
+            f"({len(graph.neurons)} neurons); register it first with "
+            f"{register_hint(chain)}",
+        )
     if validator and not neuron.validator_permit:
-        raise ChainError("no_permit", f"hotkey {hotkey} (uid {neuron.uid}) has no validator permit on {where}; "
-                                      "a validator needs enough stake to hold one")
+        raise ChainError(
+            "no_permit",
+            f"hotkey {hotkey} (uid {neuron.uid}) has no validator permit on {where}; "
+            "a validator needs enough stake to hold one",
+        )
     return neuron
 
 

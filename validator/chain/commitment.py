@@ -33,9 +33,11 @@ def encode_commitment(sha256: str, url: str | None = None) -> str:
         raise CommitmentError(f"{url!r} is not an http:// or https:// URL (no spaces)")
     size = len(url.encode("utf-8"))
     if size > MAX_URL_BYTES:
-        raise CommitmentError(f"the URL is {size} bytes; a commitment holds {MAX_COMMITMENT_BYTES} bytes, so the URL "
-                              f"may have at most {MAX_URL_BYTES}: use a shorter URL, or none (validators then fetch "
-                              "from your axon, `arena-miner serve`)")
+        raise CommitmentError(
+            f"the URL is {size} bytes; a commitment holds {MAX_COMMITMENT_BYTES} bytes, so the URL "
+            f"may have at most {MAX_URL_BYTES}: use a shorter URL, or none (validators then fetch "
+            "from your axon, `arena-miner serve`)"
+        )
     return f"{PREFIX}:{sha256}:{url}"
 
 

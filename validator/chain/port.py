@@ -22,8 +22,9 @@ def commitment_info(data: str) -> dict[str, Any]:
     is 1..128 bytes of UTF-8. Shared by every chain, so both refuse the same commitments."""
     raw = data.encode("utf-8")
     if not raw or len(raw) > MAX_COMMITMENT_BYTES:
-        raise ChainError("bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one has "
-                                      f"{len(raw)} bytes")
+        raise ChainError(
+            "bad_input", f"a commitment holds 1..{MAX_COMMITMENT_BYTES} bytes of UTF-8; this one has {len(raw)} bytes"
+        )
     return {"fields": [[{f"Raw{len(raw)}": data}]]}
 
 
@@ -142,8 +143,7 @@ class ChainPort(Protocol):
         """The hash of `block` as 0x-prefixed hex; a race's problems are drawn from it."""
         ...
 
-    def metagraph(self) -> Metagraph:
-        ...
+    def metagraph(self) -> Metagraph: ...
 
     def commitments(self) -> dict[str, Commitment]:
         """Every hotkey's latest commitment on the subnet, keyed by hotkey."""
@@ -153,12 +153,10 @@ class ChainPort(Protocol):
         """Publish `data` (at most 128 bytes) as the wallet hotkey's commitment."""
         ...
 
-    def rate_limit(self, hotkey: str) -> RateLimit:
-        ...
+    def rate_limit(self, hotkey: str) -> RateLimit: ...
 
     def set_weights(self, wallet: Any, weights: dict[int, float], *, version_key: int = 0) -> ChainOutcome:
         """Set the wallet hotkey's weights. Raises `ChainError("rate_limited", ...)` when it may not yet."""
         ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...

@@ -8,8 +8,13 @@ import typer
 
 from arena.log import configure_logging
 
-app = typer.Typer(name="arena-validator", no_args_is_help=True, pretty_exceptions_enable=False,
-                  add_completion=False, help="The ShopArena validator node: settings, store, local dev chain.")
+app = typer.Typer(
+    name="arena-validator",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    help="The ShopArena validator node: settings, store, local dev chain.",
+)
 
 
 @app.callback()

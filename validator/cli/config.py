@@ -27,16 +27,17 @@ def _sources(given: dict[str, Any], env_file: Path = Path(".env")) -> dict[str, 
     found = {}
     for name in Settings.model_fields:
         env = f"ARENA_{name.upper()}"
-        found[name] = ("flag" if name in given else "env" if env in environ else ".env" if env in dotenv
-                       else "default")
+        found[name] = "flag" if name in given else "env" if env in environ else ".env" if env in dotenv else "default"
     return found
 
 
 @config_app.command("show")
 @with_settings()
-def config_show(settings: Settings, given: dict[str, Any],
-                as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
-                ) -> None:
+def config_show(
+    settings: Settings,
+    given: dict[str, Any],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
     """Print the effective settings and where each came from (flag > ARENA_* environment > .env > default), secrets
     masked."""
     shown = settings.masked()
@@ -52,8 +53,10 @@ def config_show(settings: Settings, given: dict[str, Any],
     for name, value in shown.items():
         table.add_row(name, field_flag(name), "" if value is None else str(value), sources[name])
     out.print(table)
-    out.print("from: flag (this command line), env (ARENA_* in the environment), .env (the file in this folder), "
-              "default", highlight=False)
+    out.print(
+        "from: flag (this command line), env (ARENA_* in the environment), .env (the file in this folder), default",
+        highlight=False,
+    )
 
 
 @config_app.command("check")
@@ -94,8 +97,9 @@ def config_check(settings: Settings) -> None:
     try:
         chain = open_chain(settings)
         graph = chain.metagraph()
-        report("chain", True, f"{chain.network} netuid {chain.netuid}: block {chain.block()}, "
-                              f"{len(graph.neurons)} neurons")
+        report(
+            "chain", True, f"{chain.network} netuid {chain.netuid}: block {chain.block()}, {len(graph.neurons)} neurons"
+        )
         if hotkey is not None:
             neuron = our_neuron(chain, hotkey, metagraph=graph)
             report("hotkey", True, f"uid {neuron.uid}, validator permit")

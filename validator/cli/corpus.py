@@ -26,37 +26,72 @@ corpus_app = typer.Typer(no_args_is_help=True, help="Training corpora from the s
 @with_settings(fields=STORE)
 def corpus_export(
     settings: Settings,
-    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write; it must not exist (nothing is "
-                                                    "overwritten).", show_default=False)],
-    since: Annotated[str | None, typer.Option(help="Only runs that ended at or after this time (2025-06-01 or an "
-                                                   "ISO time; UTC unless it says otherwise).")] = None,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="The folder to write; it must not exist (nothing is overwritten).", show_default=False
+        ),
+    ],
+    since: Annotated[
+        str | None,
+        typer.Option(
+            help="Only runs that ended at or after this time (2025-06-01 or an ISO time; UTC unless it says otherwise)."
+        ),
+    ] = None,
     until: Annotated[str | None, typer.Option(help="Only runs that ended before this time.")] = None,
-    task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks (repeat the flag): product, "
-                                                                  "shop, voucher, web. Default: all.")] = None,
-    cap_per_problem: Annotated[int, typer.Option("--cap-per-problem", help="At most this many chats per "
-                                                                           "problem.")] = 50,
-    judge_threshold: Annotated[float, typer.Option("--judge-threshold", help="Keep runs whose judge quality is at "
-                                                                             "least this (0..1; 0.8 = coefficient 1 "
-                                                                             "in subnet 15's formula).")] = 0.8,
-    held_out_fraction: Annotated[float, typer.Option("--held-out-fraction", help="Share of the chats (whole leak "
-                                                                                 "clusters) put in eval.jsonl.")
-                                 ] = 0.15,
-    fmt: Annotated[str, typer.Option("--format", help="openai (messages + tools + tool_calls) or sharegpt "
-                                                      "(Hermes-style tool calls).")] = "openai",
-    axis: Annotated[str, typer.Option("--axis", help="a: only chats whose tool calls the LLM issued (default); b: "
-                                                     "only chats where the agent's code issued some; all: both.")
-                    ] = "a",
-    decontaminate: Annotated[list[Path] | None, typer.Option(
-        "--decontaminate", help="A public test set (ShoppingBench test JSONL) whose queries must not be in the "
-                                "corpus; repeat for several.")] = None,
-    near_duplicate: Annotated[float | None, typer.Option(
-        "--near-duplicate", help="Content-word Jaccard at or above which a query is a near-duplicate of a test "
-                                 "query (with --decontaminate; default 0.8).", show_default=False)] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Drop chats longer than this (tokens estimated "
-                                                                 "as bytes / 4).")] = 14_336,
+    task: Annotated[
+        list[str] | None,
+        typer.Option("--task", help="Only these tasks (repeat the flag): product, shop, voucher, web. Default: all."),
+    ] = None,
+    cap_per_problem: Annotated[
+        int, typer.Option("--cap-per-problem", help="At most this many chats per problem.")
+    ] = 50,
+    judge_threshold: Annotated[
+        float,
+        typer.Option(
+            "--judge-threshold",
+            help="Keep runs whose judge quality is at least this (0..1; 0.8 = coefficient 1 in subnet 15's formula).",
+        ),
+    ] = 0.8,
+    held_out_fraction: Annotated[
+        float, typer.Option("--held-out-fraction", help="Share of the chats (whole leak clusters) put in eval.jsonl.")
+    ] = 0.15,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", help="openai (messages + tools + tool_calls) or sharegpt (Hermes-style tool calls)."),
+    ] = "openai",
+    axis: Annotated[
+        str,
+        typer.Option(
+            "--axis",
+            help="a: only chats whose tool calls the LLM issued (default); b: "
+            "only chats where the agent's code issued some; all: both.",
+        ),
+    ] = "a",
+    decontaminate: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--decontaminate",
+            help="A public test set (ShoppingBench test JSONL) whose queries must not be in the "
+            "corpus; repeat for several.",
+        ),
+    ] = None,
+    near_duplicate: Annotated[
+        float | None,
+        typer.Option(
+            "--near-duplicate",
+            help="Content-word Jaccard at or above which a query is a near-duplicate of a test "
+            "query (with --decontaminate; default 0.8).",
+            show_default=False,
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", help="Drop chats longer than this (tokens estimated as bytes / 4).")
+    ] = 14_336,
     seed: Annotated[int, typer.Option(help="Seed of the split and of the rows' order.")] = 0,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Runs read per batch (memory vs round trips).",
-                                            min=1)] = 500,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", help="Runs read per batch (memory vs round trips).", min=1)
+    ] = 500,
 ) -> None:
     """Export the stored trajectories as a training corpus: train.jsonl, eval.jsonl, stats.json, funnel.json and a
     dataset card, through the funnel (normalize, validity, winning, judge gate, Axis A/B, dedup, cap per problem,
@@ -65,9 +100,20 @@ def corpus_export(
     from validator.store.repository import Store, StoreError
     from validator.store.schema import SchemaError
 
-    options = _options(since=since, until=until, task=task, cap_per_problem=cap_per_problem,
-                       judge_threshold=judge_threshold, held_out_fraction=held_out_fraction, fmt=fmt, axis=axis,
-                       decontaminate=decontaminate, near_duplicate=near_duplicate, max_tokens=max_tokens, seed=seed)
+    options = _options(
+        since=since,
+        until=until,
+        task=task,
+        cap_per_problem=cap_per_problem,
+        judge_threshold=judge_threshold,
+        held_out_fraction=held_out_fraction,
+        fmt=fmt,
+        axis=axis,
+        decontaminate=decontaminate,
+        near_duplicate=near_duplicate,
+        max_tokens=max_tokens,
+        seed=seed,
+    )
     if out_dir.exists():
         fail(f"{out_dir} already exists; the export never overwrites: choose a new --out or remove it")
     try:
@@ -81,8 +127,10 @@ def corpus_export(
     except CorpusError as exc:
         _refuse(exc.lines)
     except KeyboardInterrupt:
-        err.print(f"interrupted: the work done so far is kept next to {out_dir}; run the same command again to "
-                  "resume", highlight=False)
+        err.print(
+            f"interrupted: the work done so far is kept next to {out_dir}; run the same command again to resume",
+            highlight=False,
+        )
         raise typer.Exit(130) from None
     finally:
         store.close()
@@ -96,19 +144,39 @@ def _refuse(lines: list[str]) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _options(*, since: str | None, until: str | None, task: list[str] | None, cap_per_problem: int,
-             judge_threshold: float, held_out_fraction: float, fmt: str, axis: str, decontaminate: list[Path] | None,
-             near_duplicate: float | None, max_tokens: int, seed: int) -> ExportOptions:
+def _options(
+    *,
+    since: str | None,
+    until: str | None,
+    task: list[str] | None,
+    cap_per_problem: int,
+    judge_threshold: float,
+    held_out_fraction: float,
+    fmt: str,
+    axis: str,
+    decontaminate: list[Path] | None,
+    near_duplicate: float | None,
+    max_tokens: int,
+    seed: int,
+) -> ExportOptions:
     """The export's options from the flags, or exit 2 listing every problem with them."""
     from validator.corpus import CorpusError, ExportOptions, parse_when
 
     try:
         options = ExportOptions(
             since=parse_when(since, "--since") if since else None,
-            until=parse_when(until, "--until") if until else None, tasks=tuple(task or ()),
-            cap_per_problem=cap_per_problem, judge_threshold=judge_threshold, held_out_fraction=held_out_fraction,
-            format=fmt, axis=axis, decontaminate=tuple(decontaminate or ()), near_duplicate=near_duplicate,
-            max_tokens=max_tokens, seed=seed)
+            until=parse_when(until, "--until") if until else None,
+            tasks=tuple(task or ()),
+            cap_per_problem=cap_per_problem,
+            judge_threshold=judge_threshold,
+            held_out_fraction=held_out_fraction,
+            format=fmt,
+            axis=axis,
+            decontaminate=tuple(decontaminate or ()),
+            near_duplicate=near_duplicate,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
     except CorpusError as exc:
         _refuse(exc.lines)
     if problems := options.problems():
@@ -142,12 +210,20 @@ def _print_result(result: ExportResult, options: ExportOptions) -> None:
     for column in ("#", "step", "in", "out", "dropped"):
         table.add_column(column, overflow="fold", justify="right" if column in ("#", "in", "out") else "left")
     for step in result.funnel["steps"]:
-        table.add_row(str(step["step"]), step["name"], f"{step['in']:,}", f"{step['out']:,}",
-                      ", ".join(f"{r} {n:,}" for r, n in step["dropped"].items()) or "-")
+        table.add_row(
+            str(step["step"]),
+            step["name"],
+            f"{step['in']:,}",
+            f"{step['out']:,}",
+            ", ".join(f"{r} {n:,}" for r, n in step["dropped"].items()) or "-",
+        )
     out.print(table)
     resumed = f" (resumed after {result.resumed_from:,} runs)" if result.resumed_from else ""
     audit = "passed" if result.stats["audit"]["passed"] else "FAILED"
-    out.print(f"wrote {result.out}: {result.train:,} train + {result.eval:,} eval chats ({options.format}), leak "
-              f"audit {audit}{resumed}", highlight=False)
+    out.print(
+        f"wrote {result.out}: {result.train:,} train + {result.eval:,} eval chats ({options.format}), leak "
+        f"audit {audit}{resumed}",
+        highlight=False,
+    )
     if not result.train + result.eval:
         err.print("warning: no chat passed the funnel; funnel.json says where each run was dropped", highlight=False)

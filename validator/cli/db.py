@@ -27,8 +27,7 @@ def _engine(settings: Settings, *, create: bool = True) -> Any:
 
 @db_app.command("upgrade")
 @with_settings(fields=STORE)
-def db_upgrade(settings: Settings,
-               revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
+def db_upgrade(settings: Settings, revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
     """Create or migrate the store's schema to `revision` (default: the code's head)."""
     from validator.store.schema import current_revision, upgrade
 
@@ -44,9 +43,10 @@ def db_upgrade(settings: Settings,
 
 @db_app.command("downgrade")
 @with_settings(fields=STORE)
-def db_downgrade(settings: Settings,
-                 revision: Annotated[str, typer.Argument(help="Target revision ('-1' one step, 'base' empty).")] = "-1",
-                 ) -> None:
+def db_downgrade(
+    settings: Settings,
+    revision: Annotated[str, typer.Argument(help="Target revision ('-1' one step, 'base' empty).")] = "-1",
+) -> None:
     """Migrate the store's schema down to `revision` (default: one step)."""
     from validator.store.schema import current_revision, downgrade
 
@@ -58,8 +58,9 @@ def db_downgrade(settings: Settings,
         downgrade(engine, revision)
     except Exception as exc:
         fail(f"cannot downgrade {engine.url.render_as_string(hide_password=True)} to {revision}: {exc}")
-    out.print(f"store {engine.url.render_as_string(hide_password=True)}: {before} -> "
-              f"{current_revision(engine) or 'empty'}")
+    out.print(
+        f"store {engine.url.render_as_string(hide_password=True)}: {before} -> {current_revision(engine) or 'empty'}"
+    )
 
 
 @db_app.command("current")
@@ -69,8 +70,10 @@ def db_current(settings: Settings) -> None:
     from validator.store.schema import SchemaError, check_current, current_revision, head_revision
 
     engine = _engine(settings, create=False)
-    out.print(f"store {engine.url.render_as_string(hide_password=True)}: {current_revision(engine) or 'empty'} "
-              f"(code: {head_revision()})")
+    out.print(
+        f"store {engine.url.render_as_string(hide_password=True)}: {current_revision(engine) or 'empty'} "
+        f"(code: {head_revision()})"
+    )
     try:
         check_current(engine)
     except SchemaError as exc:

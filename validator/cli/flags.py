@@ -51,30 +51,46 @@ def _settings_parameters(fields: tuple[str, ...] | None = None) -> list[inspect.
         flag = field_flag(name)
         help_text = f"{info.description} (env ARENA_{name.upper()}{_default_text(name)})"
         if info.annotation is bool:
-            option = typer.Option(None, f"{flag}/--no-{flag.removeprefix('--')}", help=help_text,
-                                  rich_help_panel="Settings", show_default=False)
+            option = typer.Option(
+                None,
+                f"{flag}/--no-{flag.removeprefix('--')}",
+                help=help_text,
+                rich_help_panel="Settings",
+                show_default=False,
+            )
             annotation: Any = bool | None
         else:
-            option = typer.Option(None, flag, help=help_text, rich_help_panel="Settings", show_default=False,
-                                  metavar=_metavar(info.annotation))
+            option = typer.Option(
+                None,
+                flag,
+                help=help_text,
+                rich_help_panel="Settings",
+                show_default=False,
+                metavar=_metavar(info.annotation),
+            )
             annotation = str | None
-        params.append(inspect.Parameter(f"s__{name}", inspect.Parameter.KEYWORD_ONLY, default=option,
-                                        annotation=annotation))
+        params.append(
+            inspect.Parameter(f"s__{name}", inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
+        )
     return params
 
 
 STORE = ("data_dir", "database_url")  # the settings a command that only opens the store reads
 
 
-def with_settings(*, require: tuple[str, ...] = (), fields: tuple[str, ...] | None = None,
-                  ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def with_settings(
+    *, require: tuple[str, ...] = (), fields: tuple[str, ...] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the settings flags it reads (`fields`; default: all); it receives the loaded `settings` (or
     exits 2 listing every problem), and `given` (the flags given) when it asks for it."""
 
     def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)
-        own = [p.replace(annotation=hints.get(p.name, p.annotation))
-               for p in inspect.signature(command).parameters.values() if p.name not in ("settings", "given")]
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in inspect.signature(command).parameters.values()
+            if p.name not in ("settings", "given")
+        ]
         wants_given = "given" in inspect.signature(command).parameters
 
         @functools.wraps(command)
@@ -85,8 +101,9 @@ def with_settings(*, require: tuple[str, ...] = (), fields: tuple[str, ...] | No
             except SettingsError as exc:
                 for problem in exc.problems:
                     err.print(f"[bold red]error:[/] {problem}", highlight=False)
-                err.print(f"{len(exc.problems)} setting(s) to fix; see `arena-validator --help` and .env",
-                          highlight=False)
+                err.print(
+                    f"{len(exc.problems)} setting(s) to fix; see `arena-validator --help` and .env", highlight=False
+                )
                 raise typer.Exit(2) from None
             if wants_given:
                 kwargs["given"] = {k: v for k, v in given.items() if v is not None}

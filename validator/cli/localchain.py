@@ -34,20 +34,28 @@ def localchain_init(
 
     path = _chain_path(settings)
     try:
-        chain = LocalChain.init(path, netuid=settings.netuid if settings.netuid is not None else 1,
-                                block_time=block_time, weights_rate_limit=rate_limit, overwrite=overwrite)
+        chain = LocalChain.init(
+            path,
+            netuid=settings.netuid if settings.netuid is not None else 1,
+            block_time=block_time,
+            weights_rate_limit=rate_limit,
+            overwrite=overwrite,
+        )
     except ChainError as exc:
         fail(exc.message)
-    out.print(f"LocalChain at {path}: netuid {chain.netuid}, {block_time:g} s blocks, weights rate limit "
-              f"{rate_limit} blocks; next: arena-validator localchain register --wallet.name NAME")
+    out.print(
+        f"LocalChain at {path}: netuid {chain.netuid}, {block_time:g} s blocks, weights rate limit "
+        f"{rate_limit} blocks; next: arena-validator localchain register --wallet.name NAME"
+    )
 
 
 @chain_app.command("register")
 @with_settings(fields=("localchain_path", "wallet_name", "wallet_hotkey", "wallet_path"))
 def localchain_register(
     settings: Settings,
-    validator_permit: Annotated[bool, typer.Option("--validator-permit",
-                                                   help="Give the hotkey a validator permit.")] = False,
+    validator_permit: Annotated[
+        bool, typer.Option("--validator-permit", help="Give the hotkey a validator permit.")
+    ] = False,
     stake: Annotated[float, typer.Option(help="Stake to record for the hotkey (TAO).", min=0)] = 0.0,
     create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
 ) -> None:
@@ -72,8 +80,7 @@ def localchain_register(
 @chain_app.command("show")
 @with_settings(fields=("localchain_path",))
 def localchain_show(
-    settings: Settings,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    settings: Settings, as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False
 ) -> None:
     """Show the LocalChain: block, neurons, commitments and the latest weights."""
     from validator.chain.local import LocalChain
@@ -85,21 +92,38 @@ def localchain_show(
     except ChainError as exc:
         fail(exc.message)
     if as_json:
-        out.print_json(json.dumps({"info": info, "neurons": [n.model_dump() for n in graph.neurons],
-                                   "commitments": {k: v.model_dump() for k, v in commitments.items()},
-                                   "weights": {str(k): {str(u): w for u, w in v.items()} for k, v in weights.items()}},
-                                  default=str))
+        out.print_json(
+            json.dumps(
+                {
+                    "info": info,
+                    "neurons": [n.model_dump() for n in graph.neurons],
+                    "commitments": {k: v.model_dump() for k, v in commitments.items()},
+                    "weights": {str(k): {str(u): w for u, w in v.items()} for k, v in weights.items()},
+                },
+                default=str,
+            )
+        )
         return
-    out.print(f"LocalChain {_chain_path(settings)}: netuid {info['netuid']}, block {info['block']}, "
-              f"{info['block_time']:g} s blocks, weights rate limit {info['weights_rate_limit']}")
+    out.print(
+        f"LocalChain {_chain_path(settings)}: netuid {info['netuid']}, block {info['block']}, "
+        f"{info['block_time']:g} s blocks, weights rate limit {info['weights_rate_limit']}"
+    )
     table = Table(title=f"{len(graph.neurons)} neurons")
     for column in ("uid", "hotkey", "role", "stake", "axon", "commitment", "at block"):
-        table.add_column(column, no_wrap=column == "hotkey", min_width=48 if column == "hotkey" else None,
-                         overflow="fold")
+        table.add_column(
+            column, no_wrap=column == "hotkey", min_width=48 if column == "hotkey" else None, overflow="fold"
+        )
     for n in graph.neurons:
         c = commitments.get(n.hotkey)
-        table.add_row(str(n.uid), n.hotkey, "validator" if n.validator_permit else "miner", f"{n.stake:g}",
-                      n.axon.url if n.axon else "", c.value if c else "", str(c.block) if c else "")
+        table.add_row(
+            str(n.uid),
+            n.hotkey,
+            "validator" if n.validator_permit else "miner",
+            f"{n.stake:g}",
+            n.axon.url if n.axon else "",
+            c.value if c else "",
+            str(c.block) if c else "",
+        )
     out.print(table)
     for uid, row in sorted(weights.items()):
         shown = ", ".join(f"{u}: {w:.4f}" for u, w in sorted(row.items()))

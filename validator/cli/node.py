@@ -49,9 +49,9 @@ def run_cmd(settings: Settings) -> None:
 
 
 @with_settings(fields=(*STORE, "api_host", "api_port"))
-def dashboard_cmd(settings: Settings,
-                  port: Annotated[int | None, typer.Option("--port", help="Port (default --api.port).")] = None,
-                  ) -> None:
+def dashboard_cmd(
+    settings: Settings, port: Annotated[int | None, typer.Option("--port", help="Port (default --api.port).")] = None
+) -> None:
     """Serve the read-only API, the dashboard and /metrics over an existing store (no node needed)."""
     from arena.log import get_logger
     from sandbox.serving import ThreadedServer
@@ -71,11 +71,19 @@ def dashboard_cmd(settings: Settings,
     except OSError as exc:
         import errno
 
-        fail(f"{exc.strerror or exc}; " + ("pick another --port" if exc.errno == errno.EADDRINUSE else
-                           "check --api.host (an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)"))
+        fail(
+            f"{exc.strerror or exc}; "
+            + (
+                "pick another --port"
+                if exc.errno == errno.EADDRINUSE
+                else "check --api.host (an address of this machine, e.g. 127.0.0.1 or 0.0.0.0)"
+            )
+        )
     get_logger("validator").info("dashboard.serving", url=server.url + "/", api=server.url + "/openapi.json")
-    out.print(f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   "
-              "(Ctrl-C to stop)", highlight=False)
+    out.print(
+        f"dashboard: {server.url}/   API: {server.url}/openapi.json   metrics: {server.url}/metrics   (Ctrl-C to stop)",
+        highlight=False,
+    )
     import signal
     import threading
 
@@ -91,9 +99,14 @@ def dashboard_cmd(settings: Settings,
 
 
 def demo_cmd(
-    root: Annotated[Path, typer.Option(
-        "--dir", help="Where the demo keeps everything: a new or empty folder, or an earlier demo's (replaced); any "
-                      "other folder is refused.")] = Path("var/demo"),
+    root: Annotated[
+        Path,
+        typer.Option(
+            "--dir",
+            help="Where the demo keeps everything: a new or empty folder, or an earlier demo's (replaced); any "
+            "other folder is refused.",
+        ),
+    ] = Path("var/demo"),
     size: Annotated[int, typer.Option(help="Catalog size (products).", min=1000)] = 20_000,
     problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
     per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 10,

@@ -16,8 +16,9 @@ from validator.settings import Settings
 def rescore_cmd(
     settings: Settings,
     race_id: Annotated[str, typer.Option("--race", help="The race whose stored runs to score again.")],
-    ruleset: Annotated[str | None, typer.Option("--ruleset", help="shoppingbench or sn15 (default: the pack's).")]
-        = None,
+    ruleset: Annotated[
+        str | None, typer.Option("--ruleset", help="shoppingbench or sn15 (default: the pack's).")
+    ] = None,
 ) -> None:
     """Score a race's stored runs again after a ruleset or rubric change. The answer is read again from each run's
     stored trajectory; the judge's stored quality makes the final score by the current rubric. The replaced verdicts
@@ -41,13 +42,23 @@ def rescore_cmd(
     with progress_bar() as bar:
         task = bar.add_task("rescoring", total=None, rate="")
         try:
-            report = rescore_race(store, pack, catalog.get, race_id, ruleset=rules, rubric=SN15_RUBRIC,
-                                  max_attempts=settings.max_attempts, progress=lambda: bar.advance(task))
+            report = rescore_race(
+                store,
+                pack,
+                catalog.get,
+                race_id,
+                ruleset=rules,
+                rubric=SN15_RUBRIC,
+                max_attempts=settings.max_attempts,
+                progress=lambda: bar.advance(task),
+            )
         except RescoreError as exc:
             fail(str(exc))
-    table = Table(title=f"race {race_id} rescored by {report.ruleset} (rubric {report.rubric}): {report.revised} "
-                        f"of {report.runs} scored runs revised, {report.flipped} changed success, "
-                        f"{report.unchanged} unchanged")
+    table = Table(
+        title=f"race {race_id} rescored by {report.ruleset} (rubric {report.rubric}): {report.revised} "
+        f"of {report.runs} scored runs revised, {report.flipped} changed success, "
+        f"{report.unchanged} unchanged"
+    )
     for column in ("hotkey", "mean before", "mean after"):
         table.add_column(column, justify="left" if column == "hotkey" else "right")
     for hotkey, (before, after) in report.per_miner.items():

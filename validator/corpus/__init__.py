@@ -72,7 +72,28 @@ from validator.corpus.options import (
 from validator.corpus.render import system_prompt, tool_schemas
 from validator.corpus.split import SplitProblem, SplitRow, audit_split, split_corpus
 
-__all__ = ["AXES", "CORPUS_VERSION", "Chat", "CorpusError", "Decontaminator", "ExportOptions", "ExportResult",
-           "FORMATS", "REASONS", "STEPS", "SplitProblem", "SplitRow", "TestSet", "audit_split", "check_export",
-           "export_corpus", "invalid_reason", "normalize", "parse_when", "query_text", "split_corpus",
-           "system_prompt", "tool_schemas"]
+__all__ = [
+    "AXES",
+    "CORPUS_VERSION",
+    "Chat",
+    "CorpusError",
+    "Decontaminator",
+    "ExportOptions",
+    "ExportResult",
+    "FORMATS",
+    "REASONS",
+    "STEPS",
+    "SplitProblem",
+    "SplitRow",
+    "TestSet",
+    "audit_split",
+    "check_export",
+    "export_corpus",
+    "invalid_reason",
+    "normalize",
+    "parse_when",
+    "query_text",
+    "split_corpus",
+    "system_prompt",
+    "tool_schemas",
+]

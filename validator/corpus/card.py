@@ -9,8 +9,11 @@ import orjson
 
 from validator.corpus.options import CORPUS_VERSION, ExportOptions
 
-AXIS_KEPT = {"a": "A (every tool call issued by the LLM)", "b": "B (tool calls issued by the agent's code)",
-             "all": "A and B"}
+AXIS_KEPT = {
+    "a": "A (every tool call issued by the LLM)",
+    "b": "B (tool calls issued by the agent's code)",
+    "all": "A and B",
+}
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -21,25 +24,32 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 OPENAI_FORMAT = (
     "OpenAI chat fine-tuning format, one JSON object per line:\n\n"
-    "```\n{\"messages\": [{\"role\": \"system\", ...}, {\"role\": \"user\", ...},\n"
-    "              {\"role\": \"assistant\", \"content\": ..., \"tool_calls\": [{\"id\": \"call_0\", "
-    "\"type\": \"function\", \"function\": {\"name\": ..., \"arguments\": \"{...}\"}}]},\n"
-    "              {\"role\": \"tool\", \"tool_call_id\": \"call_0\", \"content\": ...}, ...],\n"
-    " \"tools\": [...the seven tool schemas...],\n \"metadata\": {...}}\n```\n\n"
+    '```\n{"messages": [{"role": "system", ...}, {"role": "user", ...},\n'
+    '              {"role": "assistant", "content": ..., "tool_calls": [{"id": "call_0", '
+    '"type": "function", "function": {"name": ..., "arguments": "{...}"}}]},\n'
+    '              {"role": "tool", "tool_call_id": "call_0", "content": ...}, ...],\n'
+    ' "tools": [...the seven tool schemas...],\n "metadata": {...}}\n```\n\n'
     "The system message holds the instructions and the tool schemas (so each chat stands alone); `tools` "
     "repeats the schemas as OpenAI's format expects. If your trainer renders `tools` into the prompt "
-    "itself, cut the system message before `You may call one or more functions`.")
+    "itself, cut the system message before `You may call one or more functions`."
+)
 
 SHAREGPT_FORMAT = (
-    "ShareGPT with Hermes-style tool calls, one JSON object per line: `{\"conversations\": [{\"from\": "
-    "\"system\"|\"human\"|\"gpt\"|\"tool\", \"value\": ...}], \"metadata\": {...}}`. The system turn holds "
+    'ShareGPT with Hermes-style tool calls, one JSON object per line: `{"conversations": [{"from": '
+    '"system"|"human"|"gpt"|"tool", "value": ...}], "metadata": {...}}`. The system turn holds '
     "the instructions and the tool schemas in `<tools></tools>`; a `gpt` turn is the model's text followed "
-    "by one `<tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>` per call; a `tool` turn holds "
-    "one `<tool_response>{\"name\": ..., \"content\": ...}</tool_response>` per result.")
+    'by one `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` per call; a `tool` turn holds '
+    'one `<tool_response>{"name": ..., "content": ...}</tool_response>` per result.'
+)
 
 
-def dataset_card(funnel: dict[str, Any], stats: dict[str, Any], options: ExportOptions, system: str,
-                 schemas: Sequence[dict[str, Any]]) -> str:
+def dataset_card(
+    funnel: dict[str, Any],
+    stats: dict[str, Any],
+    options: ExportOptions,
+    system: str,
+    schemas: Sequence[dict[str, Any]],
+) -> str:
     """The corpus's README.md: what it is, how it was filtered (the funnel), the split, the format."""
     return _card_head(funnel, stats, options) + _card_tail(stats, options, schemas)
 
@@ -47,12 +57,24 @@ def dataset_card(funnel: dict[str, Any], stats: dict[str, Any], options: ExportO
 def _card_head(funnel: dict[str, Any], stats: dict[str, Any], options: ExportOptions) -> str:
     """From the title to the funnel."""
     steps = funnel["steps"]
-    funnel_rows = [(s["step"], s["name"], f"{s['in']:,}", f"{s['out']:,}",
-                    ", ".join(f"{r} {n:,}" for r, n in s["dropped"].items()) or "-") for s in steps]
-    figure = " -> ".join([f"{steps[0]['in']:,} race-phase runs"]
-                         + [f"{steps[i]['out']:,} {label}" for i, label in ((2, "valid"), (3, "winning"),
-                                                                              (4, "judged"), (7, "distinct, capped"))]
-                         + [f"{stats['rows']['train']:,} train + {stats['rows']['eval']:,} eval"])
+    funnel_rows = [
+        (
+            s["step"],
+            s["name"],
+            f"{s['in']:,}",
+            f"{s['out']:,}",
+            ", ".join(f"{r} {n:,}" for r, n in s["dropped"].items()) or "-",
+        )
+        for s in steps
+    ]
+    figure = " -> ".join(
+        [f"{steps[0]['in']:,} race-phase runs"]
+        + [
+            f"{steps[i]['out']:,} {label}"
+            for i, label in ((2, "valid"), (3, "winning"), (4, "judged"), (7, "distinct, capped"))
+        ]
+        + [f"{stats['rows']['train']:,} train + {stats['rows']['eval']:,} eval"]
+    )
     return f"""# ShopArena trajectory corpus
 
 Shopping-agent trajectories from ShopArena races (a ShoppingBench-style arena modelled on Bittensor subnet 15):
@@ -63,8 +85,8 @@ well-reasoned, leak-guarded chats. Exported by `arena-validator corpus export` (
 
 | file | what |
 |---|---|
-| `train.jsonl` | {stats['rows']['train']:,} training chats |
-| `eval.jsonl` | {stats['rows']['eval']:,} held-out chats (whole leak clusters never seen in training) |
+| `train.jsonl` | {stats["rows"]["train"]:,} training chats |
+| `eval.jsonl` | {stats["rows"]["eval"]:,} held-out chats (whole leak clusters never seen in training) |
 | `funnel.json` | the count at each filtering step, with the reason of every drop and example run ids |
 | `stats.json` | per split: problems, queries, clusters, miners, tasks, axes, judge gates, tokens; the audit |
 
@@ -86,13 +108,17 @@ def _decontamination_text(stats: dict[str, Any]) -> str:
     described = stats["options"]
     decontam = described["decontaminate"]
     if not decontam:
-        return ("No public test set was given (`--decontaminate`): the corpus was **not** checked against "
-                "public benchmarks.")
+        return (
+            "No public test set was given (`--decontaminate`): the corpus was **not** checked against "
+            "public benchmarks."
+        )
     sets = "; ".join(f"`{t['name']}` ({t['queries']} queries, sha256 {t['sha256'][:12]})" for t in decontam)
     dropped = sum(n for per in stats["decontamination"]["rows_dropped"].values() for n in per.values())
-    return (f"Rows whose query matches a query of {sets} were dropped: exactly (same text after "
-            f"case-folding and punctuation removal) or nearly (content-word Jaccard >= "
-            f"{described['near_duplicate']:g}). {dropped:,} rows dropped.")
+    return (
+        f"Rows whose query matches a query of {sets} were dropped: exactly (same text after "
+        f"case-folding and punctuation removal) or nearly (content-word Jaccard >= "
+        f"{described['near_duplicate']:g}). {dropped:,} rows dropped."
+    )
 
 
 def _card_tail(stats: dict[str, Any], options: ExportOptions, schemas: Sequence[dict[str, Any]]) -> str:
@@ -103,11 +129,19 @@ def _card_tail(stats: dict[str, Any], options: ExportOptions, schemas: Sequence[
     audit = stats["audit"]
     format_text = OPENAI_FORMAT if options.format == "openai" else SHAREGPT_FORMAT
     tool_names = ", ".join(f"`{s['function']['name']}`" for s in schemas)
-    split_rows = [(label, f"{s['rows']:,}", f"{s['problems']:,}", f"{s['distinct_queries']:,}",
-                   f"{s['leak_clusters']:,}", f"{s['miners']:,}",
-                   ", ".join(f"{k} {v:,}" for k, v in s["tasks"].items()) or "-",
-                   ", ".join(f"{k} {v:,}" for k, v in s["axis"].items()) or "-")
-                  for label, s in (("train", train), ("eval", evaluation))]
+    split_rows = [
+        (
+            label,
+            f"{s['rows']:,}",
+            f"{s['problems']:,}",
+            f"{s['distinct_queries']:,}",
+            f"{s['leak_clusters']:,}",
+            f"{s['miners']:,}",
+            ", ".join(f"{k} {v:,}" for k, v in s["tasks"].items()) or "-",
+            ", ".join(f"{k} {v:,}" for k, v in s["axis"].items()) or "-",
+        )
+        for label, s in (("train", train), ("eval", evaluation))
+    ]
     return f"""## Split
 
 {_table(("split", "rows", "problems", "queries", "leak clusters", "miners", "tasks", "axis"), split_rows)}

@@ -16,8 +16,10 @@ import orjson
 from validator.corpus.options import DEFAULT_NEAR, CorpusError
 
 _TOKEN = re.compile(r"[^\W_]+")
-_STOP = frozenset("a an the and or of for to in on with from me i my is are be can you please find show looking "
-                  "want need some any that this it at by".split())
+_STOP = frozenset(
+    "a an the and or of for to in on with from me i my is are be can you please find show looking "
+    "want need some any that this it at by".split()
+)
 
 
 def query_text(query: str) -> str:
@@ -52,11 +54,15 @@ class TestSet:
             try:
                 row = orjson.loads(line)
             except orjson.JSONDecodeError:
-                raise CorpusError(f"--decontaminate {path}:{lineno}: not JSON; a ShoppingBench test file has one "
-                                  '{"query": ..., "reward": ...} object per line') from None
+                raise CorpusError(
+                    f"--decontaminate {path}:{lineno}: not JSON; a ShoppingBench test file has one "
+                    '{"query": ..., "reward": ...} object per line'
+                ) from None
             if not isinstance(row, dict) or not isinstance(row.get("query"), str):
-                raise CorpusError(f"--decontaminate {path}:{lineno}: no \"query\" string; a ShoppingBench test "
-                                  'file has one {"query": ..., "reward": ...} object per line')
+                raise CorpusError(
+                    f'--decontaminate {path}:{lineno}: no "query" string; a ShoppingBench test '
+                    'file has one {"query": ..., "reward": ...} object per line'
+                )
             queries.append(row["query"])
         if not queries:
             raise CorpusError(f"--decontaminate {path}: no queries in it")
@@ -97,4 +103,3 @@ class Decontaminator:
             if jaccard >= self.threshold and (best is None or (jaccard, -i) > (best[0], -best[1])):
                 best = (jaccard, i)
         return ("near_duplicate_query", self._words[best[1]][1]) if best else None
-

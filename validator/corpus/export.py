@@ -31,8 +31,12 @@ class ExportResult:
 
 def _digest(store: Any, options: ExportOptions, test_sets: Sequence[TestSet], until: datetime | None) -> str:
     where = store.engine.url.render_as_string(hide_password=True)
-    payload = {"version": CORPUS_VERSION, "store": where, "options": options.described(test_sets),
-               "until_effective": until.isoformat() if until else None}
+    payload = {
+        "version": CORPUS_VERSION,
+        "store": where,
+        "options": options.described(test_sets),
+        "until_effective": until.isoformat() if until else None,
+    }
     return hashlib.sha256(dumps(payload).encode()).hexdigest()
 
 
@@ -46,22 +50,34 @@ def check_export(store: Any, out: Path, options: ExportOptions) -> dict[str, Any
         raise CorpusError(f"{out} already exists; the export never overwrites: choose a new --out or remove it")
     counts: dict[str, Any] = store.export_counts(since=options.since, until=options.until, tasks=options.tasks)
     if counts["runs"] == 0:
-        raise CorpusError("the store holds no runs yet: there is nothing to export; run races first "
-                          "(arena-validator run, or arena-validator demo)")
+        raise CorpusError(
+            "the store holds no runs yet: there is nothing to export; run races first "
+            "(arena-validator run, or arena-validator demo)"
+        )
     if counts["final"] == 0:
         raise CorpusError(f"none of the store's {counts['runs']} runs has ended yet; export when races have run")
     if counts["selected"] == 0:
-        window = (f"between {options.since.isoformat() if options.since else 'the beginning'} and "
-                  f"{options.until.isoformat() if options.until else 'now'}")
+        window = (
+            f"between {options.since.isoformat() if options.since else 'the beginning'} and "
+            f"{options.until.isoformat() if options.until else 'now'}"
+        )
         tasks = f" of task {', '.join(sorted(options.tasks))}" if options.tasks else ""
-        raise CorpusError(f"no run ended {window}{tasks}: the store's {counts['final']} ended runs span "
-                          f"{counts['first_ended'].isoformat()} to {counts['last_ended'].isoformat()}; widen "
-                          "--since/--until or --task")
+        raise CorpusError(
+            f"no run ended {window}{tasks}: the store's {counts['final']} ended runs span "
+            f"{counts['first_ended'].isoformat()} to {counts['last_ended'].isoformat()}; widen "
+            "--since/--until or --task"
+        )
     return counts
 
 
-def export_corpus(store: Any, out: str | os.PathLike[str], options: ExportOptions | None = None, *,
-                  progress: Progress | None = None, batch_size: int = BATCH) -> ExportResult:
+def export_corpus(
+    store: Any,
+    out: str | os.PathLike[str],
+    options: ExportOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    batch_size: int = BATCH,
+) -> ExportResult:
     """Run the funnel over `store` (a `validator.store.repository.Store`) and write the corpus to `out`.
 
     `progress(stage, done, total)` is called as work advances (stages ``extract``, ``write``). An exception raised
@@ -98,4 +114,3 @@ def export_corpus(store: Any, out: str | os.PathLike[str], options: ExportOption
         raise
     space.finish()
     return ExportResult(out=out, train=train, eval=evaluation, funnel=funnel, stats=stats, resumed_from=done_before)
-

@@ -32,10 +32,21 @@ class ProblemInfo:
 def problem_info(row: Any) -> ProblemInfo:
     """What the funnel needs of a stored problem (a `Store.export_problems` row)."""
     data = row.data or {}
-    golds = tuple(str(r["product_id"]) for r in data.get("reward") or [] if isinstance(r, dict)
-                  and r.get("product_id") is not None)
-    return ProblemInfo(SplitProblem(problem_id=row.problem_id, cluster_id=row.cluster_id or row.problem_id,
-                                    query=str(data.get("query") or ""), golds=golds, split=row.split), row.task)
+    golds = tuple(
+        str(r["product_id"])
+        for r in data.get("reward") or []
+        if isinstance(r, dict) and r.get("product_id") is not None
+    )
+    return ProblemInfo(
+        SplitProblem(
+            problem_id=row.problem_id,
+            cluster_id=row.cluster_id or row.problem_id,
+            query=str(data.get("query") or ""),
+            golds=golds,
+            split=row.split,
+        ),
+        row.task,
+    )
 
 
 class _Drops:
@@ -54,8 +65,15 @@ class _Drops:
             self.new_examples.append((step, reason, run_id))
 
 
-def extract(store: Any, space: Workspace, options: ExportOptions, until: datetime, total: int,
-            progress: Progress | None, batch_size: int) -> None:
+def extract(
+    store: Any,
+    space: Workspace,
+    options: ExportOptions,
+    until: datetime,
+    total: int,
+    progress: Progress | None,
+    batch_size: int,
+) -> None:
     """Steps 1-7, streaming: each batch's survivors, counts and checkpoint are committed together."""
     db = space.db
     assert db is not None
@@ -66,14 +84,16 @@ def extract(store: Any, space: Workspace, options: ExportOptions, until: datetim
     schemas = tool_schemas()
     system_bytes = len(orjson.dumps({"role": "system", "content": system_prompt(schemas)})) + 1
     problems: dict[str, ProblemInfo] = {}
-    examples = Counter({(s, r): int(n) for s, r, n in db.execute(
-        "SELECT step, reason, COUNT(*) FROM examples GROUP BY step, reason")})
+    examples = Counter(
+        {(s, r): int(n) for s, r, n in db.execute("SELECT step, reason, COUNT(*) FROM examples GROUP BY step, reason")}
+    )
     processed = int(space.get("processed") or 0)
     after = space.get("checkpoint")
     if progress:
         progress("extract", processed, total)
-    with closing(store.export_runs(since=options.since, until=until, tasks=options.tasks, after=after,
-                                   batch=batch_size)) as batches:
+    with closing(
+        store.export_runs(since=options.since, until=until, tasks=options.tasks, after=after, batch=batch_size)
+    ) as batches:
         for runs, events in batches:
             missing = {r.problem_id for r in runs} - problems.keys()
             if missing:
@@ -81,8 +101,9 @@ def extract(store: Any, space: Workspace, options: ExportOptions, until: datetim
             drops = _Drops(examples)
             kept: list[tuple[Any, ...]] = []
             for run in runs:
-                dropped = _sift(run, events.get(run.run_id) or [], problems[run.problem_id], options, system_bytes,
-                                kept)
+                dropped = _sift(
+                    run, events.get(run.run_id) or [], problems[run.problem_id], options, system_bytes, kept
+                )
                 if dropped is not None:
                     drops.add(*dropped, run.run_id)
             processed = _commit(space, runs, kept, drops, processed)
@@ -92,8 +113,14 @@ def extract(store: Any, space: Workspace, options: ExportOptions, until: datetim
         space.set("extracted", "1")
 
 
-def _sift(run: Any, run_events: Sequence[Sequence[Any]], info: ProblemInfo, options: ExportOptions,
-          system_bytes: int, kept: list[tuple[Any, ...]]) -> tuple[str, str] | None:
+def _sift(
+    run: Any,
+    run_events: Sequence[Sequence[Any]],
+    info: ProblemInfo,
+    options: ExportOptions,
+    system_bytes: int,
+    kept: list[tuple[Any, ...]],
+) -> tuple[str, str] | None:
     """Steps 2-6 for one run: the (step, reason) it is dropped at, or None with its workspace row added to `kept`."""
     if not run_events:
         return "normalize", "no_events"
@@ -102,8 +129,11 @@ def _sift(run: Any, run_events: Sequence[Sequence[Any]], info: ProblemInfo, opti
         return "normalize", "no_turns"
     body = chat.body()
     tokens = estimate_tokens(system_bytes + len(body))
-    known = {str(p.get("answer_id")) for p in (run.answer_products or [])
-             if isinstance(p, dict) and p.get("known") and p.get("answer_id")}
+    known = {
+        str(p.get("answer_id"))
+        for p in (run.answer_products or [])
+        if isinstance(p, dict) and p.get("known") and p.get("answer_id")
+    }
     reason = invalid_reason(chat, tokens, known, options.max_tokens)
     if reason:
         return "validity", reason
@@ -120,30 +150,50 @@ def _sift(run: Any, run_events: Sequence[Sequence[Any]], info: ProblemInfo, opti
         return "axis", f"axis_{axis.lower()}"
     chat_hash = hashlib.sha256(body).hexdigest()
     tools = Counter(name for name, _ in chat.calls)
-    kept.append((chat_hash, run.run_id, run.problem_id, run.hotkey, run.race_id, run.sha256, axis,
-                 float(run.judge_quality), run.judge_gate,
-                 float(run.final if run.final is not None else run.success), tokens, len(chat.turns) + 1,
-                 dumps(dict(sorted(tools.items()))), sum(1 for _, a in chat.calls if a == "B"),
-                 dumps(chat.recommended), rank(options.seed, chat_hash), zlib.compress(body, 1)))
+    kept.append(
+        (
+            chat_hash,
+            run.run_id,
+            run.problem_id,
+            run.hotkey,
+            run.race_id,
+            run.sha256,
+            axis,
+            float(run.judge_quality),
+            run.judge_gate,
+            float(run.final if run.final is not None else run.success),
+            tokens,
+            len(chat.turns) + 1,
+            dumps(dict(sorted(tools.items()))),
+            sum(1 for _, a in chat.calls if a == "B"),
+            dumps(chat.recommended),
+            rank(options.seed, chat_hash),
+            zlib.compress(body, 1),
+        )
+    )
     return None
 
 
-def _commit(space: Workspace, runs: Sequence[Any], kept: list[tuple[Any, ...]], drops: _Drops,
-            processed: int) -> int:
+def _commit(space: Workspace, runs: Sequence[Any], kept: list[tuple[Any, ...]], drops: _Drops, processed: int) -> int:
     """Step 7 (a chat already kept is a duplicate) and the batch's commit: survivors, counts, examples and the
     checkpoint in one transaction. The runs processed so far."""
     db = space.db
     assert db is not None
     with db:
         for row in kept:
-            inserted = db.execute("INSERT OR IGNORE INTO rows (chat_hash, run_id, problem_id, hotkey, "
-                                  "race_id, agent_sha256, axis, quality, gate, final, tokens, messages, "
-                                  "tools, code_calls, recommended, order_key, chat) VALUES "
-                                  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row).rowcount
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO rows (chat_hash, run_id, problem_id, hotkey, "
+                "race_id, agent_sha256, axis, quality, gate, final, tokens, messages, "
+                "tools, code_calls, recommended, order_key, chat) VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                row,
+            ).rowcount
             if not inserted:
                 drops.add("dedup", "duplicate", row[1])
-        db.executemany("INSERT INTO funnel VALUES (?, ?, ?) ON CONFLICT (step, reason) DO UPDATE SET "
-                       "n = n + excluded.n", [(s, r, n) for (s, r), n in sorted(drops.counts.items())])
+        db.executemany(
+            "INSERT INTO funnel VALUES (?, ?, ?) ON CONFLICT (step, reason) DO UPDATE SET n = n + excluded.n",
+            [(s, r, n) for (s, r), n in sorted(drops.counts.items())],
+        )
         db.executemany("INSERT OR IGNORE INTO examples VALUES (?, ?, ?)", drops.new_examples)
         processed += len(runs)
         space.set("processed", str(processed))

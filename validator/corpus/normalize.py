@@ -115,19 +115,23 @@ def normalize(query: str, events: Iterable[Sequence[Any]]) -> Chat:
     return chat
 
 
-def _completion_turn(result_text: str | bytes | None,
-                     next_id: int) -> tuple[dict[str, Any], list[_Pending], int] | None:
+def _completion_turn(
+    result_text: str | bytes | None, next_id: int
+) -> tuple[dict[str, Any], list[_Pending], int] | None:
     """The assistant turn of an LLM completion, the tool calls it emitted and the next free call number; None for a
     completion that says nothing."""
     result = loads(result_text)
     choices = result.get("choices") if isinstance(result, dict) else None
-    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(
-        choices[0], dict) else None
+    message = (
+        choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    )
     if not isinstance(message, dict):
         return None
     content = message.get("content")
-    turn: dict[str, Any] = {"role": "assistant",
-                            "content": content if isinstance(content, str) and content != "" else None}
+    turn: dict[str, Any] = {
+        "role": "assistant",
+        "content": content if isinstance(content, str) and content != "" else None,
+    }
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
         turn["reasoning_content"] = reasoning
@@ -151,8 +155,15 @@ def _completion_turn(result_text: str | bytes | None,
     return turn, new_pending, next_id
 
 
-def _tool_turn(chat: Chat, pending: list[_Pending], next_id: int, name: str, arguments_text: str | bytes | None,
-               result_text: str | bytes | None, error: str | None) -> tuple[int, bool]:
+def _tool_turn(
+    chat: Chat,
+    pending: list[_Pending],
+    next_id: int,
+    name: str,
+    arguments_text: str | bytes | None,
+    result_text: str | bytes | None,
+    error: str | None,
+) -> tuple[int, bool]:
     """Add a gateway tool call to `chat`: paired with the pending LLM call it answers (Axis A), or shown as a
     synthesized assistant call (Axis B); then its result. The next free call number, and whether the call succeeded."""
     arguments = loads(arguments_text)
@@ -166,9 +177,19 @@ def _tool_turn(chat: Chat, pending: list[_Pending], next_id: int, name: str, arg
         call_id = f"call_{next_id}"
         next_id += 1
         chat.calls.append((name, "B"))
-        chat.turns.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": call_id, "type": "function",
-             "function": {"name": name, "arguments": dumps(arguments if arguments is not None else {})}}]})
+        chat.turns.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": dumps(arguments if arguments is not None else {})},
+                    }
+                ],
+            }
+        )
     if error is not None:
         content = f"Error: {error}"
     elif result is None:
@@ -206,4 +227,3 @@ def invalid_reason(chat: Chat, tokens: int, known: set[str], max_tokens: int) ->
     if tokens > max_tokens:
         return "too_long"
     return None
-

@@ -30,10 +30,16 @@ Progress = Callable[[str, int, int], None]
 #: The funnel's steps, in order, with what each keeps.
 STEPS: tuple[tuple[str, str], ...] = (
     ("extract", "race-phase runs that ended (finished or errored) in the window, with their gateway events"),
-    ("normalize", "one chat per run: system prompt with the tool schemas, the user query, the LLM's turns with "
-                  "the tool_calls it emitted, the gateway's tool results"),
-    ("validity", "complete, every tool call paired with its result, recommend_product exactly once, recommended "
-                 "ids exist, within the token limit"),
+    (
+        "normalize",
+        "one chat per run: system prompt with the tool schemas, the user query, the LLM's turns with "
+        "the tool_calls it emitted, the gateway's tool results",
+    ),
+    (
+        "validity",
+        "complete, every tool call paired with its result, recommend_product exactly once, recommended "
+        "ids exist, within the token limit",
+    ),
     ("winning", "strict success"),
     ("judge", "the reasoning judge's quality at or above the threshold"),
     ("axis", "Axis A (every tool call issued by the LLM) by default; Axis B on request"),
@@ -66,6 +72,7 @@ REASONS = {
     "exact_query": "its query is in a public test set",
     "near_duplicate_query": "its query nearly matches one in a public test set",
 }
+
 
 class TestSetInfo(Protocol):
     """What the options say of a public test set (`validator.corpus.decontaminate.TestSet`)."""
@@ -107,8 +114,10 @@ class ExportOptions(BaseModel):
     def problems(self) -> list[str]:
         out = []
         if self.since is not None and self.until is not None and self.since >= self.until:
-            out.append(f"--since {self.since.isoformat()} is not before --until {self.until.isoformat()}: the "
-                       "window is empty; give a --since earlier than --until")
+            out.append(
+                f"--since {self.since.isoformat()} is not before --until {self.until.isoformat()}: the "
+                "window is empty; give a --since earlier than --until"
+            )
         unknown = sorted(set(self.tasks) - set(TASKS))
         if unknown:
             out.append(f"unknown task(s) {', '.join(unknown)} for --task; use {', '.join(TASKS)}")
@@ -117,23 +126,28 @@ class ExportOptions(BaseModel):
         if not 0.0 <= self.judge_threshold <= 1.0:
             out.append(f"--judge-threshold {self.judge_threshold:g} is outside 0..1 (judge qualities are 0..1)")
         if not 0.0 <= self.held_out_fraction < 1.0:
-            out.append(f"--held-out-fraction {self.held_out_fraction:g} must be at least 0 and below 1 (1 leaves "
-                       "nothing to train on)")
+            out.append(
+                f"--held-out-fraction {self.held_out_fraction:g} must be at least 0 and below 1 (1 leaves "
+                "nothing to train on)"
+            )
         if self.format not in FORMATS:
             out.append(f"unknown --format {self.format!r}; use {' or '.join(FORMATS)}")
         if self.axis not in AXES:
             out.append(f"unknown --axis {self.axis!r}; use a (LLM-issued tool calls), b (code-issued) or all")
         if self.near_duplicate is not None and not self.decontaminate:
-            out.append("--near-duplicate sets the threshold of --decontaminate, which was not given: add "
-                       "--decontaminate FILE or drop --near-duplicate")
+            out.append(
+                "--near-duplicate sets the threshold of --decontaminate, which was not given: add "
+                "--decontaminate FILE or drop --near-duplicate"
+            )
         if self.near_duplicate is not None and not 0.0 < self.near_duplicate <= 1.0:
             out.append(f"--near-duplicate {self.near_duplicate:g} must be above 0 and at most 1")
         if self.max_tokens < 1:
             out.append(f"--max-tokens {self.max_tokens} keeps nothing; give 1 or more")
         for path in self.decontaminate:
             if not Path(path).is_file():
-                out.append(f"--decontaminate {path}: no such file (a ShoppingBench test JSONL, one "
-                           '{"query": ...} per line)')
+                out.append(
+                    f'--decontaminate {path}: no such file (a ShoppingBench test JSONL, one {{"query": ...}} per line)'
+                )
         return out
 
     @property
@@ -169,4 +183,3 @@ def parse_when(text: str, flag: str) -> datetime:
     except ValueError:
         raise CorpusError(f"{flag} {text!r} is not a date or time; use 2025-06-01 or 2025-06-01T12:00:00Z") from None
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-

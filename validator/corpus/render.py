@@ -17,7 +17,6 @@ SYSTEM_INSTRUCTIONS = (
 )
 
 
-
 def tool_schemas() -> list[dict[str, Any]]:
     from arena.tools import default_registry
 
@@ -27,18 +26,23 @@ def tool_schemas() -> list[dict[str, Any]]:
 def system_prompt(schemas: Sequence[dict[str, Any]]) -> str:
     """The system prompt every chat starts with: the instructions and the tool schemas."""
     lines = "\n".join(dumps(s) for s in schemas)
-    return (f"{SYSTEM_INSTRUCTIONS}\n\nYou may call one or more functions to help with the request. The function "
-            f"signatures are within <tools></tools> XML tags:\n<tools>\n{lines}\n</tools>")
+    return (
+        f"{SYSTEM_INSTRUCTIONS}\n\nYou may call one or more functions to help with the request. The function "
+        f"signatures are within <tools></tools> XML tags:\n<tools>\n{lines}\n</tools>"
+    )
 
 
-def render_openai(system: str, schemas: Sequence[dict[str, Any]], turns: list[dict[str, Any]],
-                  metadata: dict[str, Any]) -> bytes:
-    return orjson.dumps({"messages": [{"role": "system", "content": system}, *turns], "tools": list(schemas),
-                         "metadata": metadata})
+def render_openai(
+    system: str, schemas: Sequence[dict[str, Any]], turns: list[dict[str, Any]], metadata: dict[str, Any]
+) -> bytes:
+    return orjson.dumps(
+        {"messages": [{"role": "system", "content": system}, *turns], "tools": list(schemas), "metadata": metadata}
+    )
 
 
-def render_sharegpt(system: str, schemas: Sequence[dict[str, Any]], turns: list[dict[str, Any]],
-                    metadata: dict[str, Any]) -> bytes:
+def render_sharegpt(
+    system: str, schemas: Sequence[dict[str, Any]], turns: list[dict[str, Any]], metadata: dict[str, Any]
+) -> bytes:
     """ShareGPT with Hermes-style tool calls: ``system`` (instructions and <tools>), ``human``, ``gpt`` (text, then
     one ``<tool_call>{"name", "arguments"}</tool_call>`` per call), ``tool`` (one ``<tool_response>`` per result;
     consecutive results share one turn)."""
@@ -59,13 +63,17 @@ def render_sharegpt(system: str, schemas: Sequence[dict[str, Any]], turns: list[
                 names[call["id"]] = function["name"]
                 arguments = loads(function["arguments"])
                 shown = arguments if arguments is not None else function["arguments"]
-                parts.append(f"<tool_call>\n{orjson.dumps({'name': function['name'], 'arguments': shown}).decode()}"
-                             "\n</tool_call>")
+                parts.append(
+                    f"<tool_call>\n{orjson.dumps({'name': function['name'], 'arguments': shown}).decode()}"
+                    "\n</tool_call>"
+                )
             conversations.append({"from": "gpt", "value": "\n".join(parts)})
         else:
-            block = ("<tool_response>\n" + orjson.dumps({"name": names.get(turn["tool_call_id"], ""),
-                                                        "content": turn["content"]}).decode()
-                     + "\n</tool_response>")
+            block = (
+                "<tool_response>\n"
+                + orjson.dumps({"name": names.get(turn["tool_call_id"], ""), "content": turn["content"]}).decode()
+                + "\n</tool_response>"
+            )
             if conversations[-1]["from"] == "tool":
                 conversations[-1]["value"] += "\n" + block
             else:

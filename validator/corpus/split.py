@@ -60,8 +60,14 @@ def rank(seed: int, key: str) -> str:
     return hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
 
 
-def split_corpus(problems: Mapping[str, SplitProblem], rows: Iterable[SplitRow], *, held_out_fraction: float,
-                 seed: int, held_out_answers: set[str]) -> SplitOutcome:
+def split_corpus(
+    problems: Mapping[str, SplitProblem],
+    rows: Iterable[SplitRow],
+    *,
+    held_out_fraction: float,
+    seed: int,
+    held_out_answers: set[str],
+) -> SplitOutcome:
     """Leak-cluster-guarded split (one pass over `rows`; memory grows with problems and products, not rows).
 
     Rows of held-out problems (pack split ``held_out``, or a gold answer that is a held-out answer) and rows that
@@ -139,4 +145,3 @@ def audit_split(rows: Iterable[tuple[str, SplitProblem, Sequence[str]]], held_ou
         "shared_queries": len(shared_queries),
         "rows_recommending_held_out_answers": recommending,
     }
-

@@ -49,8 +49,10 @@ class Workspace:
         except OSError:
             self._lock_fh.close()
             self._lock_fh = None
-            raise CorpusError(f"another export is writing {self.out} (its workspace {self.path} is locked); wait "
-                              "for it or choose another --out") from None
+            raise CorpusError(
+                f"another export is writing {self.out} (its workspace {self.path} is locked); wait "
+                "for it or choose another --out"
+            ) from None
         db_path = self.path / "work.sqlite"
         if db_path.exists():
             db = sqlite3.connect(db_path)
@@ -99,4 +101,3 @@ class Workspace:
             raise CorpusError(f"{self.out} appeared while exporting; the export is kept in {self.files}")
         os.replace(self.files, self.out)
         shutil.rmtree(self.path, ignore_errors=True)
-

@@ -22,12 +22,20 @@ from validator.corpus.selection import Selection
 from validator.corpus.split import SplitProblem
 from validator.corpus.workspace import Workspace
 
-_COLUMNS = ("chat_hash, run_id, problem_id, hotkey, race_id, agent_sha256, axis, quality, gate, final, tokens, "
-            "messages, tools, code_calls, recommended, chat, cluster")
+_COLUMNS = (
+    "chat_hash, run_id, problem_id, hotkey, race_id, agent_sha256, axis, quality, gate, final, tokens, "
+    "messages, tools, code_calls, recommended, chat, cluster"
+)
 
 
-def write_corpus(space: Workspace, options: ExportOptions, test_sets: Sequence[TestSet], counts: dict[str, Any],
-                 selection: Selection, progress: Progress | None) -> tuple[dict[str, Any], dict[str, Any], int, int]:
+def write_corpus(
+    space: Workspace,
+    options: ExportOptions,
+    test_sets: Sequence[TestSet],
+    counts: dict[str, Any],
+    selection: Selection,
+    progress: Progress | None,
+) -> tuple[dict[str, Any], dict[str, Any], int, int]:
     """Write the files into the workspace's output folder: (funnel, stats, train rows, eval rows)."""
     db = space.db
     assert db is not None
@@ -51,14 +59,17 @@ def write_corpus(space: Workspace, options: ExportOptions, test_sets: Sequence[T
         "eval": sides["eval"],
         "leak_clusters": {"train": sides["train"]["leak_clusters"], "eval": sides["eval"]["leak_clusters"]},
         "audit": selection.audit,
-        "decontamination": {"near_duplicate_threshold": options.near_threshold if test_sets else None,
-                            "rows_dropped": selection.contamination},
+        "decontamination": {
+            "near_duplicate_threshold": options.near_threshold if test_sets else None,
+            "rows_dropped": selection.contamination,
+        },
         "options": options.described(test_sets),
     }
     funnel["train"], funnel["eval"] = written["train"], written["eval"]
     (space.files / "funnel.json").write_bytes(orjson.dumps(funnel, option=orjson.OPT_INDENT_2) + b"\n")
-    (space.files / "stats.json").write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-                                             + b"\n")
+    (space.files / "stats.json").write_bytes(
+        orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    )
     (space.files / "README.md").write_text(dataset_card(funnel, stats, options, writer.system, writer.schemas))
     return funnel, stats, written["train"], written["eval"]
 
@@ -66,8 +77,9 @@ def write_corpus(space: Workspace, options: ExportOptions, test_sets: Sequence[T
 class _RowWriter:
     """Writes the kept rows of one side after the other, counting them (`written`) and reporting progress."""
 
-    def __init__(self, db: sqlite3.Connection, options: ExportOptions, selection: Selection,
-                 progress: Progress | None) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, options: ExportOptions, selection: Selection, progress: Progress | None
+    ) -> None:
         self.db = db
         self.schemas = tool_schemas()
         self.system = system_prompt(self.schemas)
@@ -82,17 +94,49 @@ class _RowWriter:
     def write(self, fh: IO[bytes], side: str) -> dict[str, Any]:
         """One side's rows, in their seeded order, as JSON lines; the side's statistics."""
         acc = _SideStats()
-        for row in self.db.execute(f"SELECT {_COLUMNS} FROM rows WHERE drop_step IS NULL AND side = ? "
-                                   "ORDER BY order_key", (side,)):
-            (chat_hash, run_id, pid, hotkey, race_id, sha, axis, quality, gate, final, tokens, messages, tools,
-             code_calls, recommended, chat, cluster) = row
+        for row in self.db.execute(
+            f"SELECT {_COLUMNS} FROM rows WHERE drop_step IS NULL AND side = ? ORDER BY order_key", (side,)
+        ):
+            (
+                chat_hash,
+                run_id,
+                pid,
+                hotkey,
+                race_id,
+                sha,
+                axis,
+                quality,
+                gate,
+                final,
+                tokens,
+                messages,
+                tools,
+                code_calls,
+                recommended,
+                chat,
+                cluster,
+            ) = row
             turns = orjson.loads(zlib.decompress(chat))
             task = self.tasks.get(pid, "")
-            metadata = {"id": chat_hash[:16], "split": side, "problem_id": pid, "task": task,
-                        "leak_cluster": cluster, "axis": axis, "code_issued_calls": code_calls,
-                        "judge_quality": quality, "judge_gate": gate, "final_score": final,
-                        "recommended": orjson.loads(recommended), "tokens_estimate": tokens, "hotkey": hotkey,
-                        "agent_sha256": sha, "race_id": race_id, "run_id": run_id, "source": CORPUS_VERSION}
+            metadata = {
+                "id": chat_hash[:16],
+                "split": side,
+                "problem_id": pid,
+                "task": task,
+                "leak_cluster": cluster,
+                "axis": axis,
+                "code_issued_calls": code_calls,
+                "judge_quality": quality,
+                "judge_gate": gate,
+                "final_score": final,
+                "recommended": orjson.loads(recommended),
+                "tokens_estimate": tokens,
+                "hotkey": hotkey,
+                "agent_sha256": sha,
+                "race_id": race_id,
+                "run_id": run_id,
+                "source": CORPUS_VERSION,
+            }
             fh.write(self.render(self.system, self.schemas, turns, metadata))
             fh.write(b"\n")
             acc.add(pid, self.problems[pid], task, cluster, axis, gate, hotkey, tokens, messages, orjson.loads(tools))
@@ -108,16 +152,20 @@ def funnel_report(db: sqlite3.Connection, options: ExportOptions, counts: dict[s
     drops: dict[str, dict[str, int]] = defaultdict(dict)
     for step, reason, n in db.execute("SELECT step, reason, n FROM funnel ORDER BY step, reason"):
         drops[step][reason] = int(n)
-    for step, reason, n in db.execute("SELECT drop_step, drop_reason, COUNT(*) FROM rows WHERE drop_step IS NOT "
-                                      "NULL GROUP BY drop_step, drop_reason ORDER BY drop_step, drop_reason"):
+    for step, reason, n in db.execute(
+        "SELECT drop_step, drop_reason, COUNT(*) FROM rows WHERE drop_step IS NOT "
+        "NULL GROUP BY drop_step, drop_reason ORDER BY drop_step, drop_reason"
+    ):
         drops[step][reason] = int(n)
     examples: dict[str, dict[str, list[str]]] = defaultdict(dict)
     for step, reason, run_id in db.execute("SELECT step, reason, run_id FROM examples ORDER BY step, reason, run_id"):
         examples[step].setdefault(reason, []).append(run_id)
     for step, reason, run_id in db.execute(
-            "SELECT drop_step, drop_reason, run_id FROM (SELECT drop_step, drop_reason, run_id, ROW_NUMBER() OVER "
-            "(PARTITION BY drop_step, drop_reason ORDER BY run_id) AS rn FROM rows WHERE drop_step IS NOT NULL) "
-            "WHERE rn <= ? ORDER BY drop_step, drop_reason, run_id", (EXAMPLES,)):
+        "SELECT drop_step, drop_reason, run_id FROM (SELECT drop_step, drop_reason, run_id, ROW_NUMBER() OVER "
+        "(PARTITION BY drop_step, drop_reason ORDER BY run_id) AS rn FROM rows WHERE drop_step IS NOT NULL) "
+        "WHERE rn <= ? ORDER BY drop_step, drop_reason, run_id",
+        (EXAMPLES,),
+    ):
         examples[step].setdefault(reason, []).append(run_id)
     processed = int(db.execute("SELECT value FROM meta WHERE key = 'processed'").fetchone()[0])
     steps = []
@@ -126,15 +174,27 @@ def funnel_report(db: sqlite3.Connection, options: ExportOptions, counts: dict[s
         dropped = dict(sorted(drops.get(name, {}).items()))
         kept = remaining - sum(dropped.values())
         step_description = description.replace("at most N", f"at most {options.cap_per_problem}")
-        steps.append({"step": i, "name": name, "description": step_description,
-                      "in": remaining if i > 1 else processed, "out": kept, "dropped": dropped,
-                      "reasons": {r: REASONS[r] for r in dropped},
-                      "examples": {r: examples.get(name, {}).get(r, []) for r in dropped}})
+        steps.append(
+            {
+                "step": i,
+                "name": name,
+                "description": step_description,
+                "in": remaining if i > 1 else processed,
+                "out": kept,
+                "dropped": dropped,
+                "reasons": {r: REASONS[r] for r in dropped},
+                "examples": {r: examples.get(name, {}).get(r, []) for r in dropped},
+            }
+        )
         remaining = kept
     return {
         "corpus_version": CORPUS_VERSION,
-        "selection": {"runs_in_store": counts["runs"], "ended": counts["final"],
-                      "in_progress": counts["runs"] - counts["final"], "extracted": processed},
+        "selection": {
+            "runs_in_store": counts["runs"],
+            "ended": counts["final"],
+            "in_progress": counts["runs"] - counts["final"],
+            "extracted": processed,
+        },
         "steps": steps,
     }
 
@@ -156,8 +216,19 @@ class _SideStats:
     messages_sum: int = 0
     messages_max: int = 0
 
-    def add(self, pid: str, problem: SplitProblem, task: str, cluster: str, axis: str, gate: str | None, hotkey: str,
-            tokens: int, messages: int, tools: dict[str, int]) -> None:
+    def add(
+        self,
+        pid: str,
+        problem: SplitProblem,
+        task: str,
+        cluster: str,
+        axis: str,
+        gate: str | None,
+        hotkey: str,
+        tokens: int,
+        messages: int,
+        tools: dict[str, int],
+    ) -> None:
         self.rows += 1
         self.problems.add(pid)
         self.queries.add(query_text(problem.query))
@@ -194,10 +265,16 @@ class _SideStats:
             "tasks": dict(sorted(self.tasks.items())),
             "axis": dict(sorted(self.axes.items())),
             "judge_gates": dict(sorted(self.gates.items())),
-            "tokens_estimate": {"mean": round(self.token_sum / n, 1) if n else 0, "p50_at_most": self._quantile(0.5),
-                                "p90_at_most": self._quantile(0.9), "max": self.token_max},
+            "tokens_estimate": {
+                "mean": round(self.token_sum / n, 1) if n else 0,
+                "p50_at_most": self._quantile(0.5),
+                "p90_at_most": self._quantile(0.9),
+                "max": self.token_max,
+            },
             "messages": {"mean": round(self.messages_sum / n, 2) if n else 0, "max": self.messages_max},
-            "tool_calls": {"total": calls, "mean": round(calls / n, 2) if n else 0,
-                           "by_tool": dict(sorted(self.tools.items()))},
+            "tool_calls": {
+                "total": calls,
+                "mean": round(calls / n, 2) if n else 0,
+                "by_tool": dict(sorted(self.tools.items())),
+            },
         }
-

@@ -37,8 +37,17 @@ class Dispatcher(Protocol):
         """How many runs may be in flight at once now (`concurrency` is the node's --concurrency)."""
         ...
 
-    async def run(self, run_id: str, agent_dir: Path, sha256: str, socket_dir: Path, problem: dict[str, Any], *,
-                  limits: Limits, budgets: Budgets) -> RunOutcome:
+    async def run(
+        self,
+        run_id: str,
+        agent_dir: Path,
+        sha256: str,
+        socket_dir: Path,
+        problem: dict[str, Any],
+        *,
+        limits: Limits,
+        budgets: Budgets,
+    ) -> RunOutcome:
         """One attempt of a run: the public problem against the agent staged in `agent_dir` (bundle `sha256`)."""
         ...
 
@@ -51,10 +60,15 @@ def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest
     if settings.dispatch == "ray":
         from validator.dispatch.ray import RayDispatcher
 
-        return RayDispatcher.connect(settings.ray_address, catalog_digest=catalog_digest,
-                                     backend=settings.sandbox_backend, image=settings.sandbox_image,
-                                     upstream=gateway.upstream, cpus_per_run=settings.ray_cpus_per_run,
-                                     memory_mb=settings.sandbox_memory_mb)
+        return RayDispatcher.connect(
+            settings.ray_address,
+            catalog_digest=catalog_digest,
+            backend=settings.sandbox_backend,
+            image=settings.sandbox_image,
+            upstream=gateway.upstream,
+            cpus_per_run=settings.ray_cpus_per_run,
+            memory_mb=settings.sandbox_memory_mb,
+        )
     from validator.dispatch.local import LocalDispatcher
 
     return LocalDispatcher(gateway, sandbox)

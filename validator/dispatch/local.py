@@ -22,10 +22,20 @@ class LocalDispatcher:
     def capacity(self, concurrency: int) -> int:
         return concurrency
 
-    async def run(self, run_id: str, agent_dir: Path, sha256: str, socket_dir: Path, problem: dict[str, Any], *,
-                  limits: Limits, budgets: Budgets) -> RunOutcome:
-        outcome = await run_one(self.gateway, self.sandbox, agent_dir, socket_dir, problem, limits=limits,
-                                budgets=budgets, run_id=run_id)
+    async def run(
+        self,
+        run_id: str,
+        agent_dir: Path,
+        sha256: str,
+        socket_dir: Path,
+        problem: dict[str, Any],
+        *,
+        limits: Limits,
+        budgets: Budgets,
+    ) -> RunOutcome:
+        outcome = await run_one(
+            self.gateway, self.sandbox, agent_dir, socket_dir, problem, limits=limits, budgets=budgets, run_id=run_id
+        )
         outcome.worker = LOCAL_WORKER
         return outcome
 

@@ -45,17 +45,28 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise RayUnavailable("--dispatch ray needs Ray: pip install 'shoparena[ray]' (or pip install 'ray>=2.60')"
-                             ) from None
+        raise RayUnavailable(
+            "--dispatch ray needs Ray: pip install 'shoparena[ray]' (or pip install 'ray>=2.60')"
+        ) from None
     return ray
 
 
 class RayDispatcher:
     name = "ray"
 
-    def __init__(self, ray: Any, address: str, *, catalog_digest: str, backend: str = "process",
-                 image: str | None = None, upstream: Upstream | None = None, cpus_per_run: float = 1.0,
-                 memory_mb: int = 1024, grace: float = GRACE) -> None:
+    def __init__(
+        self,
+        ray: Any,
+        address: str,
+        *,
+        catalog_digest: str,
+        backend: str = "process",
+        image: str | None = None,
+        upstream: Upstream | None = None,
+        cpus_per_run: float = 1.0,
+        memory_mb: int = 1024,
+        grace: float = GRACE,
+    ) -> None:
         self.ray, self.address = ray, address
         self.catalog_digest, self.backend, self.image = catalog_digest, backend, image
         self.upstream = upstream or Upstream()
@@ -70,17 +81,25 @@ class RayDispatcher:
         """Join the cluster at `address` as a driver (once per process)."""
         ray = import_ray()
         if not address:
-            raise RayUnavailable("--dispatch ray needs --ray.address: the Ray head's host:port (ray start --head "
-                                 "prints it)")
+            raise RayUnavailable(
+                "--dispatch ray needs --ray.address: the Ray head's host:port (ray start --head prints it)"
+            )
         if not ray.is_initialized():
             _reachable(address)
             try:
-                ray.init(address=address, namespace="shoparena", logging_level="WARNING", log_to_driver=False,
-                         configure_logging=False)
+                ray.init(
+                    address=address,
+                    namespace="shoparena",
+                    logging_level="WARNING",
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
             except Exception as exc:  # noqa: BLE001 - ConnectionError and Ray's own: said in one line
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise RayUnavailable(f"cannot join the Ray cluster at {address}: {first}; start its head (ray start "
-                                     "--head) or fix --ray.address") from None
+                raise RayUnavailable(
+                    f"cannot join the Ray cluster at {address}: {first}; start its head (ray start "
+                    "--head) or fix --ray.address"
+                ) from None
         return cls(ray, address, **kw)
 
     # --- placement
@@ -93,12 +112,21 @@ class RayDispatcher:
             if not node.get("Alive") or (node.get("Labels") or {}).get(key) != value:
                 continue
             resources = node.get("Resources") or {}
-            slots = min(math.floor(resources.get("CPU", 0.0) / self.cpus_per_run + 1e-9),
-                        math.floor(resources.get("memory", 0.0) / (self.memory_mb * 2**20) + 1e-9))
-            found.append({"node_id": node["NodeID"], "host": node.get("NodeManagerHostname") or "?",
-                          "address": node.get("NodeManagerAddress"), "cpus": resources.get("CPU", 0.0),
-                          "memory_mb": int(resources.get("memory", 0.0) / 2**20), "slots": max(slots, 0),
-                          "refused": self.refused.get(node["NodeID"])})
+            slots = min(
+                math.floor(resources.get("CPU", 0.0) / self.cpus_per_run + 1e-9),
+                math.floor(resources.get("memory", 0.0) / (self.memory_mb * 2**20) + 1e-9),
+            )
+            found.append(
+                {
+                    "node_id": node["NodeID"],
+                    "host": node.get("NodeManagerHostname") or "?",
+                    "address": node.get("NodeManagerAddress"),
+                    "cpus": resources.get("CPU", 0.0),
+                    "memory_mb": int(resources.get("memory", 0.0) / 2**20),
+                    "slots": max(slots, 0),
+                    "refused": self.refused.get(node["NodeID"]),
+                }
+            )
         return found
 
     def capacity(self, concurrency: int) -> int:
@@ -123,14 +151,35 @@ class RayDispatcher:
 
     # --- one run
 
-    async def run(self, run_id: str, agent_dir: Path, sha256: str, socket_dir: Path, problem: dict[str, Any], *,
-                  limits: Limits, budgets: Budgets) -> RunOutcome:
-        request = RunRequest(run_id=run_id, sha256=sha256, problem=problem, limits=limits, budgets=budgets,
-                             catalog_digest=self.catalog_digest, backend=self.backend, image=self.image,
-                             upstream=self.upstream)
-        ref = self._execute.options(num_cpus=self.cpus_per_run, memory=limits.memory_mb * 2**20, max_retries=0,
-                                    label_selector=self._selector(), name=f"run-{run_id}").remote(
-            request, self._bundle(sha256, agent_dir))
+    async def run(
+        self,
+        run_id: str,
+        agent_dir: Path,
+        sha256: str,
+        socket_dir: Path,
+        problem: dict[str, Any],
+        *,
+        limits: Limits,
+        budgets: Budgets,
+    ) -> RunOutcome:
+        request = RunRequest(
+            run_id=run_id,
+            sha256=sha256,
+            problem=problem,
+            limits=limits,
+            budgets=budgets,
+            catalog_digest=self.catalog_digest,
+            backend=self.backend,
+            image=self.image,
+            upstream=self.upstream,
+        )
+        ref = self._execute.options(
+            num_cpus=self.cpus_per_run,
+            memory=limits.memory_mb * 2**20,
+            max_retries=0,
+            label_selector=self._selector(),
+            name=f"run-{run_id}",
+        ).remote(request, self._bundle(sha256, agent_dir))
         bound = limits.wall_seconds + self.grace
         try:
             reply: WorkerReply = await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
@@ -139,22 +188,29 @@ class RayDispatcher:
             raise
         except TimeoutError:
             self.ray.cancel(ref, force=True)
-            raise DispatchError(blame.WORKER_LOST, f"the worker did not return the run within its wall clock plus "
-                                                   f"{self.grace:g}s ({bound:g}s); its task was cancelled") from None
+            raise DispatchError(
+                blame.WORKER_LOST,
+                f"the worker did not return the run within its wall clock plus "
+                f"{self.grace:g}s ({bound:g}s); its task was cancelled",
+            ) from None
         except self.ray.exceptions.RayTaskError as exc:  # our code failed on the worker: the sandbox's fault
             cause = getattr(exc, "cause", None) or exc
-            raise DispatchError(blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: "
-                                                      f"{_first_line(cause)}") from None
+            raise DispatchError(
+                blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: {_first_line(cause)}"
+            ) from None
         except self.ray.exceptions.RayError as exc:  # the node, the worker process or the object is gone
-            raise DispatchError(blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: "
-                                                   f"{_first_line(exc)}") from None
+            raise DispatchError(
+                blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {_first_line(exc)}"
+            ) from None
         if reply.refused is not None:
             self.refused[reply.node_id] = reply.refused
             raise DispatchError(blame.WORKER_REFUSED, reply.refused)
         assert reply.outcome is not None
         if reply.gateway_died and blame.blame_of(reply.outcome.error_code()[0]) != "validator":
-            raise DispatchError(blame.GATEWAY_FAULT, f"the gateway of worker {reply.node_id[:12]} on {reply.host} "
-                                                     "stopped serving during the run")
+            raise DispatchError(
+                blame.GATEWAY_FAULT,
+                f"the gateway of worker {reply.node_id[:12]} on {reply.host} stopped serving during the run",
+            )
         return reply.outcome
 
     @staticmethod
@@ -168,15 +224,21 @@ class RayDispatcher:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         workers = self.workers()
-        refs = [self._survey.options(num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(
-            w["node_id"], soft=False)).remote(self.catalog_digest, self.backend, self.image) for w in workers]
+        refs = [
+            self._survey.options(
+                num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(w["node_id"], soft=False)
+            ).remote(self.catalog_digest, self.backend, self.image)
+            for w in workers
+        ]
         for worker, ref in zip(workers, refs, strict=True):
             try:
                 reply: WorkerReply = self.ray.get(ref, timeout=timeout)
                 worker.update(reply.facts, refused=reply.refused)
             except Exception as exc:  # noqa: BLE001 - a worker that does not answer is reported, not raised
-                worker.update(refused=f"worker {worker['node_id'][:12]} on {worker['host']} did not answer: "
-                                      f"{type(exc).__name__}: {_first_line(exc)}")
+                worker.update(
+                    refused=f"worker {worker['node_id'][:12]} on {worker['host']} did not answer: "
+                    f"{type(exc).__name__}: {_first_line(exc)}"
+                )
         return workers
 
     def close(self) -> None:
@@ -194,8 +256,10 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
     try:
         socket.create_connection((found.group(1), int(found.group(2))), timeout=timeout).close()
     except OSError as exc:
-        raise RayUnavailable(f"cannot reach the Ray head at {address}: {exc.strerror or exc}; start it (ray start "
-                             "--head) or fix --ray.address") from None
+        raise RayUnavailable(
+            f"cannot reach the Ray head at {address}: {exc.strerror or exc}; start it (ray start "
+            "--head) or fix --ray.address"
+        ) from None
 
 
 def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
@@ -207,25 +271,42 @@ def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
         return [("cluster", False, "--catalog is needed to check the workers' catalogs against the node's")]
     try:
         digest = Catalog.open(Path(settings.catalog).expanduser()).digest
-        dispatcher = RayDispatcher.connect(settings.ray_address, catalog_digest=digest,
-                                           backend=settings.sandbox_backend, image=settings.sandbox_image,
-                                           cpus_per_run=settings.ray_cpus_per_run, memory_mb=settings.sandbox_memory_mb)
+        dispatcher = RayDispatcher.connect(
+            settings.ray_address,
+            catalog_digest=digest,
+            backend=settings.sandbox_backend,
+            image=settings.sandbox_image,
+            cpus_per_run=settings.ray_cpus_per_run,
+            memory_mb=settings.sandbox_memory_mb,
+        )
     except (CatalogError, RayUnavailable) as exc:
         return [("cluster", False, str(exc))]
     workers = dispatcher.survey()
     good = [w for w in workers if w["refused"] is None]
     count = f"{len(workers)} worker{'s' * (len(workers) != 1)}"
-    lines = [("cluster", bool(good), f"ray {settings.ray_address}: {count}, {len(good)} taking runs, "
-                                     f"{sum(w['slots'] for w in good)} runs at once ({settings.ray_cpus_per_run:g} "
-                                     f"CPU, {settings.sandbox_memory_mb} MiB per run)"
-              + ("" if workers else "; start workers with ray start --address ... --labels shoparena=worker"))]
+    lines = [
+        (
+            "cluster",
+            bool(good),
+            f"ray {settings.ray_address}: {count}, {len(good)} taking runs, "
+            f"{sum(w['slots'] for w in good)} runs at once ({settings.ray_cpus_per_run:g} "
+            f"CPU, {settings.sandbox_memory_mb} MiB per run)"
+            + ("" if workers else "; start workers with ray start --address ... --labels shoparena=worker"),
+        )
+    ]
     for w in workers:
         if w["refused"] is not None:
             lines.append(("worker", False, w["refused"]))
         else:
-            lines.append(("worker", True, f"{w['node_id'][:12]} on {w['host']}: catalog {w['catalog']} "
-                                          f"({str(w['digest'])[:19]}), sandbox {w['sandbox']}, {w['cpus']:g} CPU, "
-                                          f"{w['memory_mb']} MiB, {w['slots']} runs at once"))
+            lines.append(
+                (
+                    "worker",
+                    True,
+                    f"{w['node_id'][:12]} on {w['host']}: catalog {w['catalog']} "
+                    f"({str(w['digest'])[:19]}), sandbox {w['sandbox']}, {w['cpus']:g} CPU, "
+                    f"{w['memory_mb']} MiB, {w['slots']} runs at once",
+                )
+            )
     return lines
 
 

@@ -80,8 +80,10 @@ class _Host:
         where = f"worker {node_id[:12]} on {host}"
         path = os.environ.get("ARENA_CATALOG")
         if not path:
-            raise Refused(f"{where} has no catalog: start it (ray start) with ARENA_CATALOG set to its copy of the "
-                          f"node's catalog (digest {digest[:12]})")
+            raise Refused(
+                f"{where} has no catalog: start it (ray start) with ARENA_CATALOG set to its copy of the "
+                f"node's catalog (digest {digest[:12]})"
+            )
         if self.catalog is None or str(self.catalog.path) != str(Path(path).expanduser()):
             try:
                 self.catalog = Catalog.open(Path(path).expanduser())
@@ -89,8 +91,10 @@ class _Host:
                 raise Refused(f"{where} cannot open its catalog {path}: {exc}") from None
             self.gateway = None
         if self.catalog.digest != digest:
-            raise Refused(f"{where} refuses runs: its catalog {path} has digest {self.catalog.digest[:12]}, the "
-                          f"node's has {digest[:12]}; give it a copy of the node's catalog")
+            raise Refused(
+                f"{where} refuses runs: its catalog {path} has digest {self.catalog.digest[:12]}, the "
+                f"node's has {digest[:12]}; give it a copy of the node's catalog"
+            )
         return self.catalog
 
     def open_sandbox(self, backend: str, image: str | None, node_id: str, host: str) -> Any:
@@ -168,8 +172,18 @@ def execute(request: RunRequest, bundle: bytes) -> WorkerReply:
         return WorkerReply(node_id, host, refused=str(exc))
     gateway = state.serve(request.upstream)
     agent_dir = state.stage(request.sha256, bundle)
-    outcome = asyncio.run(run_one(gateway, sandbox, agent_dir, state.work / "gw", request.problem,
-                                  limits=request.limits, budgets=request.budgets, run_id=request.run_id))
+    outcome = asyncio.run(
+        run_one(
+            gateway,
+            sandbox,
+            agent_dir,
+            state.work / "gw",
+            request.problem,
+            limits=request.limits,
+            budgets=request.budgets,
+            run_id=request.run_id,
+        )
+    )
     outcome.worker = node_id[:12]
     return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive)
 

@@ -39,5 +39,14 @@ from validator.races.config import ArenaConfig
 from validator.races.draw import race_id_for, race_scores, race_start_block
 from validator.races.stages import KEEP_UPSTREAM_ERRORS, STAGES, StageTimes
 
-__all__ = ["KEEP_UPSTREAM_ERRORS", "STAGES", "Arena", "ArenaConfig", "StageTimes", "draw_problems", "race_id_for",
-           "race_scores", "race_start_block"]
+__all__ = [
+    "KEEP_UPSTREAM_ERRORS",
+    "STAGES",
+    "Arena",
+    "ArenaConfig",
+    "StageTimes",
+    "draw_problems",
+    "race_id_for",
+    "race_scores",
+    "race_start_block",
+]

@@ -1,6 +1,5 @@
 """The race machinery of one validator node: its parts put together, its lifecycle, closing, health."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -36,10 +35,22 @@ from validator.store.repository import Store, StoreError
 class Arena(Running, Opening, Weighing):
     """The race machinery of one validator node. `start()` serves the gateway; every job method is idempotent."""
 
-    def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, pack: ProblemPack, catalog: Catalog,
-                 sandbox: Sandbox | None, config: ArenaConfig, gateway: Gateway | None = None,
-                 judge: Judge | None = None, metrics: Any = None, log: Any = None,
-                 dispatcher: Dispatcher | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        chain: ChainPort,
+        wallet: Any,
+        pack: ProblemPack,
+        catalog: Catalog,
+        sandbox: Sandbox | None,
+        config: ArenaConfig,
+        gateway: Gateway | None = None,
+        judge: Judge | None = None,
+        metrics: Any = None,
+        log: Any = None,
+        dispatcher: Dispatcher | None = None,
+    ) -> None:
         from arena.judge.offline import OfflineJudge
 
         self.store, self.chain, self.wallet = store, chain, wallet
@@ -56,8 +67,9 @@ class Arena(Running, Opening, Weighing):
         self._judge_tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
         self._judge_failures: dict[str, int] = defaultdict(int)
         self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
-        self.shadow_policy = (parse_policy(config.weight_shadow, burn_uid=config.burn_uid)
-                              if config.weight_shadow else None)
+        self.shadow_policy = (
+            parse_policy(config.weight_shadow, burn_uid=config.burn_uid) if config.weight_shadow else None
+        )
         self.log = log
         self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
@@ -94,10 +106,15 @@ class Arena(Running, Opening, Weighing):
         self._work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
         os.chmod(self._work, 0o711)
         self._server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
-        self.store.add_pack(pack_id=self.pack.pack_id, name=self.pack.pack_id, digest=self._pack_digest(),
-                            problems=[p.model_dump(mode="json") for p in self.pack.problems],
-                            signer=self.pack.signer, catalog_digest=self.pack.catalog_digest,
-                            rotation=self.pack.rotation.model_dump(mode="json"))
+        self.store.add_pack(
+            pack_id=self.pack.pack_id,
+            name=self.pack.pack_id,
+            digest=self._pack_digest(),
+            problems=[p.model_dump(mode="json") for p in self.pack.problems],
+            signer=self.pack.signer,
+            catalog_digest=self.pack.catalog_digest,
+            rotation=self.pack.rotation.model_dump(mode="json"),
+        )
 
     def stop(self) -> None:
         if self._server is not None:
@@ -122,8 +139,9 @@ class Arena(Running, Opening, Weighing):
         for run in self.store.runs(status=("starting", "running")):
             if run.run_id in self.in_flight:
                 continue
-            code, error = self._lost.pop(run.run_id, (blame.NODE_INTERRUPTED,
-                                                      f"the node lost the run while it was {run.status}"))
+            code, error = self._lost.pop(
+                run.run_id, (blame.NODE_INTERRUPTED, f"the node lost the run while it was {run.status}")
+            )
             try:
                 self._fail(run.run_id, code, error)
             except StoreError as exc:  # it moved meanwhile (another node's worker): nothing of ours to recover
@@ -197,15 +215,21 @@ class Arena(Running, Opening, Weighing):
                 sub = self.store.submission(s["submission_id"])
                 blocks[hotkey] = sub.commitment_block if sub else 0
             ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
-            results = [{"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1,
-                        **scores[h]} for i, h in enumerate(ranked)]
+            results = [
+                {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1, **scores[h]}
+                for i, h in enumerate(ranked)
+            ]
             self.store.save_race_results(race.race_id, results)
             if race.kind == "qualifying":
                 self.qualifying.decide(race.race_id, scores)
                 closed.append(race.race_id)
                 continue
-            self._info("races.closed", race_id=race.race_id, miners=len(results),
-                       best=results[0]["hotkey"] if results else None)
+            self._info(
+                "races.closed",
+                race_id=race.race_id,
+                miners=len(results),
+                best=results[0]["hotkey"] if results else None,
+            )
             closed.append(race.race_id)
         return closed
 
@@ -238,7 +262,10 @@ class Arena(Running, Opening, Weighing):
             age = (now_dt - closed[-1].closed_at).total_seconds()
             if not any(ws.status == "set" for ws in sets) and age > self.config.weights_grace:
                 newest = sets[-1] if sets else None
-                unset = {"race_id": race.race_id, "seconds": round(age, 1),
-                         "status": newest.status if newest else "not computed",
-                         "error": (newest.outcome or {}).get("message") if newest else None}
+                unset = {
+                    "race_id": race.race_id,
+                    "seconds": round(age, 1),
+                    "status": newest.status if newest else "not computed",
+                    "error": (newest.outcome or {}).get("message") if newest else None,
+                }
         return {"overdue_runs": overdue, "stalled_races": stalled, "weights_unset": unset}

@@ -1,6 +1,5 @@
 """What the parts of the arena share: its state, its log, its problems."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -59,7 +58,6 @@ class ArenaParts:
     _judge_failures: dict[str, int]
     _lost: dict[str, tuple[int, str]]
     _qualify_wait: str | None
-
 
     @property
     def hotkey(self) -> str:

@@ -1,6 +1,5 @@
 """The race machinery's settings (`validator.node` fills them from the node's settings)."""
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field

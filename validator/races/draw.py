@@ -1,7 +1,6 @@
 """Pure parts of a race: its start block and id, its miners' scores. The problems it draws come from
 `arena.problems.draw` (the qualifying round draws its set there too)."""
 
-
 from __future__ import annotations
 
 from collections import defaultdict

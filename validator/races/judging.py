@@ -1,6 +1,5 @@
 """The reasoning judge: a run is judged as soon as it is scored; `judge_runs` sweeps the rest."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -41,8 +40,12 @@ class Judging(ArenaParts):
             raise
         except Exception as exc:  # noqa: BLE001 - the run waits for the judge job, as a run `recover` scored does
             if self.log is not None:
-                self.log.error("judge.failed", run_id=run.run_id, error=f"{type(exc).__name__}: {exc}",
-                               traceback=traceback.format_exc())
+                self.log.error(
+                    "judge.failed",
+                    run_id=run.run_id,
+                    error=f"{type(exc).__name__}: {exc}",
+                    traceback=traceback.format_exc(),
+                )
         finally:
             self._judging.discard(run.run_id)
 
@@ -53,8 +56,11 @@ class Judging(ArenaParts):
         from datetime import UTC, datetime
 
         now = datetime.now(UTC)
-        ready = [r for r in self.store.runs(status="scoring", ready_at=now)
-                 if r.run_id not in self.in_flight and r.run_id not in self._judging][:limit]
+        ready = [
+            r
+            for r in self.store.runs(status="scoring", ready_at=now)
+            if r.run_id not in self.in_flight and r.run_id not in self._judging
+        ][:limit]
         if not ready:
             return 0
         gate = self._gate()
@@ -97,12 +103,20 @@ class Judging(ArenaParts):
             verdict = judge.judge(problem.public(), events)
         except Exception as exc:  # noqa: BLE001 - never the agent's zero: judged again by the judge job
             if self.log is not None:
-                self.log.error("judge.failed", run_id=run.run_id, error=f"{type(exc).__name__}: {exc}",
-                               traceback=traceback.format_exc())
+                self.log.error(
+                    "judge.failed",
+                    run_id=run.run_id,
+                    error=f"{type(exc).__name__}: {exc}",
+                    traceback=traceback.format_exc(),
+                )
             return None
-        return {"verdict": verdict.model_dump(mode="json"), "quality": verdict.quality,
-                "coefficient": verdict.coefficient, "final": judge.rubric.final(success, verdict.quality),
-                "evidence": verdict.evidence}
+        return {
+            "verdict": verdict.model_dump(mode="json"),
+            "quality": verdict.quality,
+            "coefficient": verdict.coefficient,
+            "final": judge.rubric.final(success, verdict.quality),
+            "evidence": verdict.evidence,
+        }
 
     def _judge_one(self, run: Run, events: list[Any] | None = None, success: float | None = None) -> int:
         """Judge one scored run from its gateway log and strict success (`events`, `success`: those just stored,
@@ -136,8 +150,14 @@ class Judging(ArenaParts):
             return 0
         self._judge_tokens[run.race_id] += int(verdict.tokens.get("total_tokens", 0))
         final = judge.rubric.final(success, verdict.quality)
-        self.store.save_judgment(run.run_id, verdict=verdict.model_dump(mode="json"), quality=verdict.quality,
-                                 coefficient=verdict.coefficient, final=final, evidence=verdict.evidence)
+        self.store.save_judgment(
+            run.run_id,
+            verdict=verdict.model_dump(mode="json"),
+            quality=verdict.quality,
+            coefficient=verdict.coefficient,
+            final=final,
+            evidence=verdict.evidence,
+        )
         if self.metrics is not None:
             self.metrics.judge_seconds.labels(judge=judge.name).observe(time.perf_counter() - started)
             self.metrics.run_final("finished", None)

@@ -1,6 +1,5 @@
 """Opening races: the rotation's slot, its draw (or its sealed batch), and who races it."""
 
-
 from __future__ import annotations
 
 import time
@@ -40,14 +39,19 @@ class Opening(ArenaParts):
             self._qualify_wait = waiting
             return None
         seed_hash = self.chain.block_hash(start)
-        problem_ids = draw_problems(self.pack.problems, pack_id=self.pack.pack_id, seed_hash=seed_hash,
-                                    n=rotation.problems_per_race, task_mix=rotation.task_mix)
-        self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=start, seed_hash=seed_hash,
-                               problem_ids=problem_ids)
+        problem_ids = draw_problems(
+            self.pack.problems,
+            pack_id=self.pack.pack_id,
+            seed_hash=seed_hash,
+            n=rotation.problems_per_race,
+            task_mix=rotation.task_mix,
+        )
+        self.store.create_race(
+            race_id=race_id, pack_id=self.pack.pack_id, seed_block=start, seed_hash=seed_hash, problem_ids=problem_ids
+        )
         return self._finish_opening(race_id, start, problem_ids)
 
-    def _finish_opening(self, race_id: str, start: int, problem_ids: list[str],
-                        before_block: int | None = None) -> str:
+    def _finish_opening(self, race_id: str, start: int, problem_ids: list[str], before_block: int | None = None) -> str:
         """One pending run per (eligible submission, problem), then the race runs; or cancelled with its reason."""
         eligible = self._eligible(before_block)
         reason = None
@@ -61,8 +65,14 @@ class Opening(ArenaParts):
             return race_id
         made = self.store.create_runs(race_id, [(sub, pid) for sub in eligible for pid in problem_ids])
         self.store.set_race_status(race_id, "running")
-        self._info("races.opened", race_id=race_id, seed_block=start, problems=len(problem_ids),
-                   miners=len(eligible), runs=made)
+        self._info(
+            "races.opened",
+            race_id=race_id,
+            seed_block=start,
+            problems=len(problem_ids),
+            miners=len(eligible),
+            runs=made,
+        )
         return race_id
 
     def _open_sealed(self, block: int) -> str | None:
@@ -78,8 +88,9 @@ class Opening(ArenaParts):
         stalled = self.store.races(status="open")
         if stalled:  # a node that stopped while opening a race: finish opening it first
             race = stalled[0]
-            return self._finish_opening(race.race_id, race.seed_block, list(race.problem_ids),
-                                        before_block=race.seed_block)
+            return self._finish_opening(
+                race.race_id, race.seed_block, list(race.problem_ids), before_block=race.seed_block
+            )
         self._record_missed_slots(slot)
         if slot >= len(self.pack.sealed):
             return self._sealed_done(block)
@@ -89,8 +100,9 @@ class Opening(ArenaParts):
             return race_id
         if self.store.races(status="running"):  # one race at a time: the next opens after this one closes
             # if that takes past this slot, the slot is recorded as missed, with why (`_record_missed_slots`)
-            self._batch_wait.setdefault(slot, (0.0, self.config.beacon_retry,
-                                               "the race of an earlier slot was still running"))
+            self._batch_wait.setdefault(
+                slot, (0.0, self.config.beacon_retry, "the race of an earlier slot was still running")
+            )
             return None
         now = time.time()
         next_try, backoff, _ = self._batch_wait.get(slot, (0.0, self.config.beacon_retry, ""))
@@ -102,18 +114,22 @@ class Opening(ArenaParts):
             relay = self._relay
             signature = round_signature(batch.reveal_round, chain=self.chain, relay=relay)
             if signature is None:
-                raise BeaconError(f"drand round {batch.reveal_round} is not out yet on the chain"
-                                  + (" or the relay" if relay else " (no --beacon.relay set)"))
-            unsynced = (self._unsynced_before(batch.open_block, slot)
-                        or self.qualifying.undecided_before(batch.open_block, self.config.sync_grace))
+                raise BeaconError(
+                    f"drand round {batch.reveal_round} is not out yet on the chain"
+                    + (" or the relay" if relay else " (no --beacon.relay set)")
+                )
+            unsynced = self._unsynced_before(batch.open_block, slot) or self.qualifying.undecided_before(
+                batch.open_block, self.config.sync_grace
+            )
             if unsynced:
                 raise BeaconError(unsynced)
             opened = open_batch(batch, signature)
         except (BeaconError, SealError) as exc:
             self._batch_wait[slot] = (now + backoff, min(backoff * 2, 60.0), str(exc))
             self._batch_since.setdefault(slot, now)
-            self._warn("races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc),
-                       retry_in=round(backoff, 1))
+            self._warn(
+                "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)
+            )
             return None
         self._batch_wait.pop(slot, None)
         self._batch_since.pop(slot, None)
@@ -122,8 +138,13 @@ class Opening(ArenaParts):
         self._vectors.update(opened.title_embeddings)
         self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in opened.problems])
         problem_ids = [p.problem_id for p in opened.problems]
-        self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=batch.open_block,
-                               seed_hash=f"drand:{batch.reveal_round}", problem_ids=problem_ids)
+        self.store.create_race(
+            race_id=race_id,
+            pack_id=self.pack.pack_id,
+            seed_block=batch.open_block,
+            seed_hash=f"drand:{batch.reveal_round}",
+            problem_ids=problem_ids,
+        )
         self._info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
         return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
 
@@ -137,13 +158,19 @@ class Opening(ArenaParts):
         if time.time() - first > self.config.sync_grace:
             return None
         known = {(s.hotkey, s.commitment_block): s.status for s in self.store.all_submissions()}
-        missing = [hotkey for hotkey, c in self.chain.commitments().items()
-                   if c.block < open_block and parse_commitment(c.value) is not None
-                   and known.get((hotkey, c.block)) in (None, "pending")]
+        missing = [
+            hotkey
+            for hotkey, c in self.chain.commitments().items()
+            if c.block < open_block
+            and parse_commitment(c.value) is not None
+            and known.get((hotkey, c.block)) in (None, "pending")
+        ]
         if not missing:
             return None
-        return (f"{len(missing)} commitment(s) made before block {open_block} not synced or verified yet; the slot "
-                f"opens once they are (at most {self.config.sync_grace:g}s)")
+        return (
+            f"{len(missing)} commitment(s) made before block {open_block} not synced or verified yet; the slot "
+            f"opens once they are (at most {self.config.sync_grace:g}s)"
+        )
 
     def _record_missed_slots(self, slot: int) -> None:
         """A slot this node waited on whose batch never opened before the next slot came: stored once as a cancelled
@@ -153,21 +180,29 @@ class Opening(ArenaParts):
             race_id = race_id_for(self.pack.pack_id, batch.open_block)
             reason = self._batch_wait.pop(missed)[2]
             self._batch_since.pop(missed, None)
-            _, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id,
-                                                seed_block=batch.open_block, seed_hash=f"drand:{batch.reveal_round}",
-                                                problem_ids=[])
+            _, created = self.store.create_race(
+                race_id=race_id,
+                pack_id=self.pack.pack_id,
+                seed_block=batch.open_block,
+                seed_hash=f"drand:{batch.reveal_round}",
+                problem_ids=[],
+            )
             if created:
-                self.store.set_race_status(race_id, "cancelled", reason=f"{batch.describe()} did not open before the "
-                                                                         f"next slot: {reason}")
+                self.store.set_race_status(
+                    race_id, "cancelled", reason=f"{batch.describe()} did not open before the next slot: {reason}"
+                )
                 self._warn("races.slot_missed", slot=missed, reason=reason)
 
     def _sealed_done(self, block: int) -> str | None:
         race_id = f"{self.pack.pack_id[:16]}-sealed-done"
-        _, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id, seed_block=block,
-                                            seed_hash="", problem_ids=[])
+        _, created = self.store.create_race(
+            race_id=race_id, pack_id=self.pack.pack_id, seed_block=block, seed_hash="", problem_ids=[]
+        )
         if created:
-            reason = (f"every sealed batch of pack {self.pack.pack_id} has had its slot; load the next pack (--pack) "
-                      "to race again")
+            reason = (
+                f"every sealed batch of pack {self.pack.pack_id} has had its slot; load the next pack (--pack) "
+                "to race again"
+            )
             self.store.set_race_status(race_id, "cancelled", reason=reason)
             self._warn("races.batches_done", pack_id=self.pack.pack_id, batches=len(self.pack.sealed))
         return None
@@ -179,8 +214,11 @@ class Opening(ArenaParts):
     def batches_stuck(self, after: float = 600.0) -> dict[int, tuple[float, str]]:
         """Slots whose batch has waited to open for over `after` seconds: (seconds, why), for `/healthz`."""
         now = time.time()
-        return {slot: (now - self._batch_since[slot], why) for slot, (_, _, why) in self._batch_wait.items()
-                if slot in self._batch_since and now - self._batch_since[slot] > after}
+        return {
+            slot: (now - self._batch_since[slot], why)
+            for slot, (_, _, why) in self._batch_wait.items()
+            if slot in self._batch_since and now - self._batch_since[slot] > after
+        }
 
     def _inactive(self, block: int) -> str | None:
         """Outside the pack's rotation window: nothing opens. The end is stored once, as a cancelled race."""
@@ -190,11 +228,14 @@ class Opening(ArenaParts):
             return None
         assert rotation.end_block is not None
         race_id = f"{self.pack.pack_id[:16]}-ended"
-        race, created = self.store.create_race(race_id=race_id, pack_id=self.pack.pack_id,
-                                               seed_block=rotation.end_block, seed_hash="", problem_ids=[])
+        race, created = self.store.create_race(
+            race_id=race_id, pack_id=self.pack.pack_id, seed_block=rotation.end_block, seed_hash="", problem_ids=[]
+        )
         if created:
-            reason = (f"the rotation of pack {self.pack.pack_id} ended at block {rotation.end_block}; load the "
-                      "next pack (--pack) to race again")
+            reason = (
+                f"the rotation of pack {self.pack.pack_id} ended at block {rotation.end_block}; load the "
+                "next pack (--pack) to race again"
+            )
             self.store.set_race_status(race_id, "cancelled", reason=reason)
             self._warn("races.rotation_ended", pack_id=self.pack.pack_id, end_block=rotation.end_block)
         return None
@@ -213,8 +254,10 @@ class Opening(ArenaParts):
             latest: dict[str, Any] = {}
             for s in self.store.all_submissions():
                 if s.status == "accepted" and s.commitment_block < before_block:
-                    if s.hotkey not in latest or (s.commitment_block, s.id) > (latest[s.hotkey].commitment_block,
-                                                                               latest[s.hotkey].id):
+                    if s.hotkey not in latest or (s.commitment_block, s.id) > (
+                        latest[s.hotkey].commitment_block,
+                        latest[s.hotkey].id,
+                    ):
                         latest[s.hotkey] = s
             subs = list(latest.values())
         return [s for s in subs if s.hotkey in registered and s.hotkey != self.hotkey]

@@ -1,6 +1,5 @@
 """Running: one attempt of a run through the dispatcher, its outcome recorded and blamed."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -100,8 +99,12 @@ class Running(Judging):
             # the run's status could not be stored: `recover` ends the attempt as 2003 once the store answers
             self._lost[run_id] = (blame.STORE_FAULT, f"{type(exc).__name__}: {exc}")
             if self.log is not None:
-                self.log.error("races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
-                               traceback=traceback.format_exc())
+                self.log.error(
+                    "races.run_lost",
+                    run_id=run_id,
+                    error=f"{type(exc).__name__}: {exc}",
+                    traceback=traceback.format_exc(),
+                )
 
     def _bundle(self, submission_id: int) -> str | None:
         """The sha256 of a submission's bundle (read once per submission: it never changes)."""
@@ -139,8 +142,15 @@ class Running(Judging):
             self.store.transition(run_id, "running")
         launched = self.stages.add("staging", began)
         try:
-            outcome = await self.dispatcher.run(run_id, agent_dir, sha256, self._work / "gw", problem.public(),
-                                                limits=self.config.limits, budgets=self.config.budgets)
+            outcome = await self.dispatcher.run(
+                run_id,
+                agent_dir,
+                sha256,
+                self._work / "gw",
+                problem.public(),
+                limits=self.config.limits,
+                budgets=self.config.budgets,
+            )
         except asyncio.CancelledError:
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
@@ -161,14 +171,27 @@ class Running(Judging):
         code, error = outcome.error_code()
         if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
             code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
-        stats = {"backend": result.backend, "status": result.status, "exit_code": result.exit_code,
-                 "elapsed_s": round(result.elapsed_s, 3), "timed_out": result.timed_out, "oom": result.oom,
-                 "stderr_tail": result.stderr[-2000:], "answer": outcome.answer, "worker": outcome.worker,
-                 "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
-                 "budget_refusals": outcome.budget_refusals,
-                 "attempts": self._attempts(run, code, error, outcome.upstream_errors)}
-        spend: dict[str, Any] = {"tool_calls": outcome.tool_calls, "llm_calls": outcome.llm_calls,
-                                 "tokens": outcome.tokens, "cost": outcome.cost, "sandbox": stats}
+        stats = {
+            "backend": result.backend,
+            "status": result.status,
+            "exit_code": result.exit_code,
+            "elapsed_s": round(result.elapsed_s, 3),
+            "timed_out": result.timed_out,
+            "oom": result.oom,
+            "stderr_tail": result.stderr[-2000:],
+            "answer": outcome.answer,
+            "worker": outcome.worker,
+            "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
+            "budget_refusals": outcome.budget_refusals,
+            "attempts": self._attempts(run, code, error, outcome.upstream_errors),
+        }
+        spend: dict[str, Any] = {
+            "tool_calls": outcome.tool_calls,
+            "llm_calls": outcome.llm_calls,
+            "tokens": outcome.tokens,
+            "cost": outcome.cost,
+            "sandbox": stats,
+        }
         if self.metrics is not None:
             self.metrics.sandbox(result.elapsed_s, outcome.events, worker=outcome.worker)
             if outcome.upstream_errors:
@@ -186,13 +209,18 @@ class Running(Judging):
                 judging = self.stages.add("judge_wait", scored)
                 judgment = self._judge_inline(run, problem, outcome.events, float(strict.success))
                 scored = self.stages.add("judge", judging)
-            self.store.record_run(run_id, "scoring", outcome.events, **spend, strict=None if strict is None else (
-                float(strict.success), strict.model_dump(mode="json")), judgment=judgment)
+            self.store.record_run(
+                run_id,
+                "scoring",
+                outcome.events,
+                **spend,
+                strict=None if strict is None else (float(strict.success), strict.model_dump(mode="json")),
+                judgment=judgment,
+            )
             written = self.stages.add("trajectory_write", scored)
             if judgment is not None:
                 if self.metrics is not None:
-                    self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(
-                        written[0] - judging[0])
+                    self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(written[0] - judging[0])
                     self.metrics.run_final("finished", None)
             elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
                 self._scored[run_id] = (written, outcome.events, float(strict.success))
@@ -227,21 +255,33 @@ class Running(Judging):
     def _scoring_failed(self, run_id: str, exc: BaseException) -> None:
         """A fault of ours while scoring: its traceback in the log, the attempt ended 2007 (retried)."""
         if self.log is not None:
-            self.log.error("races.scoring_failed", run_id=run_id, error=f"{type(exc).__name__}: {exc}",
-                           traceback="".join(traceback.format_exception(exc)))
+            self.log.error(
+                "races.scoring_failed",
+                run_id=run_id,
+                error=f"{type(exc).__name__}: {exc}",
+                traceback="".join(traceback.format_exception(exc)),
+            )
         self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
 
     @staticmethod
-    def _attempts(run: Run, code: int | None, error: str | None,
-                  upstream_errors: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    def _attempts(
+        run: Run, code: int | None, error: str | None, upstream_errors: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
         """The run's earlier attempts that ended in an error, and this one if it did (the run page lists them)."""
         earlier = list((run.sandbox or {}).get("attempts") or [])
         if code is None:
             return earlier
-        return [*earlier, {"attempt": run.attempt + 1 if run.status == "pending" else run.attempt, "code": code,
-                           "blame": blame.blame_of(code), "error": error,
-                           "upstream_errors": list(upstream_errors)[:KEEP_UPSTREAM_ERRORS],
-                           "upstream_error_count": len(upstream_errors)}]
+        return [
+            *earlier,
+            {
+                "attempt": run.attempt + 1 if run.status == "pending" else run.attempt,
+                "code": code,
+                "blame": blame.blame_of(code),
+                "error": error,
+                "upstream_errors": list(upstream_errors)[:KEEP_UPSTREAM_ERRORS],
+                "upstream_error_count": len(upstream_errors),
+            },
+        ]
 
     def _fail(self, run_id: str, code: int, error: str) -> None:
         run = self.store.run(run_id)
@@ -261,8 +301,7 @@ class Running(Judging):
         if run.attempt < self.config.max_attempts:
             delay = self.config.retry_backoff * 2 ** (run.attempt - 1)
             self.store.retry_later(run_id, delay=timedelta(seconds=delay))
-            self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt,
-                       retry_in_s=delay)
+            self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt, retry_in_s=delay)
         else:
             self._warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
             if self.metrics is not None:
@@ -285,5 +324,10 @@ class Running(Judging):
 
     def _strict(self, problem: Problem, answer: Any) -> Any:
         """The strict verdict on a raw answer, by the pack's ruleset."""
-        return score_run(problem, answer, self.catalog.get, gold_vectors=self.gold_vectors(problem.problem_id),
-                         ruleset=self.pack.ruleset)
+        return score_run(
+            problem,
+            answer,
+            self.catalog.get,
+            gold_vectors=self.gold_vectors(problem.problem_id),
+            ruleset=self.pack.ruleset,
+        )

@@ -1,6 +1,5 @@
 """The node's own time per run, split by stage (`bench/race.py` prints it)."""
 
-
 from __future__ import annotations
 
 import time
@@ -23,8 +22,9 @@ class StageTimes:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = dict.fromkeys(STAGES, 0.0)
-        self.cpu: dict[str, float | None] = {stage: None if stage in {"gateway", "judge_wait"} else 0.0
-                                             for stage in STAGES}
+        self.cpu: dict[str, float | None] = {
+            stage: None if stage in {"gateway", "judge_wait"} else 0.0 for stage in STAGES
+        }
         self.counts: dict[str, int] = dict.fromkeys(STAGES, 0)
 
     @staticmethod

@@ -1,6 +1,5 @@
 """Weights: a closed race's results through the policy, stored, and sent within the rate limit."""
 
-
 from __future__ import annotations
 
 import time
@@ -23,13 +22,19 @@ class Weighing(ArenaParts):
             return None
         graph = self.chain.metagraph()
         uids = {n.hotkey: n.uid for n in graph.neurons}
-        results = [MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)),
-                               commitment_block=r.commitment_block) for r in self.store.race_results(race.race_id)]
+        results = [
+            MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
+            for r in self.store.race_results(race.race_id)
+        ]
         vector = compute_weights(results, uids, self.policy)
         shadow = compute_weights(results, uids, self.shadow_policy) if self.shadow_policy is not None else None
-        ws = self.store.add_weight_set(policy=self.policy.name, vector=vector, race_id=race.race_id,
-                                       shadow_policy=self.shadow_policy.name if self.shadow_policy else None,
-                                       shadow_vector=shadow)
+        ws = self.store.add_weight_set(
+            policy=self.policy.name,
+            vector=vector,
+            race_id=race.race_id,
+            shadow_policy=self.shadow_policy.name if self.shadow_policy else None,
+            shadow_vector=shadow,
+        )
         for older in self.store.weight_sets():
             if older.id != ws.id and older.status in {"pending", "rate_limited"}:
                 self.store.update_weight_set(older.id, status="failed", outcome={"superseded_by": ws.id})
@@ -53,8 +58,11 @@ class Weighing(ArenaParts):
         try:
             limit = self.chain.rate_limit(self.hotkey)
             if not limit.ready:
-                self.store.update_weight_set(ws.id, status="rate_limited",
-                                             outcome={"retry_in_blocks": limit.blocks_to_wait, "block": limit.block})
+                self.store.update_weight_set(
+                    ws.id,
+                    status="rate_limited",
+                    outcome={"retry_in_blocks": limit.blocks_to_wait, "block": limit.block},
+                )
                 self._info("weights.rate_limited", weight_set=ws.id, retry_in_blocks=limit.blocks_to_wait)
                 if self.metrics is not None:
                     self.metrics.set_weights.labels(result="rate_limited").inc()
@@ -63,21 +71,39 @@ class Weighing(ArenaParts):
         except ChainError as exc:
             status = "rate_limited" if exc.code == "rate_limited" else "pending"
             failures = int((ws.outcome or {}).get("failures") or 0) + 1 if status == "pending" else 0
-            delay = min(self.config.weights_retry_max, self.config.weights_retry * 2 ** (failures - 1)) \
-                if failures else 0.0
-            self.store.update_weight_set(ws.id, status=status, outcome={
-                "error": exc.code, "message": exc.message, "retry_in_blocks": exc.retry_in_blocks,
-                "failures": failures, "retry_at": time.time() + delay})
-            self._warn("weights.error", weight_set=ws.id, code=exc.code, error=exc.message, failures=failures,
-                       retry_in_s=round(delay, 3))
+            delay = (
+                min(self.config.weights_retry_max, self.config.weights_retry * 2 ** (failures - 1)) if failures else 0.0
+            )
+            self.store.update_weight_set(
+                ws.id,
+                status=status,
+                outcome={
+                    "error": exc.code,
+                    "message": exc.message,
+                    "retry_in_blocks": exc.retry_in_blocks,
+                    "failures": failures,
+                    "retry_at": time.time() + delay,
+                },
+            )
+            self._warn(
+                "weights.error",
+                weight_set=ws.id,
+                code=exc.code,
+                error=exc.message,
+                failures=failures,
+                retry_in_s=round(delay, 3),
+            )
             if self.metrics is not None:
                 self.metrics.set_weights.labels(result=exc.code).inc()
             return status
         status = "set" if outcome.success else "failed"
         if self.metrics is not None:
             self.metrics.set_weights.labels(result=status).inc()
-        self.store.update_weight_set(ws.id, status=status, outcome=outcome.model_dump(mode="json"),
-                                     block=outcome.block)
-        self._info("weights.set" if outcome.success else "weights.failed", weight_set=ws.id, block=outcome.block,
-                   message=outcome.message)
+        self.store.update_weight_set(ws.id, status=status, outcome=outcome.model_dump(mode="json"), block=outcome.block)
+        self._info(
+            "weights.set" if outcome.success else "weights.failed",
+            weight_set=ws.id,
+            block=outcome.block,
+            message=outcome.message,
+        )
         return status

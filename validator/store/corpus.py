@@ -23,8 +23,9 @@ class CorpusStore:
     engine: Engine
     dialect: str  # the engine's dialect name
 
-    def _export_selected(self, query: Any, *, since: datetime | None, until: datetime | None,
-                         tasks: Sequence[str] = ()) -> Any:
+    def _export_selected(
+        self, query: Any, *, since: datetime | None, until: datetime | None, tasks: Sequence[str] = ()
+    ) -> Any:
         ended = func.coalesce(Run.finished_at, Run.errored_at)
         query = query.where(Run.status.in_(("finished", "errored")))
         # never a race still open: its problems are not public until it closes (qualifying rounds are not exported)
@@ -37,26 +38,36 @@ class CorpusStore:
             query = query.where(ProblemRow.task.in_(list(tasks)))
         return query
 
-    def export_counts(self, *, since: datetime | None = None, until: datetime | None = None,
-                      tasks: Sequence[str] = ()) -> dict[str, Any]:
+    def export_counts(
+        self, *, since: datetime | None = None, until: datetime | None = None, tasks: Sequence[str] = ()
+    ) -> dict[str, Any]:
         """How many runs the store holds, how many are final, how many the window and tasks select, and when the
         final runs ended (first, last)."""
         ended = func.coalesce(Run.finished_at, Run.errored_at)
         with self.session() as s:
             total = int(s.scalar(select(func.count()).select_from(Run)) or 0)
             final_q = select(func.count(), func.min(ended), func.max(ended)).where(
-                Run.status.in_(("finished", "errored")))
+                Run.status.in_(("finished", "errored"))
+            )
             final, first, last = s.execute(final_q).one()
             selected_q = self._export_selected(
                 select(func.count()).select_from(Run).join(ProblemRow, ProblemRow.problem_id == Run.problem_id),
-                since=since, until=until, tasks=tasks)
+                since=since,
+                until=until,
+                tasks=tasks,
+            )
             selected = int(s.scalar(selected_q) or 0)
-        return {"runs": total, "final": int(final or 0), "selected": selected, "first_ended": first,
-                "last_ended": last}
+        return {"runs": total, "final": int(final or 0), "selected": selected, "first_ended": first, "last_ended": last}
 
-    def export_runs(self, *, since: datetime | None = None, until: datetime | None = None,
-                    tasks: Sequence[str] = (), after: str | None = None,
-                    batch: int = 500) -> Iterator[tuple[list[Any], dict[str, list[tuple[Any, ...]]]]]:
+    def export_runs(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        tasks: Sequence[str] = (),
+        after: str | None = None,
+        batch: int = 500,
+    ) -> Iterator[tuple[list[Any], dict[str, list[tuple[Any, ...]]]]]:
         """The selected final runs after run id `after`, in run_id order, `batch` at a time, each batch with its
         events: run_id -> [(seq, kind, name, arguments JSON text, result JSON text, error, status)] in seq order.
 
@@ -66,21 +77,42 @@ class CorpusStore:
         from sqlalchemy import Text, case, cast
 
         ended = func.coalesce(Run.finished_at, Run.errored_at).label("ended_at")
-        query = (select(Run.run_id, Run.race_id, Run.hotkey, Run.problem_id, Run.status, Run.error_code, ended,
-                        Submission.sha256, Score.success, Score.final, Score.judge_quality,
-                        Score.judge["gate"].as_string().label("judge_gate"),
-                        Score.strict["products"].label("answer_products"))
-                 .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
-                 .join(Submission, Submission.id == Run.submission_id)
-                 .outerjoin(Score, Score.run_id == Run.run_id))
+        query = (
+            select(
+                Run.run_id,
+                Run.race_id,
+                Run.hotkey,
+                Run.problem_id,
+                Run.status,
+                Run.error_code,
+                ended,
+                Submission.sha256,
+                Score.success,
+                Score.final,
+                Score.judge_quality,
+                Score.judge["gate"].as_string().label("judge_gate"),
+                Score.strict["products"].label("answer_products"),
+            )
+            .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+            .join(Submission, Submission.id == Run.submission_id)
+            .outerjoin(Score, Score.run_id == Run.run_id)
+        )
         query = self._export_selected(query, since=since, until=until, tasks=tasks)
         if after is not None:
             query = query.where(Run.run_id > after)
         query = query.order_by(Run.run_id)
         # an LLM call's arguments are the whole chat request (the conversation so far): not needed, not read
         arguments = case((Event.kind == "llm_call", None), else_=cast(Event.arguments, Text))
-        events_q = select(Event.run_id, Event.seq, Event.kind, Event.name, arguments, cast(Event.result, Text),
-                          Event.error, Event.status)
+        events_q = select(
+            Event.run_id,
+            Event.seq,
+            Event.kind,
+            Event.name,
+            arguments,
+            cast(Event.result, Text),
+            Event.error,
+            Event.status,
+        )
         with self.engine.connect() as conn:
             if self.dialect == "postgresql":
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
@@ -89,8 +121,9 @@ class CorpusStore:
                 for part in result.partitions(batch):
                     runs = list(part)
                     events: dict[str, list[tuple[Any, ...]]] = {r.run_id: [] for r in runs}
-                    rows = conn.execute(events_q.where(Event.run_id.in_(list(events)))
-                                        .order_by(Event.run_id, Event.seq))
+                    rows = conn.execute(
+                        events_q.where(Event.run_id.in_(list(events))).order_by(Event.run_id, Event.seq)
+                    )
                     for row in rows:
                         events[row[0]].append(tuple(row[1:]))
                     yield runs, events
@@ -101,15 +134,16 @@ class CorpusStore:
         out: list[ProblemRow] = []
         with self.session() as s:
             for start in range(0, len(ids), EVENT_BATCH):
-                out += s.scalars(select(ProblemRow).where(ProblemRow.problem_id.in_(ids[start:start + EVENT_BATCH])))
+                out += s.scalars(select(ProblemRow).where(ProblemRow.problem_id.in_(ids[start : start + EVENT_BATCH])))
         return sorted(out, key=lambda p: p.problem_id)
 
     def held_out_answers(self) -> set[str]:
         """The gold product ids of every stored problem in the `held_out` split (any pack)."""
         answers: set[str] = set()
         with self.session() as s:
-            for data in s.scalars(select(ProblemRow.data).where(ProblemRow.split == "held_out")
-                                  .execution_options(yield_per=EVENT_BATCH)):
+            for data in s.scalars(
+                select(ProblemRow.data).where(ProblemRow.split == "held_out").execution_options(yield_per=EVENT_BATCH)
+            ):
                 for reward in (data or {}).get("reward") or []:
                     if isinstance(reward, dict) and reward.get("product_id") is not None:
                         answers.add(str(reward["product_id"]))

@@ -25,16 +25,21 @@ def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise StoreError("bad_url", f"{url!r} is not a database URL; use postgresql+psycopg://user:pass@host/db "
-                                    "or sqlite:///path/file.sqlite") from None
+        raise StoreError(
+            "bad_url",
+            f"{url!r} is not a database URL; use postgresql+psycopg://user:pass@host/db or sqlite:///path/file.sqlite",
+        ) from None
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:":
             from pathlib import Path
 
             if not create and not Path(database).expanduser().is_file():
-                raise StoreError("no_store", f"no store at {database}: the file does not exist (check --database-url "
-                                             "or --data-dir; `arena-validator db upgrade` creates a store)")
+                raise StoreError(
+                    "no_store",
+                    f"no store at {database}: the file does not exist (check --database-url "
+                    "or --data-dir; `arena-validator db upgrade` creates a store)",
+                )
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30}, json_serializer=dumps, **kwargs)
 
@@ -51,12 +56,14 @@ def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
         raise StoreError("bad_url", f"unsupported database {parsed.get_backend_name()!r}: use PostgreSQL or SQLite")
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
-    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, json_serializer=dumps,
-                         **kwargs)
+    return create_engine(
+        parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, json_serializer=dumps, **kwargs
+    )
 
 
-def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_backoff: float = 30.0,
-             log: Any = None) -> None:
+def wait_for(
+    engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_backoff: float = 30.0, log: Any = None
+) -> None:
     """Connect once, retrying `attempts` times with exponential backoff; one `StoreError` naming the target if not."""
     where = engine.url.render_as_string(hide_password=True)
     delay = backoff
@@ -68,9 +75,12 @@ def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_bac
         except OperationalError as error:
             reason = str(error.orig or error).strip().splitlines()[0] if (error.orig or error) else "no answer"
             if attempt == attempts:
-                raise StoreError("unreachable", f"cannot reach the database at {where}: {reason}; check "
-                                                "--database-url (or ARENA_DATABASE_URL) and that the server is "
-                                                "running") from None
+                raise StoreError(
+                    "unreachable",
+                    f"cannot reach the database at {where}: {reason}; check "
+                    "--database-url (or ARENA_DATABASE_URL) and that the server is "
+                    "running",
+                ) from None
             if log is not None:
                 log.warning("store.unreachable", target=where, attempt=attempt, retry_in=delay, error=reason)
             time.sleep(delay)
@@ -80,4 +90,3 @@ def wait_for(engine: Engine, *, attempts: int = 1, backoff: float = 1.0, max_bac
 def dumps(value: Any) -> str:
     """JSON text for the store's JSON columns (orjson: several times faster than the stdlib on trajectory bodies)."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-

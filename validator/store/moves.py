@@ -29,8 +29,14 @@ NEXT = {
     "finished": set(),
     "errored": {"pending"},  # a validator-blamed error is retried
 }
-PHASE_COLUMN = {"starting": "starting_at", "running": "running_at", "scoring": "scoring_at",
-                "judged": "judged_at", "finished": "finished_at", "errored": "errored_at"}
+PHASE_COLUMN = {
+    "starting": "starting_at",
+    "running": "running_at",
+    "scoring": "scoring_at",
+    "judged": "judged_at",
+    "finished": "finished_at",
+    "errored": "errored_at",
+}
 
 _RUNS = Run.__table__
 _SCORES = Score.__table__
@@ -40,8 +46,17 @@ _EVENTS = Event.__table__
 _RUN = select(_RUNS).where(_RUNS.c.run_id == bindparam("the_run"))
 _RUN_LOCKED = _RUN.with_for_update()
 _UPDATE_RUN = update(_RUNS).where(_RUNS.c.run_id == bindparam("the_run"))
-_SCORE_COLUMNS = ("success", "strict", "final", "ruleset", "ruleset_version", "judge_quality", "judge_coefficient",
-                  "judge", "judge_evidence")
+_SCORE_COLUMNS = (
+    "success",
+    "strict",
+    "final",
+    "ruleset",
+    "ruleset_version",
+    "judge_quality",
+    "judge_coefficient",
+    "judge",
+    "judge_evidence",
+)
 _UPSERTS: dict[tuple[str, bool], Any] = {}
 _DELETE_EVENTS = delete(_EVENTS).where(_EVENTS.c.run_id == bindparam("the_run"))
 #: the events' multi-row INSERT (SQLite; PostgreSQL takes them by COPY)
@@ -102,8 +117,9 @@ def advance(conn: Connection, run_id: str, moves: Sequence[tuple[str, dict[str, 
     first (FOR UPDATE on PostgreSQL). Returns the run as it now is (a transient `Run`)."""
     for status, _ in moves:
         check_status(status)
-    found = conn.execute(_RUN_LOCKED if conn.dialect.name == "postgresql" else _RUN,
-                         {"the_run": run_id}).mappings().first()
+    found = (
+        conn.execute(_RUN_LOCKED if conn.dialect.name == "postgresql" else _RUN, {"the_run": run_id}).mappings().first()
+    )
     if found is None:
         raise StoreError("not_found", f"no run {run_id}")
     row, changed = dict(found), {}
@@ -115,19 +131,34 @@ def advance(conn: Connection, run_id: str, moves: Sequence[tuple[str, dict[str, 
     return Run(**row)
 
 
-def put_score(conn: Connection, run_id: str, *, success: float, strict: dict[str, Any],
-              judgment: dict[str, Any] | None = None) -> None:
+def put_score(
+    conn: Connection, run_id: str, *, success: float, strict: dict[str, Any], judgment: dict[str, Any] | None = None
+) -> None:
     """Store (or replace) a run's strict score, with no final score; with `judgment` (`Store.save_judgment`'s
     arguments), the judge's verdict and the final score too. One upsert: the same row `Store.save_score` and
     `save_judgment` leave (a replaced score keeps its `scored_at`, and its `judged_at` unless judged now)."""
     values: dict[str, Any] = {
-        "run_id": run_id, "scored_at": utcnow(), "success": success, "strict": strict, "final": None,
-        "ruleset": strict.get("ruleset"), "ruleset_version": strict.get("ruleset_version"), "judge_quality": None,
-        "judge_coefficient": None, "judge": None, "judge_evidence": None}
+        "run_id": run_id,
+        "scored_at": utcnow(),
+        "success": success,
+        "strict": strict,
+        "final": None,
+        "ruleset": strict.get("ruleset"),
+        "ruleset_version": strict.get("ruleset_version"),
+        "judge_quality": None,
+        "judge_coefficient": None,
+        "judge": None,
+        "judge_evidence": None,
+    }
     if judgment is not None:
-        values.update(judge=judgment["verdict"], judge_evidence=judgment["evidence"], judged_at=utcnow(),
-                      judge_quality=judgment["quality"], judge_coefficient=judgment["coefficient"],
-                      final=judgment["final"])
+        values.update(
+            judge=judgment["verdict"],
+            judge_evidence=judgment["evidence"],
+            judged_at=utcnow(),
+            judge_quality=judgment["quality"],
+            judge_coefficient=judgment["coefficient"],
+            final=judgment["final"],
+        )
     conn.execute(_upsert(conn.dialect.name, judgment is not None), values)
 
 
@@ -138,8 +169,9 @@ def _upsert(dialect: str, judged: bool) -> Any:
     if key not in _UPSERTS:
         statement = (postgresql if dialect == "postgresql" else sqlite).insert(_SCORES)
         columns = _SCORE_COLUMNS + (("judged_at",) if judged else ())
-        _UPSERTS[key] = statement.on_conflict_do_update(index_elements=[_SCORES.c.run_id],
-                                                        set_={c: statement.excluded[c] for c in columns})
+        _UPSERTS[key] = statement.on_conflict_do_update(
+            index_elements=[_SCORES.c.run_id], set_={c: statement.excluded[c] for c in columns}
+        )
     return _UPSERTS[key]
 
 

@@ -20,25 +20,54 @@ class PacksStore:
 
     session: Callable[[], AbstractContextManager[Session]]  # Store's one-transaction session
 
-    def add_pack(self, *, pack_id: str, name: str, digest: str, problems: Sequence[dict[str, Any]],
-                 signer: str | None = None, catalog_digest: str | None = None,
-                 rotation: dict[str, Any] | None = None, activate: bool = True) -> bool:
+    def add_pack(
+        self,
+        *,
+        pack_id: str,
+        name: str,
+        digest: str,
+        problems: Sequence[dict[str, Any]],
+        signer: str | None = None,
+        catalog_digest: str | None = None,
+        rotation: dict[str, Any] | None = None,
+        activate: bool = True,
+    ) -> bool:
         """Store a pack and its problems once (idempotent by `pack_id`); optionally make it the only active one.
         Returns whether it was new."""
         with self.session() as s:
             existing = s.get(Pack, pack_id)
             if existing is not None and existing.digest != digest:
-                raise StoreError("conflict", f"pack {pack_id} is already stored with digest {existing.digest[:12]}, "
-                                             f"not {digest[:12]}")
+                raise StoreError(
+                    "conflict",
+                    f"pack {pack_id} is already stored with digest {existing.digest[:12]}, not {digest[:12]}",
+                )
             if existing is None:
-                s.add(Pack(pack_id=pack_id, name=name, digest=digest, signer=signer, catalog_digest=catalog_digest,
-                           rotation=rotation or {}, active=False))
+                s.add(
+                    Pack(
+                        pack_id=pack_id,
+                        name=name,
+                        digest=digest,
+                        signer=signer,
+                        catalog_digest=catalog_digest,
+                        rotation=rotation or {},
+                        active=False,
+                    )
+                )
                 s.flush()
-                rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
-                         "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
-                         "difficulty": str(p.get("difficulty") or ""), "data": p} for p in problems]
+                rows = [
+                    {
+                        "problem_id": p["problem_id"],
+                        "pack_id": pack_id,
+                        "task": p["task"],
+                        "split": p.get("split", "race"),
+                        "cluster_id": p.get("cluster_id") or p["problem_id"],
+                        "difficulty": str(p.get("difficulty") or ""),
+                        "data": p,
+                    }
+                    for p in problems
+                ]
                 for start in range(0, len(rows), EVENT_BATCH):
-                    s.execute(insert(ProblemRow.__table__), rows[start:start + EVENT_BATCH])
+                    s.execute(insert(ProblemRow.__table__), rows[start : start + EVENT_BATCH])
             if activate:
                 s.execute(update(Pack).where(Pack.pack_id != pack_id).values(active=False))
                 s.execute(update(Pack).where(Pack.pack_id == pack_id).values(active=True))
@@ -50,18 +79,34 @@ class PacksStore:
         with self.session() as s:
             if s.get(Pack, pack_id) is None:
                 raise StoreError("not_found", f"no pack {pack_id} in the store")
-            stored = {row.problem_id: row for row in s.scalars(select(ProblemRow).where(
-                ProblemRow.problem_id.in_([p["problem_id"] for p in problems])))}
+            stored = {
+                row.problem_id: row
+                for row in s.scalars(
+                    select(ProblemRow).where(ProblemRow.problem_id.in_([p["problem_id"] for p in problems]))
+                )
+            }
             for p in problems:
                 row = stored.get(p["problem_id"])
                 if row is not None and (row.pack_id != pack_id or row.data != p):
-                    raise StoreError("conflict", f"problem {p['problem_id']} is already stored with other content "
-                                                 f"(pack {row.pack_id}); a pack gives its problems ids of their own")
+                    raise StoreError(
+                        "conflict",
+                        f"problem {p['problem_id']} is already stored with other content "
+                        f"(pack {row.pack_id}); a pack gives its problems ids of their own",
+                    )
             known = set(stored)
-            rows = [{"problem_id": p["problem_id"], "pack_id": pack_id, "task": p["task"],
-                     "split": p.get("split", "race"), "cluster_id": p.get("cluster_id") or p["problem_id"],
-                     "difficulty": str(p.get("difficulty") or ""), "data": p}
-                    for p in problems if p["problem_id"] not in known]
+            rows = [
+                {
+                    "problem_id": p["problem_id"],
+                    "pack_id": pack_id,
+                    "task": p["task"],
+                    "split": p.get("split", "race"),
+                    "cluster_id": p.get("cluster_id") or p["problem_id"],
+                    "difficulty": str(p.get("difficulty") or ""),
+                    "data": p,
+                }
+                for p in problems
+                if p["problem_id"] not in known
+            ]
             if rows:
                 s.execute(insert(ProblemRow.__table__), rows)
             return len(rows)

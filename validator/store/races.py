@@ -20,16 +20,31 @@ class RacesStore:
 
     session: Callable[[], AbstractContextManager[Session]]  # Store's one-transaction session
 
-    def create_race(self, *, race_id: str, pack_id: str, seed_block: int, seed_hash: str,
-                    problem_ids: Sequence[str], kind: str = "race") -> tuple[Race, bool]:
+    def create_race(
+        self,
+        *,
+        race_id: str,
+        pack_id: str,
+        seed_block: int,
+        seed_hash: str,
+        problem_ids: Sequence[str],
+        kind: str = "race",
+    ) -> tuple[Race, bool]:
         """The race, created if new (idempotent by `race_id`); returns (race, created). `kind`: "race" (a race of
         the rotation) or "qualifying" (`validator.qualifying`)."""
         with self.session() as s:
             race = s.get(Race, race_id)
             if race is not None:
                 return race, False
-            race = Race(race_id=race_id, pack_id=pack_id, seed_block=seed_block, seed_hash=seed_hash,
-                        problem_ids=list(problem_ids), status="open", kind=kind)
+            race = Race(
+                race_id=race_id,
+                pack_id=pack_id,
+                seed_block=seed_block,
+                seed_hash=seed_hash,
+                problem_ids=list(problem_ids),
+                status="open",
+                kind=kind,
+            )
             s.add(race)
             return race, True
 
@@ -64,45 +79,78 @@ class RacesStore:
     def _not_final(max_attempts: int) -> Any:
         """The SQL condition of a run that is not final yet: neither finished nor errored for good (the agent's
         error, or the validator's on its last attempt); `Arena.final` in SQL."""
-        errored_for_good = (Run.status == "errored") & ((func.coalesce(Run.blame, "") == "agent")
-                                                        | (Run.attempt >= max_attempts))
+        errored_for_good = (Run.status == "errored") & (
+            (func.coalesce(Run.blame, "") == "agent") | (Run.attempt >= max_attempts)
+        )
         return ~((Run.status == "finished") | errored_for_good)
 
     def unfinal_runs(self, race_id: str, *, max_attempts: int) -> int:
         """How many of the race's runs are not final: a count on the (race, status) index while any run is not yet
         finished or errored (most of a race), the errored ones checked only after that. No run is read."""
         with self.session() as s:
-            moving = s.scalar(select(func.count()).select_from(Run).where(
-                Run.race_id == race_id, Run.status.not_in(("finished", "errored"))))
+            moving = s.scalar(
+                select(func.count())
+                .select_from(Run)
+                .where(Run.race_id == race_id, Run.status.not_in(("finished", "errored")))
+            )
             if moving:
                 return int(moving)
-            return int(s.scalar(select(func.count()).select_from(Run).where(
-                Run.race_id == race_id, Run.status == "errored", self._not_final(max_attempts))) or 0)
+            return int(
+                s.scalar(
+                    select(func.count())
+                    .select_from(Run)
+                    .where(Run.race_id == race_id, Run.status == "errored", self._not_final(max_attempts))
+                )
+                or 0
+            )
 
     def race_progress(self, race_id: str, *, max_attempts: int) -> tuple[int, datetime | None]:
         """How many of the race's runs are not final, and when any of its runs last moved: one aggregate query,
         no run read (closing and the health check ask this every few seconds of a race)."""
-        moved = [func.max(c) for c in (Run.starting_at, Run.running_at, Run.scoring_at, Run.judged_at,
-                                       Run.finished_at, Run.errored_at)]
+        moved = [
+            func.max(c)
+            for c in (Run.starting_at, Run.running_at, Run.scoring_at, Run.judged_at, Run.finished_at, Run.errored_at)
+        ]
         with self.session() as s:
-            row = s.execute(select(func.count().filter(self._not_final(max_attempts)), *moved)
-                            .where(Run.race_id == race_id)).one()
+            row = s.execute(
+                select(func.count().filter(self._not_final(max_attempts)), *moved).where(Run.race_id == race_id)
+            ).one()
         times = [t for t in row[1:] if t is not None]  # UTC-aware: max() keeps the column's type
         return int(row[0] or 0), max(times) if times else None
 
     def race_rows(self, race_id: str) -> list[dict[str, Any]]:
         """The race's runs with their final score, as `race_scores` takes them (hotkey, submission_id, problem_id,
         status, blame, attempt, final, success): one query over runs and scores, when the race closes."""
-        query = (select(Run.hotkey, Run.submission_id, Run.problem_id, Run.status, Run.blame, Run.attempt,
-                        Score.final, Score.success)
-                 .outerjoin(Score, Score.run_id == Run.run_id).where(Run.race_id == race_id)
-                 .order_by(Run.created_at, Run.run_id))
+        query = (
+            select(
+                Run.hotkey,
+                Run.submission_id,
+                Run.problem_id,
+                Run.status,
+                Run.blame,
+                Run.attempt,
+                Score.final,
+                Score.success,
+            )
+            .outerjoin(Score, Score.run_id == Run.run_id)
+            .where(Run.race_id == race_id)
+            .order_by(Run.created_at, Run.run_id)
+        )
         with self.session() as s:
             rows = s.execute(query).all()
-        return [{"hotkey": r.hotkey, "submission_id": r.submission_id, "problem_id": r.problem_id,
-                 "status": r.status, "blame": r.blame, "attempt": r.attempt,
-                 "final": (r.final or 0.0) if r.status == "finished" else 0.0,
-                 "success": bool(r.status == "finished" and r.success)} for r in rows]
+        return [
+            {
+                "hotkey": r.hotkey,
+                "submission_id": r.submission_id,
+                "problem_id": r.problem_id,
+                "status": r.status,
+                "blame": r.blame,
+                "attempt": r.attempt,
+                "final": (r.final or 0.0) if r.status == "finished" else 0.0,
+                "success": bool(r.status == "finished" and r.success),
+            }
+            for r in rows
+        ]
 
     def save_race_results(self, race_id: str, results: Sequence[dict[str, Any]], *, close: bool = True) -> None:
         """Replace the race's results (one dict per miner: hotkey, uid, submission_id, commitment_block, score,

@@ -48,8 +48,17 @@ def blame_of(code: int | None) -> str | None:
     return table_blame(code)
 
 
-class Store(RunsStore, ScoresStore, RacesStore, SubmissionsStore, PacksStore, WeightsStore, CorpusStore,
-            QualifyingStore, ViewsStore):
+class Store(
+    RunsStore,
+    ScoresStore,
+    RacesStore,
+    SubmissionsStore,
+    PacksStore,
+    WeightsStore,
+    CorpusStore,
+    QualifyingStore,
+    ViewsStore,
+):
     """The node's repository over one database (PostgreSQL or SQLite)."""
 
     def __init__(self, url: str, *, engine: Engine | None = None) -> None:
@@ -78,5 +87,13 @@ class Store(RunsStore, ScoresStore, RacesStore, SubmissionsStore, PacksStore, We
             yield session
 
 
-__all__ = ["Store", "StoreError", "make_engine", "wait_for", "blame_of", "RUN_STATUSES", "FINAL_STATUSES",
-           "EVENT_BATCH"]
+__all__ = [
+    "Store",
+    "StoreError",
+    "make_engine",
+    "wait_for",
+    "blame_of",
+    "RUN_STATUSES",
+    "FINAL_STATUSES",
+    "EVENT_BATCH",
+]

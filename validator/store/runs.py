@@ -19,20 +19,41 @@ from validator.store.errors import StoreError
 from validator.store.models import Event, Run, Submission, utcnow
 from validator.store.moves import INSERT_EVENTS, advance, put_score, replace_events
 
-_EVENT_COLUMNS = ("run_id", "seq", "kind", "name", "arguments", "result", "started_at", "duration_ms", "tokens",
-                  "cost", "error", "status")
+_EVENT_COLUMNS = (
+    "run_id",
+    "seq",
+    "kind",
+    "name",
+    "arguments",
+    "result",
+    "started_at",
+    "duration_ms",
+    "tokens",
+    "cost",
+    "error",
+    "status",
+)
 
 
 def _event_row(event: TrajectoryEvent | dict[str, Any], run_id: str | None = None) -> dict[str, Any]:
     data = event if isinstance(event, dict) else event.__dict__  # pydantic keeps the fields there; no copy
     if data["started_at"].tzinfo is None:
-        raise StoreError("bad_input", f"event {data['seq']} of run {run_id or data['run_id']}: started_at must be "
-                                      "timezone-aware")
+        raise StoreError(
+            "bad_input", f"event {data['seq']} of run {run_id or data['run_id']}: started_at must be timezone-aware"
+        )
     return {
-        "run_id": run_id or data["run_id"], "seq": int(data["seq"]), "kind": data["kind"], "name": data["name"],
-        "arguments": data.get("arguments"), "result": data.get("result"), "started_at": data["started_at"],
-        "duration_ms": float(data.get("duration_ms") or 0.0), "tokens": data.get("tokens") or {},
-        "cost": float(data.get("cost") or 0.0), "error": data.get("error"), "status": int(data.get("status", 200)),
+        "run_id": run_id or data["run_id"],
+        "seq": int(data["seq"]),
+        "kind": data["kind"],
+        "name": data["name"],
+        "arguments": data.get("arguments"),
+        "result": data.get("result"),
+        "started_at": data["started_at"],
+        "duration_ms": float(data.get("duration_ms") or 0.0),
+        "tokens": data.get("tokens") or {},
+        "cost": float(data.get("cost") or 0.0),
+        "error": data.get("error"),
+        "status": int(data.get("status", 200)),
     }
 
 
@@ -43,10 +64,22 @@ def _copy_events(session: Session, rows: list[dict[str, Any]]) -> None:
     with driver.cursor() as cursor:
         with cursor.copy(f"COPY trajectory_events ({', '.join(_EVENT_COLUMNS)}) FROM STDIN") as copy:
             for r in rows:
-                copy.write_row((r["run_id"], r["seq"], r["kind"], r["name"],
-                                None if r["arguments"] is None else dumps(r["arguments"]),
-                                None if r["result"] is None else dumps(r["result"]), r["started_at"],
-                                r["duration_ms"], dumps(r["tokens"]), r["cost"], r["error"], r["status"]))
+                copy.write_row(
+                    (
+                        r["run_id"],
+                        r["seq"],
+                        r["kind"],
+                        r["name"],
+                        None if r["arguments"] is None else dumps(r["arguments"]),
+                        None if r["result"] is None else dumps(r["result"]),
+                        r["started_at"],
+                        r["duration_ms"],
+                        dumps(r["tokens"]),
+                        r["cost"],
+                        r["error"],
+                        r["status"],
+                    )
+                )
 
 
 class RunsStore:
@@ -59,19 +92,36 @@ class RunsStore:
         """One pending run per (submission, problem id), skipping those that exist. Returns how many were made."""
         with self.session() as s:
             have = set(s.execute(select(Run.submission_id, Run.problem_id).where(Run.race_id == race_id)).all())
-            rows = [{"run_id": uuid.uuid4().hex, "race_id": race_id, "submission_id": sub.id, "problem_id": pid,
-                     "hotkey": sub.hotkey, "status": "pending", "created_at": utcnow()}
-                    for sub, pid in pairs if (sub.id, pid) not in have]
+            rows = [
+                {
+                    "run_id": uuid.uuid4().hex,
+                    "race_id": race_id,
+                    "submission_id": sub.id,
+                    "problem_id": pid,
+                    "hotkey": sub.hotkey,
+                    "status": "pending",
+                    "created_at": utcnow(),
+                }
+                for sub, pid in pairs
+                if (sub.id, pid) not in have
+            ]
             for start in range(0, len(rows), EVENT_BATCH):
-                s.execute(insert(Run.__table__), rows[start:start + EVENT_BATCH])
+                s.execute(insert(Run.__table__), rows[start : start + EVENT_BATCH])
             return len(rows)
 
     def run(self, run_id: str) -> Run | None:
         with self.session() as s:
             return s.get(Run, run_id)
 
-    def runs(self, *, race_id: str | None = None, status: str | Sequence[str] | None = None,
-             hotkey: str | None = None, ready_at: datetime | None = None, limit: int | None = None) -> list[Run]:
+    def runs(
+        self,
+        *,
+        race_id: str | None = None,
+        status: str | Sequence[str] | None = None,
+        hotkey: str | None = None,
+        ready_at: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Run]:
         """Runs by race, status, hotkey; `ready_at` keeps those whose retry backoff has passed by then."""
         with self.session() as s:
             query = select(Run).order_by(Run.created_at, Run.run_id)
@@ -108,8 +158,13 @@ class RunsStore:
         with self.session() as s:
             return advance(s.connection(), run_id, [("pending", {"not_before": utcnow() + delay})])
 
-    def add_events(self, events: Sequence[TrajectoryEvent | dict[str, Any]], *, run_id: str | None = None,
-                   session: Session | None = None) -> int:
+    def add_events(
+        self,
+        events: Sequence[TrajectoryEvent | dict[str, Any]],
+        *,
+        run_id: str | None = None,
+        session: Session | None = None,
+    ) -> int:
         """Append events in batches of `EVENT_BATCH` rows per INSERT; returns how many were written."""
         if session is None:
             with self.session() as s:
@@ -117,14 +172,20 @@ class RunsStore:
         rows = [_event_row(e, run_id) for e in events]
         for start in range(0, len(rows), EVENT_BATCH):
             if self.dialect == "postgresql":
-                _copy_events(session, rows[start:start + EVENT_BATCH])
+                _copy_events(session, rows[start : start + EVENT_BATCH])
             else:
-                session.connection().execute(INSERT_EVENTS, rows[start:start + EVENT_BATCH])
+                session.connection().execute(INSERT_EVENTS, rows[start : start + EVENT_BATCH])
         return len(rows)
 
-    def record_run(self, run_id: str, status: str, events: Sequence[TrajectoryEvent | dict[str, Any]],
-                   strict: tuple[float, dict[str, Any]] | None = None, judgment: dict[str, Any] | None = None,
-                   **fields: Any) -> Run:
+    def record_run(
+        self,
+        run_id: str,
+        status: str,
+        events: Sequence[TrajectoryEvent | dict[str, Any]],
+        strict: tuple[float, dict[str, Any]] | None = None,
+        judgment: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Run:
         """A run's trajectory and its status change in one transaction: both land, or neither does; with `strict`
         (success, verdict), its strict score too (no final score yet: the judge's coefficient makes it); with
         `judgment` as well (`save_judgment`'s arguments), the judge's verdict and final score, and the run moves on
@@ -149,7 +210,20 @@ class RunsStore:
         """A run's whole trajectory, in order."""
         with self.session() as s:
             rows = s.execute(select(Event).where(Event.run_id == run_id).order_by(Event.seq)).scalars()
-            return [TrajectoryEvent(run_id=e.run_id, seq=e.seq, kind=e.kind, name=e.name,
-                                    arguments=e.arguments, result=e.result, started_at=e.started_at,
-                                    duration_ms=e.duration_ms, tokens=e.tokens or {}, cost=e.cost, error=e.error,
-                                    status=e.status) for e in rows]
+            return [
+                TrajectoryEvent(
+                    run_id=e.run_id,
+                    seq=e.seq,
+                    kind=e.kind,
+                    name=e.name,
+                    arguments=e.arguments,
+                    result=e.result,
+                    started_at=e.started_at,
+                    duration_ms=e.duration_ms,
+                    tokens=e.tokens or {},
+                    cost=e.cost,
+                    error=e.error,
+                    status=e.status,
+                )
+                for e in rows
+            ]

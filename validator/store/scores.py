@@ -21,23 +21,49 @@ class ScoresStore:
 
     session: Callable[[], AbstractContextManager[Session]]  # Store's one-transaction session
 
-    def save_score(self, run_id: str, *, success: float, strict: dict[str, Any], final: float | None = None,
-                   judge_quality: float | None = None, judge_coefficient: float | None = None,
-                   judge: dict[str, Any] | None = None, judge_evidence: list[int] | None = None,
-                   status: str | None = None) -> Score:
+    def save_score(
+        self,
+        run_id: str,
+        *,
+        success: float,
+        strict: dict[str, Any],
+        final: float | None = None,
+        judge_quality: float | None = None,
+        judge_coefficient: float | None = None,
+        judge: dict[str, Any] | None = None,
+        judge_evidence: list[int] | None = None,
+        status: str | None = None,
+    ) -> Score:
         """Store (or replace) a run's verdicts; with `status`, move the run in the same transaction."""
         with self.session() as s:
-            score = self._put_score(s, run_id, success=success, strict=strict, final=final,
-                                    judge_quality=judge_quality, judge_coefficient=judge_coefficient, judge=judge,
-                                    judge_evidence=judge_evidence)
+            score = self._put_score(
+                s,
+                run_id,
+                success=success,
+                strict=strict,
+                final=final,
+                judge_quality=judge_quality,
+                judge_coefficient=judge_coefficient,
+                judge=judge,
+                judge_evidence=judge_evidence,
+            )
             if status is not None:
                 move(s, run_id, status, {})
             return score
 
     @staticmethod
-    def _put_score(s: Session, run_id: str, *, success: float, strict: dict[str, Any], final: float | None = None,
-                   judge_quality: float | None = None, judge_coefficient: float | None = None,
-                   judge: dict[str, Any] | None = None, judge_evidence: list[int] | None = None) -> Score:
+    def _put_score(
+        s: Session,
+        run_id: str,
+        *,
+        success: float,
+        strict: dict[str, Any],
+        final: float | None = None,
+        judge_quality: float | None = None,
+        judge_coefficient: float | None = None,
+        judge: dict[str, Any] | None = None,
+        judge_evidence: list[int] | None = None,
+    ) -> Score:
         score = s.get(Score, run_id)
         if score is None:
             score = Score(run_id=run_id, success=success, strict=strict)
@@ -50,19 +76,45 @@ class ScoresStore:
             score.judged_at = utcnow()
         return score
 
-    def save_judgment(self, run_id: str, *, verdict: dict[str, Any], quality: float, coefficient: float,
-                      final: float, evidence: list[int]) -> Score:
+    def save_judgment(
+        self,
+        run_id: str,
+        *,
+        verdict: dict[str, Any],
+        quality: float,
+        coefficient: float,
+        final: float,
+        evidence: list[int],
+    ) -> Score:
         """The judge's verdict and the final score, and the run's move scoring -> judged -> finished: one commit."""
         with self.session() as s:
             score = s.get(Score, run_id)
             if score is None:
                 raise StoreError("not_found", f"run {run_id} has no strict score to judge")
-            self._put_judgment(s, run_id, score, verdict=verdict, quality=quality, coefficient=coefficient,
-                               final=final, evidence=evidence)
+            self._put_judgment(
+                s,
+                run_id,
+                score,
+                verdict=verdict,
+                quality=quality,
+                coefficient=coefficient,
+                final=final,
+                evidence=evidence,
+            )
             return score
 
-    def _put_judgment(self, s: Session, run_id: str, score: Score, *, verdict: dict[str, Any], quality: float,
-                      coefficient: float, final: float, evidence: list[int]) -> Run:
+    def _put_judgment(
+        self,
+        s: Session,
+        run_id: str,
+        score: Score,
+        *,
+        verdict: dict[str, Any],
+        quality: float,
+        coefficient: float,
+        final: float,
+        evidence: list[int],
+    ) -> Run:
         score.judge, score.judge_evidence, score.judged_at = verdict, evidence, utcnow()
         score.judge_quality, score.judge_coefficient, score.final = quality, coefficient, final
         move(s, run_id, "judged", {})
@@ -83,8 +135,16 @@ class ScoresStore:
         with self.session() as s:
             return s.get(Score, run_id)
 
-    def revise_score(self, run_id: str, *, success: float, strict: dict[str, Any], final: float | None,
-                     judge_coefficient: float | None, reason: str) -> ScoreRevision:
+    def revise_score(
+        self,
+        run_id: str,
+        *,
+        success: float,
+        strict: dict[str, Any],
+        final: float | None,
+        judge_coefficient: float | None,
+        reason: str,
+    ) -> ScoreRevision:
         """Replace a run's strict verdict (and its final score) and keep the verdict it replaces as a revision, in
         one transaction. The judge's verdict and quality stay: they judge the trajectory, not the rules."""
         with self.session() as s:
@@ -92,10 +152,19 @@ class ScoresStore:
             if score is None:
                 raise StoreError("not_found", f"run {run_id} has no score to revise")
             old = ScoreRevision(
-                run_id=run_id, ruleset=score.ruleset, ruleset_version=score.ruleset_version,
-                rubric_version=(score.judge or {}).get("rubric_version"), success=score.success, final=score.final,
-                strict=score.strict, judge_quality=score.judge_quality, judge_coefficient=score.judge_coefficient,
-                scored_at=score.scored_at, judged_at=score.judged_at, reason=reason)
+                run_id=run_id,
+                ruleset=score.ruleset,
+                ruleset_version=score.ruleset_version,
+                rubric_version=(score.judge or {}).get("rubric_version"),
+                success=score.success,
+                final=score.final,
+                strict=score.strict,
+                judge_quality=score.judge_quality,
+                judge_coefficient=score.judge_coefficient,
+                scored_at=score.scored_at,
+                judged_at=score.judged_at,
+                reason=reason,
+            )
             s.add(old)
             score.success, score.strict, score.final = success, strict, final
             score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
@@ -106,5 +175,6 @@ class ScoresStore:
     def score_revisions(self, run_id: str) -> list[ScoreRevision]:
         """The verdicts a rescore replaced, oldest first."""
         with self.session() as s:
-            return list(s.scalars(select(ScoreRevision).where(ScoreRevision.run_id == run_id)
-                                  .order_by(ScoreRevision.id)))
+            return list(
+                s.scalars(select(ScoreRevision).where(ScoreRevision.run_id == run_id).order_by(ScoreRevision.id))
+            )

@@ -32,8 +32,17 @@ class SubmissionsStore:
             for hotkey, neuron in seen.items():
                 miner = known.get(hotkey)
                 if miner is None:
-                    s.add(Miner(hotkey=hotkey, uid=neuron.uid, coldkey=neuron.coldkey, first_seen_at=now,
-                                first_seen_block=block, last_seen_at=now, registered=True))
+                    s.add(
+                        Miner(
+                            hotkey=hotkey,
+                            uid=neuron.uid,
+                            coldkey=neuron.coldkey,
+                            first_seen_at=now,
+                            first_seen_block=block,
+                            last_seen_at=now,
+                            registered=True,
+                        )
+                    )
                     new += 1
                 else:
                     miner.uid, miner.coldkey = neuron.uid, neuron.coldkey
@@ -50,12 +59,18 @@ class SubmissionsStore:
                 query = query.where(Miner.registered.is_(True))
             return list(s.scalars(query))
 
-    def add_submission(self, *, hotkey: str, sha256: str, commitment_block: int, source: str = "",
-                       coldkey: str = "") -> tuple[Submission, bool]:
+    def add_submission(
+        self, *, hotkey: str, sha256: str, commitment_block: int, source: str = "", coldkey: str = ""
+    ) -> tuple[Submission, bool]:
         """The submission for this commitment, created if new; returns (submission, created)."""
         with self.session() as s:
-            found = s.scalar(select(Submission).where(Submission.hotkey == hotkey, Submission.sha256 == sha256,
-                                                      Submission.commitment_block == commitment_block))
+            found = s.scalar(
+                select(Submission).where(
+                    Submission.hotkey == hotkey,
+                    Submission.sha256 == sha256,
+                    Submission.commitment_block == commitment_block,
+                )
+            )
             if found is not None:
                 return found, False
             if s.get(Miner, hotkey) is None:
@@ -67,9 +82,16 @@ class SubmissionsStore:
             s.flush()
             return sub, True
 
-    def set_submission(self, submission_id: int, *, status: str, reason: str | None = None,
-                       copy_of: int | None = None, normalized_sha256: str | None = None,
-                       size_bytes: int | None = None) -> Submission:
+    def set_submission(
+        self,
+        submission_id: int,
+        *,
+        status: str,
+        reason: str | None = None,
+        copy_of: int | None = None,
+        normalized_sha256: str | None = None,
+        size_bytes: int | None = None,
+    ) -> Submission:
         if status not in {"pending", "accepted", "rejected", "copy"}:
             raise StoreError("bad_input", f"unknown submission status {status!r}")
         with self.session() as s:
@@ -83,8 +105,9 @@ class SubmissionsStore:
                 sub.size_bytes = size_bytes
             return sub
 
-    def earliest_with(self, *, sha256: str | None = None, normalized_sha256: str | None = None,
-                      exclude_id: int | None = None) -> Submission | None:
+    def earliest_with(
+        self, *, sha256: str | None = None, normalized_sha256: str | None = None, exclude_id: int | None = None
+    ) -> Submission | None:
         """The accepted submission with this hash (or normalized hash) committed first (ties: hotkey)."""
         with self.session() as s:
             query = select(Submission).where(Submission.status == "accepted")
@@ -99,11 +122,18 @@ class SubmissionsStore:
     def latest_submissions(self, *, status: str = "accepted") -> list[Submission]:
         """Each hotkey's latest submission (by commitment block) that has `status`."""
         with self.session() as s:
-            latest = (select(Submission.hotkey, func.max(Submission.commitment_block).label("block"))
-                      .where(Submission.status == status).group_by(Submission.hotkey).subquery())
-            query = (select(Submission).join(latest, (Submission.hotkey == latest.c.hotkey)
-                                             & (Submission.commitment_block == latest.c.block))
-                     .where(Submission.status == status).order_by(Submission.hotkey, Submission.id))
+            latest = (
+                select(Submission.hotkey, func.max(Submission.commitment_block).label("block"))
+                .where(Submission.status == status)
+                .group_by(Submission.hotkey)
+                .subquery()
+            )
+            query = (
+                select(Submission)
+                .join(latest, (Submission.hotkey == latest.c.hotkey) & (Submission.commitment_block == latest.c.block))
+                .where(Submission.status == status)
+                .order_by(Submission.hotkey, Submission.id)
+            )
             out: dict[str, Submission] = {}
             for sub in s.scalars(query):
                 out[sub.hotkey] = sub  # same block twice: the later row wins
@@ -121,12 +151,20 @@ class SubmissionsStore:
         """The submissions copy judging decides: accepted or copy already, or pending with reason `verified` (their
         bundle fetched and checked)."""
         with self.session() as s:
-            return list(s.scalars(select(Submission).where(
-                (Submission.status.in_(("accepted", "copy")))
-                | ((Submission.status == "pending") & (Submission.reason == verified)))))
+            return list(
+                s.scalars(
+                    select(Submission).where(
+                        (Submission.status.in_(("accepted", "copy")))
+                        | ((Submission.status == "pending") & (Submission.reason == verified))
+                    )
+                )
+            )
 
     def pending_submissions(self, hotkeys: Iterable[str]) -> list[Submission]:
         """The pending submissions of `hotkeys`."""
         with self.session() as s:
-            return list(s.scalars(select(Submission).where(Submission.status == "pending",
-                                                           Submission.hotkey.in_(list(hotkeys)))))
+            return list(
+                s.scalars(
+                    select(Submission).where(Submission.status == "pending", Submission.hotkey.in_(list(hotkeys)))
+                )
+            )

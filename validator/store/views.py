@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 from validator.store.models import Miner, ProblemRow, Race, RaceResult, Run, Score, Submission, WeightSet
 
 #: How `/api/runs` may be sorted (a race's content sorts only once it closed: before, the last six keys are blank).
-RunSort = Literal["created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools",
-                  "problem", "task"]
+RunSort = Literal[
+    "created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools", "problem", "task"
+]
 RUN_SORTS: tuple[RunSort, ...] = get_args(RunSort)
 
 
@@ -90,27 +91,60 @@ class ViewsStore:
             query, count = query.where(Race.status == status), count.where(Race.status == status)
         return self._page(query, count, limit, offset)
 
-    def page_runs(self, *, race_id: str | None = None, hotkey: str | None = None, status: str | None = None,
-                  error_code: int | None = None, blame: str | None = None, task: str | None = None,
-                  sort: RunSort = "created", descending: bool = False, limit: int, offset: int) -> Page:
+    def page_runs(
+        self,
+        *,
+        race_id: str | None = None,
+        hotkey: str | None = None,
+        status: str | None = None,
+        error_code: int | None = None,
+        blame: str | None = None,
+        task: str | None = None,
+        sort: RunSort = "created",
+        descending: bool = False,
+        limit: int,
+        offset: int,
+    ) -> Page:
         """Runs filtered and sorted by a `RUN_SORTS` key (then creation, then id), a task only matching runs of
         closed races; rows of (run, score or None, task or None, race status, race seed block)."""
         closed = Race.status == "closed"
-        keys = {"created": Run.created_at, "ended": func.coalesce(Run.finished_at, Run.errored_at),
-                "status": Run.status, "miner": Run.hotkey, "race": Race.opened_at, "attempt": Run.attempt,
-                # a race's content sorts only once it closed: before, these keys are blank
-                "score": case((closed, Score.final)), "success": case((closed, Score.success)),
-                "cost": case((closed, Run.cost)), "tools": case((closed, Run.tool_calls)),
-                "problem": case((closed, Run.problem_id)), "task": case((closed, ProblemRow.task))}
+        keys = {
+            "created": Run.created_at,
+            "ended": func.coalesce(Run.finished_at, Run.errored_at),
+            "status": Run.status,
+            "miner": Run.hotkey,
+            "race": Race.opened_at,
+            "attempt": Run.attempt,
+            # a race's content sorts only once it closed: before, these keys are blank
+            "score": case((closed, Score.final)),
+            "success": case((closed, Score.success)),
+            "cost": case((closed, Run.cost)),
+            "tools": case((closed, Run.tool_calls)),
+            "problem": case((closed, Run.problem_id)),
+            "task": case((closed, ProblemRow.task)),
+        }
         key = keys[sort]
         ordered = [key.desc().nulls_last() if descending else key.asc().nulls_last(), Run.created_at, Run.run_id]
-        query = (select(Run, Score, ProblemRow.task, Race.status, Race.seed_block)
-                 .join(Race, Race.race_id == Run.race_id).outerjoin(Score, Score.run_id == Run.run_id)
-                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id).order_by(*ordered))
-        count = (select(func.count()).select_from(Run).join(Race, Race.race_id == Run.race_id)
-                 .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id))
-        for column, value in ((Run.race_id, race_id), (Run.hotkey, hotkey), (Run.status, status),
-                              (Run.error_code, error_code), (Run.blame, blame)):
+        query = (
+            select(Run, Score, ProblemRow.task, Race.status, Race.seed_block)
+            .join(Race, Race.race_id == Run.race_id)
+            .outerjoin(Score, Score.run_id == Run.run_id)
+            .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+            .order_by(*ordered)
+        )
+        count = (
+            select(func.count())
+            .select_from(Run)
+            .join(Race, Race.race_id == Run.race_id)
+            .outerjoin(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+        )
+        for column, value in (
+            (Run.race_id, race_id),
+            (Run.hotkey, hotkey),
+            (Run.status, status),
+            (Run.error_code, error_code),
+            (Run.blame, blame),
+        ):
             if value is not None:
                 query, count = query.where(column == value), count.where(column == value)
         if task is not None:
@@ -119,8 +153,11 @@ class ViewsStore:
 
     def page_submissions(self, *, status: str | None, hotkey: str | None, limit: int, offset: int) -> Page:
         """Submissions by commitment block; rows of (submission, its miner's uid or None)."""
-        query = (select(Submission, Miner.uid).outerjoin(Miner, Miner.hotkey == Submission.hotkey)
-                 .order_by(Submission.commitment_block, Submission.id))
+        query = (
+            select(Submission, Miner.uid)
+            .outerjoin(Miner, Miner.hotkey == Submission.hotkey)
+            .order_by(Submission.commitment_block, Submission.id)
+        )
         count = select(func.count()).select_from(Submission)
         for column, value in ((Submission.status, status), (Submission.hotkey, hotkey)):
             if value is not None:
@@ -137,35 +174,61 @@ class ViewsStore:
     def judge_quality(self, race_id: str) -> dict[str, float | None]:
         """Each hotkey's mean judge quality over its scored runs of `race_id`."""
         with self.session() as s:
-            return dict(s.execute(select(Run.hotkey, func.avg(Score.judge_quality))
-                                  .join(Score, Score.run_id == Run.run_id).where(Run.race_id == race_id)
-                                  .group_by(Run.hotkey)).all())
+            return dict(
+                s.execute(
+                    select(Run.hotkey, func.avg(Score.judge_quality))
+                    .join(Score, Score.run_id == Run.run_id)
+                    .where(Run.race_id == race_id)
+                    .group_by(Run.hotkey)
+                ).all()
+            )
 
-    def chart_rows(self) -> tuple[list[tuple[str, str, float | None, int]], list[float], list[Run],
-                                  dict[str, datetime]]:
+    def chart_rows(
+        self,
+    ) -> tuple[list[tuple[str, str, float | None, int]], list[float], list[Run], dict[str, datetime]]:
         """Of closed races (kind "race") only: (race, task, mean success, runs) per race and task; up to 20,000
         final scores; the 5,000 newest finished or errored runs; and when every race opened."""
         with self.session() as s:
             closed = select(Race.race_id).where(Race.status == "closed", Race.kind == "race")
-            by_task = s.execute(select(Run.race_id, ProblemRow.task, func.avg(Score.success), func.count())
-                                .join(Score, Score.run_id == Run.run_id)
-                                .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
-                                .where(Run.race_id.in_(closed))
-                                .group_by(Run.race_id, ProblemRow.task)).all()
-            finals = [f for (f,) in s.execute(select(Score.final).join(Run, Run.run_id == Score.run_id)
-                                              .where(Score.final.is_not(None), Run.race_id.in_(closed))
-                                              .order_by(Score.run_id).limit(20000)) if f is not None]
-            recent = list(s.scalars(select(Run).where(Run.status.in_(("finished", "errored")),
-                                                      Run.race_id.in_(closed))
-                                    .order_by(Run.created_at.desc()).limit(5000)).all())
+            by_task = s.execute(
+                select(Run.race_id, ProblemRow.task, func.avg(Score.success), func.count())
+                .join(Score, Score.run_id == Run.run_id)
+                .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
+                .where(Run.race_id.in_(closed))
+                .group_by(Run.race_id, ProblemRow.task)
+            ).all()
+            finals = [
+                f
+                for (f,) in s.execute(
+                    select(Score.final)
+                    .join(Run, Run.run_id == Score.run_id)
+                    .where(Score.final.is_not(None), Run.race_id.in_(closed))
+                    .order_by(Score.run_id)
+                    .limit(20000)
+                )
+                if f is not None
+            ]
+            recent = list(
+                s.scalars(
+                    select(Run)
+                    .where(Run.status.in_(("finished", "errored")), Run.race_id.in_(closed))
+                    .order_by(Run.created_at.desc())
+                    .limit(5000)
+                ).all()
+            )
             opened = {r.race_id: r.opened_at for r in s.scalars(select(Race))}
         return list(by_task), finals, recent, opened
 
     def closed_race_results(self) -> tuple[list[Race], dict[str, list[RaceResult]]]:
         """The closed races (kind "race"), oldest first, and every race's results by rank then hotkey."""
         with self.session() as s:
-            races = list(s.scalars(select(Race).where(Race.status == "closed", Race.kind == "race")
-                                   .order_by(Race.opened_at, Race.race_id)))
+            races = list(
+                s.scalars(
+                    select(Race)
+                    .where(Race.status == "closed", Race.kind == "race")
+                    .order_by(Race.opened_at, Race.race_id)
+                )
+            )
             by_race: dict[str, list[RaceResult]] = defaultdict(list)
             for r in s.scalars(select(RaceResult).order_by(RaceResult.rank, RaceResult.hotkey)):
                 by_race[r.race_id].append(r)
@@ -182,8 +245,9 @@ class ViewsStore:
             sets = list(s.scalars(select(WeightSet).order_by(WeightSet.id)))
             hotkeys = {m.uid: m.hotkey for m in s.scalars(select(Miner)) if m.uid is not None}
             results: dict[str | None, list[RaceResult]] = defaultdict(list)
-            for r in s.scalars(select(RaceResult).where(RaceResult.race_id.in_([ws.race_id for ws in sets]))
-                               .order_by(RaceResult.rank)):
+            for r in s.scalars(
+                select(RaceResult).where(RaceResult.race_id.in_([ws.race_id for ws in sets])).order_by(RaceResult.rank)
+            ):
                 results[r.race_id].append(r)
         return sets, hotkeys, results
 
@@ -193,8 +257,7 @@ class ViewsStore:
         """Every miner (by uid, then hotkey) and how many submissions each hotkey made."""
         with self.session() as s:
             found = list(s.scalars(select(Miner).order_by(Miner.uid, Miner.hotkey)))
-            subs = dict(s.execute(select(Submission.hotkey, func.count())
-                                  .group_by(Submission.hotkey)).all())
+            subs = dict(s.execute(select(Submission.hotkey, func.count()).group_by(Submission.hotkey)).all())
         return found, subs
 
     def miner_rows(self, hotkey: str) -> MinerRows | None:
@@ -203,68 +266,140 @@ class ViewsStore:
             m = s.get(Miner, hotkey)
             if m is None:
                 return None
-            subs = list(s.scalars(select(Submission).where(Submission.hotkey == hotkey)
-                                  .order_by(Submission.commitment_block, Submission.id)))
-            originals = {o.id: o for o in s.scalars(select(Submission).where(
-                Submission.id.in_([x.copy_of for x in subs if x.copy_of is not None])))}
-            results = list(s.execute(select(RaceResult, Race).join(Race, Race.race_id == RaceResult.race_id)
-                                     .where(RaceResult.hotkey == hotkey, Race.kind == "race")
-                                     .order_by(Race.opened_at, Race.race_id)).all())
-            field = dict(s.execute(select(RaceResult.race_id, func.count())
-                                   .group_by(RaceResult.race_id)).all())
+            subs = list(
+                s.scalars(
+                    select(Submission)
+                    .where(Submission.hotkey == hotkey)
+                    .order_by(Submission.commitment_block, Submission.id)
+                )
+            )
+            originals = {
+                o.id: o
+                for o in s.scalars(
+                    select(Submission).where(Submission.id.in_([x.copy_of for x in subs if x.copy_of is not None]))
+                )
+            }
+            results = list(
+                s.execute(
+                    select(RaceResult, Race)
+                    .join(Race, Race.race_id == RaceResult.race_id)
+                    .where(RaceResult.hotkey == hotkey, Race.kind == "race")
+                    .order_by(Race.opened_at, Race.race_id)
+                ).all()
+            )
+            field = dict(s.execute(select(RaceResult.race_id, func.count()).group_by(RaceResult.race_id)).all())
             # races it is in that have not closed: their runs' statuses only
-            live = list(s.execute(select(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status,
-                                         func.count())
-                                  .join(Run, Run.race_id == Race.race_id)
-                                  .where(Run.hotkey == hotkey, Race.status != "closed")
-                                  .group_by(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status)
-                                  .order_by(Race.opened_at)).all())
-            by_status = dict(s.execute(select(Run.status, func.count())
-                                       .where(Run.hotkey == hotkey).group_by(Run.status)).all())
+            live = list(
+                s.execute(
+                    select(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status, func.count())
+                    .join(Run, Run.race_id == Race.race_id)
+                    .where(Run.hotkey == hotkey, Race.status != "closed")
+                    .group_by(Race.race_id, Race.status, Race.seed_block, Race.opened_at, Run.status)
+                    .order_by(Race.opened_at)
+                ).all()
+            )
+            by_status = dict(
+                s.execute(select(Run.status, func.count()).where(Run.hotkey == hotkey).group_by(Run.status)).all()
+            )
             sets = list(s.scalars(select(WeightSet).order_by(WeightSet.id)))
-        return MinerRows(miner=m, submissions=subs, originals=originals,
-                         results=[(r, race) for r, race in results], field=field,
-                         live=live, runs_by_status=by_status, weight_sets=sets)
+        return MinerRows(
+            miner=m,
+            submissions=subs,
+            originals=originals,
+            results=[(r, race) for r, race in results],
+            field=field,
+            live=live,
+            runs_by_status=by_status,
+            weight_sets=sets,
+        )
 
     # --- the live races and a race's grid ---------------------------------------------------------------------------
 
     def live_rows(self, now: datetime) -> LiveRows:
         """The open and running races (kind "race"), oldest first, with their runs counted by miner and status."""
         with self.session() as s:
-            races = list(s.scalars(select(Race).where(Race.status.in_(("open", "running")), Race.kind == "race")
-                                   .order_by(Race.opened_at, Race.race_id)))
+            races = list(
+                s.scalars(
+                    select(Race)
+                    .where(Race.status.in_(("open", "running")), Race.kind == "race")
+                    .order_by(Race.opened_at, Race.race_id)
+                )
+            )
             ids = [r.race_id for r in races]
-            ended = func.coalesce(Run.finished_at, Run.errored_at, Run.judged_at, Run.scoring_at, Run.running_at,
-                                  Run.starting_at, Run.created_at)
-            counts = s.execute(select(Run.race_id, Run.hotkey, Run.status, func.count(), func.max(ended))
-                               .where(Run.race_id.in_(ids)).group_by(Run.race_id, Run.hotkey, Run.status)).all()
-            scored = s.execute(select(Run.race_id, Run.hotkey, func.count(), func.sum(Score.success))
-                               .join(Score, Score.run_id == Run.run_id).where(Run.race_id.in_(ids))
-                               .group_by(Run.race_id, Run.hotkey)).all()
+            ended = func.coalesce(
+                Run.finished_at,
+                Run.errored_at,
+                Run.judged_at,
+                Run.scoring_at,
+                Run.running_at,
+                Run.starting_at,
+                Run.created_at,
+            )
+            counts = s.execute(
+                select(Run.race_id, Run.hotkey, Run.status, func.count(), func.max(ended))
+                .where(Run.race_id.in_(ids))
+                .group_by(Run.race_id, Run.hotkey, Run.status)
+            ).all()
+            scored = s.execute(
+                select(Run.race_id, Run.hotkey, func.count(), func.sum(Score.success))
+                .join(Score, Score.run_id == Run.run_id)
+                .where(Run.race_id.in_(ids))
+                .group_by(Run.race_id, Run.hotkey)
+            ).all()
             worker = Run.sandbox["worker"].as_string()  # where each run's sandbox ran: "local", or a Ray worker's id
-            workers = s.execute(select(Run.race_id, worker, func.count())
-                                .where(Run.race_id.in_(ids), worker.is_not(None))
-                                .group_by(Run.race_id, worker)).all()
-            ready = s.scalar(select(func.count()).select_from(Run).where(
-                Run.status == "pending", Run.race_id.in_(ids), (Run.not_before.is_(None)) | (Run.not_before <= now)))
-            backoff = s.scalar(select(func.count()).select_from(Run).where(
-                Run.status == "pending", Run.race_id.in_(ids), Run.not_before > now))
+            workers = s.execute(
+                select(Run.race_id, worker, func.count())
+                .where(Run.race_id.in_(ids), worker.is_not(None))
+                .group_by(Run.race_id, worker)
+            ).all()
+            ready = s.scalar(
+                select(func.count())
+                .select_from(Run)
+                .where(
+                    Run.status == "pending", Run.race_id.in_(ids), (Run.not_before.is_(None)) | (Run.not_before <= now)
+                )
+            )
+            backoff = s.scalar(
+                select(func.count())
+                .select_from(Run)
+                .where(Run.status == "pending", Run.race_id.in_(ids), Run.not_before > now)
+            )
             uids = {m.hotkey: m.uid for m in s.scalars(select(Miner))}
-            last_closed = s.scalar(select(Race).where(Race.status == "closed", Race.kind == "race")
-                                   .order_by(Race.closed_at.desc(), Race.race_id.desc()).limit(1))
-        return LiveRows(races=races, counts=list(counts), scored=list(scored), workers=list(workers),
-                        ready=int(ready or 0), backoff=int(backoff or 0), uids=uids, last_closed=last_closed)
+            last_closed = s.scalar(
+                select(Race)
+                .where(Race.status == "closed", Race.kind == "race")
+                .order_by(Race.closed_at.desc(), Race.race_id.desc())
+                .limit(1)
+            )
+        return LiveRows(
+            races=races,
+            counts=list(counts),
+            scored=list(scored),
+            workers=list(workers),
+            ready=int(ready or 0),
+            backoff=int(backoff or 0),
+            uids=uids,
+            last_closed=last_closed,
+        )
 
-    def grid_rows(self, race_id: str, problem_ids: Sequence[str], *, tasks: bool
-                  ) -> tuple[list[tuple[Run, Score | None]], dict[str, str], dict[str, int | None],
-                             dict[str, int | None]]:
+    def grid_rows(
+        self, race_id: str, problem_ids: Sequence[str], *, tasks: bool
+    ) -> tuple[list[tuple[Run, Score | None]], dict[str, str], dict[str, int | None], dict[str, int | None]]:
         """A race's runs with their scores, the tasks of `problem_ids` (when `tasks`, else none), the race's ranks
         and every hotkey's uid."""
         with self.session() as s:
-            rows = s.execute(select(Run, Score).outerjoin(Score, Score.run_id == Run.run_id)
-                             .where(Run.race_id == race_id)).all()
-            found = dict(s.execute(select(ProblemRow.problem_id, ProblemRow.task)
-                                   .where(ProblemRow.problem_id.in_(problem_ids))).all()) if tasks else {}
+            rows = s.execute(
+                select(Run, Score).outerjoin(Score, Score.run_id == Run.run_id).where(Run.race_id == race_id)
+            ).all()
+            found = (
+                dict(
+                    s.execute(
+                        select(ProblemRow.problem_id, ProblemRow.task).where(ProblemRow.problem_id.in_(problem_ids))
+                    ).all()
+                )
+                if tasks
+                else {}
+            )
             ranks = {r.hotkey: r.rank for r in s.scalars(select(RaceResult).where(RaceResult.race_id == race_id))}
             uids = {m.hotkey: m.uid for m in s.scalars(select(Miner))}
         return [(run, score) for run, score in rows], found, ranks, uids
@@ -281,8 +416,11 @@ class ViewsStore:
         """Runs, races (kind "race") and weight sets by status, and the pending runs ready to start at `now`."""
         with self.session() as s:
             runs = s.execute(select(Run.status, func.count()).group_by(Run.status)).all()
-            ready = s.scalar(select(func.count()).select_from(Run).where(
-                Run.status == "pending", (Run.not_before.is_(None)) | (Run.not_before <= now)))
+            ready = s.scalar(
+                select(func.count())
+                .select_from(Run)
+                .where(Run.status == "pending", (Run.not_before.is_(None)) | (Run.not_before <= now))
+            )
             races = s.execute(select(Race.status, func.count()).where(Race.kind == "race").group_by(Race.status)).all()
             weights = s.execute(select(WeightSet.status, func.count()).group_by(WeightSet.status)).all()
         return StatusCounts(runs=list(runs), ready=int(ready or 0), races=list(races), weight_sets=list(weights))

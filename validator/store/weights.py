@@ -19,20 +19,32 @@ class WeightsStore:
 
     session: Callable[[], AbstractContextManager[Session]]  # Store's one-transaction session
 
-    def add_weight_set(self, *, policy: str, vector: dict[int, float], race_id: str | None = None,
-                       shadow_policy: str | None = None, shadow_vector: dict[int, float] | None = None) -> WeightSet:
+    def add_weight_set(
+        self,
+        *,
+        policy: str,
+        vector: dict[int, float],
+        race_id: str | None = None,
+        shadow_policy: str | None = None,
+        shadow_vector: dict[int, float] | None = None,
+    ) -> WeightSet:
         """A pending weight set; with a shadow policy, its vector is stored beside the live one (never sent)."""
         with self.session() as s:
-            ws = WeightSet(race_id=race_id, policy=policy, vector={str(k): v for k, v in sorted(vector.items())},
-                           status="pending", shadow_policy=shadow_policy,
-                           shadow_vector=None if shadow_vector is None else
-                           {str(k): v for k, v in sorted(shadow_vector.items())})
+            ws = WeightSet(
+                race_id=race_id,
+                policy=policy,
+                vector={str(k): v for k, v in sorted(vector.items())},
+                status="pending",
+                shadow_policy=shadow_policy,
+                shadow_vector=None if shadow_vector is None else {str(k): v for k, v in sorted(shadow_vector.items())},
+            )
             s.add(ws)
             s.flush()
             return ws
 
-    def update_weight_set(self, weight_set_id: int, *, status: str, outcome: dict[str, Any],
-                          block: int | None = None) -> WeightSet:
+    def update_weight_set(
+        self, weight_set_id: int, *, status: str, outcome: dict[str, Any], block: int | None = None
+    ) -> WeightSet:
         if status not in {"pending", "set", "failed", "rate_limited"}:
             raise StoreError("bad_input", f"unknown weight-set status {status!r}")
         with self.session() as s:

@@ -57,8 +57,7 @@ def store_bundle(data: bytes, sha256: str, into: Path, source: str) -> FetchedBu
         except RecursionError:
             problems = ["a Python file is too deeply nested to parse"]
         if problems:
-            raise SubmissionError("bad_bundle", short(f"bundle fails `arena-miner check`: {'; '.join(problems)}",
-                                                       300))
+            raise SubmissionError("bad_bundle", short(f"bundle fails `arena-miner check`: {'; '.join(problems)}", 300))
         files = sum(1 for p in tmp.rglob("*") if p.is_file())
         tmp_archive = into / f"{tmp.name}.tar.gz"
         tmp_archive.write_bytes(data)
@@ -74,8 +73,7 @@ def store_bundle(data: bytes, sha256: str, into: Path, source: str) -> FetchedBu
         shutil.rmtree(tmp, ignore_errors=True)
         with suppress(OSError):
             (into / f"{tmp.name}.tar.gz").unlink(missing_ok=True)
-    return FetchedBundle(sha256=sha256, path=folder, archive=archive, size_bytes=len(data), files=files,
-                         source=source)
+    return FetchedBundle(sha256=sha256, path=folder, archive=archive, size_bytes=len(data), files=files, source=source)
 
 
 def clean_tmp(into: Path) -> None:

@@ -31,8 +31,13 @@ class _Strip(ast.NodeTransformer):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and all(isinstance(s, ast.stmt) for s in body):
-                kept = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                                and isinstance(s.value.value, str))]
+                kept = [
+                    s
+                    for s in body
+                    if not (
+                        isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+                    )
+                ]
                 if not kept and field == "body":
                     kept = [ast.Pass()]
                 setattr(node, field, kept)
@@ -198,9 +203,11 @@ def normalized_source_hash(bundle_dir: str | os.PathLike[str]) -> str:
     with renamed variables, other comments or docstrings, or reformatted, hashes the same."""
     root = Path(bundle_dir)
     digest = hashlib.sha256()
-    files = sorted(p for p in root.rglob("*.py")
-                   if p.is_file() and not p.is_symlink()
-                   and not any(part in SKIP_DIRS for part in p.relative_to(root).parts))
+    files = sorted(
+        p
+        for p in root.rglob("*.py")
+        if p.is_file() and not p.is_symlink() and not any(part in SKIP_DIRS for part in p.relative_to(root).parts)
+    )
     for path in files:
         rel = PurePosixPath(*path.relative_to(root).parts).as_posix()
         digest.update(rel.encode() + b"\0" + normalize_source(path.read_bytes(), rel).encode() + b"\0")
@@ -223,14 +230,31 @@ def judge_copies(store: Store, log: Any) -> list[SubmissionChange]:
             else:
                 what = "an identical bundle" if row.sha256 == original.sha256 else "the same normalized source"
                 status, copy_of = "copy", original.id
-                reason = (f"copy of submission {original.id} by {original.hotkey} (committed at block "
-                          f"{original.commitment_block}): {what}")
+                reason = (
+                    f"copy of submission {original.id} by {original.hotkey} (committed at block "
+                    f"{original.commitment_block}): {what}"
+                )
             if (row.status, row.copy_of, row.reason) == (status, copy_of, reason):
                 continue
             store.set_submission(row.id, status=status, reason=reason, copy_of=copy_of)
             event = "submission.accepted" if status == "accepted" else "submission.copy"
-            log.info(event, hotkey=row.hotkey, sha256=row.sha256, submission_id=row.id, block=row.commitment_block,
-                     copy_of=copy_of, reason=reason)
-            changes.append(SubmissionChange(submission_id=row.id, hotkey=row.hotkey, sha256=row.sha256,
-                                            status=status, reason=reason, copy_of=copy_of))
+            log.info(
+                event,
+                hotkey=row.hotkey,
+                sha256=row.sha256,
+                submission_id=row.id,
+                block=row.commitment_block,
+                copy_of=copy_of,
+                reason=reason,
+            )
+            changes.append(
+                SubmissionChange(
+                    submission_id=row.id,
+                    hotkey=row.hotkey,
+                    sha256=row.sha256,
+                    status=status,
+                    reason=reason,
+                    copy_of=copy_of,
+                )
+            )
     return changes

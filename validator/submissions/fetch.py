@@ -20,18 +20,24 @@ from validator.submissions.models import DEFAULT_TIMEOUT, FetchedBundle, Submiss
 
 
 def http_client(timeout: float) -> httpx.Client:
-    return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=True, max_redirects=3,
-                        headers={"Accept-Encoding": "identity", "User-Agent": "shoparena-validator"})
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=True,
+        max_redirects=3,
+        headers={"Accept-Encoding": "identity", "User-Agent": "shoparena-validator"},
+    )
 
 
 def _source_url(source: str | Axon | None, sha256: str) -> str:
     if source is None:
-        raise SubmissionError("no_source", "no URL in the commitment and no axon served by the miner",
-                              retryable=True)
+        raise SubmissionError("no_source", "no URL in the commitment and no axon served by the miner", retryable=True)
     if isinstance(source, Axon):
         if source.port <= 0 or source.ip in ("0.0.0.0", "::", ""):
-            raise SubmissionError("no_source", f"no URL in the commitment and the miner's axon is not served "
-                                               f"({source.ip}:{source.port})", retryable=True)
+            raise SubmissionError(
+                "no_source",
+                f"no URL in the commitment and the miner's axon is not served ({source.ip}:{source.port})",
+                retryable=True,
+            )
         return f"{source.url}/bundle/{sha256}"
     return source
 
@@ -56,38 +62,55 @@ def _download(client: httpx.Client, url: str, headers: dict[str, str], *, max_by
                             detail = parsed["detail"]
                 except Exception:  # a body we cannot read changes nothing about the status line
                     pass
-                raise SubmissionError("http_error", short(f"HTTP {response.status_code} from {url}"
-                                                           + (f": {detail}" if detail else ""), 300), retryable=True)
+                raise SubmissionError(
+                    "http_error",
+                    short(f"HTTP {response.status_code} from {url}" + (f": {detail}" if detail else ""), 300),
+                    retryable=True,
+                )
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if encoding not in ("", "identity"):
-                raise SubmissionError("bad_response", f"{url} sent the bundle with Content-Encoding {encoding}; "
-                                                      "serve the .tar.gz bytes as they are")
+                raise SubmissionError(
+                    "bad_response",
+                    f"{url} sent the bundle with Content-Encoding {encoding}; serve the .tar.gz bytes as they are",
+                )
             length = response.headers.get("content-length")
             if length is not None and length.isdigit() and int(length) > max_bytes:
-                raise SubmissionError("too_large", f"{url} announces {int(length):,} bytes; a bundle may have at "
-                                                   f"most {max_bytes:,}")
+                raise SubmissionError(
+                    "too_large", f"{url} announces {int(length):,} bytes; a bundle may have at most {max_bytes:,}"
+                )
             data = bytearray()
             for chunk in response.iter_raw(65536):
                 data += chunk
                 if len(data) > max_bytes:
-                    raise SubmissionError("too_large", f"{url} sent over {max_bytes:,} bytes; a bundle may have at "
-                                                       f"most {max_bytes:,}")
+                    raise SubmissionError(
+                        "too_large", f"{url} sent over {max_bytes:,} bytes; a bundle may have at most {max_bytes:,}"
+                    )
                 if time.monotonic() > deadline:
-                    raise SubmissionError("timed_out", f"{url} did not finish sending within {timeout:g}s",
-                                          retryable=True)
+                    raise SubmissionError(
+                        "timed_out", f"{url} did not finish sending within {timeout:g}s", retryable=True
+                    )
             return bytes(data)
     except httpx.TimeoutException:
         raise SubmissionError("timed_out", f"{url} did not answer within {timeout:g}s", retryable=True) from None
     except httpx.TooManyRedirects:
         raise SubmissionError("unreachable", f"{url} redirects too often", retryable=True) from None
     except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
-        raise SubmissionError("unreachable", short(f"cannot download {url}: {type(exc).__name__}: {exc}"),
-                              retryable=True) from None
+        raise SubmissionError(
+            "unreachable", short(f"cannot download {url}: {type(exc).__name__}: {exc}"), retryable=True
+        ) from None
 
 
-def fetch_bundle(source: str | Axon | None, sha256: str, *, wallet: Any, into: str | os.PathLike[str],
-                 miner_hotkey: str | None = None, max_bytes: int = MAX_PACKED, timeout: float = DEFAULT_TIMEOUT,
-                 client: httpx.Client | None = None) -> FetchedBundle:
+def fetch_bundle(
+    source: str | Axon | None,
+    sha256: str,
+    *,
+    wallet: Any,
+    into: str | os.PathLike[str],
+    miner_hotkey: str | None = None,
+    max_bytes: int = MAX_PACKED,
+    timeout: float = DEFAULT_TIMEOUT,
+    client: httpx.Client | None = None,
+) -> FetchedBundle:
     """Download the bundle `sha256` from a URL or an axon, verify and check it, and store it under `into`.
 
     The request is signed with `wallet`'s hotkey (``btauth/1``, receiver `miner_hotkey`); an axon requires both.
@@ -111,6 +134,8 @@ def fetch_bundle(source: str | Axon | None, sha256: str, *, wallet: Any, into: s
             http.close()
     got = hashlib.sha256(data).hexdigest()
     if got != sha256:
-        raise SubmissionError("hash_mismatch", f"{url} sent {len(data):,} bytes with sha256 {got[:16]}..., not the "
-                                               f"committed {sha256[:16]}...")
+        raise SubmissionError(
+            "hash_mismatch",
+            f"{url} sent {len(data):,} bytes with sha256 {got[:16]}..., not the committed {sha256[:16]}...",
+        )
     return store_bundle(data, sha256, Path(into), url)

@@ -67,8 +67,9 @@ def _describe(url: str | None, neuron: Neuron | None) -> str:
     return "axon"
 
 
-def _obtain(sha256: str, works: list[_Work], *, wallet: Any, into: Path, client: httpx.Client, max_bytes: int,
-            timeout: float) -> dict[int, _Result]:
+def _obtain(
+    sha256: str, works: list[_Work], *, wallet: Any, into: Path, client: httpx.Client, max_bytes: int, timeout: float
+) -> dict[int, _Result]:
     """Get one bundle for every submission committing it: from the first source that delivers a valid copy."""
     if stored(into / sha256, sha256):
         return {w.submission_id: _Result(ok=True) for w in works}
@@ -76,18 +77,28 @@ def _obtain(sha256: str, works: list[_Work], *, wallet: Any, into: Path, client:
     for index, work in enumerate(works):
         try:
             try:
-                fetch_bundle(work.source, sha256, wallet=wallet, into=into, miner_hotkey=work.hotkey,
-                             max_bytes=max_bytes, timeout=timeout, client=client)
+                fetch_bundle(
+                    work.source,
+                    sha256,
+                    wallet=wallet,
+                    into=into,
+                    miner_hotkey=work.hotkey,
+                    max_bytes=max_bytes,
+                    timeout=timeout,
+                    client=client,
+                )
             except SubmissionError:
                 raise
             except Exception as exc:  # our fault, not the miner's: retried like a transient failure
-                raise SubmissionError("validator_error", short(f"validator error while fetching: "
-                                                                f"{type(exc).__name__}: {exc}"),
-                                      retryable=True) from exc
+                raise SubmissionError(
+                    "validator_error",
+                    short(f"validator error while fetching: {type(exc).__name__}: {exc}"),
+                    retryable=True,
+                ) from exc
         except SubmissionError as exc:
             results[work.submission_id] = _Result(ok=False, error=exc)
             if exc.code == "bad_bundle":  # the committed bytes themselves are bad: the same for every source
-                for rest in works[index + 1:]:
+                for rest in works[index + 1 :]:
                     results[rest.submission_id] = _Result(ok=False, error=exc)
                 return results
             continue
@@ -97,10 +108,19 @@ def _obtain(sha256: str, works: list[_Work], *, wallet: Any, into: Path, client:
     return results
 
 
-def sync_submissions(store: Store, chain: ChainPort, *, wallet: Any, data_dir: str | os.PathLike[str],
-                     log: Any = None, max_bytes: int = MAX_PACKED, timeout: float = DEFAULT_TIMEOUT,
-                     max_attempts: int = DEFAULT_MAX_ATTEMPTS, retry_interval: float = DEFAULT_RETRY_INTERVAL,
-                     concurrency: int = DEFAULT_CONCURRENCY) -> SyncSummary:
+def sync_submissions(
+    store: Store,
+    chain: ChainPort,
+    *,
+    wallet: Any,
+    data_dir: str | os.PathLike[str],
+    log: Any = None,
+    max_bytes: int = MAX_PACKED,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    retry_interval: float = DEFAULT_RETRY_INTERVAL,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> SyncSummary:
     """Sync the metagraph and commitments into the store, and fetch, verify and judge every new submission.
 
     Raises `ChainError` when the chain cannot be read (nothing is changed then); everything a miner can get wrong
@@ -114,19 +134,34 @@ def sync_submissions(store: Store, chain: ChainPort, *, wallet: Any, data_dir: s
     into = bundles_dir(data_dir)
     clean_tmp(into)
     current, work = _discover(store, graph, commitments, summary, log, retry_interval)
-    results = _fetch_all(work, wallet=wallet, into=into, max_bytes=max_bytes, timeout=timeout,
-                         concurrency=concurrency)
+    results = _fetch_all(work, wallet=wallet, into=into, max_bytes=max_bytes, timeout=timeout, concurrency=concurrency)
     _record(store, work, results, into, summary, log, max_attempts)
     summary.changes += judge_copies(store, log)
     summary.changes += _supersede(store, current, log)
-    log.info("submissions.synced", block=summary.block, neurons=summary.neurons, commitments=summary.commitments,
-             new=summary.new, fetched=summary.fetched, accepted=summary.accepted, copies=summary.copies,
-             rejected=summary.rejected, retrying=summary.retrying, ignored=summary.ignored)
+    log.info(
+        "submissions.synced",
+        block=summary.block,
+        neurons=summary.neurons,
+        commitments=summary.commitments,
+        new=summary.new,
+        fetched=summary.fetched,
+        accepted=summary.accepted,
+        copies=summary.copies,
+        rejected=summary.rejected,
+        retrying=summary.retrying,
+        ignored=summary.ignored,
+    )
     return summary
 
 
-def _discover(store: Store, graph: Metagraph, commitments: Mapping[str, Commitment], summary: SyncSummary, log: Any,
-              retry_interval: float) -> tuple[dict[str, int], list[_Work]]:
+def _discover(
+    store: Store,
+    graph: Metagraph,
+    commitments: Mapping[str, Commitment],
+    summary: SyncSummary,
+    log: Any,
+    retry_interval: float,
+) -> tuple[dict[str, int], list[_Work]]:
     """Store each of our commitments as a submission; (hotkey -> block of its current commitment, the pending
     submissions due for a fetch)."""
     now = datetime.now(UTC)
@@ -136,8 +171,13 @@ def _discover(store: Store, graph: Metagraph, commitments: Mapping[str, Commitme
         parsed = parse_commitment(commitment.value)
         if parsed is None:
             summary.ignored += 1
-            log.info("submission.ignored", hotkey=commitment.hotkey, block=commitment.block,
-                     reason="not a ShopArena commitment (sa1:<sha256>[:<url>])", value=short(commitment.value, 80))
+            log.info(
+                "submission.ignored",
+                hotkey=commitment.hotkey,
+                block=commitment.block,
+                reason="not a ShopArena commitment (sa1:<sha256>[:<url>])",
+                value=short(commitment.value, 80),
+            )
             continue
         neuron = graph.by_hotkey(commitment.hotkey)
         if neuron is None:
@@ -146,13 +186,16 @@ def _discover(store: Store, graph: Metagraph, commitments: Mapping[str, Commitme
             continue
         sha256, url = parsed
         current[commitment.hotkey] = commitment.block
-        sub, created = store.add_submission(hotkey=commitment.hotkey, sha256=sha256,
-                                            commitment_block=commitment.block, source=_describe(url, neuron),
-                                            coldkey=neuron.coldkey)
+        sub, created = store.add_submission(
+            hotkey=commitment.hotkey,
+            sha256=sha256,
+            commitment_block=commitment.block,
+            source=_describe(url, neuron),
+            coldkey=neuron.coldkey,
+        )
         if created:
             summary.new += 1
-            log.info("submission.new", hotkey=sub.hotkey, sha256=sha256, block=sub.commitment_block,
-                     source=sub.source)
+            log.info("submission.new", hotkey=sub.hotkey, sha256=sha256, block=sub.commitment_block, source=sub.source)
         if sub.status != "pending":
             continue
         attempts = _attempts(sub.reason)
@@ -164,8 +207,9 @@ def _discover(store: Store, graph: Metagraph, commitments: Mapping[str, Commitme
     return current, work
 
 
-def _fetch_all(work: list[_Work], *, wallet: Any, into: Path, max_bytes: int, timeout: float,
-               concurrency: int) -> dict[int, _Result]:
+def _fetch_all(
+    work: list[_Work], *, wallet: Any, into: Path, max_bytes: int, timeout: float, concurrency: int
+) -> dict[int, _Result]:
     """Every pending submission's bundle, one fetch per distinct sha256, `concurrency` at a time."""
     by_sha: dict[str, list[_Work]] = {}
     for item in work:
@@ -173,17 +217,30 @@ def _fetch_all(work: list[_Work], *, wallet: Any, into: Path, max_bytes: int, ti
     results: dict[int, _Result] = {}
     if by_sha:
         workers = max(1, min(concurrency, len(by_sha)))
-        with http_client(timeout) as client, ThreadPoolExecutor(max_workers=workers,
-                                                                thread_name_prefix="bundle-fetch") as pool:
-            futures = {sha: pool.submit(_obtain, sha, items, wallet=wallet, into=into, client=client,
-                                        max_bytes=max_bytes, timeout=timeout) for sha, items in by_sha.items()}
+        with (
+            http_client(timeout) as client,
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bundle-fetch") as pool,
+        ):
+            futures = {
+                sha: pool.submit(
+                    _obtain, sha, items, wallet=wallet, into=into, client=client, max_bytes=max_bytes, timeout=timeout
+                )
+                for sha, items in by_sha.items()
+            }
             for future in futures.values():
                 results.update(future.result())
     return results
 
 
-def _record(store: Store, work: list[_Work], results: dict[int, _Result], into: Path, summary: SyncSummary,
-            log: Any, max_attempts: int) -> None:
+def _record(
+    store: Store,
+    work: list[_Work],
+    results: dict[int, _Result],
+    into: Path,
+    summary: SyncSummary,
+    log: Any,
+    max_attempts: int,
+) -> None:
     """Store each fetch's outcome: verified (with its normalized hash, judged next), retried later, or rejected."""
     normalized: dict[str, str | SubmissionError] = {}
     for item in work:
@@ -202,8 +259,9 @@ def _record(store: Store, work: list[_Work], results: dict[int, _Result], into: 
             else:
                 size = archive_path(into / item.sha256).stat().st_size
                 # verified; `judge_copies` below decides accepted or copy
-                store.set_submission(item.submission_id, status="pending", reason=VERIFIED,
-                                     normalized_sha256=norm, size_bytes=size)
+                store.set_submission(
+                    item.submission_id, status="pending", reason=VERIFIED, normalized_sha256=norm, size_bytes=size
+                )
                 continue
         error = result.error
         assert error is not None
@@ -213,12 +271,15 @@ def _record(store: Store, work: list[_Work], results: dict[int, _Result], into: 
             status = "pending"
             bound.warning("submission.retry", reason=reason)
         else:
-            reason = (f"gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason)
+            reason = f"gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason
             status = "rejected"
             bound.warning("submission.rejected", code=error.code, reason=reason)
         store.set_submission(item.submission_id, status=status, reason=reason)
-        summary.changes.append(SubmissionChange(submission_id=item.submission_id, hotkey=item.hotkey,
-                                                sha256=item.sha256, status=status, reason=reason))
+        summary.changes.append(
+            SubmissionChange(
+                submission_id=item.submission_id, hotkey=item.hotkey, sha256=item.sha256, status=status, reason=reason
+            )
+        )
 
 
 def _supersede(store: Store, current: dict[str, int], log: Any) -> list[SubmissionChange]:
@@ -233,6 +294,9 @@ def _supersede(store: Store, current: dict[str, int], log: Any) -> list[Submissi
             reason = f"superseded by the hotkey's commitment at block {block} before it could be verified"
             store.set_submission(row.id, status="rejected", reason=reason)
             log.info("submission.superseded", hotkey=row.hotkey, sha256=row.sha256, submission_id=row.id)
-            changes.append(SubmissionChange(submission_id=row.id, hotkey=row.hotkey, sha256=row.sha256,
-                                            status="rejected", reason=reason))
+            changes.append(
+                SubmissionChange(
+                    submission_id=row.id, hotkey=row.hotkey, sha256=row.sha256, status="rejected", reason=reason
+                )
+            )
     return changes

@@ -44,5 +44,12 @@ from __future__ import annotations
 from arena.judge.offline.facts import FACTS_CACHE, remembered_facts, result_facts
 from arena.judge.offline.judge import CHECKS, MIN_COMPLETION_TOKENS, OFFLINE_VERSION, OfflineJudge
 
-__all__ = ["CHECKS", "MIN_COMPLETION_TOKENS", "OFFLINE_VERSION", "OfflineJudge", "result_facts", "remembered_facts",
-           "FACTS_CACHE"]
+__all__ = [
+    "CHECKS",
+    "MIN_COMPLETION_TOKENS",
+    "OFFLINE_VERSION",
+    "OfflineJudge",
+    "result_facts",
+    "remembered_facts",
+    "FACTS_CACHE",
+]

@@ -35,7 +35,7 @@ class Completion:
 
     @classmethod
     def of(cls, event: TrajectoryEvent) -> Completion | None:
-        if (event.kind != "llm_call" or event.error is not None or not 200 <= event.status < 300):
+        if event.kind != "llm_call" or event.error is not None or not 200 <= event.status < 300:
             return None
         message = completion_message(event.result)
         if not message:
@@ -47,8 +47,15 @@ class Completion:
             calls = " ".join(f"{n} {a}" for n, a in message_tool_calls(message))
             count, source = len(_ESTIMATE.findall(f"{text} {calls}")), "estimate"
         toks = tokens(text)
-        return cls(seq=event.seq, tokens=count, token_source=source, text=text, words=frozenset(toks),
-                   padded=f" {' '.join(toks)} ", numbers=frozenset(numbers_in(text)))
+        return cls(
+            seq=event.seq,
+            tokens=count,
+            token_source=source,
+            text=text,
+            words=frozenset(toks),
+            padded=f" {' '.join(toks)} ",
+            numbers=frozenset(numbers_in(text)),
+        )
 
     def says(self, norm: str) -> bool:
         """Whether a normalized phrase (an id, an attribute value, a title) occurs in the text, on token bounds."""
@@ -64,8 +71,14 @@ class Match:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self, gate: str) -> dict[str, Any]:
-        return {"passed": self.passed, "gate": gate, "seq": self.seq, "sources": self.sources,
-                "matched": self.matched[:MAX_MATCHED], **self.extra}
+        return {
+            "passed": self.passed,
+            "gate": gate,
+            "seq": self.seq,
+            "sources": self.sources,
+            "matched": self.matched[:MAX_MATCHED],
+            **self.extra,
+        }
 
     @property
     def evidence(self) -> set[int]:
@@ -134,9 +147,15 @@ def compare(c: Completion, known: Known) -> Match | None:
     wording = COMPARATIVE.search(c.padded)
     if not (wording or contrast):
         return None
-    how = ([f"comparative wording '{wording.group(1)}'"] if wording else []) + (["contrasting data"] if contrast
-                                                                               else [])
+    how = ([f"comparative wording '{wording.group(1)}'"] if wording else []) + (
+        ["contrasting data"] if contrast else []
+    )
     matched = [f"candidate {cand.product_id} by {by}" for cand, by in named]
     matched += [f"{pid}: {d}" for pid, data in sorted(cited.items()) for d in sorted(data)]
-    return Match(True, c.seq, sorted({cand.seq for cand, _ in named}), matched,
-                 {"candidates": [cand.product_id for cand, _ in named], "how": how})
+    return Match(
+        True,
+        c.seq,
+        sorted({cand.seq for cand, _ in named}),
+        matched,
+        {"candidates": [cand.product_id for cand, _ in named], "how": how},
+    )

@@ -16,7 +16,6 @@ from arena.judge.offline.words import GENERIC_VALUES, cents, distinctive, number
 FACTS_CACHE = 4096  # tool results whose facts are remembered (`remembered_facts`)
 
 
-
 @dataclass
 class Facts:
     """The facts of one tool result."""
@@ -166,8 +165,9 @@ def result_facts(name: str, arguments: Any, result: Any) -> Facts:
 
 _NO_FACTS = frozenset({"recommend_product", "terminate", "schemas"})
 #: The tools whose facts come from their result alone (a tool not listed here: less what its arguments echo).
-_RESULT_ONLY = frozenset({"find_product", "view_product_information", "find_products_in_same_shop",
-                          "calculate_voucher", "web_search"})
+_RESULT_ONLY = frozenset(
+    {"find_product", "view_product_information", "find_products_in_same_shop", "calculate_voucher", "web_search"}
+)
 _EMPTY = Facts()
 
 

@@ -25,8 +25,10 @@ class OfflineJudge:
 
     def __init__(self, rubric: Rubric = SN15_RUBRIC) -> None:
         if len(rubric.gates) != len(CHECKS) + 1:
-            raise ValueError(f"the offline judge needs a rubric of {len(CHECKS) + 1} gates (one per check: "
-                             f"{', '.join(CHECKS)}, then the top gate); {rubric.version} has {len(rubric.gates)}")
+            raise ValueError(
+                f"the offline judge needs a rubric of {len(CHECKS) + 1} gates (one per check: "
+                f"{', '.join(CHECKS)}, then the top gate); {rubric.version} has {len(rubric.gates)}"
+            )
         self.rubric = rubric
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
@@ -36,8 +38,12 @@ class OfflineJudge:
         completions = 0
         after_result = 0
         for event in sorted(events, key=lambda e: e.seq):
-            if (event.kind == "tool_call" and event.error is None and 200 <= event.status < 300
-                    and event.result is not None):
+            if (
+                event.kind == "tool_call"
+                and event.error is None
+                and 200 <= event.status < 300
+                and event.result is not None
+            ):
                 known.add(event.seq, remembered_facts(event.name, event.arguments, event.result))
                 continue
             c = Completion.of(event)
@@ -46,8 +52,13 @@ class OfflineJudge:
             completions += 1
             longest = max(longest, c.tokens)
             if not found["reasoning"].passed and c.tokens >= MIN_COMPLETION_TOKENS:
-                found["reasoning"] = Match(True, c.seq, [], [f"{c.tokens} completion tokens ({c.token_source})"],
-                                           {"completion_tokens": c.tokens, "token_source": c.token_source})
+                found["reasoning"] = Match(
+                    True,
+                    c.seq,
+                    [],
+                    [f"{c.tokens} completion tokens ({c.token_source})"],
+                    {"completion_tokens": c.tokens, "token_source": c.token_source},
+                )
             if known.results == 0:
                 continue  # nothing to analyse yet: a completion before any tool result earns nothing here
             after_result += 1
@@ -78,37 +89,60 @@ class OfflineJudge:
         for check in CHECKS:
             if found[check].passed:
                 evidence |= found[check].evidence
-        checks: dict[str, Any] = {check: found[check].as_dict(self.rubric.gates[i].name)
-                                  for i, check in enumerate(CHECKS)}
-        checks["counts"] = {"completions": completions, "completions_after_results": after_result,
-                            "tool_results": known.results, "candidates": len(known.candidates),
-                            "longest_completion_tokens": longest}
-        return Verdict(judge=self.name, rubric_version=self.rubric.version, prompt_version=OFFLINE_VERSION,
-                       gate=gate.name, quality=gate.quality, coefficient=self.rubric.coefficient(gate.quality),
-                       explanation=_explain(gate.name, gate.quality, reached, found, completions, after_result,
-                                            longest),
-                       evidence=sorted(evidence), checks=checks)
+        checks: dict[str, Any] = {
+            check: found[check].as_dict(self.rubric.gates[i].name) for i, check in enumerate(CHECKS)
+        }
+        checks["counts"] = {
+            "completions": completions,
+            "completions_after_results": after_result,
+            "tool_results": known.results,
+            "candidates": len(known.candidates),
+            "longest_completion_tokens": longest,
+        }
+        return Verdict(
+            judge=self.name,
+            rubric_version=self.rubric.version,
+            prompt_version=OFFLINE_VERSION,
+            gate=gate.name,
+            quality=gate.quality,
+            coefficient=self.rubric.coefficient(gate.quality),
+            explanation=_explain(gate.name, gate.quality, reached, found, completions, after_result, longest),
+            evidence=sorted(evidence),
+            checks=checks,
+        )
 
 
-def _explain(gate: str, quality: float, reached: int, found: dict[str, Match], completions: int, after: int,
-             longest: int) -> str:
+def _explain(
+    gate: str, quality: float, reached: int, found: dict[str, Match], completions: int, after: int, longest: int
+) -> str:
     head = f"Offline judge: gate {gate} ({quality:g})."
     r, a, d, c = (found[k] for k in CHECKS)
     if reached == 0:
         if completions == 0:
             return f"{head} The run made no successful LLM call, so it shows no LLM reasoning."
-        return (f"{head} No LLM completion reached {MIN_COMPLETION_TOKENS} completion tokens (longest: {longest}), "
-                "so the run shows no real LLM reasoning.")
+        return (
+            f"{head} No LLM completion reached {MIN_COMPLETION_TOKENS} completion tokens (longest: {longest}), "
+            "so the run shows no real LLM reasoning."
+        )
     if reached == 1:
-        why = ("no LLM completion came after a tool result" if after == 0
-               else "no completion after a tool result refers to the content of earlier results")
+        why = (
+            "no LLM completion came after a tool result"
+            if after == 0
+            else "no completion after a tool result refers to the content of earlier results"
+        )
         return f"{head} LLM reasoning found (seq {r.seq}), but {why}."
     if reached == 2:
-        return (f"{head} Completion seq {a.seq} refers to earlier tool results ({', '.join(a.matched[:3])}), but "
-                "no completion cites a product id, price or attribute value from them.")
+        return (
+            f"{head} Completion seq {a.seq} refers to earlier tool results ({', '.join(a.matched[:3])}), but "
+            "no completion cites a product id, price or attribute value from them."
+        )
     if reached == 3:
-        return (f"{head} Completion seq {d.seq} cites {', '.join(d.matched[:3])} from earlier tool results, but no "
-                "completion compares two or more candidates.")
+        return (
+            f"{head} Completion seq {d.seq} cites {', '.join(d.matched[:3])} from earlier tool results, but no "
+            "completion compares two or more candidates."
+        )
     names = ", ".join(c.extra.get("candidates", [])[:4])
-    return (f"{head} Completion seq {c.seq} compares candidates {names} from earlier tool results "
-            f"({'; '.join(c.extra.get('how', []))}), and seq {d.seq} cites {', '.join(d.matched[:2])}.")
+    return (
+        f"{head} Completion seq {c.seq} compares candidates {names} from earlier tool results "
+        f"({'; '.join(c.extra.get('how', []))}), and seq {d.seq} cites {', '.join(d.matched[:2])}."
+    )

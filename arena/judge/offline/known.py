@@ -24,6 +24,7 @@ class Candidate:
     prices: set[int] = field(default_factory=set)
     attrs: set[str] = field(default_factory=set)
 
+
 @dataclass
 class Known:
     """Facts from the tool results seen so far, each with the seq of the first result that showed it."""
@@ -42,8 +43,11 @@ class Known:
 
     @classmethod
     def for_query(cls, query: str) -> Known:
-        return cls(query_words=frozenset(tokens(query)), query_numbers=frozenset(numbers_in(query)),
-                   query_phrase=f" {phrase(query)} ")
+        return cls(
+            query_words=frozenset(tokens(query)),
+            query_numbers=frozenset(numbers_in(query)),
+            query_phrase=f" {phrase(query)} ",
+        )
 
     def in_query(self, norm: str) -> bool:
         return f" {norm} " in self.query_phrase
@@ -77,16 +81,24 @@ class Known:
         key = (self.query_phrase, self.query_numbers)
         view = facts.views.get(key)
         if view is None:
+
             def specific(values: Iterable[int]) -> frozenset[int]:
                 return frozenset(c for c in values if specific_number(c) and c not in self.query_numbers)
 
             def unsaid(values: Iterable[str]) -> frozenset[str]:
                 return frozenset(v for v in values if not self.in_query(v))
 
-            view = (unsaid(facts.ids), specific(facts.prices), specific(facts.numbers), unsaid(facts.attrs),
-                    frozenset(facts.words - self.query_words),
-                    [(pid, info["title"], specific(info["prices"]), unsaid(info["attrs"]))
-                     for pid, info in facts.products.items()])
+            view = (
+                unsaid(facts.ids),
+                specific(facts.prices),
+                specific(facts.numbers),
+                unsaid(facts.attrs),
+                frozenset(facts.words - self.query_words),
+                [
+                    (pid, info["title"], specific(info["prices"]), unsaid(info["attrs"]))
+                    for pid, info in facts.products.items()
+                ],
+            )
             if len(facts.views) < 16:  # a result seen by many queries: the first ones kept
                 facts.views[key] = view
         return view

@@ -11,7 +11,8 @@ from functools import lru_cache
 _TOKEN = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d])")
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here hers him
 his how i if in into is it its itself just let me more most my no nor not now of off on once only or other our ours
@@ -20,10 +21,12 @@ to too under until up very was we were what when where which while who whom why 
 yes none null true false one two three four five six seven eight nine ten per via etc like get got make made need
 needs want wants look looks looking see seems seem use used using well much many way also still already
 ok okay sure let lets i'm it's don't can't won't
-""".split())
+""".split()
+)
 
 #: Words every shopping completion and listing shares; they show no reading of a particular result.
-GENERIC_WORDS = frozenset("""
+GENERIC_WORDS = frozenset(
+    """
 product products item items price prices priced cost costs shop shops store stores seller sellers brand brands
 buy buying bought order orders sold sale sales new quality good great nice best better user users customer
 customers query request requested requirement requirements search searched searching result results find found
@@ -34,17 +37,39 @@ match matches matching meet meets fits fit check checked checking view viewed li
 attribute attributes sku skus specification specifications category categories number amount value values
 feature features include includes included including package box pcs piece pieces set size sizes color colors
 colour colours material materials type types model models style styles version
-""".split())
+""".split()
+)
 
 #: Attribute values too common to be a specific datum.
-GENERIC_VALUES = frozenset({"yes", "no", "none", "n a", "na", "other", "others", "default", "standard", "normal",
-                            "regular", "all", "unknown", "not applicable", "true", "false", "one size", "free size"})
+GENERIC_VALUES = frozenset(
+    {
+        "yes",
+        "no",
+        "none",
+        "n a",
+        "na",
+        "other",
+        "others",
+        "default",
+        "standard",
+        "normal",
+        "regular",
+        "all",
+        "unknown",
+        "not applicable",
+        "true",
+        "false",
+        "one size",
+        "free size",
+    }
+)
 
 COMPARATIVE = re.compile(
     r"\b(than|versus|vs|whereas|unlike|compared|comparison|comparing|cheaper|cheapest|pricier|priciest|costlier|"
     r"more expensive|less expensive|better|best|worse|worst|higher|highest|lower|lowest|larger|largest|smaller|"
     r"smallest|bigger|biggest|longer|shorter|lighter|heavier|prefer|preferred|preferable|instead|however|"
-    r"outperforms?|beats?|only one|the other|difference|differs?)\b")
+    r"outperforms?|beats?|only one|the other|difference|differs?)\b"
+)
 
 
 def tokens(text: str) -> list[str]:

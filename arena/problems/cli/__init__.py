@@ -11,8 +11,9 @@ import typer
 
 from arena.problems.cli import inspecting, making, packing, splitting
 
-app = typer.Typer(help="ShoppingBench problems: import, generate, split, self-check, sign and inspect packs.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="ShoppingBench problems: import, generate, split, self-check, sign and inspect packs.", no_args_is_help=True
+)
 app.command("import")(making.import_cmd)
 app.command("generate")(making.generate_cmd)
 app.command("split")(splitting.split_cmd)

@@ -16,13 +16,26 @@ from arena.problems.cli.common import load, print_counts
 def verify_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to verify.")],
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="Check it was made for this catalog.")] = None,
-    signer: Annotated[str | None, typer.Option("--pack.signer", "--signer", envvar="ARENA_PACK_SIGNER",
-                                               help="The arena operator's ss58 address the pack must be signed by "
-                                                    "(required: ask the operator, not the pack).")] = None,
-    allow_dev_signer: Annotated[bool, typer.Option("--pack.allow_dev_signer", envvar="ARENA_PACK_ALLOW_DEV_SIGNER",
-                                                   help="Accept a pack signed by a public development key (//Alice, "
-                                                        "//Bob, ...): a local demo or test only, never a real "
-                                                        "subnet.")] = False,
+    signer: Annotated[
+        str | None,
+        typer.Option(
+            "--pack.signer",
+            "--signer",
+            envvar="ARENA_PACK_SIGNER",
+            help="The arena operator's ss58 address the pack must be signed by "
+            "(required: ask the operator, not the pack).",
+        ),
+    ] = None,
+    allow_dev_signer: Annotated[
+        bool,
+        typer.Option(
+            "--pack.allow_dev_signer",
+            envvar="ARENA_PACK_ALLOW_DEV_SIGNER",
+            help="Accept a pack signed by a public development key (//Alice, "
+            "//Bob, ...): a local demo or test only, never a real "
+            "subnet.",
+        ),
+    ] = False,
 ) -> None:
     """Check a pack's signature, that its signer is the one you pinned (--pack.signer) and not a public development
     key, and (with --catalog) that it was made for that catalog: what `arena-validator run` checks."""
@@ -36,20 +49,30 @@ def verify_cmd(
         except CatalogError as exc:
             fail(str(exc))
     try:
-        pack = load_pack(pack_path, catalog_digest=digest, require_signature=True,
-                         trusted_signers={signer} if signer else set(), allow_dev_signer=allow_dev_signer)
+        pack = load_pack(
+            pack_path,
+            catalog_digest=digest,
+            require_signature=True,
+            trusted_signers={signer} if signer else set(),
+            allow_dev_signer=allow_dev_signer,
+        )
     except PackError as exc:
         fail(str(exc))
-    out.print(f"ok: {len(pack.problems)} problems signed by {pack.signer}"
-              + (f", made for catalog {digest}" if digest else ""), highlight=False)
+    out.print(
+        f"ok: {len(pack.problems)} problems signed by {pack.signer}"
+        + (f", made for catalog {digest}" if digest else ""),
+        highlight=False,
+    )
 
 
 def show_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to show.")],
     problem_id: Annotated[str | None, typer.Option("--problem", help="Show one problem whole.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    signer: Annotated[bool, typer.Option("--signer", help="Print only the signer's ss58 address (what validators "
-                                                          "pin with --pack.signer).")] = False,
+    signer: Annotated[
+        bool,
+        typer.Option("--signer", help="Print only the signer's ss58 address (what validators pin with --pack.signer)."),
+    ] = False,
 ) -> None:
     """Summarise a pack (catalog, signer, rotation, splits per task) or print one problem."""
     pack = load(pack_path)
@@ -64,27 +87,46 @@ def show_cmd(
             fail(f"no problem {problem_id!r} in {pack_path}; `arena problems show {pack_path}` lists them")
         out.print_json(problem.model_dump_json())
         return
-    summary = {"pack_id": pack.pack_id, "created_at": pack.created_at, "catalog_digest": pack.catalog_digest,
-               "generator_version": pack.generator_version, "signer": pack.signer, "signed": bool(pack.signature),
-               "public_only": pack.public_only, "ruleset": pack.ruleset, "rotation": pack.rotation.model_dump(),
-               "splits": pack.split_counts(), "problems": len(pack.problems),
-               "sealed_batches": [{"slot": b.slot, "open_block": b.open_block, "drand_round": b.reveal_round,
-                                   "problems": b.n_problems} for b in pack.sealed]}
+    summary = {
+        "pack_id": pack.pack_id,
+        "created_at": pack.created_at,
+        "catalog_digest": pack.catalog_digest,
+        "generator_version": pack.generator_version,
+        "signer": pack.signer,
+        "signed": bool(pack.signature),
+        "public_only": pack.public_only,
+        "ruleset": pack.ruleset,
+        "rotation": pack.rotation.model_dump(),
+        "splits": pack.split_counts(),
+        "problems": len(pack.problems),
+        "sealed_batches": [
+            {"slot": b.slot, "open_block": b.open_block, "drand_round": b.reveal_round, "problems": b.n_problems}
+            for b in pack.sealed
+        ],
+    }
     if as_json:
         out.print_json(json.dumps(summary))
         return
     table = Table(show_header=False, title=f"pack {pack_path}")
     for key, value in summary.items():
         if key == "sealed_batches":
-            table.add_row(key, f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
-                               f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
-                          if value else "none: the race pool is in clear")
+            table.add_row(
+                key,
+                f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
+                f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
+                if value
+                else "none: the race pool is in clear",
+            )
         elif key != "splits":
             table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
     rot = pack.rotation
-    table.add_row("qualifying", f"{rot.qualify_problems} public problems; a submission races once it scores at least "
-                                f"{rot.qualify_share:g} x the leader's qualifying score"
-                  if rot.qualify_share > 0 else "off: every accepted submission races")
+    table.add_row(
+        "qualifying",
+        f"{rot.qualify_problems} public problems; a submission races once it scores at least "
+        f"{rot.qualify_share:g} x the leader's qualifying score"
+        if rot.qualify_share > 0
+        else "off: every accepted submission races",
+    )
     out.print(table)
     print_counts(pack.problems, "problems")
     sample = Table(title="first problems")

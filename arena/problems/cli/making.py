@@ -14,19 +14,34 @@ from arena.problems.cli.common import new_pack, out_file, write
 
 
 def import_cmd(
-    files: Annotated[list[Path], typer.Argument(
-        help="ShoppingBench test files (product, shop, voucher, web JSONL) or ORO problem suites (one JSON array).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="ShoppingBench test files (product, shop, voucher, web JSONL) or ORO problem suites (one JSON array)."
+        ),
+    ],
     out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.", callback=out_file)],
-    rebuild_catalog: Annotated[Path | None, typer.Option(
-        "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors).")
+    rebuild_catalog: Annotated[
+        Path | None,
+        typer.Option(
+            "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors)."
+        ),
     ] = None,
-    background_size_text: Annotated[str, typer.Option(
-        "--background-size", help="Generated background products in the rebuilt catalog, e.g. 0, 5000, 20k, 100k.")
+    background_size_text: Annotated[
+        str,
+        typer.Option(
+            "--background-size", help="Generated background products in the rebuilt catalog, e.g. 0, 5000, 20k, 100k."
+        ),
     ] = "100k",
     background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
-    ruleset: Annotated[str, typer.Option(help="The strict checks the pack is scored by: shoppingbench (the paper's "
-                                              "evaluator) or sn15 (subnet 15's scorer).")] = "shoppingbench",
+    ruleset: Annotated[
+        str,
+        typer.Option(
+            help="The strict checks the pack is scored by: shoppingbench (the paper's "
+            "evaluator) or sn15 (subnet 15's scorer)."
+        ),
+    ] = "shoppingbench",
 ) -> None:
     """Import ShoppingBench test records or ORO suites (task detected per record); bad records are reported by line.
 
@@ -58,20 +73,28 @@ def import_cmd(
         if background_size < 0:
             fail(f"--background-size must be 0 or more, got {background_size}")
         with progress_bar() as bar:
-            task = bar.add_task("rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems),
-                                rate="")
+            task = bar.add_task(
+                "rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems), rate=""
+            )
             try:
-                rebuilt = rebuild(problems, rebuild_catalog, background_seed=background_seed,
-                                  background_size=background_size, force=force,
-                                  progress=lambda k: bar.advance(task, k))
+                rebuilt = rebuild(
+                    problems,
+                    rebuild_catalog,
+                    background_seed=background_seed,
+                    background_size=background_size,
+                    force=force,
+                    progress=lambda k: bar.advance(task, k),
+                )
             except CatalogError as exc:
                 fail(str(exc))
         for skipped in rebuilt.skipped:
             err.print(f"[yellow]unsatisfiable[/] {skipped}", highlight=False)
         problems, digest = rebuilt.problems, rebuilt.digest
-        out.print(f"rebuilt catalog {rebuild_catalog}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
-                  f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {digest}",
-                  highlight=False)
+        out.print(
+            f"rebuilt catalog {rebuild_catalog}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
+            f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {digest}",
+            highlight=False,
+        )
     pack = new_pack(problems, digest, "shoppingbench-import/1", ruleset)
     write(pack, out_pack)
     by_task: dict[str, int] = {}
@@ -87,11 +110,14 @@ def generate_cmd(
     out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.", callback=out_file)],
     tasks: Annotated[str, typer.Option(help="Task types, comma-separated, generated in turn.")] = ",".join(TASKS),
     seed: Annotated[int, typer.Option(help="Seed: same catalog, seed and n give the same problems.")] = 0,
-    paraphrase_url: Annotated[str | None, typer.Option(
-        help="Optional: rewrite queries with an LLM at this OpenAI-compatible base URL (off by default).")] = None,
+    paraphrase_url: Annotated[
+        str | None,
+        typer.Option(help="Optional: rewrite queries with an LLM at this OpenAI-compatible base URL (off by default)."),
+    ] = None,
     paraphrase_model: Annotated[str, typer.Option(help="Model for --paraphrase-url.")] = "gpt-4.1-mini",
-    paraphrase_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] =
-        "OPENAI_API_KEY",
+    paraphrase_key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
 ) -> None:
     """Generate problems (ground truth first, then the query), each checked solvable and labelled by difficulty.
 
@@ -124,12 +150,18 @@ def generate_cmd(
 
         with progress_bar() as bar:
             task = bar.add_task("paraphrasing", total=len(report.problems), rate="")
-            para = paraphrase_problems(report.problems, base_url=paraphrase_url, model=paraphrase_model,
-                                       api_key=os.environ.get(paraphrase_key_env, "none"),
-                                       progress=lambda k: bar.advance(task, k))
+            para = paraphrase_problems(
+                report.problems,
+                base_url=paraphrase_url,
+                model=paraphrase_model,
+                api_key=os.environ.get(paraphrase_key_env, "none"),
+                progress=lambda k: bar.advance(task, k),
+            )
         report.problems = para.problems
-        out.print(f"paraphrased {para.rewritten}, kept {para.kept} templated (paraphrase lost a constraint), "
-                  f"{para.failed} failed (endpoint error)")
+        out.print(
+            f"paraphrased {para.rewritten}, kept {para.kept} templated (paraphrase lost a constraint), "
+            f"{para.failed} failed (endpoint error)"
+        )
     pack = new_pack(report.problems, catalog.digest, GENERATOR_VERSION)
     write(pack, out_pack)
     counts = ", ".join(f"{k} {t}" for t, k in sorted(report.by_task.items()))

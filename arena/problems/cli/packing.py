@@ -16,44 +16,78 @@ from arena.problems.cli.common import load, new_pack, out_file, print_counts, wr
 def pack_cmd(
     inputs: Annotated[list[Path], typer.Argument(help="One or more packs to combine.")],
     out_pack: Annotated[Path, typer.Option("--out", help="The signed pack to write.", callback=out_file)],
-    public_only: Annotated[bool, typer.Option("--public-only", help="Write only the public split (answers "
-                                                                      "included) for miners; unsigned.")] = False,
+    public_only: Annotated[
+        bool, typer.Option("--public-only", help="Write only the public split (answers included) for miners; unsigned.")
+    ] = False,
     wallet_name: Annotated[str | None, typer.Option("--wallet.name", help="Operator wallet name.")] = None,
     wallet_hotkey: Annotated[str | None, typer.Option("--wallet.hotkey", help="Hotkey that signs.")] = None,
     wallet_path: Annotated[str | None, typer.Option("--wallet.path", help="Wallets folder.")] = None,
     key_uri: Annotated[str | None, typer.Option("--key-uri", help="Dev key such as //Alice (local use only).")] = None,
     cadence_blocks: Annotated[int | None, typer.Option(help="A race opens every N blocks.")] = None,
     problems_per_race: Annotated[int | None, typer.Option(help="Problems drawn per race.")] = None,
-    task_mix: Annotated[str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")]
-        = None,
-    start_block: Annotated[int | None, typer.Option(
-        "--start-block", help="The block the rotation starts at (slot 0 of a sealed pack opens there).")] = None,
-    qualify_share: Annotated[float | None, typer.Option(
-        "--qualify.share", help="The qualifying round: a new submission first runs the public qualifying set and "
-                                "races only if it scores at least this share of the leader's qualifying score "
-                                "(subnet 15: 0.95); 0 turns it off.")] = None,
-    qualify_problems: Annotated[int | None, typer.Option(
-        "--qualify.problems", help="Problems of the public split in the qualifying set (default 30).")] = None,
-    seal_round: Annotated[int | None, typer.Option(
-        "--seal.round", help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
-                             "whose signature is public).")] = None,
-    seal_anchor_block: Annotated[int | None, typer.Option(
-        "--seal.anchor_block", help="Seal the race pool, one batch per rotation slot, each to the drand round of its "
-                                    "slot's opening: the chain's block now (with --seal.anchor_time and "
-                                    "--seal.block_time, slot blocks become times, then rounds).")] = None,
-    seal_anchor_time: Annotated[float | None, typer.Option(
-        "--seal.anchor_time", help="Unix time of --seal.anchor_block (default: now).")] = None,
+    task_mix: Annotated[
+        str | None, typer.Option(help="Task shares, e.g. product=0.4,shop=0.2,voucher=0.2,web=0.2")
+    ] = None,
+    start_block: Annotated[
+        int | None,
+        typer.Option("--start-block", help="The block the rotation starts at (slot 0 of a sealed pack opens there)."),
+    ] = None,
+    qualify_share: Annotated[
+        float | None,
+        typer.Option(
+            "--qualify.share",
+            help="The qualifying round: a new submission first runs the public qualifying set and "
+            "races only if it scores at least this share of the leader's qualifying score "
+            "(subnet 15: 0.95); 0 turns it off.",
+        ),
+    ] = None,
+    qualify_problems: Annotated[
+        int | None,
+        typer.Option("--qualify.problems", help="Problems of the public split in the qualifying set (default 30)."),
+    ] = None,
+    seal_round: Annotated[
+        int | None,
+        typer.Option(
+            "--seal.round",
+            help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
+            "whose signature is public).",
+        ),
+    ] = None,
+    seal_anchor_block: Annotated[
+        int | None,
+        typer.Option(
+            "--seal.anchor_block",
+            help="Seal the race pool, one batch per rotation slot, each to the drand round of its "
+            "slot's opening: the chain's block now (with --seal.anchor_time and "
+            "--seal.block_time, slot blocks become times, then rounds).",
+        ),
+    ] = None,
+    seal_anchor_time: Annotated[
+        float | None, typer.Option("--seal.anchor_time", help="Unix time of --seal.anchor_block (default: now).")
+    ] = None,
     seal_block_time: Annotated[float, typer.Option("--seal.block_time", help="Seconds per block.")] = 12.0,
-    ruleset: Annotated[str | None, typer.Option(help="The strict checks the pack's problems are scored by: "
-                                                     "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
-                                                     "scorer). Default: the input packs' (shoppingbench when made "
-                                                     "by import or generate).")] = None,
+    ruleset: Annotated[
+        str | None,
+        typer.Option(
+            help="The strict checks the pack's problems are scored by: "
+            "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
+            "scorer). Default: the input packs' (shoppingbench when made "
+            "by import or generate)."
+        ),
+    ] = None,
 ) -> None:
     """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
     packs, problems = _combine(inputs)
-    rot = _rotation(packs[0].rotation.model_dump(), problems, cadence_blocks=cadence_blocks,
-                    problems_per_race=problems_per_race, start_block=start_block, qualify_share=qualify_share,
-                    qualify_problems=qualify_problems, task_mix=task_mix)
+    rot = _rotation(
+        packs[0].rotation.model_dump(),
+        problems,
+        cadence_blocks=cadence_blocks,
+        problems_per_race=problems_per_race,
+        start_block=start_block,
+        qualify_share=qualify_share,
+        qualify_problems=qualify_problems,
+        task_mix=task_mix,
+    )
     pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, _ruleset(packs, ruleset))
     pack = pack.model_copy(update={"rotation": rot})
     if seal_round is not None or seal_anchor_block is not None:
@@ -63,8 +97,9 @@ def pack_cmd(
         write(pack, out_pack)
         out.print(f"wrote the public split ({len(pack.problems)} problems, answers included) -> {out_pack}")
         return
-    _sign_and_write(pack, out_pack, wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path,
-                    key_uri=key_uri)
+    _sign_and_write(
+        pack, out_pack, wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path, key_uri=key_uri
+    )
 
 
 def _combine(inputs: list[Path]) -> tuple[list[Any], list[Any]]:
@@ -72,18 +107,30 @@ def _combine(inputs: list[Path]) -> tuple[list[Any], list[Any]]:
     packs = [load(p) for p in inputs]
     sealed_input = next((str(path) for path, p in zip(inputs, packs, strict=True) if p.sealed), None)
     if sealed_input is not None:
-        fail(f"{sealed_input} is already sealed: its race problems cannot be repacked; pack the problems it was "
-             "made from")
+        fail(
+            f"{sealed_input} is already sealed: its race problems cannot be repacked; pack the problems it was "
+            "made from"
+        )
     digests = {p.catalog_digest for p in packs}
     if len(digests) > 1:
-        fail(f"the packs were made for different catalogs ({', '.join(sorted(str(d) for d in digests))}); "
-             "combine only packs of one catalog")
+        fail(
+            f"the packs were made for different catalogs ({', '.join(sorted(str(d) for d in digests))}); "
+            "combine only packs of one catalog"
+        )
     return packs, [problem for p in packs for problem in p.problems]
 
 
-def _rotation(rotation: dict[str, Any], problems: list[Any], *, cadence_blocks: int | None,
-              problems_per_race: int | None, start_block: int | None, qualify_share: float | None,
-              qualify_problems: int | None, task_mix: str | None) -> Any:
+def _rotation(
+    rotation: dict[str, Any],
+    problems: list[Any],
+    *,
+    cadence_blocks: int | None,
+    problems_per_race: int | None,
+    start_block: int | None,
+    qualify_share: float | None,
+    qualify_problems: int | None,
+    task_mix: str | None,
+) -> Any:
     """The first pack's rotation with the options given applied, checked against the problems; the task mix, when
     given, printed as the shares each race draws."""
     from pydantic import ValidationError
@@ -93,9 +140,13 @@ def _rotation(rotation: dict[str, Any], problems: list[Any], *, cadence_blocks: 
     for flag, value in (("--cadence-blocks", cadence_blocks), ("--problems-per-race", problems_per_race)):
         if value is not None and value < 1:
             fail(f"{flag} must be at least 1, got {value}")
-    for key, given in (("cadence_blocks", cadence_blocks), ("problems_per_race", problems_per_race),
-                       ("start_block", start_block), ("qualify_share", qualify_share),
-                       ("qualify_problems", qualify_problems)):
+    for key, given in (
+        ("cadence_blocks", cadence_blocks),
+        ("problems_per_race", problems_per_race),
+        ("start_block", start_block),
+        ("qualify_share", qualify_share),
+        ("qualify_problems", qualify_problems),
+    ):
         if given is not None:
             rotation[key] = given
     if task_mix is not None:
@@ -107,11 +158,15 @@ def _rotation(rotation: dict[str, Any], problems: list[Any], *, cadence_blocks: 
         rot = Rotation.model_validate(rotation)
     except ValidationError as exc:
         first = exc.errors()[0]
-        fail(f"bad rotation: {'.'.join(str(part) for part in first['loc'])}: "
-             f"{str(first['msg']).removeprefix('Value error, ')}")
+        fail(
+            f"bad rotation: {'.'.join(str(part) for part in first['loc'])}: "
+            f"{str(first['msg']).removeprefix('Value error, ')}"
+        )
     if rot.qualify_share > 0 and not any(p.split == "public" for p in problems):
-        fail(f"--qualify.share {rot.qualify_share:g} needs public problems for the qualifying set, and the packs have "
-             "none; pack problems with a public split or leave the qualifying round off")
+        fail(
+            f"--qualify.share {rot.qualify_share:g} needs public problems for the qualifying set, and the packs have "
+            "none; pack problems with a public split or leave the qualifying round off"
+        )
     if task_mix is not None:
         _check_task_mix(rot.task_mix, problems)
     return rot
@@ -122,13 +177,18 @@ def _check_task_mix(task_mix: dict[str, float], problems: list[Any]) -> None:
     raced = Counter(p.task for p in problems if p.split == "race")
     dropped = sorted(t for t in raced if t not in task_mix)
     if dropped:
-        fail(f"--task-mix leaves out {', '.join(dropped)}, which hold "
-             f"{sum(raced[t] for t in dropped)} race problems that would never be drawn; give each a weight "
-             "(0 to drop it on purpose)")
+        fail(
+            f"--task-mix leaves out {', '.join(dropped)}, which hold "
+            f"{sum(raced[t] for t in dropped)} race problems that would never be drawn; give each a weight "
+            "(0 to drop it on purpose)"
+        )
     total = sum(task_mix.values())
-    out.print("task mix: each race draws " + ", ".join(
-        f"{task} {weight / total:.0%}" for task, weight in task_mix.items())
-        + (f" (weights summed to {total:g}, normalized)" if abs(total - 1) > 1e-9 else ""), highlight=False)
+    out.print(
+        "task mix: each race draws "
+        + ", ".join(f"{task} {weight / total:.0%}" for task, weight in task_mix.items())
+        + (f" (weights summed to {total:g}, normalized)" if abs(total - 1) > 1e-9 else ""),
+        highlight=False,
+    )
 
 
 def _ruleset(packs: list[Any], ruleset: str | None) -> str:
@@ -144,16 +204,24 @@ def _ruleset(packs: list[Any], ruleset: str | None) -> str:
         fail(f"--ruleset: {exc}")
 
 
-def _sign_and_write(pack: Any, out_pack: Path, *, wallet_name: str | None, wallet_hotkey: str | None,
-                    wallet_path: str | None, key_uri: str | None) -> None:
+def _sign_and_write(
+    pack: Any,
+    out_pack: Path,
+    *,
+    wallet_name: str | None,
+    wallet_hotkey: str | None,
+    wallet_path: str | None,
+    key_uri: str | None,
+) -> None:
     """Sign with the operator's wallet hotkey (or a dev key URI) and write the pack."""
     from arena.problems.pack import PackError, load_keypair
 
     if not key_uri and not wallet_name:
         fail("a pack must be signed: pass --wallet.name and --wallet.hotkey (or --key-uri //Alice for local use)")
     try:
-        keypair = load_keypair(wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path,
-                               key_uri=key_uri)
+        keypair = load_keypair(
+            wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path, key_uri=key_uri
+        )
     except PackError as exc:
         fail(str(exc))
     pack = pack.signed(keypair)
@@ -161,8 +229,14 @@ def _sign_and_write(pack: Any, out_pack: Path, *, wallet_name: str | None, walle
     out.print(f"signed {len(pack.problems)} problems by {pack.signer} -> {out_pack}")
 
 
-def _seal(pack: Any, public_only: bool, seal_round: int | None, anchor_block: int | None, anchor_time: float | None,
-          block_time: float) -> Any:
+def _seal(
+    pack: Any,
+    public_only: bool,
+    seal_round: int | None,
+    anchor_block: int | None,
+    anchor_time: float | None,
+    block_time: float,
+) -> Any:
     import time
 
     from arena.problems.pack import PackError, sealed_pack
@@ -175,34 +249,45 @@ def _seal(pack: Any, public_only: bool, seal_round: int | None, anchor_block: in
     if seal_round is not None and seal_round < 1:
         fail(f"--seal.round {seal_round} is not a drand round; rounds start at 1")
     try:
-        anchor = None if anchor_block is None else Anchor(block=anchor_block, block_time=block_time,
-                                                          unix_time=anchor_time or time.time())
+        anchor = (
+            None
+            if anchor_block is None
+            else Anchor(block=anchor_block, block_time=block_time, unix_time=anchor_time or time.time())
+        )
     except ValueError as exc:
         fail(f"bad --seal.* option: {str(exc).splitlines()[-1].strip()}")
     with progress_bar() as bar:
         task = bar.add_task("sealing race batches", total=None, rate="")
         try:
-            sealed, unraced = sealed_pack(pack, anchor=anchor, fixed_round=seal_round,
-                                          progress=lambda: bar.advance(task))
+            sealed, unraced = sealed_pack(
+                pack, anchor=anchor, fixed_round=seal_round, progress=lambda: bar.advance(task)
+            )
         except (PackError, SealError) as exc:
             fail(str(exc))
     first, last = sealed.sealed[0], sealed.sealed[-1]
-    out.print(f"sealed {sum(b.n_problems for b in sealed.sealed)} race problems in {len(sealed.sealed)} batches "
-              f"(slots at blocks {first.open_block}..{last.open_block}, drand rounds {first.reveal_round}.."
-              f"{last.reveal_round})" + (f"; {len(unraced)} race problem(s) fit no batch and were left out"
-                                         if unraced else ""), highlight=False)
+    out.print(
+        f"sealed {sum(b.n_problems for b in sealed.sealed)} race problems in {len(sealed.sealed)} batches "
+        f"(slots at blocks {first.open_block}..{last.open_block}, drand rounds {first.reveal_round}.."
+        f"{last.reveal_round})"
+        + (f"; {len(unraced)} race problem(s) fit no batch and were left out" if unraced else ""),
+        highlight=False,
+    )
     return sealed
 
 
 def open_cmd(
     pack_path: Annotated[Path, typer.Argument(help="A pack with sealed race batches.")],
     slot: Annotated[int, typer.Option("--slot", help="The batch (rotation slot, from 0) to open.")],
-    signature: Annotated[str | None, typer.Option(help="The drand quicknet signature of the batch's round (hex).")]
-        = None,
-    relay: Annotated[str | None, typer.Option(help="A drand HTTP relay to fetch it from, e.g. https://api.drand.sh")]
-        = None,
-    out_pack: Annotated[Path | None, typer.Option("--out", help="Write the batch's problems (answers included) as "
-                                                                "an unsigned pack here.")] = None,
+    signature: Annotated[
+        str | None, typer.Option(help="The drand quicknet signature of the batch's round (hex).")
+    ] = None,
+    relay: Annotated[
+        str | None, typer.Option(help="A drand HTTP relay to fetch it from, e.g. https://api.drand.sh")
+    ] = None,
+    out_pack: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the batch's problems (answers included) as an unsigned pack here."),
+    ] = None,
 ) -> None:
     """Open a sealed race batch whose drand round has passed (its race is over): anyone can, with the round's
     signature from any drand relay. Before the round, no one can."""
@@ -236,8 +321,14 @@ def open_cmd(
     if out_pack is not None:
         from arena.problems.pack import Pack
 
-        made = new_pack(opened.problems, catalog_digest=pack.catalog_digest, generator_version=pack.generator_version,
-                        rotation=pack.rotation, embed=False, ruleset=pack.ruleset)
+        made = new_pack(
+            opened.problems,
+            catalog_digest=pack.catalog_digest,
+            generator_version=pack.generator_version,
+            rotation=pack.rotation,
+            embed=False,
+            ruleset=pack.ruleset,
+        )
         vectors = {k: v for k, v in opened.title_embeddings.items() if v}
         made = Pack.model_validate({**made.model_dump(mode="json"), "title_embeddings": vectors})
         write(made, out_pack)

@@ -16,8 +16,9 @@ from arena.problems.cli.common import json_file, load, out_file, print_counts, w
 
 def split_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to split.")],
-    out_pack: Annotated[Path, typer.Option("--out", help="Where to write the split pack (may be the same file).",
-                                           callback=out_file)],
+    out_pack: Annotated[
+        Path, typer.Option("--out", help="Where to write the split pack (may be the same file).", callback=out_file)
+    ],
     public: Annotated[float, typer.Option(help="Share of problems for the public split.")] = 0.2,
     race: Annotated[float, typer.Option(help="Share for races.")] = 0.6,
     held_out: Annotated[float, typer.Option("--held-out", help="Share never raced (kept for evaluation).")] = 0.2,
@@ -28,13 +29,18 @@ def split_cmd(
 
     fractions = {"public": public, "race": race, "held_out": held_out}
     if any(not 0 <= f <= 1 for f in fractions.values()) or not sum(fractions.values()) > 0:
-        fail(f"split fractions must be non-negative, at most 1 and not all 0, got --public {public} --race {race} "
-             f"--held-out {held_out}")
+        fail(
+            f"split fractions must be non-negative, at most 1 and not all 0, got --public {public} --race {race} "
+            f"--held-out {held_out}"
+        )
     pack = load(pack_path)
     if abs(sum(fractions.values()) - 1) > 1e-9:
         total = sum(fractions.values())
-        err.print(f"note: --public {public} --race {race} --held-out {held_out} sum to {total:g}, not 1; normalized to "
-                  + ", ".join(f"{name} {f / total:.3f}" for name, f in fractions.items()), highlight=False)
+        err.print(
+            f"note: --public {public} --race {race} --held-out {held_out} sum to {total:g}, not 1; normalized to "
+            + ", ".join(f"{name} {f / total:.3f}" for name, f in fractions.items()),
+            highlight=False,
+        )
     try:
         problems = assign_splits(pack.problems, fractions, seed)
     except ValueError as exc:
@@ -51,8 +57,9 @@ def split_cmd(
 def selfcheck_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to check.")],
     catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON here.",
-                                                  callback=json_file)] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the report as JSON here.", callback=json_file)
+    ] = None,
 ) -> None:
     """Run every gold answer and every recorded distractor through the pack's ruleset (gold 100%, distractors 0%),
     and the blind baseline (top search hits, no reading): its success per task should stay low."""
@@ -66,21 +73,32 @@ def selfcheck_cmd(
     pack = load(pack_path, catalog_digest=catalog.digest)
     with progress_bar() as bar:
         task = bar.add_task("self-check", total=len(pack.problems), rate="")
-        report = selfcheck(pack.problems, catalog.get, vectors=pack.gold_vectors,
-                           progress=lambda k: bar.advance(task, k), catalog=catalog, ruleset=pack.ruleset)
+        report = selfcheck(
+            pack.problems,
+            catalog.get,
+            vectors=pack.gold_vectors,
+            progress=lambda k: bar.advance(task, k),
+            catalog=catalog,
+            ruleset=pack.ruleset,
+        )
     table = Table(title=f"self-check of {pack_path}")
     for column in ("task", "problems", "gold pass", "distractors", "distractor pass"):
         table.add_column(column, justify="left" if column == "task" else "right")
     for name, row in report.by_task.items():
-        table.add_row(name, str(row.problems), f"{row.gold_rate:.1%}", str(row.distractors),
-                      f"{row.distractor_pass_rate:.1%}")
+        table.add_row(
+            name, str(row.problems), f"{row.gold_rate:.1%}", str(row.distractors), f"{row.distractor_pass_rate:.1%}"
+        )
     out.print(table)
     baseline = Table(title=f"blind baseline (top search hits, nothing read), {pack.ruleset} ruleset")
     for column in ("task", "problems", "top hits for the query", "top hit for the top web result"):
         baseline.add_column(column, justify="left" if column == "task" else "right")
     for name, blind in report.baseline.items():
-        baseline.add_row(name, str(blind.problems), f"{blind.query_rate:.1%}",
-                         "" if blind.web_rate is None else f"{blind.web_rate:.1%}")
+        baseline.add_row(
+            name,
+            str(blind.problems),
+            f"{blind.query_rate:.1%}",
+            "" if blind.web_rate is None else f"{blind.web_rate:.1%}",
+        )
     out.print(baseline)
     for failure in report.failures[:20]:
         err.print(f"[red]fail[/] {failure}", highlight=False)

@@ -50,8 +50,9 @@ def write_pack(pack: Pack, path: str | os.PathLike[str]) -> Path:
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise PackError(f"cannot write the pack to {path}: {exc.strerror or exc}; check the folder and its "
-                        "permissions") from None
+        raise PackError(
+            f"cannot write the pack to {path}: {exc.strerror or exc}; check the folder and its permissions"
+        ) from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -65,8 +66,14 @@ def write_pack(pack: Pack, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def load_pack(path: str | os.PathLike[str], *, catalog_digest: str | None = None, require_signature: bool = True,
-              trusted_signers: Collection[str] | None = None, allow_dev_signer: bool = False) -> Pack:
+def load_pack(
+    path: str | os.PathLike[str],
+    *,
+    catalog_digest: str | None = None,
+    require_signature: bool = True,
+    trusted_signers: Collection[str] | None = None,
+    allow_dev_signer: bool = False,
+) -> Pack:
     """Read and check a pack.
 
     Refused with a one-line `PackError`: a missing or unreadable file, content that is not (gzip-compressed) JSON,
@@ -90,45 +97,59 @@ def load_pack(path: str | os.PathLike[str], *, catalog_digest: str | None = None
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise PackError(f"{where} is not valid gzip ({exc}); the file is truncated or corrupt, copy it "
-                            "again") from None
+            raise PackError(
+                f"{where} is not valid gzip ({exc}); the file is truncated or corrupt, copy it again"
+            ) from None
     elif path.name.endswith(".gz"):
-        raise PackError(f"{where} is not gzip-compressed although its name ends in .gz; compress it with gzip or "
-                        "drop the .gz suffix")
+        raise PackError(
+            f"{where} is not gzip-compressed although its name ends in .gz; compress it with gzip or "
+            "drop the .gz suffix"
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise PackError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start}); is it really a pack?") from None
     except json.JSONDecodeError as exc:
-        raise PackError(f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); is it really a "
-                        "pack? copy it again or rebuild it") from None
+        raise PackError(
+            f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); is it really a "
+            "pack? copy it again or rebuild it"
+        ) from None
     if not isinstance(data, dict):
         raise PackError(f"{where} is not a pack: it holds a JSON {type(data).__name__}, not an object")
     fmt = data.get("format", FORMAT)
     if type(fmt) is not int or fmt != FORMAT:
-        raise PackError(f"{where} has format {fmt!r}, but this version of arena reads format {FORMAT}; upgrade arena "
-                        f"or rebuild the pack with {PACK_COMMAND}")
+        raise PackError(
+            f"{where} has format {fmt!r}, but this version of arena reads format {FORMAT}; upgrade arena "
+            f"or rebuild the pack with {PACK_COMMAND}"
+        )
     try:
         pack = Pack.model_validate(data)
     except ValidationError as exc:
-        raise PackError(f"{where} is invalid: {first_error(exc, data)}; fix it or rebuild it with "
-                        f"{PACK_COMMAND}") from None
+        raise PackError(
+            f"{where} is invalid: {first_error(exc, data)}; fix it or rebuild it with {PACK_COMMAND}"
+        ) from None
 
     if pack.signature is None or pack.signer is None:
         if require_signature or trusted_signers is not None:
-            raise PackError(f"{where} is not signed; sign it with {PACK_COMMAND} (or load it with signatures not "
-                            "required, for local testing only)")
+            raise PackError(
+                f"{where} is not signed; sign it with {PACK_COMMAND} (or load it with signatures not "
+                "required, for local testing only)"
+            )
     else:
         problem = pack.signature_problem()
         if problem == "the signature does not match":
-            raise PackError(f"{where}: signature does not match: the pack was modified after signing or signed by "
-                            f"another key; re-sign it with {PACK_COMMAND}")
+            raise PackError(
+                f"{where}: signature does not match: the pack was modified after signing or signed by "
+                f"another key; re-sign it with {PACK_COMMAND}"
+            )
         if problem is not None:
             raise PackError(f"{where}: {problem}; re-sign it with {PACK_COMMAND}")
         if trusted_signers is not None:
             check_signer(pack, trusted_signers, allow_dev_signer=allow_dev_signer, where=where)
 
     if catalog_digest is not None and pack.catalog_digest is not None and pack.catalog_digest != catalog_digest:
-        raise PackError(f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
-                        f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for")
+        raise PackError(
+            f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
+            f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for"
+        )
     return pack

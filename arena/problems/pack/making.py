@@ -1,5 +1,4 @@
-"""Making a pack: `new_pack` (its id from its problems, the gold title embeddings), unsigned.
-"""
+"""Making a pack: `new_pack` (its id from its problems, the gold title embeddings), unsigned."""
 
 from __future__ import annotations
 
@@ -39,8 +38,15 @@ def pack_id_for(problems: Sequence[Problem]) -> str:
     return f"pack-{digest[:12]}"
 
 
-def new_pack(problems: Sequence[Problem], *, catalog_digest: str | None, generator_version: str,
-             rotation: Rotation | None = None, embed: bool = True, ruleset: str = "shoppingbench") -> Pack:
+def new_pack(
+    problems: Sequence[Problem],
+    *,
+    catalog_digest: str | None,
+    generator_version: str,
+    rotation: Rotation | None = None,
+    embed: bool = True,
+    ruleset: str = "shoppingbench",
+) -> Pack:
     """An unsigned pack of ``problems`` (their ids must be unique), with its id, creation time and, when ``embed``,
     the gold title embeddings, scored by ``ruleset``. Sign it with `Pack.signed`."""
     problems = list(problems)
@@ -48,8 +54,15 @@ def new_pack(problems: Sequence[Problem], *, catalog_digest: str | None, generat
     if duplicate is not None:
         raise PackError(f"problem_id {duplicate!r} appears more than once; give every problem its own id")
     try:
-        return Pack(pack_id=pack_id_for(problems), created_at=utc_now(), catalog_digest=catalog_digest,
-                    generator_version=generator_version, rotation=rotation or Rotation(), problems=problems,
-                    title_embeddings=embed_titles(problems) if embed else {}, ruleset=ruleset)
+        return Pack(
+            pack_id=pack_id_for(problems),
+            created_at=utc_now(),
+            catalog_digest=catalog_digest,
+            generator_version=generator_version,
+            rotation=rotation or Rotation(),
+            problems=problems,
+            title_embeddings=embed_titles(problems) if embed else {},
+            ruleset=ruleset,
+        )
     except ValidationError as exc:
         raise PackError(f"cannot make the pack: {first_error(exc)}") from None

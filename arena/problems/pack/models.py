@@ -165,8 +165,9 @@ class Pack(BaseModel):
             if problem_id not in rewards:
                 raise ValueError(f"title_embeddings has {problem_id!r}, which is not a problem of the pack")
             if len(vectors) != rewards[problem_id]:
-                raise ValueError(f"title_embeddings of {problem_id!r} has {len(vectors)} vectors for "
-                                 f"{rewards[problem_id]} rewards")
+                raise ValueError(
+                    f"title_embeddings of {problem_id!r} has {len(vectors)} vectors for {rewards[problem_id]} rewards"
+                )
             for text in vectors:
                 try:
                     decode_vector(text)
@@ -237,8 +238,16 @@ class Pack(BaseModel):
         problems = [p.model_copy(deep=True) for p in self.problems if p.split == "public"]
         keep = {p.problem_id for p in problems}
         embeddings = {k: list(v) for k, v in self.title_embeddings.items() if k in keep}
-        return self.model_copy(update={"problems": problems, "title_embeddings": embeddings, "public_only": True,
-                                       "sealed": [], "signer": None, "signature": None})
+        return self.model_copy(
+            update={
+                "problems": problems,
+                "title_embeddings": embeddings,
+                "public_only": True,
+                "sealed": [],
+                "signer": None,
+                "signature": None,
+            }
+        )
 
     def problem(self, problem_id: str) -> Problem | None:
         return next((p for p in self.problems if p.problem_id == problem_id), None)
@@ -262,7 +271,6 @@ def first_duplicate(values: Iterable[str]) -> str | None:
             return value
         seen.add(value)
     return None
-
 
 
 def first_error(exc: ValidationError, data: Any = None) -> str:

@@ -78,9 +78,23 @@ from arena.problems.rebuild.prices import (
 from arena.problems.webknowledge import fact_pages, knowledge_question
 
 __all__ = [
-    "IMPORTED_CATEGORY", "LEFT_OUT", "MARGIN", "MIN_PRICE", "NEAR_MISSES_BASKET", "NEAR_MISSES_PRODUCT", "PRICE_STEPS",
-    "TAGS_KEY", "VARIANT_WORDS", "WEB_NEAR_MISSES", "RebuildReport", "after_voucher", "basket_total",
-    "budget_window", "fits_budget", "price_interval", "rebuild_catalog",
+    "IMPORTED_CATEGORY",
+    "LEFT_OUT",
+    "MARGIN",
+    "MIN_PRICE",
+    "NEAR_MISSES_BASKET",
+    "NEAR_MISSES_PRODUCT",
+    "PRICE_STEPS",
+    "TAGS_KEY",
+    "VARIANT_WORDS",
+    "WEB_NEAR_MISSES",
+    "RebuildReport",
+    "after_voucher",
+    "basket_total",
+    "budget_window",
+    "fits_budget",
+    "price_interval",
+    "rebuild_catalog",
 ]
 
 #: near-miss pages (and products) per web problem
@@ -122,17 +136,34 @@ def rebuild_catalog(
     # insertion order breaks search ties: shuffled, so a gold is not found first for being written first
     rng.shuffle(injected)
     with CatalogWriter(out, overwrite=force) as writer:
-        digest, stats = _write(writer, injected, pages, rng, background_seed, background_size, progress,
-                               sum(len(p.reward) for p in problems))
-        writer.commit({"source": {"kind": "rebuilt", "problems": len(updated), "background_seed": background_seed,
-                                  "background_size": background_size}, "digest": digest.hexdigest(),
-                       "stats": stats.result()}, overwrite=force)
+        digest, stats = _write(
+            writer,
+            injected,
+            pages,
+            rng,
+            background_seed,
+            background_size,
+            progress,
+            sum(len(p.reward) for p in problems),
+        )
+        writer.commit(
+            {
+                "source": {
+                    "kind": "rebuilt",
+                    "problems": len(updated),
+                    "background_seed": background_seed,
+                    "background_size": background_size,
+                },
+                "digest": digest.hexdigest(),
+                "stats": stats.result(),
+            },
+            overwrite=force,
+        )
         total = writer.products
     for problem in updated:
         problem.meta["catalog_digest"] = digest.hexdigest()
     n_distractors = sum(len(p.meta["distractors"]) for p in updated)
-    return RebuildReport(updated, digest.hexdigest(), total, len(plan.golds), n_distractors, plan.skipped,
-                         len(pages))
+    return RebuildReport(updated, digest.hexdigest(), total, len(plan.golds), n_distractors, plan.skipped, len(pages))
 
 
 def _web_knowledge(web: Sequence[Problem], seed: int) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
@@ -143,8 +174,15 @@ def _web_knowledge(web: Sequence[Problem], seed: int) -> tuple[list[dict[str, An
     near_values: dict[str, list[str]] = {}
     for problem in web:
         page_rng = Rng("rebuild-web", seed, problem.problem_id)
-        made, values = fact_pages(problem.problem_id, problem.query, problem.knowledge_attribute or "", value_pool,
-                                  proper_pool, page_rng, WEB_NEAR_MISSES)
+        made, values = fact_pages(
+            problem.problem_id,
+            problem.query,
+            problem.knowledge_attribute or "",
+            value_pool,
+            proper_pool,
+            page_rng,
+            WEB_NEAR_MISSES,
+        )
         pages.extend(made)
         near_values[problem.problem_id] = values
     return pages, near_values
@@ -158,8 +196,9 @@ def _proper_nouns(questions: Sequence[str]) -> list[str]:
     return list(found)
 
 
-def _with_distractors(plan: Planner, docs: dict[str, dict[str, Any]], ids: Ids, near_values: dict[str, list[str]],
-                      seed: int) -> tuple[list[Problem], list[Copy]]:
+def _with_distractors(
+    plan: Planner, docs: dict[str, dict[str, Any]], ids: Ids, near_values: dict[str, list[str]], seed: int
+) -> tuple[list[Problem], list[Copy]]:
     """(the accepted problems with their distractor answers in ``meta["distractors"]``, the products they add)."""
     ceilings = {pid: gold.interval[1] for pid, gold in plan.golds.items()}
     pool = Values(docs, plan.accepted)
@@ -169,25 +208,34 @@ def _with_distractors(plan: Planner, docs: dict[str, dict[str, Any]], ids: Ids, 
     for problem in plan.accepted:
         answers = []
         near_rng = Rng("rebuild-near", seed, problem.problem_id)
-        for breaks, answer, extra in distractors_of(problem, docs, ids, plan.new_shop,
-                                                    near_values.get(problem.problem_id, []), ceilings, pool, naming,
-                                                    near_rng):
+        for breaks, answer, extra in distractors_of(
+            problem, docs, ids, plan.new_shop, near_values.get(problem.problem_id, []), ceilings, pool, naming, near_rng
+        ):
             copies.extend(extra)
             answers.append({"breaks": breaks, "answer": answer})
         updated.append(problem.model_copy(update={"meta": {**problem.meta, "distractors": answers}}))
     return updated, copies
 
 
-def _write(writer: CatalogWriter, injected: list[dict[str, Any]], pages: list[dict[str, Any]], rng: Rng, seed: int,
-           size: int, progress: Callable[[int], None] | None, steps: int) -> tuple[gen.Digest, StatsCollector]:
+def _write(
+    writer: CatalogWriter,
+    injected: list[dict[str, Any]],
+    pages: list[dict[str, Any]],
+    rng: Rng,
+    seed: int,
+    size: int,
+    progress: Callable[[int], None] | None,
+    steps: int,
+) -> tuple[gen.Digest, StatsCollector]:
     """Write the rebuilt products, then the background catalog's (``size`` of them, from ``seed``), then every web
     page, shuffled; (their digest, their stats). ``steps``: the progress the rebuilt products count for."""
     digest = gen.Digest()
     stats = StatsCollector()
     for doc in injected:
         payload = gen.canonical_json(doc)
-        writer.add_product(doc, contents=search_contents(doc["title"], doc["sku_options"], doc["attributes"]),
-                           doc_json=payload)
+        writer.add_product(
+            doc, contents=search_contents(doc["title"], doc["sku_options"], doc["attributes"]), doc_json=payload
+        )
         digest.update(payload)
         stats.add(doc)
     if progress:  # the import command counts one step per reward
@@ -197,8 +245,11 @@ def _write(writer: CatalogWriter, injected: list[dict[str, Any]], pages: list[di
             if writer.has_product(product["product_id"]):
                 continue
             payload = gen.canonical_json(product)
-            writer.add_product(product, contents=search_contents(product["title"], product["sku_options"],
-                                                                 product["attributes"]), doc_json=payload)
+            writer.add_product(
+                product,
+                contents=search_contents(product["title"], product["sku_options"], product["attributes"]),
+                doc_json=payload,
+            )
             digest.update(payload)
             stats.add(product)
             if progress and writer.products % 1024 == 0:

@@ -41,8 +41,9 @@ class Ids:
         while True:
             candidate = head + "".join(str(self._rng.below(10)) for _ in range(size - 1))
             n = len(candidate)  # a gold id inside it is one of its substrings
-            if candidate in self._used or any(candidate[i:j] in self._golds for i in range(n)
-                                              for j in range(i + 1, n + 1)):
+            if candidate in self._used or any(
+                candidate[i:j] in self._golds for i in range(n) for j in range(i + 1, n + 1)
+            ):
                 continue
             self._used.add(candidate)
             return candidate
@@ -51,9 +52,17 @@ class Ids:
 Distractor = tuple[str, list[str], list[Copy]]
 
 
-def distractors_of(problem: Problem, docs: dict[str, dict[str, Any]], ids: Ids, new_shop: Callable[[], str],
-                 near_values: Sequence[str], ceilings: dict[str, float], pool: Values,
-                 naming: dict[str, list[ProductReward]], rng: Rng) -> list[Distractor]:
+def distractors_of(
+    problem: Problem,
+    docs: dict[str, dict[str, Any]],
+    ids: Ids,
+    new_shop: Callable[[], str],
+    near_values: Sequence[str],
+    ceilings: dict[str, float],
+    pool: Values,
+    naming: dict[str, list[ProductReward]],
+    rng: Rng,
+) -> list[Distractor]:
     """Distractor answers of one problem: (what breaks, the answer ids, the products to add). ``naming``: the
     rewards of every non-web problem naming each gold id (a copy must fail those of the other problems too)."""
     answer = problem.gold_ids
@@ -62,8 +71,14 @@ def distractors_of(problem: Problem, docs: dict[str, dict[str, Any]], ids: Ids, 
 
     def copy_of(slot: int, product: dict[str, Any], reprice: bool = True) -> Copy:
         copy = Copy(answer[slot], product)
-        fail_others(copy, None if problem.task == "web" else problem.reward[slot], naming.get(answer[slot], []),
-                     pool, rng, reprice=reprice)
+        fail_others(
+            copy,
+            None if problem.task == "web" else problem.reward[slot],
+            naming.get(answer[slot], []),
+            pool,
+            rng,
+            reprice=reprice,
+        )
         return copy
 
     if problem.task == "web":
@@ -83,9 +98,8 @@ def distractors_of(problem: Problem, docs: dict[str, dict[str, Any]], ids: Ids, 
             # the basket's shop, so the shop search does not single the gold out)
             shop = gold["shop_id"] if same_shop and n % 2 == 0 else new_shop()
             copy.product.update(product_id=ids.new(answer[slot]), shop_id=shop, sold_count=rng.below(500))
-            fail_others(copy, reward, naming.get(answer[slot], []), pool, rng,
-                         reprice=not breaks.startswith("price"))
-            swapped = answer[:slot] + [copy.product["product_id"]] + answer[slot + 1:]
+            fail_others(copy, reward, naming.get(answer[slot], []), pool, rng, reprice=not breaks.startswith("price"))
+            swapped = answer[:slot] + [copy.product["product_id"]] + answer[slot + 1 :]
             out.append((f"slot {slot + 1} {breaks}", swapped, [copy]))
     if problem.task == "shop":
         moved = dict(golds[-1], product_id=ids.new(answer[-1]), shop_id=new_shop())
@@ -124,8 +138,12 @@ def rewards_met(docs: dict[str, dict[str, Any]], problems: Sequence[Problem]) ->
     for pid, doc in docs.items():
         have = {(k, v) for k, vs in doc["attributes"].items() for v in vs}
         have |= {(k, v) for option in doc["sku_options"].values() for k, v in option.items()}
-        met = [r for pair in sorted(have) for r in by_pair.get(pair, ()) if r.product_id != pid
-               and all(p in have for p in r.required_pairs())]
+        met = [
+            r
+            for pair in sorted(have)
+            for r in by_pair.get(pair, ())
+            if r.product_id != pid and all(p in have for p in r.required_pairs())
+        ]
         if met:
             naming[pid] = naming.get(pid, []) + list({id(r): r for r in met}.values())
     return naming

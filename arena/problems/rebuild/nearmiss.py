@@ -65,8 +65,10 @@ class Values:
         asked = self.asked.get(key, set())
         taken = {value.casefold()}
         out: list[str] = []
-        for tier in ([v for v in candidates if v.casefold() not in asked], [v for v in candidates if v.casefold() in
-                                                                             asked]):
+        for tier in (
+            [v for v in candidates if v.casefold() not in asked],
+            [v for v in candidates if v.casefold() in asked],
+        ):
             fresh = [v for v in tier if v.casefold() not in taken]
             for v in rng.sample(fresh, n - len(out)):
                 out.append(v)
@@ -143,8 +145,9 @@ def _price_like(center: float, gold: dict[str, Any], reward: ProductReward, rng:
     return price if lo <= price <= hi and price > 0 else float(gold["price"])
 
 
-def near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: Values,
-                 rng: Rng) -> list[tuple[str, Copy]]:
+def near_misses(
+    reward: ProductReward, gold: dict[str, Any], count: int, pool: Values, rng: Rng
+) -> list[tuple[str, Copy]]:
     """``count`` copies of ``gold``, the reward's constraints taken in turn, each breaking exactly one of them (a
     price just outside a rule, a required service missing, another value of a required SKU or attribute pair):
     (what it breaks, the copy). Copies that break something other than the price are priced near the gold, inside
@@ -153,22 +156,33 @@ def near_misses(reward: ProductReward, gold: dict[str, Any], count: int, pool: V
     gold_id = gold["product_id"]
     center = float(gold["price"]) * (0.85 + 0.3 * rng.u())
     for rule in reward.price:
-        kinds.append([(f"price {rule.mode} ({price:g})", Copy(gold_id, dict(gold, price=price)))
-                      for price in _missed_prices(rule, count)])
+        kinds.append(
+            [
+                (f"price {rule.mode} ({price:g})", Copy(gold_id, dict(gold, price=price)))
+                for price in _missed_prices(rule, count)
+            ]
+        )
     for service in dict.fromkeys(reward.service):
         kept = [s for s in gold["service"] if s != service]
-        kinds.append([(f"service {service}", Copy(gold_id, dict(gold, service=kept, price=_price_like(
-            center, gold, reward, rng)))) for _ in range(count)])
+        kinds.append(
+            [
+                (
+                    f"service {service}",
+                    Copy(gold_id, dict(gold, service=kept, price=_price_like(center, gold, reward, rng))),
+                )
+                for _ in range(count)
+            ]
+        )
     pairs = [("sku", k, v) for k, v in reward_option(reward).items()]
-    pairs += [("attribute", k, v) for attr in reward.attributes for k, values in attr.items()
-              for v in dict.fromkeys(values)]
+    pairs += [
+        ("attribute", k, v) for attr in reward.attributes for k, values in attr.items() for v in dict.fromkeys(values)
+    ]
     for what, key, value in pairs:
         variants = []
         for other in pool.pick(key, value, rng, count):
             product, swapped = _break_pair(gold, key, value, other)
             product["price"] = _price_like(center, gold, reward, rng)
-            variants.append((f"{what} {key} ({other})", Copy(gold_id, product, [value] * swapped,
-                                                              [other] * swapped)))
+            variants.append((f"{what} {key} ({other})", Copy(gold_id, product, [value] * swapped, [other] * swapped)))
         kinds.append(variants)
     rng.shuffle(kinds)
     out: list[tuple[str, Copy]] = []
@@ -192,8 +206,15 @@ def _meets(product: dict[str, Any], reward: ProductReward) -> bool:
     return any(all(pair in option or pair in attributes for pair in pairs) for option in options)
 
 
-def fail_others(copy: Copy, own: ProductReward | None, others: Sequence[ProductReward], pool: Values,
-                 rng: Rng, *, reprice: bool = True) -> None:
+def fail_others(
+    copy: Copy,
+    own: ProductReward | None,
+    others: Sequence[ProductReward],
+    pool: Values,
+    rng: Rng,
+    *,
+    reprice: bool = True,
+) -> None:
     """Make ``copy`` fail every other problem's reward naming its gold (it would be their substitute: a problem
     sharing a gold with a voucher basket would find the basket's near misses as answers): one more constraint of
     that reward broken, one that ``own`` (the reward the copy is a distractor of) does not ask for. A reward whose
@@ -216,8 +237,11 @@ def fail_others(copy: Copy, own: ProductReward | None, others: Sequence[ProductR
             copy.product = dict(copy.product, service=[s for s in copy.product["service"] if s != services[0]])
         elif reprice:
             for rule in other.price:
-                fits = [p for p in _missed_prices(rule, len(PRICE_STEPS))
-                        if own is None or all(r.admits(p) for r in own.price)]
+                fits = [
+                    p
+                    for p in _missed_prices(rule, len(PRICE_STEPS))
+                    if own is None or all(r.admits(p) for r in own.price)
+                ]
                 if fits:
                     copy.product = dict(copy.product, price=fits[0])
                     break
@@ -234,6 +258,7 @@ def with_knowledge(gold: dict[str, Any], knowledge: str, value: str | None) -> d
     for key in ("title", "short_description", "description", "specification"):
         text = _replace_text(str(gold.get(key, "")), knowledge, by)
         bad[key] = " ".join(text.split()) if value is None else text
-    bad["attributes"] = {k: [_replace_text(v, knowledge, by).strip() or v for v in vs]
-                         for k, vs in gold["attributes"].items()}
+    bad["attributes"] = {
+        k: [_replace_text(v, knowledge, by).strip() or v for v in vs] for k, vs in gold["attributes"].items()
+    }
     return bad

@@ -101,20 +101,25 @@ class Planner:
             own[reward.product_id] = (max(prev[0], lo), min(prev[1], hi))
         for pid, iv in own.items():
             if iv[0] > iv[1]:
-                self.skipped.append(f"{_where(problem)}: product {pid} is asked twice with price rules that admit "
-                                    f"no common price; {LEFT_OUT}")
+                self.skipped.append(
+                    f"{_where(problem)}: product {pid} is asked twice with price rules that admit "
+                    f"no common price; {LEFT_OUT}"
+                )
                 return
             gold = self.golds.get(pid)
             if gold is None:
                 continue
             lo, hi = max(gold.interval[0], iv[0]), min(gold.interval[1], iv[1])
             if lo > hi:
-                clash = [p for p, other in gold.by if max(other[0], iv[0]) > min(other[1], iv[1])] or \
-                    [p for p, _ in gold.by]
+                clash = [p for p, other in gold.by if max(other[0], iv[0]) > min(other[1], iv[1])] or [
+                    p for p, _ in gold.by
+                ]
                 needs = "; ".join(f"{p} needs {describe(other)}" for p, other in gold.by if p in clash)
-                self.skipped.append(f"{_where(problem)}: gold product {pid} is shared with {', '.join(clash)} and "
-                                    f"their price rules clash ({problem.problem_id} needs {describe(iv)}; {needs});"
-                                    f" {LEFT_OUT}")
+                self.skipped.append(
+                    f"{_where(problem)}: gold product {pid} is shared with {', '.join(clash)} and "
+                    f"their price rules clash ({problem.problem_id} needs {describe(iv)}; {needs});"
+                    f" {LEFT_OUT}"
+                )
                 return
         for reward in problem.reward:
             gold = self.golds.setdefault(reward.product_id, Gold(reward.product_id))
@@ -191,18 +196,24 @@ class Planner:
                 assert problem.voucher is not None
                 count = problem.gold_ids.count(pid)
                 fixed, low, high, _ = self._basket_terms(problem, skip=pid)
-                window = [((lo - fixed - high) / count, (hi - fixed - low) / count)
-                          for lo, hi in budget_window(problem.voucher)]
+                window = [
+                    ((lo - fixed - high) / count, (hi - fixed - low) / count)
+                    for lo, hi in budget_window(problem.voucher)
+                ]
                 narrowed = intersect(allowed, window)
                 if not narrowed:
                     rejected.add(problem.problem_id)
-                    others = f"the baskets of {', '.join(chosen_by)} fit theirs" if chosen_by else \
-                        "it keeps to its price rules"
+                    others = (
+                        f"the baskets of {', '.join(chosen_by)} fit theirs"
+                        if chosen_by
+                        else "it keeps to its price rules"
+                    )
                     self.skipped.append(
                         f"{_where(problem)}: gold product {pid} (price {describe(self._bounds(pid))}) is shared "
                         f"with other problems, and no price of it lets this basket fit its budget of "
                         f"{problem.voucher.budget:g} (voucher from {problem.voucher.threshold:g}) while {others};"
-                        f" {LEFT_OUT}")
+                        f" {LEFT_OUT}"
+                    )
                     continue
                 allowed = narrowed
                 chosen_by.append(problem.problem_id)
@@ -229,12 +240,20 @@ class Planner:
         fixed, low, high, free = self._basket_terms(problem)
         windows = intersect(budget_window(voucher), [(fixed + low, fixed + high)])
         if not windows:
-            bound = [f"{pid} is priced {self.golds[pid].price:g} for other problems" for pid in
-                     dict.fromkeys(problem.gold_ids) if pid not in free]
-            bound += [f"{pid} must cost {describe(self.golds[pid].interval)} for other problems" for pid in
-                      dict.fromkeys(free) if self.golds[pid].by]
-            return (f"no basket total fits the budget of {voucher.budget:g} with the voucher (from "
-                    f"{voucher.threshold:g}): {'; '.join(bound) or 'its products cannot be priced low enough'}")
+            bound = [
+                f"{pid} is priced {self.golds[pid].price:g} for other problems"
+                for pid in dict.fromkeys(problem.gold_ids)
+                if pid not in free
+            ]
+            bound += [
+                f"{pid} must cost {describe(self.golds[pid].interval)} for other problems"
+                for pid in dict.fromkeys(free)
+                if self.golds[pid].by
+            ]
+            return (
+                f"no basket total fits the budget of {voucher.budget:g} with the voucher (from "
+                f"{voucher.threshold:g}): {'; '.join(bound) or 'its products cannot be priced low enough'}"
+            )
         try:
             prefer: float | None = basket_total(voucher)
         except ValueError:
@@ -277,7 +296,6 @@ class Planner:
         return None
 
 
-
 # --- gold documents
 
 
@@ -304,16 +322,30 @@ def gold_document(gold: Gold, rng: Rng) -> dict[str, Any]:
         services.extend(s for s in reward.service if s not in services)
     sku_options = {str(i + 1): o for i, o in enumerate(options)}
     if base is not None:
-        return dict(base, attributes=attributes, sku_options=sku_options, service=services, price=gold.price,
-                    shop_id=gold.shop_id)
+        return dict(
+            base,
+            attributes=attributes,
+            sku_options=sku_options,
+            service=services,
+            price=gold.price,
+            shop_id=gold.shop_id,
+        )
     title = gold.rewards[0].title[0]
     details = "; ".join(f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in attributes.items())
     return Product(
-        product_id=gold.product_id, shop_id=gold.shop_id or "", brand=(attributes.get("brand") or ["No Brand"])[0]
-        .title(), category=IMPORTED_CATEGORY, title=title, short_description=f"{title};Brand new and authentic;",
+        product_id=gold.product_id,
+        shop_id=gold.shop_id or "",
+        brand=(attributes.get("brand") or ["No Brand"])[0].title(),
+        category=IMPORTED_CATEGORY,
+        title=title,
+        short_description=f"{title};Brand new and authentic;",
         description=f"{title}. {details}." if details else f"{title}.",
         specification=";".join(f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items() if v),
-        price=gold.price or 0.0, sold_count=rng.below(500), sku_options=sku_options, attributes=attributes,
-        service=services, main_image_url=f"https://img.shoparena.example/sb/{gold.product_id}.jpg",
+        price=gold.price or 0.0,
+        sold_count=rng.below(500),
+        sku_options=sku_options,
+        attributes=attributes,
+        service=services,
+        main_image_url=f"https://img.shoparena.example/sb/{gold.product_id}.jpg",
         product_url=f"https://shoparena.example/products/-i{gold.product_id}.html",
     ).model_dump()

@@ -50,9 +50,14 @@ def intersect(a: Sequence[Interval], b: Sequence[Interval]) -> list[Interval]:
 
 
 def after_voucher(total: float, single_shop: bool, voucher: Voucher) -> float:
-    tool = ToolVoucher(voucher_type=voucher.voucher_type, threshold=voucher.threshold,
-                       discount_type=voucher.discount_type, face_value=voucher.face_value, discount=voucher.discount,
-                       cap=voucher.cap)
+    tool = ToolVoucher(
+        voucher_type=voucher.voucher_type,
+        threshold=voucher.threshold,
+        discount_type=voucher.discount_type,
+        face_value=voucher.face_value,
+        discount=voucher.discount,
+        cap=voucher.cap,
+    )
     discount, _, _ = apply_voucher(total, single_shop, tool)
     return total - discount
 

@@ -71,7 +71,7 @@ def solve_shop(s: Session, query: str) -> None:
     chosen = one_shop_basket(s, items)
     if chosen and len(items) > len(chosen):  # more than the shop search takes: look in the chosen shop
         sid = str(s.summaries.get(chosen[0], {}).get("shop_id") or "") or None
-        for item in items[len(chosen):]:
+        for item in items[len(chosen) :]:
             ranked = s.rank_item(item, s.candidates(item, deep=False, shop_id=sid))
             chosen.append(ranked[0][2] if ranked else chosen[0])
     if chosen:

@@ -131,8 +131,9 @@ def solve_voucher(s: Session, query: str) -> None:
     _cheaper_until_it_fits(s, items, options, basket, voucher)
 
 
-def _cheaper_until_it_fits(s: Session, items: list[Item], options: list[Ranked], basket: list[str],
-                           voucher: dict[str, Any]) -> None:
+def _cheaper_until_it_fits(
+    s: Session, items: list[Item], options: list[Ranked], basket: list[str], voucher: dict[str, Any]
+) -> None:
     """Too dear: add the cheapest good matches of the items, the dearest item first, until a basket fits."""
     for i in sorted(range(len(items)), key=lambda k: -s.price_of(basket[k])):
         if not s.can_search(3):
@@ -224,36 +225,49 @@ def _shop_offers(s: Session, items: list[Item]) -> tuple[list[list[str]], list[s
         common &= set(it.services)
     per_item: list[list[str]] = [[] for _ in items]
     shops: list[str] = []
-    result = s.tool("find_products_in_same_shop", queries=[it.query for it in items],
-                    service=",".join(sorted(common)) or None, max_shops=10, per_query=3)
+    result = s.tool(
+        "find_products_in_same_shop",
+        queries=[it.query for it in items],
+        service=",".join(sorted(common)) or None,
+        max_shops=10,
+        per_query=3,
+    )
     for shop in result if isinstance(result, list) else []:
         if not isinstance(shop, dict):
             continue
         sid = str(shop.get("shop_id"))
         if sid not in shops:
             shops.append(sid)
-        for qi, match in enumerate((shop.get("matches") or [])[:len(items)]):
+        for qi, match in enumerate((shop.get("matches") or [])[: len(items)]):
             for prod in match.get("products") or []:
                 if isinstance(prod, dict) and prod.get("product_id"):
                     pid = str(prod["product_id"])
                     s.summaries.setdefault(pid, prod)
                     per_item[qi].append(pid)
     order = {sid: i for i, sid in enumerate(shops)}
-    pool = sorted({p for lst in per_item for p in lst},
-                  key=lambda p: (order.get(str(s.summaries[p].get("shop_id")), 99), p))
-    s.view(pool[:5 * s.budget.view_batch])
+    pool = sorted(
+        {p for lst in per_item for p in lst}, key=lambda p: (order.get(str(s.summaries[p].get("shop_id")), 99), p)
+    )
+    s.view(pool[: 5 * s.budget.view_batch])
     return per_item, shops
 
 
-def _plans(s: Session, items: list[Item], per_item: list[list[str]], shops: list[str],
-           voucher: dict[str, Any] | None, complete: bool) -> list[Plan]:
+def _plans(
+    s: Session,
+    items: list[Item],
+    per_item: list[list[str]],
+    shops: list[str],
+    voucher: dict[str, Any] | None,
+    complete: bool,
+) -> list[Plan]:
     """Every shop's plan, best first (only those with a pick for every item when ``complete``)."""
     plans = (_shop_plan(s, items, per_item, sid, voucher) for sid in shops)
     return sorted((p for p in plans if all(p[1]) or not complete), key=lambda t: -t[0])
 
 
-def _shop_plan(s: Session, items: list[Item], per_item: list[list[str]], sid: str,
-               voucher: dict[str, Any] | None) -> Plan:
+def _shop_plan(
+    s: Session, items: list[Item], per_item: list[list[str]], sid: str, voucher: dict[str, Any] | None
+) -> Plan:
     """One shop's best pick per item; a missing item has pick "" and counts as weak."""
     total = 0.0
     picks: list[str] = []

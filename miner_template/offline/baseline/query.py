@@ -12,19 +12,23 @@ _NUM = r"(\d+(?:\.\d+)?)"
 _CUR = r"(?:\s?(?:php|pesos?))?"
 _PRICE_RANGE = re.compile(
     r"(?:(?:priced|costing|that costs|with a price range|with a price|a price range|a price|in the)\s)?"
-    rf"(?:(?:between|from|at)\s)?₱?{_NUM}\s?(?:and|to|up to|-)\s?₱?{_NUM}{_CUR}(?:\sprice range)?")
+    rf"(?:(?:between|from|at)\s)?₱?{_NUM}\s?(?:and|to|up to|-)\s?₱?{_NUM}{_CUR}(?:\sprice range)?"
+)
 _PRICE_BELOW = re.compile(
     r"(?:(?:priced|costing|that costs|for|with a price of|a price of)\s)?"
-    rf"(?:under|less than|at most|no more than|below|up to)\s₱?{_NUM}{_CUR}")
+    rf"(?:under|less than|at most|no more than|below|up to)\s₱?{_NUM}{_CUR}"
+)
 _PRICE_ABOVE = re.compile(
     r"(?:(?:priced|costing|that costs|with a price of|a price of)\s)?"
-    rf"(?:more than|above|over|at least|no cheaper than)\s₱?{_NUM}{_CUR}")
+    rf"(?:more than|above|over|at least|no cheaper than)\s₱?{_NUM}{_CUR}"
+)
 
 #: Where the product's own name ends: the first clause that describes it instead.
 _HEAD_STOP = re.compile(
     r"[,;:(]|\.(?:\s|$)|\s(?:with|in|from|by|made|crafted|for|meant|suitable|recommended|produced|handmade|that|"
     r"priced|costing|under|below|over|eligible|payable|available|sold|on|currently|compatible|written|size|at|no|"
-    r"of the|brand|color|pattern|style|material|pack size|requirements|specs|must-haves)\b")
+    r"of the|brand|color|pattern|style|material|pack size|requirements|specs|must-haves)\b"
+)
 
 _VOUCHER_BUDGET = re.compile(r"budget is only `?([\d.]+)`?")
 _VOUCHER_THRESHOLD = re.compile(r"exceeds `?([\d.]+)`?")
@@ -47,8 +51,10 @@ class Item:
         self.likely: tuple[float, float] | None = None
 
     def __repr__(self) -> str:
-        return f"Item(text={self.text!r}, head={self.text[:self.head_end]!r}, price={self.price}, " \
-               f"service={self.service}, query={self.query!r})"
+        return (
+            f"Item(text={self.text!r}, head={self.text[: self.head_end]!r}, price={self.price}, "
+            f"service={self.service}, query={self.query!r})"
+        )
 
     @property
     def price(self) -> str | None:
@@ -105,7 +111,7 @@ def _take_price(item: Item, low: str) -> str:
             else:
                 item.lo = float(m.group(1))
                 item.likely = (item.lo / 0.951, (item.lo + 1) / 0.3)
-            return low[:m.start()] + " " + low[m.end():]
+            return low[: m.start()] + " " + low[m.end() :]
     return low
 
 
@@ -120,10 +126,13 @@ def split_shop_items(query: str) -> list[str]:
         return [body]
     last = parts[-1]
     # the closing sentence ("The shop should sell all these products.") follows the last item
-    cut = re.search(r"\.\s+(?:the|all|one|every|they|each|these|please|make)\b[^.]*(?:shop|seller|store)[^.]*\.?\s*$",
-                    last, flags=re.IGNORECASE)
+    cut = re.search(
+        r"\.\s+(?:the|all|one|every|they|each|these|please|make)\b[^.]*(?:shop|seller|store)[^.]*\.?\s*$",
+        last,
+        flags=re.IGNORECASE,
+    )
     if cut:
-        parts[-1] = last[:cut.start()]
+        parts[-1] = last[: cut.start()]
     return [p.strip(" ;.") for p in parts if p.strip(" ;.")]
 
 
@@ -133,7 +142,7 @@ def split_voucher_items(text: str) -> list[str]:
     for joint in (r"\.\s+also, i need\s", r"\.\s+then i also want\s", r"\.\s+i also want\s"):
         m = re.search(joint, body, flags=re.IGNORECASE)
         if m:
-            return [body[:m.start()]] + split_voucher_items(body[m.end():])
+            return [body[: m.start()]] + split_voucher_items(body[m.end() :])
     if ";" in body:
         parts = body.split(";")
     else:
@@ -152,7 +161,7 @@ def parse_voucher(query: str) -> tuple[str, dict[str, Any] | None]:
     cut = re.search(r"\s*my budget is only", query, flags=re.IGNORECASE)
     if not cut:
         return query, None
-    items_text, block = query[:cut.start()], query[cut.start():]
+    items_text, block = query[: cut.start()], query[cut.start() :]
     low = block.lower()
     budget = _VOUCHER_BUDGET.search(low)
     threshold = _VOUCHER_THRESHOLD.search(low)

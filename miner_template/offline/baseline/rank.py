@@ -97,15 +97,17 @@ class Ranker:
     @staticmethod
     def adjacent_keys(text: str, start: int, end: int, keys: set[str]) -> set[str]:
         """The attribute names the query puts right by a value ("20 inches wheel size", "color: grey")."""
-        after, before = text[end:end + 60], text[max(0, start - 60):start]
+        after, before = text[end : end + 60], text[max(0, start - 60) : start]
         found = set()
         for k in keys:
             if k not in after and k not in before:
                 continue
             e = re.escape(k)
-            if (re.match(r"\s+(?:as the )?" + e + r"(?![a-z0-9])", after)
-                    or re.search(r"(?<![a-z0-9])" + e + r"\s*:\s*$", before)
-                    or re.search(r"(?<![a-z0-9])" + e + r" of (?:an? )?$", before)):
+            if (
+                re.match(r"\s+(?:as the )?" + e + r"(?![a-z0-9])", after)
+                or re.search(r"(?<![a-z0-9])" + e + r"\s*:\s*$", before)
+                or re.search(r"(?<![a-z0-9])" + e + r" of (?:an? )?$", before)
+            ):
                 found.add(k)
         return {k for k in found if not any(k != o and k in o for o in found)}
 
@@ -131,8 +133,14 @@ class Ranker:
 
     # --- the score
 
-    def score(self, item: Item, pid: str, keys: set[str], rank: int = 0,
-              adjacency: dict[tuple[int, int], set[str]] | None = None) -> tuple[float, int]:
+    def score(
+        self,
+        item: Item,
+        pid: str,
+        keys: set[str],
+        rank: int = 0,
+        adjacency: dict[tuple[int, int], set[str]] | None = None,
+    ) -> tuple[float, int]:
         """(score, unmet constraints): how well the product's values and title explain the item's wording."""
         text = item.text
         covered = [False] * len(text)
@@ -145,7 +153,7 @@ class Ranker:
             if pattern is None:
                 return 0
             for m in pattern.finditer(text):
-                if not any(covered[m.start():m.end()]):
+                if not any(covered[m.start() : m.end()]):
                     hits += 1
                     if value_keys is not None:
                         span = (m.start(), m.end())
@@ -161,16 +169,22 @@ class Ranker:
         by_value = self.values_of(pid)
         values = sorted(by_value, key=len, reverse=True)
         matched = sum(1 for v in values if mark(value_pattern(v), by_value[v]))
-        head_covered = covered[:item.head_end]
+        head_covered = covered[: item.head_end]
         for key in sorted(keys, key=len, reverse=True):
             mark(value_pattern(key))
-        covered[:item.head_end] = head_covered  # an attribute's name is no product noun ("fruit", "fruits")
+        covered[: item.head_end] = head_covered  # an attribute's name is no product noun ("fruit", "fruits")
         title = str(self.summaries.get(pid, {}).get("title", ""))
         unexplained, title_words = _unexplained(item, covered, {stem(w) for w in tokens(title)})
         fails = self.hard_ok(item, pid)
-        value = (-3.0 * unexplained - 8.0 * fails - KEY_MISMATCH_WEIGHT * mismatched + 0.3 * matched
-                 + 0.5 * title_words - 0.03 * rank)
-        head = [stem(w) for w in tokens(text[:item.head_end]) if w not in FILLER]
+        value = (
+            -3.0 * unexplained
+            - 8.0 * fails
+            - KEY_MISMATCH_WEIGHT * mismatched
+            + 0.3 * matched
+            + 0.5 * title_words
+            - 0.03 * rank
+        )
+        head = [stem(w) for w in tokens(text[: item.head_end]) if w not in FILLER]
         if len(head) >= 2:
             title_seq = " " + " ".join(stem(w) for w in tokens(title)) + " "
             if " " + " ".join(head[-2:]) + " " in title_seq:
@@ -238,7 +252,7 @@ def _unexplained(item: Item, covered: list[bool], title_stems: set[str]) -> tupl
         if word not in FILLER and word_stem not in seen:
             seen.add(word_stem)
             title_words += in_title
-        if word in FILLER or all(covered[m.start():m.end()]):
+        if word in FILLER or all(covered[m.start() : m.end()]):
             continue
         if m.start() < item.head_end and in_title:
             continue

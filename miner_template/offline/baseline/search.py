@@ -43,8 +43,11 @@ class Session:
 
     def can_search(self, need: int = 1) -> bool:
         """Whether ``need`` more searching calls fit the budget (the reserve kept back) and the deadline."""
-        return (not self.exhausted and self.calls + need <= self.budget.calls - self.budget.reserve
-                and time.monotonic() < self.budget.deadline)
+        return (
+            not self.exhausted
+            and self.calls + need <= self.budget.calls - self.budget.reserve
+            and time.monotonic() < self.budget.deadline
+        )
 
     def tool(self, name: str, final: bool = False, **arguments: Any) -> Any:
         """One tool call; None when it failed or the budget does not allow it (never raises). A ``final`` call
@@ -60,8 +63,15 @@ class Session:
             self.errors.append(f"{name}: {exc}"[:200])
             return None
 
-    def search(self, q: str, page: int = 1, price: str | None = None, service: str | None = None,
-               sort: str | None = None, shop_id: str | None = None) -> list[str]:
+    def search(
+        self,
+        q: str,
+        page: int = 1,
+        price: str | None = None,
+        service: str | None = None,
+        sort: str | None = None,
+        shop_id: str | None = None,
+    ) -> list[str]:
         """``find_product``: the hits' ids (their summaries kept)."""
         if not q.strip():
             return []
@@ -79,7 +89,7 @@ class Session:
         missing = [p for p in dict.fromkeys(ids) if p not in self.details]
         batch_size = self.budget.view_batch
         for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
+            batch = missing[start : start + batch_size]
             got = self.tool("view_product_information", product_ids=",".join(batch))
             if not isinstance(got, list):
                 continue

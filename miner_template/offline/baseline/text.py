@@ -12,7 +12,8 @@ SERVICE_MARKERS: dict[str, tuple[str, ...]] = {
 }
 
 #: Words that never carry a constraint: glue, request phrasing, service and price wording, attribute-phrase words.
-FILLER = frozenset("""
+FILLER = frozenset(
+    """
 a an the and or of in on at to for with without from by as is are be it its that this these those one some any also
 plus well then too so just i i'm im me my you your we can could would will please help find show get buy want need
 like love looking look search searching shopping shop shops store stores seller sellers order purchase pick
@@ -24,23 +25,39 @@ cost php peso pesos under over above below least most more less than between up 
 size color colour family variant style look design pattern scent taste flavor suitable meant recommended age ages
 produced country origin handmade craft occasions occasion wear sport make fitment compatible fits warranty comes
 condition language written type category section department kind something same exact
-""".split())
+""".split()
+)
 
 #: Leading words of a request ("I'm looking for", "Could you help me track down") before the product itself.
-INTRO = frozenset("""
+INTRO = frozenset(
+    """
 where can could i i'm im i'd id me you help find show get buy want need like love looking look search searching
 shopping for to please recommend track down locate pick order purchase do have any good options what are my in the
 market hunting after plan list build cart with check out put together an a would also and plus as well then once know
 knowing that based on answer use it quick question first second third fourth just mind is there
-""".split())
+""".split()
+)
 
 #: A category phrase ("in the kitchen & dining category"), dropped from an item's wording.
 CATEGORY = re.compile(r"\b(?:in|from) the ((?:[\w'&-]+,? ){0,5}?[\w'&-]+) (?:category|section|department)\b")
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
-_IRREGULAR = {"mice": "mouse", "knives": "knife", "feet": "foot", "teeth": "tooth", "men": "man", "women": "woman",
-              "children": "child", "leaves": "leaf", "shelves": "shelf", "people": "person", "geese": "goose",
-              "halves": "half", "wolves": "wolf", "loaves": "loaf"}
+_IRREGULAR = {
+    "mice": "mouse",
+    "knives": "knife",
+    "feet": "foot",
+    "teeth": "tooth",
+    "men": "man",
+    "women": "woman",
+    "children": "child",
+    "leaves": "leaf",
+    "shelves": "shelf",
+    "people": "person",
+    "geese": "goose",
+    "halves": "half",
+    "wolves": "wolf",
+    "loaves": "loaf",
+}
 
 
 def stem(word: str) -> str:

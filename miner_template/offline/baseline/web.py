@@ -16,26 +16,30 @@ WEB_CORE_WEIGHT = 3.0
 CARRIES_WEIGHT = 20.0
 
 #: Where fact pages state their value.
-_FACT_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"best known for playing the ([^.,;]+?) with the",
-    r"instrument: ([^.;]+)\.",
-    r"principal ([^.,;]+?) player",
-    r"competes in ([^.;]+)\.",
-    r"took up ([^.,;]+?) at the age",
-    r"known across the islands for its ([^.;]+)\.",
-    r"signature flavor of [^;]+? is ([^.;]+)[;.]",
-    r"worked with ([^.,;]+?) for generations",
-    r"handmade goods of ([^.,;]+?), a tradition",
-    r"home games in ([^.,;]+?) jerseys",
-    r"team color has been ([^.,;]+?) since",
-    r"best known for (?:playing |making |its )?(?:the )?([^.,;]+?)[.,;]",
-    r"famous for (?:its |the )?([^.,;]+?)[.,;]",
-))
+_FACT_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"best known for playing the ([^.,;]+?) with the",
+        r"instrument: ([^.;]+)\.",
+        r"principal ([^.,;]+?) player",
+        r"competes in ([^.;]+)\.",
+        r"took up ([^.,;]+?) at the age",
+        r"known across the islands for its ([^.;]+)\.",
+        r"signature flavor of [^;]+? is ([^.;]+)[;.]",
+        r"worked with ([^.,;]+?) for generations",
+        r"handmade goods of ([^.,;]+?), a tradition",
+        r"home games in ([^.,;]+?) jerseys",
+        r"team color has been ([^.,;]+?) since",
+        r"best known for (?:playing |making |its )?(?:the )?([^.,;]+?)[.,;]",
+        r"famous for (?:its |the )?([^.,;]+?)[.,;]",
+    )
+)
 #: How a web query refers to the answer without naming it.
 _ANAPHOR = re.compile(
     r"\b(?:(?:in|with|for|matching|to go with|made for|meant for|made of|made from|crafted from|of)\s)?"
     r"(?:that|the same|this)(?: exact)? (?:color|colour|material|flavor|flavour|sport|instrument|kind|"
-    r"[a-z]+(?: [a-z]+)?(?= *[,.?!]| *$))\b")
+    r"[a-z]+(?: [a-z]+)?(?= *[,.?!]| *$))\b"
+)
 _WEB_HEADS = re.compile(r"^(?:one|that instrument|an instrument of that kind|the same instrument|something)\b")
 
 
@@ -64,7 +68,7 @@ def solve_web(s: Session, query: str) -> None:
     q = " ".join(query.split())
     q = re.sub(r"^quick question first:\s*", "", q, flags=re.IGNORECASE)
     cut = q.find("?")
-    question, rest = (q[:cut + 1], q[cut + 1:]) if cut >= 0 else (q, q)
+    question, rest = (q[: cut + 1], q[cut + 1 :]) if cut >= 0 else (q, q)
     pages = s.tool("web_search", q=question, max_results=5)
     value = fact_value(pages if isinstance(pages, list) else [], question)
     rest_low = " " + strip_intro(rest.lower().strip(" .?!")) + " "
@@ -89,13 +93,18 @@ def solve_web(s: Session, query: str) -> None:
     ids += s.candidates(item, deep=True)
     ranked = s.rank_item(item, ids)
     if value:
+
         def carries(pid: str) -> bool:
             doc = s.details.get(pid, {})
-            text = " ".join((str(s.summaries.get(pid, {}).get("title", "")) + " "
-                             + str(doc.get("description", ""))).lower().split())
+            text = " ".join(
+                (str(s.summaries.get(pid, {}).get("title", "")) + " " + str(doc.get("description", ""))).lower().split()
+            )
             return value in text
 
-        ranked.sort(key=lambda t: -(t[0] + (CARRIES_WEIGHT if carries(t[2]) else 0.0)
-                                    + (WEB_CORE_WEIGHT if t[2] in core else 0.0)))
+        ranked.sort(
+            key=lambda t: (
+                -(t[0] + (CARRIES_WEIGHT if carries(t[2]) else 0.0) + (WEB_CORE_WEIGHT if t[2] in core else 0.0))
+            )
+        )
     if ranked:
         s.recommend([ranked[0][2]])

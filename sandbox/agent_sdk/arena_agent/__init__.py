@@ -42,8 +42,9 @@ class BudgetExhausted(Exception):
 
 def _request(method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(GATEWAY_URL + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        GATEWAY_URL + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.loads(resp.read() or b"null")
@@ -75,17 +76,36 @@ class _Tools:
     def names(self) -> list[str]:
         return [s["function"]["name"] for s in self.schemas()]
 
-    def find_product(self, q: str, page: int = 1, shop_id: str | None = None, price: str | None = None,
-                     sort: str = "default", service: str | None = None) -> list[dict[str, Any]]:
+    def find_product(
+        self,
+        q: str,
+        page: int = 1,
+        shop_id: str | None = None,
+        price: str | None = None,
+        sort: str = "default",
+        service: str | None = None,
+    ) -> list[dict[str, Any]]:
         return call_tool("find_product", q=q, page=page, shop_id=shop_id, price=price, sort=sort, service=service)
 
     def view_product_information(self, product_ids: str) -> list[dict[str, Any]]:
         return call_tool("view_product_information", product_ids=product_ids)
 
-    def find_products_in_same_shop(self, queries: list[str], price: str | None = None, service: str | None = None,
-                                   max_shops: int = 5, per_query: int = 3) -> list[dict[str, Any]]:
-        return call_tool("find_products_in_same_shop", queries=queries, price=price, service=service,
-                         max_shops=max_shops, per_query=per_query)
+    def find_products_in_same_shop(
+        self,
+        queries: list[str],
+        price: str | None = None,
+        service: str | None = None,
+        max_shops: int = 5,
+        per_query: int = 3,
+    ) -> list[dict[str, Any]]:
+        return call_tool(
+            "find_products_in_same_shop",
+            queries=queries,
+            price=price,
+            service=service,
+            max_shops=max_shops,
+            per_query=per_query,
+        )
 
     def calculate_voucher(self, product_ids: str, voucher: dict[str, Any]) -> dict[str, Any]:
         return call_tool("calculate_voucher", product_ids=product_ids, voucher=voucher)
@@ -113,8 +133,11 @@ def llm() -> Any:
     """An ``openai.OpenAI`` client pointed at the gateway (the key is a placeholder; the gateway holds the real one)."""
     from openai import OpenAI
 
-    return OpenAI(base_url=os.environ.get("OPENAI_BASE_URL", GATEWAY_URL + "/v1"),
-                  api_key=os.environ.get("OPENAI_API_KEY", "sandbox"), max_retries=0)
+    return OpenAI(
+        base_url=os.environ.get("OPENAI_BASE_URL", GATEWAY_URL + "/v1"),
+        api_key=os.environ.get("OPENAI_API_KEY", "sandbox"),
+        max_retries=0,
+    )
 
 
 def llm_model() -> str | None:

@@ -12,15 +12,7 @@ from bittensor.settings import default_archive_endpoints, default_fallback_endpo
 
 from validator.chain.bittensor_chain.sdk import WEIGHT_CALLS, RecordingSubstrate, axon_of, call_name, hex_of, sdk_error
 from validator.chain.bittensor_chain.wallets import check_hotkey_file
-from validator.chain.port import (
-    ChainError,
-    ChainOutcome,
-    Commitment,
-    Metagraph,
-    Neuron,
-    RateLimit,
-    commitment_info,
-)
+from validator.chain.port import ChainError, ChainOutcome, Commitment, Metagraph, Neuron, RateLimit, commitment_info
 
 U16_MAX = 65535
 
@@ -29,12 +21,7 @@ class BittensorChain:
     """The `ChainPort` for one subnet on finney, test, a local subtensor or any ws(s):// endpoint."""
 
     def __init__(
-        self,
-        network: str,
-        netuid: int,
-        *,
-        chain_endpoint: str | None = None,
-        substrate: object | None = None,
+        self, network: str, netuid: int, *, chain_endpoint: str | None = None, substrate: object | None = None
     ) -> None:
         self.network = network
         self.netuid = int(netuid)
@@ -42,9 +29,12 @@ class BittensorChain:
         try:
             self._label, self.endpoint = resolve_endpoint(target)
         except ValueError:
-            raise ChainError("bad_input", f"unknown subtensor network {target!r}: use finney, test, local, archive "
-                                          "or a ws:// / wss:// endpoint (--subtensor.network / "
-                                          "--subtensor.chain_endpoint)") from None
+            raise ChainError(
+                "bad_input",
+                f"unknown subtensor network {target!r}: use finney, test, local, archive "
+                "or a ws:// / wss:// endpoint (--subtensor.network / "
+                "--subtensor.chain_endpoint)",
+            ) from None
         self._pinned = chain_endpoint is not None
         self._substrate = substrate
         self._client: bt.SyncClient | None = None
@@ -126,8 +116,9 @@ class BittensorChain:
         except Exception as error:
             raise self._error(action, error) from error
         if found is None or int(found, 16) == 0:
-            raise ChainError("not_found", f"cannot {action}: {self.endpoint} has no block {block} (not produced yet, "
-                                          "or pruned)")
+            raise ChainError(
+                "not_found", f"cannot {action}: {self.endpoint} has no block {block} (not produced yet, or pruned)"
+            )
         return found
 
     def metagraph(self) -> Metagraph:
@@ -138,8 +129,10 @@ class BittensorChain:
         except Exception as error:
             raise self._error(action, error) from error
         if graph is None:
-            raise ChainError("no_subnet", f"cannot {action}: subnet {self.netuid} does not exist on {self.endpoint} "
-                                          f"(network '{self.network}')")
+            raise ChainError(
+                "no_subnet",
+                f"cannot {action}: subnet {self.netuid} does not exist on {self.endpoint} (network '{self.network}')",
+            )
         axons = list(graph.raw.get("axons") or [])
         neurons = [
             Neuron(
@@ -202,10 +195,12 @@ class BittensorChain:
         with self._lock:
             try:
                 if client.neurons.uid(hotkey, self.netuid) is None:
-                    raise ChainError("not_registered", f"cannot {action}: hotkey {hotkey} is not registered on "
-                                                       f"netuid {self.netuid}")
-                result = client.submit_call(call, wallet, signer="hotkey", wait_for_inclusion=True,
-                                            wait_for_finalization=False)
+                    raise ChainError(
+                        "not_registered", f"cannot {action}: hotkey {hotkey} is not registered on netuid {self.netuid}"
+                    )
+                result = client.submit_call(
+                    call, wallet, signer="hotkey", wait_for_inclusion=True, wait_for_finalization=False
+                )
             except Exception as error:
                 raise self._error(action, error, invalid="bad_input") from error
         return self._outcome(action, result, "Commitments.set_commitment", sent)
@@ -309,8 +304,21 @@ class BittensorChain:
             if failure.code in {"rate_limited", "not_registered"}:
                 raise failure
             data = {**data, "error": {"code": error.code.value, "name": error.name}}
-            return ChainOutcome(success=False, message=failure.message, call=call, block=block,
-                                block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
-        return ChainOutcome(success=True, message=result.message, call=call, block=block,
-                            block_hash=result.block_hash, extrinsic_id=result.extrinsic_id, data=data)
-
+            return ChainOutcome(
+                success=False,
+                message=failure.message,
+                call=call,
+                block=block,
+                block_hash=result.block_hash,
+                extrinsic_id=result.extrinsic_id,
+                data=data,
+            )
+        return ChainOutcome(
+            success=True,
+            message=result.message,
+            call=call,
+            block=block,
+            block_hash=result.block_hash,
+            extrinsic_id=result.extrinsic_id,
+            data=data,
+        )

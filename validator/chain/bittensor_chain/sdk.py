@@ -22,9 +22,9 @@ _SDK_CODES = {
 }
 
 
-
-def sdk_error(action: str, error: BaseException, *, endpoint: str, network: str,
-              invalid: str = "chain_error") -> ChainError:
+def sdk_error(
+    action: str, error: BaseException, *, endpoint: str, network: str, invalid: str = "chain_error"
+) -> ChainError:
     """One `ChainError` for a failure while doing `action` against `endpoint`; `invalid` is the code for SDK argument
     errors."""
     if isinstance(error, ChainError):
@@ -35,9 +35,12 @@ def sdk_error(action: str, error: BaseException, *, endpoint: str, network: str,
         return ChainError("bad_wallet", f"cannot {action}: wallet key file unusable ({error})")
     if isinstance(error, bt.RpcConnectionError | bt.ConnectionNotReady | OSError | TimeoutError):
         reason = str(error).strip() or type(error).__name__
-        return ChainError("unreachable", f"cannot reach subtensor at {endpoint} (network "
-                                         f"'{network}') to {action}: {reason}; check --subtensor.network "
-                                         "/ --subtensor.chain_endpoint")
+        return ChainError(
+            "unreachable",
+            f"cannot reach subtensor at {endpoint} (network "
+            f"'{network}') to {action}: {reason}; check --subtensor.network "
+            "/ --subtensor.chain_endpoint",
+        )
     if isinstance(error, bt.ChainError):
         code = _SDK_CODES.get(error.code, "chain_error")
         retry = None

@@ -26,15 +26,7 @@ from validator.chain.local.ledger import (
     new_genesis_id,
 )
 from validator.chain.local.rules import axon_address, settings_problems, u16_weights
-from validator.chain.port import (
-    ChainError,
-    ChainOutcome,
-    Commitment,
-    Metagraph,
-    Neuron,
-    RateLimit,
-    commitment_info,
-)
+from validator.chain.port import ChainError, ChainOutcome, Commitment, Metagraph, Neuron, RateLimit, commitment_info
 
 CALL_REGISTER = "SubtensorModule.burned_register"
 CALL_SERVE_AXON = "SubtensorModule.serve_axon"
@@ -48,8 +40,9 @@ class LocalChain:
 
     network = "localchain"
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time,
-                 busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, path: str | Path, *, clock: Callable[[], float] = time.time, busy_timeout: float = BUSY_TIMEOUT_SECONDS
+    ) -> None:
         self.path = Path(path).expanduser()
         self._clock = clock
         self._ledger = Ledger(self.path, busy_timeout)
@@ -88,8 +81,14 @@ class LocalChain:
         problems = settings_problems(netuid, block_time, weights_rate_limit, max_neurons)
         if problems:
             raise ChainError("bad_input", f"cannot create a LocalChain at {target}: {'; '.join(problems)}")
-        genesis = Genesis(netuid=int(netuid), block_time=float(block_time), weights_rate_limit=int(weights_rate_limit),
-                          max_neurons=int(max_neurons), genesis_time=float(clock()), genesis_id=new_genesis_id())
+        genesis = Genesis(
+            netuid=int(netuid),
+            block_time=float(block_time),
+            weights_rate_limit=int(weights_rate_limit),
+            max_neurons=int(max_neurons),
+            genesis_time=float(clock()),
+            genesis_id=new_genesis_id(),
+        )
         create_file(target, genesis, overwrite=overwrite)
         return cls(target, clock=clock)
 
@@ -104,26 +103,45 @@ class LocalChain:
     def _register_hint(self, wallet: Any = None) -> str:
         names = ""
         if wallet is not None:
-            names = (f" --wallet.name {getattr(wallet, 'name', 'NAME')} --wallet.hotkey "
-                     f"{getattr(wallet, 'hotkey_str', 'HOTKEY')}")
+            names = (
+                f" --wallet.name {getattr(wallet, 'name', 'NAME')} --wallet.hotkey "
+                f"{getattr(wallet, 'hotkey_str', 'HOTKEY')}"
+            )
         return f"`arena-validator localchain register --localchain.path {self.path}{names}`"
 
     def _not_registered(self, action: str, hotkey: str, wallet: Any = None) -> ChainError:
-        return ChainError("not_registered", f"cannot {action}: hotkey {hotkey} is not registered on LocalChain "
-                                            f"netuid {self.netuid}; register it with {self._register_hint(wallet)}")
+        return ChainError(
+            "not_registered",
+            f"cannot {action}: hotkey {hotkey} is not registered on LocalChain "
+            f"netuid {self.netuid}; register it with {self._register_hint(wallet)}",
+        )
 
     def _sign(self, wallet: Any, hotkey: str, action: str, call: str, args: dict[str, Any]) -> str:
         """Sign a description of the write with the wallet's hotkey and verify it against `hotkey`; the signature."""
         message = json.dumps(
-            {"chain": FORMAT, "genesis": self._genesis_id, "netuid": self.netuid, "call": call, "signer": hotkey,
-             "args": args},
-            sort_keys=True, separators=(",", ":"),
+            {
+                "chain": FORMAT,
+                "genesis": self._genesis_id,
+                "netuid": self.netuid,
+                "call": call,
+                "signer": hotkey,
+                "args": args,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
         ).encode("utf-8")
         return sign(wallet, hotkey, action, message)
 
     def _outcome(self, call: str, block: int, extrinsic_id: str, data: dict[str, Any]) -> ChainOutcome:
-        return ChainOutcome(success=True, message=f"included in block {block} of LocalChain {self.path}", call=call,
-                            block=block, block_hash=self._hash(block), extrinsic_id=extrinsic_id, data=data)
+        return ChainOutcome(
+            success=True,
+            message=f"included in block {block} of LocalChain {self.path}",
+            call=call,
+            block=block,
+            block_hash=self._hash(block),
+            extrinsic_id=extrinsic_id,
+            data=data,
+        )
 
     # --- reads ----------------------------------------------------------------------------------------------------
 
@@ -136,8 +154,11 @@ class LocalChain:
             raise ChainError("bad_input", f"no block {block}: block numbers start at 0")
         current = self._now()
         if block > current:
-            raise ChainError("not_found", f"cannot read the hash of block {block}: LocalChain {self.path} is at "
-                                          f"block {current} (block {block} is not produced yet)")
+            raise ChainError(
+                "not_found",
+                f"cannot read the hash of block {block}: LocalChain {self.path} is at "
+                f"block {current} (block {block} is not produced yet)",
+            )
         return self._hash(block)
 
     def metagraph(self) -> Metagraph:
@@ -152,8 +173,9 @@ class LocalChain:
                 "SELECT c.hotkey, n.uid, c.value, c.block FROM commitments c LEFT JOIN neurons n ON n.hotkey = "
                 "c.hotkey ORDER BY n.uid, c.hotkey"
             ).fetchall()
-        return {hotkey: Commitment(hotkey=hotkey, uid=uid, value=value, block=block) for hotkey, uid, value, block
-                in rows}
+        return {
+            hotkey: Commitment(hotkey=hotkey, uid=uid, value=value, block=block) for hotkey, uid, value, block in rows
+        }
 
     # --- drand pulses: the dev chain's stand-in for subtensor's Drand pallet -------------------------------------
     #
@@ -165,18 +187,23 @@ class LocalChain:
     def publish_pulse(self, round_: int, signature: str, *, reveal_block: int) -> None:
         """Hold a recorded drand quicknet pulse and show it from ``reveal_block`` on."""
         with self._ledger.write(f"store drand round {round_}") as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS drand_pulses (round INTEGER PRIMARY KEY, signature TEXT NOT "
-                         "NULL, reveal_block INTEGER NOT NULL)")
-            conn.execute("INSERT OR REPLACE INTO drand_pulses (round, signature, reveal_block) VALUES (?, ?, ?)",
-                         (int(round_), signature.removeprefix("0x"), int(reveal_block)))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS drand_pulses (round INTEGER PRIMARY KEY, signature TEXT NOT "
+                "NULL, reveal_block INTEGER NOT NULL)"
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO drand_pulses (round, signature, reveal_block) VALUES (?, ?, ?)",
+                (int(round_), signature.removeprefix("0x"), int(reveal_block)),
+            )
 
     def drand_pulse(self, round_: int) -> str | None:
         """The signature of drand round ``round_`` once the chain shows it (hex), else None."""
         with self._ledger.read(f"read drand round {round_}") as conn:
             block = self._now()
             try:
-                row = conn.execute("SELECT signature, reveal_block FROM drand_pulses WHERE round = ?",
-                                   (int(round_),)).fetchone()
+                row = conn.execute(
+                    "SELECT signature, reveal_block FROM drand_pulses WHERE round = ?", (int(round_),)
+                ).fetchone()
             except sqlite3.OperationalError:  # no pulse was ever given to this chain
                 return None
         return str(row[0]) if row is not None and block >= int(row[1]) else None
@@ -193,8 +220,9 @@ class LocalChain:
         out: dict[int, dict[int, float]] = {}
         for entry in self._latest_weights():
             total = sum(entry["weights"])
-            out[entry["uid"]] = {dest: value / total for dest, value in zip(entry["uids"], entry["weights"],
-                                                                            strict=True)}
+            out[entry["uid"]] = {
+                dest: value / total for dest, value in zip(entry["uids"], entry["weights"], strict=True)
+            }
         return out
 
     def _latest_weights(self) -> list[dict[str, Any]]:
@@ -235,15 +263,19 @@ class LocalChain:
             coldkey = str(wallet.coldkeypub.ss58_address)
         except FileNotFoundError:
             name, path = getattr(wallet, "name", "?"), getattr(wallet, "path", None)
-            raise ChainError("no_wallet", f"cannot {action}: wallet {name!r} has no coldkeypub.txt under "
-                                          f"{path or '?'}; create it with "
-                                          f"{btcli('wallet new-coldkey', wallet=name, path=path)}") from None
+            raise ChainError(
+                "no_wallet",
+                f"cannot {action}: wallet {name!r} has no coldkeypub.txt under "
+                f"{path or '?'}; create it with "
+                f"{btcli('wallet new-coldkey', wallet=name, path=path)}",
+            ) from None
         except Exception as error:
             raise ChainError("bad_wallet", f"cannot {action}: cannot read the wallet's coldkeypub: {error}") from error
         return self.register_hotkey(hotkey, coldkey, validator_permit=validator_permit, stake=stake)
 
-    def register_hotkey(self, hotkey: str, coldkey: str, *, validator_permit: bool = False,
-                        stake: float = 0.0) -> Neuron:
+    def register_hotkey(
+        self, hotkey: str, coldkey: str, *, validator_permit: bool = False, stake: float = 0.0
+    ) -> Neuron:
         """Register `hotkey` (owned by `coldkey`) at the next uid; idempotent for an already-registered hotkey."""
         action = f"register hotkey {hotkey} on LocalChain netuid {self.netuid}"
         for role, address in (("hotkey", hotkey), ("coldkey", coldkey)):
@@ -257,17 +289,23 @@ class LocalChain:
             existing = self._ledger.neuron_by_hotkey(conn, hotkey)
             if existing is not None:
                 if existing.coldkey != coldkey:
-                    raise ChainError("bad_input", f"cannot {action}: it is already registered as uid {existing.uid} "
-                                                  f"under coldkey {existing.coldkey}, not {coldkey}")
+                    raise ChainError(
+                        "bad_input",
+                        f"cannot {action}: it is already registered as uid {existing.uid} "
+                        f"under coldkey {existing.coldkey}, not {coldkey}",
+                    )
                 if validator_permit and not existing.validator_permit:  # asked for a permit it lacks: grant it
                     self._grant(conn, hotkey, True)
                     existing = existing.model_copy(update={"validator_permit": True})
                 return existing
             (count,) = conn.execute("SELECT COUNT(*) FROM neurons").fetchone()
             if count >= self.max_neurons:
-                raise ChainError("subnet_full", f"cannot {action}: the subnet is full ({count} of {self.max_neurons} "
-                                                "neurons; LocalChain does not prune); start a chain with a larger "
-                                                f"max_neurons with {init_hint(self.path, ' --overwrite')}")
+                raise ChainError(
+                    "subnet_full",
+                    f"cannot {action}: the subnet is full ({count} of {self.max_neurons} "
+                    "neurons; LocalChain does not prune); start a chain with a larger "
+                    f"max_neurons with {init_hint(self.path, ' --overwrite')}",
+                )
             block = self._now()
             (uid,) = conn.execute("SELECT COALESCE(MAX(uid) + 1, 0) FROM neurons").fetchone()
             conn.execute(
@@ -275,9 +313,19 @@ class LocalChain:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (uid, hotkey, coldkey, float(stake), int(bool(validator_permit)), block),
             )
-            self._ledger.record(conn, block, CALL_REGISTER, None, {"hotkey": hotkey, "coldkey": coldkey, "uid": uid,
-                                                             "validator_permit": bool(validator_permit),
-                                                             "stake": float(stake)})
+            self._ledger.record(
+                conn,
+                block,
+                CALL_REGISTER,
+                None,
+                {
+                    "hotkey": hotkey,
+                    "coldkey": coldkey,
+                    "uid": uid,
+                    "validator_permit": bool(validator_permit),
+                    "stake": float(stake),
+                },
+            )
             neuron = self._ledger.neuron_by_hotkey(conn, hotkey)
         assert neuron is not None
         return neuron
@@ -304,15 +352,22 @@ class LocalChain:
         address = axon_address(action, ip, port, protocol)
         hotkey = wallet_hotkey(wallet, action)
         action += f" as {hotkey}"
-        args = {"netuid": self.netuid, "ip": str(address), "ip_type": address.version, "port": int(port),
-                "protocol": int(protocol)}
+        args = {
+            "netuid": self.netuid,
+            "ip": str(address),
+            "ip_type": address.version,
+            "port": int(port),
+            "protocol": int(protocol),
+        }
         signature = self._sign(wallet, hotkey, action, CALL_SERVE_AXON, args)
         with self._ledger.write(action) as conn:
             if self._ledger.neuron_by_hotkey(conn, hotkey) is None:
                 raise self._not_registered(action, hotkey, wallet)
             block = self._now()
-            conn.execute("UPDATE neurons SET axon_ip = ?, axon_port = ?, axon_protocol = ? WHERE hotkey = ?",
-                         (str(address), int(port), int(protocol), hotkey))
+            conn.execute(
+                "UPDATE neurons SET axon_ip = ?, axon_port = ?, axon_protocol = ? WHERE hotkey = ?",
+                (str(address), int(port), int(protocol), hotkey),
+            )
             extrinsic_id = self._ledger.record(conn, block, CALL_SERVE_AXON, hotkey, args, signature)
         return self._outcome(CALL_SERVE_AXON, block, extrinsic_id, args)
 
@@ -348,16 +403,24 @@ class LocalChain:
         uids, u16_uids, u16_values = u16_weights(action, weights, version_key)
         hotkey = wallet_hotkey(wallet, action)
         action += f" as {hotkey}"
-        args = {"netuid": self.netuid, "mecid": 0, "dests": u16_uids, "weights": u16_values,
-                "version_key": int(version_key)}
+        args = {
+            "netuid": self.netuid,
+            "mecid": 0,
+            "dests": u16_uids,
+            "weights": u16_values,
+            "version_key": int(version_key),
+        }
         signature = self._sign(wallet, hotkey, action, CALL_WEIGHTS, args)
         with self._ledger.write(action) as conn:
             neuron = self._ledger.neuron_by_hotkey(conn, hotkey)
             if neuron is None:
                 raise self._not_registered(action, hotkey, wallet)
             if not neuron.validator_permit:
-                raise ChainError("no_permit", f"cannot {action}: uid {neuron.uid} has no validator permit; grant it "
-                                              f"with {self._register_hint(wallet)} --validator-permit")
+                raise ChainError(
+                    "no_permit",
+                    f"cannot {action}: uid {neuron.uid} has no validator permit; grant it "
+                    f"with {self._register_hint(wallet)} --validator-permit",
+                )
             block = self._now()
             (last_update,) = conn.execute("SELECT last_update FROM neurons WHERE uid = ?", (neuron.uid,)).fetchone()
             if last_update is not None and self.weights_rate_limit:
@@ -374,14 +437,24 @@ class LocalChain:
             known = {uid for (uid,) in conn.execute("SELECT uid FROM neurons")}
             unknown = [uid for uid in uids if uid not in known]
             if unknown:
-                raise ChainError("bad_input", f"cannot {action}: uids {unknown} are not in the metagraph of netuid "
-                                              f"{self.netuid} ({len(known)} neurons)")
+                raise ChainError(
+                    "bad_input",
+                    f"cannot {action}: uids {unknown} are not in the metagraph of netuid "
+                    f"{self.netuid} ({len(known)} neurons)",
+                )
             extrinsic_id = self._ledger.record(conn, block, CALL_WEIGHTS, hotkey, args, signature)
             conn.execute(
                 "INSERT INTO weights (uid, hotkey, block, uids, weights, version_key, extrinsic_id) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (neuron.uid, hotkey, block, json.dumps(u16_uids), json.dumps(u16_values), int(version_key),
-                 extrinsic_id),
+                (
+                    neuron.uid,
+                    hotkey,
+                    block,
+                    json.dumps(u16_uids),
+                    json.dumps(u16_values),
+                    int(version_key),
+                    extrinsic_id,
+                ),
             )
             conn.execute("UPDATE neurons SET last_update = ? WHERE uid = ?", (block, neuron.uid))
         data = {"netuid": self.netuid, "version_key": int(version_key), "uids": u16_uids, "weights": u16_values}

@@ -27,9 +27,9 @@ def sign(wallet: Any, hotkey: str, action: str, message: bytes) -> str:
         verifier = Keypair(ss58_address=hotkey, crypto_type=keypair.crypto_type)
         valid = verifier.verify(message, signature)
     except Exception as error:
-        raise ChainError("bad_wallet", f"cannot {action}: signing with the wallet's hotkey failed: "
-                                       f"{error}") from error
+        raise ChainError("bad_wallet", f"cannot {action}: signing with the wallet's hotkey failed: {error}") from error
     if not valid:
-        raise ChainError("bad_signature", f"cannot {action}: the wallet's signature does not verify against "
-                                          f"hotkey {hotkey}")
+        raise ChainError(
+            "bad_signature", f"cannot {action}: the wallet's signature does not verify against hotkey {hotkey}"
+        )
     return signature.hex()

@@ -79,8 +79,10 @@ CREATE TABLE weights (
 CREATE INDEX weights_by_uid ON weights (uid, id);
 """
 
-NEURON_COLUMNS = ("uid, hotkey, coldkey, stake, validator_permit, axon_ip, axon_port, axon_protocol, last_update, "
-                  "block_at_registration")
+NEURON_COLUMNS = (
+    "uid, hotkey, coldkey, stake, validator_permit, axon_ip, axon_port, axon_protocol, last_update, "
+    "block_at_registration"
+)
 
 
 def init_hint(path: Path, extra: str = "") -> str:
@@ -102,7 +104,6 @@ def is_localchain(path: Path) -> bool:
     return row is not None and row[0] == FORMAT
 
 
-
 @dataclass(frozen=True)
 class Genesis:
     """A chain's settings, fixed when the file is created."""
@@ -119,15 +120,24 @@ def create_file(target: Path, genesis: Genesis, *, overwrite: bool) -> None:
     """Write a new chain file at `target` holding `genesis`, atomically: a complete file appears, or nothing. Never
     replaces a file that is not a LocalChain, nor a chain unless `overwrite`."""
     if target.is_dir():
-        raise ChainError("bad_input", f"cannot create a LocalChain at {target}: it is a directory; pass a file "
-                                      "path such as var/localchain.sqlite")
-    exists = ChainError("exists", f"a LocalChain already exists at {target}; use it as it is, or start a new "
-                                  f"chain with {init_hint(target, ' --overwrite')}")
+        raise ChainError(
+            "bad_input",
+            f"cannot create a LocalChain at {target}: it is a directory; pass a file "
+            "path such as var/localchain.sqlite",
+        )
+    exists = ChainError(
+        "exists",
+        f"a LocalChain already exists at {target}; use it as it is, or start a new "
+        f"chain with {init_hint(target, ' --overwrite')}",
+    )
     if target.exists() and not overwrite:
         raise exists
     if target.exists() and not is_localchain(target):
-        raise ChainError("not_a_chain", f"{target} exists and is not a LocalChain; refusing to overwrite it: "
-                                        "choose another --localchain.path, or move the file away yourself")
+        raise ChainError(
+            "not_a_chain",
+            f"{target} exists and is not a LocalChain; refusing to overwrite it: "
+            "choose another --localchain.path, or move the file away yourself",
+        )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -173,8 +183,16 @@ def _write_genesis(path: Path, genesis: Genesis) -> None:
         conn.execute(
             "INSERT INTO chain (id, format, schema_version, netuid, block_time, weights_rate_limit, "
             "max_neurons, genesis_time, genesis_id) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (FORMAT, SCHEMA_VERSION, genesis.netuid, genesis.block_time, genesis.weights_rate_limit,
-             genesis.max_neurons, genesis.genesis_time, genesis.genesis_id),
+            (
+                FORMAT,
+                SCHEMA_VERSION,
+                genesis.netuid,
+                genesis.block_time,
+                genesis.weights_rate_limit,
+                genesis.max_neurons,
+                genesis.genesis_time,
+                genesis.genesis_id,
+            ),
         )
         conn.execute("COMMIT")
     finally:
@@ -211,14 +229,26 @@ class Ledger:
             except sqlite3.DatabaseError:
                 row = None
         if row is None or row[0] != FORMAT:
-            raise ChainError("bad_chain", f"{self.path} is not a LocalChain file; point --localchain.path at one, or "
-                                          f"create one at another path with {init_hint(Path('NEW.sqlite'))}")
+            raise ChainError(
+                "bad_chain",
+                f"{self.path} is not a LocalChain file; point --localchain.path at one, or "
+                f"create one at another path with {init_hint(Path('NEW.sqlite'))}",
+            )
         if row[1] != SCHEMA_VERSION:
-            raise ChainError("bad_chain", f"LocalChain at {self.path} has format version {row[1]}, this node reads "
-                                          f"version {SCHEMA_VERSION}; re-create it with "
-                                          f"{init_hint(self.path, ' --overwrite')}")
-        return Genesis(netuid=int(row[2]), block_time=float(row[3]), weights_rate_limit=int(row[4]),
-                       max_neurons=int(row[5]), genesis_time=float(row[6]), genesis_id=str(row[7]))
+            raise ChainError(
+                "bad_chain",
+                f"LocalChain at {self.path} has format version {row[1]}, this node reads "
+                f"version {SCHEMA_VERSION}; re-create it with "
+                f"{init_hint(self.path, ' --overwrite')}",
+            )
+        return Genesis(
+            netuid=int(row[2]),
+            block_time=float(row[3]),
+            weights_rate_limit=int(row[4]),
+            max_neurons=int(row[5]),
+            genesis_time=float(row[6]),
+            genesis_id=str(row[7]),
+        )
 
     def _connection(self) -> sqlite3.Connection:
         """This process's connection, opened on first use (read-write, never creating the file)."""
@@ -230,15 +260,23 @@ class Ledger:
         if not self.path.is_file():
             raise ChainError("no_chain", f"no LocalChain at {self.path}; create it with {init_hint(self.path)}")
         try:
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None,
-                                   timeout=self.busy_timeout, check_same_thread=False)
+            conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode=rw",
+                uri=True,
+                isolation_level=None,
+                timeout=self.busy_timeout,
+                check_same_thread=False,
+            )
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA synchronous=FULL")  # WAL mode is already persistent in the file (set by init)
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
-            raise ChainError("bad_chain", f"cannot open {self.path} as a LocalChain ({error}); point --localchain.path "
-                                          f"at one, or create one at another path with "
-                                          f"{init_hint(Path('NEW.sqlite'))}") from error
+            raise ChainError(
+                "bad_chain",
+                f"cannot open {self.path} as a LocalChain ({error}); point --localchain.path "
+                f"at one, or create one at another path with "
+                f"{init_hint(Path('NEW.sqlite'))}",
+            ) from error
         self._conn, self._conn_pid = conn, os.getpid()
         return conn
 
@@ -271,8 +309,11 @@ class Ledger:
 
     def _db_error(self, action: str, error: sqlite3.Error) -> ChainError:
         if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
-            return ChainError("busy", f"cannot {action}: the LocalChain at {self.path} stayed locked by another "
-                                      f"process for {self.busy_timeout:g}s; try again")
+            return ChainError(
+                "busy",
+                f"cannot {action}: the LocalChain at {self.path} stayed locked by another "
+                f"process for {self.busy_timeout:g}s; try again",
+            )
         return ChainError("chain_error", f"cannot {action}: LocalChain at {self.path}: {error}")
 
     def close(self) -> None:
@@ -286,8 +327,14 @@ class Ledger:
     # --- rows -----------------------------------------------------------------------------------------------------
 
     @staticmethod
-    def record(conn: sqlite3.Connection, block: int, call: str, signer: str | None, args: dict[str, Any],
-               signature: str | None = None) -> str:
+    def record(
+        conn: sqlite3.Connection,
+        block: int,
+        call: str,
+        signer: str | None,
+        args: dict[str, Any],
+        signature: str | None = None,
+    ) -> str:
         """Append one extrinsic to the log; its id, `block-index` as on a real chain."""
         (idx,) = conn.execute("SELECT COUNT(*) FROM extrinsics WHERE block = ?", (block,)).fetchone()
         conn.execute(
@@ -300,8 +347,16 @@ class Ledger:
     def neuron(row: sqlite3.Row | tuple[Any, ...]) -> Neuron:
         uid, hotkey, coldkey, stake, permit, ip, port, protocol, last_update, registered = row
         axon = Axon(ip=ip, port=port, protocol=protocol) if ip is not None and port is not None else None
-        return Neuron(uid=uid, hotkey=hotkey, coldkey=coldkey, stake=stake, validator_permit=bool(permit), axon=axon,
-                      last_update=last_update or 0, block_at_registration=registered)
+        return Neuron(
+            uid=uid,
+            hotkey=hotkey,
+            coldkey=coldkey,
+            stake=stake,
+            validator_permit=bool(permit),
+            axon=axon,
+            last_update=last_update or 0,
+            block_at_registration=registered,
+        )
 
     def neuron_by_hotkey(self, conn: sqlite3.Connection, hotkey: str) -> Neuron | None:
         row = conn.execute(f"SELECT {NEURON_COLUMNS} FROM neurons WHERE hotkey = ?", (hotkey,)).fetchone()
@@ -318,8 +373,15 @@ class Ledger:
                 f"SELECT uid, hotkey, block, uids, weights, version_key, extrinsic_id FROM weights {where}"
             ).fetchall()
         return [
-            {"uid": uid, "hotkey": hotkey, "block": block, "uids": json.loads(uids), "weights": json.loads(values),
-             "version_key": version_key, "extrinsic_id": extrinsic_id}
+            {
+                "uid": uid,
+                "hotkey": hotkey,
+                "block": block,
+                "uids": json.loads(uids),
+                "weights": json.loads(values),
+                "version_key": version_key,
+                "extrinsic_id": extrinsic_id,
+            }
             for uid, hotkey, block, uids, values, version_key, extrinsic_id in rows
         ]
 
@@ -327,9 +389,15 @@ class Ledger:
     def counts(conn: sqlite3.Connection) -> dict[str, int]:
         """How many neurons, validators, commitments, weight sets and extrinsics the file holds."""
         neurons, validators = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(validator_permit), 0) FROM neurons").fetchone()
+            "SELECT COUNT(*), COALESCE(SUM(validator_permit), 0) FROM neurons"
+        ).fetchone()
         (commitments,) = conn.execute("SELECT COUNT(*) FROM commitments").fetchone()
         (weight_sets,) = conn.execute("SELECT COUNT(*) FROM weights").fetchone()
         (extrinsics,) = conn.execute("SELECT COUNT(*) FROM extrinsics").fetchone()
-        return {"neurons": neurons, "validators": validators, "commitments": commitments,
-                "weight_sets": weight_sets, "extrinsics": extrinsics}
+        return {
+            "neurons": neurons,
+            "validators": validators,
+            "commitments": commitments,
+            "weight_sets": weight_sets,
+            "extrinsics": extrinsics,
+        }

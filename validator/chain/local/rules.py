@@ -48,8 +48,7 @@ def u16_weights(action: str, weights: dict[int, float], version_key: int) -> tup
     try:
         pairs = sorted((int(uid), float(value)) for uid, value in weights.items())
     except (TypeError, ValueError) as error:
-        raise ChainError("bad_input", f"cannot {action}: weights must map integer uids to numbers "
-                                      f"({error})") from None
+        raise ChainError("bad_input", f"cannot {action}: weights must map integer uids to numbers ({error})") from None
     uids = [uid for uid, _ in pairs]
     if len(set(uids)) != len(uids):
         raise ChainError("bad_input", f"cannot {action}: duplicate uids in the weights")

@@ -102,8 +102,11 @@ def create_dialogue_step(think: str, tool_results: list[Any], response: str, que
     if response:
         message["response"] = response
     return {
-        "completion": {"reasoning_content": "", "content": format_content(think, tool_results, response),
-                       "message": message},
+        "completion": {
+            "reasoning_content": "",
+            "content": format_content(think, tool_results, response),
+            "message": message,
+        },
         "extra_info": {"step": step, "query": query, "timestamp": int(time.time() * 1000)},
     }
 
@@ -115,5 +118,16 @@ def execute_tool_call(tool_name: str, parameters: dict[str, Any]) -> ToolCallRes
     return {"name": tool_name, "parameters": parameters, "tool_call_id": call_id, "result": result}
 
 
-__all__ = ["AgentOutput", "Tool", "ToolCallResult", "ToolResult", "create_dialogue_step", "execute_tool_call",
-           "format_content", "generate_tool_call_id", "get_tool", "list_tools", "register_tool"]
+__all__ = [
+    "AgentOutput",
+    "Tool",
+    "ToolCallResult",
+    "ToolResult",
+    "create_dialogue_step",
+    "execute_tool_call",
+    "format_content",
+    "generate_tool_call_id",
+    "get_tool",
+    "list_tools",
+    "register_tool",
+]

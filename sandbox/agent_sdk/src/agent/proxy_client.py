@@ -45,13 +45,26 @@ class RequestLog:
         self._log_file = log_file
         self._lock = threading.Lock()
 
-    def record(self, method: str, path: str, params: dict[str, Any] | None = None, json_data: Any = None,
-               status_code: int | None = None, response_body: Any = None, duration_ms: float = 0.0) -> None:
+    def record(
+        self,
+        method: str,
+        path: str,
+        params: dict[str, Any] | None = None,
+        json_data: Any = None,
+        status_code: int | None = None,
+        response_body: Any = None,
+        duration_ms: float = 0.0,
+    ) -> None:
         if not self._log_file:
             return
-        entry: dict[str, Any] = {"kind": "summary", "method": method, "path": path,
-                                 "timestamp": int(time.time() * 1000), "duration_ms": round(duration_ms, 1),
-                                 "status_code": status_code}
+        entry: dict[str, Any] = {
+            "kind": "summary",
+            "method": method,
+            "path": path,
+            "timestamp": int(time.time() * 1000),
+            "duration_ms": round(duration_ms, 1),
+            "status_code": status_code,
+        }
         if params:
             entry["params"] = {k: v for k, v in params.items() if v is not None}
         if json_data:
@@ -59,17 +72,31 @@ class RequestLog:
         if response_body is not None:
             entry["response"] = response_body
             if "/search/find_product" in path and isinstance(response_body, list):
-                entry["result_product_ids"] = [str(item["product_id"]) for item in response_body
-                                               if isinstance(item, dict) and "product_id" in item]
+                entry["result_product_ids"] = [
+                    str(item["product_id"]) for item in response_body if isinstance(item, dict) and "product_id" in item
+                ]
         self._write(entry)
 
-    def record_attempt(self, method: str, path: str, attempt: int, duration_ms: float, status_code: int | None = None,
-                       error_class: str | None = None) -> None:
+    def record_attempt(
+        self,
+        method: str,
+        path: str,
+        attempt: int,
+        duration_ms: float,
+        status_code: int | None = None,
+        error_class: str | None = None,
+    ) -> None:
         if not self._log_file:
             return
-        entry: dict[str, Any] = {"kind": "attempt", "method": method, "path": path,
-                                 "timestamp": int(time.time() * 1000), "attempt": attempt,
-                                 "duration_ms": round(duration_ms, 1), "status_code": status_code}
+        entry: dict[str, Any] = {
+            "kind": "attempt",
+            "method": method,
+            "path": path,
+            "timestamp": int(time.time() * 1000),
+            "attempt": attempt,
+            "duration_ms": round(duration_ms, 1),
+            "status_code": status_code,
+        }
         if error_class:
             entry["error_class"] = error_class
         self._write(entry)
@@ -109,8 +136,14 @@ class InferenceStats:
         try:
             problem = json.loads(os.environ.get("PROBLEM_DATA", "{}"))
             problem_id = problem.get("problem_id") or problem.get("id", "unknown")
-            line = json.dumps({"problem_id": str(problem_id), "inference_success": self._success,
-                               "inference_failed": self._failed, "inference_total": self._success + self._failed})
+            line = json.dumps(
+                {
+                    "problem_id": str(problem_id),
+                    "inference_success": self._success,
+                    "inference_failed": self._failed,
+                    "inference_total": self._success + self._failed,
+                }
+            )
             with open(self._stats_file, "a") as fh:
                 fh.write(line + "\n")
         except (OSError, ValueError, AttributeError):
@@ -120,9 +153,15 @@ class InferenceStats:
 class ProxyClient:
     """GET and POST to the proxy with retries; ``None`` after the last failed attempt."""
 
-    def __init__(self, proxy_url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 max_retries: int = DEFAULT_MAX_RETRIES, retry_delay: float = DEFAULT_RETRY_DELAY,
-                 rate_limit_retry_delay: float = DEFAULT_RATE_LIMIT_RETRY_DELAY, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        proxy_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_delay: float = DEFAULT_RETRY_DELAY,
+        rate_limit_retry_delay: float = DEFAULT_RATE_LIMIT_RETRY_DELAY,
+        api_key: str | None = None,
+    ) -> None:
         self.proxy_url = proxy_url or os.environ.get("SANDBOX_PROXY_URL", "http://proxy:80")
         self.timeout = timeout
         self.max_retries = max_retries
@@ -137,8 +176,9 @@ class ProxyClient:
         kept = {k: v for k, v in (params or {}).items() if v is not None}
         return url + ("?" + urlencode(kept, doseq=True) if kept else "")
 
-    def _make_request_with_retries(self, request_func: Callable[[], requests.Response], method: str,
-                                   path: str) -> requests.Response | None:
+    def _make_request_with_retries(
+        self, request_func: Callable[[], requests.Response], method: str, path: str
+    ) -> requests.Response | None:
         for attempt in range(self.max_retries):
             began = time.monotonic()
             response: requests.Response | None = None
@@ -149,16 +189,18 @@ class ProxyClient:
                 error_class = type(exc).__name__
                 logger.error("%s %s error, retry %d/%d: %s", method, path, attempt + 1, self.max_retries, exc)
             status = response.status_code if response is not None else None
-            self.request_log.record_attempt(method, path, attempt, (time.monotonic() - began) * 1000,
-                                            status_code=status, error_class=error_class)
+            self.request_log.record_attempt(
+                method, path, attempt, (time.monotonic() - began) * 1000, status_code=status, error_class=error_class
+            )
             if response is not None and status == 200:
                 return response
             if response is not None:
-                logger.warning("%s %s returned status %s, retry %d/%d", method, path, status, attempt + 1,
-                               self.max_retries)
+                logger.warning(
+                    "%s %s returned status %s, retry %d/%d", method, path, status, attempt + 1, self.max_retries
+                )
             if attempt < self.max_retries - 1:
                 base = self.rate_limit_retry_delay if status == 429 else self.retry_delay
-                time.sleep(min(base * 2 ** attempt, MAX_DELAY))
+                time.sleep(min(base * 2**attempt, MAX_DELAY))
         logger.error("Failed %s %s after %d retries", method, path, self.max_retries)
         return None
 
@@ -168,8 +210,14 @@ class ProxyClient:
         began = time.monotonic()
         response = self._make_request_with_retries(lambda: requests.get(url, timeout=self.timeout), "GET", path)
         result = response.json() if response is not None else None
-        self.request_log.record("GET", path, params=params, status_code=response.status_code if response else None,
-                                response_body=result, duration_ms=(time.monotonic() - began) * 1000)
+        self.request_log.record(
+            "GET",
+            path,
+            params=params,
+            status_code=response.status_code if response else None,
+            response_body=result,
+            duration_ms=(time.monotonic() - began) * 1000,
+        )
         return result
 
     def post(self, path: str, json_data: Any = None) -> Any:
@@ -178,14 +226,20 @@ class ProxyClient:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key and "/inference/" in path else {}
         began = time.monotonic()
         response = self._make_request_with_retries(
-            lambda: requests.post(url, json=json_data, headers=headers, timeout=self.timeout), "POST", path)
+            lambda: requests.post(url, json=json_data, headers=headers, timeout=self.timeout), "POST", path
+        )
         ok = response is not None and response.status_code == 200
         if "/inference/" in path:
             (self.inference_stats.record_success if ok else self.inference_stats.record_failure)()
         result = response.json() if ok and response is not None else None
-        self.request_log.record("POST", path, json_data=json_data,
-                                status_code=response.status_code if response is not None else None,
-                                response_body=result, duration_ms=(time.monotonic() - began) * 1000)
+        self.request_log.record(
+            "POST",
+            path,
+            json_data=json_data,
+            status_code=response.status_code if response is not None else None,
+            response_body=result,
+            duration_ms=(time.monotonic() - began) * 1000,
+        )
         return result
 
     def parse_nonces(self, response_json: Any) -> dict[str, str]:
@@ -203,14 +257,26 @@ class ProxyClient:
         began = time.monotonic()
         path = f"/search/{tool_name}"
         response = self._make_request_with_retries(
-            lambda: requests.post(url, data=body, headers=headers, timeout=self.timeout), "POST", path)
+            lambda: requests.post(url, data=body, headers=headers, timeout=self.timeout), "POST", path
+        )
         ok = response is not None and response.status_code == 200
         result = response.json() if ok and response is not None else None
-        self.request_log.record("POST", f"/search/{tool_name}",
-                                status_code=response.status_code if response is not None else None,
-                                response_body=result, duration_ms=(time.monotonic() - began) * 1000)
+        self.request_log.record(
+            "POST",
+            f"/search/{tool_name}",
+            status_code=response.status_code if response is not None else None,
+            response_body=result,
+            duration_ms=(time.monotonic() - began) * 1000,
+        )
         return result
 
 
-__all__ = ["DEFAULT_MAX_RETRIES", "DEFAULT_RATE_LIMIT_RETRY_DELAY", "DEFAULT_RETRY_DELAY", "DEFAULT_TIMEOUT",
-           "InferenceStats", "ProxyClient", "RequestLog"]
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_RATE_LIMIT_RETRY_DELAY",
+    "DEFAULT_RETRY_DELAY",
+    "DEFAULT_TIMEOUT",
+    "InferenceStats",
+    "ProxyClient",
+    "RequestLog",
+]
