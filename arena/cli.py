@@ -184,7 +184,8 @@ def catalog_search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
     """Search a catalog exactly as an agent's find_product call would."""
-    from arena.tools import ToolContext, ToolError, default_registry
+    from arena.tasks.shoppingbench.tools import default_registry
+    from arena.tools import ToolContext, ToolError
 
     if not 1 <= page <= 5:
         fail(f"--page must be from 1 to 5 (find_product serves 5 pages of 10), got {page}")
@@ -225,7 +226,8 @@ def tools_schema(
     name: Annotated[str | None, typer.Argument(help="One tool's name (default: all seven).")] = None,
 ) -> None:
     """Print the tools' OpenAI function-calling schemas as JSON."""
-    from arena.tools import ToolError, default_registry
+    from arena.tasks.shoppingbench.tools import default_registry
+    from arena.tools import ToolError
 
     registry = default_registry()
     if name is None:
@@ -247,7 +249,8 @@ def tools_call(
     ] = "{}",
 ) -> None:
     """Call one tool against a catalog and print its result as JSON (a tool error is printed on stderr)."""
-    from arena.tools import ToolContext, ToolError, default_registry
+    from arena.tasks.shoppingbench.tools import default_registry
+    from arena.tools import ToolContext, ToolError
 
     registry = default_registry()
     if name not in registry:
@@ -287,7 +290,7 @@ def score_cmd(
     A problem of the pack without an answer line counts as unanswered (a failure)."""
     from arena.problems.answers import AnswersError, read_answers, score_answers, summary
     from arena.problems.pack import PackError, load_pack
-    from arena.scoring.rulesets import UnknownRuleset, get_ruleset
+    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
 
     if json_out is not None and json_out.is_dir():
         fail(f"--json {json_out} is a folder; give a file name inside it")

@@ -32,8 +32,14 @@ sys.path.insert(0, str(ROOT))
 from arena.catalog import Catalog, SearchFilters  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
-from arena.tools import ToolContext, default_registry  # noqa: E402
-from arena.tools.shopping import KEEP, PAGE_SIZE, parse_price, parse_services  # noqa: E402
+from arena.tasks.shoppingbench.tools import (  # noqa: E402
+    KEEP,
+    PAGE_SIZE,
+    default_registry,  # noqa: E402
+    parse_price,
+    parse_services,
+)
+from arena.tools import ToolContext  # noqa: E402
 
 
 def build(size: int, out: Path, seed: int) -> dict[str, float]:

@@ -40,12 +40,12 @@ from arena.catalog import Catalog  # noqa: E402
 from arena.catalog import generator as gen  # noqa: E402
 from arena.catalog.build import build_catalog  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
-from arena.problems import render  # noqa: E402
-from arena.problems.generate import constraints_for, generate_problems, voucher_for  # noqa: E402
-from arena.problems.importer import import_files  # noqa: E402
-from arena.problems.rebuild import rebuild_catalog  # noqa: E402
-from arena.problems.selfcheck import blind_baseline, selfcheck  # noqa: E402
-from arena.scoring.rulesets import RULESETS  # noqa: E402
+from arena.tasks.shoppingbench import render  # noqa: E402
+from arena.tasks.shoppingbench.generate import constraints_for, generate_problems, voucher_for  # noqa: E402
+from arena.tasks.shoppingbench.importer import import_files  # noqa: E402
+from arena.tasks.shoppingbench.rebuild import rebuild_catalog  # noqa: E402
+from arena.tasks.shoppingbench.rulesets import RULESETS  # noqa: E402
+from arena.tasks.shoppingbench.selfcheck import blind_baseline, selfcheck  # noqa: E402
 
 #: ShoppingBench's released test set: problems per task, gold ids named by two problems, integer web answers
 SHARES = {"product": 250, "shop": 250, "voucher": 250, "web": 150}
@@ -182,8 +182,8 @@ def rebuild_in_child(files: list[Path], size: int, out: Path) -> tuple[float, in
     """Import ``files`` and rebuild them on a ``size`` background in a child process: (wall s, peak bytes of the
     process tree, what the child reports)."""
     code = (
-        "import json, sys; from arena.problems.importer import import_files; "
-        "from arena.problems.rebuild import rebuild_catalog; "
+        "import json, sys; from arena.tasks.shoppingbench.importer import import_files; "
+        "from arena.tasks.shoppingbench.rebuild import rebuild_catalog; "
         f"r = import_files({[str(f) for f in files]!r}); "
         f"b = rebuild_catalog(r.problems, {str(out)!r}, background_size={size}, force=True); "
         "print(json.dumps({'records': len(r.problems) + len(r.bad), 'bad': len(r.bad), "

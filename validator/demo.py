@@ -163,9 +163,9 @@ def _catalog_and_pack(demo: _Demo, *, size: int, problems: int, per_race: int) -
     """1. A small seeded catalog, problems generated from it and split, the pack made (sealed in step 4)."""
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
-    from arena.problems.generate import GENERATOR_VERSION, generate_problems
     from arena.problems.pack import Rotation, new_pack
     from arena.problems.splits import assign_splits
+    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
     out.rule("[bold]1. catalog and problem pack")
     build_catalog(7, size, demo.catalog_dir, force=True)

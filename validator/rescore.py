@@ -17,8 +17,8 @@ from typing import Any
 from arena.judge.rubric import Rubric
 from arena.problems.pack import Pack
 from arena.scoring.answer import raw_answer
-from arena.scoring.rulesets import Ruleset
-from arena.scoring.strict import score_run
+from arena.tasks.shoppingbench.rulesets import Ruleset
+from arena.tasks.shoppingbench.strict import score_run
 from validator.races import race_scores
 from validator.store.repository import Store, StoreError
 
@@ -64,7 +64,7 @@ def rescore_race(
     for run in store.runs(race_id=race_id):
         problem = pack.problem(run.problem_id)
         if problem is None and pack.sealed:  # a sealed batch's problem: stored when its race opened
-            from arena.problems import Problem
+            from arena.tasks.shoppingbench.problem import Problem
 
             stored = store.problem(run.problem_id)
             problem = Problem.model_validate(stored.data) if stored is not None else None

@@ -16,8 +16,8 @@ from typing import Any
 
 from arena.problems.pack import Pack
 from arena.scoring.aggregate import SuiteScore, aggregate
-from arena.scoring.rulesets import Ruleset
-from arena.scoring.strict import RunScore, score_run
+from arena.tasks.shoppingbench.rulesets import Ruleset
+from arena.tasks.shoppingbench.strict import RunScore, score_run
 
 
 class AnswersError(ValueError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from arena.problem import Problem
+from arena.tasks import ProblemBase
 
 
 def _rank(seed_hash: str, pack_id: str, problem_id: str) -> bytes:
@@ -15,7 +15,7 @@ def _rank(seed_hash: str, pack_id: str, problem_id: str) -> bytes:
 
 
 def draw_problems(
-    problems: Sequence[Problem],
+    problems: Sequence[ProblemBase],
     *,
     pack_id: str,
     seed_hash: str,
@@ -39,7 +39,7 @@ def draw_problems(
     quota = {task: int(share) for task, share in exact.items()}
     for task in sorted(exact, key=lambda t: (-(exact[t] - quota[t]), t))[: n - sum(quota.values())]:
         quota[task] += 1
-    chosen: list[Problem] = []
+    chosen: list[ProblemBase] = []
     for task in sorted(quota):
         chosen += [p for p in pool if p.task == task][: quota[task]]
     taken = {p.problem_id for p in chosen}

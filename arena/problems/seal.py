@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.beacon import QUICKNET_GENESIS, QUICKNET_PERIOD
-from arena.problem import TASKS, Problem
+from arena.tasks import AnyProblem, ProblemBase, all_tasks
 
 
 class SealError(Exception):
@@ -76,7 +76,7 @@ class SealedBatch(BaseModel):
 
 class OpenedBatch(BaseModel):
     slot: int
-    problems: list[Problem]
+    problems: list[AnyProblem]
     title_embeddings: dict[str, list[str]] = Field(default_factory=dict)
 
 
@@ -85,15 +85,15 @@ def _canonical(obj: Any) -> bytes:
 
 
 def plan_batches(
-    problems: Sequence[Problem], *, per_batch: int, task_mix: dict[str, float], seed: str
-) -> list[list[Problem]]:
+    problems: Sequence[ProblemBase], *, per_batch: int, task_mix: dict[str, float], seed: str
+) -> list[list[ProblemBase]]:
     """The race pool split into batches of ``per_batch`` problems, each with the task mix's shares (largest
     remainders, as a race draws), in a seeded order; a last short batch is dropped (its problems stay unraced
     rather than make a race of another size). Deterministic in (problems, per_batch, task_mix, seed)."""
     if per_batch < 1:
         raise SealError(f"problems per race must be at least 1, got {per_batch}")
     rng = random.Random(seed)
-    by_task: dict[str, list[Problem]] = {t: [] for t in TASKS}
+    by_task: dict[str, list[ProblemBase]] = {t: [] for t in all_tasks()}
     for p in sorted(problems, key=lambda p: p.problem_id):
         by_task[p.task].append(p)
     for pool in by_task.values():
@@ -104,9 +104,9 @@ def plan_batches(
     quota = {t: int(share) for t, share in exact.items()}
     for t in sorted(exact, key=lambda t: (-(exact[t] - quota[t]), t))[: per_batch - sum(quota.values())]:
         quota[t] += 1
-    batches: list[list[Problem]] = []
+    batches: list[list[ProblemBase]] = []
     while True:
-        batch: list[Problem] = []
+        batch: list[ProblemBase] = []
         for t in sorted(quota):
             batch += by_task[t][: quota[t]]
         short = per_batch - len(batch)
@@ -122,7 +122,7 @@ def plan_batches(
 
 
 def seal_batch(
-    problems: Sequence[Problem],
+    problems: Sequence[ProblemBase],
     *,
     slot: int,
     open_block: int,

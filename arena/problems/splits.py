@@ -13,9 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-import orjson
-
-from arena.problem import Problem
+from arena.tasks import ProblemBase
 
 PAIRWISE_LIMIT = 5000
 PARAPHRASE_JACCARD = 0.8
@@ -45,7 +43,7 @@ class _UnionFind:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
-def cluster(problems: Sequence[Problem]) -> list[Problem]:
+def cluster(problems: Sequence[ProblemBase]) -> list[ProblemBase]:
     """The problems with ``cluster_id`` set; ids are stable (derived from the cluster's smallest problem id)."""
     n = len(problems)
     uf = _UnionFind(n)
@@ -58,9 +56,7 @@ def cluster(problems: Sequence[Problem]) -> list[Problem]:
 
     words = [_words(p.query) for p in problems]
     for i, p in enumerate(problems):
-        link(
-            "spec", orjson.dumps([r.model_dump(mode="json") for r in p.reward], option=orjson.OPT_SORT_KEYS).decode(), i
-        )
+        link("spec", p.answer_spec(), i)
         link("golds", ",".join(sorted(p.gold_ids)), i)
         for product_id in p.gold_ids:
             link("gold", product_id, i)
@@ -87,7 +83,7 @@ def cluster(problems: Sequence[Problem]) -> list[Problem]:
     return [p.model_copy(update={"cluster_id": cluster_of[uf.find(i)]}) for i, p in enumerate(problems)]
 
 
-def assign_splits(problems: Sequence[Problem], fractions: dict[str, float], seed: int = 0) -> list[Problem]:
+def assign_splits(problems: Sequence[ProblemBase], fractions: dict[str, float], seed: int = 0) -> list[ProblemBase]:
     """Cluster, then give whole clusters to splits so each split's share of problems is close to ``fractions``."""
     total_fraction = sum(fractions.values())
     if total_fraction <= 0 or any(v < 0 for v in fractions.values()):
@@ -110,7 +106,7 @@ def assign_splits(problems: Sequence[Problem], fractions: dict[str, float], seed
     return [p.model_copy(update={"split": split_of[p.cluster_id]}) for p in clustered]
 
 
-def split_report(problems: Sequence[Problem]) -> dict[str, dict[str, int]]:
+def split_report(problems: Sequence[ProblemBase]) -> dict[str, dict[str, int]]:
     """split -> {"problems", "clusters", and per task type counts}."""
     out: dict[str, dict[str, int]] = {}
     clusters: dict[str, set[str]] = defaultdict(set)
@@ -124,7 +120,7 @@ def split_report(problems: Sequence[Problem]) -> dict[str, dict[str, int]]:
     return out
 
 
-def leaks(problems: Sequence[Problem]) -> list[str]:
+def leaks(problems: Sequence[ProblemBase]) -> list[str]:
     """Answer products found in more than one split (empty when the split is sound)."""
     where: dict[str, set[str]] = defaultdict(set)
     for p in problems:

@@ -1,16 +1,7 @@
-"""Strict checks (ShoppingBench's rules), title similarity and suite aggregates."""
+"""What every family's scoring shares: the verdict's shape (`RunScore`), the run's committed answer
+(`arena.scoring.answer`) and suite aggregates. A family's own checks live in its package (`arena.tasks`)."""
 
 from arena.scoring.aggregate import SuiteScore, aggregate, mean_pass_at_k, pass_at_k
-from arena.scoring.strict import Check, ProductScore, RunScore, parse_answer, score_run
+from arena.scoring.models import Check, ProductScore, RunScore
 
-__all__ = [
-    "Check",
-    "ProductScore",
-    "RunScore",
-    "SuiteScore",
-    "aggregate",
-    "mean_pass_at_k",
-    "parse_answer",
-    "pass_at_k",
-    "score_run",
-]
+__all__ = ["Check", "ProductScore", "RunScore", "SuiteScore", "aggregate", "mean_pass_at_k", "pass_at_k"]

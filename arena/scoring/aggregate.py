@@ -9,7 +9,7 @@ from math import comb
 
 from pydantic import BaseModel, Field
 
-from arena.scoring.strict import FIELDS, RunScore
+from arena.scoring.models import FIELDS, RunScore
 
 
 class TaskAggregate(BaseModel):

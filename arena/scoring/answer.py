@@ -7,7 +7,7 @@ holds (ShoppingBench ``run_evaluate.py`` ``extract_recommed_product``; ORO ``pro
 Here that is the last ``recommend_product`` call the gateway passed to the tool, whether the tool accepted it or
 answered with an error. A call the gateway refused before any tool saw it (no valid run token, the tool-call budget
 spent, a body that is too large or not JSON: status 401/429/413/400) was never made in the run and does not count.
-The ruleset then parses the raw value (`arena.scoring.rulesets.Ruleset.parse`).
+The ruleset then parses the raw value (`arena.tasks.shoppingbench.rulesets.Ruleset.parse`).
 """
 
 from __future__ import annotations

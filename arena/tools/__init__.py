@@ -1,15 +1,6 @@
-"""The seven shopping tools behind one `ToolRegistry` (the gateway, the miner's local test and the scorer share it)."""
+"""The tool registry every family's tools are served through (the gateway, the miner's local test and the scorer
+share it). The tools themselves belong to their family (`arena.tasks`)."""
 
-from arena.tools.registry import RunState, Tool, ToolContext, ToolError, ToolRegistry
-from arena.tools.shopping import Voucher, apply_voucher, default_registry
+from arena.tools.registry import LISTING_KINDS, RESULT_KINDS, RunState, Tool, ToolContext, ToolError, ToolRegistry
 
-__all__ = [
-    "RunState",
-    "Tool",
-    "ToolContext",
-    "ToolError",
-    "ToolRegistry",
-    "Voucher",
-    "apply_voucher",
-    "default_registry",
-]
+__all__ = ["LISTING_KINDS", "RESULT_KINDS", "RunState", "Tool", "ToolContext", "ToolError", "ToolRegistry"]

@@ -16,6 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+#: What a tool's result holds, as its family declares it (`ToolRegistry.register`), so the judge and the corpus read
+#: results by kind, never by tool name: ``products`` (a list of product summaries), ``details`` (a list of product
+#: pages), ``shops`` (shops with their matching products), ``prices`` (a price calculation), ``pages`` (web pages),
+#: ``answer`` (the commit: it echoes the agent's ids), ``end`` (the run's end), ``reply`` (a simulated person's words),
+#: ``other`` (anything else: its values less what the arguments echo).
+RESULT_KINDS = ("products", "details", "shops", "prices", "pages", "answer", "end", "reply", "other")
+#: the kinds whose results list catalog products
+LISTING_KINDS = frozenset({"products", "details", "shops"})
+
 
 class ToolError(Exception):
     """A tool's own error: its message is returned to the agent as the tool result."""
@@ -49,6 +58,7 @@ class Tool:
     description: str
     fn: Callable[..., Any]
     arguments: type[BaseModel]
+    results: str = "other"
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema of this tool."""
@@ -89,9 +99,11 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
 
-    def register(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Register ``fn`` as a tool named after it; usable as a decorator."""
+    def register(self, fn: Callable[..., Any], *, results: str = "other") -> Callable[..., Any]:
+        """Register ``fn`` as a tool named after it, whose results are of kind ``results`` (`RESULT_KINDS`)."""
         name = fn.__name__
+        if results not in RESULT_KINDS:
+            raise ValueError(f"tool {name!r}: results {results!r} is not one of {', '.join(RESULT_KINDS)}")
         if name in self._tools:
             raise ValueError(f"tool {name!r} is already registered")
         params = list(inspect.signature(fn, eval_str=True).parameters.values())
@@ -108,7 +120,7 @@ class ToolRegistry:
         description = " ".join(doc.split("\n\n", 1)[0].split())
         if not description:
             raise TypeError(f"tool {name!r} needs a docstring: it is the description the agent sees")
-        self._tools[name] = Tool(name, description, fn, model)
+        self._tools[name] = Tool(name, description, fn, model, results)
         return fn
 
     def __contains__(self, name: object) -> bool:

@@ -83,7 +83,7 @@ def test_cmd(
     ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout)
     suite = aggregate(ran.results)
     notes = _llm_notes(ran.asked, llm_base_url, model or [])
-    from arena.scoring.rulesets import get_ruleset
+    from arena.tasks.shoppingbench.rulesets import get_ruleset
 
     ruleset = get_ruleset(pack.ruleset)
     scorecard = {
@@ -201,7 +201,7 @@ def _run_problems(
 
 def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outcome: Any, out_dir: Path) -> None:
     """One finished run: scored (when the sandbox completed it), judged, counted and written."""
-    from arena.scoring import score_run
+    from arena.tasks.shoppingbench.strict import score_run
 
     score = None
     if outcome.result.status == "ok":
@@ -229,8 +229,8 @@ def _default_problems(n: int) -> tuple[Path, Path]:
     """A small catalog and a public problem pack, built once and cached."""
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
-    from arena.problems.generate import GENERATOR_VERSION, generate_problems
     from arena.problems.pack import new_pack, write_pack
+    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
     catalog_dir, pack_path = CACHE / "catalog", CACHE / f"public-{n}.json"
     if not (catalog_dir / "catalog.json").exists():
@@ -249,8 +249,8 @@ def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
     """A problem pack, or a JSONL file of problems (one `Problem` per line, as `arena problems show` prints)."""
     from pydantic import ValidationError
 
-    from arena.problems import Problem
     from arena.problems.pack import PackError, load_pack, new_pack
+    from arena.tasks.shoppingbench.problem import Problem
 
     if path.suffix == ".jsonl":
         problems = []

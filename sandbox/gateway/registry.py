@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 
-from arena.tools import ToolRegistry, default_registry
+from arena.tasks.shoppingbench.tools import default_registry
+from arena.tools import ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from sandbox.gateway.recorders import Recorder
 from sandbox.gateway.runs import Budgets, RunHandle, Upstream

@@ -12,8 +12,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from arena.catalog.models import SERVICES
+from arena.tasks.shoppingbench.tools import SORTS, parse_price
 from arena.tools import ToolError
-from arena.tools.shopping import SORTS, parse_price
 from sandbox.gateway.access import authorize, read_json, unserved
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle

@@ -419,8 +419,8 @@ def test_healthz_says_when_runs_are_stuck_and_a_race_cannot_close(inputs: Any, t
 def test_a_run_the_node_cannot_score_is_its_own_fault_2007(inputs: Any, tmp_path: Path) -> None:
     from bittensor.sp_core import Keypair
 
-    from arena.problems.generate import GENERATOR_VERSION, generate_problems
     from arena.problems.pack import new_pack, write_pack
+    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
     setup = make_chain(tmp_path, ["offline"])
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")

@@ -26,11 +26,12 @@ from hypothesis import strategies as st
 
 from arena.catalog import Catalog
 from arena.judge.offline import OfflineJudge
-from arena.problems import Problem
 from arena.problems.pack import Pack, load_pack
-from arena.scoring import score_run
 from arena.scoring.answer import raw_answer
-from arena.tools import ToolContext, default_registry
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.strict import score_run
+from arena.tasks.shoppingbench.tools import default_registry
+from arena.tools import ToolContext
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox

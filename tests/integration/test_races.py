@@ -16,7 +16,7 @@ from prometheus_client import generate_latest
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems.pack import Rotation, load_pack
-from arena.scoring import parse_answer
+from arena.tasks.shoppingbench.strict import parse_answer
 from arena.weights import MinerResult, compute_weights, parse_policy
 from sandbox.backends import Limits
 from tests.support.postgres import fresh_database

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arena.judge.rubric import SN15_RUBRIC
-from arena.problems import Problem
 from arena.problems.pack import new_pack
-from arena.scoring import score_run
-from arena.scoring.rulesets import get_ruleset
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.rulesets import get_ruleset
+from arena.tasks.shoppingbench.strict import score_run
 from arena.trajectory import TrajectoryEvent
 from tests.support.postgres import fresh_database
 from tests.unit.test_rulesets import BASKET, PRODUCTS

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from arena.judge.offline import OfflineJudge
-from arena.problems import Problem
-from arena.scoring import score_run
-from arena.tools import ToolContext, default_registry
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.strict import score_run
+from arena.tasks.shoppingbench.tools import default_registry
+from arena.tools import ToolContext
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir, unpack

@@ -12,9 +12,9 @@ from bittensor.sp_core import Keypair
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
-from arena.problems.generate import GENERATOR_VERSION, generate_problems
 from arena.problems.pack import Rotation, new_pack, write_pack
 from arena.problems.splits import assign_splits
+from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 from sandbox.bundle import pack_dir
 from validator.chain.bittensor_chain import create_wallet
 from validator.chain.local import LocalChain

@@ -7,8 +7,8 @@ import pytest
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.catalog.rng import Rng
-from arena.problems.generate import generate_problems, voucher_for
-from arena.scoring import score_run
+from arena.tasks.shoppingbench.generate import generate_problems, voucher_for
+from arena.tasks.shoppingbench.strict import score_run
 
 
 @pytest.fixture(scope="module")

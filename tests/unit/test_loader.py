@@ -10,7 +10,8 @@ import pytest
 
 from arena.catalog import Catalog, CatalogError
 from arena.catalog.build import load_catalog
-from arena.tools import ToolContext, default_registry
+from arena.tasks.shoppingbench.tools import default_registry
+from arena.tools import ToolContext
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "documents_sample.jsonl"
 EXPECTED_BAD = {

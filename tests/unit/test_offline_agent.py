@@ -20,10 +20,10 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
-from arena.problems.generate import generate_problems
-from arena.scoring import score_run
-from arena.tools import RunState, ToolContext, ToolError, default_registry
-from arena.tools.shopping import Voucher, apply_voucher
+from arena.tasks.shoppingbench.generate import generate_problems
+from arena.tasks.shoppingbench.strict import score_run
+from arena.tasks.shoppingbench.tools import Voucher, apply_voucher, default_registry
+from arena.tools import RunState, ToolContext, ToolError
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import copy_dir

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.catalog import Catalog
-from arena.problems import Problem
-from arena.problems.importer import import_files, parse_record
-from arena.problems.rebuild import basket_total, rebuild_catalog
-from arena.problems.selfcheck import selfcheck
 from arena.problems.splits import assign_splits, cluster, leaks, split_report
-from arena.scoring import score_run
+from arena.tasks.shoppingbench.importer import import_files, parse_record
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.rebuild import basket_total, rebuild_catalog
+from arena.tasks.shoppingbench.selfcheck import selfcheck
+from arena.tasks.shoppingbench.strict import score_run
 
 SB = Path(__file__).parent.parent / "fixtures" / "shoppingbench"
 FILES = sorted(SB.glob("*.jsonl"))

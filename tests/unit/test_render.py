@@ -8,7 +8,7 @@ import pytest
 
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.problems.render import (
+from arena.tasks.shoppingbench.render import (
     ORDINALS,
     SERVICE_MARKERS,
     SHOP_CLOSINGS,
@@ -25,7 +25,7 @@ from arena.problems.render import (
     render_voucher_query,
     render_web_query,
 )
-from arena.problems.templates import TEMPLATE_COUNTS
+from arena.tasks.shoppingbench.templates import TEMPLATE_COUNTS
 
 SEEDS = range(300)
 

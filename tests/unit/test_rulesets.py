@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from arena.problems import Problem
-from arena.scoring import parse_answer, score_run
 from arena.scoring.answer import final_recommendation, raw_answer
-from arena.scoring.rulesets import RULESETS, UnknownRuleset, get_ruleset
-from arena.scoring.similarity import SN15_TITLE_THRESHOLD, TITLE_THRESHOLD, title_similarity
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.rulesets import RULESETS, UnknownRuleset, get_ruleset
+from arena.tasks.shoppingbench.similarity import SN15_TITLE_THRESHOLD, TITLE_THRESHOLD, title_similarity
+from arena.tasks.shoppingbench.strict import parse_answer, score_run
 from arena.trajectory import TrajectoryEvent
 from tests.conftest import make_product
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena.problems import Problem
-from arena.scoring import aggregate, mean_pass_at_k, parse_answer, pass_at_k, score_run
-from arena.scoring.similarity import TITLE_THRESHOLD, title_similarity
+from arena.scoring import aggregate, mean_pass_at_k, pass_at_k
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, title_similarity
+from arena.tasks.shoppingbench.strict import parse_answer, score_run
 from tests.conftest import make_product
 
 GOLD_TITLE = "Arborea Hybrid Ghost Crash Cymbal B20 Cast Bronze 18 inch"

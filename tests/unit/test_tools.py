@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from arena.tools import RunState, ToolContext, ToolError, default_registry
+from arena.tasks.shoppingbench.tools import default_registry
+from arena.tools import RunState, ToolContext, ToolError
 
 REGISTRY = default_registry()
 

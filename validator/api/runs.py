@@ -8,7 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
-from arena.problem import TASKS
+from arena.tasks.shoppingbench.problem import TASKS
 from validator.api import views
 from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts
 from validator.store.models import Run, Score

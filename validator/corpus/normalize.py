@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from arena.scoring.strict import parse_answer
+from arena.tasks.shoppingbench.strict import parse_answer
 
 
 def dumps(value: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.problem import TASKS
+from arena.tasks.shoppingbench.problem import TASKS
 
 CORPUS_VERSION = "shoparena-corpus-v1"
 FORMATS = ("openai", "sharegpt")

@@ -18,7 +18,7 @@ SYSTEM_INSTRUCTIONS = (
 
 
 def tool_schemas() -> list[dict[str, Any]]:
-    from arena.tools import default_registry
+    from arena.tasks.shoppingbench.tools import default_registry
 
     return default_registry().schemas()
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from arena.catalog import Catalog
 from arena.judge import Judge
-from arena.problems import Problem
 from arena.problems.pack import Pack as ProblemPack
+from arena.tasks.shoppingbench.problem import Problem
 from sandbox.backends import Sandbox
 from sandbox.gateway import Gateway, GatewayServer
 from validator.chain.port import ChainPort

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from arena.judge import Judge
-from arena.problems import Problem
+from arena.tasks.shoppingbench.problem import Problem
 from validator.races.base import ArenaParts
 from validator.store.models import Run
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
-from arena.problems import Problem
-from arena.scoring import score_run
+from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shoppingbench.strict import score_run
 from sandbox.bundle import BundleError, unpack
 from validator.dispatch import DispatchError
 from validator.races.judging import Judging

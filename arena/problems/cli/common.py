@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from arena.cliutil import fail, out
-from arena.problem import TASKS
+from arena.tasks import TASKS
 
 
 def load(path: Path, *, catalog_digest: str | None = None, require_signature: bool = False) -> Any:

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from arena.cliutil import err, fail, out, parse_size, progress_bar
-from arena.problem import TASKS
 from arena.problems.cli.common import new_pack, out_file, write
+from arena.tasks import TASKS
 
 
 def import_cmd(
@@ -48,9 +48,9 @@ def import_cmd(
     With --rebuild-catalog, a gold product named by several problems is built once to meet them all; problems that
     cannot be satisfied together are left out, each reported in one line with the constraint that clashes."""
     from arena.catalog import CatalogError
-    from arena.problems.importer import import_files
-    from arena.problems.rebuild import rebuild_catalog as rebuild
-    from arena.scoring.rulesets import UnknownRuleset, get_ruleset
+    from arena.tasks.shoppingbench.importer import import_files
+    from arena.tasks.shoppingbench.rebuild import rebuild_catalog as rebuild
+    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
 
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -124,7 +124,7 @@ def generate_cmd(
     With --paraphrase-url, each query is rewritten by an LLM at temperature 0 and kept only if it still states every
     number and required value (the ground truth never changes)."""
     from arena.catalog import Catalog, CatalogError
-    from arena.problems.generate import GENERATOR_VERSION, generate_problems
+    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     bad = [t for t in task_list if t not in TASKS]
@@ -146,7 +146,7 @@ def generate_cmd(
     if paraphrase_url:
         import os
 
-        from arena.problems.paraphrase import paraphrase_problems
+        from arena.tasks.shoppingbench.paraphrase import paraphrase_problems
 
         with progress_bar() as bar:
             task = bar.add_task("paraphrasing", total=len(report.problems), rate="")

@@ -193,7 +193,7 @@ def _check_task_mix(task_mix: dict[str, float], problems: list[Any]) -> None:
 
 def _ruleset(packs: list[Any], ruleset: str | None) -> str:
     """The ruleset named by --ruleset, else the one all the packs share (exit 2 when they differ)."""
-    from arena.scoring.rulesets import UnknownRuleset, get_ruleset
+    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
 
     rulesets = {p.ruleset for p in packs}
     if ruleset is None and len(rulesets) > 1:

@@ -64,7 +64,7 @@ def selfcheck_cmd(
     """Run every gold answer and every recorded distractor through the pack's ruleset (gold 100%, distractors 0%),
     and the blind baseline (top search hits, no reading): its success per task should stay low."""
     from arena.catalog import Catalog, CatalogError
-    from arena.problems.selfcheck import selfcheck
+    from arena.tasks.shoppingbench.selfcheck import selfcheck
 
     try:
         catalog = Catalog.open(catalog_dir)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-import numpy as np
 from pydantic import ValidationError
 
-from arena.problem import Problem
+from arena import tasks
 from arena.problems.pack.models import (
     Pack,
     PackError,
@@ -19,27 +18,24 @@ from arena.problems.pack.models import (
     first_error,
     utc_now,
 )
+from arena.tasks import ProblemBase
 
 
-def embed_titles(problems: Sequence[Problem]) -> dict[str, list[str]]:
-    """problem_id -> one base64 vector per reward, of its first title, embedded in one batch by the default embedder.
-    A reward without a title gets ""."""
-    from arena.scoring.similarity import default_embedder
-
-    titles = [r.title[0] for p in problems for r in p.reward if r.title]
-    matrix = default_embedder().embed(titles) if titles else np.zeros((0, 256), dtype=np.float32)
-    rows = iter(matrix)
-    return {p.problem_id: [encode_vector(next(rows)) if r.title else "" for r in p.reward] for p in problems}
+def embed_titles(problems: Sequence[ProblemBase]) -> dict[str, list[str]]:
+    """problem_id -> the scoring vectors of its family (`arena.tasks.gold_vectors`), one base64 row per slot ("" for
+    a slot without one)."""
+    vectors = tasks.gold_vectors(problems)
+    return {pid: [encode_vector(v) if v is not None else "" for v in rows] for pid, rows in vectors.items()}
 
 
-def pack_id_for(problems: Sequence[Problem]) -> str:
+def pack_id_for(problems: Sequence[ProblemBase]) -> str:
     """``pack-`` and 12 hex characters of the sha256 of the problems' canonical JSON."""
     digest = hashlib.sha256(canonical_json([p.model_dump(mode="json") for p in problems])).hexdigest()
     return f"pack-{digest[:12]}"
 
 
 def new_pack(
-    problems: Sequence[Problem],
+    problems: Sequence[ProblemBase],
     *,
     catalog_digest: str | None,
     generator_version: str,

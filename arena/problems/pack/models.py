@@ -15,8 +15,8 @@ from typing import Any, Final, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.problem import TASKS, Problem
 from arena.problems.seal import SealedBatch
+from arena.tasks import AnyProblem, ProblemBase, all_tasks
 
 FORMAT: Final = 1
 GZIP_MAGIC = b"\x1f\x8b"
@@ -103,9 +103,9 @@ class Rotation(BaseModel):
     @field_validator("task_mix")
     @classmethod
     def _mix_is_a_distribution(cls, value: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(value) - set(TASKS))
+        unknown = sorted(set(value) - set(all_tasks()))
         if unknown:
-            raise ValueError(f"unknown task {unknown[0]!r} in task_mix; the tasks are {', '.join(TASKS)}")
+            raise ValueError(f"unknown task {unknown[0]!r} in task_mix; the tasks are {', '.join(all_tasks())}")
         negative = [task for task, weight in value.items() if not weight >= 0]
         if negative:
             raise ValueError(f"task_mix weight of {negative[0]!r} is {value[negative[0]]}; weights must be >= 0")
@@ -125,13 +125,13 @@ class Pack(BaseModel):
     catalog_digest: str | None
     generator_version: str
     rotation: Rotation = Field(default_factory=Rotation)
-    problems: list[Problem]
+    problems: list[AnyProblem]
     #: problem_id -> one base64 little-endian float32 vector per reward, of that reward's first title
     #: ("" for a reward without a title).
     title_embeddings: dict[str, list[str]] = Field(default_factory=dict)
     public_only: bool = False
-    #: the strict checks its problems are scored by (`arena.scoring.rulesets`); a pack written before rulesets
-    #: existed has none and is scored by ``shoppingbench``
+    #: the strict checks its problems are scored by (`arena.tasks.shoppingbench.rulesets`); a pack written
+    #: before rulesets existed has none and is scored by ``shoppingbench``
     ruleset: str = "shoppingbench"
     #: the race pool sealed in one batch per rotation slot (`arena.problems.seal`); empty: the race problems are in
     #: `problems`, in clear, and a race draws from them
@@ -151,7 +151,7 @@ class Pack(BaseModel):
     @field_validator("ruleset")
     @classmethod
     def _known_ruleset(cls, value: str) -> str:
-        from arena.scoring.rulesets import get_ruleset
+        from arena.tasks.shoppingbench.rulesets import get_ruleset
 
         return get_ruleset(value).name
 
@@ -160,7 +160,7 @@ class Pack(BaseModel):
         duplicate = first_duplicate(p.problem_id for p in self.problems)
         if duplicate is not None:
             raise ValueError(f"problem_id {duplicate!r} appears more than once")
-        rewards = {p.problem_id: len(p.reward) for p in self.problems}
+        rewards = {p.problem_id: p.slots for p in self.problems}
         for problem_id, vectors in self.title_embeddings.items():
             if problem_id not in rewards:
                 raise ValueError(f"title_embeddings has {problem_id!r}, which is not a problem of the pack")
@@ -227,7 +227,7 @@ class Pack(BaseModel):
         """split -> task -> number of problems (only the splits and tasks present, in canonical order)."""
         counts: dict[str, dict[str, int]] = {}
         for split in SPLITS:
-            for task in TASKS:
+            for task in all_tasks():
                 n = sum(1 for p in self.problems if p.split == split and p.task == task)
                 if n:
                     counts.setdefault(split, {})[task] = n
@@ -249,7 +249,7 @@ class Pack(BaseModel):
             }
         )
 
-    def problem(self, problem_id: str) -> Problem | None:
+    def problem(self, problem_id: str) -> ProblemBase | None:
         return next((p for p in self.problems if p.problem_id == problem_id), None)
 
     def gold_vectors(self, problem_id: str) -> list[np.ndarray] | None:

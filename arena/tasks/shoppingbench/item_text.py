@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.catalog.rng import Rng
-from arena.problems.english import is_plural, is_plural_word, plural, singular_word, with_article
-from arena.problems.phrases import (
+from arena.tasks.shoppingbench.english import is_plural, is_plural_word, plural, singular_word, with_article
+from arena.tasks.shoppingbench.phrases import (
     COLOR_KEYS,
     SERVICE_OPTIONS,
     SIMPLE_WORDS,

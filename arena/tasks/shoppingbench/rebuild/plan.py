@@ -12,8 +12,8 @@ from typing import Any
 
 from arena.catalog.models import Product
 from arena.catalog.rng import Rng
-from arena.problem import Problem, ProductReward
-from arena.problems.rebuild.prices import (
+from arena.tasks.shoppingbench.problem import Problem, ProductReward
+from arena.tasks.shoppingbench.rebuild.prices import (
     Interval,
     basket_total,
     budget_window,

@@ -1,6 +1,6 @@
-"""The strict checks, one implementation for both rulesets (`arena.scoring.rulesets`): written from the rules of
-ShoppingBench's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py``, ``src/agent/rewards/orm.py``) and
-subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/rewards/orm.py``).
+"""The strict checks, one implementation for both rulesets (`arena.tasks.shoppingbench.rulesets`): written from the
+rules of ShoppingBench's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py``, ``src/agent/rewards/orm.py``)
+and subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/rewards/orm.py``).
 
 - The answer: `arena.scoring.answer.raw_answer` takes the last ``recommend_product`` call's raw ``product_ids``;
   the ruleset parses it (`Ruleset.parse`). Product and web tasks take the first id; shop and voucher tasks match id i
@@ -23,60 +23,18 @@ subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field
 
-from arena.problem import Problem, ProductReward
-from arena.scoring.rulesets import Ruleset, get_ruleset
-from arena.scoring.similarity import TitleEmbedder, similarities
+from arena.scoring.models import FIELDS, Check, ProductScore, RunScore
+from arena.tasks.base import Lookup
+from arena.tasks.shoppingbench.problem import Problem, ProductReward
+from arena.tasks.shoppingbench.rulesets import Ruleset, get_ruleset
+from arena.tasks.shoppingbench.similarity import TitleEmbedder, similarities
 
-Lookup = Callable[[str], "dict[str, Any] | None"]
-FIELDS = ("title", "price", "service", "attributes")
-
-
-class Check(BaseModel):
-    """One strict check and what it was decided on."""
-
-    name: str
-    passed: bool
-    evidence: str
-
-
-class ProductScore(BaseModel):
-    slot: int
-    gold_id: str
-    answer_id: str | None
-    known: bool
-    gt: float
-    rule: float
-    title_similarity: float | None = None
-    hits: dict[str, list[int]] = Field(default_factory=dict)  # field -> [passed, total]
-    checks: list[Check] = Field(default_factory=list)
-
-
-class RunScore(BaseModel):
-    """A run's strict verdict; the judge fills ``judge_*`` and ``final`` later (until then final = success)."""
-
-    task: str
-    ruleset: str = "shoppingbench"
-    ruleset_version: str = "1"
-    title_model: str = ""
-    answer: list[str]
-    success: bool
-    gt: float
-    rule: float
-    shop: float | None = None
-    budget: float | None = None
-    kw: float | None = None
-    field_rates: dict[str, float | None] = Field(default_factory=dict)
-    products: list[ProductScore] = Field(default_factory=list)
-    checks: list[Check] = Field(default_factory=list)
-    judge_quality: float | None = None
-    judge_coefficient: float | None = None
-    final: float = 0.0
+__all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "parse_answer", "score_run"]
 
 
 def parse_answer(raw: Any, ruleset: str | Ruleset | None = None) -> list[str]:

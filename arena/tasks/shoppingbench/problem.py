@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
 from arena.catalog.models import Product, Service
+from arena.tasks.base import ProblemBase
 
 Task = Literal["product", "shop", "voucher", "web"]
-Split = Literal["public", "race", "held_out"]
-TASKS: tuple[str, ...] = get_args(Task)  # the one list of tasks, in their order
+TASKS: tuple[str, ...] = get_args(Task)  # the family's task types, in their order (`arena.tasks.TASKS`: all families)
 PRICE_MODES = ("less than", "greater than", "between")
 
 
@@ -125,23 +125,14 @@ class Voucher(BaseModel):
         return self
 
 
-class Problem(BaseModel):
-    """One shopping problem: the query an agent sees, and the answers it must never see."""
+class Problem(ProblemBase):
+    """One ShoppingBench problem: the query an agent sees, and the answers it must never see."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    problem_id: Annotated[str, Field(min_length=1)]
     task: Task
-    query: Annotated[str, Field(min_length=1)]
     reward: list[ProductReward] = Field(min_length=1, max_length=4)
     voucher: Voucher | None = None
     knowledge_attribute: str | None = None
     gold_document: Product | None = None  # web tasks: the full gold document ShoppingBench gives as the reward
-    cluster_id: str = ""
-    split: Split = "public"
-    difficulty: Literal["easy", "medium", "hard"] = "medium"
-    source: str = "generated"
-    meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _shape_fits_the_task(self) -> Problem:
@@ -160,14 +151,18 @@ class Problem(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """The only view of a problem that may enter a sandbox: the query and non-revealing metadata."""
-        return {
-            "problem_id": self.problem_id,
-            "task": self.task,
-            "query": self.query,
-            "difficulty": self.difficulty,
-            "n_products": len(self.reward),
-        }
+        return {**super().public(), "n_products": len(self.reward)}
 
     @property
     def gold_ids(self) -> list[str]:
         return [r.product_id for r in self.reward]
+
+    @property
+    def slots(self) -> int:
+        return len(self.reward)
+
+    def answer_spec(self) -> str:
+        """The reward list: problems with the same rewards are one cluster, whatever their vouchers or wording."""
+        import orjson
+
+        return orjson.dumps([r.model_dump(mode="json") for r in self.reward], option=orjson.OPT_SORT_KEYS).decode()

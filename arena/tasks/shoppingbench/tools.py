@@ -331,17 +331,21 @@ def terminate(
     return f"The interaction has been completed with status: {status}"
 
 
+#: what each tool's result is, declared for the judge and the corpus (`arena.tools.registry.RESULT_KINDS`)
+RESULTS = {
+    find_product: "products",
+    view_product_information: "details",
+    find_products_in_same_shop: "shops",
+    calculate_voucher: "prices",
+    web_search: "pages",
+    recommend_product: "answer",
+    terminate: "end",
+}
+
+
 def default_registry() -> ToolRegistry:
     """A registry holding the seven shopping tools."""
     registry = ToolRegistry()
-    for fn in (
-        find_product,
-        view_product_information,
-        find_products_in_same_shop,
-        calculate_voucher,
-        web_search,
-        recommend_product,
-        terminate,
-    ):
-        registry.register(fn)
+    for fn, results in RESULTS.items():
+        registry.register(fn, results=results)
     return registry

@@ -5,7 +5,7 @@ type with probability 1/2 (the title always, at most one SKU option, one price m
 price); shop tasks take 2-4 products of one shop; voucher parameters from the basket total T: threshold in
 [0.1T, 0.9T], a fixed face value in [0.1, 0.5] of the threshold, or a percentage of 10-50% with a cap in
 [threshold * d, threshold]; the budget is the price after the voucher plus up to 10%. Web tasks tie a fact of the
-web corpus to a product that carries its value. Only then is the query rendered (`arena.problems.render`).
+web corpus to a product that carries its value. Only then is the query rendered (`arena.tasks.shoppingbench.render`).
 
 Every problem is checked solvable (its gold answer passes the strict checks) and labelled by difficulty from its
 number of constraints and how many products the query retrieves that fail a constraint (confusers).
@@ -23,9 +23,9 @@ from typing import Any
 from arena.catalog import Catalog
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.problem import TASKS, PriceRule, Problem, ProductReward, Voucher
-from arena.problems import render
-from arena.scoring.strict import score_run
+from arena.tasks.shoppingbench import render
+from arena.tasks.shoppingbench.problem import TASKS, PriceRule, Problem, ProductReward, Voucher
+from arena.tasks.shoppingbench.strict import score_run
 
 GENERATOR_VERSION = "shoparena-gen/1"
 MAX_TRIES = 30

@@ -1,0 +1,68 @@
+"""ShoppingBench (Alibaba, ``yjwjy/ShoppingBench``): single-shot shopping requests over the catalog, four task types.
+
+- ``problem``: the model (its reward grammar, field for field) and its public view;
+- ``tools``: the seven shopping tools; ``strict``, ``rulesets``, ``similarity``: the strict checks of both rulesets;
+- ``generate`` (with ``render``, ``templates``, ``phrases``, ``english``, ``item_text``, ``webknowledge``): the
+  generator; ``importer`` and ``rebuild``: real records and their catalog; ``selfcheck``, ``paraphrase``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.scoring.models import RunScore
+from arena.tasks import register
+from arena.tasks.base import Family, Lookup, ProblemBase
+from arena.tasks.shoppingbench.problem import TASKS, Problem
+from arena.tools.registry import ToolRegistry
+from arena.trajectory import TrajectoryEvent
+
+
+class ShoppingBench(Family):
+    name = "shoppingbench"
+    tasks = TASKS
+    problem_model = Problem
+    summary = "single-shot shopping requests: one product, a basket from one shop, a basket under a voucher, web facts"
+    corpus_prompt = (
+        "You are a shopping assistant. Find the products that satisfy every constraint in the user's request: "
+        "attributes, SKU options, services, price, one shop when asked, the budget after a voucher. Use the tools: "
+        "search, inspect the details, compare the candidates, then call recommend_product once with the product ids "
+        "in the order the user asked for them, and finally call terminate."
+    )
+
+    def tools(self) -> ToolRegistry:
+        from arena.tasks.shoppingbench.tools import default_registry
+
+        return default_registry()
+
+    def score(
+        self,
+        problem: ProblemBase,
+        answer: Any,
+        lookup: Lookup,
+        *,
+        events: Sequence[TrajectoryEvent] = (),
+        gold_vectors: Sequence[Any] | None = None,
+        ruleset: str | None = None,
+    ) -> RunScore:
+        from arena.tasks.shoppingbench.strict import score_run
+
+        assert isinstance(problem, Problem)
+        return score_run(problem, answer, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
+
+    def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
+        """problem_id -> one vector per reward, of its first title (None for a reward without one), embedded in one
+        batch by the default title embedder."""
+        import numpy as np
+
+        from arena.tasks.shoppingbench.similarity import default_embedder
+
+        mine = [p for p in problems if isinstance(p, Problem)]
+        titles = [r.title[0] for p in mine for r in p.reward if r.title]
+        matrix = default_embedder().embed(titles) if titles else np.zeros((0, 256), dtype=np.float32)
+        rows = iter(matrix)
+        return {p.problem_id: [next(rows) if r.title else None for r in p.reward] for p in mine}
+
+
+FAMILY = register(ShoppingBench())
