@@ -22,244 +22,23 @@ import re
 from collections.abc import Sequence
 
 from arena.catalog.rng import Rng
-
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-_NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
-_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
-_QUALIFIERS = ["regional", "junior", "provisional", "second", "unofficial", "amateur", "women's", "revised"]
-
-#: Small closed classes of answers: a near-miss value is another member of the answer's class.
-_CLASSES: list[list[str]] = [
+from arena.tasks.shoppingbench.webknowledge_data import (
+    CLASSES,
+    FIRST_NAMES,
+    GENERIC,
+    INTROS,
+    IRREGULAR_PAST,
     MONTHS,
-    ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
-    [
-        "India",
-        "Pakistan",
-        "Australia",
-        "England",
-        "Japan",
-        "China",
-        "France",
-        "Germany",
-        "Italy",
-        "Spain",
-        "Brazil",
-        "Argentina",
-        "Mexico",
-        "Canada",
-        "Russia",
-        "Egypt",
-        "Nigeria",
-        "Kenya",
-        "Philippines",
-        "Indonesia",
-        "Thailand",
-        "Vietnam",
-        "Malaysia",
-        "Korea",
-        "South Korea",
-        "Sweden",
-        "Norway",
-        "Netherlands",
-        "Portugal",
-        "Greece",
-        "Turkey",
-        "Ireland",
-        "Scotland",
-        "New Zealand",
-        "South Africa",
-        "Sri Lanka",
-        "Bangladesh",
-        "United States",
-        "Peru",
-        "Chile",
-        "Colombia",
-        "Poland",
-        "Austria",
-        "Switzerland",
-        "Belgium",
-        "Denmark",
-        "Finland",
-        "Israel",
-        "Iran",
-    ],
-    [
-        "Violin",
-        "Viola",
-        "Cello",
-        "Piano",
-        "Guitar",
-        "Flute",
-        "Clarinet",
-        "Trumpet",
-        "Saxophone",
-        "Drums",
-        "Harp",
-        "Ukulele",
-        "Bass",
-        "Oboe",
-        "Trombone",
-        "Accordion",
-        "Harmonica",
-        "Banjo",
-        "Mandolin",
-        "Organ",
-    ],
-    [
-        "red",
-        "blue",
-        "green",
-        "yellow",
-        "black",
-        "white",
-        "orange",
-        "purple",
-        "pink",
-        "brown",
-        "gray",
-        "silver",
-        "gold",
-        "navy",
-        "maroon",
-        "beige",
-    ],
-    [
-        "football",
-        "basketball",
-        "tennis",
-        "cricket",
-        "baseball",
-        "volleyball",
-        "badminton",
-        "golf",
-        "boxing",
-        "swimming",
-        "cycling",
-        "rugby",
-        "hockey",
-        "chess",
-        "table tennis",
-        "skateboarding",
-    ],
-    [
-        "English",
-        "Spanish",
-        "French",
-        "German",
-        "Italian",
-        "Portuguese",
-        "Japanese",
-        "Chinese",
-        "Korean",
-        "Hindi",
-        "Arabic",
-        "Russian",
-        "Tagalog",
-        "Dutch",
-        "Swedish",
-        "Greek",
-        "Turkish",
-        "Thai",
-        "Vietnamese",
-    ],
-    ["Mercury", "Venus", "Earth", "Mars", "Jupiter", "Saturn", "Uranus", "Neptune"],
-    [
-        "dog",
-        "cat",
-        "horse",
-        "rabbit",
-        "lion",
-        "tiger",
-        "bear",
-        "elephant",
-        "eagle",
-        "owl",
-        "dolphin",
-        "panda",
-        "fox",
-        "wolf",
-        "turtle",
-        "penguin",
-    ],
-]
-_PROPER_FALLBACK = [
-    "Calderon",
-    "Marisca",
-    "Velmont",
-    "Ostrava",
-    "Harrowgate",
-    "Northwick",
-    "Silverfen",
-    "Dunmore",
-    "Aguila",
-    "Corvin",
-    "Lindqvist",
-    "Halvorsen",
-    "Penhallow",
-    "Ashgrove",
-    "Thornbury",
-    "Ferrand",
-]
-_FIRST_NAMES = [
-    "Ilsa",
-    "Marco",
-    "Teodora",
-    "Rafael",
-    "Amihan",
-    "Lukas",
-    "Corazon",
-    "Dmitri",
-    "Ysabel",
-    "Kenji",
-    "Marisol",
-    "Joaquin",
-    "Priya",
-    "Tomas",
-    "Freya",
-    "Oskar",
-]
-_STOP = frozenset(
-    """a an the of in on at by for from to with and or but is are was were be been being has have had do
-does did which what who whom whose when where why how that this these those it its as into than then there their they
-he she his her him i me my we our you your not no yes also about after before during over under between same such
-would like want buy purchase looking need find""".split()
+    NUMBER_WORDS,
+    ORDINALS,
+    OUTROS,
+    PARTICIPLES,
+    PROPER_FALLBACK,
+    QUALIFIERS,
+    REGULAR,
+    STOP,
 )
-#: Nouns too generic to make a related entity of ("the same month")
-_GENERIC = frozenset(
-    {
-        "month",
-        "year",
-        "name",
-        "number",
-        "country",
-        "city",
-        "day",
-        "time",
-        "issue",
-        "same",
-        "first",
-        "last",
-        "following",
-        "product",
-        "item",
-        "person",
-        "people",
-        "thing",
-    }
-)
+
 _AUX = "did|does|do|has|have|had|is|was|are|were|can|could|will|would"
 
 
@@ -272,67 +51,15 @@ def knowledge_question(query: str) -> str:
     return first
 
 
-_PARTICIPLES = frozenset(
-    """born held built made won written given taken known shown sold chosen drawn found founded
-located situated released published named awarded elected established completed discovered invented created formed
-opened launched signed married buried filmed recorded""".split()
-)
-
-
-_IRREGULAR_PAST = {
-    "win": "won",
-    "become": "became",
-    "begin": "began",
-    "sink": "sank",
-    "take": "took",
-    "make": "made",
-    "leave": "left",
-    "lose": "lost",
-    "write": "wrote",
-    "hold": "held",
-    "run": "ran",
-    "sell": "sold",
-    "buy": "bought",
-    "build": "built",
-    "give": "gave",
-    "get": "got",
-    "go": "went",
-    "come": "came",
-    "meet": "met",
-    "find": "found",
-    "teach": "taught",
-    "fly": "flew",
-    "sing": "sang",
-    "draw": "drew",
-    "choose": "chose",
-    "lead": "led",
-    "break": "broke",
-    "speak": "spoke",
-    "see": "saw",
-    "say": "said",
-    "tell": "told",
-    "think": "thought",
-    "bring": "brought",
-    "fall": "fell",
-    "rise": "rose",
-}
-_REGULAR = frozenset(
-    """report announce publish found open close start end play score defeat visit move sign launch
-perform debut introduce discover invent award complete host receive release die join marry retire graduate appear
-establish create form design record film premiere return reach travel survive arrive serve study live work compete
-finish acquire merge rename""".split()
-)
-
-
 def _past(clause: str) -> str:
     """The clause after "did" in the past tense: its first known verb (after the subject's first word) conjugated."""
     words = clause.split(" ")
     for i, word in enumerate(words[1:], start=1):
         w = word.lower()
-        if w in _IRREGULAR_PAST:
-            words[i] = _IRREGULAR_PAST[w]
+        if w in IRREGULAR_PAST:
+            words[i] = IRREGULAR_PAST[w]
             break
-        if w in _REGULAR:
+        if w in REGULAR:
             words[i] = w + ("d" if w.endswith("e") else "ied" if w.endswith("y") and w[-2] not in "aeiou" else "ed")
             break
     return " ".join(words)
@@ -340,7 +67,7 @@ def _past(clause: str) -> str:
 
 def _participle(word: str) -> bool:
     w = word.lower().strip(",")
-    return w in _PARTICIPLES or (len(w) > 5 and w.endswith("ed"))
+    return w in PARTICIPLES or (len(w) > 5 and w.endswith("ed"))
 
 
 def _cap(text: str) -> str:
@@ -434,7 +161,7 @@ def near_miss_values(answer: str, pool: Sequence[str], rng: Rng, k: int) -> list
             rng.shuffle(values)
         candidates = [f"{prefix}{v}{suffix}" for v in values]
     else:
-        for cls in _CLASSES:
+        for cls in CLASSES:
             if low in (c.lower() for c in cls):
                 others = [c for c in cls if c.lower() != low]
                 rng.shuffle(others)
@@ -449,12 +176,12 @@ def near_miss_values(answer: str, pool: Sequence[str], rng: Rng, k: int) -> list
             if named and words > 1:  # a person's name: other names of the same shape
                 same_shape += [
                     f"{first} {last}" if words == 2 else f"{first} {text.split()[1]} {last}"
-                    for first, last in zip(_FIRST_NAMES, reversed(_PROPER_FALLBACK), strict=False)
+                    for first, last in zip(FIRST_NAMES, reversed(PROPER_FALLBACK), strict=False)
                 ]
             others = [p for p in pool if len(p.split()) != words]
             rng.shuffle(same_shape)
             rng.shuffle(others)
-            fallback = [f"{name} {text.split()[-1]}" if words > 1 else name for name in _PROPER_FALLBACK]
+            fallback = [f"{name} {text.split()[-1]}" if words > 1 else name for name in PROPER_FALLBACK]
             candidates = same_shape + fallback + others
     out: list[str] = []
     for value in candidates:
@@ -475,18 +202,18 @@ def _details(question: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     for m in re.finditer(r"\b\d+(?:\.\d+)?\b", question):
         spans.append((m.start(), m.end(), "number"))
-    words = "|".join(_NUMBER_WORDS + _ORDINALS + MONTHS)
+    words = "|".join(NUMBER_WORDS + ORDINALS + MONTHS)
     for m in re.finditer(rf"\b(?:{words})\b", question, re.I):
         spans.append((m.start(), m.end(), "word"))
     for m in re.finditer(r"(?<=[\w,;] )[A-Z][a-zA-Z'-]{2,}\b", question):
         if m.group(0) not in MONTHS:
             spans.append((m.start(), m.end(), "proper"))
     for m in re.finditer(r"\b(?:the|The|a|an) ([a-z][a-z-]{3,})\b", question):
-        if m.group(1) not in _STOP and m.group(1) not in _GENERIC:
+        if m.group(1) not in STOP and m.group(1) not in GENERIC:
             spans.append((m.start(1), m.end(1), "content"))
     for m in re.finditer(r"\b[a-z][a-z-]{4,}\b", question):  # last resort: other nouns-looking words
         word = m.group(0)
-        if word not in _STOP and word not in _GENERIC and not word.endswith(("ed", "ing", "ly")):
+        if word not in STOP and word not in GENERIC and not word.endswith(("ed", "ing", "ly")):
             spans.append((m.start(), m.end(), "loose"))
     priority = {"number": 0, "word": 0, "proper": 1, "content": 2, "loose": 3}
     spans.sort(key=lambda s: (s[0], priority[s[2]]))
@@ -506,7 +233,7 @@ def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str], qu
             return str(n + rng.pick([-3, -2, -1, 1, 2, 3]))
         return str(max(0, n + rng.pick([-2, -1, 1, 2, 5])) if n > 2 else n + 1 + rng.below(3))
     if kind == "word":
-        for cls in (_NUMBER_WORDS, _ORDINALS, MONTHS):
+        for cls in (NUMBER_WORDS, ORDINALS, MONTHS):
             lowered = [c.lower() for c in cls]
             if token.lower() in lowered:
                 options = [c for c in cls if c.lower() != token.lower()]
@@ -515,9 +242,9 @@ def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str], qu
                     value if token[:1].isupper() and cls is not MONTHS else (value if cls is MONTHS else value.lower())
                 )
     if kind == "proper":  # a fictional name, or a name from another question, never one of this question's
-        options = [p for p in [*_PROPER_FALLBACK, *proper_pool] if p not in question]
-        return rng.pick(options or _PROPER_FALLBACK)
-    return f"{rng.pick(_QUALIFIERS)} {token}"
+        options = [p for p in [*PROPER_FALLBACK, *proper_pool] if p not in question]
+        return rng.pick(options or PROPER_FALLBACK)
+    return f"{rng.pick(QUALIFIERS)} {token}"
 
 
 def related_questions(question: str, rng: Rng, k: int, proper_pool: Sequence[str]) -> list[tuple[str, str, str]]:
@@ -547,22 +274,9 @@ def subject_of(question: str) -> str:
     m = re.search(r"(?<=\w )((?:[A-Z][\w'-]+)(?: (?:of |the |de )?[A-Z][\w'-]+)*)", question)
     if m and m.group(1) not in MONTHS:
         return m.group(1)
-    words = [w for w in re.findall(r"[A-Za-z][\w'-]+", question) if w.lower() not in _STOP]
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]+", question) if w.lower() not in STOP]
     words.sort(key=len, reverse=True)
     return " ".join(sorted(words[:3], key=question.index)) or question[:40]
-
-
-_INTROS = [
-    "This entry collects what is on record about {subject}.",
-    "Notes on {subject}, compiled from press reports and reference works.",
-    "{subject}: a short summary of the reported facts.",
-    "What the sources say about {subject}.",
-]
-_OUTROS = [
-    "Details of related records are easy to mix up; check each one against the source.",
-    "Figures from other records differ; compare the details before citing this one.",
-    "Later sources repeat this account with minor variations.",
-]
 
 
 def fact_pages(
@@ -590,9 +304,7 @@ def fact_pages(
         others = [change[0]] + [d for d in details if d != change[1]] if change else list(details)
         see_also = f"See also: related records ({'; '.join(dict.fromkeys(others))})." if others else ""
         content = " ".join(
-            p
-            for p in (rng.pick(_INTROS).format(subject=subject), statement(q, value), rng.pick(_OUTROS), see_also)
-            if p
+            p for p in (rng.pick(INTROS).format(subject=subject), statement(q, value), rng.pick(OUTROS), see_also) if p
         )
         slug = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")[:50]
         pages.append(
