@@ -11,6 +11,7 @@ from typing import Any
 
 from arena import blame
 from arena.scoring.answer import raw_answer
+from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
 from sandbox.gateway import Budgets, Gateway
@@ -80,21 +81,23 @@ async def run_one(
     sandbox: Sandbox,
     bundle_dir: Path,
     socket_dir: Path,
-    problem: dict[str, Any],
+    problem: ProblemBase | dict[str, Any],
     *,
     limits: Limits | None = None,
     budgets: Budgets | None = None,
     run_id: str | None = None,
 ) -> RunOutcome:
-    """Run ``problem`` (its public view only) against the agent in ``bundle_dir``; the answer comes from the log.
+    """Run ``problem`` against the agent in ``bundle_dir``: only its public view enters the sandbox; the whole problem
+    stays at the gateway for its family's tools (a dict is taken as the public view). The answer comes from the log.
     The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``."""
     run_id = run_id or uuid.uuid4().hex[:12]
-    handle = gateway.open_run(run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds)
+    public = problem.public() if isinstance(problem, ProblemBase) else problem
+    handle = gateway.open_run(run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds, problem=problem)
     try:
         spec = SandboxSpec(
             run_id=run_id,
             bundle_dir=bundle_dir,
-            problem=problem,
+            problem=public,
             token=handle.token,
             socket_dir=socket_dir,
             limits=limits or Limits(),

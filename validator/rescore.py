@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena import tasks
 from arena.judge.rubric import Rubric
 from arena.problems.pack import Pack
 from arena.scoring.answer import raw_answer
 from arena.tasks.shoppingbench.rulesets import Ruleset
-from arena.tasks.shoppingbench.strict import score_run
 from validator.races import race_scores
 from validator.store.repository import Store, StoreError
 
@@ -64,10 +64,8 @@ def rescore_race(
     for run in store.runs(race_id=race_id):
         problem = pack.problem(run.problem_id)
         if problem is None and pack.sealed:  # a sealed batch's problem: stored when its race opened
-            from arena.tasks.shoppingbench.problem import Problem
-
             stored = store.problem(run.problem_id)
-            problem = Problem.model_validate(stored.data) if stored is not None else None
+            problem = tasks.parse_problem(stored.data) if stored is not None else None
         if problem is None:
             raise RescoreError(
                 f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
@@ -90,10 +88,12 @@ def rescore_race(
                 progress()
             continue
         report.runs += 1
-        new = score_run(
+        events = store.events(run.run_id)
+        new = tasks.score(
             problem,
-            raw_answer(store.events(run.run_id)),
+            raw_answer(events),
             lookup,
+            events=events,
             gold_vectors=pack.gold_vectors(problem.problem_id),
             ruleset=ruleset,
         )

@@ -201,14 +201,15 @@ def _run_problems(
 
 def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outcome: Any, out_dir: Path) -> None:
     """One finished run: scored (when the sandbox completed it), judged, counted and written."""
-    from arena.tasks.shoppingbench.strict import score_run
+    from arena import tasks
 
     score = None
     if outcome.result.status == "ok":
-        score = score_run(
+        score = tasks.score(
             problem,
             outcome.answer,
             catalog.get,
+            events=outcome.events,
             gold_vectors=pack.gold_vectors(problem.problem_id),
             ruleset=pack.ruleset,
         )
@@ -250,16 +251,17 @@ def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
     from pydantic import ValidationError
 
     from arena.problems.pack import PackError, load_pack, new_pack
-    from arena.tasks.shoppingbench.problem import Problem
+    from arena.tasks import parse_problem
 
     if path.suffix == ".jsonl":
         problems = []
         for lineno, line in enumerate(path.read_text().splitlines(), start=1):
             if line.strip():
                 try:
-                    problems.append(Problem.model_validate_json(line))
-                except ValidationError as exc:
-                    fail(f"{path}:{lineno}: not a problem ({exc.errors()[0]['msg']})")
+                    problems.append(parse_problem(json.loads(line)))
+                except (ValidationError, ValueError) as exc:
+                    why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+                    fail(f"{path}:{lineno}: not a problem ({why})")
         if not problems:
             fail(f"{path} holds no problems")
         pack = new_pack(problems, catalog_digest=catalog_digest, generator_version="jsonl")
@@ -330,7 +332,7 @@ async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, pr
     from sandbox.backends import Limits
     from sandbox.run import run_one
 
-    return await run_one(gateway, backend, agent_dir, socket_dir, problem.public(), limits=Limits(wall_seconds=timeout))
+    return await run_one(gateway, backend, agent_dir, socket_dir, problem, limits=Limits(wall_seconds=timeout))
 
 
 def _judge(name: str, url: str | None, models: list[str]) -> Any:

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 
-from arena.tasks.shoppingbench.tools import default_registry
-from arena.tools import ToolRegistry
+from arena import tasks
+from arena.tasks import ProblemBase
+from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from sandbox.gateway.recorders import Recorder
 from sandbox.gateway.runs import Budgets, RunHandle, Upstream
@@ -31,7 +32,9 @@ class RunRegistry:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.catalog = catalog
-        self.registry = registry or default_registry()
+        #: a registry that replaces every family's tools (tests and tools of one's own); None: each run's family's
+        self.registry = registry
+        self._family_tools: dict[str, ToolRegistry] = {}
         self.upstream = upstream or Upstream()
         self.recorder = recorder
         self._runs: dict[str, RunHandle] = {}
@@ -46,11 +49,35 @@ class RunRegistry:
         upstream to serve it."""
         return self.upstream.models[0] if self.upstream.base_url and self.upstream.models else None
 
-    def open_run(self, run_id: str, budgets: Budgets | None = None, *, wall_seconds: float | None = None) -> RunHandle:
+    def tools_for(self, task: str) -> ToolRegistry:
+        """The tools runs of task type ``task`` may call: the family's registry (made once per family)."""
+        if self.registry is not None:
+            return self.registry
+        family = tasks.family_for(task)
+        if family.name not in self._family_tools:
+            self._family_tools[family.name] = family.tools()
+        return self._family_tools[family.name]
+
+    def open_run(
+        self,
+        run_id: str,
+        budgets: Budgets | None = None,
+        *,
+        wall_seconds: float | None = None,
+        problem: ProblemBase | dict[str, Any] | None = None,
+    ) -> RunHandle:
+        """Open a run of ``problem``: the whole problem (the family's tools may need it: a simulated shopper), or
+        its public view (tools that need the whole problem then answer with an error), or None (a product task)."""
+        task = problem.task if isinstance(problem, ProblemBase) else str((problem or {}).get("task") or "product")
+        tools = self.tools_for(task)
+        state = tasks.family_for(task).run_state(problem) if isinstance(problem, ProblemBase) else RunState()
         with self._lock:
             if run_id in self._runs:
                 raise ValueError(f"run {run_id!r} is already open")
-            handle = RunHandle(run_id, secrets.token_urlsafe(32), budgets or Budgets(), wall_seconds=wall_seconds)
+            handle = RunHandle(
+                run_id, secrets.token_urlsafe(32), budgets or Budgets(), wall_seconds=wall_seconds, state=state
+            )
+            handle.tools = tools
             handle._allowance = float(handle.budgets.burst)
             self._runs[run_id] = handle
             self._by_token[handle.token] = handle

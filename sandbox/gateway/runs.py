@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SecretStr
 
-from arena.tools import RunState
+from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
 
@@ -52,6 +52,8 @@ class RunHandle:
     token: str
     budgets: Budgets
     state: RunState = field(default_factory=RunState)
+    #: the tools this run may call: its problem's family's (`arena.tasks`); None until the gateway opens the run
+    tools: ToolRegistry | None = None
     events: list[TrajectoryEvent] = field(default_factory=list)
     seq: int = 0
     tool_calls: int = 0

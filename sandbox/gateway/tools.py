@@ -43,7 +43,8 @@ async def run_tool(gateway: RunRegistry, handle: RunHandle, name: str, arguments
         return 429, None, f"tool call budget of {handle.budgets.tool_calls} spent"
     ctx = ToolContext(gateway.catalog, handle.state)
     try:
-        result = await asyncio.to_thread(gateway.registry.call, name, arguments, ctx)
+        tools = handle.tools or gateway.tools_for("product")
+        result = await asyncio.to_thread(tools.call, name, arguments, ctx)
     except ToolError as exc:
         gateway._record(
             handle,
@@ -86,7 +87,7 @@ def add_tool_routes(app: FastAPI, gateway: RunRegistry) -> None:
         if isinstance(handle, JSONResponse):
             return handle
         gateway._record(handle, {"kind": "tool_call", "name": "schemas", "started_at": now()})
-        return gateway.registry.schemas()
+        return (handle.tools or gateway.tools_for("product")).schemas()
 
     @app.post("/tools/{name}")
     async def call_tool(name: str, request: Request) -> Any:

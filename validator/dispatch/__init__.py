@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.tasks import ProblemBase
 from sandbox.backends import Limits
 from sandbox.gateway import Budgets
 from sandbox.run import RunOutcome
@@ -43,12 +44,13 @@ class Dispatcher(Protocol):
         agent_dir: Path,
         sha256: str,
         socket_dir: Path,
-        problem: dict[str, Any],
+        problem: ProblemBase,
         *,
         limits: Limits,
         budgets: Budgets,
     ) -> RunOutcome:
-        """One attempt of a run: the public problem against the agent staged in `agent_dir` (bundle `sha256`)."""
+        """One attempt of a run: the problem (only its public view enters the sandbox) against the agent staged in
+        `agent_dir` (bundle `sha256`)."""
         ...
 
     def close(self) -> None: ...

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from arena.tasks import ProblemBase
 from sandbox.backends import Limits, Sandbox
 from sandbox.gateway import Budgets, Gateway
 from sandbox.run import RunOutcome, run_one
@@ -28,7 +28,7 @@ class LocalDispatcher:
         agent_dir: Path,
         sha256: str,
         socket_dir: Path,
-        problem: dict[str, Any],
+        problem: ProblemBase,
         *,
         limits: Limits,
         budgets: Budgets,

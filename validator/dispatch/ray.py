@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
+from arena.tasks import ProblemBase
 from sandbox.backends import Limits
 from sandbox.gateway import Budgets, Upstream
 from sandbox.run import RunOutcome
@@ -157,7 +158,7 @@ class RayDispatcher:
         agent_dir: Path,
         sha256: str,
         socket_dir: Path,
-        problem: dict[str, Any],
+        problem: ProblemBase,
         *,
         limits: Limits,
         budgets: Budgets,

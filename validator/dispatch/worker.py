@@ -4,7 +4,7 @@ A worker host holds its own copy of the catalog, named by `ARENA_CATALOG` in the
 worker image sets it). For each run the worker process checks that catalog's digest against the node's (another
 catalog: the run is refused with one line, never run), opens the configured sandbox backend (Docker or bubblewrap),
 serves a gateway on a private unix socket beside it, stages the agent from the bundle's bytes the node shipped, runs
-the public problem exactly as `sandbox.run.run_one` runs it on one host, and returns the gateway's log and the
+the problem exactly as `sandbox.run.run_one` runs it on one host, and returns the gateway's log and the
 sandbox's result. The catalog, gateway, sandbox and staged agents are kept for the worker process's next runs.
 
 Nothing here imports Ray at module level: the module is importable where Ray is not installed.
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.tasks import ProblemBase
 from sandbox.backends import Limits
 from sandbox.gateway import Budgets, Upstream
 from sandbox.run import RunOutcome
@@ -37,7 +38,7 @@ class Refused(Exception):
 class RunRequest:
     run_id: str
     sha256: str
-    problem: dict[str, Any]
+    problem: ProblemBase  # whole: the worker's gateway serves its family's tools; the sandbox sees public()
     limits: Limits
     budgets: Budgets
     catalog_digest: str  # the node's catalog: the worker's must be the same

@@ -6,10 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from arena import tasks
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems.pack import Pack as ProblemPack
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks import ProblemBase
 from sandbox.backends import Sandbox
 from sandbox.gateway import Gateway, GatewayServer
 from validator.chain.port import ChainPort
@@ -42,7 +43,7 @@ class ArenaParts:
     in_flight: dict[str, asyncio.Task[Any]]
     stages: StageTimes
     qualifying: Qualifying
-    _problems: dict[str, Problem]
+    _problems: dict[str, ProblemBase]
     _vectors: dict[str, list[str]]
     _batch_wait: dict[int, tuple[float, float, str]]
     _batch_since: dict[int, float]
@@ -79,11 +80,11 @@ class ArenaParts:
             return [decode_vector(text) for text in self._vectors[problem_id]] or None
         return self.pack.gold_vectors(problem_id)
 
-    def _problem(self, problem_id: str) -> Problem | None:
+    def _problem(self, problem_id: str) -> ProblemBase | None:
         """A problem of the pack, or of a batch opened earlier (read back from the store after a restart)."""
         found = self._problems.get(problem_id)
         if found is None and self.pack.sealed:
             row = self.store.problem(problem_id)
             if row is not None:
-                found = self._problems[problem_id] = Problem.model_validate(row.data)
+                found = self._problems[problem_id] = tasks.parse_problem(row.data)
         return found

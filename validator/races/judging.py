@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from arena.judge import Judge
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks import ProblemBase
 from validator.races.base import ArenaParts
 from validator.store.models import Run
 
@@ -95,7 +95,7 @@ class Judging(ArenaParts):
 
         return isinstance(self._judge_for(run), OfflineJudge)
 
-    def _judge_inline(self, run: Run, problem: Problem, events: list[Any], success: float) -> dict[str, Any] | None:
+    def _judge_inline(self, run: Run, problem: ProblemBase, events: list[Any], success: float) -> dict[str, Any] | None:
         """The offline judge's judgment of a run just scored (`save_judgment`'s arguments), to store with its
         trajectory; None when it failed (a fault of ours, logged): the run then waits for the judge job."""
         judge = self._judge_for(run)

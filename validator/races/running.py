@@ -13,9 +13,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from arena import blame
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.strict import score_run
+from arena import blame, tasks
+from arena.tasks import ProblemBase
+from arena.trajectory import TrajectoryEvent
 from sandbox.bundle import BundleError, unpack
 from validator.dispatch import DispatchError
 from validator.races.judging import Judging
@@ -147,7 +147,7 @@ class Running(Judging):
                 agent_dir,
                 sha256,
                 self._work / "gw",
-                problem.public(),
+                problem,
                 limits=self.config.limits,
                 budgets=self.config.budgets,
             )
@@ -162,7 +162,7 @@ class Running(Judging):
             return
         self._record(run, problem, outcome, launched)
 
-    def _record(self, run: Run, problem: Problem, outcome: Any, launched: tuple[float, float]) -> None:
+    def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
         commit; an agent's error final; a validator's error retried."""
         run_id = run.run_id
@@ -199,7 +199,7 @@ class Running(Judging):
         written = self.stages.now()
         if code is None:
             try:  # strict scoring first, so the trajectory and its strict score land in one commit
-                strict = self._strict(problem, outcome.answer)
+                strict = self._strict(problem, outcome.answer, outcome.events)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
                 strict, failure = None, exc
@@ -316,18 +316,21 @@ class Running(Judging):
         assert run is not None
         problem = self._problem(run.problem_id)
         assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
+        events = self.store.events(run_id)
         if answer is None:
-            answer = raw_answer(self.store.events(run_id))
-        score = self._strict(problem, answer)
+            answer = raw_answer(events)
+        score = self._strict(problem, answer, events)
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
         self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
 
-    def _strict(self, problem: Problem, answer: Any) -> Any:
-        """The strict verdict on a raw answer, by the pack's ruleset."""
-        return score_run(
+    def _strict(self, problem: ProblemBase, answer: Any, events: Sequence[TrajectoryEvent] = ()) -> Any:
+        """The strict verdict on a raw answer (and the run's log, for families that score the conversation), by the
+        problem's family and the pack's ruleset."""
+        return tasks.score(
             problem,
             answer,
             self.catalog.get,
+            events=events,
             gold_vectors=self.gold_vectors(problem.problem_id),
             ruleset=self.pack.ruleset,
         )
