@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 import re
 from typing import Annotated, Any, Literal
 
@@ -332,7 +333,7 @@ def terminate(
 
 
 #: what each tool's result is, declared for the judge and the corpus (`arena.tools.registry.RESULT_KINDS`)
-RESULTS = {
+RESULTS: dict[Callable[..., Any], str] = {
     find_product: "products",
     view_product_information: "details",
     find_products_in_same_shop: "shops",
