@@ -1,9 +1,6 @@
-"""The node's settings: one pydantic-settings object, read as CLI flags > environment > `.env` > defaults.
+"""The node's settings model: every field with its flag, environment variable, default and checks.
 
-Flags follow btcli (`--wallet.name`, `--subtensor.network`, `--netuid`, ...); every field is also read from
-`ARENA_<FIELD>` in the environment or in `.env` (for example `ARENA_WALLET_NAME`, `ARENA_DATABASE_URL`). Reading
-settings never connects anywhere. Every problem is collected and reported at once by `load_settings`.
-"""
+See `validator.settings` for how they are read."""
 
 from __future__ import annotations
 
@@ -11,23 +8,14 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from pydantic_settings import SettingsError as SourceError
 
 from arena.weights import POLICIES
 
 
 def flag(name: str) -> dict[str, Any]:
     return {"flag": name}
-
-
-class SettingsError(Exception):
-    """Settings that cannot be used; `problems` lists every one, each a line a person can act on."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 class Settings(BaseSettings):
@@ -321,118 +309,3 @@ def mask_url(url: str) -> str:
     """`scheme://user:secret@host/db` -> `scheme://user:****@host/db`; also `?password=...` (libpq's parameter)."""
     url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:****@", url)
     return re.sub(r"([?&]password=)[^&#]*", r"\1****", url, flags=re.IGNORECASE)
-
-
-def _shown(name: str, value: Any) -> str:
-    """A rejected value as a problem line shows it: a secret field's value is masked like `masked()` does."""
-    if name in Settings.model_fields and _is_secret(name):
-        return repr(mask_url(value)) if isinstance(value, str) and "://" in value else "'****'"
-    return repr(value)
-
-
-def _is_secret(name: str) -> bool:
-    annotation = Settings.model_fields[name].annotation
-    return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
-
-
-REQUIREMENTS: dict[str, tuple[str, ...]] = {"run": ("netuid",)}
-
-
-def field_flag(name: str) -> str:
-    extra = Settings.model_fields[name].json_schema_extra
-    return str(extra["flag"]) if isinstance(extra, dict) else f"--{name}"
-
-
-def env_name(name: str) -> str:
-    return f"ARENA_{name.upper()}"
-
-
-def load_settings(
-    overrides: dict[str, Any] | None = None, *, require: tuple[str, ...] = (), env_file: str | Path | None = ".env"
-) -> Settings:
-    """Settings from flags (`overrides`, by field name; None means not given), the environment, `.env`, defaults.
-
-    Raises `SettingsError` listing every problem: each invalid value and each required setting that is missing.
-    """
-    given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    problems: list[str] = []
-    settings: Settings | None = None
-    try:
-        settings = Settings(_env_file=env_file, **given)
-    except SourceError as exc:  # a value pydantic-settings could not even read
-        problems.append(str(exc))
-    except ValidationError as exc:
-        bad: set[str] = set()
-        for error in exc.errors():
-            loc = [str(part) for part in error["loc"] if part not in ("", None)]
-            message = str(error["msg"]).removeprefix("Value error, ")
-            if loc:
-                name = loc[0]
-                where = field_flag(name) if name in Settings.model_fields else name
-                value = given.get(name, error.get("input"))
-                problems.append(f"{where} (or {env_name(name)}): {message} (got {_shown(name, value)})")
-                bad.add(name)
-            else:
-                problems.append(message)
-        if require and bad <= set(Settings.model_fields):
-            # the invalid values set aside (at their defaults), so a missing required setting is listed too
-            defaults = {name: Settings.model_fields[name].get_default(call_default_factory=True) for name in bad}
-            try:
-                settings_rest = Settings(_env_file=env_file, **{**given, **defaults})
-            except (ValidationError, SourceError):
-                settings_rest = None
-            if settings_rest is not None:
-                problems += _missing(settings_rest, tuple(n for n in require if n not in bad))
-    if settings is not None:
-        problems += _missing(settings, require)
-    if problems:
-        raise SettingsError(problems)
-    assert settings is not None
-    return settings
-
-
-def _missing(settings: Settings, require: tuple[str, ...]) -> list[str]:
-    return [
-        f"{field_flag(name)} (or {env_name(name)}) is required" for name in require if getattr(settings, name) is None
-    ]
-
-
-def env_example() -> str:
-    """`deploy/.env.example`: every setting as its environment variable, commented, with its flag and default."""
-    lines = [
-        "# ShopArena validator settings. Copy to .env (next to docker-compose.yml, or the node's working folder)",
-        "# and uncomment what you change. Flags (--wallet.name ...) override these; these override defaults.",
-        "# Generated from validator/settings.py (a test keeps them in step).",
-        "",
-        "# --- docker compose only (deploy/docker-compose.yml) ---",
-        "# the store's password (the node's ARENA_DATABASE_URL is built from it in the compose file)",
-        "POSTGRES_PASSWORD=change-me",
-        "# a host folder mounted at the same path in the node: sandbox containers started through the host's",
-        "# Docker mount the gateway socket and bundles from it, so its path must be the same on both sides",
-        "SHOPARENA_HOME=/var/lib/shoparena",
-        "# the host's bittensor wallets (mounted read-only)",
-        "WALLETS_DIR=~/.bittensor/wallets",
-        "# the node image (bash deploy/build-node-image prints its tag)",
-        "SHOPARENA_IMAGE=shoparena-node:0.1.0",
-        "",
-        "# --- deploy/ray/compose.yml only (a Ray cluster's head and workers beside the node) ---",
-        "# the cluster's image (bash deploy/ray/build-image prints its tag), the workers' catalog copy (a host",
-        "# folder), each worker's CPUs and memory in bytes (with --ray.cpus_per_run and --sandbox.memory_mb, how",
-        "# many runs it takes at once)",
-        "# SHOPARENA_RAY_IMAGE=shoparena-ray:0.1.0",
-        "# SHOPARENA_CATALOG=/var/lib/shoparena/catalog",
-        "# RAY_WORKER_CPUS=2",
-        "# RAY_WORKER_MEMORY=4294967296",
-        "",
-        "# --- the node's settings ---",
-        "",
-    ]
-    for name, info in Settings.model_fields.items():
-        default = info.get_default(call_default_factory=True)
-        if isinstance(default, list):
-            default = ",".join(default)
-        shown = "" if default is None else str(default)
-        lines.append(f"# {info.description} ({field_flag(name)})")
-        lines.append(f"# {env_name(name)}={shown}")
-        lines.append("")
-    return "\n".join(lines)

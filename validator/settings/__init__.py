@@ -1,0 +1,22 @@
+"""The node's settings: one pydantic-settings object, read as CLI flags > environment > `.env` > defaults.
+
+Flags follow btcli (`--wallet.name`, `--subtensor.network`, `--netuid`, ...); every field is also read from
+`ARENA_<FIELD>` in the environment or in `.env` (for example `ARENA_WALLET_NAME`, `ARENA_DATABASE_URL`). Reading
+settings never connects anywhere. Every problem is collected and reported at once by `load_settings`.
+"""
+
+from validator.settings.example import env_example
+from validator.settings.load import REQUIREMENTS, SettingsError, env_name, field_flag, load_settings
+from validator.settings.model import Settings, flag, mask_url
+
+__all__ = [
+    "REQUIREMENTS",
+    "Settings",
+    "SettingsError",
+    "env_example",
+    "env_name",
+    "field_flag",
+    "flag",
+    "load_settings",
+    "mask_url",
+]

@@ -1,0 +1,93 @@
+"""Reading the settings: flags > environment > `.env` > defaults, every problem reported at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr, ValidationError
+from pydantic_settings import SettingsError as SourceError
+
+from validator.settings.model import Settings, mask_url
+
+
+class SettingsError(Exception):
+    """Settings that cannot be used; `problems` lists every one, each a line a person can act on."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _shown(name: str, value: Any) -> str:
+    """A rejected value as a problem line shows it: a secret field's value is masked like `masked()` does."""
+    if name in Settings.model_fields and _is_secret(name):
+        return repr(mask_url(value)) if isinstance(value, str) and "://" in value else "'****'"
+    return repr(value)
+
+
+def _is_secret(name: str) -> bool:
+    annotation = Settings.model_fields[name].annotation
+    return annotation is SecretStr or SecretStr in getattr(annotation, "__args__", ())
+
+
+REQUIREMENTS: dict[str, tuple[str, ...]] = {"run": ("netuid",)}
+
+
+def field_flag(name: str) -> str:
+    extra = Settings.model_fields[name].json_schema_extra
+    return str(extra["flag"]) if isinstance(extra, dict) else f"--{name}"
+
+
+def env_name(name: str) -> str:
+    return f"ARENA_{name.upper()}"
+
+
+def load_settings(
+    overrides: dict[str, Any] | None = None, *, require: tuple[str, ...] = (), env_file: str | Path | None = ".env"
+) -> Settings:
+    """Settings from flags (`overrides`, by field name; None means not given), the environment, `.env`, defaults.
+
+    Raises `SettingsError` listing every problem: each invalid value and each required setting that is missing.
+    """
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    problems: list[str] = []
+    settings: Settings | None = None
+    try:
+        settings = Settings(_env_file=env_file, **given)
+    except SourceError as exc:  # a value pydantic-settings could not even read
+        problems.append(str(exc))
+    except ValidationError as exc:
+        bad: set[str] = set()
+        for error in exc.errors():
+            loc = [str(part) for part in error["loc"] if part not in ("", None)]
+            message = str(error["msg"]).removeprefix("Value error, ")
+            if loc:
+                name = loc[0]
+                where = field_flag(name) if name in Settings.model_fields else name
+                value = given.get(name, error.get("input"))
+                problems.append(f"{where} (or {env_name(name)}): {message} (got {_shown(name, value)})")
+                bad.add(name)
+            else:
+                problems.append(message)
+        if require and bad <= set(Settings.model_fields):
+            # the invalid values set aside (at their defaults), so a missing required setting is listed too
+            defaults = {name: Settings.model_fields[name].get_default(call_default_factory=True) for name in bad}
+            try:
+                settings_rest = Settings(_env_file=env_file, **{**given, **defaults})
+            except (ValidationError, SourceError):
+                settings_rest = None
+            if settings_rest is not None:
+                problems += _missing(settings_rest, tuple(n for n in require if n not in bad))
+    if settings is not None:
+        problems += _missing(settings, require)
+    if problems:
+        raise SettingsError(problems)
+    assert settings is not None
+    return settings
+
+
+def _missing(settings: Settings, require: tuple[str, ...]) -> list[str]:
+    return [
+        f"{field_flag(name)} (or {env_name(name)}) is required" for name in require if getattr(settings, name) is None
+    ]
