@@ -1,2 +1,63 @@
-"""Shopping sessions (issue 19): multi-turn problems with a deterministic scripted shopper. The family registers
-itself here once its tools and checks are in place."""
+"""Shopping sessions (issue 19): multi-turn shopping with a deterministic scripted shopper, hidden intent and a
+weighted rubric; every validator replays a session byte for byte, with no LLM at run time.
+
+- ``problem``: `SessionProblem` (the opening, profile, constraints by source, events, style, limits, gold);
+- ``shopper``: the shopper as a pure function (`shopper.reply`); ``tools``: the tools and `tools.SessionState`;
+- ``truth``: the constraints checked by the ShoppingBench family's checks; ``trace``: a run's session replayed from
+  the gateway's log; ``scoring``: the strict session check and its attribution; ``rubric``: the weighted items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from arena.scoring.models import RunScore
+from arena.tasks import register
+from arena.tasks.base import Family, Lookup, ProblemBase
+from arena.tasks.session.problem import SessionProblem
+from arena.tools.registry import RunState, ToolRegistry
+from arena.trajectory import TrajectoryEvent
+
+
+class Session(Family):
+    name = "session"
+    tasks = ("session",)
+    problem_model = SessionProblem
+    summary = "multi-turn shopping sessions: ask the shopper, track what they say, propose, commit once they agree"
+    listing_tools = frozenset({"find_product", "view_product_information"})
+    corpus_prompt = (
+        "You are a shopping assistant talking with a shopper. The opening request is only part of what they need: "
+        "read their profile, ask short questions one thing at a time, search the catalog, and propose products with "
+        "respond. Keep track of everything they say, including changes of mind, never propose a rejected product "
+        "again, and once they agree call recommend_product with that product's id, then terminate."
+    )
+
+    def tools(self) -> ToolRegistry:
+        from arena.tasks.session.tools import registry
+
+        return registry()
+
+    def run_state(self, problem: ProblemBase) -> RunState:
+        from arena.tasks.session.tools import SessionState
+
+        assert isinstance(problem, SessionProblem)
+        return SessionState(problem=problem)
+
+    def score(
+        self,
+        problem: ProblemBase,
+        answer: Any,
+        lookup: Lookup,
+        *,
+        events: Sequence[TrajectoryEvent] = (),
+        gold_vectors: Sequence[Any] | None = None,
+        ruleset: Any = None,
+    ) -> RunScore:
+        from arena.tasks.session.scoring import score_session
+
+        assert isinstance(problem, SessionProblem)
+        return score_session(problem, answer, lookup, events=events, ruleset=ruleset)
+
+
+FAMILY = register(Session())
