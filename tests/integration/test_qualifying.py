@@ -6,7 +6,6 @@ validator failed is void and run again, never a miner's exclusion."""
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import time
 from pathlib import Path
@@ -16,15 +15,10 @@ import pytest
 from bittensor.sp_core import Keypair
 from fastapi.testclient import TestClient
 
-from arena.catalog import Catalog
 from arena.problems.pack import load_pack, write_pack
-from sandbox.backends import Limits
-from sandbox.backends.process import ProcessSandbox
-from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from tests.support.race import build_arena_inputs, drive, make_chain, place_submission, start_node, write_agent
 from validator.api import create_app
-from validator.races import Arena, ArenaConfig
-from validator.store.repository import Store, make_engine
-from validator.store.schema import upgrade
+from validator.races import Arena
 
 pytestmark = pytest.mark.slow  # races in bubblewrap behind the gateway
 
@@ -48,39 +42,12 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
 
 def make_node(tmp_path: Path, chain: Any, wallet: Any, inputs: tuple[Path, Path, str]) -> Arena:
     url = f"sqlite:///{tmp_path / 'node.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    store = Store.open(url)
-    catalog_dir, pack_path, signer = inputs
-    catalog = Catalog.open(catalog_dir)
-    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    store.upsert_miners(chain.metagraph().neurons)
-    arena = Arena(
-        store=store,
-        chain=chain,
-        wallet=wallet,
-        pack=pack,
-        catalog=catalog,
-        sandbox=ProcessSandbox("bwrap"),
-        config=ArenaConfig(
-            data_dir=tmp_path / "node", limits=Limits(wall_seconds=60), max_attempts=2, retry_backoff=0.0
-        ),
-    )
-    arena.start()
-    return arena
+    return start_node(url, chain, wallet, inputs, tmp_path / "node", max_attempts=2, retry_backoff=0.0)
 
 
 def settle(arena: Arena) -> list[str]:
     """Dispatch, judge and close until no race (of either kind) is running; returns the races closed."""
-    closed: list[str] = []
-    deadline = time.time() + 300
-    while arena.store.races(status="running", kind=None):
-        assert time.time() < deadline, "the races did not close"
-        asyncio.run(arena.dispatch())
-        asyncio.run(arena.judge_runs())
-        closed += arena.close_races()
-    return closed
+    return drive(arena, lambda: not arena.store.races(status="running", kind=None))
 
 
 def at(arena: Arena, block: int) -> int:

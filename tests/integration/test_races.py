@@ -20,13 +20,11 @@ from arena.tasks.shoppingbench.strict import parse_answer
 from arena.weights import MinerResult, compute_weights, parse_policy
 from sandbox.backends import Limits
 from tests.support.postgres import fresh_database
-from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from tests.support.race import build_arena_inputs, make_chain, open_store, place_submission, run_race, write_agent
 from validator.chain.local import LocalChain
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
-from validator.scheduler import Node
-from validator.store.repository import Store, make_engine
-from validator.store.schema import upgrade
+from validator.store.repository import Store
 
 pytestmark = pytest.mark.slow  # races in bubblewrap and Docker, on SQLite and PostgreSQL
 
@@ -36,13 +34,6 @@ MINERS = ["offline", "lite", "hostile"]
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return build_arena_inputs(tmp_path_factory.mktemp("arena"))
-
-
-def open_store(url: str) -> Store:
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return Store.open(url)
 
 
 @pytest.fixture
@@ -102,16 +93,6 @@ def seed_submissions(store: Store, setup: Any, root: Path, data_dir: Path) -> di
         place_submission(store, data_dir, hotkey, write_agent(root / "agents" / name, name), block=10 + i)
         hotkeys[name] = hotkey
     return hotkeys
-
-
-def run_race(arena: Arena, store: Store) -> None:
-    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5)
-
-    def done() -> bool:
-        sets = store.weight_sets()
-        return bool(sets) and sets[-1].status in {"set", "failed"}
-
-    asyncio.run(asyncio.wait_for(node.run(until=done, poll=0.2, handle_signals=False), timeout=600))
 
 
 @pytest.fixture(params=[("sqlite", "process"), ("postgresql", "docker")], ids=["sqlite-bwrap", "postgres-docker"])

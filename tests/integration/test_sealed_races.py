@@ -5,8 +5,6 @@ the next slot's batch (never the same problem twice). Real store, LocalChain, bu
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +12,10 @@ import pytest
 from bittensor.sp_core import Keypair
 
 from arena.beacon import QUICKNET_ROUND_1000
-from arena.catalog import Catalog
 from arena.problems.pack import load_pack, sealed_pack, write_pack
-from sandbox.backends import Limits
-from sandbox.backends.process import ProcessSandbox
-from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
+from tests.support.race import build_arena_inputs, drive, make_chain, place_submission, start_node, write_agent
 from validator.chain.local import LocalChain
-from validator.races import Arena, ArenaConfig
-from validator.store.repository import Store, make_engine
-from validator.store.schema import upgrade
+from validator.races import Arena
 
 pytestmark = pytest.mark.slow  # races in bubblewrap behind the gateway
 
@@ -56,43 +49,13 @@ def sealed_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path,
 
 def node(tmp_path: Path, name: str, chain_path: Path, clock: Clock, inputs, wallet, **config: Any) -> Arena:
     url = f"sqlite:///{tmp_path / f'{name}.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    store = Store.open(url)
-    catalog_dir, pack_path, signer = inputs
-    catalog = Catalog.open(catalog_dir)
-    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     chain = LocalChain(chain_path, clock=clock)
-    store.upsert_miners(chain.metagraph().neurons)
-    arena = Arena(
-        store=store,
-        chain=chain,
-        wallet=wallet,
-        pack=pack,
-        catalog=catalog,
-        sandbox=ProcessSandbox("bwrap"),
-        config=ArenaConfig(
-            **{
-                "data_dir": tmp_path / name,
-                "limits": Limits(wall_seconds=60),
-                "beacon_retry": 0.0,
-                "retry_backoff": 0.2,
-                **config,
-            }
-        ),
-    )
-    arena.start()
-    return arena
+    settings = {"beacon_retry": 0.0, "retry_backoff": 0.2, **config}
+    return start_node(url, chain, wallet, inputs, tmp_path / name, **settings)
 
 
 def race_to_close(arena: Arena, race_id: str) -> None:
-    deadline = time.time() + 300
-    while arena.store.race(race_id).status != "closed":  # type: ignore[union-attr]
-        assert time.time() < deadline, "the race did not close"
-        asyncio.run(arena.dispatch())
-        asyncio.run(arena.judge_runs())
-        arena.close_races()
+    drive(arena, lambda: arena.store.race(race_id).status == "closed", "the race")  # type: ignore[union-attr]
 
 
 def test_a_sealed_batch_opens_at_its_slot_is_raced_once_and_the_next_slot_races_the_next(

@@ -17,9 +17,8 @@ from arena import tasks
 from arena.catalog import Catalog
 from arena.problems.pack import Rotation, load_pack, new_pack, write_pack
 from arena.problems.splits import assign_splits
-from tests.integration.test_races import make_arena, open_store, run_race
 from tests.support import mock_family
-from tests.support.race import build_arena_inputs, make_chain, place_submission
+from tests.support.race import build_arena_inputs, make_chain, place_submission, run_race, start_node
 
 pytestmark = pytest.mark.slow  # races in bubblewrap
 
@@ -70,9 +69,10 @@ def test_a_race_mixing_the_mock_family_with_shoppingbench_scores_each_by_its_fam
     mixed_inputs: Any, tmp_path: Path
 ) -> None:
     setup = make_chain(tmp_path, ["lookup", "silent"])
-    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     data_dir = tmp_path / "node"
-    store.upsert_miners(setup.chain.metagraph().neurons)
+    url = f"sqlite:///{tmp_path / 'node.sqlite'}"
+    arena = start_node(url, setup.chain, setup.validators[0], mixed_inputs, data_dir, concurrency=2)
+    store = arena.store
     agents = {"lookup": mock_family.AGENT, "silent": "def agent_main(problem):\n    return {}\n"}
     hotkeys = {}
     for i, (name, source) in enumerate(agents.items()):
@@ -81,7 +81,6 @@ def test_a_race_mixing_the_mock_family_with_shoppingbench_scores_each_by_its_fam
         (folder / "agent.py").write_text(source)
         hotkeys[name] = setup.miners[name].hotkey.ss58_address
         place_submission(store, data_dir, hotkeys[name], folder, block=10 + i)
-    arena = make_arena(store, setup.chain, setup.validators[0], mixed_inputs, data_dir)
     run_race(arena, store)
 
     race = [r for r in store.races() if r.status == "closed"][0]

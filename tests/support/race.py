@@ -98,3 +98,72 @@ def place_submission(store: Any, data_dir: Path, hotkey: str, agent_dir: Path, b
         unpack(bundle.data, target)
     sub, _ = store.add_submission(hotkey=hotkey, sha256=bundle.sha256, commitment_block=block, source="test")
     return store.set_submission(sub.id, status="accepted", size_bytes=len(bundle.data))
+
+
+def open_store(url: str) -> Any:
+    """A store at ``url`` with the schema migrated to head."""
+    from validator.store.repository import Store, make_engine
+    from validator.store.schema import upgrade
+
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    return Store.open(url)
+
+
+def start_node(url: str, chain: Any, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, **config: Any) -> Any:
+    """A started node (`Arena`) on a fresh store at ``url``: the inputs' catalog and trusted pack, the process
+    sandbox (bubblewrap), the chain's miners known; ``config`` overrides the test defaults of `ArenaConfig`."""
+    from arena.catalog import Catalog
+    from arena.problems.pack import load_pack
+    from sandbox.backends import Limits
+    from sandbox.backends.process import ProcessSandbox
+    from validator.races import Arena, ArenaConfig
+
+    store = open_store(url)
+    catalog_dir, pack_path, signer = inputs
+    catalog = Catalog.open(catalog_dir)
+    pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
+    store.upsert_miners(chain.metagraph().neurons)
+    settings = {"data_dir": data_dir, "limits": Limits(wall_seconds=60), **config}
+    arena = Arena(
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        pack=pack,
+        catalog=catalog,
+        sandbox=ProcessSandbox("bwrap"),
+        config=ArenaConfig(**settings),
+    )
+    arena.start()
+    return arena
+
+
+def drive(arena: Any, done: Any, what: str = "the races") -> list[str]:
+    """Dispatch, judge and close until ``done()``; returns the races closed meanwhile."""
+    import asyncio
+    import time
+
+    closed: list[str] = []
+    deadline = time.time() + 300
+    while not done():
+        assert time.time() < deadline, f"{what} did not close"
+        asyncio.run(arena.dispatch())
+        asyncio.run(arena.judge_runs())
+        closed += arena.close_races()
+    return closed
+
+
+def run_race(arena: Any, store: Any) -> None:
+    """Run the node's jobs (`Node`) until the race's weights are set (or failed)."""
+    import asyncio
+
+    from validator.scheduler import Node
+
+    node = Node(arena, block_time=0.5, dispatch_seconds=0.5, close_seconds=0.5)
+
+    def done() -> bool:
+        sets = store.weight_sets()
+        return bool(sets) and sets[-1].status in {"set", "failed"}
+
+    asyncio.run(asyncio.wait_for(node.run(until=done, poll=0.2, handle_signals=False), timeout=600))
