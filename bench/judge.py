@@ -88,6 +88,90 @@ def _completion_text(level: int, step: int, seen: list[dict[str, Any]], value_wo
     )
 
 
+def _tool_step(
+    kind: str, step: int, query: str, page: list[dict[str, Any]], seen: list[dict[str, Any]]
+) -> tuple[dict[str, Any], Any]:
+    """The arguments and result of tool call `kind` at `step`, over `page` (and the products `seen` so far)."""
+    if kind == "find_product":
+        arguments: dict[str, Any] = {"q": query, "page": 1 + step % 3}
+        result: Any = [_summary(p) for p in page]
+    elif kind == "view_product_information":
+        picks = seen[-3:] or page[:3]
+        arguments = {"product_ids": ",".join(p["product_id"] for p in picks)}
+        result = [_detail(p) for p in picks]
+    elif kind == "find_products_in_same_shop":
+        arguments = {"queries": [query, "matching accessory"]}
+        result = [
+            {
+                "shop_id": page[0]["shop_id"],
+                "queries_covered": 2,
+                "queries": 2,
+                "matches": [
+                    {"query": q, "products": [_summary(p) for p in page[i : i + 3]]}
+                    for i, q in enumerate(arguments["queries"])
+                ],
+            }
+        ]
+    else:
+        picks = page[:2]
+        total = sum(p["price"] for p in picks)
+        arguments = {
+            "product_ids": ",".join(p["product_id"] for p in picks),
+            "voucher": {
+                "voucher_type": "platform",
+                "threshold": 100,
+                "discount_type": "fixed",
+                "face_value": 50,
+                "budget": total,
+            },
+        }
+        result = {
+            "product_ids": [p["product_id"] for p in picks],
+            "prices": [p["price"] for p in picks],
+            "total_before": total,
+            "discount": 50.0,
+            "total_after": total - 50,
+            "voucher_applied": True,
+            "reason": "applied",
+            "budget": total,
+            "within_budget": True,
+        }
+    return arguments, result
+
+
+def _llm_call(step: int, level: int, text: str, call: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fields of the `llm_call` event at `step`: the chat so far and a completion making tool call `call`."""
+    completion_tokens = 8 if level == 0 else max(35, len(text) // 4 + 20)
+    prompt_tokens = sum(len(json.dumps(m)) for m in messages) // 4
+    return dict(
+        kind="llm_call",
+        name="test-model",
+        arguments={"model": "test-model", "temperature": 0, "messages": list(messages), "tools": []},
+        result={
+            "id": f"chatcmpl-{step}",
+            "object": "chat.completion",
+            "model": "test-model",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {"role": "assistant", "content": text, "tool_calls": [call]},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        },
+        tokens={
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    )
+
+
 def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tuple[dict[str, Any], list[Any], int]:
     """One run of about `n_events` events; returns (public problem, events, designed gate index)."""
     level = index % 5
@@ -125,85 +209,14 @@ def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tupl
             "calculate_voucher",
         )[step % 5]
         page = products[(step * 7) % 50 : (step * 7) % 50 + 10]
-        if kind == "find_product":
-            arguments: dict[str, Any] = {"q": query, "page": 1 + step % 3}
-            result: Any = [_summary(p) for p in page]
-        elif kind == "view_product_information":
-            picks = seen[-3:] or page[:3]
-            arguments = {"product_ids": ",".join(p["product_id"] for p in picks)}
-            result = [_detail(p) for p in picks]
-        elif kind == "find_products_in_same_shop":
-            arguments = {"queries": [query, "matching accessory"]}
-            result = [
-                {
-                    "shop_id": page[0]["shop_id"],
-                    "queries_covered": 2,
-                    "queries": 2,
-                    "matches": [
-                        {"query": q, "products": [_summary(p) for p in page[i : i + 3]]}
-                        for i, q in enumerate(arguments["queries"])
-                    ],
-                }
-            ]
-        else:
-            picks = page[:2]
-            total = sum(p["price"] for p in picks)
-            arguments = {
-                "product_ids": ",".join(p["product_id"] for p in picks),
-                "voucher": {
-                    "voucher_type": "platform",
-                    "threshold": 100,
-                    "discount_type": "fixed",
-                    "face_value": 50,
-                    "budget": total,
-                },
-            }
-            result = {
-                "product_ids": [p["product_id"] for p in picks],
-                "prices": [p["price"] for p in picks],
-                "total_before": total,
-                "discount": 50.0,
-                "total_after": total - 50,
-                "voucher_applied": True,
-                "reason": "applied",
-                "budget": total,
-                "within_budget": True,
-            }
+        arguments, result = _tool_step(kind, step, query, page, seen)
         text = _completion_text(level, step, seen, value_words)
         call = {
             "id": f"call_{step}",
             "type": "function",
             "function": {"name": kind, "arguments": json.dumps(arguments)},
         }
-        completion_tokens = 8 if level == 0 else max(35, len(text) // 4 + 20)
-        prompt_tokens = sum(len(json.dumps(m)) for m in messages) // 4
-        add(
-            kind="llm_call",
-            name="test-model",
-            arguments={"model": "test-model", "temperature": 0, "messages": list(messages), "tools": []},
-            result={
-                "id": f"chatcmpl-{step}",
-                "object": "chat.completion",
-                "model": "test-model",
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "tool_calls",
-                        "message": {"role": "assistant", "content": text, "tool_calls": [call]},
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-            },
-            tokens={
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        )
+        add(**_llm_call(step, level, text, call, messages))
         add(kind="tool_call", name=kind, arguments=arguments, result=result)
         messages.append({"role": "assistant", "content": text, "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)[:8000]})
