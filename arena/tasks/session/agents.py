@@ -1,0 +1,220 @@
+"""Two scripted agents that play a session through the family's real tools, for the generator's self-checks and the
+benchmark: a reference agent that should solve every fair problem, and a blind agent that must not.
+
+- `reference_agent`: reads the profile, searches the opening and reads the hits' details, then alternates between
+  asking about the field that best tells the remaining candidates apart and proposing the best remaining candidate;
+  it tracks what the shopper said (`arena.tasks.session.reading`: the latest value of a field wins, so an update
+  replaces what it supersedes), drops a product once refused, quotes the price and the product's values when it
+  proposes (a skeptic asks for that), and commits only what the shopper confirmed.
+- `blind_agent`: searches the opening and commits the top hit, never talking to the shopper.
+
+Both run on a fresh `SessionState` of the problem and the tools of `arena.tasks.session.tools.registry`, exactly as
+the gateway serves them; `Outcome` says whether the commit passed the final truth and how the session went.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.tasks.session import shopper, truth
+from arena.tasks.session.problem import SessionProblem
+from arena.tasks.session.reading import Needs, Vocabulary, pairs_of, read
+from arena.tasks.session.tools import SessionState, registry
+from arena.tools.registry import ToolContext, ToolError, ToolRegistry
+
+#: find_product pages the agents read (10 hits a page), and "no preference" answers before the agent stops asking
+PAGES = 5
+MISSES = 2
+MAX_PROPOSALS = 8
+
+
+@dataclass
+class Outcome:
+    """How one scripted session went."""
+
+    success: bool
+    committed: str | None
+    ending: str | None
+    user_turns: int
+    questions: int
+    proposals: int
+    tool_calls: int
+    notes: list[str] = field(default_factory=list)
+
+
+class Session:
+    """One session through the family's tools: the calls an agent makes, with the state the gateway keeps."""
+
+    def __init__(self, problem: SessionProblem, catalog: Any, tools: ToolRegistry | None = None) -> None:
+        self.problem = problem
+        self.catalog = catalog
+        self.tools = tools or registry()
+        self.state = SessionState(problem=problem)
+        self.ctx = ToolContext(catalog=catalog, state=self.state)
+
+    def call(self, name: str, **arguments: Any) -> Any:
+        return self.tools.call(name, arguments, self.ctx)
+
+    def search(self, query: str) -> list[dict[str, Any]]:
+        """The full documents of the hits of ``query`` (every page), in rank order."""
+        ids: list[str] = []
+        for page in range(1, PAGES + 1):
+            try:
+                hits = self.call("find_product", q=query, page=page)
+            except ToolError:
+                break
+            ids += [h["product_id"] for h in hits]
+            if len(hits) < 10:
+                break
+        docs: list[dict[str, Any]] = []
+        for start in range(0, len(ids), 20):
+            self.call("view_product_information", product_ids=",".join(ids[start : start + 20]))
+            docs += [d for d in (self.catalog.get(pid) for pid in ids[start : start + 20]) if d is not None]
+        return docs
+
+    def outcome(self, committed: str | None, notes: list[str] | None = None) -> Outcome:
+        shopper_state = self.state.shopper_state
+        ending = shopper_state.ending if shopper_state else None
+        success = (
+            committed is not None and ending == "agent_commit" and passes_truth(self.problem, committed, self.catalog)
+        )
+        replies = self.state.replies
+        return Outcome(
+            success=success,
+            committed=committed,
+            ending=ending,
+            user_turns=shopper_state.turns if shopper_state else 0,
+            questions=sum(1 for a in self.state.transcript if a.kind == "ask"),
+            proposals=sum(
+                1 for a, r in zip(self.state.transcript, replies, strict=True) if a.product_ids and a.kind == "respond"
+            ),
+            tool_calls=self.state.calls,
+            notes=notes or [],
+        )
+
+
+def passes_truth(problem: SessionProblem, product_id: str, catalog: Any) -> bool:
+    """Whether ``product_id`` satisfies the final truth S* (every constraint, every event applied)."""
+    doc = catalog.get(product_id)
+    return doc is not None and truth.check(list(problem.final_rules().values()), doc).rule >= 1
+
+
+def blind_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry | None = None) -> Outcome:
+    """Search the opening, commit the top hit."""
+    session = Session(problem, catalog, tools)
+    hits = session.call("find_product", q=problem.query)
+    top = hits[0]["product_id"] if hits else None
+    if top is not None:
+        session.call("recommend_product", product_ids=top)
+    return session.outcome(top)
+
+
+def _question(key: str) -> str:
+    if key == "price":
+        return "What is your budget?"
+    words = "color" if key.startswith("colo") else key.replace("_", " ")
+    return f"Which {words} would you like?"
+
+
+def _best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str | None:
+    """The field whose values split ``cands`` most evenly (the largest group smallest), not asked or known yet."""
+    skip = asked | needs.known()
+    groups: dict[str, dict[str, int]] = {}
+    for doc in cands:
+        for key, value in pairs_of(doc):
+            groups.setdefault(key, {}).setdefault(value, 0)
+            groups[key][value] += 1
+        groups.setdefault("price", {}).setdefault(f"{float(doc['price']):.0f}", 0)
+    scored = []
+    for key, counts in groups.items():
+        if key in skip or len(counts) < 2:
+            continue
+        scored.append((max(counts.values()) - len(counts), key))
+    return min(scored)[1] if scored else None
+
+
+def _pitch(doc: dict[str, Any]) -> str:
+    values = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(pairs_of(doc)))
+    return f"How about {doc['title']}? It costs {float(doc['price']):.2f}; {values}."
+
+
+@dataclass
+class _Mind:
+    vocab: Vocabulary = field(default_factory=Vocabulary)
+    needs: Needs = field(default_factory=Needs)
+    docs: list[dict[str, Any]] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)
+    asked: set[str] = field(default_factory=set)
+    misses: int = 0
+
+    def see(self, docs: list[dict[str, Any]]) -> None:
+        have = {d["product_id"] for d in self.docs}
+        for doc in docs:
+            self.vocab.add(doc)
+            if doc["product_id"] not in have:
+                self.docs.append(doc)
+                have.add(doc["product_id"])
+
+    def candidates(self) -> list[dict[str, Any]]:
+        """The products that fit what was said; when none does, the fields read from bare values are dropped."""
+        fresh = [d for d in self.docs if d["product_id"] not in self.refused]
+        out = [d for d in fresh if self.needs.fits(d)]
+        if not out and self.needs.weak:
+            out = [d for d in fresh if self.needs.fits(d, frozenset(self.needs.weak))]
+        return out
+
+
+def _widen(session: Session, mind: _Mind) -> list[dict[str, Any]]:
+    """No candidate left: search again with the opening and every value said since."""
+    words = " ".join([session.problem.query, *mind.needs.pairs.values()])
+    mind.see(session.search(words))
+    return mind.candidates()
+
+
+def _ask(session: Session, mind: _Mind, key: str) -> bool:
+    """Ask about ``key``; whether the session is still open."""
+    mind.asked.add(key)
+    answer = session.call("ask_user", question=_question(key))
+    if not read(answer["user"], mind.vocab, mind.needs):
+        mind.misses += 1
+    return not answer["closed"]
+
+
+def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry | None = None) -> Outcome:
+    """Ask, track, propose, commit (see the module docstring)."""
+    session = Session(problem, catalog, tools)
+    mind = _Mind()
+    profile = session.call("get_user_profile")
+    mind.see(session.search(problem.query))
+    for text in [problem.query, *profile.get("notes", [])]:
+        read(text, mind.vocab, mind.needs)
+    proposals = 0
+    while proposals < MAX_PROPOSALS:
+        cands = mind.candidates() or _widen(session, mind)
+        if not cands:
+            return session.outcome(None, ["no candidate fits what the shopper said"])
+        key = _best_key(cands, mind.needs, mind.asked) if mind.misses < MISSES else None
+        if key is not None:
+            if not _ask(session, mind, key):
+                return session.outcome(None, ["the shopper left while asked"])
+            continue
+        pick = cands[0]
+        proposals += 1
+        answer = session.call("respond", message=_pitch(pick), product_ids=[pick["product_id"]])
+        words: str = answer["user"]
+        if answer["closed"]:
+            return session.outcome(None, ["the shopper left at a proposal"])
+        if words.startswith(shopper.SAY_CONFIRM):
+            session.call("recommend_product", product_ids=pick["product_id"])
+            return session.outcome(pick["product_id"])
+        changed = read(words, mind.vocab, mind.needs, refused=pick)
+        if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)):
+            mind.refused.add(pick["product_id"])
+        elif not changed:
+            mind.refused.add(pick["product_id"])
+    return session.outcome(None, [f"no confirmation after {MAX_PROPOSALS} proposals"])
+
+
+AGENTS: dict[str, Callable[[SessionProblem, Any], Outcome]] = {"reference": reference_agent, "blind": blind_agent}

@@ -1,0 +1,168 @@
+"""Generating session problems from a catalog: facts first, text second, kept only if the self-checks pass
+(issue 19 item 4; ``shared/reference/multiturn-sessions.md`` 7.7).
+
+1. `arena.tasks.session.facts.draw_plan`: a gold product and 5-7 of its fields, split by source (query 2-3,
+   profile 1, slot 1-2, reject 0-1), one update that keeps the gold inside and bites;
+2. `arena.tasks.session.wording`: the opening, the profile, the slot answers and topics, the rejections, the update,
+   with a leak check (no value outside its own place);
+3. `arena.tasks.session.selfcheck.check_session`: feasible, needed, bites, solved by the reference agent, failed by
+   the blind agent; the difficulty label from the same figures.
+
+Deterministic: every draw comes from an `Rng` named by (catalog digest, seed, index, attempt). `generate_report`
+gives the kept problems and the rejections counted per check; `generate_sessions` only the problems.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.catalog.rng import Rng
+from arena.tasks.session import wording
+from arena.tasks.session.facts import Plan, Undrawable, draw_plan
+from arena.tasks.session.problem import Limits, SessionProblem, Style
+from arena.tasks.session.selfcheck import MIN_NEEDED, Verdict, check_session
+from arena.tasks.session.tools import registry
+from arena.tasks.shoppingbench.generate import product_noun
+from arena.tools.registry import ToolRegistry
+
+GENERATOR_VERSION = "shoparena-session-gen/1"
+#: draws per requested problem before it is given up
+ATTEMPTS = 8
+#: draw-stage rejections (before the self-checks), named like the checks in the report
+DRAW_CHECKS = ("draw", "leak")
+
+
+@dataclass
+class SessionReport:
+    """What a generation run kept and why it threw the rest away."""
+
+    problems: list[SessionProblem] = field(default_factory=list)
+    attempts: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)  # check -> draws it rejected
+    given_up: list[str] = field(default_factory=list)  # "problem N: last reason"
+    by_difficulty: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def accepted_share(self) -> float:
+        return len(self.problems) / self.attempts if self.attempts else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "kept": len(self.problems),
+            "attempts": self.attempts,
+            "accepted_share": round(self.accepted_share, 3),
+            "rejected": dict(sorted(self.rejected.items())),
+            "by_difficulty": dict(sorted(self.by_difficulty.items())),
+            "given_up": self.given_up,
+        }
+
+
+def _style(rng: Rng, slots: int) -> Style:
+    patience = 3 if rng.chance(0.2) else 4
+    questions = max(slots + 1, 3) if rng.chance(0.2) else 6
+    return Style(patience=patience, max_questions=questions, skeptic=rng.chance(0.25))
+
+
+def _problem_id(seed: int, digest: str, index: int) -> str:
+    return "gen-session-" + hashlib.sha256(f"session:{seed}:{digest}:{index}".encode()).hexdigest()[:12]
+
+
+def neighbours(catalog: Any, gold: dict[str, Any]) -> list[dict[str, Any]]:
+    """Products near ``gold``: the top hits for its product noun."""
+    return catalog.documents(h.address for h in catalog.search(product_noun(gold), limit=50))
+
+
+def write(plan: Plan, rng: Rng, problem_id: str = "draft") -> SessionProblem:
+    """The plan put into words, as a problem (raises `Undrawable` when a value would leak)."""
+    opening = wording.opening(plan, rng)
+    profile = wording.profile(plan, rng)
+    constraints, events = wording.constraints(plan, rng)
+    leak = wording.leaks(plan, opening, profile, constraints)
+    if leak:
+        raise Undrawable(f"leak: {leak}")
+    slots = sum(1 for c in constraints if c.src == "slot")
+    return SessionProblem(
+        problem_id=problem_id,
+        query=opening,
+        profile=profile,
+        constraints=constraints,
+        events=events,
+        style=_style(rng, slots),
+        limits=Limits(),
+        gold={"product_ids": [plan.gold["product_id"]]},
+    )
+
+
+def draft(catalog: Any, rng: Rng) -> SessionProblem:
+    """One unchecked problem drawn from ``catalog`` (raises `Undrawable`)."""
+    gold = catalog.product_at(rng.below(catalog.num_products))
+    if gold is None:
+        raise Undrawable("catalog row vanished")
+    return write(draw_plan(gold, neighbours(catalog, gold), rng), rng)
+
+
+def _keep(problem: SessionProblem, verdict: Verdict, seed: int, digest: str, index: int) -> SessionProblem:
+    return problem.model_copy(
+        update={
+            "problem_id": _problem_id(seed, digest, index),
+            "difficulty": verdict.difficulty(problem),
+            "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
+            "meta": {**verdict.figures(), "catalog_digest": digest},
+        }
+    )
+
+
+def generate_report(
+    catalog: Any,
+    n: int,
+    seed: int = 0,
+    *,
+    min_needed: int = MIN_NEEDED,
+    tools: ToolRegistry | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SessionReport:
+    """Up to ``n`` checked session problems (fewer when every attempt for one fails), deterministic by seed."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    tools = tools or registry()
+    report = SessionReport()
+    golds: set[str] = set()
+    for index in range(n):
+        reason = ""
+        for attempt in range(ATTEMPTS):
+            report.attempts += 1
+            rng = Rng("session", catalog.digest, seed, index, attempt)
+            try:
+                problem = draft(catalog, rng)
+            except Undrawable as exc:
+                reason = str(exc)
+                report.rejected["leak" if reason.startswith("leak") else "draw"] += 1
+                continue
+            if problem.gold_ids[0] in golds:
+                report.rejected["draw"] += 1
+                reason = "gold drawn before"
+                continue
+            verdict = check_session(problem, catalog, min_needed=min_needed, tools=tools)
+            if verdict.failed:
+                report.rejected[verdict.failed] += 1
+                reason = f"{verdict.failed}: {verdict.reason}"
+                continue
+            kept = _keep(problem, verdict, seed, catalog.digest, index)
+            golds.add(kept.gold_ids[0])
+            report.problems.append(kept)
+            report.by_difficulty[kept.difficulty] += 1
+            break
+        else:
+            report.given_up.append(f"problem {index}: {reason}")
+        if progress:
+            progress(1)
+    return report
+
+
+def generate_sessions(catalog: Any, n: int, seed: int = 0, **kwargs: Any) -> list[SessionProblem]:
+    """The kept problems of `generate_report`."""
+    return generate_report(catalog, n, seed, **kwargs).problems
