@@ -45,14 +45,26 @@ def _revealed_at(problem: SessionProblem, trace: Trace) -> dict[str, int | None]
     return out
 
 
-def _reason(cid: str, trace: Trace, doc: dict[str, Any] | None, pid: str | None, committed: bool, ruleset: Any) -> str:
+def _reason(
+    problem: SessionProblem,
+    cid: str,
+    trace: Trace,
+    doc: dict[str, Any] | None,
+    pid: str | None,
+    committed: bool,
+    ruleset: Any,
+) -> str:
+    """Why constraint ``cid`` is not met by the run (7.4's reasons, the first that applies)."""
     st = trace.state
+    unsaid = {e.update.cid for e in problem.events[st.next_event :]}
     if not committed or doc is None or pid is None:
         return "user_exit" if st.ending == "user_exit" else "no_commit"
     if trace.rejected_at_commit.get(pid) == cid:
         return "rejected_again"
     if cid in st.superseded and any(truth.satisfies(r, doc, ruleset) for r in st.superseded[cid]):
         return "stale_after_update"
+    if cid in unsaid and truth.satisfies(st.rules[cid], doc, ruleset):
+        return "missed_hidden"  # it meets what the shopper said; the update it misses was never said
     return "ignored_revealed" if cid in st.known else "missed_hidden"
 
 
@@ -74,7 +86,7 @@ def attribution(
                 "revealed_at": at[c.cid],
                 "satisfied_final": ok,
                 "violating_proposals": violating,
-                "reason": None if ok and committed else _reason(c.cid, trace, doc, pid, committed, ruleset),
+                "reason": None if ok and committed else _reason(problem, c.cid, trace, doc, pid, committed, ruleset),
             }
         )
     return records
