@@ -21,7 +21,7 @@ from pydantic import BeforeValidator, SerializeAsAny
 
 from arena.tasks.base import Difficulty, Family, Lookup, ProblemBase, Split
 
-BUILT_IN = ("arena.tasks.shoppingbench",)
+BUILT_IN = ("arena.tasks.shoppingbench", "arena.tasks.session")
 ENV = "SHOPARENA_FAMILIES"
 
 _families: dict[str, Family] = {}
