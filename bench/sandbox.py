@@ -21,6 +21,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -63,6 +64,41 @@ def agent(work: Path, name: str, code: str) -> Path:
     return unpack(pack_dir(src).data, work / f"agent-{name}")
 
 
+def gateway_rate(gateway: Gateway, socket_path: Path, budgets: Budgets, calls: int) -> float:
+    """Tool calls per second on the gateway's socket from one host client (view_product_information)."""
+    handle = gateway.open_run("host-client", budgets)
+    with httpx.Client(
+        transport=httpx.HTTPTransport(uds=str(socket_path)),
+        base_url="http://gw",
+        headers={"Authorization": f"Bearer {handle.token}"},
+    ) as client:
+        for _ in range(20):
+            client.post("/tools/view_product_information", json={"product_ids": "1"})
+        t = time.perf_counter()
+        for _ in range(calls):
+            client.post("/tools/view_product_information", json={"product_ids": "1"})
+        rate = calls / (time.perf_counter() - t)
+    gateway.close_run("host-client")
+    return rate
+
+
+async def noop_rate(
+    gateway: Gateway, sandbox: Any, noop: Path, gw: Path, problem: dict[str, Any], concurrency: int, total: int
+) -> float:
+    """Runs per hour of the no-op agent, `total` runs `concurrency` at a time."""
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> None:
+        async with sem:
+            await run_one(
+                gateway, sandbox, noop, gw, problem, limits=Limits(wall_seconds=30), run_id=f"noop-{concurrency}-{i}"
+            )
+
+    t = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(total)))
+    return total / (time.perf_counter() - t) * 3600
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=20)
@@ -102,43 +138,13 @@ def main() -> None:
             f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
             f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls"
         )
-        handle = gateway.open_run("host-client", budgets)
-        with httpx.Client(
-            transport=httpx.HTTPTransport(uds=str(server.socket_path)),
-            base_url="http://gw",
-            headers={"Authorization": f"Bearer {handle.token}"},
-        ) as client:
-            for _ in range(20):
-                client.post("/tools/view_product_information", json={"product_ids": "1"})
-            t = time.perf_counter()
-            for _ in range(args.calls):
-                client.post("/tools/view_product_information", json={"product_ids": "1"})
-            rate = args.calls / (time.perf_counter() - t)
-        gateway.close_run("host-client")
+        rate = gateway_rate(gateway, server.socket_path, budgets, args.calls)
         print(f"gateway: {rate:.0f} calls/s on the socket (one client, view_product_information)")
         noop = agent(work, "noop", NOOP)
-
-        async def batch(concurrency: int, total: int) -> float:
-            sem = asyncio.Semaphore(concurrency)
-
-            async def one(i: int) -> None:
-                async with sem:
-                    await run_one(
-                        gateway,
-                        sandbox,
-                        noop,
-                        work / "gw",
-                        problem,
-                        limits=Limits(wall_seconds=30),
-                        run_id=f"noop-{concurrency}-{i}",
-                    )
-
-            t = time.perf_counter()
-            await asyncio.gather(*(one(i) for i in range(total)))
-            return total / (time.perf_counter() - t) * 3600
-
         for concurrency in (2, 4, 8):
-            per_hour = asyncio.run(batch(concurrency, max(16, concurrency * 4)))
+            per_hour = asyncio.run(
+                noop_rate(gateway, sandbox, noop, work / "gw", problem, concurrency, max(16, concurrency * 4))
+            )
             print(f"no-op agent, concurrency {concurrency}: {per_hour:,.0f} runs/hour")
         from sandbox.backends.docker import DockerSandbox
         from sandbox.image.build import build_image

@@ -111,6 +111,43 @@ def open_wallet(settings: Settings) -> Any:
         raise NodeError(exc.message) from None
 
 
+def arena_config(settings: Settings, retry_backoff: float) -> Any:
+    """The race loop's `ArenaConfig` from the settings: concurrency, retries, sandbox limits, weights, judge budget."""
+    from sandbox.backends import Limits
+    from validator.races import ArenaConfig
+
+    return ArenaConfig(
+        data_dir=settings.data_dir,
+        concurrency=settings.concurrency,
+        max_attempts=settings.max_attempts,
+        retry_backoff=retry_backoff,
+        limits=Limits(
+            wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb, pids=settings.sandbox_pids
+        ),
+        weight_policy=settings.weight_policy,
+        burn_uid=settings.burn_uid,
+        weight_shadow=settings.weight_shadow,
+        beacon_relay=settings.beacon_relay,
+        judge_concurrency=settings.judge_concurrency,
+        judge_token_budget=settings.judge_token_budget,
+        budgets=gateway_budgets(settings),
+    )
+
+
+def open_judge(settings: Settings) -> Any:
+    """The LLM judge with `--judge llm`, else None (the race loop's offline judge)."""
+    if settings.judge != "llm":
+        return None
+    from arena.judge.llm import LLMJudge
+
+    assert settings.judge_url is not None
+    return LLMJudge(
+        settings.judge_url,
+        settings.judge_models,
+        api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None,
+    )
+
+
 def build_node(
     settings: Settings,
     *,
@@ -122,10 +159,9 @@ def build_node(
     """The node the settings describe, checked end to end before anything runs: store reachable and current, wallet
     readable, chain reachable with our hotkey on the metagraph holding a validator permit, pack and catalog valid,
     sandbox available (or, with --dispatch ray, the Ray cluster reachable)."""
-    from sandbox.backends import Limits
     from validator.chain import open_chain, our_neuron
     from validator.chain.port import ChainError
-    from validator.races import Arena, ArenaConfig
+    from validator.races import Arena
     from validator.scheduler import Node
     from validator.submissions import sync_submissions
 
@@ -147,32 +183,8 @@ def build_node(
     sandbox = open_sandbox(settings) if settings.dispatch == "local" else None  # else the workers' sandboxes
     gateway = gateway_for(settings, catalog)
     dispatcher = open_dispatch(settings, gateway=gateway, sandbox=sandbox, catalog_digest=catalog.digest)
-    config = ArenaConfig(
-        data_dir=settings.data_dir,
-        concurrency=settings.concurrency,
-        max_attempts=settings.max_attempts,
-        retry_backoff=retry_backoff,
-        limits=Limits(
-            wall_seconds=settings.sandbox_wall_seconds, memory_mb=settings.sandbox_memory_mb, pids=settings.sandbox_pids
-        ),
-        weight_policy=settings.weight_policy,
-        burn_uid=settings.burn_uid,
-        weight_shadow=settings.weight_shadow,
-        beacon_relay=settings.beacon_relay,
-        judge_concurrency=settings.judge_concurrency,
-        judge_token_budget=settings.judge_token_budget,
-        budgets=gateway_budgets(settings),
-    )
-    judge = None
-    if settings.judge == "llm":
-        from arena.judge.llm import LLMJudge
-
-        assert settings.judge_url is not None
-        judge = LLMJudge(
-            settings.judge_url,
-            settings.judge_models,
-            api_key=settings.judge_api_key.get_secret_value() if settings.judge_api_key else None,
-        )
+    config = arena_config(settings, retry_backoff)
+    judge = open_judge(settings)
     from validator.metrics import Metrics
 
     arena = Arena(

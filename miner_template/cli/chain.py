@@ -198,7 +198,6 @@ def serve_cmd(
     """Serve the packed bundle at GET /bundle/<sha256> to validators only (signed btauth/1 requests from hotkeys
     with a validator permit), and publish this server as your axon."""
     from miner_template.serve import BundleServer, ValidatorPermits, create_app
-    from validator.chain.port import ChainError
 
     bundle = pack_or_exit(directory)
     wallet, port = _open_chain_and_wallet(
@@ -206,18 +205,7 @@ def serve_cmd(
     )
     hotkey = wallet.hotkey.ss58_address
     permits = ValidatorPermits(port, refresh_seconds=refresh)
-    try:
-        permits.refresh()
-        commitment = port.commitments().get(hotkey)
-    except ChainError as exc:
-        fail(exc.message)
-    if commitment is None or bundle.sha256 not in commitment.value:
-        err.print(
-            f"[bold yellow]warning:[/] your on-chain commitment is "
-            f"{commitment.value if commitment else 'empty'}; this folder packs to {bundle.sha256}. Run "
-            f"`arena-miner submit {directory}` so validators ask for this bundle.",
-            highlight=False,
-        )
+    _read_permits_and_commitment(port, permits, hotkey, bundle.sha256, directory)
     server = BundleServer(
         create_app(bundle, hotkey_ss58=hotkey, permits=permits, max_age=max_age),
         host=host,
@@ -253,6 +241,25 @@ def serve_cmd(
         server.stop()
         port.close()
     out.print("stopped")
+
+
+def _read_permits_and_commitment(port: Any, permits: Any, hotkey: str, sha256: str, directory: Path) -> None:
+    """The validator permits read (exits when the chain cannot be read), and a warning when the hotkey's commitment
+    on chain is not the bundle `sha256` this folder packs to."""
+    from validator.chain.port import ChainError
+
+    try:
+        permits.refresh()
+        commitment = port.commitments().get(hotkey)
+    except ChainError as exc:
+        fail(exc.message)
+    if commitment is None or sha256 not in commitment.value:
+        err.print(
+            f"[bold yellow]warning:[/] your on-chain commitment is "
+            f"{commitment.value if commitment else 'empty'}; this folder packs to {sha256}. Run "
+            f"`arena-miner submit {directory}` so validators ask for this bundle.",
+            highlight=False,
+        )
 
 
 def _publish_axon(

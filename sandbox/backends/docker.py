@@ -80,11 +80,11 @@ class DockerSandbox:
     async def run(self, spec: SandboxSpec) -> SandboxResult:
         return await asyncio.to_thread(self._run, spec)
 
-    def _run(self, spec: SandboxSpec) -> SandboxResult:
+    def _create(self, spec: SandboxSpec) -> Any:
+        """The run's container, created (not started): no network, read-only, unprivileged, within `spec.limits`."""
         from docker.types import LogConfig, Mount, Ulimit
 
         limits = spec.limits
-        started = time.monotonic()
         payload = {
             "problem": spec.problem,
             "token": spec.token,
@@ -95,34 +95,39 @@ class DockerSandbox:
             "max_output": limits.output_bytes,
             "model": spec.model,
         }
+        return self.client.containers.create(
+            self.image,
+            command=["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"],
+            environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
+            user="65534:65534",
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            mem_limit=f"{limits.memory_mb}m",
+            memswap_limit=f"{limits.memory_mb}m",
+            pids_limit=limits.pids,
+            cpu_shares=limits.cpu_shares,
+            ulimits=[
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            mounts=[
+                Mount("/agent", str(spec.bundle_dir), type="bind", read_only=True),
+                Mount("/run/arena", str(spec.socket_dir), type="bind", read_only=True),
+            ],
+            labels={LABEL: spec.run_id},
+            working_dir="/tmp",
+            log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+        )
+
+    def _run(self, spec: SandboxSpec) -> SandboxResult:
+        limits = spec.limits
+        started = time.monotonic()
         container = None
         try:
-            container = self.client.containers.create(
-                self.image,
-                command=["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"],
-                environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
-                network_mode="none",
-                read_only=True,
-                tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
-                user="65534:65534",
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
-                mem_limit=f"{limits.memory_mb}m",
-                memswap_limit=f"{limits.memory_mb}m",
-                pids_limit=limits.pids,
-                cpu_shares=limits.cpu_shares,
-                ulimits=[
-                    Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
-                    Ulimit(name="core", soft=0, hard=0),
-                ],
-                mounts=[
-                    Mount("/agent", str(spec.bundle_dir), type="bind", read_only=True),
-                    Mount("/run/arena", str(spec.socket_dir), type="bind", read_only=True),
-                ],
-                labels={LABEL: spec.run_id},
-                working_dir="/tmp",
-                log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
-            )
+            container = self._create(spec)
             container.start()
             timed_out = False
             deadline = limits.wall_seconds + 10

@@ -183,37 +183,46 @@ def _make(task: str, catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]
             reward=[r for r, _ in pairs],
         )
     if task == "voucher":
-        voucher_type = "shop" if rng.chance(0.5) else "platform"
-        k = 1 + rng.below(4)
-        for _ in range(MAX_TRIES):
-            if voucher_type == "shop" and k > 1:
-                basket = sampler.shop_basket(k)
-            else:
-                basket = [sampler.product() for _ in range(k)]
-            total = round(sum(float(p["price"]) for p in basket), 2)
-            if total >= 100 and len({p["product_id"] for p in basket}) == k:
-                break
+        return _make_voucher(sampler, rng)
+    return _make_web(catalog, rng, facts)
+
+
+def _make_voucher(sampler: _Sampler, rng: Rng) -> Problem:
+    """A voucher problem: a basket of at least 100 (from one shop for a shop voucher), the voucher and a budget."""
+    voucher_type = "shop" if rng.chance(0.5) else "platform"
+    k = 1 + rng.below(4)
+    for _ in range(MAX_TRIES):
+        if voucher_type == "shop" and k > 1:
+            basket = sampler.shop_basket(k)
         else:
-            raise Unsolvable("no basket of at least 100 found")
-        pairs = [constraints_for(p, rng, allow_price=False) for p in basket]  # budget replaces price
-        voucher = voucher_for(total, voucher_type, rng)
-        voucher_spec = render.VoucherSpec(
-            voucher.voucher_type,
-            voucher.threshold,
-            voucher.discount_type,
-            voucher.face_value,
-            voucher.discount,
-            voucher.cap,
-            voucher.budget,
-        )
-        return Problem(
-            problem_id="x",
-            task="voucher",
-            query=render.render_voucher_query([s for _, s in pairs], voucher_spec, rng),
-            reward=[r for r, _ in pairs],
-            voucher=voucher,
-        )
-    # web
+            basket = [sampler.product() for _ in range(k)]
+        total = round(sum(float(p["price"]) for p in basket), 2)
+        if total >= 100 and len({p["product_id"] for p in basket}) == k:
+            break
+    else:
+        raise Unsolvable("no basket of at least 100 found")
+    pairs = [constraints_for(p, rng, allow_price=False) for p in basket]  # budget replaces price
+    voucher = voucher_for(total, voucher_type, rng)
+    voucher_spec = render.VoucherSpec(
+        voucher.voucher_type,
+        voucher.threshold,
+        voucher.discount_type,
+        voucher.face_value,
+        voucher.discount,
+        voucher.cap,
+        voucher.budget,
+    )
+    return Problem(
+        problem_id="x",
+        task="voucher",
+        query=render.render_voucher_query([s for _, s in pairs], voucher_spec, rng),
+        reward=[r for r, _ in pairs],
+        voucher=voucher,
+    )
+
+
+def _make_web(catalog: Catalog, rng: Rng, facts: Sequence[dict[str, Any]]) -> Problem:
+    """A web problem: a product carrying a fact's value, asked for through a world-knowledge question."""
     if not facts:
         raise Unsolvable("the catalog's web corpus has no fact pages")
     for _ in range(MAX_TRIES):
