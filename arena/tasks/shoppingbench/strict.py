@@ -30,148 +30,17 @@ import numpy as np
 
 from arena.scoring.models import FIELDS, Check, ProductScore, RunScore
 from arena.tasks.base import Lookup
-from arena.tasks.shoppingbench.problem import Problem, ProductReward
+from arena.tasks.shoppingbench.problem import Problem
 from arena.tasks.shoppingbench.rulesets import Ruleset, get_ruleset
 from arena.tasks.shoppingbench.similarity import TitleEmbedder, similarities
+from arena.tasks.shoppingbench.strict_product import lookup_answer, pair_hits, score_product
 
-__all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "parse_answer", "score_run"]
+__all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "pair_hits", "parse_answer", "score_product", "score_run"]
 
 
 def parse_answer(raw: Any, ruleset: str | Ruleset | None = None) -> list[str]:
     """The answer's ids as the ruleset's reference reads them (see `Ruleset.parse`); never raises."""
     return get_ruleset(ruleset).parse(raw)
-
-
-def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int, list[Check]]:
-    """Required (k, v) pairs found exactly in the best single SKU option (or none) plus the attributes."""
-    pairs = reward.required_pairs()
-    if not pairs:
-        return 0, 0, []
-    attributes = {(k, v) for k, vs in (product.get("attributes") or {}).items() for v in (vs or ())}
-    options: list[set[tuple[str, str]]] = [set()]
-    options += [set(o.items()) for o in (product.get("sku_options") or {}).values() if isinstance(o, dict)]
-    best: list[bool] = []
-    for option in options:
-        got = [(k, v) in option or (k, v) in attributes for k, v in pairs]
-        if not best or sum(got) > sum(best):
-            best = got
-    have = {k: sorted({v for a, v in attributes if a == k}) for k, _ in pairs}
-    checks = [
-        Check(
-            name=f"{k}={v}",
-            passed=ok,
-            evidence="in the best SKU option or the attributes"
-            if ok
-            else f"{k} is {have[k] or 'absent'} in the attributes",
-        )
-        for (k, v), ok in zip(pairs, best, strict=True)
-    ]
-    return sum(best), len(pairs), checks
-
-
-def _lookup(lookup: Lookup, answer_id: str | None) -> dict[str, Any] | None:
-    # the references look an id up exactly as given: " 123" is not "123"
-    if not answer_id:
-        return None
-    try:
-        return lookup(answer_id)
-    except (ValueError, TypeError):
-        return None
-
-
-def score_product(
-    slot: int,
-    reward: ProductReward,
-    answer_id: str | None,
-    lookup: Lookup,
-    embedder: TitleEmbedder | None = None,
-    gold_vectors: np.ndarray | None = None,
-    ruleset: str | Ruleset | None = None,
-) -> ProductScore:
-    rs = get_ruleset(ruleset)
-    product = _lookup(lookup, answer_id)
-    if product is None:
-        why = "no product recommended for this slot" if not answer_id else f"unknown product id {answer_id!r}"
-        return ProductScore(
-            slot=slot,
-            gold_id=reward.product_id,
-            answer_id=answer_id,
-            known=False,
-            gt=0.0,
-            rule=0.0,
-            checks=[Check(name="answer", passed=False, evidence=why)],
-        )
-    gt = 1.0 if product["product_id"] == reward.product_id else 0.0
-    checks: list[Check] = [Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}")]
-    hits: dict[str, list[int]] = {}
-    best = None
-    if gt and not rs.slot_needs_rule:
-        # the paper returns at an exact id before counting any field
-        return ProductScore(
-            slot=slot, gold_id=reward.product_id, answer_id=answer_id, known=True, gt=gt, rule=1.0, checks=checks
-        )
-    if reward.title:
-        sims = similarities(product["title"], reward.title, embedder, gold_vectors)
-        passed = [s >= rs.title_threshold for s in sims]
-        hits["title"] = [sum(passed), len(passed)]
-        best = max(sims)
-        for sim, ok in zip(sims, passed, strict=True):
-            checks.append(
-                Check(
-                    name="title",
-                    passed=ok,
-                    evidence=f"similarity {sim:.3f} (threshold {rs.title_threshold}, {rs.title_model})",
-                )
-            )
-    price = float(product["price"])
-    if reward.price:
-        passed = [rule.admits(price) for rule in reward.price]
-        hits["price"] = [sum(passed), len(passed)]
-        for price_rule, ok in zip(reward.price, passed, strict=True):
-            checks.append(
-                Check(
-                    name=f"price {price_rule.mode} [{price_rule.lo}, {price_rule.hi}]",
-                    passed=ok,
-                    evidence=f"price {price}",
-                )
-            )
-    if reward.service:
-        have = list(product.get("service") or ())
-        passed = [s in have for s in reward.service]
-        hits["service"] = [sum(passed), len(passed)]
-        for service, ok in zip(reward.service, passed, strict=True):
-            checks.append(Check(name=f"service {service}", passed=ok, evidence=f"services {sorted(have)}"))
-    got, total, pair_checks = pair_hits(reward, product)
-    if total:
-        hits["attributes"] = [got, total]
-        checks.extend(pair_checks)
-    n_pass = sum(h[0] for h in hits.values())
-    n_total = sum(h[1] for h in hits.values())
-    if gt:
-        rule = 1.0
-    elif n_total:
-        rule = n_pass / n_total
-    else:
-        rule = 0.0
-        checks.append(
-            Check(
-                name="rule",
-                passed=False,
-                evidence="the reward has nothing to check: rule 0"
-                + (" (the paper's evaluator divides by zero here)" if not rs.slot_needs_rule else ""),
-            )
-        )
-    return ProductScore(
-        slot=slot,
-        gold_id=reward.product_id,
-        answer_id=answer_id,
-        known=True,
-        gt=gt,
-        rule=rule,
-        title_similarity=best,
-        hits=hits,
-        checks=checks,
-    )
 
 
 def _field_rates(products: list[ProductScore], n_rewards: int, rs: Ruleset) -> dict[str, float]:
@@ -268,7 +137,7 @@ def score_run(
         field_rates=_field_rates(products, n, rs),
     )
     counted = [p for p in products if p.known and (p.rule > 0 or not rs.slot_needs_rule)]
-    docs = [_lookup(lookup, p.answer_id) for p in counted]
+    docs = [lookup_answer(lookup, p.answer_id) for p in counted]
     why_counted = "with a rule score above 0" if rs.slot_needs_rule else "resolved"
     checks: list[Check] = []
     if problem.task == "shop":
@@ -298,6 +167,45 @@ def score_run(
     return score
 
 
+def _web_checks(
+    problem: Problem,
+    product: dict[str, Any],
+    answer_id: str | None,
+    gt: float,
+    embedder: TitleEmbedder | None,
+    gold_vector: np.ndarray | None,
+    rs: Ruleset,
+) -> tuple[float, bool, float | None, list[Check]]:
+    """A known web answer checked: (kw, title passed, title similarity or None, the checks); the gold product passes
+    both outright."""
+    reward = problem.reward[0]
+    keyword = str(problem.knowledge_attribute or "").lower()
+    if product["product_id"] == reward.product_id:
+        return 1.0, True, None, [Check(name="gt", passed=True, evidence=f"answer {answer_id} is the gold product")]
+    in_title = keyword in str(product.get("title", "")).lower()
+    in_description = keyword in str(product.get("description", "")).lower()
+    kw = 1.0 if in_title or in_description else 0.0
+    if reward.title:
+        similarity = similarities(product["title"], reward.title[:1], embedder, gold_vector)[0]
+        title_ok = similarity >= rs.web_title_threshold
+        title_evidence = f"similarity {similarity:.3f} (threshold {rs.web_title_threshold}, {rs.title_model})"
+    else:
+        similarity, title_ok = None, in_title
+        title_evidence = "the reward has no title: the keyword in the title stands for it"
+    where = "title" if in_title else "description" if in_description else None
+    checks = [
+        Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}"),
+        Check(
+            name="knowledge attribute",
+            passed=bool(kw),
+            evidence=f"{problem.knowledge_attribute!r} "
+            + (f"found in the {where}" if where else "in neither the title nor the description"),
+        ),
+        Check(name="title", passed=title_ok, evidence=title_evidence),
+    ]
+    return kw, title_ok, similarity, checks
+
+
 def _score_web(
     problem: Problem,
     ids: list[str],
@@ -319,7 +227,7 @@ def _score_web(
         gt = 1.0 if answer_id and reward.product_id in answer_id else 0.0  # the paper reports this; success ignores it
     else:
         gt = 1.0 if answer_id == reward.product_id else 0.0
-    product = _lookup(lookup, answer_id)
+    product = lookup_answer(lookup, answer_id)
     if product is None:
         why = "nothing recommended" if not answer_id else f"unknown product id {answer_id!r}"
         ps = ProductScore(
@@ -334,32 +242,7 @@ def _score_web(
         return RunScore(
             **head, success=False, gt=gt, rule=0, kw=0, products=[ps], field_rates=_field_rates([ps], 1, rs)
         )
-    keyword = str(problem.knowledge_attribute or "").lower()
-    if product["product_id"] == reward.product_id:
-        kw, title_ok, similarity = 1.0, True, None
-        checks = [Check(name="gt", passed=True, evidence=f"answer {answer_id} is the gold product")]
-    else:
-        in_title = keyword in str(product.get("title", "")).lower()
-        in_description = keyword in str(product.get("description", "")).lower()
-        kw = 1.0 if in_title or in_description else 0.0
-        if reward.title:
-            similarity = similarities(product["title"], reward.title[:1], embedder, gold_vector)[0]
-            title_ok = similarity >= rs.web_title_threshold
-            title_evidence = f"similarity {similarity:.3f} (threshold {rs.web_title_threshold}, {rs.title_model})"
-        else:
-            similarity, title_ok = None, in_title
-            title_evidence = "the reward has no title: the keyword in the title stands for it"
-        where = "title" if in_title else "description" if in_description else None
-        checks = [
-            Check(name="gt", passed=bool(gt), evidence=f"answer {answer_id}, gold {reward.product_id}"),
-            Check(
-                name="knowledge attribute",
-                passed=bool(kw),
-                evidence=f"{problem.knowledge_attribute!r} "
-                + (f"found in the {where}" if where else "in neither the title nor the description"),
-            ),
-            Check(name="title", passed=title_ok, evidence=title_evidence),
-        ]
+    kw, title_ok, similarity, checks = _web_checks(problem, product, answer_id, gt, embedder, gold_vector, rs)
     rule = (kw + float(title_ok)) / 2
     ps = ProductScore(
         slot=0,
