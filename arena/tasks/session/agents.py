@@ -22,6 +22,8 @@ from arena.tasks.session import shopper, truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.reading import Needs, Vocabulary, pairs_of, read
 from arena.tasks.session.tools import SessionState, registry
+from arena.tasks.shoppingbench.rebuild.distractors import TAGS_KEY
+from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, similarities
 from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 
 #: find_product pages the agents read (10 hits a page), and "no preference" answers before the agent stops asking
@@ -124,6 +126,8 @@ def _best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str
     groups: dict[str, dict[str, int]] = {}
     for doc in cands:
         for key, value in pairs_of(doc):
+            if key == TAGS_KEY:
+                continue
             groups.setdefault(key, {}).setdefault(value, 0)
             groups[key][value] += 1
         groups.setdefault("price", {}).setdefault(f"{float(doc['price']):.0f}", 0)
@@ -156,6 +160,13 @@ class _Mind:
             if doc["product_id"] not in have:
                 self.docs.append(doc)
                 have.add(doc["product_id"])
+
+    def refuse_like(self, doc: dict[str, Any]) -> None:
+        """Refuse every candidate whose title reads as the same kind of product as ``doc``'s."""
+        cands = [d for d in self.docs if d["product_id"] not in self.refused]
+        if cands:
+            sims = similarities(doc["title"], [d["title"] for d in cands])
+            self.refused |= {d["product_id"] for d, s in zip(cands, sims, strict=True) if s >= TITLE_THRESHOLD}
 
     def candidates(self) -> list[dict[str, Any]]:
         """The products that fit what was said; when none does, the fields read from bare values are dropped."""
@@ -210,10 +221,10 @@ def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry |
             session.call("recommend_product", product_ids=pick["product_id"])
             return session.outcome(pick["product_id"])
         changed = read(words, mind.vocab, mind.needs, refused=pick)
-        if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)):
+        if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)) or not changed:
             mind.refused.add(pick["product_id"])
-        elif not changed:
-            mind.refused.add(pick["product_id"])
+        if words.startswith(shopper.SAY_REJECT) and not changed:
+            mind.refuse_like(pick)  # refused for no value the agent can name: the kind of product is wrong
     return session.outcome(None, [f"no confirmation after {MAX_PROPOSALS} proposals"])
 
 

@@ -110,7 +110,9 @@ def _assign(facts: list[Fact], splits: dict[int, int], total: int, rng: Rng, kee
     title, rest = facts[0], list(range(1, len(facts)))
     rng.shuffle(rest)
     kept = facts.index(keep) if keep is not None else None
-    stated = kept is not None and rng.chance(0.3)
+    # a flipped field is stated up front (opening or profile): asked for, or learned from a rejection of the gold,
+    # it would make the agent propose the gold before the flip and lose it (the shopper never takes back a refusal)
+    stated = kept is not None and rng.chance(0.5)
     if kept is not None:
         rest = [i for i in rest if i != kept]
         rest = rest if stated else [kept] + rest
@@ -129,7 +131,11 @@ def _assign(facts: list[Fact], splits: dict[int, int], total: int, rng: Rng, kee
         chosen.append(facts[i])
     # rejects need a value to name ({actual}); services and prices are told better by slots and the profile; the
     # flipped field is never a reject (the gold, proposed before the flip, would be refused for good)
-    order = sorted(hidden, key=lambda i: (facts[i].kind in ("service", "price"), i == kept))
+    order = [i for i in sorted(hidden, key=lambda i: facts[i].kind in ("service", "price")) if i != kept]
+    if kept is not None and not stated:
+        facts[kept].src = "profile"
+        chosen.append(facts[kept])
+        sizes["profile"] -= 1
     for src in ("reject", "slot", "profile"):
         for _ in range(sizes[src]):
             i = order.pop(0) if src == "reject" else order.pop()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.tasks.shoppingbench.phrases import SERVICE_MARKERS, humanise
+from arena.tasks.shoppingbench.rebuild.distractors import TAGS_KEY
 from arena.tasks.shoppingbench.render import mentions
 
 _NUM = r"[^\d\n]{0,6}?(\d[\d,]*(?:\.\d+)?)"
@@ -38,13 +39,15 @@ def pairs_of(doc: dict[str, Any]) -> set[tuple[str, str]]:
 
 @dataclass
 class Vocabulary:
-    """The values each field has among the products seen so far."""
+    """The values each field has among the products seen so far, with how many products have each."""
 
-    values: dict[str, set[str]] = field(default_factory=dict)
+    values: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add(self, doc: dict[str, Any]) -> None:
         for key, value in pairs_of(doc):
-            self.values.setdefault(key, set()).add(value)
+            if key != TAGS_KEY:  # search keywords a listing carries, not a field a shopper asks about
+                counts = self.values.setdefault(key, {})
+                counts[value] = counts.get(value, 0) + 1
 
 
 @dataclass
@@ -85,21 +88,21 @@ def _key_named(text: str, key: str) -> bool:
 
 
 def _spotted(text: str, vocab: Vocabulary, refused: set[tuple[str, str]]) -> dict[str, tuple[str, bool]]:
-    """Field -> (the value the text asks for, whether the text names the field too)."""
+    """Field -> (the value the text asks for, whether the text names the field too). A value several fields have
+    goes to a field the text names, else to the field most products have it under."""
     low = text.lower()
     hits: list[tuple[str, str]] = []
     for key, values in vocab.values.items():
         hits += [(key, v) for v in values if len(v) >= 2 and (key, v) not in refused and mentions(text, v)]
     said = {v for _, v in hits}
     hits = [(k, v) for k, v in hits if not any(v != w and v in w for w in said)]  # "box" inside "box of 12"
-    keys_of: dict[str, list[str]] = {}
+    keys_of: dict[str, list[tuple[bool, int, str]]] = {}
     for key, value in hits:
-        keys_of.setdefault(value, []).append(key)
+        keys_of.setdefault(value, []).append((_key_named(text, key), vocab.values[key][value], key))
     out: dict[str, tuple[str, bool]] = {}
-    for key, value in sorted(hits, key=lambda h: low.rfind(h[1])):  # the last one said wins
-        named = _key_named(text, key)
-        if len(keys_of[value]) == 1 or named:
-            out[key] = (value, named)
+    for value in sorted(keys_of, key=low.rfind):  # the last one said wins
+        named, _, key = max(keys_of[value])
+        out[key] = (value, named)
     return out
 
 
