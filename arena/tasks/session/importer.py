@@ -156,7 +156,7 @@ def _constraints(record: dict[str, Any], title: str, dropped: Counter[str]) -> l
     for rid, (rubric, rule) in by_id.items():
         src = SOURCES[rubric["info_source"]]
         if rule is not None and src != "slot":
-            out.append(Constraint(cid=rid, src=src, rule=rule, say=_stated_say(rule, rubric)))  # type: ignore[arg-type]
+            out.append(Constraint(cid=rid, src=src, rule=rule, say=_stated_say(rule, rubric)))
     linked: set[str] = set()
     for slot in slots:
         ids = [str(i) for i in slot.get("linked_rubric_ids") or []]
@@ -210,7 +210,7 @@ def parse_record(record: Any, source: str, dropped: Counter[str] | None = None) 
             profile=_profile(record.get("user_persona")),
             constraints=constraints,
             style=Style(max_questions=min(20, turns)) if isinstance(turns, int) and turns >= 0 else Style(),
-            gold={"product_ids": [str(target["product_id"])]},  # type: ignore[arg-type]
+            gold={"product_ids": [str(target["product_id"])]},
             source=source,
             meta={
                 "record_id": record.get("id"),
