@@ -8,9 +8,13 @@ product id no catalog product has, so only the rule's own checks decide (never a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from arena.tasks.session.problem import Rule, merge
+from arena.tasks.shoppingbench.similarity import default_embedder
 from arena.tasks.shoppingbench.strict import ProductScore, score_product
 
 #: the reward id the checks run under: no product has it, so ``gt`` is always 0 and every check counts
@@ -23,9 +27,31 @@ SERVICE_WORDS = {
 }
 
 
+class CachedEmbedder:
+    """The default title embedder, remembering each title's vector: a session checks the same few titles again and
+    again (the same vectors, so the same verdicts, only sooner)."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed(self, titles: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(titles) if t not in self._vectors]
+        if missing:
+            if len(self._vectors) + len(missing) > self.LIMIT:
+                self._vectors.clear()
+            self._vectors.update(zip(missing, default_embedder().embed(missing), strict=True))
+        return np.stack([self._vectors[t] for t in titles]) if titles else default_embedder().embed([])
+
+
+EMBEDDER = CachedEmbedder()
+
+
 def check(rules: list[Rule], product: dict[str, Any], ruleset: Any = None) -> ProductScore:
     """``product`` scored by the ShoppingBench checks against every rule of ``rules`` at once."""
-    return score_product(0, merge(NO_ID, rules), str(product.get("product_id", "")), lambda _: product, ruleset=ruleset)
+    pid = str(product.get("product_id", ""))
+    return score_product(0, merge(NO_ID, rules), pid, lambda _: product, EMBEDDER, ruleset=ruleset)
 
 
 def satisfies(rule: Rule, product: dict[str, Any], ruleset: Any = None) -> bool:
