@@ -385,3 +385,29 @@ def test_the_family_is_registered() -> None:
     assert "session" in tasks.all_tasks()
     problem = tasks.parse_problem(copy.deepcopy(PLAN))
     assert isinstance(problem, SessionProblem) and problem == PROBLEM
+
+
+def test_the_conversation_tools_need_a_session() -> None:
+    from arena.tools.registry import RunState, ToolError
+
+    registry = tasks.family_for("session").tools()
+    ctx = ToolContext(TinyCatalog(), RunState())
+    for name, arguments in (("ask_user", {"question": "material?"}), ("respond", {"message": "hi"})):
+        with pytest.raises(ToolError, match="no shopper"):
+            registry.call(name, arguments, ctx)
+    assert registry.call("recommend_product", {"product_ids": " , "}, ctx) == "No product recommended."
+    assert ctx.state.answer == []
+
+
+def test_the_plan_round_trips_and_its_truth_applies_the_events() -> None:
+    again = SessionProblem.model_validate(PROBLEM.model_dump(mode="json"))
+    assert again == PROBLEM and again.answer_spec() == PROBLEM.answer_spec()
+    truth = PROBLEM.truth()
+    assert truth.product_id == "G1" and [p.hi for p in truth.price] == [2500]
+    assert PROBLEM.final_rules()["c2"] != PROBLEM.opening_rules()["c2"]
+    assert truth.required_pairs() == [
+        ("size", "18 inch"),
+        ("material", "b20 bronze"),
+        ("finish", "brilliant"),
+        ("weight", "medium thin"),
+    ]
