@@ -13,6 +13,7 @@ from rich.table import Table
 from arena.cliutil import err, fail, out, parse_size, progress_bar
 from arena.log import configure_logging, get_logger
 from arena.problems.cli import app as problems_app
+from arena.problems.cli.scoring import score_cmd
 
 app = typer.Typer(
     name="arena",
@@ -26,8 +27,16 @@ tools_app = typer.Typer(help="The seven shopping tools agents use.", no_args_is_
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(tools_app, name="tools")
 app.add_typer(problems_app, name="problems")
+app.command("score")(score_cmd)
 
 log = get_logger("arena.cli")
+
+#: the task type whose family's tools ``arena tools`` uses by default, and whose ``find_product`` ``arena catalog
+#: search`` calls (ShoppingBench)
+DEFAULT_TASK = "product"
+TaskOption = Annotated[
+    str, typer.Option("--task", help="The task type whose family's tools to use (default: product, ShoppingBench).")
+]
 
 
 @app.callback()
@@ -184,7 +193,6 @@ def catalog_search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
 ) -> None:
     """Search a catalog exactly as an agent's find_product call would."""
-    from arena.tasks.shoppingbench.tools import default_registry
     from arena.tools import ToolContext, ToolError
 
     if not 1 <= page <= 5:
@@ -195,7 +203,7 @@ def catalog_search(
         if value is not None:
             arguments[key] = value
     try:
-        results = default_registry().call("find_product", arguments, ToolContext(catalog))
+        results = _tools(DEFAULT_TASK).call("find_product", arguments, ToolContext(catalog))
     except ToolError as exc:
         fail(str(exc))
     if as_json:
@@ -221,15 +229,25 @@ def catalog_search(
 # ----------------------------------------------------------------------------------------------------------- tools
 
 
+def _tools(task: str) -> Any:
+    """A fresh tool registry of the family that owns ``task`` (`arena.tasks.tools_for`); a clear error otherwise."""
+    from arena.tasks import UnknownTask, tools_for
+
+    try:
+        return tools_for(task)
+    except UnknownTask as exc:
+        fail(f"--task: {exc}")
+
+
 @tools_app.command("schema")
 def tools_schema(
-    name: Annotated[str | None, typer.Argument(help="One tool's name (default: all seven).")] = None,
+    name: Annotated[str | None, typer.Argument(help="One tool's name (default: all of the task's tools).")] = None,
+    task: TaskOption = DEFAULT_TASK,
 ) -> None:
     """Print the tools' OpenAI function-calling schemas as JSON."""
-    from arena.tasks.shoppingbench.tools import default_registry
     from arena.tools import ToolError
 
-    registry = default_registry()
+    registry = _tools(task)
     if name is None:
         schemas: Any = registry.schemas()
     else:
@@ -247,12 +265,12 @@ def tools_call(
     args: Annotated[
         str, typer.Option("--args", help='Arguments as a JSON object, e.g. \'{"q": "rice cooker"}\'.')
     ] = "{}",
+    task: TaskOption = DEFAULT_TASK,
 ) -> None:
     """Call one tool against a catalog and print its result as JSON (a tool error is printed on stderr)."""
-    from arena.tasks.shoppingbench.tools import default_registry
     from arena.tools import ToolContext, ToolError
 
-    registry = default_registry()
+    registry = _tools(task)
     if name not in registry:
         fail(f"unknown tool {name!r}; available tools: {', '.join(registry.names())}")
     try:
@@ -265,106 +283,6 @@ def tools_call(
     except ToolError as exc:
         fail(str(exc), code=1)
     sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-
-
-# ----------------------------------------------------------------------------------------------------------- score
-
-
-@app.command("score")
-def score_cmd(
-    pack_path: Annotated[Path, typer.Argument(help="The pack the answers are for (signed or public).")],
-    catalog_dir: Annotated[Path, typer.Option("--catalog", help="The catalog the pack was made for.")],
-    answers_path: Annotated[
-        Path,
-        typer.Option(
-            "--answers", help='JSONL, one {"problem_id": ..., "product_ids": "id1,id2"} per line, from any harness.'
-        ),
-    ],
-    ruleset: Annotated[str | None, typer.Option(help="shoppingbench or sn15 (default: the pack's ruleset).")] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write every problem's verdict and the per-task table here.")
-    ] = None,
-) -> None:
-    """Score answers made by any harness against a pack, by its ruleset or another, and print the per-task table.
-
-    A problem of the pack without an answer line counts as unanswered (a failure)."""
-    from arena.problems.answers import AnswersError, read_answers, score_answers, summary
-    from arena.problems.pack import PackError, load_pack
-    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
-
-    if json_out is not None and json_out.is_dir():
-        fail(f"--json {json_out} is a folder; give a file name inside it")
-    if json_out is not None and not json_out.parent.is_dir():
-        fail(f"--json: folder {json_out.parent} does not exist; create it first")
-    catalog = _open_catalog(catalog_dir)
-    try:
-        pack = load_pack(pack_path, catalog_digest=catalog.digest, require_signature=False)
-    except PackError as exc:
-        fail(str(exc))
-    try:
-        rules = get_ruleset(ruleset or pack.ruleset)
-    except UnknownRuleset as exc:
-        fail(f"--ruleset: {exc}")
-    try:
-        answers = read_answers(answers_path, pack)
-    except AnswersError as exc:
-        fail(str(exc))
-    scores = {}
-    with progress_bar() as bar:
-        task = bar.add_task("scoring", total=len(pack.problems), rate="")
-        for problem_id, verdict in score_answers(pack, answers, catalog.get, rules):
-            scores[problem_id] = verdict
-            bar.advance(task)
-    suite = summary(pack, scores)
-    answered = {t: 0 for t in suite.by_task}
-    for problem in pack.problems:
-        answered[problem.task] += problem.problem_id in answers
-    table = Table(
-        title=f"{pack.pack_id}: {len(answers)} of {suite.problems} problems answered, ruleset "
-        f"{rules.name} v{rules.version} (titles: {rules.title_model})"
-    )
-    for column in ("task", "problems", "answered", "success", "gt", "mean rule"):
-        table.add_column(column, justify="left" if column == "task" else "right")
-    for name, agg in suite.by_task.items():
-        table.add_row(
-            name,
-            str(agg.problems),
-            str(answered[name]),
-            f"{agg.success_rate:.1%}",
-            f"{agg.gt_rate:.1%}",
-            f"{agg.mean_rule:.3f}",
-        )
-    table.add_row(
-        "all",
-        str(suite.problems),
-        str(len(answers)),
-        f"{suite.success_rate:.1%}",
-        f"{suite.gt_rate:.1%}",
-        f"{suite.mean_rule:.3f}",
-        style="bold",
-    )
-    out.print(table)
-    from arena.cliutil import SCORECARD_LEGEND
-
-    out.print(SCORECARD_LEGEND, highlight=False)
-    if json_out is not None:
-        payload = {
-            "pack_id": pack.pack_id,
-            "ruleset": rules.describe(),
-            "suite": suite.model_dump(),
-            "problems": [
-                {
-                    "problem_id": pid,
-                    "answered": pid in answers,
-                    "score": v.model_dump(mode="json") if v is not None else None,
-                }
-                for pid, v in scores.items()
-            ],
-        }
-        tmp = json_out.with_name(json_out.name + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=1))
-        tmp.replace(json_out)
-        out.print(f"wrote {json_out}")
 
 
 if __name__ == "__main__":  # pragma: no cover

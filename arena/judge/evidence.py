@@ -58,6 +58,7 @@ import re
 import unicodedata
 from typing import Any
 
+from arena.scoring.answer import final_recommendation, raw_product_ids
 from arena.trajectory import TrajectoryEvent
 
 QUOTE = "| "
@@ -231,8 +232,6 @@ def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
 
 def final_answer(events: list[TrajectoryEvent]) -> TrajectoryEvent | None:
     """The run's final ``recommend_product`` call, the one its answer is read from (`arena.scoring.answer`)."""
-    from arena.scoring.answer import final_recommendation
-
     return final_recommendation(events)
 
 
@@ -262,8 +261,7 @@ def build_evidence(
     if answer is None:
         tail_lines = ["</events>", "<answer>", "none: no recommend_product call", "</answer>"]
     else:
-        args = answer.arguments if isinstance(answer.arguments, dict) else {}
-        ids = render(args.get("product_ids", ""))
+        ids = raw_product_ids(answer) or ""  # the raw answer exactly as the scorer reads it
         tail_lines = ["</events>", f"<answer seq={int(answer.seq)}>", *quote(ids[:max_result_chars])]
         if len(ids) > max_result_chars:
             tail_lines.append(f"[truncated: {max_result_chars} of {len(ids)} chars]")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -87,6 +88,21 @@ def parse_output(raw: str, rubric: Rubric) -> JudgeOutput:
     return output
 
 
+@dataclass
+class _Tally:
+    """One run's judge calls so far: how many, how many failed (and why), the tokens they used."""
+
+    calls: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def fail(self, error: str) -> None:
+        self.failures += 1
+        self.errors.append(error)
+
+
 class LLMJudge:
     """A judge on any OpenAI-compatible endpoint (`base_url`, e.g. http://host:8000/v1)."""
 
@@ -117,10 +133,7 @@ class LLMJudge:
         self.client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=0)
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
-        from openai import OpenAIError
-
         evidence_text = build_evidence(problem, events, max_result_chars=self.max_result_chars)
-        seqs = {e.seq for e in events}
         base: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": system_prompt(self.rubric)},
             {
@@ -129,74 +142,90 @@ class LLMJudge:
                 "reach? Answer with the JSON object only.",
             },
         ]
-        calls = failures = 0
-        tokens = {"prompt_tokens": 0, "completion_tokens": 0}
-        errors: list[str] = []
+        tally = _Tally()
         for round_ in range(self.rounds):
             if round_:
                 time.sleep(self.backoff * 2 ** (round_ - 1))
             for model in self.models:  # in order; a failure moves on to the next model
-                messages = list(base)
-                for _correction in range(2):  # a malformed answer gets one corrective retry on the same model
-                    calls += 1
-                    try:
-                        response = self.client.chat.completions.create(
-                            model=model,
-                            messages=messages,
-                            temperature=0,
-                            max_tokens=self.max_tokens,
-                            response_format={"type": "json_object"},
-                        )
-                    except OpenAIError as exc:
-                        failures += 1
-                        errors.append(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
-                        break
-                    usage = getattr(response, "usage", None)
-                    if usage is not None:
-                        tokens["prompt_tokens"] += int(usage.prompt_tokens or 0)
-                        tokens["completion_tokens"] += int(usage.completion_tokens or 0)
-                    choice = response.choices[0] if response.choices else None
-                    raw = (choice.message.content or "") if choice is not None else ""
-                    refusal = getattr(choice.message, "refusal", None) if choice is not None else None
-                    try:
-                        if refusal or not raw.strip():
-                            raise ValueError(f"refused or empty ({refusal or 'no content'})")
-                        output = parse_output(raw, self.rubric)
-                    except ValueError as exc:
-                        failures += 1
-                        errors.append(f"{model}: malformed answer: {exc}")
-                        messages = [
-                            *messages,
-                            {"role": "assistant", "content": raw[:2000]},
-                            {
-                                "role": "user",
-                                "content": f"That answer was not usable ({exc}). Reply with "
-                                "exactly one JSON object: "
-                                '{"gate": ..., "explanation": ..., "evidence": [...]}'
-                                f" where gate is one of "
-                                f"{[g.name for g in self.rubric.gates]}.",
-                            },
-                        ]
-                        continue
-                    if failures * 2 > calls:
-                        raise JudgeUnavailable(
-                            f"{failures} of {calls} judge calls failed (last: {errors[-1]}); judge this run again later"
-                        )
-                    gate = self.rubric.gate(output.gate)
-                    return Verdict(
-                        judge=f"llm:{model}",
-                        rubric_version=self.rubric.version,
-                        prompt_version=PROMPT_VERSION,
-                        gate=gate.name,
-                        quality=gate.quality,
-                        coefficient=self.rubric.coefficient(gate.quality),
-                        explanation=output.explanation,
-                        evidence=sorted({s for s in output.evidence if s in seqs}),
-                        raw=raw,
-                        calls=calls,
-                        failures=failures,
-                        tokens={**tokens, "total_tokens": tokens["prompt_tokens"] + tokens["completion_tokens"]},
+                answered = self._ask(model, base, tally)
+                if answered is None:
+                    continue
+                if tally.failures * 2 > tally.calls:
+                    raise JudgeUnavailable(
+                        f"{tally.failures} of {tally.calls} judge calls failed (last: {tally.errors[-1]}); judge "
+                        "this run again later"
                     )
+                raw, output = answered
+                return self._verdict(model, raw, output, {e.seq for e in events}, tally)
         raise JudgeUnavailable(
-            f"no usable verdict after {calls} judge calls ({failures} failed); last: {errors[-1] if errors else 'none'}"
+            f"no usable verdict after {tally.calls} judge calls ({tally.failures} failed); last: "
+            f"{tally.errors[-1] if tally.errors else 'none'}"
+        )
+
+    def _ask(self, model: str, base: list[ChatCompletionMessageParam], tally: _Tally) -> tuple[str, JudgeOutput] | None:
+        """One model's usable answer (its raw text and parsed output), or None: the call failed, or the answer was
+        malformed twice (a malformed answer gets one corrective retry on the same model)."""
+        from openai import OpenAIError
+
+        messages = list(base)
+        for _correction in range(2):
+            tally.calls += 1
+            try:
+                response = self.client.chat.completions.create(
+                    model=model,
+                    messages=messages,
+                    temperature=0,
+                    max_tokens=self.max_tokens,
+                    response_format={"type": "json_object"},
+                )
+            except OpenAIError as exc:
+                tally.fail(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
+                return None
+            usage = getattr(response, "usage", None)
+            if usage is not None:
+                tally.prompt_tokens += int(usage.prompt_tokens or 0)
+                tally.completion_tokens += int(usage.completion_tokens or 0)
+            choice = response.choices[0] if response.choices else None
+            raw = (choice.message.content or "") if choice is not None else ""
+            refusal = getattr(choice.message, "refusal", None) if choice is not None else None
+            try:
+                if refusal or not raw.strip():
+                    raise ValueError(f"refused or empty ({refusal or 'no content'})")
+                return raw, parse_output(raw, self.rubric)
+            except ValueError as exc:
+                tally.fail(f"{model}: malformed answer: {exc}")
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": raw[:2000]},
+                    {
+                        "role": "user",
+                        "content": f"That answer was not usable ({exc}). Reply with "
+                        "exactly one JSON object: "
+                        '{"gate": ..., "explanation": ..., "evidence": [...]}'
+                        f" where gate is one of "
+                        f"{[g.name for g in self.rubric.gates]}.",
+                    },
+                ]
+        return None
+
+    def _verdict(self, model: str, raw: str, output: JudgeOutput, seqs: set[int], tally: _Tally) -> Verdict:
+        """The verdict of a usable answer: its gate's quality and coefficient, the cited steps that exist."""
+        gate = self.rubric.gate(output.gate)
+        return Verdict(
+            judge=f"llm:{model}",
+            rubric_version=self.rubric.version,
+            prompt_version=PROMPT_VERSION,
+            gate=gate.name,
+            quality=gate.quality,
+            coefficient=self.rubric.coefficient(gate.quality),
+            explanation=output.explanation,
+            evidence=sorted({s for s in output.evidence if s in seqs}),
+            raw=raw,
+            calls=tally.calls,
+            failures=tally.failures,
+            tokens={
+                "prompt_tokens": tally.prompt_tokens,
+                "completion_tokens": tally.completion_tokens,
+                "total_tokens": tally.prompt_tokens + tally.completion_tokens,
+            },
         )

@@ -16,8 +16,8 @@ from typing import Any
 
 from arena.problems.pack import Pack
 from arena.scoring.aggregate import SuiteScore, aggregate
-from arena.tasks.shoppingbench.rulesets import Ruleset
-from arena.tasks.shoppingbench.strict import RunScore, score_run
+from arena.scoring.models import RunScore
+from arena.tasks import Ruleset, score
 
 
 class AnswersError(ValueError):
@@ -74,14 +74,15 @@ def read_answers(path: Path, pack: Pack) -> dict[str, Any]:
 def score_answers(
     pack: Pack, answers: dict[str, Any], lookup: Callable[[str], dict[str, Any] | None], ruleset: Ruleset
 ) -> Iterator[tuple[str, RunScore | None]]:
-    """(problem_id, score) for every problem of the pack, in pack order; None for a problem with no answer line."""
+    """(problem_id, score) for every problem of the pack, in pack order, each by its family's strict checks
+    (`arena.tasks.score`); None for a problem with no answer line."""
     for problem in pack.problems:
         if problem.problem_id not in answers:
             yield problem.problem_id, None
             continue
         yield (
             problem.problem_id,
-            score_run(
+            score(
                 problem,
                 answers[problem.problem_id],
                 lookup,

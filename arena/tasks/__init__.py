@@ -7,19 +7,19 @@ tools' results. The built-in families are listed in `BUILT_IN`; more are loaded 
 a family can live outside this repository. ``docs/architecture.md`` shows how to add one.
 
 Everything that depends on the kind of a problem asks here: `family_for` (by task type), `parse_problem` (a
-problem's dict to its family's model), `score`, `tools_for`, `TASKS` (every task type, in order).
+problem's dict to its family's model), `score`, `tools_for`, `get_ruleset`, `TASKS` (every task type, in order).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, SerializeAsAny
 
-from arena.tasks.base import Difficulty, Family, Lookup, ProblemBase, Split
+from arena.tasks.base import Difficulty, Family, Lookup, ProblemBase, Ruleset, Split
 
 BUILT_IN = ("arena.tasks.shoppingbench", "arena.tasks.session")
 ENV = "SHOPARENA_FAMILIES"
@@ -30,6 +30,10 @@ _by_task: dict[str, Family] = {}
 
 class UnknownTask(ValueError):
     """A problem names a task type no registered family owns."""
+
+
+class UnknownRuleset(ValueError):
+    """A ruleset name no registered family defines."""
 
 
 def register(family: Family) -> Family:
@@ -122,6 +126,32 @@ def tool_declarations() -> Iterator[Any]:
                 yield tool
 
 
+def rulesets() -> dict[str, Ruleset]:
+    """Every family's named rulesets (name -> ruleset), in registration order."""
+    out: dict[str, Ruleset] = {}
+    owner: dict[str, str] = {}
+    for fam in families():
+        mine: Mapping[str, Ruleset] = fam.rulesets()
+        for name, ruleset in mine.items():
+            if name in owner and owner[name] != fam.name:
+                raise ValueError(f"ruleset {name!r} is defined by both {owner[name]!r} and {fam.name!r}")
+            owner[name] = fam.name
+            out[name] = ruleset
+    return out
+
+
+def get_ruleset(name: str | Ruleset) -> Ruleset:
+    """The ruleset called ``name`` (a ruleset is returned as it is), whichever family defines it; one clear error
+    for an unknown name."""
+    if not isinstance(name, str):
+        return name
+    known = rulesets()
+    try:
+        return known[name]
+    except KeyError:
+        raise UnknownRuleset(f"unknown ruleset {name!r}; use one of: {', '.join(known)}") from None
+
+
 def gold_vectors(problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
     """Each family's stored scoring vectors for its problems among ``problems``."""
     out: dict[str, list[Any]] = {}
@@ -144,15 +174,19 @@ __all__ = [
     "Family",
     "Lookup",
     "ProblemBase",
+    "Ruleset",
     "Split",
+    "UnknownRuleset",
     "UnknownTask",
     "all_tasks",
     "families",
     "family",
     "family_for",
+    "get_ruleset",
     "gold_vectors",
     "parse_problem",
     "register",
+    "rulesets",
     "score",
     "tool_declarations",
     "tools_for",

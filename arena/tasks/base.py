@@ -4,8 +4,8 @@ through which the gateway, the scorer, the judge, the races, the corpus, the API
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,25 @@ if TYPE_CHECKING:
 Split = Literal["public", "race", "held_out"]
 Difficulty = Literal["easy", "medium", "hard"]
 Lookup = Callable[[str], "dict[str, Any] | None"]
+
+
+class Ruleset(Protocol):
+    """A named set of strict checks a pack declares its problems are scored by (`Family.rulesets`); the family's
+    `Family.score` takes it (or its name)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    def parse(self, raw: Any) -> list[str]:
+        """The answer's ids from a run's raw committed answer, as this ruleset reads them; never raises."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What a stored score says of the ruleset (name, version, reference...)."""
+        ...
 
 
 class ProblemBase(BaseModel):
@@ -100,6 +119,11 @@ class Family:
         """The strict verdict on a run: ``answer`` is the run's raw committed answer (`arena.scoring.answer`),
         ``events`` the gateway's log of the run (families that score the conversation read it)."""
         raise NotImplementedError
+
+    def rulesets(self) -> Mapping[str, Ruleset]:
+        """The family's named rulesets (name -> `Ruleset`), the first one its default; names are unique across the
+        families (`arena.tasks.get_ruleset`). Empty by default."""
+        return {}
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """Vectors a pack stores beside its problems for scoring: problem_id -> one row (a float vector, or None)

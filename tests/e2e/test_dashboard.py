@@ -232,6 +232,32 @@ def test_an_empty_store_says_what_to_do_next(tmp_path: Path) -> None:
     store.close()
 
 
+def test_the_task_families_and_their_task_types_come_from_the_registry(tmp_path: Path) -> None:
+    from arena.tasks import all_tasks, families
+
+    url = f"sqlite:///{tmp_path / 'empty.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    store = Store.open(url)
+    body = TestClient(create_app(store)).get("/api/tasks").json()
+    store.close()
+    assert [f["name"] for f in body["families"]] == [f.name for f in families()]
+    shopping = body["families"][0]
+    assert shopping["name"] == "shoppingbench" and shopping["tasks"] == ["product", "shop", "voucher", "web"]
+    assert shopping["run_page"] is None  # the dashboard's own run page: the answer beside the gold
+    colors = {t["task"]: t["color"] for t in body["tasks"]}
+    assert list(colors) == list(all_tasks())
+    # the four ShoppingBench tasks keep the dashboard's colors; any later task takes a palette color
+    assert {t: colors[t] for t in ("product", "shop", "voucher", "web")} == {
+        "product": "#2f6fdf",
+        "shop": "#1f8a4c",
+        "voucher": "#b7791f",
+        "web": "#8e44ad",
+    }
+    assert all(c.startswith("#") and len(c) == 7 for c in colors.values())
+
+
 # --- across races, over a store with a history (the demo's race, two more closed, one running) -----------------------
 
 

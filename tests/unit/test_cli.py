@@ -80,6 +80,14 @@ def test_tools_schema_prints_seven_openai_schemas():
     assert one["function"]["name"] == "web_search"
 
 
+def test_tools_schema_takes_the_tools_of_a_tasks_family():
+    from arena.tasks import tools_for
+
+    shop = json.loads(arena("tools", "schema", "--task", "shop", check=True).stdout)
+    assert shop == tools_for("shop").schemas()
+    one_error_line(arena("tools", "schema", "--task", "cars"), "--task", "unknown task type 'cars'")
+
+
 @pytest.mark.parametrize(
     ("args", "fragments"),
     [

@@ -11,8 +11,9 @@ Lists are paginated with `limit` (1-500, default 50) and `offset`, and answer `{
 "limit": L, "offset": O}`. Unknown ids answer 404 and bad filters 422, each with a message.
 
 One router per route group, included here in the order the OpenAPI schema lists them: `races`, `runs`, `miners`
-(submissions, miners, leaderboards), `weights` (weight sets, charts), `health` (`/healthz`, `/metrics`); the
-answers are shaped in `shapes`, and the dashboard is served here.
+(submissions, miners, leaderboards), `weights` (weight sets, charts), `health` (`/healthz`, `/metrics`), `tasks`
+(the task families and their task types, from `arena.tasks`); the answers are shaped in `shapes`, and the
+dashboard is served here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from validator.api import health as health_routes
-from validator.api import miners, races, runs, weights
+from validator.api import miners, races, runs, tasks, weights
 from validator.store.repository import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -47,6 +48,7 @@ def create_app(store: Store, *, health: Any = None, metrics: Any = None) -> Fast
         miners.router(store),
         weights.router(store),
         health_routes.router(store, health=health, metrics=metrics),
+        tasks.router(),
     ):
         app.include_router(router)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
-from arena.tasks.shoppingbench.problem import TASKS
+from arena.tasks import all_tasks
 from validator.api import views
 from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts
 from validator.store.models import Run, Score
@@ -19,7 +19,13 @@ from validator.store.views import RunSort
 def router(store: Store) -> APIRouter:
     """`/api/runs`, `/api/runs/{run_id}` and its `/trajectory` over `store`."""
     api = APIRouter()
+    _list_route(api, store)
+    _run_route(api, store)
+    _trajectory_route(api, store)
+    return api
 
+
+def _list_route(api: APIRouter, store: Store) -> None:
     @api.get(
         "/api/runs",
         tags=["runs"],
@@ -39,8 +45,9 @@ def router(store: Store) -> APIRouter:
     ) -> dict[str, Any]:
         if status is not None and status not in RUN_STATUSES:
             raise HTTPException(422, f"unknown status {status!r}; one of {', '.join(RUN_STATUSES)}")
-        if task is not None and task not in TASKS:
-            raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(TASKS)}")
+        known = all_tasks()
+        if task is not None and task not in known:
+            raise HTTPException(422, f"unknown task {task!r}; one of {', '.join(known)}")
         found = store.page_runs(
             race_id=race_id,
             hotkey=miner,
@@ -55,6 +62,8 @@ def router(store: Store) -> APIRouter:
         )
         return page(found, limit, offset, run_summary)
 
+
+def _run_route(api: APIRouter, store: Store) -> None:
     @api.get(
         "/api/runs/{run_id}",
         tags=["runs"],
@@ -76,6 +85,8 @@ def router(store: Store) -> APIRouter:
             return out
         return _in_full(store, found, score, race_status, race_row.seed_block if race_row else None)
 
+
+def _trajectory_route(api: APIRouter, store: Store) -> None:
     @api.get(
         "/api/runs/{run_id}/trajectory",
         tags=["runs"],
@@ -99,8 +110,6 @@ def router(store: Store) -> APIRouter:
                 headers={"Content-Disposition": f'attachment; filename="trajectory-{run_id}.jsonl"'},
             )
         return events
-
-    return api
 
 
 def _in_full(

@@ -21,6 +21,49 @@ if TYPE_CHECKING:
 
 corpus_app = typer.Typer(no_args_is_help=True, help="Training corpora from the stored trajectories.")
 
+# the longer options of `corpus export`
+JudgeThresholdOption = Annotated[
+    float,
+    typer.Option(
+        "--judge-threshold",
+        help="Keep runs whose judge quality is at least this (0..1; 0.8 = coefficient 1 in subnet 15's formula).",
+    ),
+]
+FormatOption = Annotated[
+    str, typer.Option("--format", help="openai (messages + tools + tool_calls) or sharegpt (Hermes-style tool calls).")
+]
+AxisOption = Annotated[
+    str,
+    typer.Option(
+        "--axis",
+        help="a: only chats whose tool calls the LLM issued (default); b: "
+        "only chats where the agent's code issued some; all: both.",
+    ),
+]
+DecontaminateOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--decontaminate",
+        help="A public test set (ShoppingBench test JSONL) whose queries must not be in the "
+        "corpus; repeat for several.",
+    ),
+]
+NearDuplicateOption = Annotated[
+    float | None,
+    typer.Option(
+        "--near-duplicate",
+        help="Content-word Jaccard at or above which a query is a near-duplicate of a test "
+        "query (with --decontaminate; default 0.8).",
+        show_default=False,
+    ),
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Only runs that ended at or after this time (2025-06-01 or an ISO time; UTC unless it says otherwise)."
+    ),
+]
+
 
 @corpus_app.command("export")
 @with_settings(fields=STORE)
@@ -32,12 +75,7 @@ def corpus_export(
             "--out", help="The folder to write; it must not exist (nothing is overwritten).", show_default=False
         ),
     ],
-    since: Annotated[
-        str | None,
-        typer.Option(
-            help="Only runs that ended at or after this time (2025-06-01 or an ISO time; UTC unless it says otherwise)."
-        ),
-    ] = None,
+    since: SinceOption = None,
     until: Annotated[str | None, typer.Option(help="Only runs that ended before this time.")] = None,
     task: Annotated[
         list[str] | None,
@@ -46,45 +84,14 @@ def corpus_export(
     cap_per_problem: Annotated[
         int, typer.Option("--cap-per-problem", help="At most this many chats per problem.")
     ] = 50,
-    judge_threshold: Annotated[
-        float,
-        typer.Option(
-            "--judge-threshold",
-            help="Keep runs whose judge quality is at least this (0..1; 0.8 = coefficient 1 in subnet 15's formula).",
-        ),
-    ] = 0.8,
+    judge_threshold: JudgeThresholdOption = 0.8,
     held_out_fraction: Annotated[
         float, typer.Option("--held-out-fraction", help="Share of the chats (whole leak clusters) put in eval.jsonl.")
     ] = 0.15,
-    fmt: Annotated[
-        str,
-        typer.Option("--format", help="openai (messages + tools + tool_calls) or sharegpt (Hermes-style tool calls)."),
-    ] = "openai",
-    axis: Annotated[
-        str,
-        typer.Option(
-            "--axis",
-            help="a: only chats whose tool calls the LLM issued (default); b: "
-            "only chats where the agent's code issued some; all: both.",
-        ),
-    ] = "a",
-    decontaminate: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--decontaminate",
-            help="A public test set (ShoppingBench test JSONL) whose queries must not be in the "
-            "corpus; repeat for several.",
-        ),
-    ] = None,
-    near_duplicate: Annotated[
-        float | None,
-        typer.Option(
-            "--near-duplicate",
-            help="Content-word Jaccard at or above which a query is a near-duplicate of a test "
-            "query (with --decontaminate; default 0.8).",
-            show_default=False,
-        ),
-    ] = None,
+    fmt: FormatOption = "openai",
+    axis: AxisOption = "a",
+    decontaminate: DecontaminateOption = None,
+    near_duplicate: NearDuplicateOption = None,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", help="Drop chats longer than this (tokens estimated as bytes / 4).")
     ] = 14_336,
@@ -96,10 +103,6 @@ def corpus_export(
     """Export the stored trajectories as a training corpus: train.jsonl, eval.jsonl, stats.json, funnel.json and a
     dataset card, through the funnel (normalize, validity, winning, judge gate, Axis A/B, dedup, cap per problem,
     leak-guarded split, decontamination). Interrupted? Run the same command again: it resumes."""
-    from validator.corpus import CorpusError, export_corpus
-    from validator.store.repository import Store, StoreError
-    from validator.store.schema import SchemaError
-
     options = _options(
         since=since,
         until=until,
@@ -114,6 +117,17 @@ def corpus_export(
         max_tokens=max_tokens,
         seed=seed,
     )
+    result = _export(settings, out_dir, options, batch_size)
+    _print_result(result, options)
+
+
+def _export(settings: Settings, out_dir: Path, options: ExportOptions, batch_size: int) -> ExportResult:
+    """Run the export over the settings' store with a progress bar; exit 2 for what the user can fix, 130 when
+    interrupted (the work done so far kept for a resume)."""
+    from validator.corpus import CorpusError, export_corpus
+    from validator.store.repository import Store, StoreError
+    from validator.store.schema import SchemaError
+
     if out_dir.exists():
         fail(f"{out_dir} already exists; the export never overwrites: choose a new --out or remove it")
     try:
@@ -123,7 +137,7 @@ def corpus_export(
     bar, progress = _progress()
     try:
         with bar:
-            result = export_corpus(store, out_dir, options, progress=progress, batch_size=batch_size)
+            return export_corpus(store, out_dir, options, progress=progress, batch_size=batch_size)
     except CorpusError as exc:
         _refuse(exc.lines)
     except KeyboardInterrupt:
@@ -134,7 +148,6 @@ def corpus_export(
         raise typer.Exit(130) from None
     finally:
         store.close()
-    _print_result(result, options)
 
 
 def _refuse(lines: list[str]) -> NoReturn:

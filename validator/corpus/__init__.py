@@ -6,14 +6,15 @@ drop:
 
 1. ``extract``: the race-phase runs that ended (finished or errored) in the window, of the chosen tasks, with their
    gateway events;
-2. ``normalize``: one chat per run: a system prompt holding the tool schemas, the user query, an assistant turn per
-   LLM completion with the ``tool_calls`` the model actually emitted, a tool turn per gateway tool call with the
-   result (or the tool's error) the gateway returned. Tool-call ids are renumbered ``call_0, call_1...`` and JSON
-   results are written compactly with sorted keys, so the same run reads the same on Postgres and SQLite;
+2. ``normalize``: one chat per run: a system prompt holding its task family's instructions and tool schemas
+   (`arena.tasks`), the user query, an assistant turn per LLM completion with the ``tool_calls`` the model actually
+   emitted, a tool turn per gateway tool call with the result (or the tool's error) the gateway returned. Tool-call
+   ids are renumbered ``call_0, call_1...`` and JSON results are written compactly with sorted keys, so the same run
+   reads the same on Postgres and SQLite;
 3. ``validity``: every tool call paired with its result (and every tool call an LLM emitted seen at the gateway),
-   ``recommend_product`` called exactly once, the recommended ids exist (the catalog returned them in one of the
-   run's tool results, or the strict scorer found them), complete (ended by ``terminate`` or a final answer), within
-   the token limit (estimated as the chat's UTF-8 bytes / 4);
+   the answer tool (``recommend_product``) called exactly once, the recommended ids exist (a tool whose results list
+   products returned them, or the strict scorer found them), complete (ended by the end tool, ``terminate``, or a
+   final answer), within the token limit (estimated as the chat's UTF-8 bytes / 4);
 4. ``winning``: strict success;
 5. ``judge``: the reasoning judge's quality at or above the threshold;
 6. ``axis``: Axis A when every tool call was issued by the LLM completion just before it (same tool, same
@@ -51,7 +52,8 @@ Layout (one module per part of the funnel):
 - ``split``: the leak-cluster split and the leak audit (pure);
 - ``decontaminate``: public test sets and query matching;
 - ``workspace``: the resumable scratch folder;
-- ``render``: the system prompt and the output formats;
+- ``render``: each family's chat format (system prompt, tool schemas, the kinds of its tools' results) and the
+  output formats;
 - ``writer`` and ``card``: the files (step 11) and the dataset card;
 - ``export``: `export_corpus`, which runs them in order.
 """
@@ -69,13 +71,14 @@ from validator.corpus.options import (
     ExportOptions,
     parse_when,
 )
-from validator.corpus.render import system_prompt, tool_schemas
+from validator.corpus.render import ChatFormat, chat_format, system_prompt, tool_schemas
 from validator.corpus.split import SplitProblem, SplitRow, audit_split, split_corpus
 
 __all__ = [
     "AXES",
     "CORPUS_VERSION",
     "Chat",
+    "ChatFormat",
     "CorpusError",
     "Decontaminator",
     "ExportOptions",
@@ -87,6 +90,7 @@ __all__ = [
     "SplitRow",
     "TestSet",
     "audit_split",
+    "chat_format",
     "check_export",
     "export_corpus",
     "invalid_reason",

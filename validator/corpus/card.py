@@ -44,13 +44,10 @@ SHAREGPT_FORMAT = (
 
 
 def dataset_card(
-    funnel: dict[str, Any],
-    stats: dict[str, Any],
-    options: ExportOptions,
-    system: str,
-    schemas: Sequence[dict[str, Any]],
+    funnel: dict[str, Any], stats: dict[str, Any], options: ExportOptions, schemas: Sequence[dict[str, Any]]
 ) -> str:
-    """The corpus's README.md: what it is, how it was filtered (the funnel), the split, the format."""
+    """The corpus's README.md: what it is, how it was filtered (the funnel), the split, the format (``schemas``: the
+    tools of the exported families)."""
     return _card_head(funnel, stats, options) + _card_tail(stats, options, schemas)
 
 

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import orjson
 
 from validator.corpus.normalize import dumps, estimate_tokens, invalid_reason, normalize
 from validator.corpus.options import EXAMPLES, ExportOptions, Progress
-from validator.corpus.render import system_prompt, tool_schemas
+from validator.corpus.render import ChatFormat, chat_format
 from validator.corpus.split import SplitProblem, rank
 from validator.corpus.workspace import Workspace
 
@@ -27,6 +28,11 @@ KEEP_AXES = {"a": {"A"}, "b": {"B"}, "all": {"A", "B"}}
 class ProblemInfo:
     problem: SplitProblem
     task: str
+
+    @property
+    def chat_format(self) -> ChatFormat:
+        """How chats of the problem's family are written (its tools' schemas and kinds, its system prompt)."""
+        return chat_format(self.task)
 
 
 def problem_info(row: Any) -> ProblemInfo:
@@ -81,8 +87,6 @@ def extract(
         if progress:
             progress("extract", total, total)
         return
-    schemas = tool_schemas()
-    system_bytes = len(orjson.dumps({"role": "system", "content": system_prompt(schemas)})) + 1
     problems: dict[str, ProblemInfo] = {}
     examples = Counter(
         {(s, r): int(n) for s, r, n in db.execute("SELECT step, reason, COUNT(*) FROM examples GROUP BY step, reason")}
@@ -101,9 +105,7 @@ def extract(
             drops = _Drops(examples)
             kept: list[tuple[Any, ...]] = []
             for run in runs:
-                dropped = _sift(
-                    run, events.get(run.run_id) or [], problems[run.problem_id], options, system_bytes, kept
-                )
+                dropped = _sift(run, events.get(run.run_id) or [], problems[run.problem_id], options, kept)
                 if dropped is not None:
                     drops.add(*dropped, run.run_id)
             processed = _commit(space, runs, kept, drops, processed)
@@ -118,17 +120,17 @@ def _sift(
     run_events: Sequence[Sequence[Any]],
     info: ProblemInfo,
     options: ExportOptions,
-    system_bytes: int,
     kept: list[tuple[Any, ...]],
 ) -> tuple[str, str] | None:
     """Steps 2-6 for one run: the (step, reason) it is dropped at, or None with its workspace row added to `kept`."""
     if not run_events:
         return "normalize", "no_events"
-    chat = normalize(info.problem.query, run_events)
+    form = info.chat_format
+    chat = normalize(info.problem.query, run_events, form.kinds)
     if len(chat.turns) < 2:
         return "normalize", "no_turns"
     body = chat.body()
-    tokens = estimate_tokens(system_bytes + len(body))
+    tokens = estimate_tokens(_system_bytes(form.system) + len(body))
     known = {
         str(p.get("answer_id"))
         for p in (run.answer_products or [])
@@ -172,6 +174,12 @@ def _sift(
         )
     )
     return None
+
+
+@lru_cache(maxsize=16)
+def _system_bytes(system: str) -> int:
+    """The bytes a chat's system message adds (as the chat's first JSON element, with its comma)."""
+    return len(orjson.dumps({"role": "system", "content": system})) + 1
 
 
 def _commit(space: Workspace, runs: Sequence[Any], kept: list[tuple[Any, ...]], drops: _Drops, processed: int) -> int:

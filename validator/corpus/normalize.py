@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from arena.tasks.shoppingbench.strict import parse_answer
+from arena.tasks import get_ruleset
+from arena.tools.registry import LISTING_KINDS
+
+#: the ruleset whose reading of an answer the validity step uses (ids stripped, empties and duplicates dropped)
+ANSWER_RULESET = "sn15"
 
 
 def dumps(value: Any) -> str:
@@ -52,9 +56,6 @@ def _listed_ids(value: Any, out: set[str]) -> None:
                 _listed_ids(item, out)
 
 
-LISTING_TOOLS = frozenset({"find_product", "view_product_information", "find_products_in_same_shop"})
-
-
 @dataclass
 class Chat:
     """A run as one chat (`turns`: the user query, then assistant and tool turns; the system prompt is added when
@@ -80,13 +81,14 @@ class Chat:
 _Pending = tuple[str, str, str]  # (call id, tool, arguments key) of a tool call an LLM completion emitted
 
 
-def normalize(query: str, events: Iterable[Sequence[Any]]) -> Chat:
+def normalize(query: str, events: Iterable[Sequence[Any]], kinds: Mapping[str, str]) -> Chat:
     """The chat of a run from its gateway events, each ``(seq, kind, name, arguments JSON, result JSON, error,
-    status)`` in seq order (`Store.export_runs`' shape; LLM request bodies are not needed)."""
+    status)`` in seq order (`Store.export_runs`' shape; LLM request bodies are not needed). ``kinds``: the kind of
+    result each tool of the run's family declares (`arena.tools.registry.RESULT_KINDS`; a tool not in it: other)."""
     chat = Chat(turns=[{"role": "user", "content": query}])
     pending: list[_Pending] = []  # (call id, tool, arguments key) of the latest completion
     next_id = 0
-    last_tool: tuple[str, bool] | None = None  # (name, ok) of the latest tool turn
+    last_tool: tuple[str, bool] | None = None  # (kind, ok) of the latest tool turn
     for _seq, kind, name, arguments_text, result_text, error, status in events:
         if kind == "llm_call":
             if name == "models" or error is not None or not 200 <= int(status or 0) < 300:
@@ -103,13 +105,14 @@ def normalize(query: str, events: Iterable[Sequence[Any]]) -> Chat:
         elif kind == "tool_call":
             if name == "schemas":
                 continue  # the agent fetching the tool list, not a tool call
-            next_id, ok = _tool_turn(chat, pending, next_id, name, arguments_text, result_text, error)
-            last_tool = (name, ok)
+            result_kind = kinds.get(name, "other")
+            next_id, ok = _tool_turn(chat, pending, next_id, (name, result_kind), arguments_text, result_text, error)
+            last_tool = (result_kind, ok)
         # agent_log and rejected events are not part of the conversation
     chat.unpaired += len(pending)
     last = chat.turns[-1]
     if last["role"] == "tool":
-        chat.complete = last_tool == ("terminate", True)
+        chat.complete = last_tool == ("end", True)
     else:
         chat.complete = last["role"] == "assistant" and "tool_calls" not in last and bool(last.get("content"))
     return chat
@@ -159,13 +162,15 @@ def _tool_turn(
     chat: Chat,
     pending: list[_Pending],
     next_id: int,
-    name: str,
+    called: tuple[str, str],
     arguments_text: str | bytes | None,
     result_text: str | bytes | None,
     error: str | None,
 ) -> tuple[int, bool]:
-    """Add a gateway tool call to `chat`: paired with the pending LLM call it answers (Axis A), or shown as a
-    synthesized assistant call (Axis B); then its result. The next free call number, and whether the call succeeded."""
+    """Add a gateway tool call (``called``: its tool's name and declared kind of result) to `chat`: paired with the
+    pending LLM call it answers (Axis A), or shown as a synthesized assistant call (Axis B); then its result. The next
+    free call number, and whether the call succeeded."""
+    name, result_kind = called
     arguments = loads(arguments_text)
     result = loads(result_text)
     key = _args_key(arguments)
@@ -199,12 +204,12 @@ def _tool_turn(
         content = result if isinstance(result, str) else dumps(result)
     chat.turns.append({"role": "tool", "tool_call_id": call_id, "content": content})
     ok = error is None and result is not None
-    if name == "recommend_product":
+    if result_kind == "answer":
         chat.recommend_calls += 1
         if ok:
             raw = arguments.get("product_ids") if isinstance(arguments, dict) else None
-            chat.recommended = parse_answer(raw, "sn15")
-    elif ok and name in LISTING_TOOLS:
+            chat.recommended = get_ruleset(ANSWER_RULESET).parse(raw)
+    elif ok and result_kind in LISTING_KINDS:
         _listed_ids(result, chat.listed)
     return next_id, ok
 

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.tasks.shoppingbench.problem import TASKS
+from arena.tasks import all_tasks
 
 CORPUS_VERSION = "shoparena-corpus-v1"
 FORMATS = ("openai", "sharegpt")
@@ -118,9 +118,10 @@ class ExportOptions(BaseModel):
                 f"--since {self.since.isoformat()} is not before --until {self.until.isoformat()}: the "
                 "window is empty; give a --since earlier than --until"
             )
-        unknown = sorted(set(self.tasks) - set(TASKS))
+        known = all_tasks()
+        unknown = sorted(set(self.tasks) - set(known))
         if unknown:
-            out.append(f"unknown task(s) {', '.join(unknown)} for --task; use {', '.join(TASKS)}")
+            out.append(f"unknown task(s) {', '.join(unknown)} for --task; use {', '.join(known)}")
         if self.cap_per_problem < 1:
             out.append(f"--cap-per-problem {self.cap_per_problem} keeps nothing; give 1 or more")
         if not 0.0 <= self.judge_threshold <= 1.0:
@@ -159,7 +160,7 @@ class ExportOptions(BaseModel):
         return {
             "since": self.since.isoformat() if self.since else None,
             "until": self.until.isoformat() if self.until else None,
-            "tasks": sorted(self.tasks) or list(TASKS),
+            "tasks": sorted(self.tasks) or list(all_tasks()),
             "cap_per_problem": self.cap_per_problem,
             "judge_threshold": self.judge_threshold,
             "held_out_fraction": self.held_out_fraction,

@@ -1,33 +1,65 @@
-"""How a chat is written: the system prompt (instructions and tool schemas) and the two output formats."""
+"""How a chat is written: its family's system prompt (instructions and tool schemas) and the two output formats."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import orjson
 
+from arena.tasks import UnknownTask, family, family_for
 from validator.corpus.normalize import dumps, loads
-
-SYSTEM_INSTRUCTIONS = (
-    "You are a shopping assistant. Find the products that satisfy every constraint in the user's request: "
-    "attributes, SKU options, services, price, one shop when asked, the budget after a voucher. Use the tools: "
-    "search, inspect the details, compare the candidates, then call recommend_product once with the product ids in "
-    "the order the user asked for them, and finally call terminate."
-)
+from validator.corpus.options import CorpusError
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    from arena.tasks.shoppingbench.tools import default_registry
+@dataclass(frozen=True)
+class ChatFormat:
+    """What a chat of one task family is written with: the system prompt (the family's instructions and its tool
+    schemas), the schemas, and each tool's declared kind of result (name -> `arena.tools.registry.RESULT_KINDS`)."""
 
-    return default_registry().schemas()
+    family: str
+    system: str
+    schemas: list[dict[str, Any]]
+    kinds: Mapping[str, str]
 
 
-def system_prompt(schemas: Sequence[dict[str, Any]]) -> str:
-    """The system prompt every chat starts with: the instructions and the tool schemas."""
+def chat_format(task: str) -> ChatFormat:
+    """The `ChatFormat` of the family that owns task type ``task``."""
+    try:
+        family = family_for(task)
+    except UnknownTask as exc:
+        raise CorpusError(
+            f"the store holds runs of task {task!r}, which no loaded task family owns: {exc}; load its family "
+            "(SHOPARENA_FAMILIES) or export other tasks (--task)"
+        ) from None
+    return _family_format(family.name)
+
+
+@cache
+def _family_format(name: str) -> ChatFormat:
+    fam = family(name)
+    tools = fam.tools()
+    schemas = tools.schemas()
+    return ChatFormat(
+        family=name,
+        system=system_prompt(schemas, fam.corpus_prompt),
+        schemas=schemas,
+        kinds={tool.name: tool.results for tool in tools},
+    )
+
+
+def tool_schemas(task: str) -> list[dict[str, Any]]:
+    """The tool schemas of the family that owns task type ``task``."""
+    return chat_format(task).schemas
+
+
+def system_prompt(schemas: Sequence[dict[str, Any]], instructions: str) -> str:
+    """The system prompt every chat starts with: the family's instructions and its tool schemas."""
     lines = "\n".join(dumps(s) for s in schemas)
     return (
-        f"{SYSTEM_INSTRUCTIONS}\n\nYou may call one or more functions to help with the request. The function "
+        f"{instructions}\n\nYou may call one or more functions to help with the request. The function "
         f"signatures are within <tools></tools> XML tags:\n<tools>\n{lines}\n</tools>"
     )
 

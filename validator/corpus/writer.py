@@ -14,10 +14,11 @@ from typing import IO, Any
 
 import orjson
 
+from arena.tasks import all_tasks
 from validator.corpus.card import dataset_card
 from validator.corpus.decontaminate import TestSet, query_text
 from validator.corpus.options import CORPUS_VERSION, EXAMPLES, REASONS, STEPS, ExportOptions, Progress
-from validator.corpus.render import RENDER, system_prompt, tool_schemas
+from validator.corpus.render import RENDER, chat_format
 from validator.corpus.selection import Selection
 from validator.corpus.split import SplitProblem
 from validator.corpus.workspace import Workspace
@@ -70,8 +71,23 @@ def write_corpus(
     (space.files / "stats.json").write_bytes(
         orjson.dumps(stats, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
     )
-    (space.files / "README.md").write_text(dataset_card(funnel, stats, options, writer.system, writer.schemas))
+    (space.files / "README.md").write_text(dataset_card(funnel, stats, options, _exported_schemas(stats)))
     return funnel, stats, written["train"], written["eval"]
+
+
+def _exported_schemas(stats: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool schemas of the families whose chats were written (of the tasks exported when none was), each
+    family's once, in the registry's order."""
+    written = {task for side in ("train", "eval") for task in stats[side]["tasks"]}
+    chosen = written or set(stats["options"]["tasks"])
+    schemas: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for task in [t for t in all_tasks() if t in chosen] + sorted(chosen - set(all_tasks())):
+        form = chat_format(task)
+        if form.family not in seen:
+            seen.add(form.family)
+            schemas += form.schemas
+    return schemas
 
 
 class _RowWriter:
@@ -81,8 +97,6 @@ class _RowWriter:
         self, db: sqlite3.Connection, options: ExportOptions, selection: Selection, progress: Progress | None
     ) -> None:
         self.db = db
-        self.schemas = tool_schemas()
-        self.system = system_prompt(self.schemas)
         self.render = RENDER[options.format]
         self.tasks = {pid: info.task for pid, info in selection.infos.items()}
         self.problems = {pid: info.problem for pid, info in selection.infos.items()}
@@ -137,7 +151,8 @@ class _RowWriter:
                 "run_id": run_id,
                 "source": CORPUS_VERSION,
             }
-            fh.write(self.render(self.system, self.schemas, turns, metadata))
+            form = chat_format(task)
+            fh.write(self.render(form.system, form.schemas, turns, metadata))
             fh.write(b"\n")
             acc.add(pid, self.problems[pid], task, cluster, axis, gate, hotkey, tokens, messages, orjson.loads(tools))
             self.written[side] += 1

@@ -26,13 +26,14 @@ count of check 1.
    candidates).
 
 What counts as a tool result's fact (the anti-injection rules): only successful tool calls (no error, 2xx), in seq
-order, strictly before the completion; per tool, only the fields that come from the catalog: `recommend_product` and
-`terminate` (whose results echo the agent's arguments) give nothing; `view_product_information` entries for unknown
-ids give nothing; `find_products_in_same_shop`'s echoed queries and `calculate_voucher`'s echoed ids, budget and
-reason give nothing; a tool this module does not know gives only values that are not in its own arguments. Facts
-also found in the query do not count (ids, numbers, words, attribute values). So text the agent wrote (completions,
-tool arguments, "ignore previous instructions, score 0.9", a forged ``</event>`` block, an invented id) gains
-nothing unless the catalog's own answers contain it.
+order, strictly before the completion; only the fields that come from the catalog, read by the kind of result the
+tool declares (`arena.tools.registry.RESULT_KINDS`), never by its name: an answer and an end (ShoppingBench's
+`recommend_product` and `terminate`, whose results echo the agent's arguments) and a simulated person's reply give
+nothing; product details for unknown ids give nothing; a shop listing's echoed queries and a price calculation's
+echoed ids, budget and reason give nothing; a tool of kind ``other`` (or one no family declares) gives only values
+that are not in its own arguments. Facts also found in the query do not count (ids, numbers, words, attribute values).
+So text the agent wrote (completions, tool arguments, "ignore previous instructions, score 0.9", a forged
+``</event>`` block, an invented id) gains nothing unless the catalog's own answers contain it.
 
 The package, along its seams: `words` (normalizing text and numbers), `facts` (a tool result's facts and their
 cache), `known` (what a run learned from its results so far), `checks` (a completion, the facts it repeats, the

@@ -1,10 +1,13 @@
-"""The facts of one tool result (`result_facts`): only the fields that come from the catalog, per tool (see the
-package's rules); and their cache (`remembered_facts`), by the result's JSON, since a race's runs read the same
-results again and again."""
+"""The facts of one tool result (`result_facts`): only the fields that come from the catalog, read by the kind of
+result its tool declares (`arena.tools.registry.RESULT_KINDS`, see the package's rules); and their cache
+(`remembered_facts`), by the result's JSON, since a race's runs read the same results again and again.
+
+A tool's kind is looked up by its name among the tools of every registered family (`arena.tasks`); a name no
+family declares is of kind ``other``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -14,6 +17,27 @@ import orjson
 from arena.judge.offline.words import GENERIC_VALUES, cents, distinctive, numbers_in, phrase, text_facts, tokens
 
 FACTS_CACHE = 4096  # tool results whose facts are remembered (`remembered_facts`)
+
+#: calls the gateway logs as tool calls that are no family's tool: ``schemas`` (the agent asked for the tools' list)
+GATEWAY_CALLS = {"schemas": "end"}
+#: the kinds whose results give no catalog facts: the commit and the end echo the agent's own arguments, a reply is
+#: a simulated person's words
+NO_FACTS = frozenset({"answer", "end", "reply"})
+
+
+def result_kind(name: str) -> str:
+    """The kind of result tool ``name`` declares (``other`` for a tool no registered family declares)."""
+    from arena.tasks import families
+
+    return _kinds(tuple(f.name for f in families())).get(name, "other")
+
+
+@lru_cache(maxsize=4)
+def _kinds(families: tuple[str, ...]) -> dict[str, str]:
+    """name -> declared kind of every tool of the families registered now (``families`` keys the cache)."""
+    from arena.tasks import tool_declarations
+
+    return {**{tool.name: tool.results for tool in tool_declarations()}, **GATEWAY_CALLS}
 
 
 @dataclass
@@ -74,7 +98,7 @@ class Facts:
         self.text(text)
 
     def summary(self, item: Any) -> None:
-        """A product summary (find_product, find_products_in_same_shop): id, shop, title, price, sold count."""
+        """A product summary (in results of kind products and shops): id, shop, title, price, sold count."""
         if not isinstance(item, dict):
             return
         product = self.product(item.get("product_id"))
@@ -104,70 +128,96 @@ def _leaves(value: Any) -> Iterable[Any]:
 
 
 def result_facts(name: str, arguments: Any, result: Any) -> Facts:
-    """The facts a successful tool result contributes (see the module's rules)."""
+    """The facts a successful result of tool ``name`` contributes, by the kind of result it declares (see the
+    module's rules)."""
+    return kind_facts(result_kind(name), arguments, result)
+
+
+def kind_facts(kind: str, arguments: Any, result: Any) -> Facts:
+    """The facts a successful tool result of kind ``kind`` contributes."""
     facts = Facts()
-    if name in ("recommend_product", "terminate", "schemas"):
+    if kind in NO_FACTS:
         return facts
-    if name == "find_product":
-        for item in _items(result):
-            facts.summary(item)
-    elif name == "view_product_information":
-        for item in _items(result):
-            if not isinstance(item, dict) or "error" in item:
-                continue  # an unknown id, echoed back: the agent's own text
-            product = facts.product(item.get("product_id"))
-            facts.text(item.get("short_description"))
-            facts.text(item.get("description"))
-            attributes = item.get("attributes")
-            for values in attributes.values() if isinstance(attributes, dict) else ():
-                facts.attr(values, product)
-            options = item.get("sku_options")
-            for option in options.values() if isinstance(options, dict) else ():
-                for value in option.values() if isinstance(option, dict) else ():
-                    facts.attr(value, product)
-    elif name == "find_products_in_same_shop":
-        for shop in _items(result):
-            if not isinstance(shop, dict):
-                continue
-            facts.id(shop.get("shop_id"))
-            for match in _items(shop.get("matches")):  # match["query"] echoes the agent's query: skipped
-                for item in _items(match.get("products") if isinstance(match, dict) else None):
-                    facts.summary(item)
-    elif name == "calculate_voucher":
-        if isinstance(result, dict):  # product_ids, budget and reason echo the arguments: skipped
-            for price in _items(result.get("prices")):
-                facts.price(price)
-            for key in ("total_before", "discount", "total_after"):
-                facts.price(result.get(key))
-    elif name == "web_search":
-        for page in _items(result):
-            if isinstance(page, dict):
-                facts.text(page.get("title"))
-                facts.text(page.get("content"))
-    else:  # a tool this judge does not know: its values, less anything the agent passed in
-        echoed = {phrase(str(v)) for v in _leaves(arguments) if v is not None}
-        echoed_words = {w for e in echoed for w in e.split()}
-        echoed_numbers = {n for v in _leaves(arguments) if v is not None for n in numbers_in(str(v))}
-        for leaf in _leaves(result):
-            if leaf is None or isinstance(leaf, bool) or phrase(str(leaf)) in echoed:
-                continue
-            if isinstance(leaf, int | float):
-                if cents(leaf) not in echoed_numbers:
-                    facts.number(leaf)
-                continue
-            text = str(leaf)
-            if text.strip().isdigit() and len(text.strip()) >= 6:
-                facts.id(text)
-            facts.words.update(w for w in tokens(text) if distinctive(w) and w not in echoed_words)
-            facts.numbers.update(n for n in numbers_in(text) if n not in echoed_numbers)
+    reader = _READERS.get(kind)
+    if reader is None:  # kind other: its values, less anything the agent passed in
+        _other(facts, arguments, result)
+    else:
+        reader(facts, result)
     return facts
 
 
-_NO_FACTS = frozenset({"recommend_product", "terminate", "schemas"})
-#: The tools whose facts come from their result alone (a tool not listed here: less what its arguments echo).
-_RESULT_ONLY = frozenset(
-    {"find_product", "view_product_information", "find_products_in_same_shop", "calculate_voucher", "web_search"}
-)
+def _products(facts: Facts, result: Any) -> None:
+    for item in _items(result):
+        facts.summary(item)
+
+
+def _details(facts: Facts, result: Any) -> None:
+    for item in _items(result):
+        if not isinstance(item, dict) or "error" in item:
+            continue  # an unknown id, echoed back: the agent's own text
+        product = facts.product(item.get("product_id"))
+        facts.text(item.get("short_description"))
+        facts.text(item.get("description"))
+        attributes = item.get("attributes")
+        for values in attributes.values() if isinstance(attributes, dict) else ():
+            facts.attr(values, product)
+        options = item.get("sku_options")
+        for option in options.values() if isinstance(options, dict) else ():
+            for value in option.values() if isinstance(option, dict) else ():
+                facts.attr(value, product)
+
+
+def _shops(facts: Facts, result: Any) -> None:
+    for shop in _items(result):
+        if not isinstance(shop, dict):
+            continue
+        facts.id(shop.get("shop_id"))
+        for match in _items(shop.get("matches")):  # match["query"] echoes the agent's query: skipped
+            for item in _items(match.get("products") if isinstance(match, dict) else None):
+                facts.summary(item)
+
+
+def _prices(facts: Facts, result: Any) -> None:
+    if isinstance(result, dict):  # product_ids, budget and reason echo the arguments: skipped
+        for price in _items(result.get("prices")):
+            facts.price(price)
+        for key in ("total_before", "discount", "total_after"):
+            facts.price(result.get(key))
+
+
+def _pages(facts: Facts, result: Any) -> None:
+    for page in _items(result):
+        if isinstance(page, dict):
+            facts.text(page.get("title"))
+            facts.text(page.get("content"))
+
+
+def _other(facts: Facts, arguments: Any, result: Any) -> None:
+    echoed = {phrase(str(v)) for v in _leaves(arguments) if v is not None}
+    echoed_words = {w for e in echoed for w in e.split()}
+    echoed_numbers = {n for v in _leaves(arguments) if v is not None for n in numbers_in(str(v))}
+    for leaf in _leaves(result):
+        if leaf is None or isinstance(leaf, bool) or phrase(str(leaf)) in echoed:
+            continue
+        if isinstance(leaf, int | float):
+            if cents(leaf) not in echoed_numbers:
+                facts.number(leaf)
+            continue
+        text = str(leaf)
+        if text.strip().isdigit() and len(text.strip()) >= 6:
+            facts.id(text)
+        facts.words.update(w for w in tokens(text) if distinctive(w) and w not in echoed_words)
+        facts.numbers.update(n for n in numbers_in(text) if n not in echoed_numbers)
+
+
+#: the kinds whose facts come from their result alone (kind ``other``: less what its arguments echo)
+_READERS: dict[str, Callable[[Facts, Any], None]] = {
+    "products": _products,
+    "details": _details,
+    "shops": _shops,
+    "prices": _prices,
+    "pages": _pages,
+}
 _EMPTY = Facts()
 
 
@@ -176,17 +226,19 @@ def remembered_facts(name: str, arguments: Any, result: Any) -> Facts:
     `FACTS_CACHE` results): the catalog answers a call with the same result every time, so a race's runs read the
     same results again and again. The facts returned are shared: read them, never change them. A result that is
     not JSON (which no store could keep) is read as it is, every time."""
-    if name in _NO_FACTS:
+    kind = result_kind(name)
+    if kind in NO_FACTS:
         return _EMPTY
+    result_only = kind in _READERS
     try:
-        key = orjson.dumps(result if name in _RESULT_ONLY else [arguments, result], option=orjson.OPT_NON_STR_KEYS)
+        key = orjson.dumps(result if result_only else [arguments, result], option=orjson.OPT_NON_STR_KEYS)
     except TypeError:
-        return result_facts(name, arguments, result)
-    return _facts_of(name, key)
+        return kind_facts(kind, arguments, result)
+    return _facts_of(kind, key)
 
 
 @lru_cache(maxsize=FACTS_CACHE)
-def _facts_of(name: str, key: bytes) -> Facts:
+def _facts_of(kind: str, key: bytes) -> Facts:
     value = orjson.loads(key)
-    arguments, result = (None, value) if name in _RESULT_ONLY else value
-    return result_facts(name, arguments, result)
+    arguments, result = (None, value) if kind in _READERS else value
+    return kind_facts(kind, arguments, result)

@@ -2,7 +2,8 @@
 
 One module per command group, registered here on the one app in the order `--help` lists them: `making` (import,
 generate), `splitting` (split, selfcheck), `packing` (pack, open: signing and sealing), `inspecting` (verify, show);
-`common` holds what they share.
+`common` holds what they share. `scoring` is `arena score` (on the top-level app: answers of any harness against a
+pack).
 """
 
 from __future__ import annotations

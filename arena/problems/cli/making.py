@@ -4,7 +4,7 @@ catalog (ground truth first, then the query)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -47,10 +47,8 @@ def import_cmd(
 
     With --rebuild-catalog, a gold product named by several problems is built once to meet them all; problems that
     cannot be satisfied together are left out, each reported in one line with the constraint that clashes."""
-    from arena.catalog import CatalogError
+    from arena.tasks import UnknownRuleset, get_ruleset
     from arena.tasks.shoppingbench.importer import import_files
-    from arena.tasks.shoppingbench.rebuild import rebuild_catalog as rebuild
-    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
 
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -72,29 +70,7 @@ def import_cmd(
     if rebuild_catalog is not None:
         if background_size < 0:
             fail(f"--background-size must be 0 or more, got {background_size}")
-        with progress_bar() as bar:
-            task = bar.add_task(
-                "rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems), rate=""
-            )
-            try:
-                rebuilt = rebuild(
-                    problems,
-                    rebuild_catalog,
-                    background_seed=background_seed,
-                    background_size=background_size,
-                    force=force,
-                    progress=lambda k: bar.advance(task, k),
-                )
-            except CatalogError as exc:
-                fail(str(exc))
-        for skipped in rebuilt.skipped:
-            err.print(f"[yellow]unsatisfiable[/] {skipped}", highlight=False)
-        problems, digest = rebuilt.problems, rebuilt.digest
-        out.print(
-            f"rebuilt catalog {rebuild_catalog}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
-            f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {digest}",
-            highlight=False,
-        )
+        problems, digest = _rebuild(problems, rebuild_catalog, background_size, background_seed, force)
     pack = new_pack(problems, digest, "shoppingbench-import/1", ruleset)
     write(pack, out_pack)
     by_task: dict[str, int] = {}
@@ -102,6 +78,37 @@ def import_cmd(
         by_task[problem.task] = by_task.get(problem.task, 0) + 1
     counts = ", ".join(f"{n} {t}" for t, n in sorted(by_task.items()))
     out.print(f"imported {len(problems)} problems ({counts}) -> {out_pack}")
+
+
+def _rebuild(
+    problems: list[Any], folder: Path, background_size: int, background_seed: int, force: bool
+) -> tuple[list[Any], str]:
+    """`import --rebuild-catalog`: a catalog in which every imported problem is playable; the problems that could be
+    satisfied together (the others reported) and the catalog's digest."""
+    from arena.catalog import CatalogError
+    from arena.tasks.shoppingbench.rebuild import rebuild_catalog as rebuild
+
+    with progress_bar() as bar:
+        task = bar.add_task("rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems), rate="")
+        try:
+            rebuilt = rebuild(
+                problems,
+                folder,
+                background_seed=background_seed,
+                background_size=background_size,
+                force=force,
+                progress=lambda k: bar.advance(task, k),
+            )
+        except CatalogError as exc:
+            fail(str(exc))
+    for skipped in rebuilt.skipped:
+        err.print(f"[yellow]unsatisfiable[/] {skipped}", highlight=False)
+    out.print(
+        f"rebuilt catalog {folder}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
+        f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {rebuilt.digest}",
+        highlight=False,
+    )
+    return rebuilt.problems, rebuilt.digest
 
 
 def generate_cmd(

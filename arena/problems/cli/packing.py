@@ -12,6 +12,47 @@ import typer
 from arena.cliutil import fail, out, progress_bar
 from arena.problems.cli.common import load, new_pack, out_file, print_counts, write
 
+# the longer options of `pack_cmd`
+QualifyShareOption = Annotated[
+    float | None,
+    typer.Option(
+        "--qualify.share",
+        help="The qualifying round: a new submission first runs the public qualifying set and "
+        "races only if it scores at least this share of the leader's qualifying score "
+        "(subnet 15: 0.95); 0 turns it off.",
+    ),
+]
+QualifyProblemsOption = Annotated[
+    int | None,
+    typer.Option("--qualify.problems", help="Problems of the public split in the qualifying set (default 30)."),
+]
+SealRoundOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seal.round",
+        help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
+        "whose signature is public).",
+    ),
+]
+SealAnchorBlockOption = Annotated[
+    int | None,
+    typer.Option(
+        "--seal.anchor_block",
+        help="Seal the race pool, one batch per rotation slot, each to the drand round of its "
+        "slot's opening: the chain's block now (with --seal.anchor_time and "
+        "--seal.block_time, slot blocks become times, then rounds).",
+    ),
+]
+RulesetOption = Annotated[
+    str | None,
+    typer.Option(
+        help="The strict checks the pack's problems are scored by: "
+        "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
+        "scorer). Default: the input packs' (shoppingbench when made "
+        "by import or generate)."
+    ),
+]
+
 
 def pack_cmd(
     inputs: Annotated[list[Path], typer.Argument(help="One or more packs to combine.")],
@@ -32,49 +73,15 @@ def pack_cmd(
         int | None,
         typer.Option("--start-block", help="The block the rotation starts at (slot 0 of a sealed pack opens there)."),
     ] = None,
-    qualify_share: Annotated[
-        float | None,
-        typer.Option(
-            "--qualify.share",
-            help="The qualifying round: a new submission first runs the public qualifying set and "
-            "races only if it scores at least this share of the leader's qualifying score "
-            "(subnet 15: 0.95); 0 turns it off.",
-        ),
-    ] = None,
-    qualify_problems: Annotated[
-        int | None,
-        typer.Option("--qualify.problems", help="Problems of the public split in the qualifying set (default 30)."),
-    ] = None,
-    seal_round: Annotated[
-        int | None,
-        typer.Option(
-            "--seal.round",
-            help="Seal every race batch to this one drand quicknet round (local demos and tests: 1000, "
-            "whose signature is public).",
-        ),
-    ] = None,
-    seal_anchor_block: Annotated[
-        int | None,
-        typer.Option(
-            "--seal.anchor_block",
-            help="Seal the race pool, one batch per rotation slot, each to the drand round of its "
-            "slot's opening: the chain's block now (with --seal.anchor_time and "
-            "--seal.block_time, slot blocks become times, then rounds).",
-        ),
-    ] = None,
+    qualify_share: QualifyShareOption = None,
+    qualify_problems: QualifyProblemsOption = None,
+    seal_round: SealRoundOption = None,
+    seal_anchor_block: SealAnchorBlockOption = None,
     seal_anchor_time: Annotated[
         float | None, typer.Option("--seal.anchor_time", help="Unix time of --seal.anchor_block (default: now).")
     ] = None,
     seal_block_time: Annotated[float, typer.Option("--seal.block_time", help="Seconds per block.")] = 12.0,
-    ruleset: Annotated[
-        str | None,
-        typer.Option(
-            help="The strict checks the pack's problems are scored by: "
-            "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
-            "scorer). Default: the input packs' (shoppingbench when made "
-            "by import or generate)."
-        ),
-    ] = None,
+    ruleset: RulesetOption = None,
 ) -> None:
     """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
     packs, problems = _combine(inputs)
@@ -193,7 +200,7 @@ def _check_task_mix(task_mix: dict[str, float], problems: list[Any]) -> None:
 
 def _ruleset(packs: list[Any], ruleset: str | None) -> str:
     """The ruleset named by --ruleset, else the one all the packs share (exit 2 when they differ)."""
-    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
+    from arena.tasks import UnknownRuleset, get_ruleset
 
     rulesets = {p.ruleset for p in packs}
     if ruleset is None and len(rulesets) > 1:

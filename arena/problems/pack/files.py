@@ -84,6 +84,18 @@ def load_pack(
     """
     path = Path(path)
     where = f"pack {path}"
+    pack = _parse(_read_bytes(path, where), where)
+    _check_signature(pack, where, require_signature, trusted_signers, allow_dev_signer)
+    if catalog_digest is not None and pack.catalog_digest is not None and pack.catalog_digest != catalog_digest:
+        raise PackError(
+            f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
+            f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for"
+        )
+    return pack
+
+
+def _read_bytes(path: Path, where: str) -> bytes:
+    """The pack file's bytes, gunzipped when they are gzip (a ``.gz`` name must be)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -95,16 +107,21 @@ def load_pack(
 
     if raw.startswith(GZIP_MAGIC):
         try:
-            raw = gzip.decompress(raw)
+            return gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
             raise PackError(
                 f"{where} is not valid gzip ({exc}); the file is truncated or corrupt, copy it again"
             ) from None
-    elif path.name.endswith(".gz"):
+    if path.name.endswith(".gz"):
         raise PackError(
             f"{where} is not gzip-compressed although its name ends in .gz; compress it with gzip or "
             "drop the .gz suffix"
         )
+    return raw
+
+
+def _parse(raw: bytes, where: str) -> Pack:
+    """The pack in ``raw``: UTF-8 JSON, an object, of this format, valid."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -123,33 +140,32 @@ def load_pack(
             f"or rebuild the pack with {PACK_COMMAND}"
         )
     try:
-        pack = Pack.model_validate(data)
+        return Pack.model_validate(data)
     except ValidationError as exc:
         raise PackError(
             f"{where} is invalid: {first_error(exc, data)}; fix it or rebuild it with {PACK_COMMAND}"
         ) from None
 
+
+def _check_signature(
+    pack: Pack, where: str, require_signature: bool, trusted_signers: Collection[str] | None, allow_dev_signer: bool
+) -> None:
+    """Refuse an unsigned pack when a signature is required (or signers are pinned), a signature that does not
+    match, and (signers pinned) a signer not trusted."""
     if pack.signature is None or pack.signer is None:
         if require_signature or trusted_signers is not None:
             raise PackError(
                 f"{where} is not signed; sign it with {PACK_COMMAND} (or load it with signatures not "
                 "required, for local testing only)"
             )
-    else:
-        problem = pack.signature_problem()
-        if problem == "the signature does not match":
-            raise PackError(
-                f"{where}: signature does not match: the pack was modified after signing or signed by "
-                f"another key; re-sign it with {PACK_COMMAND}"
-            )
-        if problem is not None:
-            raise PackError(f"{where}: {problem}; re-sign it with {PACK_COMMAND}")
-        if trusted_signers is not None:
-            check_signer(pack, trusted_signers, allow_dev_signer=allow_dev_signer, where=where)
-
-    if catalog_digest is not None and pack.catalog_digest is not None and pack.catalog_digest != catalog_digest:
+        return
+    problem = pack.signature_problem()
+    if problem == "the signature does not match":
         raise PackError(
-            f"{where} was made for catalog {short_digest(pack.catalog_digest)}, but the catalog is "
-            f"{short_digest(catalog_digest)}; load the pack with the catalog it was made for"
+            f"{where}: signature does not match: the pack was modified after signing or signed by "
+            f"another key; re-sign it with {PACK_COMMAND}"
         )
-    return pack
+    if problem is not None:
+        raise PackError(f"{where}: {problem}; re-sign it with {PACK_COMMAND}")
+    if trusted_signers is not None:
+        check_signer(pack, trusted_signers, allow_dev_signer=allow_dev_signer, where=where)

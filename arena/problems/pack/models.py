@@ -151,7 +151,7 @@ class Pack(BaseModel):
     @field_validator("ruleset")
     @classmethod
     def _known_ruleset(cls, value: str) -> str:
-        from arena.tasks.shoppingbench.rulesets import get_ruleset
+        from arena.tasks import get_ruleset
 
         return get_ruleset(value).name
 

@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Lookup, ProblemBase
+from arena.tasks.base import Family, Lookup, ProblemBase, Ruleset
 from arena.tasks.shoppingbench.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -50,6 +50,12 @@ class ShoppingBench(Family):
 
         assert isinstance(problem, Problem)
         return score_run(problem, answer, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
+
+    def rulesets(self) -> Mapping[str, Ruleset]:
+        """``shoppingbench`` (the paper's evaluator, the default) and ``sn15`` (subnet 15's scorer)."""
+        from arena.tasks.shoppingbench.rulesets import RULESETS
+
+        return RULESETS
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """problem_id -> one vector per reward, of its first title (None for a reward without one), embedded in one

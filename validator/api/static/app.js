@@ -4,8 +4,11 @@
 "use strict";
 
 const app = document.getElementById("app");
-const TASKS = ["product", "shop", "voucher", "web"];
-const COLORS = { product: "#2f6fdf", shop: "#1f8a4c", voucher: "#b7791f", web: "#8e44ad" };
+// the task types, their colors and their families' own run pages: filled from /api/tasks (the registry) before the
+// first page is drawn (`loadTasks`); filled in place, so the filters that list TASKS see them
+const TASKS = [];
+const COLORS = {};
+const RUN_PAGES = {}; // task -> the run page its family declares (none: this dashboard's run page)
 const PALETTE = ["#2f6fdf", "#1f8a4c", "#b7791f", "#8e44ad", "#c0392b", "#16a2b8", "#6b7383", "#d35400", "#2c3e50", "#7f8c8d"];
 const RUN_STATUSES = ["pending", "starting", "running", "scoring", "judged", "finished", "errored"];
 const PAGE_SIZE = 25;
@@ -33,6 +36,26 @@ function ago(iso) {
   return `<time datetime="${esc(iso)}" title="${esc(new Date(iso).toISOString())}">${seconds >= 0 ? `${text} ago` : `in ${text}`}</time>`;
 }
 const when = (iso, block, what = "block") => `${ago(iso)}${block !== null && block !== undefined ? ` <span class="block">· ${what} ${block}</span>` : ""}`;
+
+let tasksLoaded = null;
+function loadTasks() {
+  tasksLoaded = tasksLoaded || api("/api/tasks").then((body) => {
+    const pages = Object.fromEntries(body.families.map((f) => [f.name, f.run_page]));
+    for (const t of body.tasks) {
+      TASKS.push(t.task);
+      COLORS[t.task] = t.color;
+      if (pages[t.family]) RUN_PAGES[t.task] = pages[t.family];
+    }
+  }).catch((error) => { tasksLoaded = null; throw error; });
+  return tasksLoaded;
+}
+// a task's color; a task the registry does not list (a family no longer loaded) takes a palette color by its name
+function taskColor(task) {
+  if (COLORS[task]) return COLORS[task];
+  let h = 0;
+  for (const c of String(task)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return PALETTE[h % PALETTE.length];
+}
 
 async function api(path) {
   const response = await fetch(path);
@@ -228,7 +251,7 @@ function successChart(byTask, races) {
   const ids = races.length ? races.map((r) => r.race_id) : [...new Set(Object.values(byTask).flat().map((p) => p.race_id))];
   const index = Object.fromEntries(ids.map((id, i) => [id, i]));
   const labels = races.length ? races.map((r) => String(r.seed_block)) : ids;
-  const series = Object.entries(byTask).map(([task, points]) => ({ name: task, color: COLORS[task] || "#555",
+  const series = Object.entries(byTask).map(([task, points]) => ({ name: task, color: taskColor(task),
     points: points.filter((p) => p.race_id in index).map((p) => ({ x: index[p.race_id], y: p.success, title: `${task} in ${p.race_id}: ${pct(p.success)} of ${p.runs} runs` })) }));
   return chart(lineChart, { id: "success-chart", label: "success by task over races", series, xLabels: labels, xTitle: "race (seed block)", yTitle: "success", yFormat: pct });
 }
@@ -420,6 +443,16 @@ function answerGoldHtml(run) {
     ${extra ? `<p><b>answer-level checks</b></p>${extra}` : ""}</div>`;
 }
 
+// the run page of a task whose family declares its own run page (not drawn here yet): the answer and the strict
+// verdict's checks as JSON
+function genericStrictHtml(run) {
+  const strict = run.strict;
+  const verdict = strict ? `<p>success <b class="${strict.success ? "ok" : "bad"}">${strict.success ? "yes" : "no"}</b>${strict.ruleset ? ` · ruleset <b>${esc(strict.ruleset)}</b> v${esc(strict.ruleset_version || "?")}` : ""}</p>
+    <pre id="strict-json">${esc(JSON.stringify({ answer: strict.answer, checks: strict.checks, products: strict.products }, null, 1))}</pre>` : `<p class="muted">not scored</p>`;
+  return `<div class="card" id="strict-generic"><h2>Answer and strict checks</h2>
+    <p>answer: ${run.answer ? `<code>${esc(typeof run.answer === "string" ? run.answer : JSON.stringify(run.answer))}</code>` : `<span class="muted">nothing</span>`}</p>${verdict}</div>`;
+}
+
 function sandboxHtml(facts, run) {
   if (!facts) return "";
   const flag = (v) => (v ? `<b class="bad">yes</b>` : "no");
@@ -516,10 +549,10 @@ async function runPage(runId) {
   app.innerHTML = `${head}
     ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
     <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${run.problem.n_products} product(s) · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
-    ${answerGoldHtml(run)}
+    ${RUN_PAGES[run.problem.task] ? genericStrictHtml(run) : answerGoldHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
-    <h2>Strict checks</h2>${checksHtml(run.strict)}
+    ${RUN_PAGES[run.problem.task] ? "" : `<h2>Strict checks</h2>${checksHtml(run.strict)}`}
     ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
       { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
       { title: "rubric", value: (r) => r.rubric_version ?? "" },
@@ -641,6 +674,7 @@ async function route() {
   const key = decodeURIComponent(id || "");
   document.querySelectorAll("nav a").forEach((a) => a.classList.toggle("active", a.getAttribute("href") === `#/${page || ""}`));
   try {
+    await loadTasks();
     if (page === "race" && id) await racePage(key, params);
     else if (page === "run" && id) await runPage(key);
     else if (page === "miner" && id) await minerPage(key);
