@@ -100,10 +100,10 @@ def rescore_race(
         coefficient = old.judge_coefficient
         if old.judge_quality is not None:
             coefficient = rubric.coefficient(old.judge_quality)
-            final: float | None = rubric.final(new.success, old.judge_quality)
+            final: float | None = rubric.final(new.final, old.judge_quality)
             new.judge_quality, new.judge_coefficient = old.judge_quality, coefficient
         else:
-            final = float(new.success) if old.final is not None else None
+            final = float(new.final) if old.final is not None else None
         if final is not None:
             new.final = final
         old_rubric = (old.judge or {}).get("rubric_version")

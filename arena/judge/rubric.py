@@ -2,8 +2,10 @@
 
 Default (`SN15_RUBRIC`): subnet 15's five gates, each the highest quality a run earns when it fails the next check:
 0.1 no real LLM reasoning; 0.3 the reasoning never analyses tool results; 0.5 no specific datum cited; 0.7 no
-explicit comparison of two or more candidates; 0.9 otherwise. Final score: `success * coeff` with
-`coeff = 1 if q >= 0.8 else 0.3 + 0.875 q` (subnet 15's formula), all configurable.
+explicit comparison of two or more candidates; 0.9 otherwise. Final score: `strict * coeff` with
+`coeff = 1 if q >= 0.8 else 0.3 + 0.875 q` (subnet 15's formula), all configurable. `strict` is the family's score
+before the judge (`RunScore.final` as scored): success (0 or 1) for ShoppingBench, as in subnet 15; a session's
+success weighted by its rubric.
 """
 
 from __future__ import annotations

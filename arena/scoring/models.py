@@ -3,6 +3,8 @@ per-slot checks, and the judge's fields filled in later."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 #: the fields whose pass rates a verdict reports (`RunScore.field_rates`)
@@ -49,3 +51,10 @@ class RunScore(BaseModel):
     judge_quality: float | None = None
     judge_coefficient: float | None = None
     final: float = 0.0
+
+
+def strict_score(strict: dict[str, Any] | None, success: float) -> float:
+    """A stored verdict's score before the judge: its family's ``final`` (ShoppingBench: success, 0 or 1; a
+    session: success weighted by its rubric), or ``success`` for a verdict stored without one."""
+    value = (strict or {}).get("final")
+    return float(value) if isinstance(value, int | float) else float(success)

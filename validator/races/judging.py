@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from arena.judge import Judge
+from arena.scoring.models import strict_score
 from arena.tasks import ProblemBase
 from validator.races.base import ArenaParts
 from validator.store.models import Run
@@ -119,8 +120,8 @@ class Judging(ArenaParts):
         }
 
     def _judge_one(self, run: Run, events: list[Any] | None = None, success: float | None = None) -> int:
-        """Judge one scored run from its gateway log and strict success (`events`, `success`: those just stored,
-        else read back from the store)."""
+        """Judge one scored run from its gateway log and strict score before the judge (`events`, `success`: those
+        just stored, else read back from the store)."""
         started = self.stages.now()
         try:
             return self._judge(run, events, success)
@@ -130,9 +131,9 @@ class Judging(ArenaParts):
     def _judge(self, run: Run, events: list[Any] | None, success: float | None) -> int:
         from arena.judge import JudgeUnavailable
 
-        if success is None:
+        if success is None:  # the strict score before the judge: the family's (ShoppingBench: success, 0 or 1)
             score = self.store.score(run.run_id)
-            success = score.success if score is not None else None
+            success = strict_score(score.strict, score.success) if score is not None else None
         problem = self._problem(run.problem_id)
         if success is None or problem is None:
             return 0

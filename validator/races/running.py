@@ -207,7 +207,7 @@ class Running(Judging):
             judgment = None
             if strict is not None and self._local(run):  # the offline judge: judged now, in the same commit
                 judging = self.stages.add("judge_wait", scored)
-                judgment = self._judge_inline(run, problem, outcome.events, float(strict.success))
+                judgment = self._judge_inline(run, problem, outcome.events, float(strict.final))
                 scored = self.stages.add("judge", judging)
             self.store.record_run(
                 run_id,
@@ -223,7 +223,7 @@ class Running(Judging):
                     self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(written[0] - judging[0])
                     self.metrics.run_final("finished", None)
             elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
-                self._scored[run_id] = (written, outcome.events, float(strict.success))
+                self._scored[run_id] = (written, outcome.events, float(strict.final))
             elif failure is not None:
                 self._scoring_failed(run_id, failure)
         elif blame.blame_of(code) == "agent":
