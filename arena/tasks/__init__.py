@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, SerializeAsAny
 
-from arena.tasks.base import Difficulty, Family, Lookup, ProblemBase, Ruleset, Split
+from arena.tasks.base import Difficulty, Family, Generated, Lookup, ProblemBase, Ruleset, Split
 
 BUILT_IN = ("arena.tasks.shoppingbench", "arena.tasks.session")
 ENV = "SHOPARENA_FAMILIES"
@@ -172,6 +172,7 @@ __all__ = [
     "TASKS",
     "Difficulty",
     "Family",
+    "Generated",
     "Lookup",
     "ProblemBase",
     "Ruleset",

@@ -5,6 +5,7 @@ through which the gateway, the scorer, the judge, the races, the corpus, the API
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,6 +78,15 @@ class ProblemBase(BaseModel):
         return orjson.dumps(mine, option=orjson.OPT_SORT_KEYS).decode()
 
 
+@dataclass
+class Generated:
+    """What a family's generator made: the problems kept, one line per problem it gave up on, its version."""
+
+    problems: list[ProblemBase] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    version: str = ""
+
+
 class Family:
     """One kind of task. Subclass it in ``arena/tasks/<name>/`` and register an instance (`arena.tasks.register`).
 
@@ -114,7 +124,7 @@ class Family:
         *,
         events: Sequence[TrajectoryEvent] = (),
         gold_vectors: Sequence[Any] | None = None,
-        ruleset: str | None = None,
+        ruleset: Any = None,
     ) -> RunScore:
         """The strict verdict on a run: ``answer`` is the run's raw committed answer (`arena.scoring.answer`),
         ``events`` the gateway's log of the run (families that score the conversation read it)."""
@@ -124,6 +134,19 @@ class Family:
         """The family's named rulesets (name -> `Ruleset`), the first one its default; names are unique across the
         families (`arena.tasks.get_ruleset`). Empty by default."""
         return {}
+
+    def generate(
+        self,
+        catalog: Any,
+        n: int,
+        *,
+        tasks: Sequence[str],
+        seed: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> Generated:
+        """``n`` problems of task types ``tasks`` drawn from ``catalog``, deterministic by seed, each self-checked
+        (``arena problems generate``); ``progress(k)`` after each k problems tried."""
+        raise NotImplementedError(f"the task family {self.name!r} has no generator")
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """Vectors a pack stores beside its problems for scoring: problem_id -> one row (a float vector, or None)

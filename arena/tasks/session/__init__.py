@@ -9,12 +9,12 @@ weighted rubric; every validator replays a session byte for byte, with no LLM at
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Lookup, ProblemBase
+from arena.tasks.base import Family, Generated, Lookup, ProblemBase
 from arena.tasks.session.problem import SessionProblem
 from arena.tools.registry import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -58,6 +58,20 @@ class Session(Family):
 
         assert isinstance(problem, SessionProblem)
         return score_session(problem, answer, lookup, events=events, ruleset=ruleset)
+
+    def generate(
+        self,
+        catalog: Any,
+        n: int,
+        *,
+        tasks: Sequence[str],
+        seed: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> Generated:
+        from arena.tasks.session.generate import GENERATOR_VERSION, generate_report
+
+        report = generate_report(catalog, n, seed, progress=progress)
+        return Generated(list(report.problems), list(report.given_up), GENERATOR_VERSION)
 
 
 FAMILY = register(Session())

@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Lookup, ProblemBase, Ruleset
+from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
 from arena.tasks.shoppingbench.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -44,7 +44,7 @@ class ShoppingBench(Family):
         *,
         events: Sequence[TrajectoryEvent] = (),
         gold_vectors: Sequence[Any] | None = None,
-        ruleset: str | None = None,
+        ruleset: Any = None,
     ) -> RunScore:
         from arena.tasks.shoppingbench.strict import score_run
 
@@ -56,6 +56,20 @@ class ShoppingBench(Family):
         from arena.tasks.shoppingbench.rulesets import RULESETS
 
         return RULESETS
+
+    def generate(
+        self,
+        catalog: Any,
+        n: int,
+        *,
+        tasks: Sequence[str],
+        seed: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> Generated:
+        from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
+
+        report = generate_problems(catalog, n, list(tasks), seed, progress=progress)
+        return Generated(list(report.problems), list(report.skipped), GENERATOR_VERSION)
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """problem_id -> one vector per reward, of its first title (None for a reward without one), embedded in one
