@@ -1,5 +1,6 @@
-"""One problem, solved: the task's strategy (product, shop, voucher or web), then, whatever happened, the best
-answer found recommended (anything at all if nothing was) and the run terminated."""
+"""One problem, solved: the task's strategy (product, shop, voucher, web or a session), then, whatever happened, the
+best answer found recommended (anything at all if nothing was; in a session only the product the shopper agreed to)
+and the run terminated."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from baseline.basket import one_shop_basket, solve_voucher
 from baseline.query import parse_item, split_shop_items
 from baseline.search import Budget, Session
+from baseline.session import solve_session
 from baseline.text import FILLER, tokens
 from baseline.web import solve_web
 
@@ -26,16 +28,18 @@ def solve_problem(problem: dict[str, Any], call: Callable[..., Any], budget: Bud
             solve_voucher(s, query)
         elif task == "web":
             solve_web(s, query)
+        elif task == "session":
+            solve_session(s, query)
         else:
             solve_product(s, query)
     except Exception as exc:  # a bug of ours must not lose the answer found so far
         s.errors.append(f"agent: {type(exc).__name__}: {exc}"[:200])
-    if not s.answer:
+    if not s.answer and task != "session":  # a session commits only what the shopper agreed to
         try:
             fallback(s, query)
         except Exception as exc:
             s.errors.append(f"fallback: {type(exc).__name__}: {exc}"[:200])
-    if not s.answer:
+    if not s.answer and task != "session":
         s.answer = ["0"]
         s.tool("recommend_product", final=True, product_ids="0")
     s.tool("terminate", final=True, status="success")
