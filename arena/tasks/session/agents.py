@@ -23,6 +23,7 @@ from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.reading import Needs, Vocabulary, pairs_of, read
 from arena.tasks.session.tools import SessionState, registry
 from arena.tasks.shoppingbench.rebuild.distractors import TAGS_KEY
+from arena.tasks.shoppingbench.render import mentions
 from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, similarities
 from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 
@@ -30,6 +31,8 @@ from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 PAGES = 5
 MISSES = 2
 MAX_PROPOSALS = 8
+#: the hits `_Mind.prune` looks at
+TOP_HITS = 10
 
 
 @dataclass
@@ -121,22 +124,23 @@ def _question(key: str) -> str:
 
 
 def _best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str | None:
-    """The field whose values split ``cands`` most evenly (the largest group smallest), not asked or known yet."""
+    """The field to ask about: among the top candidates, one they all have in several values (most of them having
+    it first, then the most even split), not asked or known yet; the budget only when no field is left."""
     skip = asked | needs.known()
     groups: dict[str, dict[str, int]] = {}
-    for doc in cands:
-        for key, value in pairs_of(doc):
-            if key == TAGS_KEY:
-                continue
-            groups.setdefault(key, {}).setdefault(value, 0)
-            groups[key][value] += 1
+    for doc in cands[:TOP_HITS]:
+        for key in {k for k, _ in pairs_of(doc)} - {TAGS_KEY}:
+            for value in sorted(v for k, v in pairs_of(doc) if k == key):
+                groups.setdefault(key, {}).setdefault(value, 0)
+                groups[key][value] += 1
         groups.setdefault("price", {}).setdefault(f"{float(doc['price']):.0f}", 0)
     scored = []
     for key, counts in groups.items():
         if key in skip or len(counts) < 2:
             continue
-        scored.append((max(counts.values()) - len(counts), key))
-    return min(scored)[1] if scored else None
+        have = sum(1 for d in cands[:TOP_HITS] if key == "price" or any(k == key for k, _ in pairs_of(d)))
+        scored.append((key == "price", -have, max(counts.values()) - len(counts), key))
+    return min(scored)[-1] if scored else None
 
 
 def _pitch(doc: dict[str, Any]) -> str:
@@ -161,15 +165,41 @@ class _Mind:
                 self.docs.append(doc)
                 have.add(doc["product_id"])
 
-    def refuse_like(self, doc: dict[str, Any]) -> None:
-        """Refuse every candidate whose title reads as the same kind of product as ``doc``'s."""
+    def plain_rejection(self, doc: dict[str, Any], words: str) -> None:
+        """``doc`` was refused for nothing the agent did not know: a field read from a bare value that it lacks was
+        meant after all; else such fields were misread and are dropped; with none, the kind of product is wrong
+        (every candidate whose title reads like ``doc``'s is refused)."""
+        needs, have = self.needs, pairs_of(doc)
+        lacking = {k for k in needs.weak if (k, needs.pairs[k]) not in have and mentions(words, needs.pairs[k])}
+        if lacking:
+            needs.weak -= lacking
+            return
+        if needs.weak:
+            for key in needs.weak:
+                needs.pairs.pop(key, None)
+            needs.weak.clear()
+            return
         cands = [d for d in self.docs if d["product_id"] not in self.refused]
         if cands:
             sims = similarities(doc["title"], [d["title"] for d in cands])
             self.refused |= {d["product_id"] for d, s in zip(cands, sims, strict=True) if s >= TITLE_THRESHOLD}
 
+    def prune(self) -> None:
+        """Drop a field read from a bare value when a top hit has no such field at all yet fits the rest: the word
+        named the kind of product ("yoga" in "yoga mat"), not a field's value."""
+        for key in sorted(self.needs.weak):
+            others = frozenset({key})
+            if any(
+                key not in {k for k, _ in pairs_of(d)} and self.needs.fits(d, others)
+                for d in self.docs[:TOP_HITS]
+                if d["product_id"] not in self.refused
+            ):
+                self.needs.pairs.pop(key, None)
+                self.needs.weak.discard(key)
+
     def candidates(self) -> list[dict[str, Any]]:
         """The products that fit what was said; when none does, the fields read from bare values are dropped."""
+        self.prune()
         fresh = [d for d in self.docs if d["product_id"] not in self.refused]
         out = [d for d in fresh if self.needs.fits(d)]
         if not out and self.needs.weak:
@@ -224,7 +254,7 @@ def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry |
         if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)) or not changed:
             mind.refused.add(pick["product_id"])
         if words.startswith(shopper.SAY_REJECT) and not changed:
-            mind.refuse_like(pick)  # refused for no value the agent can name: the kind of product is wrong
+            mind.plain_rejection(pick, words)
     return session.outcome(None, [f"no confirmation after {MAX_PROPOSALS} proposals"])
 
 

@@ -109,7 +109,7 @@ def _spotted(text: str, vocab: Vocabulary, refused: set[tuple[str, str]]) -> dic
 def read(text: str, vocab: Vocabulary, needs: Needs, refused: dict[str, Any] | None = None) -> bool:
     """Update ``needs`` from ``text`` (``refused``: the product the text turns down). Whether anything changed."""
     low = text.lower()
-    before = (dict(needs.pairs), needs.max_price, needs.min_price, set(needs.services))
+    before = (dict(needs.pairs), needs.max_price, needs.min_price, set(needs.services), set(needs.weak))
     for key, (value, named) in _spotted(text, vocab, pairs_of(refused) if refused else set()).items():
         needs.pairs[key] = value
         if named:
@@ -127,4 +127,4 @@ def read(text: str, vocab: Vocabulary, needs: Needs, refused: dict[str, Any] | N
     for service, markers in _SERVICE_WORDS.items():
         if any(marker in low for marker in markers):
             needs.services.add(service)
-    return before != (needs.pairs, needs.max_price, needs.min_price, needs.services)
+    return before != (needs.pairs, needs.max_price, needs.min_price, needs.services, needs.weak)
