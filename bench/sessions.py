@@ -57,7 +57,7 @@ class TimedRegistry(ToolRegistry):
         super().__init__()
         for tool in registry():
             self.register(tool.fn, results=tool.results)
-        self.seconds: Counter[str] = Counter()
+        self.seconds: dict[str, float] = defaultdict(float)
         self.calls: Counter[str] = Counter()
 
     def call(self, name: str, arguments: dict[str, Any] | str | None, ctx: ToolContext) -> Any:
