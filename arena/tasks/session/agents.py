@@ -156,6 +156,7 @@ class _Mind:
     refused: set[str] = field(default_factory=set)
     asked: set[str] = field(default_factory=set)
     misses: int = 0
+    loose: set[str] = field(default_factory=set)  # fields read from bare words of the opening
 
     def see(self, docs: list[dict[str, Any]]) -> None:
         have = {d["product_id"] for d in self.docs}
@@ -185,17 +186,17 @@ class _Mind:
             self.refused |= {d["product_id"] for d, s in zip(cands, sims, strict=True) if s >= TITLE_THRESHOLD}
 
     def prune(self) -> None:
-        """Drop a field read from a bare value when a top hit has no such field at all yet fits the rest: the word
-        named the kind of product ("yoga" in "yoga mat"), not a field's value."""
-        for key in sorted(self.needs.weak):
-            others = frozenset({key})
-            if any(
-                key not in {k for k, _ in pairs_of(d)} and self.needs.fits(d, others)
-                for d in self.docs[:TOP_HITS]
-                if d["product_id"] not in self.refused
-            ):
-                self.needs.pairs.pop(key, None)
-                self.needs.weak.discard(key)
+        """Drop the fields read from bare words of the opening that a top hit has not at all while it fits the rest:
+        those words named the kind of product ("hiking" in "hiking backpack"), not a field's value."""
+        loose = self.loose & self.needs.weak
+        for doc in self.docs[:TOP_HITS]:
+            missing = loose - {k for k, _ in pairs_of(doc)}
+            if missing and doc["product_id"] not in self.refused and self.needs.fits(doc, frozenset(missing)):
+                for key in missing:
+                    self.needs.pairs.pop(key, None)
+                    self.needs.weak.discard(key)
+                self.loose -= missing
+                return
 
     def candidates(self) -> list[dict[str, Any]]:
         """The products that fit what was said; when none does, the fields read from bare values are dropped."""
@@ -229,7 +230,9 @@ def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry |
     mind = _Mind()
     profile = session.call("get_user_profile")
     mind.see(session.search(problem.query))
-    for text in [problem.query, *profile.get("notes", [])]:
+    read(problem.query, mind.vocab, mind.needs)
+    mind.loose = set(mind.needs.weak)
+    for text in profile.get("notes", []):
         read(text, mind.vocab, mind.needs)
     proposals = 0
     while proposals < MAX_PROPOSALS:
