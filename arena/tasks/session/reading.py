@@ -22,7 +22,20 @@ _NUM = r"[^\d\n]{0,6}?(\d[\d,]*(?:\.\d+)?)"
 _MAX = re.compile(r"\b(?:at most|under|below|less than|no more than|up to|maximum|max|within)" + _NUM)
 _MIN = re.compile(r"\b(?:at least|over|above|more than|no cheaper than|minimum)" + _NUM)
 _RANGE = re.compile(r"\b(?:between|from)" + _NUM + r"\s*(?:and|to|-)" + _NUM)
+_MONEY_WORDS = frozenset(
+    "dollars dollar usd php pesos peso bucks euros eur now total each and or on for per so in at to max".split()
+)
 _SERVICE_WORDS = {**SERVICE_MARKERS, "official": ("official", "lazmall")}
+
+
+def _money(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` whose number is an amount of money: followed by no word, or by a currency
+    word ("at least 20 ratings" is no price)."""
+    for m in pattern.finditer(text):
+        word = re.match(r"\s*([a-z]+)", text[m.end() :])
+        if word is None or word.group(1) in _MONEY_WORDS:
+            return m
+    return None
 
 
 def _number(text: str) -> float:
@@ -116,13 +129,13 @@ def read(text: str, vocab: Vocabulary, needs: Needs, refused: dict[str, Any] | N
             needs.weak.discard(key)
         else:
             needs.weak.add(key)
-    ranged = _RANGE.search(low)
+    ranged = _money(_RANGE, low)
     if ranged:
         needs.min_price, needs.max_price = _number(ranged.group(1)), _number(ranged.group(2))
     else:
-        if m := _MAX.search(low):
+        if m := _money(_MAX, low):
             needs.max_price = _number(m.group(1))
-        if m := _MIN.search(low):
+        if m := _money(_MIN, low):
             needs.min_price = _number(m.group(1))
     for service, markers in _SERVICE_WORDS.items():
         if any(marker in low for marker in markers):
