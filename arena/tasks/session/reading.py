@@ -124,6 +124,9 @@ def read(text: str, vocab: Vocabulary, needs: Needs, refused: dict[str, Any] | N
     low = text.lower()
     before = (dict(needs.pairs), needs.max_price, needs.min_price, set(needs.services), set(needs.weak))
     for key, (value, named) in _spotted(text, vocab, pairs_of(refused) if refused else set()).items():
+        for other in [k for k, v in needs.pairs.items() if v == value and k != key]:
+            del needs.pairs[other]  # one value said belongs to one field: the latest reading wins
+            needs.weak.discard(other)
         needs.pairs[key] = value
         if named:
             needs.weak.discard(key)
