@@ -116,11 +116,11 @@ def _assign(facts: list[Fact], splits: dict[int, int], total: int, rng: Rng, kee
     if kept is not None:
         rest = [i for i in rest if i != kept]
         rest = rest if stated else [kept] + rest
-    telling = [i for i in rest if splits[i] > 0]
-    plain = [i for i in rest if splits[i] == 0]
+    # the most telling fields are hidden, the least telling stated: the opening then leaves many wrong candidates
+    by_split = sorted(rest, key=lambda i: -splits[i])  # stable: ties keep the shuffled order
     hidden_n = sizes["profile"] + sizes["slot"] + sizes["reject"]
-    hidden = (telling + plain)[:hidden_n]
-    left = ([kept] if stated and kept is not None else []) + [i for i in rest if i not in hidden]
+    hidden = by_split[:hidden_n]
+    left = ([kept] if stated and kept is not None else []) + [i for i in reversed(by_split) if i not in hidden]
     query = left[: sizes["query"] - 1]
     if len(hidden) < hidden_n or len(query) < sizes["query"] - 1:
         raise Undrawable(f"the gold has {len(facts)} usable fields, {total} needed")
