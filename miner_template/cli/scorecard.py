@@ -1,9 +1,10 @@
-"""What `arena-miner test` writes and prints of its runs: one row per run, a trajectory and a report per problem,
-and the scorecard."""
+"""What `arena-miner test` writes and prints of its runs: one row per run, a trajectory and a report per run (a
+session's report holds its conversation with the shopper), and the scorecard, with pass^k over repeated runs."""
 
 from __future__ import annotations
 
 import json
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,89 @@ from rich.table import Table
 
 from arena.cliutil import err, out
 
+#: the tools whose calls are turns of a conversation with the shopper (the session family's)
+CONVERSATION_TOOLS = ("get_user_profile", "ask_user", "respond", "recommend_product")
 
-def run_row(problem: Any, outcome: Any, score: Any, verdict: Any = None) -> dict[str, Any]:
-    final = (score.final if verdict is not None else float(score.success)) if score is not None else 0.0
+
+def conversation(query: str, events: list[Any]) -> list[tuple[str, str]]:
+    """A run's conversation with the shopper as (speaker, words) lines, read from the gateway's log: the opening,
+    then each profile read, question, proposal and commit with the shopper's answer. Empty for a run that never
+    spoke to a shopper (a ShoppingBench run)."""
+    turns = [e for e in events if e.kind == "tool_call" and e.name in CONVERSATION_TOOLS]
+    if not any(e.name != "recommend_product" for e in turns):
+        return []
+    lines: list[tuple[str, str]] = [("shopper", query)]
+    for e in turns:
+        args = e.arguments if isinstance(e.arguments, dict) else {}
+        if e.name == "get_user_profile":
+            lines.append(("agent", "(reads the profile)"))
+        elif e.name == "ask_user":
+            lines.append(("agent", f"asks: {args.get('question', '')}"))
+        elif e.name == "respond":
+            ids = args.get("product_ids") or []
+            ids = ids.split(",") if isinstance(ids, str) else ids
+            shown = f" [proposes {', '.join(str(i).strip() for i in ids if str(i).strip())}]" if ids else ""
+            lines.append(("agent", f"{args.get('message', '')}{shown}"))
+        else:
+            lines.append(("agent", f"commits: {args.get('product_ids', '')}"))
+        lines.append(_heard(e))
+    return lines
+
+
+def _heard(event: Any) -> tuple[str, str]:
+    """What the gateway answered one conversation turn with: the shopper's words, the profile, or the error."""
+    if event.error:
+        return "gateway", f"error: {event.error}"
+    result = event.result
+    if event.name == "get_user_profile" and isinstance(result, dict):
+        return "profile", json.dumps(result, ensure_ascii=False)[:400]
+    if isinstance(result, dict) and "user" in result:
+        tail = " (closed)" if result.get("closed") else f" ({result.get('turns_left')} turns left)"
+        return "shopper", f"{result['user']}{tail}"
+    return "gateway", result[:300] if isinstance(result, str) else json.dumps(result, ensure_ascii=False)[:300]
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """tau-bench's pass^k for one problem with ``n`` runs of which ``c`` succeeded: the chance that ``k`` runs drawn
+    without replacement all succeed, ``C(c, k) / C(n, k)`` (with ``n == k``: whether every run succeeded)."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass^k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    return comb(c, k) / comb(n, k)
+
+
+def reliability(attempts: dict[str, tuple[str, list[bool]]], k: int) -> dict[str, Any]:
+    """pass@1 (the mean success of every run), pass^k (tau-bench: problems solved in all k runs) and pass@k
+    (solved in at least one), overall and per task, from each problem's (task, outcomes of its runs)."""
+    from arena.scoring.aggregate import pass_at_k
+
+    def rates(rows: list[list[bool]]) -> dict[str, Any]:
+        runs = [o for row in rows for o in row]
+        return {
+            "problems": len(rows),
+            "runs": len(runs),
+            "pass_at_1": sum(runs) / len(runs) if runs else 0.0,
+            "pass_hat_k": sum(pass_hat_k(len(r), sum(r), k) for r in rows) / len(rows) if rows else 0.0,
+            "pass_at_k": sum(pass_at_k(len(r), sum(r), k) for r in rows) / len(rows) if rows else 0.0,
+        }
+
+    by_task: dict[str, list[list[bool]]] = {}
+    for task, outcomes in attempts.values():
+        by_task.setdefault(task, []).append(outcomes)
+    return {
+        "k": k,
+        **rates([o for _, o in attempts.values()]),
+        "by_task": {task: rates(rows) for task, rows in by_task.items()},
+    }
+
+
+def run_row(problem: Any, outcome: Any, score: Any, verdict: Any = None, trial: int = 1) -> dict[str, Any]:
+    final = float(score.final) if score is not None else 0.0  # the family's score, times the judge's coefficient
     code, error = outcome.error_code()  # as a validator would blame it: no answer 1006, upstream LLM down 2005...
+    talk = conversation(problem.query, outcome.events)
     return {
         "problem_id": problem.problem_id,
         "task": problem.task,
+        "trial": trial,
         "status": outcome.result.status,
         "error_code": code,
         "error": error,
@@ -32,25 +109,36 @@ def run_row(problem: Any, outcome: Any, score: Any, verdict: Any = None) -> dict
         "judge_gate": verdict.gate if verdict else None,
         "judge_quality": verdict.quality if verdict else None,
         "final": final,
+        **({"conversation": [{"who": who, "says": words} for who, words in talk]} if talk else {}),
     }
 
 
-def write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: Any = None) -> None:
-    with open(out_dir / "trajectories" / f"{problem.problem_id}.jsonl", "w") as fh:
+def run_name(problem: Any, trial: int = 1, k: int = 1) -> str:
+    """A run's file name: the problem's id, with the run's number when each problem runs k > 1 times."""
+    return problem.problem_id if k <= 1 else f"{problem.problem_id}.run{trial}"
+
+
+def write_run(
+    out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: Any = None, trial: int = 1, k: int = 1
+) -> None:
+    name = run_name(problem, trial, k)
+    with open(out_dir / "trajectories" / f"{name}.jsonl", "w") as fh:
         for event in outcome.events:
             fh.write(event.model_dump_json() + "\n")
     code, error = outcome.error_code()
     lines = [
-        f"# {problem.problem_id} ({problem.task})",
+        f"# {problem.problem_id} ({problem.task})" + (f", run {trial} of {k}" if k > 1 else ""),
         "",
         f"**Query:** {problem.query}",
         "",
         f"**Status:** {outcome.result.status}" + ("" if code is None else f" (code {code}: {first_line(error)})"),
         f"**Answer:** {json.dumps(outcome.answer) if outcome.answer is not None else '(none)'}  "
         f"**Gold:** {', '.join(problem.gold_ids)}",
-        "",
-        "## Steps",
     ]
+    talk = conversation(problem.query, outcome.events)
+    if talk:
+        lines += ["", "## Conversation", ""] + [f"- **{who}:** {words}" for who, words in talk]
+    lines += ["", "## Steps"]
     for event in outcome.events:
         shown = json.dumps(event.error if event.error else event.result)[:300]
         lines.append(f"{event.seq}. `{event.kind}` **{event.name}** {json.dumps(event.arguments)[:200]} -> {shown}")
@@ -79,7 +167,30 @@ def write_run(out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: An
         lines += ["", "## Error", "```", error.strip(), "```"]
     if outcome.result.stderr:
         lines += ["", "## Agent stderr (tail)", "```", outcome.result.stderr[-2000:], "```"]
-    (out_dir / "reports" / f"{problem.problem_id}.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "reports" / f"{name}.md").write_text("\n".join(lines) + "\n")
+
+
+def print_reliability(reliable: dict[str, Any]) -> None:
+    """pass@1 beside pass^k (and pass@k), overall and per task."""
+    k = reliable["k"]
+    table = Table(title=f"reliability over {k} runs of each problem: pass^{k} = solved in all {k} runs")
+    for column in ("task", "problems", "runs", "pass@1", f"pass^{k}", f"pass@{k}"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for task, r in [*reliable["by_task"].items(), ("all", reliable)]:
+        table.add_row(
+            task,
+            str(r["problems"]),
+            str(r["runs"]),
+            f"{r['pass_at_1']:.1%}",
+            f"{r['pass_hat_k']:.1%}",
+            f"{r['pass_at_k']:.1%}",
+        )
+    out.print(table)
+    out.print(
+        f"pass@1 {reliable['pass_at_1']:.1%}, pass^{k} {reliable['pass_hat_k']:.1%}, pass@{k} "
+        f"{reliable['pass_at_k']:.1%} over {reliable['problems']} problems",
+        highlight=False,
+    )
 
 
 def first_line(text: str | None) -> str:
@@ -87,7 +198,51 @@ def first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
-def print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, ruleset: str = "shoppingbench") -> None:
+def write_scorecard(
+    ran: Any,
+    bundle: Any,
+    backend: Any,
+    pack: Any,
+    model_used: str | None,
+    notes: list[str],
+    k: int,
+    out_dir: Path,
+    json_out: Path | None,
+) -> None:
+    """The scorecard of the runs (``ran``: `arena-miner test`'s rows, scores and outcomes per problem): written as
+    JSON (to the output folder, and to ``--json``), then printed."""
+    from arena.scoring import aggregate
+    from arena.tasks import get_ruleset
+
+    suite = aggregate(ran.results)
+    reliable = reliability(ran.attempts, k)
+    ruleset = get_ruleset(pack.ruleset)
+    scorecard = {
+        "bundle_sha256": bundle.sha256,
+        "backend": backend.name,
+        "ruleset": ruleset.describe(),
+        "suite": suite.model_dump(),
+        "llm_model": model_used,
+        "notes": notes,
+        "k": k,
+        "reliability": reliable,
+        "problems": ran.rows,
+    }
+    (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
+    if json_out is not None:
+        json_out.write_text(json.dumps(scorecard, indent=1))
+    print_scorecard(suite, ran.rows, out_dir, ruleset=ruleset.name, reliable=reliable)
+    for note in notes:
+        out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+
+
+def print_scorecard(
+    suite: Any,
+    rows: list[dict[str, Any]],
+    out_dir: Path,
+    ruleset: str = "shoppingbench",
+    reliable: dict[str, Any] | None = None,
+) -> None:
     table = Table(
         title=f"scorecard: {suite.problems} problems, success {suite.success_rate:.1%}, "
         f"gt {suite.gt_rate:.1%} (ruleset {ruleset})"
@@ -97,6 +252,8 @@ def print_scorecard(suite: Any, rows: list[dict[str, Any]], out_dir: Path, rules
     for task, agg in suite.by_task.items():
         table.add_row(task, str(agg.problems), f"{agg.success_rate:.1%}", f"{agg.gt_rate:.1%}", f"{agg.mean_rule:.2f}")
     out.print(table)
+    if reliable is not None and reliable["k"] > 1:
+        print_reliability(reliable)
     judged = [r for r in rows if r.get("judge_gate")]
     if judged:
         verdicts = Table(title="reasoning judge, per problem")

@@ -1,5 +1,6 @@
 """`arena-miner test`: run an agent on problems with exactly the validator's harness, gateway, scoring and judge,
-and print a scorecard."""
+and print a scorecard; ``--k N`` runs each problem N times and reports pass^k (tau-bench's reliability: solved in
+all N runs) beside pass@1. Problems of any task family run (a session's report holds its conversation)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import err, fail, out, progress_bar
+from arena.cliutil import err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
-from miner_template.cli.scorecard import print_scorecard, run_row, write_run
+from miner_template.cli.scorecard import run_row, write_run, write_scorecard
 
 
 def test_cmd(
@@ -32,6 +33,10 @@ def test_cmd(
     ] = None,
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
     n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
+    k: Annotated[
+        int,
+        typer.Option("--k", help="Run each problem K times and report pass^K (solved in all K runs) beside pass@1."),
+    ] = 1,
     sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",
     unsafe_local: Annotated[
         bool,
@@ -67,10 +72,9 @@ def test_cmd(
     ] = None,
 ) -> None:
     """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
-    from arena.scoring import aggregate
     from sandbox.gateway import Upstream
 
-    _check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir)
+    _check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir, k)
     _check_llm_options(llm_base_url, model or [])
     bundle = pack_or_exit(directory)
     backend = _backend(sandbox, unsafe_local)
@@ -80,27 +84,10 @@ def test_cmd(
     (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     (out_dir / "reports").mkdir(parents=True, exist_ok=True)
     upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
-    ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout)
-    suite = aggregate(ran.results)
+    ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout, k)
+    model_used = upstream.models[0] if llm_base_url and upstream.models else None
     notes = _llm_notes(ran.asked, llm_base_url, model or [])
-    from arena.tasks.shoppingbench.rulesets import get_ruleset
-
-    ruleset = get_ruleset(pack.ruleset)
-    scorecard = {
-        "bundle_sha256": bundle.sha256,
-        "backend": backend.name,
-        "ruleset": ruleset.describe(),
-        "suite": suite.model_dump(),
-        "llm_model": upstream.models[0] if llm_base_url and upstream.models else None,
-        "notes": notes,
-        "problems": ran.rows,
-    }
-    (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
-    if json_out is not None:
-        json_out.write_text(json.dumps(scorecard, indent=1))
-    print_scorecard(suite, ran.rows, out_dir, ruleset=ruleset.name)
-    for note in notes:
-        out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    write_scorecard(ran, bundle, backend, pack, model_used, notes, k, out_dir, json_out)
     if ran.faults:
         fail(
             f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's "
@@ -116,10 +103,13 @@ def _check_test_options(
     catalog_dir: Path | None,
     json_out: Path | None,
     out_dir: Path | None,
+    k: int = 1,
 ) -> None:
     """One line and exit 2 for options that cannot work together, before any work."""
     if n < 1:
         fail(f"--n must be at least 1, got {n}")
+    if k < 1:
+        fail(f"--k must be at least 1, got {k}")
     if timeout <= 0:
         fail(f"--timeout must be positive, got {timeout}")
     if (problems_path is None) != (catalog_dir is None):
@@ -149,11 +139,13 @@ def _open_problems(problems_path: Path | None, catalog_dir: Path | None, n: int)
 
 @dataclass
 class _Ran:
-    """What the runs of one `arena-miner test` gave: a row per run, (task, score) per run, how many hit a fault of
-    ours, and the model every chat call of the agents named (served or refused)."""
+    """What the runs of one `arena-miner test` gave: a row per run, (task, score) per run, each problem's task and
+    the success of each of its runs, how many hit a fault of ours, and the model every chat call of the agents named
+    (served or refused)."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     results: list[tuple[str, Any]] = field(default_factory=list)
+    attempts: dict[str, tuple[str, list[bool]]] = field(default_factory=dict)
     faults: int = 0
     asked: list[str] = field(default_factory=list)
 
@@ -168,9 +160,10 @@ def _run_problems(
     upstream: Any,
     out_dir: Path,
     timeout: float,
+    k: int = 1,
 ) -> _Ran:
-    """Run the bundle on each problem behind one gateway, score and judge it, write its trajectory and report; on
-    Ctrl-C, what ran is kept and the command exits 130."""
+    """Run the bundle ``k`` times on each problem behind one gateway, score and judge each run, write its trajectory
+    and report; on Ctrl-C, what ran is kept and the command exits 130."""
     from sandbox.bundle import unpack
     from sandbox.gateway import Gateway, GatewayServer, JsonlRecorder
 
@@ -181,14 +174,15 @@ def _run_problems(
         agent_dir = unpack(bundle.data, work / "agent")
         gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
         with GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
-            task = bar.add_task("running problems", total=len(problems), rate="")
+            task = bar.add_task("running problems", total=len(problems) * k, rate="")
             for problem in problems:
-                outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
-                _one_run(ran, judge, catalog, pack, problem, outcome, out_dir)
-                bar.advance(task)
+                for trial in range(1, k + 1):
+                    outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
+                    _one_run(ran, judge, catalog, pack, problem, outcome, out_dir, trial, k)
+                    bar.advance(task)
     except KeyboardInterrupt:
         err.print(
-            f"interrupted: {len(ran.rows)} of {len(problems)} problems ran; their trajectories "
+            f"interrupted: {len(ran.rows)} of {len(problems) * k} runs ran; their trajectories "
             f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
             "is dropped and no scorecard was written",
             highlight=False,
@@ -199,8 +193,19 @@ def _run_problems(
     return ran
 
 
-def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outcome: Any, out_dir: Path) -> None:
-    """One finished run: scored (when the sandbox completed it), judged, counted and written."""
+def _one_run(
+    ran: _Ran,
+    judge: Any,
+    catalog: Any,
+    pack: Any,
+    problem: Any,
+    outcome: Any,
+    out_dir: Path,
+    trial: int = 1,
+    k: int = 1,
+) -> None:
+    """One finished run (run ``trial`` of ``k`` of its problem): scored (when the sandbox completed it), judged,
+    counted and written."""
     from arena import tasks
 
     score = None
@@ -222,8 +227,9 @@ def _one_run(ran: _Ran, judge: Any, catalog: Any, pack: Any, problem: Any, outco
     ]
     verdict = _verdict(judge, problem, outcome, score)
     ran.results.append((problem.task, score))
-    ran.rows.append(run_row(problem, outcome, score, verdict))
-    write_run(out_dir, problem, outcome, score, verdict)
+    ran.attempts.setdefault(problem.problem_id, (problem.task, []))[1].append(bool(score and score.success))
+    ran.rows.append(run_row(problem, outcome, score, verdict, trial))
+    write_run(out_dir, problem, outcome, score, verdict, trial, k)
 
 
 def _default_problems(n: int) -> tuple[Path, Path]:
@@ -363,5 +369,5 @@ def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
         err.print(f"[yellow]{problem.problem_id}[/]: judge unavailable ({exc})", highlight=False)
         return None
     score.judge_quality, score.judge_coefficient = verdict.quality, verdict.coefficient
-    score.final = judge.rubric.final(score.success, verdict.quality)
+    score.final = judge.rubric.final(score.final, verdict.quality)  # the family's score before the judge
     return verdict

@@ -52,6 +52,8 @@ agent = _load_agent()
 from baseline import session as strategy  # noqa: E402 - the bundle's package, on the path agent.py set
 from baseline import wants  # noqa: E402
 
+from miner_template.cli import scorecard  # noqa: E402
+
 
 class Shopper:
     """The session family's tools behind an ``arena_agent.call_tool``-like callable, logged as the gateway logs."""
@@ -71,12 +73,11 @@ class Shopper:
     def __call__(self, name: str, **arguments: Any) -> Any:
         error = self.fail.get(name, self.fail.get("*"))
         result: Any = None
-        try:
-            if error is not None:
-                raise error
-            result = self.registry.call(name, arguments, self.ctx)
-        except ToolError as exc:
-            error = arena_agent.ToolError(str(exc))
+        if error is None:
+            try:
+                result = self.registry.call(name, arguments, self.ctx)
+            except ToolError as exc:
+                error = arena_agent.ToolError(str(exc))
         self.events.append(
             TrajectoryEvent(
                 run_id="r",
@@ -336,3 +337,50 @@ def test_a_proposal_quotes_the_price_and_the_values_asked_for() -> None:
     message = wants.quote(summary, detail, w, "a red native bag")
     assert "1234.5" in message and "rattan" in message and "red" in message and "official store" in message
     assert "color family red" in wants.full_quote(summary, detail)
+
+
+# ------------------------------------------------------------------------------ arena-miner test: the report
+
+
+@pytest.mark.slow  # an 8,000-product catalog
+def test_the_report_prints_the_conversation(catalog: Catalog) -> None:
+    problem = hand_made(catalog)
+    shopper = Shopper(catalog, problem)
+    agent.solve(problem.public(), shopper)
+    talk = scorecard.conversation(problem.query, shopper.events)
+    assert talk[0] == ("shopper", problem.query) and talk[1] == ("agent", "(reads the profile)")
+    assert talk[2][0] == "profile" and "official stores" in talk[2][1]
+    said = [words for who, words in talk if who == "shopper"][1:]
+    replies = [r for r in shopper.state.replies if r.outcome != "commit"]  # the commit's answer is the gateway's
+    assert said == [f"{r.user} ({'closed' if r.closed else f'{r.turns_left} turns left'})" for r in replies]
+    asks = [words for who, words in talk if who == "agent" and words.startswith("asks: ")]
+    assert asks == [f"asks: {a.text}" for a in shopper.state.transcript if a.kind == "ask"]
+    proposals = [words for who, words in talk if who == "agent" and "[proposes " in words]
+    assert len(proposals) == sum(1 for a in shopper.state.transcript if a.kind == "respond" and a.product_ids)
+    assert talk[-2] == ("agent", f"commits: {shopper.state.answer[0]}") and talk[-1][0] == "gateway"
+    assert talk[-1][1].startswith("Having recommended")
+    # a run that never spoke to a shopper has no conversation, and a failing turn shows its error
+    assert scorecard.conversation("q", [e for e in shopper.events if e.name in ("find_product", "terminate")]) == []
+    broken = Shopper(catalog, problem, fail={"ask_user": arena_agent.ToolError("down")})
+    agent.solve(problem.public(), broken)
+    assert ("gateway", "error: down") in scorecard.conversation(problem.query, broken.events)
+
+
+def test_pass_hat_k_is_tau_bench_reliability() -> None:
+    assert scorecard.pass_hat_k(3, 3, 3) == 1.0 and scorecard.pass_hat_k(3, 2, 3) == 0.0
+    assert scorecard.pass_hat_k(4, 3, 2) == pytest.approx(3 / 6)  # C(3,2) / C(4,2)
+    with pytest.raises(ValueError):
+        scorecard.pass_hat_k(2, 3, 2)
+    with pytest.raises(ValueError):
+        scorecard.pass_hat_k(2, 2, 3)
+    attempts = {
+        "a": ("session", [True, True, True]),
+        "b": ("session", [True, False, True]),
+        "c": ("product", [False, False, False]),
+    }
+    out = scorecard.reliability(attempts, 3)
+    assert out["k"] == 3 and out["problems"] == 3 and out["runs"] == 9
+    assert out["pass_at_1"] == pytest.approx(5 / 9)
+    assert out["pass_hat_k"] == pytest.approx(1 / 3)  # only "a" solved in all three runs
+    assert out["pass_at_k"] == pytest.approx(2 / 3)  # "a" and "b" solved at least once
+    assert out["by_task"]["session"]["pass_hat_k"] == 0.5 and out["by_task"]["product"]["pass_at_1"] == 0.0

@@ -127,7 +127,6 @@ def solve_session(s: Session, query: str) -> None:
     ranked = s.rank_item(item, s.candidates(item))
     if plan.notes:
         plan.learn(plan.notes)  # a value the profile names ("always picks red for the color")
-        plan.pending = []
     ask(plan, [pid for _, _, pid in ranked[:TOP]])
     chosen = propose(plan)
     if chosen is not None:

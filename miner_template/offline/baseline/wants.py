@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baseline.text import services_of, value_pattern
+from baseline.text import FILLER, services_of, tokens, value_pattern
 
 #: The shopper's fixed lines, as the agent recognises them (lower case, a fragment is enough).
 NO_PREFERENCE = ("no preference",)
@@ -33,6 +33,11 @@ _AT_LEAST = re.compile(
 )
 _PRICE_CUE = re.compile(r"budget|cost|price|spend|pay|peso|php|₱|afford|cheap|expensive|pricey|purchase")
 _KEY_VALUE = re.compile(r"\bthe ([a-z0-9_ -]{2,40}?) has to be ([^;]+?)\s*(?:;|\.\s|\.$|$)")
+#: The shopper's own phrasing: a catalog value made only of these (a "can" packaging) is never read from a line.
+_PHRASING = FILLER | frozenset(
+    "only change mind instead actually second thought rather now go ahead works thanks sorry kind asked said "
+    "there budget spend pay need needs has be it's that one not".split()
+)
 _SERVICE_WORDS = {
     "official": "official store",
     "freeShipping": "free shipping",
@@ -81,6 +86,9 @@ class Wants:
 
     def __init__(self) -> None:
         self.pairs: dict[str, str] = {}
+        #: key -> (the words that named it, values they ruled out): a value no viewed product carried yet, kept as
+        #: the words; a product fits when one of its values for the key is in them
+        self.mentions: dict[str, tuple[str, frozenset[str]]] = {}
         self.lo: float | None = None
         self.hi: float | None = None
         self.services: list[str] = []
@@ -89,7 +97,10 @@ class Wants:
         self.confirmed: str | None = None
 
     def __repr__(self) -> str:
-        return f"Wants(pairs={self.pairs}, price=({self.lo}, {self.hi}), services={self.services}, words={self.words})"
+        return (
+            f"Wants(pairs={self.pairs}, mentions={sorted(self.mentions)}, price=({self.lo}, {self.hi}), "
+            f"services={self.services})"
+        )
 
     @property
     def price(self) -> str | None:
@@ -129,11 +140,29 @@ class Wants:
         have = set(summary.get("service") or ())
         if any(s not in have for s in self.services):
             return False
-        if not self.pairs:
+        if not self.pairs and not self.mentions:
             return True
         if detail is None:
             return False
-        return all(has_pair(detail, k, v) for k, v in self.pairs.items())
+        if not all(has_pair(detail, k, v) for k, v in self.pairs.items()):
+            return False
+        have = values_by_key({"": detail})
+        return all(
+            any(v not in ruled_out and _said(v, words) for v in have.get(key, ()))
+            for key, (words, ruled_out) in self.mentions.items()
+        )
+
+
+def _said(value: str, words: str) -> bool:
+    pattern = value_pattern(value)
+    return pattern is not None and pattern.search(words) is not None
+
+
+def named_key(text: str, known: dict[str, set[str]]) -> str | None:
+    """The catalog key the words name by its whole name (the longest such name), or None."""
+    low = " ".join(text.lower().split())
+    named = [k for k in known if _named(k, low) == 2 and not all(w in _PHRASING for w in tokens(k))]
+    return max(named, key=lambda k: (len(k), k)) if named else None
 
 
 def has_pair(detail: dict[str, Any], key: str, value: str) -> bool:
@@ -161,25 +190,36 @@ def values_by_key(details: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
 def find_value(
     text: str, known: dict[str, set[str]], prefer: str | None = None, exclude: set[tuple[str, str]] | None = None
 ) -> tuple[str, str] | None:
-    """The (key, value) the words name: the longest catalog value found in them (the ``prefer``red key first), none
-    of ``exclude`` (what a rejected product has: the shopper names it only to say it is wrong)."""
+    """The (key, value) the words name: the catalog value found in them under the ``prefer``red key, else under the
+    key the words name, else the longest; none of ``exclude`` (what a rejected product has: the shopper names it
+    only to say it is wrong)."""
     low = " ".join(text.lower().split())
     explicit = _KEY_VALUE.search(low)  # "the color_family has to be red": a stated constraint, word for word
     if explicit and explicit.group(1).strip().replace(" ", "_") in known:
         return explicit.group(1).strip().replace(" ", "_"), explicit.group(2).strip()
     exclude = exclude or set()
-    best: tuple[int, int, str, str] | None = None
+    best: tuple[int, int, int, str, str] | None = None
     for key in sorted(known):
         for value in sorted(known[key]):
-            if (key, value) in exclude or len(value) < 2:
+            if (key, value) in exclude or len(value) < 2 or all(w in _PHRASING for w in tokens(value)):
                 continue
             pattern = value_pattern(value)
             if pattern is None or not pattern.search(low):
                 continue
-            rank = (1 if key == prefer else 0, len(value), key, value)
-            if best is None or rank[:2] > best[:2]:
+            rank = (1 if key == prefer else 0, _named(key, low), len(value), key, value)
+            if best is None or rank[:3] > best[:3]:
                 best = rank
-    return (best[2], best[3]) if best else None
+    return (best[3], best[4]) if best else None
+
+
+def _named(key: str, low: str) -> int:
+    """How plainly the words name ``key``: 2 its whole name ("origin" for ``origin``, not for
+    ``country_of_origin``), 1 one of its longer words ("color" for ``color_family``), else 0."""
+    words = key.lower().replace("_", " ").replace("-", " ")
+    whole = value_pattern(words)
+    if whole is not None and whole.search(low):
+        return 2
+    return int(any(len(w) > 3 and (p := value_pattern(w)) is not None and p.search(low) for w in words.split()))
 
 
 def pairs_of(detail: dict[str, Any]) -> set[tuple[str, str]]:
@@ -198,9 +238,18 @@ def read_line(
     rejects it). Whether anything new was learnt."""
     learnt = wants.set_price(*price_bounds(text))
     learnt |= wants.add_services(services_of(text.lower()))
-    found = find_value(text, known, prefer, pairs_of(product) if product else None)
-    if found is not None and wants.pairs.get(found[0]) != found[1]:
-        wants.pairs[found[0]] = found[1]
+    ruled_out = pairs_of(product) if product else set()
+    found = find_value(text, known, prefer, ruled_out)
+    if found is not None:
+        wants.mentions.pop(found[0], None)
+        if wants.pairs.get(found[0]) != found[1]:
+            wants.pairs[found[0]] = found[1]
+            learnt = True
+        return learnt
+    key = named_key(text, known)
+    if key is not None:  # a value no viewed product carries: the words stand for it until one is seen
+        wants.pairs.pop(key, None)
+        wants.mentions[key] = (" ".join(text.lower().split()), frozenset(v for k, v in ruled_out if k == key))
         learnt = True
     return learnt
 
