@@ -183,7 +183,11 @@ def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng) 
     facts = [Fact("title", "title", gold["title"], Rule(title=[gold["title"]]))]
     facts += _attribute_facts(gold, rng) + _service_facts(gold)
     event: Literal["budget", "flip"] = "budget" if rng.chance(0.5) else "flip"
-    rival, index, first = _rival(facts, gold, neighbours, event, rng)
+    try:
+        rival, index, first = _rival(facts, gold, neighbours, event, rng)
+    except Undrawable:  # the other kind of update may find a rival
+        event = "flip" if event == "budget" else "budget"
+        rival, index, first = _rival(facts, gold, neighbours, event, rng)
     target_fact = facts[index] if index is not None else None
     usable = [f for i, f in enumerate(facts) if i == 0 or i == index or truth.satisfies(f.rule, rival)]
     total = MIN_FIELDS + rng.below(MAX_FIELDS - MIN_FIELDS + 1)
