@@ -146,9 +146,9 @@ class Wants:
             return False
         if not all(has_pair(detail, k, v) for k, v in self.pairs.items()):
             return False
-        have = values_by_key({"": detail})
+        carried = values_by_key({"": detail})
         return all(
-            any(v not in ruled_out and _said(v, words) for v in have.get(key, ()))
+            any(v not in ruled_out and _said(v, words) for v in carried.get(key, ()))
             for key, (words, ruled_out) in self.mentions.items()
         )
 
