@@ -7,8 +7,11 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
+from arena.catalog.rng import Rng
+from arena.tasks.session import wording
 from arena.tasks.session.agents import Session, blind_agent, passes_truth, reference_agent
-from arena.tasks.session.generate import DRAW_CHECKS, generate_report, generate_sessions
+from arena.tasks.session.facts import Undrawable, draw_plan
+from arena.tasks.session.generate import DRAW_CHECKS, generate_report, generate_sessions, neighbours, write
 from arena.tasks.session.problem import Constraint, Rule, SessionProblem
 from arena.tasks.session.selfcheck import CHECKS, check_session, opening_hits
 from arena.tasks.shoppingbench.render import mentions
@@ -143,3 +146,21 @@ def test_a_problem_the_reference_cannot_solve_is_rejected(catalog, report):
     verdict = check_session(short, catalog)
     assert verdict.failed == "solved", verdict.reason
     assert verdict.reference is not None and not verdict.reference.success
+
+
+def test_an_opening_that_names_a_hidden_value_is_a_leak(catalog, monkeypatch):
+    for attempt in range(20):
+        rng = Rng("leak-test", attempt)
+        gold = catalog.product_at(rng.below(catalog.num_products))
+        try:
+            plan = draw_plan(gold, neighbours(catalog, gold), rng)
+        except Undrawable:
+            continue
+        hidden = next((f for f in plan.facts if f.src != "query" and f.kind in ("attribute", "sku")), None)
+        if hidden is not None:
+            break
+    else:
+        pytest.fail("no plan with a hidden attribute drawn")
+    monkeypatch.setattr(wording, "opening", lambda plan, rng: f"I want one with {hidden.stated_value}.")
+    with pytest.raises(Undrawable, match="leak: the opening names the"):
+        write(plan, Rng("leak-test-text"))
