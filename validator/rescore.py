@@ -18,7 +18,8 @@ from arena import tasks
 from arena.judge.rubric import Rubric
 from arena.problems.pack import Pack
 from arena.scoring.answer import raw_answer
-from arena.tasks.shoppingbench.rulesets import Ruleset
+from arena.scoring.models import RunScore
+from arena.tasks import ProblemBase, Ruleset
 from validator.races import race_scores
 from validator.store.repository import Store, StoreError
 
@@ -62,15 +63,7 @@ def rescore_race(
     after: list[dict[str, Any]] = []
     reason = f"rescore: ruleset {ruleset.name} v{ruleset.version}, rubric {rubric.version}"
     for run in store.runs(race_id=race_id):
-        problem = pack.problem(run.problem_id)
-        if problem is None and pack.sealed:  # a sealed batch's problem: stored when its race opened
-            stored = store.problem(run.problem_id)
-            problem = tasks.parse_problem(stored.data) if stored is not None else None
-        if problem is None:
-            raise RescoreError(
-                f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
-                "hold; give --pack the pack it was raced on"
-            )
+        problem = _problem_of(store, pack, run)
         old = store.score(run.run_id)
         row = {
             "hotkey": run.hotkey,
@@ -84,55 +77,92 @@ def rescore_race(
         before.append(row | {"final": old_final, "success": bool(old and old.success)})
         if old is None:
             after.append(before[-1])
-            if progress:
-                progress()
-            continue
-        report.runs += 1
-        events = store.events(run.run_id)
-        new = tasks.score(
-            problem,
-            raw_answer(events),
-            lookup,
-            events=events,
-            gold_vectors=pack.gold_vectors(problem.problem_id),
-            ruleset=ruleset,
-        )
-        coefficient = old.judge_coefficient
-        if old.judge_quality is not None:
-            coefficient = rubric.coefficient(old.judge_quality)
-            final: float | None = rubric.final(new.final, old.judge_quality)
-            new.judge_quality, new.judge_coefficient = old.judge_quality, coefficient
         else:
-            final = float(new.final) if old.final is not None else None
-        if final is not None:
-            new.final = final
-        old_rubric = (old.judge or {}).get("rubric_version")
-        same = (old.ruleset, old.ruleset_version, old.success, old.final) == (
-            ruleset.name,
-            ruleset.version,
-            float(new.success),
-            final,
-        ) and (old.judge_quality is None or old_rubric == rubric.version)
-        if same:
-            report.unchanged += 1
-        else:
-            try:
-                store.revise_score(
-                    run.run_id,
-                    success=float(new.success),
-                    strict=new.model_dump(mode="json"),
-                    final=final,
-                    judge_coefficient=coefficient,
-                    reason=reason,
-                )
-            except StoreError as exc:
-                raise RescoreError(str(exc)) from None
-            report.revised += 1
-            report.flipped += bool(old.success) != bool(new.success)
-        after.append(row | {"final": final if run.status == "finished" else 0.0, "success": bool(new.success)})
+            report.runs += 1
+            new, final = _rescore_run(store, pack, lookup, run, problem, old, ruleset=ruleset, rubric=rubric)
+            if not _revise(store, run, old, new, final, rubric=rubric, reason=reason):
+                report.unchanged += 1
+            else:
+                report.revised += 1
+                report.flipped += bool(old.success) != bool(new.success)
+            after.append(row | {"final": final if run.status == "finished" else 0.0, "success": bool(new.success)})
         if progress:
             progress()
     old_means = race_scores(before, max_attempts)
     new_means = race_scores(after, max_attempts)
     report.per_miner = {h: (old_means[h]["score"], new_means[h]["score"]) for h in sorted(new_means)}
     return report
+
+
+def _problem_of(store: Store, pack: Pack, run: Any) -> ProblemBase:
+    """The problem a run raced: from the pack, or (a sealed batch's) as stored when its race opened."""
+    problem = pack.problem(run.problem_id)
+    if problem is None and pack.sealed:
+        stored = store.problem(run.problem_id)
+        problem = tasks.parse_problem(stored.data) if stored is not None else None
+    if problem is None:
+        raise RescoreError(
+            f"run {run.run_id} raced problem {run.problem_id}, which pack {pack.pack_id} does not "
+            "hold; give --pack the pack it was raced on"
+        )
+    return problem
+
+
+def _rescore_run(
+    store: Store,
+    pack: Pack,
+    lookup: Callable[[str], dict[str, Any] | None],
+    run: Any,
+    problem: ProblemBase,
+    old: Any,
+    *,
+    ruleset: Ruleset,
+    rubric: Rubric,
+) -> tuple[RunScore, float | None]:
+    """The run's new verdict by ``ruleset`` and its final score by ``rubric`` from the judge's stored quality
+    (None while it awaits the judge)."""
+    events = store.events(run.run_id)
+    new = tasks.score(
+        problem,
+        raw_answer(events),
+        lookup,
+        events=events,
+        gold_vectors=pack.gold_vectors(problem.problem_id),
+        ruleset=ruleset,
+    )
+    new.judge_coefficient = old.judge_coefficient
+    if old.judge_quality is not None:
+        final: float | None = rubric.final(new.final, old.judge_quality)
+        new.judge_quality, new.judge_coefficient = old.judge_quality, rubric.coefficient(old.judge_quality)
+    else:
+        final = float(new.final) if old.final is not None else None
+    if final is not None:
+        new.final = final
+    return new, final
+
+
+def _revise(
+    store: Store, run: Any, old: Any, new: RunScore, final: float | None, *, rubric: Rubric, reason: str
+) -> bool:
+    """Store the new verdict in place of the old (the old kept as a revision); False when nothing changed."""
+    old_rubric = (old.judge or {}).get("rubric_version")
+    same = (old.ruleset, old.ruleset_version, old.success, old.final) == (
+        new.ruleset,
+        new.ruleset_version,
+        float(new.success),
+        final,
+    ) and (old.judge_quality is None or old_rubric == rubric.version)
+    if same:
+        return False
+    try:
+        store.revise_score(
+            run.run_id,
+            success=float(new.success),
+            strict=new.model_dump(mode="json"),
+            final=final,
+            judge_coefficient=new.judge_coefficient,
+            reason=reason,
+        )
+    except StoreError as exc:
+        raise RescoreError(str(exc)) from None
+    return True
