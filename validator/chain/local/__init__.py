@@ -22,9 +22,9 @@ How it behaves like subtensor:
 What it does not model: emissions, consensus, deregistration and pruning (a full subnet refuses registration),
 stake movements, serving and commitment rate limits.
 
-Layout: `chain` holds `LocalChain` (the chain calls: reads, registration, signed writes), `ledger` the SQLite file
-(schema, creation, connections and transactions, the rows), `rules` what is refused before anything is signed, and
-`keys` the hotkey signing.
+Layout: `chain` holds `LocalChain` (the chain calls: reads, registration, signed writes) on `base` (its setup and
+the helpers every call shares), `chainfile` the SQLite file's schema and creation, `ledger` its connections,
+transactions and rows, `rules` what is refused before anything is signed, and `keys` the hotkey signing.
 """
 
 from validator.chain.local.chain import LocalChain
