@@ -157,6 +157,7 @@ class _Mind:
     asked: set[str] = field(default_factory=set)
     misses: int = 0
     loose: set[str] = field(default_factory=set)  # fields read from bare words of the opening
+    anchors: list[str] = field(default_factory=list)  # titles of products the shopper found acceptable
 
     def see(self, docs: list[dict[str, Any]]) -> None:
         have = {d["product_id"] for d in self.docs}
@@ -205,6 +206,9 @@ class _Mind:
         out = [d for d in fresh if self.needs.fits(d)]
         if not out and self.needs.weak:
             out = [d for d in fresh if self.needs.fits(d, frozenset(self.needs.weak))]
+        if self.anchors and out:  # products of the kind the shopper accepted first, in search order
+            sims = [max(similarities(d["title"], self.anchors)) for d in out]
+            out = [d for _, d in sorted(zip(sims, out, strict=True), key=lambda x: x[0] < TITLE_THRESHOLD)]
         return out
 
 
@@ -253,7 +257,10 @@ def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry |
         if words.startswith(shopper.SAY_CONFIRM):
             session.call("recommend_product", product_ids=pick["product_id"])
             return session.outcome(pick["product_id"])
-        changed = read(words, mind.vocab, mind.needs, refused=pick)
+        refused = words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN))
+        changed = read(words, mind.vocab, mind.needs, refused=None if not refused else pick)
+        if not refused and (changed or words.startswith(shopper.SAY_UNCONVINCED)):
+            mind.anchors.append(pick["title"])  # acceptable before a change of mind: the right kind of product
         if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)) or not changed:
             mind.refused.add(pick["product_id"])
         if words.startswith(shopper.SAY_REJECT) and not changed:
