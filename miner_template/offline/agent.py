@@ -25,6 +25,10 @@ How one problem is solved, piece by piece (read them in this order):
    the requested kind of product carrying that value.
 5. ``baseline/answer.py``, answer: the task's strategy runs; the best candidate found is always recommended
    (whatever happens, even after a bug of ours) and the run terminated.
+6. ``baseline/session.py``, a shopping session (task ``session``): the profile read, the opening searched, the
+   most telling topics asked one at a time, what the shopper says tracked (``baseline/wants.py``: values, budgets,
+   services, rejections, changes of mind), candidates proposed with ``respond``; only the product the shopper
+   agreed to is committed.
 
 Tune the budget here; the scoring weights sit at the top of each piece.
 """

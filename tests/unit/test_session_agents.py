@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import math
 import sys
 from datetime import UTC, datetime
@@ -384,3 +385,139 @@ def test_pass_hat_k_is_tau_bench_reliability() -> None:
     assert out["pass_hat_k"] == pytest.approx(1 / 3)  # only "a" solved in all three runs
     assert out["pass_at_k"] == pytest.approx(2 / 3)  # "a" and "b" solved at least once
     assert out["by_task"]["session"]["pass_hat_k"] == 0.5 and out["by_task"]["product"]["pass_at_1"] == 0.0
+
+
+# ------------------------------------------------------------------------------------- the LLM template
+
+
+LLM_AGENT_PATH = ROOT / "miner_template" / "llm" / "agent.py"
+
+
+def trusting(problem: SessionProblem) -> SessionProblem:
+    """The problem with a shopper who needs no quotes (the scripted models below quote nothing)."""
+    return problem.model_copy(update={"style": problem.style.model_copy(update={"skeptic": False})})
+
+
+def _load_llm_agent(shopper: Shopper, model: Any) -> ModuleType:
+    """The LLM template with its gateway (tools, schemas, chat endpoint) in-process: the session family's tools."""
+    spec = importlib.util.spec_from_file_location("shoparena_llm_agent_sessions", LLM_AGENT_PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    schemas = tasks.family("session").tools().schemas()
+
+    class Tools:
+        def schemas(self) -> list[dict[str, Any]]:
+            return schemas
+
+        def recommend_product(self, product_ids: str) -> Any:
+            return shopper("recommend_product", product_ids=product_ids)
+
+        def terminate(self, status: str = "success") -> Any:
+            return shopper("terminate", status=status)
+
+    module.call_tool = shopper  # type: ignore[attr-defined]
+    module.tools = Tools()  # type: ignore[attr-defined]
+    module.llm = lambda: model  # type: ignore[attr-defined]
+    return module
+
+
+class ScriptedModel:
+    """A tool-calling "model" for the LLM template: reads the profile and searches, then proposes ``plan`` (product
+    ids, one a turn: the next one after a rejection, the same one again after a change of mind) and, once the
+    shopper agrees, commits (unless ``commit`` is False) and terminates. ``prose``: its first move is a sentence."""
+
+    def __init__(self, plan: list[str], commit: bool = True, prose: bool = False) -> None:
+        self.plan, self.commit, self.prose = plan, commit, prose
+        self.requests: list[list[dict[str, Any]]] = []
+        self.tools_seen: list[Any] = []
+        self.chat = self
+        self.completions = self
+
+    def create(self, model: str, messages: list[dict[str, Any]], tools: Any, temperature: float) -> Any:
+        from types import SimpleNamespace as NS
+
+        self.requests.append([dict(m) for m in messages])
+        self.tools_seen.append(tools)
+        content, calls = self.move(messages)
+        tool_calls = [
+            NS(id=f"call{len(self.requests)}-{i}", function=NS(name=name, arguments=json.dumps(args)))
+            for i, (name, args) in enumerate(calls)
+        ]
+        return NS(choices=[NS(message=NS(content=content, tool_calls=tool_calls or None))])
+
+    def move(self, messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+        if self.prose and len(self.requests) == 1:
+            return "Hello! Could you tell me your budget?", []
+        said = [m for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        if not said:
+            return None, [("get_user_profile", {}), ("find_product", {"q": messages[1]["content"]})]
+        proposed = [
+            json.loads(c["function"]["arguments"])["product_ids"][0]
+            for m in messages
+            if m["role"] == "assistant"
+            for c in m.get("tool_calls") or []
+            if c["function"]["name"] == "respond"
+        ]
+        last = messages[-1]["content"] if messages[-1]["role"] == "user" and proposed else ""
+        if "go ahead" in last:
+            if not self.commit:
+                return "Great.", []
+            return None, [("recommend_product", {"product_ids": proposed[-1]}), ("terminate", {"status": "success"})]
+        if proposed and not last.startswith("Not that one"):
+            pid = proposed[-1]  # a change of mind: the same product again
+        else:
+            left = [p for p in self.plan if p not in proposed]
+            if not left:
+                return None, [("terminate", {"status": "failure"})]
+            pid = left[0]
+        return None, [("respond", {"message": "How about this one?", "product_ids": [pid]})]
+
+
+@pytest.mark.slow  # an 8,000-product catalog
+def test_the_llm_template_holds_a_session_as_chat_turns(catalog: Catalog) -> None:
+    problem = trusting(hand_made(catalog))
+    shopper = Shopper(catalog, problem)
+    model = ScriptedModel(problem.gold_ids)
+    out = _load_llm_agent(shopper, model).agent_main(problem.public())
+    assert out == {"recommended": problem.gold_ids[0]}
+    assert solved(problem, shopper, catalog)
+    # the schemas the model saw are the family's (GET /tools), the opening is the first user turn
+    names = {s["function"]["name"] for s in model.tools_seen[0]}
+    assert {"ask_user", "respond", "get_user_profile", "recommend_product"} <= names
+    chat = model.requests[-1]
+    assert chat[0]["role"] == "system" and "shopper" in chat[0]["content"]
+    assert chat[1] == {"role": "user", "content": problem.query}
+    # every shopper answer is a user turn, right after the tool results of the turn that made it
+    users = [m["content"] for m in chat[2:] if m["role"] == "user"]
+    assert users == [r.user for r in shopper.state.replies if r.outcome != "commit"]
+    for i, m in enumerate(chat):
+        if m["role"] == "user" and i > 1:
+            assert chat[i - 1]["role"] == "tool" and "turns_left" in chat[i - 1]["content"]
+            assert "user" not in json.loads(chat[i - 1]["content"])  # the words are the user turn, not the tool's
+        if m["role"] == "tool":
+            assert any(m["tool_call_id"] == c["id"] for a in chat[:i] for c in a.get("tool_calls") or [])
+
+
+@pytest.mark.slow  # an 8,000-product catalog
+def test_the_llm_template_commits_only_what_the_shopper_agreed_to(catalog: Catalog) -> None:
+    problem = trusting(hand_made(catalog))
+    # a model that never commits: the product the shopper agreed to is committed for it
+    shopper = Shopper(catalog, problem)
+    out = _load_llm_agent(shopper, ScriptedModel(problem.gold_ids, commit=False)).agent_main(problem.public())
+    assert out == {"recommended": problem.gold_ids[0]} and solved(problem, shopper, catalog)
+    # a model whose proposals are all rejected: nothing is committed
+    others = [p["product_id"] for p in catalog.iter_products() if p["product_id"] != problem.gold_ids[0]][:2]
+    shopper = Shopper(catalog, problem)
+    out = _load_llm_agent(shopper, ScriptedModel(others)).agent_main(problem.public())
+    assert out == {"recommended": None} and "recommend_product" not in shopper.names()
+    assert shopper.names()[-1] == "terminate"
+    # prose is said to the shopper, and their answer comes back as the next user turn
+    shopper = Shopper(catalog, problem)
+    model = ScriptedModel(problem.gold_ids, prose=True)
+    _load_llm_agent(shopper, model).agent_main(problem.public())
+    first = shopper.state.transcript[0]
+    assert first.kind == "respond" and first.text == "Hello! Could you tell me your budget?" and not first.product_ids
+    second = model.requests[1]
+    assert second[-2]["content"] == "Hello! Could you tell me your budget?"
+    assert second[-1] == {"role": "user", "content": shopper.state.replies[0].user}
