@@ -2,10 +2,13 @@
 benchmark: a reference agent that should solve every fair problem, and a blind agent that must not.
 
 - `reference_agent`: reads the profile, searches the opening and reads the hits' details, then alternates between
-  asking about the field that best tells the remaining candidates apart and proposing the best remaining candidate;
-  it tracks what the shopper said (`arena.tasks.session.reading`: the latest value of a field wins, so an update
-  replaces what it supersedes), drops a product once refused, quotes the price and the product's values when it
-  proposes (a skeptic asks for that), and commits only what the shopper confirmed.
+  asking about the field its top candidates share in several values (the budget last) and proposing the best
+  remaining candidate. It tracks what the shopper said (`arena.tasks.session.reading`: the latest value of a field
+  wins, so an update replaces what it supersedes); words of the opening that only name the kind of product are
+  dropped; a refused product is never proposed again (and a refusal it cannot read, the kind of product being
+  wrong, refuses every product titled like it); after a change of mind it proposes products titled like the one the
+  shopper found acceptable first; it quotes the price and the product's values (a skeptic asks for that), and
+  commits only what the shopper confirmed.
 - `blind_agent`: searches the opening and commits the top hit, never talking to the shopper.
 
 Both run on a fresh `SessionState` of the problem and the tools of `arena.tasks.session.tools.registry`, exactly as

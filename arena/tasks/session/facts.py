@@ -1,12 +1,17 @@
 """The facts of a generated session, fixed before any word is written (issue 19 item 4, reference 7.7 steps 1-3).
 
-A plan is drawn from one gold product of the catalog: 5 to 7 of its fields become constraints (the title always,
-stated in the opening), split by where the agent can learn them (query 2-3, profile 1, slot 1-2, reject 0-1), and
-one mid-session update is added that keeps the gold inside the final truth: a budget that drops to just above the
-gold's price, or a preference that flips from a neighbour's value to the gold's. The update is made to bite: its
-first value is taken from a product near the gold that meets every other constraint, so some product passes the
-state before the update and fails the one after. Hidden constraints (profile, slot, reject) are taken preferably
-among the fields on which the gold's neighbours differ, so the opening alone leaves several wrong candidates.
+A plan is drawn from one gold product of the catalog and a rival: a product near it (the top hits of its noun) of
+the same kind (its title passes the gold's title check) that one mid-session update tells apart from the gold. The
+update is a budget that drops to just above the gold's price (the rival is dearer; the first budget admits it) or a
+preference that flips from the rival's value of a field to the gold's. 5 to 7 of the gold's fields that the rival
+shares (the title always, stated in the opening) become constraints, split by where the agent can learn them (query
+2-3, profile 1, slot 1-2, reject 0-1): the most telling fields (those the most neighbours fail) are hidden, the least
+telling stated in the opening, so the opening alone leaves several wrong candidates. The rival meets every first
+rule and fails the updated one, so the update bites; the gold meets every final rule.
+
+A flipped field is stated up front (in the opening or the profile), never asked for or rejected: an agent that
+proposed the gold before the flip would see it refused, and the shopper never takes a refusal back. A draw with no
+rival for its kind of update tries the other kind; one with none raises `Undrawable`.
 
 `arena.tasks.session.wording` then puts the plan into words; `arena.tasks.session.selfcheck` decides whether it is
 kept.
