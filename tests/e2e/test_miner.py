@@ -230,3 +230,155 @@ def test_the_docker_backend_runs_the_same_harness(tmp_path, cache):
     card = json.loads((tmp_path / "card.json").read_text())
     assert card["backend"] == "docker" and all(row["status"] == "ok" for row in card["problems"])
     assert all(row["tool_calls"] > 0 for row in card["problems"])
+
+
+# ------------------------------------------------------------------------------------- shopping sessions
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory) -> tuple[str, str, list[str]]:
+    """A small catalog and a JSONL of three generated session problems and one ShoppingBench product problem."""
+    from arena.catalog import Catalog
+    from arena.catalog.build import build_catalog
+    from arena.tasks.session.generate import generate_sessions
+    from arena.tasks.shoppingbench.generate import generate_problems
+
+    root = tmp_path_factory.mktemp("sessions")
+    build_catalog(5, 8000, root / "cat", workers=1)
+    catalog = Catalog.open(root / "cat")
+    problems = generate_sessions(catalog, 8, seed=2)[:3]  # the generator gives up on some draws
+    assert len(problems) == 3
+    problems += [p for p in generate_problems(catalog, 8, seed=3).problems if p.task == "product"][:1]
+    (root / "problems.jsonl").write_text("".join(p.model_dump_json() + "\n" for p in problems))
+    return str(root / "problems.jsonl"), str(root / "cat"), [p.problem_id for p in problems]
+
+
+def test_the_offline_template_on_sessions_with_pass_hat_k(tmp_path, sessions):
+    problems, catalog, ids = sessions
+    agent = tmp_path / "agent"
+    miner("init", str(agent), "--template", "offline")
+    proc = miner(
+        "test",
+        str(agent),
+        "--problems",
+        problems,
+        "--catalog",
+        catalog,
+        "--k",
+        "2",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+        str(tmp_path / "card.json"),
+    )
+    card = json.loads((tmp_path / "card.json").read_text())
+    rows = card["problems"]
+    assert card["k"] == 2 and len(rows) == 2 * len(ids) and all(row["status"] == "ok" for row in rows), rows
+    assert [(row["problem_id"], row["trial"]) for row in rows] == [(pid, t) for pid in ids for t in (1, 2)]
+    reliable = card["reliability"]
+    assert reliable["problems"] == len(ids) and reliable["runs"] == 2 * len(ids)
+    solved = {pid: [row["success"] for row in rows if row["problem_id"] == pid] for pid in ids}
+    assert reliable["pass_hat_k"] == sum(all(s) for s in solved.values()) / len(ids)
+    assert reliable["pass_at_1"] == sum(sum(s) for s in solved.values()) / (2 * len(ids))
+    assert reliable["by_task"]["session"]["problems"] == 3 and reliable["by_task"]["session"]["pass_hat_k"] > 0
+    assert "pass^2" in proc.stdout and "pass@1" in proc.stdout
+    # each session's report holds its conversation, as the gateway logged it; a ShoppingBench run has none
+    for row in rows:
+        name = f"{row['problem_id']}.run{row['trial']}"
+        report = (tmp_path / "out" / "reports" / f"{name}.md").read_text()
+        events = [
+            json.loads(line) for line in (tmp_path / "out" / "trajectories" / f"{name}.jsonl").read_text().splitlines()
+        ]
+        if row["task"] != "session":
+            assert "## Conversation" not in report and "conversation" not in row
+            continue
+        assert "## Conversation" in report and "**agent:** (reads the profile)" in report
+        talk = [e for e in events if e["name"] in ("ask_user", "respond")]
+        assert talk and len(row["conversation"]) >= 2 * len(talk)
+        for e in talk:
+            assert f"**shopper:** {e['result']['user']}" in report
+            if e["name"] == "ask_user":
+                assert f"**agent:** asks: {e['arguments']['question']}" in report
+
+
+def session_model(body):
+    """A scripted tool-calling model for a session: reads the profile and searches the opening, proposes the hits
+    one at a time (the same one again after a change of mind), commits the one the shopper agrees to."""
+    from tests.support.shopper import tool_call
+
+    messages = body["messages"]
+    opening = messages[1]["content"]
+    calls = [c for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    if not calls:
+        return {
+            "content": None,
+            "tool_calls": [tool_call("p", "get_user_profile", {}), tool_call("s", "find_product", {"q": opening})],
+        }
+    search = next(m for m in messages if m["role"] == "tool" and m["tool_call_id"] == "s")
+    hits = [h["product_id"] for h in json.loads(search["content"])]
+    proposed = [
+        json.loads(c["function"]["arguments"])["product_ids"][0] for c in calls if c["function"]["name"] == "respond"
+    ]
+    last = messages[-1]["content"] if messages[-1]["role"] == "user" and proposed else ""
+    n = len(calls)
+    if "go ahead" in last:
+        return {
+            "content": "They agreed.",
+            "tool_calls": [
+                tool_call(f"c{n}", "recommend_product", {"product_ids": proposed[-1]}),
+                tool_call(f"c{n + 1}", "terminate", {"status": "success"}),
+            ],
+        }
+    left = [h for h in hits if h not in proposed]
+    pid = proposed[-1] if proposed and not last.startswith("Not that one") else (left[0] if left else hits[0])
+    return {
+        "content": None,
+        "tool_calls": [tool_call(f"c{n}", "respond", {"message": "How about this?", "product_ids": [pid]})],
+    }
+
+
+def test_the_llm_template_talks_with_the_shopper_in_chat_turns(tmp_path, sessions):
+    problems, catalog, ids = sessions
+    agent = tmp_path / "llm"
+    miner("init", str(agent), "--template", "llm")
+    with OpenAIServer(session_model, models=(MODEL,)) as server:
+        miner(
+            "test",
+            str(agent),
+            "--problems",
+            problems,
+            "--catalog",
+            catalog,
+            "--n",
+            "3",
+            "--llm-base-url",
+            server.base_url,
+            "--model",
+            MODEL,
+            "--judge",
+            "none",
+            "--json",
+            str(tmp_path / "card.json"),
+            "--out",
+            str(tmp_path / "o"),
+        )
+        requests = server.requests
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert [row["problem_id"] for row in card["problems"]] == ids[:3]
+    assert all(row["status"] == "ok" and row["task"] == "session" for row in card["problems"])
+    # the model saw the session family's tools, and every answer of the shopper came back as a user turn
+    names = {t["function"]["name"] for t in requests[0]["tools"]}
+    assert {"ask_user", "respond", "get_user_profile", "recommend_product"} <= names
+    for row in card["problems"]:
+        events = [
+            json.loads(line)
+            for line in (tmp_path / "o" / "trajectories" / f"{row['problem_id']}.jsonl").read_text().splitlines()
+        ]
+        said = [e["result"]["user"] for e in events if e["name"] == "respond" and e["error"] is None]
+        assert said and any(w["says"].startswith(said[0]) for w in row["conversation"] if w["who"] == "shopper")
+        chats = [r["messages"] for r in requests]
+        users = {m["content"] for msgs in chats for m in msgs if m["role"] == "user"}
+        assert all(words in users for words in said[:-1])  # the last answer may end the run before a next request
+        committed = [e for e in events if e["name"] == "recommend_product"]
+        if committed:  # committed only after the shopper agreed
+            assert "go ahead" in said[-1] or "works for me" in said[-1]
