@@ -164,8 +164,8 @@ class _Mind:
 
     def see(self, docs: list[dict[str, Any]]) -> None:
         have = {d["product_id"] for d in self.docs}
-        for doc in docs:
-            self.vocab.add(doc)
+        for rank, doc in enumerate(docs):
+            self.vocab.add(doc, top=rank < TOP_HITS)
             if doc["product_id"] not in have:
                 self.docs.append(doc)
                 have.add(doc["product_id"])

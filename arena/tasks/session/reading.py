@@ -55,12 +55,24 @@ class Vocabulary:
     """The values each field has among the products seen so far, with how many products have each."""
 
     values: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the same counts over the best-ranked products only (those first seen among the top hits of a search)
+    top: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def add(self, doc: dict[str, Any]) -> None:
+    def add(self, doc: dict[str, Any], top: bool = False) -> None:
         for key, value in pairs_of(doc):
             if key != TAGS_KEY:  # search keywords a listing carries, not a field a shopper asks about
-                counts = self.values.setdefault(key, {})
-                counts[value] = counts.get(value, 0) + 1
+                for table in (self.values, self.top) if top else (self.values,):
+                    counts = table.setdefault(key, {})
+                    counts[value] = counts.get(value, 0) + 1
+
+
+def names_value(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value``: as a word, or every part of a list value ("activity tracker, pedometer"
+    in "an activity tracker and a pedometer")."""
+    if mentions(text, value):
+        return True
+    parts = [p.strip() for p in re.split(r",|/|&| and ", value) if p.strip()]
+    return len(parts) > 1 and all(mentions(text, p) for p in parts)
 
 
 @dataclass
@@ -106,15 +118,16 @@ def _spotted(text: str, vocab: Vocabulary, refused: set[tuple[str, str]]) -> dic
     low = text.lower()
     hits: list[tuple[str, str]] = []
     for key, values in vocab.values.items():
-        hits += [(key, v) for v in values if len(v) >= 2 and (key, v) not in refused and mentions(text, v)]
+        hits += [(key, v) for v in values if len(v) >= 2 and (key, v) not in refused and names_value(text, v)]
     said = {v for _, v in hits}
     hits = [(k, v) for k, v in hits if not any(v != w and v in w for w in said)]  # "box" inside "box of 12"
-    keys_of: dict[str, list[tuple[bool, int, str]]] = {}
+    keys_of: dict[str, list[tuple[bool, int, int, str]]] = {}
     for key, value in hits:
-        keys_of.setdefault(value, []).append((_key_named(text, key), vocab.values[key][value], key))
+        top = vocab.top.get(key, {}).get(value, 0)
+        keys_of.setdefault(value, []).append((_key_named(text, key), top, vocab.values[key][value], key))
     out: dict[str, tuple[str, bool]] = {}
     for value in sorted(keys_of, key=low.rfind):  # the last one said wins
-        named, _, key = max(keys_of[value])
+        named, _, _, key = max(keys_of[value])
         out[key] = (value, named)
     return out
 
