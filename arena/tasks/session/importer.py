@@ -17,8 +17,9 @@ A record (one JSON line) holds ``user_query``, ``user_persona`` (distractors und
   rule (the budget against the listed price: the record's voucher is not modelled); ``store_match`` -> an attribute
   ``store``. ``negative_attribute``, ``review_opinion`` and numeric ranges on fields our catalog has not (ratings)
   have no place in the reward grammar: they are dropped and counted (`SessionImport.dropped`);
-- no events (the records have none), the arena's default style and limits (the question cap is the record's
-  ``max_clarification_turns``).
+- no events (the records have none); the question cap is the record's ``max_clarification_turns``; patience is
+  `PATIENCE`, above the arena's default: EComAgentBench's user never walks out, and our shopper adds rejections
+  (each costing patience) that its user never gives; the arena's default limits.
 
 `rebuild_sessions` makes the catalog with the ShoppingBench family's rebuild (`arena.tasks.shoppingbench.rebuild`):
 each session's final truth becomes a one-product ShoppingBench problem whose gold is rebuilt with every required
@@ -45,6 +46,8 @@ from arena.tasks.shoppingbench.problem import PriceRule
 SOURCES = {"query": "query", "persona": "profile", "clarification": "slot"}
 UNSUPPORTED = ("negative_attribute", "review_opinion")
 PROFILE_GROUPS = ("demographics", "lifestyle", "shopping_habits")
+#: the imported shopper's patience (see the module docstring)
+PATIENCE = 6
 
 
 @dataclass
@@ -209,7 +212,9 @@ def parse_record(record: Any, source: str, dropped: Counter[str] | None = None) 
             query=query.strip(),
             profile=_profile(record.get("user_persona")),
             constraints=constraints,
-            style=Style(max_questions=min(20, turns)) if isinstance(turns, int) and turns >= 0 else Style(),
+            style=Style(
+                patience=PATIENCE, max_questions=min(20, turns if isinstance(turns, int) and turns >= 0 else 10)
+            ),
             gold={"product_ids": [str(target["product_id"])]},
             source=source,
             meta={
