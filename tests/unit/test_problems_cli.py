@@ -225,3 +225,37 @@ def test_import_refuses_an_unknown_ruleset(tmp_path):
         "paper",
     )
     assert not (tmp_path / "p.json").exists()
+
+
+def test_generate_makes_each_task_type_by_its_familys_generator(work, tmp_path):
+    """ShoppingBench's four by default; a family's task type on request (here the session family's), the task types
+    in turn."""
+    default = arena(
+        "problems",
+        "generate",
+        "--catalog",
+        str(work / "cat"),
+        "--n",
+        "4",
+        "--out",
+        str(tmp_path / "d.json"),
+        check=True,
+    )
+    assert "generated 4 problems (1 product, 1 shop, 1 voucher, 1 web)" in default.stdout, default.stdout
+    mixed = arena(
+        "problems",
+        "generate",
+        "--catalog",
+        str(work / "cat"),
+        "--n",
+        "4",
+        "--tasks",
+        "product,session",
+        "--out",
+        str(tmp_path / "m.json"),
+        check=True,
+    )
+    assert "generated 4 problems (2 product, 2 session)" in mixed.stdout, mixed.stdout + mixed.stderr
+    pack = json.loads((tmp_path / "m.json").read_text())
+    assert sorted(p["task"] for p in pack["problems"]) == ["product", "product", "session", "session"]
+    assert "+" in pack["generator_version"]  # both families' generators
