@@ -207,8 +207,12 @@ class _Mind:
         self.prune()
         fresh = [d for d in self.docs if d["product_id"] not in self.refused]
         out = [d for d in fresh if self.needs.fits(d)]
-        if not out and self.needs.weak:
-            out = [d for d in fresh if self.needs.fits(d, frozenset(self.needs.weak))]
+        # nothing fits: leave out one field read from a bare value (the opening's first), else all of them
+        relax = [frozenset({k}) for k in sorted(self.needs.weak, key=lambda k: (k not in self.loose, k))]
+        for ignore in [*relax, frozenset(self.needs.weak)] if not out and self.needs.weak else []:
+            out = [d for d in fresh if self.needs.fits(d, ignore)]
+            if out:
+                break
         if self.anchors and out:  # products of the kind the shopper accepted first, in search order
             sims = [max(similarities(d["title"], self.anchors)) for d in out]
             out = [d for _, d in sorted(zip(sims, out, strict=True), key=lambda x: x[0] < TITLE_THRESHOLD)]
