@@ -6,11 +6,28 @@ import json
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+#: what a NUL character in an agent's text becomes (PostgreSQL stores no NUL in text or JSON; every store the same)
+NUL_STANDIN = "\ufffd"
+
+
+def without_nul(value: Any) -> Any:
+    """``value`` with every NUL character in its strings (and dict keys) replaced by U+FFFD, so that what an agent
+    sends is stored, read back and scored alike on SQLite and PostgreSQL: a NUL it slips into a call can never make
+    the node fail to record its run (which would blame the node for the agent's own answer)."""
+    if isinstance(value, str):
+        return value.replace("\x00", NUL_STANDIN) if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_nul(v) for v in value]
+    return value
 
 
 class TrajectoryEvent(BaseModel):
-    """One call the gateway saw during a run (or a harness log line), in order."""
+    """One call the gateway saw during a run (or a harness log line), in order. Its text holds no NUL
+    (`without_nul`)."""
 
     run_id: str
     seq: int
@@ -24,6 +41,11 @@ class TrajectoryEvent(BaseModel):
     cost: float = 0.0
     error: str | None = None
     status: int = 200
+
+    @field_validator("name", "arguments", "result", "error", mode="before")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        return without_nul(value)
 
 
 def to_openai_messages(query: str, events: list[TrajectoryEvent]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.blame import for_harness_status  # harness status -> run error code (arena.blame's one table)
+from arena.trajectory import without_nul
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,11 @@ class SandboxResult:
     #: last recommend_product to the gateway), else "arena"
     contract: str = "arena"
     steps: int | None = None
+
+    def __post_init__(self) -> None:  # the agent's own text: stored alike on every database (`without_nul`)
+        self.error = without_nul(self.error)
+        self.stdout, self.stderr = without_nul(self.stdout), without_nul(self.stderr)
+        self.returned = without_nul(self.returned)
 
     @property
     def error_code(self) -> int | None:

@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from arena.trajectory import without_nul
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now
 
@@ -96,7 +97,7 @@ async def read_json(gateway: RunRegistry, request: Request, handle: RunHandle, k
 
 async def unserved(gateway: RunRegistry, request: Request, path: str) -> Any:
     """A route the gateway does not serve: 404 (403 for the full product records), kept in the run's `unserved`."""
-    route = f"{request.method} /{path}"
+    route = without_nul(f"{request.method} /{path}")
     handle = authorize(gateway, request, "rejected", route)
     if isinstance(handle, JSONResponse):
         return handle

@@ -482,3 +482,49 @@ class _Log:
         self.records.append((event, kw))
 
     warning = error = info
+
+
+# An agent whose calls and output carry NUL characters, which PostgreSQL cannot store in text or JSON: in a search,
+# in its answer, in what it prints and returns. Were the node to fail writing them, the agent would turn its own
+# wrong answer into the node's fault.
+NUL_AGENT = """
+from arena_agent import call_tool
+
+
+def agent_main(problem):
+    call_tool("find_product", q="lamp\\x00shade")
+    call_tool("recommend_product", product_ids="\\x00123")
+    print("done\\x00")
+    return {"answer": "\\x00"}
+"""
+
+
+def test_nul_characters_in_an_agents_calls_are_stored_and_its_answer_scored_on_postgres(
+    inputs: Any, tmp_path: Path
+) -> None:
+    from tests.support.postgres import fresh_database
+
+    setup = make_chain(tmp_path, ["nul"])
+    with fresh_database() as url:
+        store = open_store(url)
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        hotkey = setup.miners["nul"].hotkey.ss58_address
+        place_submission(store, data_dir, hotkey, plain_agent(tmp_path / "a" / "nul", NUL_AGENT), block=10)
+        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
+        arena.start()
+        try:
+            race_id = arena.open_race()
+            assert race_id is not None
+            drive(arena, store, lambda: all(arena.final(r) for r in store.runs(race_id=race_id)))
+        finally:
+            arena.stop()
+        runs = store.runs(race_id=race_id)
+        # the agent's own wrong answer: scored (0), final on its first attempt, never the node's fault
+        assert all((r.status, r.attempt, r.error_code) == ("finished", 1, None) for r in runs), [r.error for r in runs]
+        for run in runs:
+            score = store.score(run.run_id)
+            assert score is not None and score.success == 0.0 and score.final == 0.0
+            answer = [e for e in store.events(run.run_id) if e.name == "recommend_product"][-1]
+            assert answer.arguments == {"product_ids": "\ufffd123"}  # NUL is stored as U+FFFD, everywhere alike
+        store.close()

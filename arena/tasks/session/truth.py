@@ -18,7 +18,7 @@ from arena.tasks.shoppingbench.similarity import default_embedder
 from arena.tasks.shoppingbench.strict import ProductScore, score_product
 
 #: the reward id the checks run under: no product has it, so ``gt`` is always 0 and every check counts
-NO_ID = "\x00session-rule"
+NO_ID = "(the session's rules)"
 SERVICE_WORDS = {
     "official": "from an official store",
     "freeShipping": "with free shipping",
