@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
