@@ -19,7 +19,7 @@ from typing import Any
 
 from baseline.query import Item, parse_item
 from baseline.search import Session
-from baseline.text import FILLER, tokens
+from baseline.text import FILLER, stem, tokens
 from baseline.wants import (
     AGAIN,
     CLOSED,
@@ -45,8 +45,12 @@ MISSES = 2
 PROPOSALS = 7
 #: Candidates whose keys decide what to ask about.
 TOP = 10
+#: What a title like an acceptable one (unlike a rejected one) adds to a candidate's rank.
+TITLE_WEIGHT = 6.0
 #: Words of a shopper's line that are no search words.
-_SAID = frozenset("has have has to be it its needs need must should really only actually would rather prefer".split())
+_SAID = frozenset(
+    "has have has to be it its needs need must should really only actually would rather prefer asked said".split()
+)
 
 
 class Talk:
@@ -86,6 +90,10 @@ class Plan:
         self.notes = ""
         self.pending: list[str] = []  # the shopper's lines that named no value a viewed product carries
         self.full: set[str] = set()  # products proposed with every value quoted
+        #: the title words of products the shopper found acceptable (a change of mind, a wish for evidence) and of
+        #: those rejected for nothing we could read (most likely "not the kind of product I asked for")
+        self.liked: list[set[str]] = []
+        self.disliked: list[set[str]] = []
 
     def item(self) -> Item:
         """The opening, with the values learnt as words and what is known as filters."""
@@ -185,9 +193,13 @@ def ask_about(key: str) -> str:
 def ask(plan: Plan, ids: list[str]) -> None:
     """Questions, one topic each, while the shopper has something to say."""
     talk, misses = plan.talk, 0
-    for key, question in questions(plan, ids)[:QUESTIONS]:
-        if talk.turns_left <= 2 or not plan.s.can_search(4):
+    asked = 0
+    for key, question in questions(plan, ids):
+        if asked >= QUESTIONS or talk.turns_left <= 2 or not plan.s.can_search(4):
             return
+        if key is not None and (key in plan.wants.pairs or key in plan.wants.mentions):
+            continue  # learnt meanwhile (an answer may name another topic than the one asked)
+        asked += 1
         reply = talk.say("ask_user", question=question)
         if reply is None or talk.closed or has_any(reply, REFUSED):
             return
@@ -244,6 +256,8 @@ def propose(plan: Plan) -> str | None:
         if heard == "confirm":
             wants.confirmed = pid
             return pid
+        if heard in ("unconvinced", "update"):
+            plan.liked.append(title_words(summary))
         if heard == "unconvinced" and pid not in plan.full:
             plan.full.add(pid)
             again = pid
@@ -253,8 +267,8 @@ def propose(plan: Plan) -> str | None:
             again = pid if wants.fits(summary, detail) or not understood else None
         else:
             wants.rejected.add(pid)
-            if heard == "reject":
-                plan.learn(reply, product=detail)
+            if heard == "reject" and not plan.learn(reply, product=detail):
+                plan.disliked.append(title_words(summary))
     return None
 
 
@@ -269,12 +283,28 @@ def next_candidate(plan: Plan) -> str | None:
 
 
 def _best_seen(plan: Plan) -> str | None:
+    """The best-ranked candidate that fits, its title like those the shopper found acceptable and unlike those
+    rejected for what we could not read."""
     s, wants = plan.s, plan.wants
-    ranked = s.rank_item(plan.item(), list(s.summaries))
-    for _, _, pid in ranked:
-        if pid not in wants.rejected and wants.fits(s.summaries.get(pid, {}), s.details.get(pid)):
-            return pid
-    return None
+    best: tuple[float, str] | None = None
+    for score, _, pid in s.rank_item(plan.item(), list(s.summaries)):
+        summary = s.summaries.get(pid, {})
+        if pid in wants.rejected or not wants.fits(summary, s.details.get(pid)):
+            continue
+        words = title_words(summary)
+        score += TITLE_WEIGHT * (_likeness(words, plan.liked) - _likeness(words, plan.disliked))
+        if best is None or score > best[0]:
+            best = (score, pid)
+    return best[1] if best else None
+
+
+def title_words(summary: dict[str, Any]) -> set[str]:
+    return {stem(w) for w in tokens(str(summary.get("title") or "")) if w not in FILLER}
+
+
+def _likeness(words: set[str], others: list[set[str]]) -> float:
+    """How close a title's words come to the closest of ``others`` (Jaccard, 0 to 1)."""
+    return max((len(words & o) / len(words | o) for o in others if words | o), default=0.0)
 
 
 def search_more(plan: Plan) -> None:
@@ -293,4 +323,6 @@ def search_more(plan: Plan) -> None:
         ids = s.search(q, 1)
     if not ids and plan.pending:
         ids = s.search(item.query, 1, wants.price, service)
+    if plan.liked and s.can_search(3):  # products like one the shopper found acceptable
+        ids += s.search(" ".join(sorted(plan.liked[-1] | set(wants.pairs.values())))[:200], 1, wants.price, service)
     s.view(ids)

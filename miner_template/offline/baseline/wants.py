@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baseline.text import FILLER, services_of, tokens, value_pattern
+from baseline.text import services_of, tokens, value_pattern
 
 #: The shopper's fixed lines, as the agent recognises them (lower case, a fragment is enough).
 NO_PREFERENCE = ("no preference",)
@@ -34,9 +34,10 @@ _AT_LEAST = re.compile(
 _PRICE_CUE = re.compile(r"budget|cost|price|spend|pay|peso|php|₱|afford|cheap|expensive|pricey|purchase")
 _KEY_VALUE = re.compile(r"\bthe ([a-z0-9_ -]{2,40}?) has to be ([^;]+?)\s*(?:;|\.\s|\.$|$)")
 #: The shopper's own phrasing: a catalog value made only of these (a "can" packaging) is never read from a line.
-_PHRASING = FILLER | frozenset(
-    "only change mind instead actually second thought rather now go ahead works thanks sorry kind asked said "
-    "there budget spend pay need needs has be it's that one not".split()
+_PHRASING = frozenset(
+    "a an the i i'd i'm me my it it's its to for of on in is be has have had that this one not can could only "
+    "change plan mind instead actually second thought rather now go ahead works work thanks sorry kind asked said "
+    "there budget spend pay need needs want wants like would please just make should really what does".split()
 )
 _SERVICE_WORDS = {
     "official": "official store",
