@@ -183,8 +183,9 @@ def success_rows(problems: list[SessionProblem], catalog: Catalog) -> None:
 def import_rows(path: Path, work: Path, size: int, seed: int) -> None:
     started = time.perf_counter()
     imported = import_files([path])
-    rebuilt = rebuild_sessions(imported.problems, work / "ecom", background_size=size, background_seed=seed)
-    check = selfcheck_imported(rebuilt.problems, Catalog.open(work / "ecom"))
+    out = work / f"ecom-{path.stem}"
+    rebuilt = rebuild_sessions(imported.problems, out, background_size=size, background_seed=seed, force=True)
+    check = selfcheck_imported(rebuilt.problems, Catalog.open(out))
     seconds = time.perf_counter() - started
     records = len(imported.problems) + len(imported.bad)
     passed = ", ".join(f"{c} {check.passed[c]}" for c in CHECKS)
@@ -203,7 +204,9 @@ def main() -> None:
     parser.add_argument("--size", default="20k", help="catalog size")
     parser.add_argument("--generate", type=int, default=60, help="session problems to generate")
     parser.add_argument("--replies", type=int, default=5000, help="shopper replies to time")
-    parser.add_argument("--ecom", type=Path, default=FIXTURE, help="EComAgentBench task records (JSON Lines)")
+    parser.add_argument(
+        "--ecom", type=Path, nargs="+", default=[FIXTURE], help="EComAgentBench task record files (JSON Lines)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     size = parse_size(args.size)
@@ -234,7 +237,8 @@ def main() -> None:
         print(f"shopper: {rate:,.0f} replies/s through ask_user/respond; outcomes {dict(outcomes.most_common())}")
         print(tool_time(kept, catalog))
         success_rows(kept, catalog)
-        import_rows(args.ecom, work, min(size, 20_000), args.seed)
+        for path in args.ecom:
+            import_rows(path, work, min(size, 20_000), args.seed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
