@@ -201,7 +201,8 @@ def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng) 
     total = min(total, len(usable))
     if total < MIN_FIELDS - (1 if event == "budget" else 0):
         raise Undrawable(f"the gold shares {len(usable)} fields with its rival, {total} needed")
-    splits = _splits(usable, neighbours)
+    siblings = [d for d in neighbours if truth.satisfies(usable[0].rule, d)]  # the same kind as the gold
+    splits = _splits(usable, siblings)
     if target_fact is not None:
         splits[usable.index(target_fact)] = len(neighbours) + 1  # the flipped field is always chosen
     chosen = _assign(usable, splits, total, rng, keep=target_fact)
