@@ -198,6 +198,26 @@ def first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
+def llm_notes(asked: list[str], base_url: str | None, models: list[str]) -> list[str]:
+    """One line each for LLM calls the gateway could not serve: no endpoint at all, or a model not allowed."""
+    if not asked:
+        return []
+    if not base_url:
+        return [
+            f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
+            "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"
+        ]
+    refused = sorted({m for m in asked if m not in models})
+    if not refused:
+        return []
+    count = sum(1 for m in asked if m not in models)
+    return [
+        f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
+        f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
+        "with --model"
+    ]
+
+
 def write_scorecard(
     ran: Any,
     bundle: Any,
@@ -273,9 +293,10 @@ def print_scorecard(
 
     out.print(SCORECARD_LEGEND, highlight=False)
     alone = "" if judged else "; with --judge none, success alone"
+    weighted = "; a session's success weighted by its rubric" if any(r["task"] == "session" for r in rows) else ""
     out.print(
         f"mean final score {sum(r['final'] for r in rows) / max(len(rows), 1):.3f}: what a race ranks miners "
-        f"on (success x judge coefficient{alone}; errors count 0)",
+        f"on (success x judge coefficient{alone}{weighted}; errors count 0)",
         highlight=False,
     )
     fields = ", ".join(f"{k} {v:.0%}" for k, v in suite.field_rates.items() if v is not None)

@@ -19,7 +19,7 @@ import typer
 from arena.cliutil import err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
-from miner_template.cli.scorecard import run_row, write_run, write_scorecard
+from miner_template.cli.scorecard import llm_notes, run_row, write_run, write_scorecard
 
 
 def test_cmd(
@@ -33,10 +33,15 @@ def test_cmd(
     ] = None,
     catalog_dir: Annotated[Path | None, typer.Option("--catalog", help="The pack's catalog.")] = None,
     n: Annotated[int, typer.Option("--n", help="How many problems to run.")] = 12,
-    k: Annotated[
-        int,
-        typer.Option("--k", help="Run each problem K times and report pass^K (solved in all K runs) beside pass@1."),
-    ] = 1,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            "--task",
+            help="Only problems of this task type (e.g. session): the default problems are then a cached public "
+            "pack of that task; of a --problems pack, only its problems of that task run.",
+        ),
+    ] = None,
+    k: Annotated[int, typer.Option("--k", help="Run each problem K times; report pass^K beside pass@1.")] = 1,
     sandbox: Annotated[str, typer.Option("--sandbox", help="process (bubblewrap) or docker.")] = "process",
     unsafe_local: Annotated[
         bool,
@@ -79,14 +84,14 @@ def test_cmd(
     bundle = pack_or_exit(directory)
     backend = _backend(sandbox, unsafe_local)
     judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
-    catalog, problems, pack = _open_problems(problems_path, catalog_dir, n)
+    catalog, problems, pack = _open_problems(problems_path, catalog_dir, n, task)
     out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
     (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     (out_dir / "reports").mkdir(parents=True, exist_ok=True)
     upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
     ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout, k)
     model_used = upstream.models[0] if llm_base_url and upstream.models else None
-    notes = _llm_notes(ran.asked, llm_base_url, model or [])
+    notes = llm_notes(ran.asked, llm_base_url, model or [])
     write_scorecard(ran, bundle, backend, pack, model_used, notes, k, out_dir, json_out)
     if ran.faults:
         fail(
@@ -122,18 +127,28 @@ def _check_test_options(
         fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
 
 
-def _open_problems(problems_path: Path | None, catalog_dir: Path | None, n: int) -> tuple[Any, list[Any], Any]:
-    """The catalog, the first `n` problems and their pack (default: the cached public pack on a small catalog)."""
+def _open_problems(
+    problems_path: Path | None, catalog_dir: Path | None, n: int, task: str | None = None
+) -> tuple[Any, list[Any], Any]:
+    """The catalog, the first `n` problems (of task type ``task``, if given) and their pack (default: the cached
+    public pack on a small catalog)."""
     from arena.catalog import Catalog, CatalogError
+    from arena.tasks import all_tasks
 
+    if task is not None and task not in all_tasks():
+        fail(f"unknown task type {task!r}; use one of: {', '.join(all_tasks())}")
     if problems_path is None:
-        catalog_dir, problems_path = _default_problems(max(n, 12))
+        catalog_dir, problems_path = _default_problems(max(n, 12), task)
     assert catalog_dir is not None
     try:
         catalog = Catalog.open(catalog_dir)
     except CatalogError as exc:
         fail(str(exc))
     problems, pack = _load_problems(problems_path, catalog.digest)
+    if task is not None:
+        problems = [p for p in problems if p.task == task]
+        if not problems:
+            fail(f"{problems_path} holds no {task} problems")
     return catalog, problems[:n], pack
 
 
@@ -232,24 +247,38 @@ def _one_run(
     write_run(out_dir, problem, outcome, score, verdict, trial, k)
 
 
-def _default_problems(n: int) -> tuple[Path, Path]:
-    """A small catalog and a public problem pack, built once and cached."""
+def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
+    """A small catalog and a public problem pack (ShoppingBench's mix, or problems of task type ``task``), built
+    once and cached."""
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
     from arena.problems.pack import new_pack, write_pack
     from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
-    catalog_dir, pack_path = CACHE / "catalog", CACHE / f"public-{n}.json"
+    catalog_dir = CACHE / "catalog"
+    pack_path = CACHE / (f"public-{n}.json" if task is None else f"public-{task}-{n}.json")
     if not (catalog_dir / "catalog.json").exists():
         err.print("building the default test catalog (once) ...")
         build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
     if not pack_path.exists():
         catalog = Catalog.open(catalog_dir)
-        report = generate_problems(catalog, n, seed=0)
-        write_pack(
-            new_pack(report.problems, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION), pack_path
-        )
+        if task is None:
+            problems, version = generate_problems(catalog, n, seed=0).problems, GENERATOR_VERSION
+        else:
+            problems, version = _generate(catalog, n, task)
+        write_pack(new_pack(problems, catalog_digest=catalog.digest, generator_version=version), pack_path)
     return catalog_dir, pack_path
+
+
+def _generate(catalog: Any, n: int, task: str) -> tuple[list[Any], str]:
+    """``n`` public problems of task type ``task`` from its family's generator, and the generator's version."""
+    from arena.tasks import family_for
+
+    err.print(f"generating {n} {task} problems for the default test pack (once) ...")
+    made = family_for(task).generate(catalog, n, tasks=[task], seed=0)
+    if not made.problems:
+        fail(f"the {task} generator kept no problem: {'; '.join(made.skipped[:3]) or 'no reason given'}")
+    return list(made.problems), made.version
 
 
 def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
@@ -287,26 +316,6 @@ def _check_llm_options(base_url: str | None, models: list[str]) -> None:
         fail("--model needs --llm-base-url URL: the OpenAI-compatible endpoint that serves the model")
     if base_url and not base_url.startswith(("http://", "https://")):
         fail(f"--llm-base-url {base_url!r} is not an http:// or https:// URL")
-
-
-def _llm_notes(asked: list[str], base_url: str | None, models: list[str]) -> list[str]:
-    """One line each for LLM calls the gateway could not serve: no endpoint at all, or a model not allowed."""
-    if not asked:
-        return []
-    if not base_url:
-        return [
-            f"the agent called the LLM {len(asked)} time(s), but no LLM endpoint is configured, so every call was "
-            "refused; pass --llm-base-url URL --model M (any OpenAI-compatible server) to serve it"
-        ]
-    refused = sorted({m for m in asked if m not in models})
-    if not refused:
-        return []
-    count = sum(1 for m in asked if m not in models)
-    return [
-        f"the agent asked for model(s) {', '.join(map(repr, refused))} {count} time(s), which --model does not "
-        f"allow ({', '.join(models)}); use the model in $ARENA_LLM_MODEL (arena_agent.llm_model()) or add it "
-        "with --model"
-    ]
 
 
 def _backend(name: str, unsafe_local: bool) -> Any:

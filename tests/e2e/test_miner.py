@@ -382,3 +382,20 @@ def test_the_llm_template_talks_with_the_shopper_in_chat_turns(tmp_path, session
         committed = [e for e in events if e["name"] == "recommend_product"]
         if committed:  # committed only after the shopper agreed
             assert "go ahead" in said[-1] or "works for me" in said[-1]
+
+
+def test_the_default_problems_of_one_task(tmp_path, cache):
+    """--task session: the default problems are a public pack of sessions generated (once) on the default catalog."""
+    agent = tmp_path / "agent"
+    miner("init", str(agent), "--template", "offline")
+    args = ["--task", "session", "--n", "2", "--k", "2", "--judge", "none"]
+    proc = miner(
+        "test", str(agent), *args, "--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "o"), env=cache
+    )
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert len(card["problems"]) == 4 and {row["task"] for row in card["problems"]} == {"session"}
+    assert card["reliability"]["problems"] == 2 and "pass^2" in proc.stdout
+    from pathlib import Path
+
+    assert (Path(cache["ARENA_CACHE"]) / "public-session-12.json").exists()
+    assert "unknown task type 'nope'" in miner("test", str(agent), "--task", "nope", check=False, env=cache).stderr
