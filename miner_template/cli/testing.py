@@ -197,9 +197,9 @@ def _run_problems(
                     bar.advance(task)
     except KeyboardInterrupt:
         err.print(
-            f"interrupted: {len(ran.rows)} of {len(problems) * k} runs ran; their trajectories "
-            f"({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the interrupted run "
-            "is dropped and no scorecard was written",
+            f"interrupted: {len(ran.rows)} of {len(problems) * k} {'problems' if k == 1 else 'runs'} ran; their "
+            f"trajectories ({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the "
+            "interrupted run is dropped and no scorecard was written",
             highlight=False,
         )
         raise typer.Exit(130) from None
