@@ -92,8 +92,9 @@ def actual(rule: Rule, product: dict[str, Any]) -> str:
 
 
 def describe(rule: Rule) -> str:
-    """The shopper's words for a rule it has already stated (a rejection naming a known constraint)."""
-    parts: list[str] = [f"I asked for {t}" for t in rule.title]
+    """The shopper's words for a rule it has already stated (a rejection naming a known constraint). A title rule is
+    named by kind only: its text is a catalog title, which would hand the agent a search for the gold."""
+    parts: list[str] = ["it has to be the kind of product I described"] if rule.title else []
     for p in rule.price:
         if p.mode == "less than":
             parts.append(f"it has to cost at most {p.hi:g}")
