@@ -412,3 +412,21 @@ def test_the_plan_round_trips_and_its_truth_applies_the_events() -> None:
         ("finish", "brilliant"),
         ("weight", "medium thin"),
     ]
+
+
+def test_a_product_refused_for_a_need_the_shopper_then_changed_is_judged_anew() -> None:
+    # the shopper's stand changes: the size it refused P16 for (c5, 18 inch) becomes 16 inch once it sees G1
+    flip = plan(
+        events=[
+            {
+                "update": {"cid": "c5", "rule": {"sku_options": [{"size": "16 inch"}]}},
+                "say": "Oh wait, I just swapped stands: it should be the sixteen now.",
+            }
+        ]
+    )
+    first, update, again = replies([propose("P16"), propose("G1"), propose("P16")], flip)
+    assert (first.outcome, first.violated) == ("reject_reveal", "c5") and update.outcome == "update"
+    assert again.outcome == "confirm"  # not "shown already": what it was refused for no longer holds
+    # a product refused for a need the update left alone stays refused
+    _, _, refused = replies([propose("EXP"), propose("G1"), propose("EXP")], flip)
+    assert refused.outcome == "again"
