@@ -11,7 +11,8 @@ intent revealed only when asked) and tau2-bench's user loop (the user ends the c
   first time). Questions over the length cap or past ``max_questions`` are answered by a rule, never refused.
 - A proposal (``respond`` with 1-3 products) is checked, product by product, against the current rules: a product
   rejected before is "shown already" (unless the need it was refused for has changed since; checked first: a
-  departure from 7.3, which checks it after the violations, so re-proposing is always named as such); one that fails a constraint the agent knows is rejected naming it; one that
+  departure from 7.3, which checks it after the violations, so re-proposing is always named as such); one that
+  fails a constraint the agent knows is rejected naming it; one that
   fails a hidden constraint is rejected revealing exactly that one, ``{actual}`` filled from the catalog; the first
   acceptable product fires the pending event, or else is confirmed (a skeptic first wants its price and one revealed
   value quoted).
