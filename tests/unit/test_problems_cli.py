@@ -259,3 +259,19 @@ def test_generate_makes_each_task_type_by_its_familys_generator(work, tmp_path):
     pack = json.loads((tmp_path / "m.json").read_text())
     assert sorted(p["task"] for p in pack["problems"]) == ["product", "product", "session", "session"]
     assert "+" in pack["generator_version"]  # both families' generators
+
+
+def test_import_sessions_packs_the_ecomagentbench_tasks_that_pass_every_self_check(tmp_path: Path) -> None:
+    records = Path(__file__).parent.parent / "fixtures" / "ecomagentbench" / "benchmark_sample.jsonl"
+    pack, cat = tmp_path / "sessions.json", tmp_path / "cat"
+    args = ["problems", "import-sessions", str(records), "--out", str(pack), "--rebuild-catalog", str(cat)]
+    proc = arena(*args, "--background-size", "2000", check=True)
+    assert "benchmark_sample.jsonl:6: not valid JSON" in proc.stderr  # each bad record: one line, and skipped
+    assert "(fx_0005): clarification rubric(s) r4 have no clarification slot" in proc.stderr
+    assert "4 of 6 records imported" in proc.stdout and "4 pass them all" in proc.stdout
+    shown = json.loads(pack.read_text())
+    assert [p["task"] for p in shown["problems"]] == ["session"] * 4
+    # the catalog is there now: importing again into it is refused unless --force, and nothing is overwritten
+    before = pack.read_bytes()
+    again = arena(*args[:-1], str(tmp_path / "cat"), "--background-size", "2000")
+    assert again.returncode != 0 and pack.read_bytes() == before

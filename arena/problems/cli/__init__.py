@@ -1,22 +1,24 @@
 """``arena problems``: import, generate, split, self-check, pack, verify and show problem packs.
 
 One module per command group, registered here on the one app in the order `--help` lists them: `making` (import,
-generate), `splitting` (split, selfcheck), `packing` (pack, open: signing and sealing), `inspecting` (verify, show);
-`common` holds what they share. `scoring` is `arena score` (on the top-level app: answers of any harness against a
-pack).
+generate), `sessions` (import-sessions: EComAgentBench's tasks), `splitting` (split, selfcheck), `packing` (pack,
+open: signing and sealing), `inspecting` (verify, show); `common` holds what they share. `scoring` is `arena score`
+(on the top-level app: answers of any harness against a pack).
 """
 
 from __future__ import annotations
 
 import typer
 
-from arena.problems.cli import inspecting, making, packing, splitting
+from arena.problems.cli import inspecting, making, packing, sessions, splitting
 
 app = typer.Typer(
-    help="ShoppingBench problems: import, generate, split, self-check, sign and inspect packs.", no_args_is_help=True
+    help="Problems of every task family: import, generate, split, self-check, sign and inspect packs.",
+    no_args_is_help=True,
 )
 app.command("import")(making.import_cmd)
 app.command("generate")(making.generate_cmd)
+app.command("import-sessions")(sessions.import_sessions_cmd)
 app.command("split")(splitting.split_cmd)
 app.command("selfcheck")(splitting.selfcheck_cmd)
 app.command("pack")(packing.pack_cmd)
