@@ -26,7 +26,7 @@ def rescore_cmd(
     changed (the table shows each miner's mean before and after). Needs --pack and --catalog of the race."""
     from arena.cliutil import progress_bar
     from arena.judge.rubric import SN15_RUBRIC
-    from arena.tasks.shoppingbench.rulesets import UnknownRuleset, get_ruleset
+    from arena.tasks import UnknownRuleset, get_ruleset
     from validator.node import NodeError, open_pack, open_store
     from validator.rescore import RescoreError, rescore_race
 
