@@ -157,30 +157,44 @@ def run_demo(
     return _results(demo)
 
 
+SHOPPING_TASKS = ("product", "shop", "voucher", "web")
+#: the demo's races: ShoppingBench's four task types and sessions, two of every ten problems
+DEMO_TASK_MIX = {"product": 0.25, "shop": 0.2, "voucher": 0.2, "web": 0.15, "session": 0.2}
+
+
 def _catalog_and_pack(demo: _Demo, *, size: int, problems: int, per_race: int) -> None:
     """1. A small seeded catalog, problems generated from it and split, the pack made (sealed in step 4)."""
+    from arena import tasks
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
     from arena.problems.pack import Rotation, new_pack
     from arena.problems.splits import assign_splits
-    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
     out.rule("[bold]1. catalog and problem pack")
     build_catalog(7, size, demo.catalog_dir, force=True)
     catalog = Catalog.open(demo.catalog_dir)
-    report = generate_problems(catalog, problems, seed=1)
-    split = assign_splits(report.problems, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
+    # ShoppingBench's four task types and, beside them, multi-turn shopping sessions (a sixth of the problems)
+    sessions = max(4, problems // 6)
+    shopping = tasks.family("shoppingbench").generate(catalog, problems - sessions, tasks=SHOPPING_TASKS, seed=1)
+    talks = tasks.family("session").generate(catalog, sessions, tasks=("session",), seed=1)
+    made = [*shopping.problems, *talks.problems]
+    split = assign_splits(made, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
     demo.operator = _wallet(demo.wallets, "operator")
     # one race per 10 minutes of 1 s blocks; a new submission first races 3 public problems (the qualifying round)
-    demo.rotation = Rotation(cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3)
+    demo.rotation = Rotation(
+        cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3, task_mix=DEMO_TASK_MIX
+    )
     demo.unsealed = new_pack(
-        split, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, rotation=demo.rotation
+        split,
+        catalog_digest=catalog.digest,
+        generator_version=f"{shopping.version}+{talks.version}",
+        rotation=demo.rotation,
     )
     counts = {s: sum(1 for p in split if p.split == s) for s in ("public", "race", "held_out")}
     out.print(
         f"catalog {demo.catalog_dir}: {size:,} products; problems for pack {demo.unsealed.pack_id}: "
-        f"{len(split)} ({counts['public']} public, {counts['race']} race, {counts['held_out']} held out); the "
-        "race pool is sealed once the miners have committed",
+        f"{len(split)} ({counts['public']} public, {counts['race']} race, {counts['held_out']} held out; "
+        f"{len(talks.problems)} of them shopping sessions); the race pool is sealed once the miners have committed",
         highlight=False,
     )
 

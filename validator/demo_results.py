@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from rich import box
 from rich.table import Table
 
+from arena import tasks
 from arena.cliutil import err, out
 
 
@@ -59,7 +60,7 @@ def print_results(demo: DemoRun, names: dict[str, str]) -> int:
     out.print(
         f"published: the race closed, so its {len(published)} problems (sealed in the pack until block "
         f"{race.seed_block}) are in the store and the API with their answers, e.g. {published[0].problem_id}: "
-        f"gold {', '.join(r['product_id'] for r in published[0].data['reward'])}",
+        f"gold {', '.join(tasks.parse_problem(published[0].data).gold_ids)}",
         highlight=False,
     )
     on_chain = demo.chain.weights().get(0, {})
