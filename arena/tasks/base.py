@@ -99,8 +99,9 @@ class Family:
     problem_model: ClassVar[type[ProblemBase]]
     #: a one-line description for ``--help`` and the docs
     summary: ClassVar[str] = ""
-    #: the tools whose results list catalog products (the corpus checks recommended ids were seen in one of them)
-    listing_tools: ClassVar[frozenset[str]] = frozenset()
+    #: how the dashboard's run page shows a run: None (its default: the answer beside the gold, slot by slot, and
+    #: the checks), "session" (the conversation and the per-constraint attribution), "generic" (the verdict as it is)
+    run_page: ClassVar[str | None] = None
     #: the system prompt the corpus writes before each exported chat
     corpus_prompt: ClassVar[str] = "You are a shopping assistant. Use the tools, then commit your answer."
 
@@ -151,14 +152,4 @@ class Family:
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """Vectors a pack stores beside its problems for scoring: problem_id -> one row (a float vector, or None)
         per scored slot; the pack stores them in base64 and hands them back to `score` decoded."""
-        return {}
-
-    def facts(self, tool: str, result: Any) -> list[tuple[str, Any]]:
-        """What a tool's result established from the catalog, for the offline judge: ``(kind, value)`` pairs with
-        kind ``product`` (a product's fields as a dict) or ``page`` (a page of text). Echoes of the agent's own
-        arguments are not facts."""
-        return []
-
-    def known_facts(self) -> dict[str, bool]:
-        """For each of its tools, whether its results carry catalog facts (the offline judge's coverage)."""
         return {}

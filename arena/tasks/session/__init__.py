@@ -25,7 +25,7 @@ class Session(Family):
     tasks = ("session",)
     problem_model = SessionProblem
     summary = "multi-turn shopping sessions: ask the shopper, track what they say, propose, commit once they agree"
-    listing_tools = frozenset({"find_product", "view_product_information"})
+    run_page = "session"
     corpus_prompt = (
         "You are a shopping assistant talking with a shopper. The opening request is only part of what they need: "
         "read their profile, ask short questions one thing at a time, search the catalog, and propose products with "

@@ -57,6 +57,7 @@ class Mock(Family):
     tasks = ("lookup",)
     problem_model = LookupProblem
     summary = "a code lookup, for the tests"
+    run_page = "generic"
 
     def tools(self) -> ToolRegistry:
         registry = ToolRegistry()
