@@ -2,9 +2,10 @@
 
 1. Read the profile (``get_user_profile``): its notes may name services or a budget.
 2. Search the opening like a product query (``baseline/search.py``) with what is known as filters.
-3. Ask about what is unknown, one topic a question: the attribute and SKU keys that tell the candidates apart,
-   most telling first. Each answer is read for a value the catalog carries (``baseline/wants.py``); a shopper
-   with nothing to say about two topics gets no more questions (patience is finite).
+3. Ask about what is unknown, one topic a question: the budget, the services, the attribute and SKU keys that tell
+   the candidates apart, most telling first. Each answer is read for a value the catalog carries
+   (``baseline/wants.py``); no question is asked that could leave fewer than half of them answered (an unproductive
+   question costs the shopper's patience, and the rubric counts the share answered).
 4. Propose the best candidate that meets everything learnt, one at a time (``respond``), quoting its price and the
    values that matter. A rejection names what was wrong: it is learnt (never the rejected product's own value) and
    the product never proposed again; a change of mind (a new budget, another value) is learnt and the same product
@@ -39,8 +40,8 @@ from baseline.wants import (
 
 #: The most questions asked (the shopper answers a limited number; each unproductive one costs patience).
 QUESTIONS = 4
-#: Questions with nothing to learn after which no more are asked (the first one is free, the second is not).
-MISSES = 2
+#: The share of questions that must reveal something: no question is asked that could bring it below this.
+REVEAL_RATE = 0.5
 #: The most proposals made.
 PROPOSALS = 7
 #: Candidates whose keys decide what to ask about.
@@ -144,7 +145,7 @@ def solve_session(s: Session, query: str) -> None:
 #: What an answer about a budget, a service or the brand is worth beside one about another key.
 BUDGET_WEIGHT = 0.6
 SERVICE_WEIGHT = 1.0
-BRAND_WEIGHT = 0.3
+BRAND_WEIGHT = 2.0
 #: How to ask about a budget and about each service (one topic a question, in the shopper's words).
 BUDGET_QUESTION = "What is your budget?"
 SERVICE_QUESTIONS = {
@@ -199,14 +200,14 @@ def ask(plan: Plan, ids: list[str]) -> None:
             return
         if key is not None and (key in plan.wants.pairs or key in plan.wants.mentions):
             continue  # learnt meanwhile (an answer may name another topic than the one asked)
+        if asked and (asked - misses) / (asked + 1) < REVEAL_RATE:
+            return  # one more unanswered question would leave fewer answers than the rate asks
         asked += 1
         reply = talk.say("ask_user", question=question)
         if reply is None or talk.closed or has_any(reply, REFUSED):
             return
         if has_any(reply, NO_PREFERENCE):
             misses += 1
-            if misses >= MISSES:
-                return
             continue
         plan.learn(reply, prefer=key)
 
