@@ -9,14 +9,28 @@ verdicts, copy and weights), then three more races written with the store's own 
 A weight set lands for each closed race. Races 2-4 draw from a second pack holding copies of the demo's problems
 (the demo stores only the batch it raced); their runs have no trajectory (their scores are written directly); the
 demo's race holds the real ones.
+
+`add_session_race` adds, to any store with submissions, a closed race of one shopping session (issue 19) played by the
+session family's scripted reference agent through the family's own tools, each call logged as the gateway logs it,
+then scored by the family and judged by the offline judge as the node does (`play_session`, `session_run`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from arena import tasks
+from arena.judge.offline import OfflineJudge
+from arena.scoring.answer import raw_answer
+from arena.scoring.models import strict_score
+from arena.tasks.session.agents import Outcome, reference_agent
+from arena.tasks.session.problem import SessionProblem
+from arena.tools.registry import ToolContext, ToolError, ToolRegistry
+from arena.trajectory import TrajectoryEvent
 from validator.races import race_scores
 from validator.store.models import Submission
 from validator.store.repository import Store
@@ -235,3 +249,88 @@ def grow(store: Store, names: dict[str, str]) -> History:
     _oom(store, hostile[0].run_id)
     races.append(live)
     return History(names=names, races=races, oom_runs=oom, live_race=live)
+
+
+# --- a session run, played in-process --------------------------------------------------------------------------------
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+class Recording(ToolRegistry):
+    """The session family's tools, each call logged as the gateway logs it (a `TrajectoryEvent`, its result as JSON)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        for tool in tasks.family("session").tools():
+            self.register(tool.fn, results=tool.results)
+        self.events: list[TrajectoryEvent] = []
+
+    def call(self, name: str, arguments: dict[str, Any] | str | None, ctx: ToolContext) -> Any:
+        at = START + timedelta(seconds=len(self.events))
+        base = {"run_id": "", "seq": len(self.events), "kind": "tool_call", "name": name, "started_at": at}
+        try:
+            result = super().call(name, arguments, ctx)
+        except ToolError as exc:
+            self.events.append(TrajectoryEvent(**base, arguments=arguments, error=str(exc), status=422))
+            raise
+        self.events.append(TrajectoryEvent(**base, arguments=arguments, result=json.loads(json.dumps(result))))
+        return result
+
+
+def play_session(problem: SessionProblem, catalog: Any) -> tuple[Outcome, list[TrajectoryEvent]]:
+    """The reference agent's session on ``problem``, ended by ``terminate`` as an agent ends its run: how it went and
+    the gateway's log of it."""
+    tools = Recording()
+    outcome = reference_agent(problem, catalog, tools)
+    tools.call("terminate", {"status": "success"}, ToolContext(catalog=catalog))
+    return outcome, tools.events
+
+
+def session_run(
+    store: Store, run_id: str, problem: SessionProblem, events: list[TrajectoryEvent], catalog: Any
+) -> None:
+    """Finish run ``run_id`` with these events as the node does: the family's strict verdict, the offline judge."""
+    events = [e.model_copy(update={"run_id": run_id}) for e in events]
+    store.transition(run_id, "starting")
+    store.transition(run_id, "running")
+    answer = raw_answer(events)
+    store.record_run(run_id, "scoring", events, tool_calls=len(events), sandbox=_sandbox(answer=answer, elapsed_s=1.2))
+    score = tasks.score(problem, answer, catalog.get, events=events)
+    strict = score.model_dump(mode="json")
+    store.save_score(run_id, success=float(score.success), final=None, strict=strict)
+    judge = OfflineJudge()
+    verdict = judge.judge(problem.public(), events)
+    store.save_judgment(
+        run_id,
+        verdict=verdict.model_dump(mode="json"),
+        quality=verdict.quality,
+        coefficient=verdict.coefficient,
+        final=judge.rubric.final(strict_score(strict, score.success), verdict.quality),
+        evidence=verdict.evidence,
+    )
+
+
+def add_session_race(store: Store, catalog: Any, hotkey: str, *, seed: int = 1) -> tuple[str, SessionProblem]:
+    """A closed race of one session problem generated from ``catalog``, run by ``hotkey``'s latest submission with
+    the reference agent: the run's id and its problem."""
+    made = tasks.family("session").generate(catalog, 1, tasks=("session",), seed=seed).problems
+    assert made, "the session generator kept no problem from this catalog"
+    # its own id: the store keys problems by id across packs, and a demo's pack may hold the same generated problem
+    problem = made[0].model_copy(update={"problem_id": f"{made[0].problem_id}-dash"})
+    assert isinstance(problem, SessionProblem)
+    outcome, events = play_session(problem, catalog)
+    assert outcome.success, outcome
+    pack_id = "pack-sessions"
+    data = {**problem.model_dump(mode="json"), "split": "race"}
+    store.add_pack(pack_id=pack_id, name="sessions", digest="1" * 64, problems=[data], activate=False)
+    submission = next(s for s in store.latest_submissions() if s.hotkey == hotkey)
+    race_id = "pack-sessions-2400"
+    store.create_race(
+        race_id=race_id, pack_id=pack_id, seed_block=2400, seed_hash=f"0x{2400:064x}", problem_ids=[problem.problem_id]
+    )
+    store.create_runs(race_id, [(submission, problem.problem_id)])
+    store.set_race_status(race_id, "running")
+    (run,) = store.runs(race_id=race_id)
+    session_run(store, run.run_id, problem, events, catalog)
+    close(store, race_id)
+    return run.run_id, problem

@@ -637,6 +637,110 @@ def test_windows_tasks_and_a_changed_seed(filled: Arena8) -> None:
     assert stats["audit"]["passed"] and reseeded.eval + reseeded.train == default.eval + default.train > 0
 
 
+# --- shopping sessions (issue 19): multi-turn chats with the shopper's words as tool results ----------------------
+
+
+#: the reference agent reads the details of every hit of five search pages: long chats, kept whole here
+MANY_TOKENS = 400_000
+
+
+def test_session_runs_export_as_multi_turn_chats_with_the_tool_calls(tmp_path: Path) -> None:
+    """Sessions played by the session family's reference agent through its own tools (each call logged as the
+    gateway logs it), scored by the family and judged: they pass the funnel and are written as chats under the
+    family's prompt and tool schemas, every ask_user and respond a tool call whose result holds the shopper's words."""
+    from arena import tasks
+    from arena.catalog.build import build_catalog
+    from arena.tasks.session.problem import SessionProblem
+    from tests.e2e.dashboard_history import play_session, session_run
+    from validator.corpus.extract import gold_ids
+
+    build_catalog(7, 5000, tmp_path / "catalog", force=True)
+    catalog = Catalog.open(tmp_path / "catalog")
+    problems = [p for p in tasks.family("session").generate(catalog, 2, tasks=("session",), seed=1).problems]
+    assert len(problems) == 2 and all(isinstance(p, SessionProblem) for p in problems)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    setup = make_chain(tmp_path, ["offline"])
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    write_agent(tmp_path / "agent", "offline")
+    hotkey = setup.miners["offline"].hotkey.ss58_address
+    place_submission(store, tmp_path / "node", hotkey, tmp_path / "agent", block=10)
+    store.add_pack(
+        pack_id="sessions",
+        name="sessions",
+        digest="2" * 64,
+        problems=[{**p.model_dump(mode="json"), "split": "race"} for p in problems],
+    )
+    store.create_race(
+        race_id="race-sessions",
+        pack_id="sessions",
+        seed_block=5,
+        seed_hash="sessions",
+        problem_ids=[p.problem_id for p in problems],
+    )
+    (submission,) = store.latest_submissions()
+    store.create_runs("race-sessions", [(submission, p.problem_id) for p in problems])
+    played = {}
+    for run in store.runs(race_id="race-sessions"):
+        problem = next(p for p in problems if p.problem_id == run.problem_id)
+        assert isinstance(problem, SessionProblem)
+        outcome, events = play_session(problem, catalog)
+        assert outcome.success, outcome
+        session_run(store, run.run_id, problem, events, catalog)
+        played[run.run_id] = events
+    store.set_race_status("race-sessions", "closed")
+
+    done = export_corpus(
+        store,
+        tmp_path / "corpus",
+        ExportOptions(axis="b", judge_threshold=0.0, held_out_fraction=0.0, max_tokens=MANY_TOKENS),
+    )
+    assert done.train == 2 and done.eval == 0, drops(done.funnel)
+    assert not drops(done.funnel), done.funnel
+    rows = lines(tmp_path / "corpus" / "train.jsonl")
+    for row in rows:
+        meta = row["metadata"]
+        assert meta["task"] == "session" and meta["axis"] == "B"
+        events = played[meta["run_id"]]
+        messages = row["messages"]
+        system, user = messages[0], messages[1]
+        # the session family's own prompt and tool schemas
+        assert system["role"] == "system" and system["content"].startswith(tasks.family("session").corpus_prompt)
+        names = {t["function"]["name"] for t in row["tools"]}
+        assert {"get_user_profile", "ask_user", "respond", "recommend_product", "terminate"} <= names
+        assert user == {
+            "role": "user",
+            "content": next(p.query for p in problems if p.problem_id == meta["problem_id"]),
+        }
+        # every gateway call a tool call and its result, in order: the conversation's moves with the shopper's words
+        calls = [c for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        results = [m for m in messages if m["role"] == "tool"]
+        assert [c["function"]["name"] for c in calls] == [e.name for e in events]
+        assert [r["tool_call_id"] for r in results] == [c["id"] for c in calls]
+        for call, result, event in zip(calls, results, events, strict=True):
+            if event.name in ("ask_user", "respond"):
+                said = json.loads(result["content"])
+                assert said == event.result and said["user"]  # the shopper's reply: words, turns left, closed
+                assert json.loads(call["function"]["arguments"]) == event.arguments
+        assert meta["recommended"] == [json.loads(calls[-2]["function"]["arguments"])["product_ids"]]
+        assert calls[-1]["function"]["name"] == "terminate"
+    # and in ShareGPT: the questions and proposals as <tool_call>s, the shopper's words in their <tool_response>s
+    shared = export_corpus(
+        store,
+        tmp_path / "sharegpt",
+        ExportOptions(axis="b", judge_threshold=0.0, held_out_fraction=0.0, max_tokens=MANY_TOKENS, format="sharegpt"),
+    )
+    assert shared.train == 2
+    for row in lines(tmp_path / "sharegpt" / "train.jsonl"):
+        text = "\n".join(t["value"] for t in row["conversations"])
+        said = [e.result["user"] for e in played[row["metadata"]["run_id"]] if e.name in ("ask_user", "respond")]
+        assert '"name":"ask_user"' in text and '"name":"respond"' in text
+        assert all(json.dumps(w)[1:-1] in text for w in said)
+    # the leak split knows a session's gold (its acceptable products), as it knows a ShoppingBench reward's
+    assert all(gold_ids(p.model_dump(mode="json")) == tuple(p.gold_ids) for p in problems)
+    assert json.loads((tmp_path / "corpus" / "stats.json").read_text())["audit"]["passed"]
+    store.close()
+
+
 # --- refusals: one line each, nothing written -----------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from arena.tasks import UnknownTask, parse_problem
 from validator.corpus.normalize import dumps, estimate_tokens, invalid_reason, normalize
 from validator.corpus.options import EXAMPLES, ExportOptions, Progress
 from validator.corpus.render import ChatFormat, chat_format
@@ -35,14 +36,24 @@ class ProblemInfo:
         return chat_format(self.task)
 
 
+def gold_ids(data: dict[str, Any]) -> tuple[str, ...]:
+    """A stored problem's gold product ids, as its family reads them (`ProblemBase.gold_ids`: a ShoppingBench reward's
+    products, a session's acceptable products), for the leak clusters; a problem its family cannot read falls back
+    to ShoppingBench's ``reward``."""
+    try:
+        return tuple(str(g) for g in parse_problem(data).gold_ids)
+    except (UnknownTask, ValueError):  # pydantic's ValidationError is a ValueError
+        return tuple(
+            str(r["product_id"])
+            for r in data.get("reward") or []
+            if isinstance(r, dict) and r.get("product_id") is not None
+        )
+
+
 def problem_info(row: Any) -> ProblemInfo:
     """What the funnel needs of a stored problem (a `Store.export_problems` row)."""
     data = row.data or {}
-    golds = tuple(
-        str(r["product_id"])
-        for r in data.get("reward") or []
-        if isinstance(r, dict) and r.get("product_id") is not None
-    )
+    golds = gold_ids(data)
     return ProblemInfo(
         SplitProblem(
             problem_id=row.problem_id,
