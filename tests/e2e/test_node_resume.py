@@ -18,10 +18,10 @@ import pytest
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
 from tests.support.race import build_arena_inputs, make_chain
+from validator.chain.commitment import encode_commitment
 from validator.demo import MINER_TEMPLATE, write_template
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
-from validator.submissions import encode_commitment
 
 pytestmark = pytest.mark.slow  # the node as a process, its miners' bundle servers
 

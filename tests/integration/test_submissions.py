@@ -29,6 +29,7 @@ import pytest
 
 from miner_template.serve import BundleServer, ValidatorPermits, create_app
 from sandbox.bundle import MAX_PACKED, pack_dir
+from validator.chain.commitment import encode_commitment, parse_commitment
 from validator.chain.local import LocalChain
 from validator.chain.port import Axon
 from validator.store import schema
@@ -38,10 +39,8 @@ from validator.submissions import (
     SubmissionError,
     SyncSummary,
     bundle_path,
-    encode_commitment,
     fetch_bundle,
     normalized_source_hash,
-    parse_commitment,
     sync_submissions,
 )
 

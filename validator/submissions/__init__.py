@@ -30,7 +30,6 @@ Layout: `sync` runs a sync; `fetch` downloads a bundle, `bundles` stores it; `co
 copies; `models` holds what a sync reports and `SubmissionError`.
 """
 
-from validator.chain.commitment import CommitmentError, encode_commitment, parse_commitment
 from validator.submissions.bundles import bundle_path, bundles_dir
 from validator.submissions.copies import normalize_source, normalized_source_hash
 from validator.submissions.fetch import fetch_bundle
@@ -38,17 +37,14 @@ from validator.submissions.models import FetchedBundle, SubmissionChange, Submis
 from validator.submissions.sync import sync_submissions
 
 __all__ = [
-    "CommitmentError",
     "FetchedBundle",
     "SubmissionChange",
     "SubmissionError",
     "SyncSummary",
     "bundle_path",
     "bundles_dir",
-    "encode_commitment",
     "fetch_bundle",
     "normalize_source",
     "normalized_source_hash",
-    "parse_commitment",
     "sync_submissions",
 ]
