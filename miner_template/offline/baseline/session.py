@@ -95,6 +95,8 @@ class Plan:
         #: those rejected for nothing we could read (most likely "not the kind of product I asked for")
         self.liked: list[set[str]] = []
         self.disliked: list[set[str]] = []
+        #: product -> the needs its rejection taught us (a shopper judges it anew once one of them changes)
+        self.refused: dict[str, set[str]] = {}
 
     def item(self) -> Item:
         """The opening, with the values learnt as words and what is known as filters."""
@@ -263,14 +265,35 @@ def propose(plan: Plan) -> str | None:
             plan.full.add(pid)
             again = pid
         elif heard == "update":
+            before = needs(wants)
             understood = plan.learn(reply)
+            changed = changed_needs(before, wants)
+            for other, why in plan.refused.items():  # refused for a need that has changed: worth a new look
+                if why & changed:
+                    wants.rejected.discard(other)
             # still fitting, or nothing understood (a stale proposal is rejected naming the new value): again
             again = pid if wants.fits(summary, detail) or not understood else None
         else:
             wants.rejected.add(pid)
+            before = needs(wants)
             if heard == "reject" and not plan.learn(reply, product=detail):
                 plan.disliked.append(title_words(summary))
+            plan.refused[pid] = changed_needs(before, wants)
     return None
+
+
+def needs(wants: Wants) -> dict[str, object]:
+    """What the shopper's needs are now, by need: each key's value (or words), the price range, each service."""
+    out: dict[str, object] = {**wants.pairs, **{k: words for k, (words, _) in wants.mentions.items()}}
+    out["~price"] = (wants.lo, wants.hi)
+    out.update({f"~{service}": True for service in wants.services})
+    return out
+
+
+def changed_needs(before: dict[str, object], wants: Wants) -> set[str]:
+    """The needs whose value differs from ``before``."""
+    after = needs(wants)
+    return {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
 
 
 def next_candidate(plan: Plan) -> str | None:
