@@ -430,3 +430,12 @@ def test_a_product_refused_for_a_need_the_shopper_then_changed_is_judged_anew() 
     # a product refused for a need the update left alone stays refused
     _, _, refused = replies([propose("EXP"), propose("G1"), propose("EXP")], flip)
     assert refused.outcome == "again"
+
+
+def test_a_question_naming_many_shopping_topics_is_a_spray_even_when_it_hits_one_slot() -> None:
+    # one hidden slot (material) among common topics: fishing for everything at once reveals nothing
+    (answer,) = replies([ask("Budget, official store, shipping, payment, material?")])
+    assert (answer.outcome, answer.revealed) == ("spray", None)
+    # the same slot asked about alone is revealed; two topics at once are still fine
+    assert replies([ask("What material should it be?")])[0].revealed == "c4"
+    assert replies([ask("Any budget in mind, and what material?")])[0].revealed == "c4"

@@ -6,8 +6,9 @@ earlier actions; no LLM and no randomness, so every validator replays a session 
 intent revealed only when asked) and tau2-bench's user loop (the user ends the conversation):
 
 - A question (``ask``, or ``respond`` with no products) is matched word by word against the ``topics`` of the slots
-  not yet revealed: one or two matched reveal the best one (ties: the earliest constraint); three or more are a
-  spray ("one thing at a time"); only revealed topics repeat the answer; nothing matched is "no preference" (free the
+  not yet revealed: one or two matched reveal the best one (ties: the earliest constraint); a question touching
+  three or more topics (those slots, or common shopping topics such as budget, shipping, store) is a spray ("one
+  thing at a time"); only revealed topics repeat the answer; nothing matched is "no preference" (free the
   first time). Questions over the length cap or past ``max_questions`` are answered by a rule, never refused.
 - A proposal (``respond`` with 1-3 products) is checked, product by product, against the current rules: a product
   rejected before is "shown already" (unless the need it was refused for has changed since; checked first: a
@@ -124,6 +125,38 @@ def _topic_scores(problem: SessionProblem, question: str) -> dict[str, int]:
     return scores
 
 
+#: what shoppers are commonly asked about, one group per topic: a question that touches three or more topics at once
+#: (these, or the slots not yet revealed) fishes for many needs in one go and is a spray, however few slots it hits
+COMMON_TOPICS: tuple[tuple[str, ...], ...] = (
+    ("price", "budget", "cost", "costs", "spend", "expensive", "cheap", "afford"),
+    ("brand", "maker", "manufacturer"),
+    ("color", "colour"),
+    ("size", "dimensions", "inch", "inches"),
+    ("material", "made of", "fabric"),
+    ("shipping", "delivery", "deliver", "ship"),
+    ("store", "shop", "seller", "official"),
+    ("payment", "pay", "cod", "cash"),
+    ("warranty", "guarantee", "return", "returns"),
+    ("rating", "ratings", "review", "reviews"),
+    ("style", "design"),
+    ("weight", "heavy", "light"),
+    ("feature", "features", "function", "functions"),
+)
+
+
+def _spread(problem: SessionProblem, question: str, fresh: dict[str, int]) -> int:
+    """How many topics the question touches: the fresh slots it matched, plus the common topics it names that are
+    no slot's topic (a revealed slot's words are a question asked again, not a new topic)."""
+    words = _norm(question)
+    slot_words = {_norm(t) for c in problem.constraints if c.src == "slot" for t in c.topics}
+    common = {
+        i
+        for i, group in enumerate(COMMON_TOPICS)
+        if any(_norm(t) in words and _norm(t) not in slot_words for t in group)
+    }
+    return len(fresh) + len(common)
+
+
 def _best(scores: dict[str, int], order: list[str]) -> str:
     return max(scores, key=lambda cid: (scores[cid], -order.index(cid)))
 
@@ -148,7 +181,7 @@ def _ask(problem: SessionProblem, st: ShopperState, text: str) -> tuple[str, str
     order = [c.cid for c in problem.constraints]
     scores = _topic_scores(problem, text)
     fresh = {cid: s for cid, s in scores.items() if cid not in st.known}
-    if len(fresh) >= 3:
+    if _spread(problem, text, fresh) >= 3:
         return SAY_SPRAY, "spray", None, 1
     if fresh:
         cid = _best(fresh, order)
