@@ -1,6 +1,7 @@
 """The API and the dashboard over a store filled by a real demo race, and over the same store grown to four races
-(`tests.e2e.dashboard_history`: two more closed, one running); a headless Chromium reads every page, on a desktop
-and on a phone, and keeps a screenshot of each (var/screenshots, or $ARENA_SCREENSHOTS)."""
+(`tests.e2e.dashboard_history`: two more closed, one running), and over the demo's store with a closed race of one
+shopping session (its conversation and per-constraint attribution); a headless Chromium reads every page, on a
+desktop and on a phone, and keeps a screenshot of each (var/screenshots, or $ARENA_SCREENSHOTS)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from arena.catalog import Catalog
+from arena.tasks.session.problem import SessionProblem
 from sandbox.serving import ThreadedServer
-from tests.e2e.dashboard_history import History, close, grow, names_of
+from tests.e2e.dashboard_history import History, add_session_race, close, grow, names_of
 from tests.support.postgres import fresh_database
 from validator.api import create_app
 from validator.store.repository import Store, make_engine
@@ -117,6 +120,21 @@ def browsed(demo: tuple[Path, dict[str, str]]) -> Iterator[tuple[Store, History]
 
 
 @pytest.fixture(scope="module")
+def sessions(demo: tuple[Path, dict[str, str]]) -> Iterator[tuple[Store, str, SessionProblem]]:
+    """The demo's store (SQLite) with one more closed race: one shopping session, played by the session family's
+    reference agent (`tests.e2e.dashboard_history.add_session_race`); its run's id and problem."""
+    store = Store.open(_sqlite_copy(demo, "sessions"))
+    run_id, problem = add_session_race(store, Catalog.open(demo[0] / "catalog"), demo[1]["offline-lite"])
+    yield store, run_id, problem
+    store.close()
+
+
+def _is_shoppingbench(store: Store, problem_id: str) -> bool:
+    problem = store.problem(problem_id)
+    return bool(problem and problem.data.get("reward"))
+
+
+@pytest.fixture(scope="module")
 def hclient(history: tuple[Store, History]) -> TestClient:
     return TestClient(create_app(history[0]))
 
@@ -150,9 +168,14 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     races = client.get("/api/races").json()
     race_id = races["items"][0]["race_id"]
     race = client.get(f"/api/races/{race_id}").json()
-    # the hostile agent's four runs end 1006 (no answer), the others finish
+    # the hostile agent's four runs end 1006 (no answer), the others finish, but for a shopping session a rule-based
+    # agent may end without committing (1006 too)
     racers = len(race["results"])
-    assert racers >= 4 and race["runs_by_status"] == {"finished": 4 * (racers - 1), "errored": 4}
+    assert racers >= 4 and sum(race["runs_by_status"].values()) == 4 * racers
+    errored = client.get("/api/runs", params={"race_id": race_id, "status": "errored", "limit": 500}).json()["items"]
+    hostile = {h for h in {r["hotkey"] for r in errored} if sum(r["hotkey"] == h for r in errored) == 4}
+    assert len(hostile) == 1 and {r["error_code"] for r in errored} == {1006}
+    assert all(r["task"] == "session" for r in errored if r["hotkey"] not in hostile)
     runs = client.get("/api/runs", params={"race_id": race_id, "limit": 5}).json()
     assert runs["total"] == 4 * racers and len(runs["items"]) == 5
     second = client.get("/api/runs", params={"race_id": race_id, "limit": 5, "offset": 5}).json()
@@ -167,8 +190,8 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     offline = [
         r
         for r in client.get("/api/runs", params={"limit": 500}).json()["items"]
-        if r["tool_calls"] and not r["llm_calls"]
-    ][0]  # a rule-based agent: its steps are its tool calls
+        if r["tool_calls"] and not r["llm_calls"] and r["task"] != "session"
+    ][0]  # a rule-based agent on a ShoppingBench problem: its steps are its tool calls
     run = client.get(f"/api/runs/{offline['run_id']}").json()
     assert run["problem"]["query"] and "reward" not in run["problem"]  # the public part only
     assert len(run["steps"]) == offline["tool_calls"] and run["steps"][0]["seq"] == 0
@@ -215,7 +238,9 @@ def test_metrics_scrape_and_health(client: TestClient, demo_store: Store) -> Non
     text = client.get("/metrics").text
     finished = len(demo_store.runs(status="finished"))
     assert f'shoparena_runs{{status="finished"}} {finished}.0' in text and finished >= 12
-    assert 'shoparena_runs{status="errored"} 7.0' in text  # the hostile agent's 4 race and 3 qualifying runs
+    # the hostile agent's 4 race and 3 qualifying runs, and any session a rule-based agent ended without a commit
+    errored = len(demo_store.runs(status="errored"))
+    assert errored >= 7 and f'shoparena_runs{{status="errored"}} {errored}.0' in text
     assert "shoparena_queue_depth 0.0" in text and 'shoparena_weight_sets{status="set"} 1.0' in text
     health = client.get("/healthz")
     assert health.status_code == 200 and health.json()["checks"]["store"]["ok"] is True
@@ -245,7 +270,9 @@ def test_the_task_families_and_their_task_types_come_from_the_registry(tmp_path:
     assert [f["name"] for f in body["families"]] == [f.name for f in families()]
     shopping = body["families"][0]
     assert shopping["name"] == "shoppingbench" and shopping["tasks"] == ["product", "shop", "voucher", "web"]
-    assert shopping["run_page"] is None  # the dashboard's own run page: the answer beside the gold
+    # the dashboard's own run page (the answer beside the gold); a session's: the conversation and its attribution
+    assert shopping["run_page"] in (None, "shoppingbench")
+    assert {f["name"]: f["run_page"] for f in body["families"]}["session"] == "session"
     colors = {t["task"]: t["color"] for t in body["tasks"]}
     assert list(colors) == list(all_tasks())
     # the four ShoppingBench tasks keep the dashboard's colors; any later task takes a palette color
@@ -477,7 +504,9 @@ def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(
     hclient: TestClient, history: tuple[Store, History]
 ) -> None:
     store = history[0]
-    run = next(r for r in store.runs(race_id=history[1].races[0]) if r.tool_calls)
+    run = next(
+        r for r in store.runs(race_id=history[1].races[0]) if r.tool_calls and _is_shoppingbench(store, r.problem_id)
+    )
     page = hclient.get(f"/api/runs/{run.run_id}").json()
     problem = next(p for p in store.problems(store.race(run.race_id).pack_id) if p.problem_id == run.problem_id)
     assert [g["product_id"] for g in page["gold"]] == [str(r["product_id"]) for r in problem.data["reward"]]
@@ -665,7 +694,9 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         check_page(driver, "runs")
 
         # a run of the demo's race: the answer beside the gold with each check, readable steps, the download
-        run = [r for r in store.runs(race_id=made.races[0]) if r.tool_calls][0]
+        run = [r for r in store.runs(race_id=made.races[0]) if r.tool_calls and _is_shoppingbench(store, r.problem_id)][
+            0
+        ]
         visit(f"#/run/{run.run_id}", "#steps .step")
         steps = driver.find_elements(By.CSS_SELECTOR, "#steps .step")
         assert len(steps) == len(store.events(run.run_id))
@@ -791,3 +822,98 @@ def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, H
     assert hclient.get(f"/api/runs/{finished['run_id']}/trajectory").status_code == 200
     grid = hclient.get(f"/api/races/{made.live_race}/grid").json()
     assert [p["problem_id"] for p in grid["problems"]] == race["problem_ids"]
+
+
+# --- a shopping session's run (issue 19): the conversation, the shopper's reveals, the per-constraint attribution -----
+
+
+def _session_secrets(problem: SessionProblem) -> list[str]:
+    """What the session's plan holds that the agent is never told up front: the shopper's lines, the gold."""
+    lines = [c.say for c in problem.constraints if c.say] + [e.say for e in problem.events]
+    return [*lines, *problem.gold_ids]
+
+
+def test_a_session_run_shows_its_plan_once_its_race_closed(sessions: tuple[Store, str, SessionProblem]) -> None:
+    store, run_id, problem = sessions
+    client = TestClient(create_app(store))
+    page = client.get(f"/api/runs/{run_id}").json()
+    assert page["task"] == "session" and page["problem"]["query"] == problem.query
+    plan = page["session"]
+    assert plan["gold_ids"] == problem.gold_ids
+    assert [(c["cid"], c["src"]) for c in plan["constraints"]] == [(c.cid, c.src) for c in problem.constraints]
+    assert [u["say"] for u in plan["events"]] == [e.say for e in problem.events]
+    strict = page["strict"]
+    assert strict["task"] == "session" and strict["success"] is True
+    names = [c["name"] for c in strict["checks"]]
+    assert {f"constraint {c.cid}" for c in problem.constraints} <= set(names) and "score" in names
+    assert {s["name"] for s in page["steps"]} >= {"get_user_profile", "ask_user", "respond", "recommend_product"}
+    # while its race runs, nothing of the session is shown: no plan, no steps, no shopper line, no gold
+    store.set_race_status(page["race_id"], "running")
+    try:
+        hidden = client.get(f"/api/runs/{run_id}")
+        assert hidden.json()["hidden"] and "session" not in hidden.json() and "steps" not in hidden.json()
+        assert not [s for s in _session_secrets(problem) if s in hidden.text]
+        assert client.get(f"/api/runs/{run_id}/trajectory").status_code == 403
+    finally:
+        store.set_race_status(page["race_id"], "closed")
+
+
+def test_a_browser_sees_a_sessions_conversation_and_attribution(
+    sessions: tuple[Store, str, SessionProblem], tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    store, run_id, problem = sessions
+    events = store.events(run_id)
+    talk = [e for e in events if e.name in ("ask_user", "respond")]
+    strict = store.score(run_id).strict  # type: ignore[union-attr]
+    records = {
+        c["name"].removeprefix("constraint "): json.loads(c["evidence"])
+        for c in strict["checks"]
+        if c["name"].startswith("constraint ")
+    }
+    with browsing(store, tmp_path) as (driver, url):
+        wait = WebDriverWait(driver, 30)
+        driver.get(f"{url}/#/run/{run_id}")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#conversation li.turn.commit")))
+        turns = driver.find_elements(By.CSS_SELECTOR, "#conversation li.turn")
+        # the opening first, then the profile read, the questions and proposals each with the shopper's reply
+        assert "opening" in turns[0].get_attribute("class") and problem.query in turns[0].text
+        assert driver.find_elements(By.CSS_SELECTOR, "#conversation li.turn.profile")
+        replies = driver.find_elements(By.CSS_SELECTOR, "#conversation li.turn.reply")
+        assert [r.find_element(By.CSS_SELECTOR, ".said").text for r in replies] == [e.result["user"] for e in talk]
+        asked = driver.find_elements(By.CSS_SELECTOR, "#conversation li.turn.question, #conversation li.turn.proposal")
+        assert len(asked) == len(talk)
+        proposed = [i for e in talk if e.name == "respond" for i in e.arguments["product_ids"]]
+        assert all(i in driver.find_element(By.ID, "conversation").text for i in proposed)
+        # the replies that revealed a constraint are marked with it, at the turn the attribution gives
+        revealed = {cid: r["revealed_at"] for cid, r in records.items() if r["revealed_at"]}
+        assert revealed, "the reference agent's session reveals a constraint when asked"
+        for cid, turn in revealed.items():
+            reply = driver.find_element(By.CSS_SELECTOR, f"#conversation li.reply[data-turn='{turn}']")
+            assert "revealed" in reply.get_attribute("class") and f"reveals {cid}" in reply.text
+        if problem.events:  # the change of mind is marked too
+            assert any(f"changes {e.update.cid}" in r.text for e in problem.events for r in replies)
+        commit = driver.find_element(By.CSS_SELECTOR, "#conversation li.turn.commit").text
+        assert strict["answer"][0] in commit
+        # beside it: one attribution row per constraint, the rubric items, the score formula
+        rows = driver.find_elements(By.CSS_SELECTOR, "#attribution tbody tr")
+        assert [r.find_elements(By.CSS_SELECTOR, "td")[0].text.split("\n")[0] for r in rows] == [
+            c.cid for c in problem.constraints
+        ]
+        assert [r.find_elements(By.CSS_SELECTOR, "td")[1].text for r in rows] == [c.src for c in problem.constraints]
+        rubric = [c for c in strict["checks"] if c["name"].startswith("rubric ")]
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#rubric tbody tr")) == len(rubric) > 0
+        formula = driver.find_element(By.ID, "score-formula").text
+        assert "weighted_pass" in formula and "final" in formula
+        # ShoppingBench's answer-beside-the-gold table and field checks are not drawn for a session
+        assert not driver.find_elements(By.ID, "gold") and not driver.find_elements(By.ID, "checks")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#steps .step")) == len(events)
+        check_page(driver, "run-session")
+        driver.set_window_size(390, 844)
+        driver.get("about:blank")
+        driver.get(f"{url}/#/run/{run_id}")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#attribution tbody tr")))
+        check_page(driver, "phone-run-session")

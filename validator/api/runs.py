@@ -1,5 +1,5 @@
-"""The runs: the filtered list, one run in full once its race closed (its answer beside the gold), and its
-trajectory (403 while the race is open)."""
+"""The runs: the filtered list, one run in full once its race closed (its answer beside the gold; a session's plan
+for the session run page), and its trajectory (403 while the race is open)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
-from arena.tasks import all_tasks
+from arena.tasks import UnknownTask, all_tasks, family_for
 from validator.api import views
-from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts
+from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts, session_plan
 from validator.store.models import Run, Score
 from validator.store.repository import RUN_STATUSES, Store
 from validator.store.views import RunSort
@@ -112,6 +112,16 @@ def _trajectory_route(api: APIRouter, store: Store) -> None:
         return events
 
 
+def _run_page(task: str | None) -> str | None:
+    """The run page the family of task type ``task`` declares (None: the dashboard's default)."""
+    if task is None:
+        return None
+    try:
+        return getattr(family_for(task), "run_page", None)
+    except UnknownTask:
+        return None
+
+
 def _in_full(
     store: Store, found: Run, score: Score | None, race_status: str | None, seed_block: int | None
 ) -> dict[str, Any]:
@@ -125,6 +135,10 @@ def _in_full(
     out["problem"]["n_products"] = len(data.get("reward") or [])
     # the race closed: its gold is published, and the answer is shown beside it with each check
     out["gold"] = gold(data)
+    if _run_page(problem.task if problem else None) == "session":
+        # a session's plan (profile, constraints by source, changes of mind, the shopper's style, its gold): what the
+        # run page shows beside the conversation, once the race closed (never before: see `run` above)
+        out["session"] = session_plan(data)
     out["answer"] = sandbox.get("answer")
     out["sandbox"] = found.sandbox
     out["sandbox_facts"] = sandbox_facts(sandbox, full=True)

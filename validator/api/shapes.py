@@ -181,3 +181,26 @@ def gold(data: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def session_plan(data: dict[str, Any]) -> dict[str, Any]:
+    """A session problem's plan, for the run page of a closed race: its gold ids, the profile, each constraint (its
+    source, the shopper's line and its rule), the changes of mind, the shopper's style and the limits."""
+    constraints = [
+        {"cid": c.get("cid"), "src": c.get("src"), "say": c.get("say") or "", "rule": c.get("rule") or {}}
+        for c in data.get("constraints") or []
+        if isinstance(c, dict)
+    ]
+    updates = [
+        {"cid": (e.get("update") or {}).get("cid"), "rule": (e.get("update") or {}).get("rule"), "say": e.get("say")}
+        for e in data.get("events") or []
+        if isinstance(e, dict)
+    ]
+    return {
+        "gold_ids": [str(p) for p in (data.get("gold") or {}).get("product_ids") or []],
+        "profile": data.get("profile") or {},
+        "constraints": constraints,
+        "events": updates,
+        "style": data.get("style") or {},
+        "limits": data.get("limits") or {},
+    }

@@ -30,8 +30,9 @@ def tasks_body() -> dict[str, Any]:
                 "name": fam.name,
                 "summary": fam.summary,
                 "tasks": list(fam.tasks),
-                # a family's own run page (a template the dashboard does not render yet: it shows the strict
-                # verdict as JSON instead); None: the dashboard's run page (gold beside the answer, the checks)
+                # the run page the family declares: None or "shoppingbench" (the answer beside the gold, the
+                # checks), "session" (the conversation, the shopper's reveals, the per-constraint attribution and
+                # the rubric); any other: the strict verdict as JSON
                 "run_page": getattr(fam, "run_page", None),
             }
             for fam in found

@@ -1,6 +1,6 @@
 // ShopArena dashboard: a small single-page app over the node's read-only API. No framework, no CDN.
 // Pages: leaderboard and standings (#/), live race (#/live), races (#/races, #/race/ID), runs (#/runs?...),
-// a run (#/run/ID), miners (#/miners, #/miner/HOTKEY), submissions, weights.
+// a run (#/run/ID; a session's in session.js), miners (#/miners, #/miner/HOTKEY), submissions, weights.
 "use strict";
 
 const app = document.getElementById("app");
@@ -443,7 +443,19 @@ function answerGoldHtml(run) {
     ${extra ? `<p><b>answer-level checks</b></p>${extra}` : ""}</div>`;
 }
 
-// the run page of a task whose family declares its own run page (not drawn here yet): the answer and the strict
+// the run page a run's family declares ("session": session.js; any other but "shoppingbench": the verdict as JSON);
+// null for the dashboard's own run page (the answer beside the gold, the strict checks)
+function ownRunPage(run) {
+  const page = RUN_PAGES[run.problem.task];
+  return page && page !== "shoppingbench" ? page : null;
+}
+function verdictHtml(run) {
+  const page = ownRunPage(run);
+  if (page === "session") return sessionHtml(run);
+  return page ? genericStrictHtml(run) : answerGoldHtml(run);
+}
+
+// the run page of a task whose family declares a run page this dashboard does not draw: the answer and the strict
 // verdict's checks as JSON
 function genericStrictHtml(run) {
   const strict = run.strict;
@@ -548,11 +560,11 @@ async function runPage(runId) {
     { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
   app.innerHTML = `${head}
     ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
-    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${run.problem.n_products} product(s) · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
-    ${RUN_PAGES[run.problem.task] ? genericStrictHtml(run) : answerGoldHtml(run)}
+    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${ownRunPage(run) === "session" ? "a conversation" : `${run.problem.n_products} product(s)`} · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
+    ${verdictHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
-    ${RUN_PAGES[run.problem.task] ? "" : `<h2>Strict checks</h2>${checksHtml(run.strict)}`}
+    ${ownRunPage(run) ? "" : `<h2>Strict checks</h2>${checksHtml(run.strict)}`}
     ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
       { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
       { title: "rubric", value: (r) => r.rubric_version ?? "" },
