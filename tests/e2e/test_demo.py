@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import tasks
 from validator.chain.local import LocalChain
 from validator.store.repository import Store
 
@@ -47,14 +48,24 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
 
     store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")
     race = [r for r in store.races() if r.status == "closed"][0]
-    assert race.seed_hash == "drand:1000" and all(store.problem(pid).data["reward"] for pid in race.problem_ids)
+    drawn = {pid: tasks.parse_problem(store.problem(pid).data) for pid in race.problem_ids}  # type: ignore[union-attr]
+    assert race.seed_hash == "drand:1000" and all(p.gold_ids for p in drawn.values())
+    # the pack mixes ShoppingBench's task types with shopping sessions, and the race drew both by its task mix
+    assert "session" in {p.task for p in drawn.values()} and len({p.task for p in drawn.values()}) > 1
     assert store.weight_sets()[0].shadow_policy == "sn15_top_half"
     results = store.race_results(race.race_id)
     assert len(results) == 5  # the copy does not race
     assert {s.status for s in store.all_submissions()} == {"accepted", "copy"}
     runs = store.runs(race_id=race.race_id)
     assert len(runs) == 5 * 5 and {(r.status, r.error_code) for r in runs} <= {("finished", None), ("errored", 1006)}
-    assert len({r.hotkey for r in runs if r.status == "errored"}) == 1  # the hostile agent never answers: 1006
+    # the hostile agent never answers (1006); a template agent may end a session without the shopper's agreement, and
+    # then commits nothing (1006 too: its own zero); every other run is scored
+    errored = [r for r in runs if r.status == "errored"]
+    assert len({r.hotkey for r in errored if drawn[r.problem_id].task != "session"}) == 1
+    # a session run is scored by its family: the session check and its weighted rubric, the shopper's replies logged
+    talks = [r for r in runs if drawn[r.problem_id].task == "session" and r.status == "finished"]
+    assert talks and all(store.score(r.run_id).strict["task"] == "session" for r in talks)  # type: ignore[union-attr]
+    assert any(e.name in ("ask_user", "respond") for r in talks for e in store.events(r.run_id))
     hostile = [r for r in results if r.score == 0.0]
     assert hostile and results[0].score > 0
     chain = LocalChain(root / "chain.sqlite")
