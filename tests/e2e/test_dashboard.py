@@ -438,7 +438,12 @@ def test_a_miners_page_has_its_submissions_races_weights_and_runs(
             "runs_by_status": {"finished": 3, "running": 1},
         }
     ]
-    assert lite["runs_by_status"] == {"finished": 15 + 3, "running": 1}  # and its 3 qualifying runs
+    # its 16 race runs and 3 qualifying runs: all finished but the live race's running one, and any shopping session
+    # it ended without a commit (1006)
+    gave_up = [r for r in history[0].runs(hotkey=names["offline-lite"]) if r.status == "errored"]
+    assert all(r.error_code == 1006 and not _is_shoppingbench(history[0], r.problem_id) for r in gave_up)
+    errored = {"errored": len(gave_up)} if gave_up else {}
+    assert lite["runs_by_status"] == {"finished": 15 + 3 - len(gave_up), "running": 1, **errored}
     hostile = hclient.get(f"/api/miners/{names['hostile']}").json()
     assert [r["rank"] for r in hostile["races"]] == [first[names["hostile"]].rank, 4, 4]
     assert hostile["races"][2]["errored"] == 4
