@@ -917,6 +917,23 @@ def test_a_browser_sees_a_sessions_conversation_and_attribution(
         assert not driver.find_elements(By.ID, "gold") and not driver.find_elements(By.ID, "checks")
         assert len(driver.find_elements(By.CSS_SELECTOR, "#steps .step")) == len(events)
         check_page(driver, "run-session")
+        # the demo's own sessions (its races mix them with ShoppingBench problems), raced by the offline template
+        # through the gateway: each reply shown, in order
+        raced = [
+            r
+            for race in store.races(status="closed")
+            if race.race_id != store.run(run_id).race_id  # type: ignore[union-attr]
+            for r in store.runs(race_id=race.race_id)
+            if r.status == "finished" and not _is_shoppingbench(store, r.problem_id)
+        ]
+        for other in raced[:2]:
+            talked = [e for e in store.events(other.run_id) if e.name in ("ask_user", "respond") and e.error is None]
+            said = [e.result["user"] for e in talked]
+            driver.get("about:blank")
+            driver.get(f"{url}/#/run/{other.run_id}")
+            wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#attribution tbody tr")))
+            shown = driver.find_elements(By.CSS_SELECTOR, "#conversation li.turn.reply .said")
+            assert [r.text for r in shown] == said and said
         driver.set_window_size(390, 844)
         driver.get("about:blank")
         driver.get(f"{url}/#/run/{run_id}")
