@@ -74,8 +74,10 @@ function conversation(run) {
   return entries;
 }
 
-function productsHtml(ids, titles) {
-  return ids.map((id) => `<span class="product"><code>${esc(id)}</code>${titles[id] ? ` ${esc(titles[id])}` : ""}</span>`).join("");
+// proposed or committed products: id, title (when the run saw it) and, for proposals, the constraints (rules in force
+// then) the attribution says it broke
+function productsHtml(ids, titles, breaks = {}) {
+  return ids.map((id) => `<span class="product"><code>${esc(id)}</code>${titles[id] ? ` ${esc(titles[id])}` : ""}${(breaks[id] || []).length ? ` <span class="bad breaks">breaks ${esc(breaks[id].join(", "))}</span>` : ""}</span>`).join("");
 }
 
 function revealedWhen(record) {
@@ -98,7 +100,7 @@ function turnHtml(entry, ctx) {
   if (entry.kind === "question" || entry.kind === "message" || entry.kind === "proposal") {
     const label = entry.kind === "question" ? "asks" : entry.kind === "proposal" ? "proposes" : "says";
     return `<li class="turn agent ${entry.kind}"><span class="who">agent</span> <span class="muted">${label}</span> ${seq}${error}<div class="said">${esc(entry.text ?? "")}</div>
-      ${entry.ids.length ? `<div class="proposed">${productsHtml(entry.ids, ctx.titles)}</div>` : ""}</li>`;
+      ${entry.ids.length ? `<div class="proposed">${productsHtml(entry.ids, ctx.titles, ctx.breaks)}</div>` : ""}</li>`;
   }
   if (entry.kind === "reply") {
     const reveals = ctx.records.filter((r) => r.revealed_at === entry.turn);
@@ -133,7 +135,9 @@ function sessionHtml(run) {
   const verdict = sessionVerdict(strict);
   const plan = run.session || { constraints: [], events: [], gold_ids: [] };
   const byCid = Object.fromEntries((plan.constraints || []).map((c) => [c.cid, c]));
-  const ctx = { runId: run.run_id, titles: titlesSeen(run.steps || []), records: verdict.constraints, updates: plan.events || [] };
+  const breaks = {};
+  for (const r of verdict.constraints) for (const id of r.violating_proposals || []) if (!(breaks[id] || []).includes(r.cid)) (breaks[id] = breaks[id] || []).push(r.cid);
+  const ctx = { runId: run.run_id, titles: titlesSeen(run.steps || []), records: verdict.constraints, updates: plan.events || [], breaks };
   const entries = conversation(run);
   const talk = `<div class="card" id="conversation"><h2>Conversation</h2>
     <ol class="conversation">${entries.map((e) => turnHtml(e, ctx)).join("")}</ol>
