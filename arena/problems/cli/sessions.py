@@ -32,9 +32,9 @@ def import_sessions_cmd(
     """Import EComAgentBench tasks (user_query, user_persona, clarification_script, rubrics, target_product) as
     shopping sessions: query rubrics become the opening's needs, persona rubrics the profile's, each clarification
     slot a need the shopper says when asked. Each bad record is reported in one line; rubric kinds our reward grammar
-    cannot hold (negative attributes, review opinions) are counted and left out. The sessions are then self-checked
-    on the rebuilt catalog (feasible, needs the conversation, solved by the reference agent, failed by a blind one)
-    and the figures printed."""
+    cannot hold (rating and review-count minimums, negative attributes, review opinions) are counted and left out.
+    The sessions are then self-checked on the rebuilt catalog (feasible, needs the conversation, solved by the
+    reference agent, failed by a blind one) and the figures printed."""
     from arena.catalog import Catalog, CatalogError
     from arena.tasks.session.importer import import_files
     from arena.tasks.session.rebuild import rebuild_sessions, selfcheck_imported
