@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import importlib
-import importlib.util
 import random
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -30,29 +27,13 @@ from sandbox.bundle import copy_dir
 from sandbox.gateway import Gateway as NodeGateway
 from sandbox.gateway import GatewayServer
 from sandbox.run import run_one
+from tests.support.template import AGENT_PATH, load_sdk, load_template
 
-ROOT = Path(__file__).resolve().parents[2]
-SDK_DIR = ROOT / "sandbox" / "agent_sdk"
-AGENT_PATH = ROOT / "miner_template" / "offline" / "agent.py"
 MAX_CALLS = 40
 
 
-def _sdk() -> ModuleType:
-    if str(SDK_DIR) not in sys.path:
-        sys.path.insert(0, str(SDK_DIR))
-    return importlib.import_module("arena_agent")
-
-
-def _load_agent() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("shoparena_offline_agent", AGENT_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-arena_agent = _sdk()
-agent = _load_agent()
+arena_agent = load_sdk()
+agent = load_template("shoparena_offline_agent")
 # the bundle's package, beside agent.py (which puts the bundle's root on the import path, as the sandbox does)
 from baseline import basket, web  # noqa: E402
 from baseline import query as parse  # noqa: E402

@@ -9,9 +9,7 @@ import importlib
 import importlib.util
 import json
 import math
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -27,29 +25,13 @@ from arena.tasks.session.tools import SessionState
 from arena.tasks.shoppingbench.generate import product_noun
 from arena.tools import ToolContext, ToolError
 from arena.trajectory import TrajectoryEvent
+from tests.support.template import ROOT, load_sdk, load_template
 
-ROOT = Path(__file__).resolve().parents[2]
-SDK_DIR = ROOT / "sandbox" / "agent_sdk"
-AGENT_PATH = ROOT / "miner_template" / "offline" / "agent.py"
 MAX_CALLS = 40
 
 
-def _sdk() -> ModuleType:
-    if str(SDK_DIR) not in sys.path:
-        sys.path.insert(0, str(SDK_DIR))
-    return importlib.import_module("arena_agent")
-
-
-def _load_agent() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("shoparena_offline_agent_sessions", AGENT_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-arena_agent = _sdk()
-agent = _load_agent()
+arena_agent = load_sdk()
+agent = load_template("shoparena_offline_agent_sessions")
 from baseline import session as strategy  # noqa: E402 - the bundle's package, on the path agent.py set
 from baseline import wants  # noqa: E402
 
