@@ -75,9 +75,13 @@ class RunRegistry:
             if run_id in self._runs:
                 raise ValueError(f"run {run_id!r} is already open")
             handle = RunHandle(
-                run_id, secrets.token_urlsafe(32), budgets or Budgets(), wall_seconds=wall_seconds, state=state
+                run_id,
+                secrets.token_urlsafe(32),
+                budgets or Budgets(),
+                wall_seconds=wall_seconds,
+                state=state,
+                tools=tools,
             )
-            handle.tools = tools
             handle._allowance = float(handle.budgets.burst)
             self._runs[run_id] = handle
             self._by_token[handle.token] = handle

@@ -52,8 +52,8 @@ class RunHandle:
     token: str
     budgets: Budgets
     state: RunState = field(default_factory=RunState)
-    #: the tools this run may call: its problem's family's (`arena.tasks`); None until the gateway opens the run
-    tools: ToolRegistry | None = None
+    #: the tools this run may call: its problem's family's (`arena.tasks`), given when the gateway opens the run
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
     events: list[TrajectoryEvent] = field(default_factory=list)
     seq: int = 0
     tool_calls: int = 0

@@ -43,8 +43,7 @@ async def run_tool(gateway: RunRegistry, handle: RunHandle, name: str, arguments
         return 429, None, f"tool call budget of {handle.budgets.tool_calls} spent"
     ctx = ToolContext(gateway.catalog, handle.state)
     try:
-        tools = handle.tools or gateway.tools_for("product")
-        result = await asyncio.to_thread(tools.call, name, arguments, ctx)
+        result = await asyncio.to_thread(handle.tools.call, name, arguments, ctx)
     except ToolError as exc:
         gateway._record(
             handle,
@@ -87,7 +86,7 @@ def add_tool_routes(app: FastAPI, gateway: RunRegistry) -> None:
         if isinstance(handle, JSONResponse):
             return handle
         gateway._record(handle, {"kind": "tool_call", "name": "schemas", "started_at": now()})
-        return (handle.tools or gateway.tools_for("product")).schemas()
+        return handle.tools.schemas()
 
     @app.post("/tools/{name}")
     async def call_tool(name: str, request: Request) -> Any:
