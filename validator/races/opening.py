@@ -52,7 +52,8 @@ class Opening(ArenaParts):
         return self._finish_opening(race_id, start, problem_ids)
 
     def _finish_opening(self, race_id: str, start: int, problem_ids: list[str], before_block: int | None = None) -> str:
-        """One pending run per (eligible submission, problem), then the race runs; or cancelled with its reason."""
+        """The rotation's `samples` pending runs per (eligible submission, problem), then the race runs; or cancelled
+        with its reason."""
         eligible = self._eligible(before_block)
         reason = None
         if not problem_ids:
@@ -63,7 +64,8 @@ class Opening(ArenaParts):
             self.store.set_race_status(race_id, "cancelled", reason=reason)
             self._warn("races.empty", race_id=race_id, reason=reason)
             return race_id
-        made = self.store.create_runs(race_id, [(sub, pid) for sub in eligible for pid in problem_ids])
+        samples = self.pack.rotation.samples
+        made = self.store.create_runs(race_id, [(sub, pid) for sub in eligible for pid in problem_ids], samples=samples)
         self.store.set_race_status(race_id, "running")
         self._info(
             "races.opened",

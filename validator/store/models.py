@@ -143,16 +143,22 @@ class Race(Base):
     seed_hash: Mapped[str] = mapped_column(String(66))
     problem_ids: Mapped[list[str]] = mapped_column(Json, default=list)
     reason: Mapped[str | None] = mapped_column(Text)  # why it was cancelled (no eligible miner, empty pool...)
+    #: how the race was raced (`validator.races.sampling`): samples per (miner, problem), the standings' window,
+    #: sharding (r, the validators the runs were split among, this node's units, make-up units of the race before);
+    #: None for a race opened before these settings (one sample, window 1, no sharding)
+    plan: Mapped[dict[str, Any] | None] = mapped_column(Json)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Run(Base):
-    """One (submission, problem) run of a race, moving through DESIGN's status machine."""
+    """One (submission, problem, sample) run of a race, moving through DESIGN's status machine."""
 
     __tablename__ = "runs"
     __table_args__ = (
-        UniqueConstraint("race_id", "submission_id", "problem_id", name="uq_runs_race_submission_problem"),
+        UniqueConstraint(
+            "race_id", "submission_id", "problem_id", "sample", name="uq_runs_race_submission_problem_sample"
+        ),
         Index("ix_runs_race_status", "race_id", "status"),
     )
     run_id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -164,6 +170,9 @@ class Run(Base):
     error_code: Mapped[int | None] = mapped_column(Integer)
     blame: Mapped[str | None] = mapped_column(String(16))  # agent|validator
     error: Mapped[str | None] = mapped_column(Text)
+    #: the sample index 0..k-1 of this (submission, problem) in the race (the rotation's `samples`); not `attempt`,
+    #: which counts the tries of one sample the validator's faults ended
+    sample: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     attempt: Mapped[int] = mapped_column(Integer, default=0)
     not_before: Mapped[datetime | None] = mapped_column(UTCDateTime)  # retry backoff
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -253,6 +262,14 @@ class RaceResult(Base):
     errored: Mapped[int] = mapped_column(Integer, default=0)
     rank: Mapped[int | None] = mapped_column(Integer)
     per_task: Mapped[dict[str, float]] = mapped_column(Json, default=dict)
+    #: how sure the standing is (`validator.races.sampling`): its 95% interval, P(rank 1), the samples it rests on
+    #: (over the rotation's window of races) and pass@k / pass^k per task of this race; None before these existed
+    low: Mapped[float | None] = mapped_column(Float)
+    high: Mapped[float | None] = mapped_column(Float)
+    p_rank1: Mapped[float | None] = mapped_column(Float)
+    samples: Mapped[int | None] = mapped_column(Integer)
+    pass_at_k: Mapped[dict[str, float] | None] = mapped_column(Json)
+    pass_hat_k: Mapped[dict[str, float] | None] = mapped_column(Json)
 
 
 class WeightSet(Base):

@@ -120,7 +120,7 @@ class RacesStore:
 
     def race_rows(self, race_id: str) -> list[dict[str, Any]]:
         """The race's runs with their final score, as `race_scores` takes them (hotkey, submission_id, problem_id,
-        status, blame, attempt, final, success): one query over runs and scores, when the race closes."""
+        status, blame, attempt, sample, final, success): one query over runs and scores, when the race closes."""
         query = (
             select(
                 Run.hotkey,
@@ -129,6 +129,7 @@ class RacesStore:
                 Run.status,
                 Run.blame,
                 Run.attempt,
+                Run.sample,
                 Score.final,
                 Score.success,
             )
@@ -146,6 +147,7 @@ class RacesStore:
                 "status": r.status,
                 "blame": r.blame,
                 "attempt": r.attempt,
+                "sample": r.sample,
                 "final": (r.final or 0.0) if r.status == "finished" else 0.0,
                 "success": bool(r.status == "finished" and r.success),
             }

@@ -88,22 +88,33 @@ class RunsStore:
     session: Callable[[], AbstractContextManager[Session]]  # Store's one-transaction session
     dialect: str  # the engine's dialect name
 
-    def create_runs(self, race_id: str, pairs: Iterable[tuple[Submission, str]]) -> int:
-        """One pending run per (submission, problem id), skipping those that exist. Returns how many were made."""
+    def create_runs(
+        self, race_id: str, units: Iterable[tuple[Submission, str] | tuple[Submission, str, int]], *, samples: int = 1
+    ) -> int:
+        """Pending runs, skipping those that exist: for a (submission, problem id) pair one per sample index
+        0..`samples`-1, for a (submission, problem id, sample) triple that one sample. Returns how many were made."""
         with self.session() as s:
-            have = set(s.execute(select(Run.submission_id, Run.problem_id).where(Run.race_id == race_id)).all())
+            have = set(
+                s.execute(select(Run.submission_id, Run.problem_id, Run.sample).where(Run.race_id == race_id)).all()
+            )
+            wanted: dict[tuple[int, str, int], Submission] = {}
+            for unit in units:
+                indices = [unit[2]] if len(unit) == 3 else range(samples)
+                for sample in indices:
+                    wanted.setdefault((unit[0].id, unit[1], int(sample)), unit[0])
             rows = [
                 {
                     "run_id": uuid.uuid4().hex,
                     "race_id": race_id,
                     "submission_id": sub.id,
                     "problem_id": pid,
+                    "sample": sample,
                     "hotkey": sub.hotkey,
                     "status": "pending",
                     "created_at": utcnow(),
                 }
-                for sub, pid in pairs
-                if (sub.id, pid) not in have
+                for (_, pid, sample), sub in wanted.items()
+                if (sub.id, pid, sample) not in have
             ]
             for start in range(0, len(rows), EVENT_BATCH):
                 s.execute(insert(Run.__table__), rows[start : start + EVENT_BATCH])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -41,17 +42,35 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    config = alembic_config(engine)
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, revision)
+    _migrate(engine, command.upgrade, revision)
 
 
 def downgrade(engine: Engine, revision: str = "-1") -> None:
+    _migrate(engine, command.downgrade, revision)
+
+
+def _migrate(engine: Engine, step: Callable[[Config, str], None], revision: str) -> None:
+    """One migration step in one transaction. On SQLite, a migration that changes a table's constraints copies the
+    table into a new one and drops the old: foreign keys are off meanwhile (an ON DELETE CASCADE would otherwise
+    empty the tables that refer to it, the runs' events and scores), and checked once it is done."""
     config = alembic_config(engine)
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as conn:
+        if sqlite:
+            conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            conn.commit()
+        try:
+            with conn.begin():
+                config.attributes["connection"] = conn
+                step(config, revision)
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise SchemaError(f"the migration would leave {len(broken)} row(s) without their parent")
+        finally:
+            if sqlite:
+                conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                conn.commit()
 
 
 def history() -> list[tuple[str, str]]:

@@ -90,11 +90,20 @@ class Rotation(BaseModel):
     #: 0 turns the round off (every accepted submission races)
     qualify_share: float = Field(default=0.0, ge=0.0, le=1.0)
     qualify_problems: int = Field(default=30, ge=1)
+    #: k: runs of every (miner, problem) in a race, each its own sample (pass@k and pass^k are reported per task)
+    samples: int = Field(default=1, ge=1, le=64)
+    #: W: a miner's standing pools its samples over the last W races (its current submission's only); 1: this race
+    window: int = Field(default=1, ge=1, le=100)
+    #: r: with r >= 2 a race's (miner, problem, sample) runs are split among the validators that published results
+    #: last race, each run given to r of them; 0: every validator runs every run
+    shard_r: int = Field(default=0, ge=0, le=64)
 
     @model_validator(mode="after")
     def _window(self) -> Rotation:
         if self.end_block is not None and self.end_block <= self.start_block:
             raise ValueError(f"end_block {self.end_block} must come after start_block {self.start_block}")
+        if self.shard_r == 1:
+            raise ValueError("shard_r 1 would leave every run unchecked; give 0 (no sharding) or at least 2")
         return self
 
     def active_at(self, block: int) -> bool:
@@ -186,7 +195,14 @@ class Pack(BaseModel):
         for later, default in (("ruleset", "shoppingbench"), ("sealed", [])):
             if data.get(later) == default:
                 data.pop(later, None)
-        for later, default in (("qualify_share", 0.0), ("qualify_problems", 30)):
+        rotation_later = (
+            ("qualify_share", 0.0),
+            ("qualify_problems", 30),
+            ("samples", 1),
+            ("window", 1),
+            ("shard_r", 0),
+        )
+        for later, default in rotation_later:
             if data["rotation"].get(later) == default:
                 data["rotation"].pop(later, None)
         return canonical_json(data)
