@@ -26,6 +26,7 @@ from validator.races.config import ArenaConfig
 from validator.races.draw import race_scores
 from validator.races.opening import Opening
 from validator.races.running import Running
+from validator.races.sampling import race_standings
 from validator.races.stages import StageTimes
 from validator.races.weighing import Weighing
 from validator.store.models import Run
@@ -214,9 +215,13 @@ class Arena(Running, Opening, Weighing):
             for hotkey, s in scores.items():
                 sub = self.store.submission(s["submission_id"])
                 blocks[hotkey] = sub.commitment_block if sub else 0
+            if race.kind == "race":  # the standing over the rotation's window, with how sure it is
+                window = self.pack.rotation.window
+                for hotkey, standing in race_standings(self.store, race, rows, blocks, window).items():
+                    scores[hotkey].update(standing)
             ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
             results = [
-                {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1, **scores[h]}
+                {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], **scores[h], "rank": i + 1}
                 for i, h in enumerate(ranked)
             ]
             self.store.save_race_results(race.race_id, results)

@@ -8,6 +8,7 @@ from typing import Any
 from arena.problems.draw import draw_problems
 from validator.races.base import ArenaParts
 from validator.races.draw import race_id_for, race_start_block
+from validator.races.sharding import plan_race
 
 
 class Opening(ArenaParts):
@@ -64,8 +65,15 @@ class Opening(ArenaParts):
             self.store.set_race_status(race_id, "cancelled", reason=reason)
             self._warn("races.empty", race_id=race_id, reason=reason)
             return race_id
-        samples = self.pack.rotation.samples
-        made = self.store.create_runs(race_id, [(sub, pid) for sub in eligible for pid in problem_ids], samples=samples)
+        plan = self._plan(race_id, [s.hotkey for s in eligible])
+        if "mine" in plan:  # sharded: this node's units only (`validator.races.sharding`)
+            by_hotkey = {s.hotkey: s for s in eligible}
+            mine = [(by_hotkey[m], p, int(a)) for m, p, a in plan["mine"] if m in by_hotkey]
+            made = self.store.create_runs(race_id, mine)
+        else:
+            made = self.store.create_runs(
+                race_id, [(sub, pid) for sub in eligible for pid in problem_ids], samples=plan["samples"]
+            )
         self.store.set_race_status(race_id, "running")
         self._info(
             "races.opened",
@@ -76,6 +84,36 @@ class Opening(ArenaParts):
             runs=made,
         )
         return race_id
+
+    def _plan(self, race_id: str, miners: list[str]) -> dict[str, Any]:
+        """The race's plan (`validator.races.sharding`): the stored one when a node resumes opening it, else made
+        and stored."""
+        race = self.store.race(race_id)
+        assert race is not None
+        if race.plan is not None:
+            return dict(race.plan)
+        rotation = self.pack.rotation
+        earlier = [r for r in self.store.races() if r.seed_block < race.seed_block and r.plan is not None]
+        plan = plan_race(
+            race,
+            me=self.hotkey,
+            miners=miners,
+            samples=rotation.samples,
+            window=rotation.window,
+            r=rotation.shard_r,
+            validators=self._shard_validators() if rotation.shard_r >= 2 else [],
+            previous=earlier[-1] if earlier else None,
+        )
+        self.store.set_race_plan(race_id, plan)
+        return plan
+
+    def _shard_validators(self) -> list[str]:
+        """The validators a sharded race is split among.
+
+        TODO(bundles): the permit holders that committed a results bundle for the race before (the chain's
+        commitments with the results prefix, read through the ChainPort); until the port reads them, the metagraph's
+        validator-permit holders."""
+        return sorted(n.hotkey for n in self.chain.metagraph().neurons if n.validator_permit)
 
     def _open_sealed(self, block: int) -> str | None:
         """The current slot's sealed batch, raced once: opened with its drand round's signature (the chain's pulses,

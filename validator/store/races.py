@@ -62,6 +62,14 @@ class RacesStore:
                 query = query.where(Race.kind == kind)
             return list(s.scalars(query))
 
+    def set_race_plan(self, race_id: str, plan: dict[str, Any]) -> None:
+        """Store how the race is raced (`validator.races.sharding`)."""
+        with self.session() as s:
+            race = s.get(Race, race_id)
+            if race is None:
+                raise StoreError("not_found", f"no race {race_id}")
+            race.plan = plan
+
     def set_race_status(self, race_id: str, status: str, *, reason: str | None = None) -> None:
         if status not in {"open", "running", "closed", "cancelled"}:
             raise StoreError("bad_input", f"unknown race status {status!r}")
