@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
-from arena.scoring.answer import raw_answer
 from arena.tasks import ProblemBase
+from arena.tasks.answer import answer_tools, raw_answer
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
 from sandbox.gateway import Budgets, Gateway
@@ -22,7 +22,7 @@ class RunOutcome:
     run_id: str
     result: SandboxResult
     events: list[TrajectoryEvent] = field(default_factory=list)
-    answer: Any = None  # the raw product_ids of the final recommend_product call (arena.scoring.answer)
+    answer: Any = None  # the raw product_ids of the final answer-tool call (arena.tasks.answer)
     tool_calls: int = 0
     llm_calls: int = 0
     tokens: int = 0
@@ -34,9 +34,10 @@ class RunOutcome:
 
     @property
     def answered(self) -> bool:
-        """The agent called `recommend_product` and the gateway took the call (a tool error such as an unknown id
-        is still an answer, for the ruleset to score; a call refused for budget or rate is not)."""
-        return any(e.kind == "tool_call" and e.name == "recommend_product" and e.status < 400 for e in self.events)
+        """The agent called its family's answer tool and the gateway took the call (a tool error such as an unknown
+        id is still an answer, for the ruleset to score; a call refused for budget or rate is not)."""
+        names = answer_tools()
+        return any(e.kind == "tool_call" and e.name in names and e.status < 400 for e in self.events)
 
     def error_code(self) -> tuple[int | None, str | None]:
         """The run's error code and message (`arena.blame`), or (None, None) for a run whose answer is to be scored.

@@ -1,6 +1,6 @@
 """Re-scoring a race's stored runs after a ruleset or rubric change (`arena-validator rescore`).
 
-Each scored run's answer is read again from its stored trajectory (`arena.scoring.answer`) and scored by the chosen
+Each scored run's answer is read again from its stored trajectory (`arena.tasks.answer`) and scored by the chosen
 ruleset; its final score is made again by the rubric from the judge's stored quality (the judge judged the
 trajectory, which has not changed, so it is not asked again). The verdict it replaces is kept as a
 `ScoreRevision` with its ruleset and rubric versions, in the same transaction. A run whose verdict would not change
@@ -17,9 +17,9 @@ from typing import Any
 from arena import tasks
 from arena.judge.rubric import Rubric
 from arena.problems.pack import Pack
-from arena.scoring.answer import raw_answer
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase, Ruleset
+from arena.tasks.answer import raw_answer
 from validator.races import race_scores
 from validator.store.repository import Store, StoreError
 
@@ -119,7 +119,8 @@ def _rescore_run(
     ruleset: Ruleset,
     rubric: Rubric,
 ) -> tuple[RunScore, float | None]:
-    """The run's new verdict by ``ruleset`` and its final score by ``rubric`` from the judge's stored quality
+    """The run's new verdict by ``ruleset`` (where the problem's family defines it; else the pack's ruleset for the
+    family) and its final score by ``rubric`` from the judge's stored quality
     (None while it awaits the judge)."""
     events = store.events(run.run_id)
     new = tasks.score(
@@ -128,7 +129,7 @@ def _rescore_run(
         lookup,
         events=events,
         gold_vectors=pack.gold_vectors(problem.problem_id),
-        ruleset=ruleset,
+        ruleset=pack.ruleset_for(problem.task, ruleset.name),
     )
     new.judge_coefficient = old.judge_coefficient
     if old.judge_quality is not None:

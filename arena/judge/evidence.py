@@ -58,7 +58,7 @@ import re
 import unicodedata
 from typing import Any
 
-from arena.scoring.answer import final_recommendation, raw_product_ids
+from arena.tasks.answer import final_recommendation, raw_product_ids
 from arena.trajectory import TrajectoryEvent
 
 QUOTE = "| "
@@ -231,8 +231,24 @@ def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
 
 
 def final_answer(events: list[TrajectoryEvent]) -> TrajectoryEvent | None:
-    """The run's final ``recommend_product`` call, the one its answer is read from (`arena.scoring.answer`)."""
+    """The run's final answer-tool call, the one its answer is read from (`arena.tasks.answer`)."""
     return final_recommendation(events)
+
+
+#: the keys of a judge context that are the problem's tag, not fields
+TAG_KEYS = ("problem_id", "task")
+
+
+def context_fields(problem: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What the judge is shown of a problem (`Family.judge_context`): the query first, then every other field but
+    the id and task, in the family's order."""
+    rest = [(k, v) for k, v in problem.items() if k not in (*TAG_KEYS, "query")]
+    return [("query", problem.get("query", "")), *rest]
+
+
+def context_text(problem: dict[str, Any]) -> str:
+    """The text of every field the judge is shown of a problem (a fact found in it was given, not learned)."""
+    return "\n".join(render(value) for _, value in context_fields(problem))
 
 
 def build_evidence(
@@ -242,7 +258,8 @@ def build_evidence(
     max_result_chars: int = 1500,
     max_total_chars: int = 60000,
 ) -> str:
-    """The judge's input for one run: the public query, each gateway event as a quoted block, the final answer.
+    """The judge's input for one run: the problem as its family shows it to the judge (`Family.judge_context`: the
+    query and what else the agent was given), each gateway event as a quoted block, the final answer.
 
     Deterministic. Raises `ValueError` if ``max_total_chars`` cannot hold even the problem and the answer.
     """
@@ -252,14 +269,14 @@ def build_evidence(
     head = "\n".join(
         [
             f"<problem id={label(problem.get('problem_id', '-'))} task={label(problem.get('task', '-'))}>",
-            *_field("query", problem.get("query", ""), max_result_chars),
+            *(line for key, value in context_fields(problem) for line in _field(label(key), value, max_result_chars)),
             "</problem>",
             f"<events count={len(ordered)}>",
         ]
     )
     answer = final_answer(ordered)
     if answer is None:
-        tail_lines = ["</events>", "<answer>", "none: no recommend_product call", "</answer>"]
+        tail_lines = ["</events>", "<answer>", "none: no answer call", "</answer>"]
     else:
         ids = raw_product_ids(answer) or ""  # the raw answer exactly as the scorer reads it
         tail_lines = ["</events>", f"<answer seq={int(answer.seq)}>", *quote(ids[:max_result_chars])]

@@ -75,7 +75,8 @@ def score_answers(
     pack: Pack, answers: dict[str, Any], lookup: Callable[[str], dict[str, Any] | None], ruleset: Ruleset
 ) -> Iterator[tuple[str, RunScore | None]]:
     """(problem_id, score) for every problem of the pack, in pack order, each by its family's strict checks
-    (`arena.tasks.score`); None for a problem with no answer line."""
+    (`arena.tasks.score`) under ``ruleset`` where its family defines it, else under the pack's ruleset for the
+    family (`Pack.ruleset_for`); None for a problem with no answer line."""
     for problem in pack.problems:
         if problem.problem_id not in answers:
             yield problem.problem_id, None
@@ -87,7 +88,7 @@ def score_answers(
                 answers[problem.problem_id],
                 lookup,
                 gold_vectors=pack.gold_vectors(problem.problem_id),
-                ruleset=ruleset,
+                ruleset=pack.ruleset_for(problem.task, ruleset.name),
             ),
         )
 

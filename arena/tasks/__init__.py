@@ -7,7 +7,8 @@ tools' results. The built-in families are listed in `BUILT_IN`; more are loaded 
 a family can live outside this repository. ``docs/architecture.md`` shows how to add one.
 
 Everything that depends on the kind of a problem asks here: `family_for` (by task type), `parse_problem` (a
-problem's dict to its family's model), `score`, `tools_for`, `get_ruleset`, `TASKS` (every task type, in order).
+problem's dict to its family's model), `score`, `tools_for`, `get_ruleset`, `ruleset_for` (a family's ruleset in a
+pack), `judge_context`, `TASKS` (every task type, in order); `arena.tasks.answer` reads a run's answer.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def rulesets() -> dict[str, Ruleset]:
     for fam in families():
         mine: Mapping[str, Ruleset] = fam.rulesets()
         for name, ruleset in mine.items():
-            if name in owner and owner[name] != fam.name:
+            if name in owner and owner[name] != fam.name and out[name] is not ruleset:
                 raise ValueError(f"ruleset {name!r} is defined by both {owner[name]!r} and {fam.name!r}")
             owner[name] = fam.name
             out[name] = ruleset
@@ -150,6 +151,28 @@ def get_ruleset(name: str | Ruleset) -> Ruleset:
         return known[name]
     except KeyError:
         raise UnknownRuleset(f"unknown ruleset {name!r}; use one of: {', '.join(known)}") from None
+
+
+def ruleset_for(fam: Family, chosen: Mapping[str, str] | None = None, fallback: str | None = None) -> str | None:
+    """The name of the ruleset a family's problems are scored by: the one ``chosen`` names for the family, else
+    ``fallback`` when the family defines it (a pack's one ruleset, as packs had before they named one per family),
+    else the family's default (its first; None for a family without rulesets). One clear error when ``chosen``
+    names a ruleset the family does not define."""
+    mine = fam.rulesets()
+    name = (chosen or {}).get(fam.name)
+    if name is not None:
+        if name not in mine:
+            known = ", ".join(mine) or "none"
+            raise UnknownRuleset(f"the task family {fam.name!r} has no ruleset {name!r}; its rulesets: {known}")
+        return name
+    if fallback is not None and fallback in mine:
+        return fallback
+    return fam.default_ruleset()
+
+
+def judge_context(problem: ProblemBase) -> dict[str, Any]:
+    """What the judge sees of ``problem`` (`Family.judge_context`)."""
+    return family_for(problem.task).judge_context(problem)
 
 
 def gold_vectors(problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
@@ -185,8 +208,10 @@ __all__ = [
     "family_for",
     "get_ruleset",
     "gold_vectors",
+    "judge_context",
     "parse_problem",
     "register",
+    "ruleset_for",
     "rulesets",
     "score",
     "tool_declarations",

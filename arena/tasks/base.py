@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from arena.scoring.models import RunScore
+    from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
     from arena.tools.registry import RunState, ToolRegistry
     from arena.trajectory import TrajectoryEvent
 
@@ -78,6 +79,14 @@ class ProblemBase(BaseModel):
         return orjson.dumps(mine, option=orjson.OPT_SORT_KEYS).decode()
 
 
+def split_ids(raw: Any) -> list[str]:
+    """The ids of a comma-separated raw answer: stripped, empties dropped, first occurrence kept ([] for a
+    non-string)."""
+    if not isinstance(raw, str):
+        return []
+    return list(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+
+
 @dataclass
 class Generated:
     """What a family's generator made: the problems kept, one line per problem it gave up on, its version."""
@@ -90,8 +99,21 @@ class Generated:
 class Family:
     """One kind of task. Subclass it in ``arena/tasks/<name>/`` and register an instance (`arena.tasks.register`).
 
-    The defaults make a tiny family tiny: a family gives its name, task types, problem model, tools and `score`;
-    everything else has a neutral default."""
+    A family gives its name, task types, problem model, tools and `score`; every other hook has a neutral default,
+    so a tiny family stays tiny. The hooks, and who calls them:
+
+    - `tools` (the gateway, the corpus's schemas), `run_state` (the gateway, when a run opens);
+    - `score` (the strict verdict: the race, ``arena-miner test``, rescore, ``arena score``), `rulesets` (the named
+      check variants a pack may choose per family, the first the default), `gold_vectors` (what a pack stores for
+      scoring), `answer_ids` (the ids of a raw answer, for the corpus);
+    - `generate` (``arena problems generate``), `importers` (the ``arena problems import...`` commands),
+      `selfcheck` (``arena problems selfcheck`` and the importers: golds pass, near misses fail);
+    - `judge_context` (what the judge, offline or LLM, sees of a problem);
+    - `run_sections` (the sections of the dashboard's run page), `corpus_known` (the answer's ids the verdict found in
+      the catalog, for the corpus's validity step), `corpus_prompt` (the corpus's system prompt).
+
+    The answer tool is the one a family's registry declares with ``results="answer"`` (`arena.tasks.answer`): its
+    ``product_ids`` argument is the run's raw answer."""
 
     name: ClassVar[str]
     #: its task types, in display order; each belongs to exactly one family
@@ -100,14 +122,14 @@ class Family:
     #: a one-line description for ``--help`` and the docs
     summary: ClassVar[str] = ""
     #: how the dashboard's run page shows a run: None (its default: the answer beside the gold, slot by slot, and
-    #: the checks), "session" (the conversation and the per-constraint attribution), "generic" (the verdict as it is)
+    #: the checks), "session" (the conversation and the per-constraint attribution), "generic" (`run_sections`)
     run_page: ClassVar[str | None] = None
     #: the system prompt the corpus writes before each exported chat
     corpus_prompt: ClassVar[str] = "You are a shopping assistant. Use the tools, then commit your answer."
 
     def tools(self) -> ToolRegistry:
         """A fresh registry of every tool a run of this family may call (the gateway serves it; the corpus writes its
-        schemas)."""
+        schemas). Exactly one tool is registered with ``results="answer"``: the answer tool."""
         raise NotImplementedError
 
     def run_state(self, problem: ProblemBase) -> RunState:
@@ -127,14 +149,25 @@ class Family:
         gold_vectors: Sequence[Any] | None = None,
         ruleset: Any = None,
     ) -> RunScore:
-        """The strict verdict on a run: ``answer`` is the run's raw committed answer (`arena.scoring.answer`),
-        ``events`` the gateway's log of the run (families that score the conversation read it)."""
+        """The strict verdict on a run: ``answer`` is the run's raw committed answer (`arena.tasks.answer`),
+        ``events`` the gateway's log of the run (families that score the conversation read it), ``ruleset`` the
+        name the pack gives this family (`Pack.ruleset_for`; None: the family's default)."""
         raise NotImplementedError
 
     def rulesets(self) -> Mapping[str, Ruleset]:
-        """The family's named rulesets (name -> `Ruleset`), the first one its default; names are unique across the
-        families (`arena.tasks.get_ruleset`). Empty by default."""
+        """The family's named rulesets (name -> `Ruleset`), the first one its default. A name belongs to one family,
+        unless two families share the very same ruleset object (the shopping domain's checks). Empty by default:
+        the family has one way to check and `score` is given ``ruleset=None``."""
         return {}
+
+    def default_ruleset(self) -> str | None:
+        """The name of the family's first ruleset (None when it has none)."""
+        return next(iter(self.rulesets()), None)
+
+    def answer_ids(self, raw: Any) -> list[str]:
+        """The ids a raw answer names (the corpus checks they were listed): by default a comma-separated string's
+        non-empty ids, stripped, first occurrence kept."""
+        return split_ids(raw)
 
     def generate(
         self,
@@ -153,3 +186,79 @@ class Family:
         """Vectors a pack stores beside its problems for scoring: problem_id -> one row (a float vector, or None)
         per scored slot; the pack stores them in base64 and hands them back to `score` decoded."""
         return {}
+
+    def importers(self) -> Sequence[Importer]:
+        """The family's importers of outside records, each an ``arena problems <command>`` (`hooks.Importer`);
+        `arena.problems.cli` makes one command per importer of every family. None by default."""
+        return ()
+
+    def selfcheck(
+        self,
+        problems: Sequence[ProblemBase],
+        catalog: Any,
+        *,
+        ruleset: str | None = None,
+        vectors: Callable[[str], Any] | None = None,
+        step: Step | None = None,
+    ) -> SelfCheckReport:
+        """Check that ``problems`` and ``catalog`` belong together (``arena problems selfcheck``): by default every
+        problem's gold answer (its `gold_ids`, comma-joined, as an agent would commit them) must pass `score`.
+        A family with near misses (distractors) or a blind baseline overrides it and adds them."""
+        from arena.tasks.hooks import SelfCheckReport, Table
+
+        report = SelfCheckReport()
+        passed: dict[str, list[int]] = {}
+        advance = step("self-check", len(problems)) if step else None
+        for problem in problems:
+            row = passed.setdefault(problem.task, [0, 0])
+            row[1] += 1
+            gold = ",".join(problem.gold_ids)
+            rows = vectors(problem.problem_id) if vectors else None
+            verdict = self.score(problem, gold, catalog.get, gold_vectors=rows, ruleset=ruleset)
+            if verdict.success:
+                row[0] += 1
+                report.kept.append(problem)
+            else:
+                failed = ", ".join(c.name for c in verdict.checks if not c.passed) or "no check passed"
+                report.failures.append(f"{problem.problem_id}: gold answer fails ({failed})")
+            if advance:
+                advance(1)
+        table = Table(f"self-check of the {self.name} problems", ["task", "problems", "gold pass"])
+        table.rows = [[task, str(n), f"{ok / n:.1%}"] for task, (ok, n) in passed.items()]
+        report.tables.append(table)
+        report.ok = not report.failures
+        report.figures = {"by_task": {t: {"problems": n, "gold_passed": ok} for t, (ok, n) in passed.items()}}
+        return report
+
+    def judge_context(self, problem: ProblemBase) -> dict[str, Any]:
+        """What the judge sees of a problem (`arena.judge`): ``problem_id``, ``task`` and ``query``, plus what else
+        the agent was given that the judge should know (then a fact found there is not one the run learned; never
+        the gold). Every value beyond ``problem_id`` and ``task`` is shown to the LLM judge as a field."""
+        return {"problem_id": problem.problem_id, "task": problem.task, "query": problem.query}
+
+    def run_sections(
+        self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]
+    ) -> list[Section]:
+        """The sections the dashboard's run page shows below the run's facts and above its steps, from the problem
+        (whole: the run page is shown once the race closed), the stored strict verdict (``RunScore`` as JSON, or
+        None when not scored) and the run's steps (the API's step dicts). By default the answer and the checks."""
+        from arena.tasks.hooks import Section
+
+        if strict is None:
+            return [Section("Answer and strict checks", "text", id="strict-generic", text="not scored")]
+        facts = {
+            "success": "yes" if strict.get("success") else "no",
+            "answer": ", ".join(str(a) for a in strict.get("answer") or []) or "nothing",
+            "ruleset": f"{strict.get('ruleset') or '-'} v{strict.get('ruleset_version') or '?'}",
+            "gold": ", ".join(problem.gold_ids) or "-",
+        }
+        checks = [dict(c) for c in strict.get("checks") or [] if isinstance(c, Mapping)]
+        return [
+            Section("Answer and strict checks", "facts", id="strict-generic", facts=facts),
+            Section("Checks", "checks", id="checks", checks=checks),
+        ]
+
+    def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
+        """The answer's ids the stored strict verdict found in the catalog: the corpus keeps a run whose answer ids
+        were each listed by a tool or are known here. None by default."""
+        return set()

@@ -231,7 +231,7 @@ def _one_run(
             catalog.get,
             events=outcome.events,
             gold_vectors=pack.gold_vectors(problem.problem_id),
-            ruleset=pack.ruleset,
+            ruleset=pack.ruleset_for(problem.task),
         )
     code, _ = outcome.error_code()  # as a validator would blame it (arena.blame)
     ran.faults += code is not None and code >= 2000
@@ -369,11 +369,12 @@ def _judge(name: str, url: str | None, models: list[str]) -> Any:
 def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
     """The judge's verdict on a run the sandbox completed; a judge that cannot judge is shown, never a zero."""
     from arena.judge import JudgeUnavailable
+    from arena.tasks import judge_context
 
     if judge is None or score is None:
         return None
     try:
-        verdict = judge.judge(problem.public(), outcome.events)
+        verdict = judge.judge(judge_context(problem), outcome.events)
     except JudgeUnavailable as exc:
         err.print(f"[yellow]{problem.problem_id}[/]: judge unavailable ({exc})", highlight=False)
         return None

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from arena.catalog import Catalog
 from arena.judge.offline import OfflineJudge
 from arena.problems.pack import Pack, load_pack
-from arena.scoring.answer import raw_answer
+from arena.tasks.answer import raw_answer
 from arena.tasks.shoppingbench.problem import Problem
 from arena.tasks.shoppingbench.strict import score_run
 from arena.tasks.shoppingbench.tools import default_registry

@@ -272,8 +272,8 @@ def test_an_upstream_that_never_answers_is_recorded_as_stalled_when_the_run_ends
 
 def test_a_body_no_store_can_hold_is_refused_and_never_replaces_the_answer(gateway):
     """A lone surrogate escape is valid JSON but not Unicode: refused with 400 before any tool, recorded without it,
-    and the earlier answer stands (arena.scoring.answer counts only calls a tool saw)."""
-    from arena.scoring.answer import raw_answer
+    and the earlier answer stands (arena.tasks.answer counts only calls a tool saw)."""
+    from arena.tasks.answer import raw_answer
 
     gw, sock, _ = gateway
     run = gw.open_run("r-surrogate")

@@ -18,7 +18,8 @@ from arena.trajectory import TrajectoryEvent
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 QUERY = "I need a rattan storage basket under 400 pesos."
-PROBLEM = {"problem_id": "p-basket", "task": "product", "query": QUERY, "difficulty": "easy", "n_products": 1}
+#: what the judge sees of a ShoppingBench problem (`Family.judge_context`)
+PROBLEM = {"problem_id": "p-basket", "task": "product", "query": QUERY}
 
 A = {
     "product_id": "5001000001",
@@ -180,7 +181,7 @@ def test_a_run_without_llm_calls_shows_no_reasoning() -> None:
     empty = verdict([])
     assert (empty.gate, empty.evidence, empty.checks["counts"]["tool_results"]) == ("no_reasoning", [], 0)
     assert build_evidence(PROBLEM, []).endswith(
-        "<events count=0>\n</events>\n<answer>\nnone: no recommend_product call\n</answer>"
+        "<events count=0>\n</events>\n<answer>\nnone: no answer call\n</answer>"
     )
 
 
@@ -506,7 +507,7 @@ TAG = re.compile(
 LABEL = re.compile(
     r"^(query|arguments|result|error|content|tool_calls|response):$|^request: |^completion: |"
     r"^\[truncated: \d+ of \d+ chars\]$|^\[dropped: \d+ events? \(seq \d+ to \d+\) to keep|"
-    r"^none: no recommend_product call$"
+    r"^none: no answer call$"
 )
 
 
@@ -551,9 +552,20 @@ def test_evidence_lists_the_query_each_event_and_the_final_answer() -> None:
     assert [int(s) for s in re.findall(r"(?m)^<event seq=(\d+)", text)] == list(range(7))
 
 
+def test_a_familys_judge_context_is_shown_quoted_and_its_facts_count_as_given() -> None:
+    """A family that gives the agent more than the query (`Family.judge_context`) shows it to the judge as quoted
+    fields; a fact found there was given, so a completion repeating it is not analysis of a tool result."""
+    given = {**PROBLEM, "owned_item": "Kalinaw Rattan Storage Basket with Lid Large, 5001000001 at 349"}
+    text = build_evidence(given, Log().search().events)
+    assert "</problem>" in text and text.index("owned_item:\n| Kalinaw Rattan") < text.index("</problem>")
+    assert "| Kalinaw Rattan Storage Basket with Lid Large, 5001000001 at 349" in text
+    events = run_with(SOUND_TEXT)
+    assert verdict(events).gate != verdict(events, given).gate
+
+
 def test_evidence_without_an_answer_says_so() -> None:
     text = build_evidence(PROBLEM, Log().search().events)
-    assert text.endswith("<answer>\nnone: no recommend_product call\n</answer>")
+    assert text.endswith("<answer>\nnone: no answer call\n</answer>")
 
 
 def test_evidence_truncates_results_and_notes_the_original_length() -> None:

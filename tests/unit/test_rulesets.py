@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from arena.scoring.answer import final_recommendation, raw_answer
+from arena.tasks.answer import final_recommendation, raw_answer
 from arena.tasks.shoppingbench.problem import Problem
 from arena.tasks.shoppingbench.rulesets import RULESETS, UnknownRuleset, get_ruleset
 from arena.tasks.shoppingbench.similarity import SN15_TITLE_THRESHOLD, TITLE_THRESHOLD, title_similarity

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import tasks
-from arena.scoring.answer import raw_answer
 from arena.scoring.models import RunScore
+from arena.tasks.answer import raw_answer
 from arena.tasks.session import rubric
 from arena.tasks.session.scoring import score_session
 from arena.trajectory import TrajectoryEvent

@@ -38,16 +38,11 @@ class ProblemInfo:
 
 def gold_ids(data: dict[str, Any]) -> tuple[str, ...]:
     """A stored problem's gold product ids, as its family reads them (`ProblemBase.gold_ids`: a ShoppingBench reward's
-    products, a session's acceptable products), for the leak clusters; a problem its family cannot read falls back
-    to ShoppingBench's ``reward``."""
+    products, a session's acceptable products), for the leak clusters; none for a problem no loaded family reads."""
     try:
         return tuple(str(g) for g in parse_problem(data).gold_ids)
     except (UnknownTask, ValueError):  # pydantic's ValidationError is a ValueError
-        return tuple(
-            str(r["product_id"])
-            for r in data.get("reward") or []
-            if isinstance(r, dict) and r.get("product_id") is not None
-        )
+        return ()
 
 
 def problem_info(row: Any) -> ProblemInfo:
@@ -137,16 +132,12 @@ def _sift(
     if not run_events:
         return "normalize", "no_events"
     form = info.chat_format
-    chat = normalize(info.problem.query, run_events, form.kinds)
+    chat = normalize(info.problem.query, run_events, form.kinds, form.answer_ids)
     if len(chat.turns) < 2:
         return "normalize", "no_turns"
     body = chat.body()
     tokens = estimate_tokens(_system_bytes(form.system) + len(body))
-    known = {
-        str(p.get("answer_id"))
-        for p in (run.answer_products or [])
-        if isinstance(p, dict) and p.get("known") and p.get("answer_id")
-    }
+    known = form.known(run.strict if isinstance(run.strict, dict) else None)
     reason = invalid_reason(chat, tokens, known, options.max_tokens)
     if reason:
         return "validity", reason

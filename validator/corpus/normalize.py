@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from arena.tasks import get_ruleset
+from arena.tasks.base import split_ids
 from arena.tools.registry import LISTING_KINDS
-
-#: the ruleset whose reading of an answer the validity step uses (ids stripped, empties and duplicates dropped)
-ANSWER_RULESET = "sn15"
 
 
 def dumps(value: Any) -> str:
@@ -67,6 +64,7 @@ class Chat:
     unpaired: int = 0
     recommend_calls: int = 0
     recommended: list[str] = field(default_factory=list)
+    answer_raw: Any = None  # the raw answer of the last answer call that succeeded
     listed: set[str] = field(default_factory=set)  # product ids the catalog's tool results showed
     complete: bool = False
 
@@ -81,10 +79,16 @@ class Chat:
 _Pending = tuple[str, str, str]  # (call id, tool, arguments key) of a tool call an LLM completion emitted
 
 
-def normalize(query: str, events: Iterable[Sequence[Any]], kinds: Mapping[str, str]) -> Chat:
+def normalize(
+    query: str,
+    events: Iterable[Sequence[Any]],
+    kinds: Mapping[str, str],
+    answer_ids: Callable[[Any], list[str]] = split_ids,
+) -> Chat:
     """The chat of a run from its gateway events, each ``(seq, kind, name, arguments JSON, result JSON, error,
     status)`` in seq order (`Store.export_runs`' shape; LLM request bodies are not needed). ``kinds``: the kind of
-    result each tool of the run's family declares (`arena.tools.registry.RESULT_KINDS`; a tool not in it: other)."""
+    result each tool of the run's family declares (`arena.tools.registry.RESULT_KINDS`; a tool not in it: other);
+    ``answer_ids``: the ids of a raw answer, as the family reads them (`Family.answer_ids`)."""
     chat = Chat(turns=[{"role": "user", "content": query}])
     pending: list[_Pending] = []  # (call id, tool, arguments key) of the latest completion
     next_id = 0
@@ -110,6 +114,7 @@ def normalize(query: str, events: Iterable[Sequence[Any]], kinds: Mapping[str, s
             last_tool = (result_kind, ok)
         # agent_log and rejected events are not part of the conversation
     chat.unpaired += len(pending)
+    chat.recommended = answer_ids(chat.answer_raw) if chat.answer_raw is not None else []
     last = chat.turns[-1]
     if last["role"] == "tool":
         chat.complete = last_tool == ("end", True)
@@ -208,7 +213,7 @@ def _tool_turn(
         chat.recommend_calls += 1
         if ok:
             raw = arguments.get("product_ids") if isinstance(arguments, dict) else None
-            chat.recommended = get_ruleset(ANSWER_RULESET).parse(raw)
+            chat.answer_raw = raw
     elif ok and result_kind in LISTING_KINDS:
         _listed_ids(result, chat.listed)
     return next_id, ok

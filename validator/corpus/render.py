@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -17,12 +17,17 @@ from validator.corpus.options import CorpusError
 @dataclass(frozen=True)
 class ChatFormat:
     """What a chat of one task family is written with: the system prompt (the family's instructions and its tool
-    schemas), the schemas, and each tool's declared kind of result (name -> `arena.tools.registry.RESULT_KINDS`)."""
+    schemas), the schemas, each tool's declared kind of result (name -> `arena.tools.registry.RESULT_KINDS`), and
+    how the family reads an answer's ids and the ids its verdict found."""
 
     family: str
     system: str
     schemas: list[dict[str, Any]]
     kinds: Mapping[str, str]
+    #: the ids a raw answer names, as the family reads them (`Family.answer_ids`)
+    answer_ids: Callable[[Any], list[str]]
+    #: the answer's ids the stored strict verdict found in the catalog (`Family.corpus_known`)
+    known: Callable[[Mapping[str, Any] | None], set[str]]
 
 
 def chat_format(task: str) -> ChatFormat:
@@ -47,6 +52,8 @@ def _family_format(name: str) -> ChatFormat:
         system=system_prompt(schemas, fam.corpus_prompt),
         schemas=schemas,
         kinds={tool.name: tool.results for tool in tools},
+        answer_ids=fam.answer_ids,
+        known=fam.corpus_known,
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.judge import Judge
 from arena.scoring.models import strict_score
-from arena.tasks import ProblemBase
+from arena.tasks import ProblemBase, judge_context
 from validator.races.base import ArenaParts
 from validator.store.models import Run
 
@@ -101,7 +101,7 @@ class Judging(ArenaParts):
         trajectory; None when it failed (a fault of ours, logged): the run then waits for the judge job."""
         judge = self._judge_for(run)
         try:
-            verdict = judge.judge(problem.public(), events)
+            verdict = judge.judge(judge_context(problem), events)
         except Exception as exc:  # noqa: BLE001 - never the agent's zero: judged again by the judge job
             if self.log is not None:
                 self.log.error(
@@ -140,7 +140,7 @@ class Judging(ArenaParts):
         judge = self._judge_for(run)
         started = time.perf_counter()
         try:
-            verdict = judge.judge(problem.public(), self.store.events(run.run_id) if events is None else events)
+            verdict = judge.judge(judge_context(problem), self.store.events(run.run_id) if events is None else events)
         except JudgeUnavailable as exc:
             if self.metrics is not None:
                 self.metrics.judge_failures.inc()

@@ -309,8 +309,8 @@ class Running(Judging):
 
     def _score(self, run_id: str, answer: Any = None) -> None:
         """Strict checks on the run's answer by the pack's ruleset. ``answer`` is the raw ``product_ids`` of the
-        final recommendation (`arena.scoring.answer`); None reads it back from the stored trajectory."""
-        from arena.scoring.answer import raw_answer
+        final recommendation (`arena.tasks.answer`); None reads it back from the stored trajectory."""
+        from arena.tasks.answer import raw_answer
 
         run = self.store.run(run_id)
         assert run is not None
@@ -332,5 +332,5 @@ class Running(Judging):
             self.catalog.get,
             events=events,
             gold_vectors=self.gold_vectors(problem.problem_id),
-            ruleset=self.pack.ruleset,
+            ruleset=self.pack.ruleset_for(problem.task),
         )

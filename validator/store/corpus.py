@@ -73,8 +73,9 @@ class CorpusStore:
         events: run_id -> [(seq, kind, name, arguments JSON text, result JSON text, error, status)] in seq order.
 
         A run row has run_id, race_id, hotkey, problem_id, status, error_code, ended_at, sha256 (the agent's
-        bundle), success, final, judge_quality, judge_gate and answer_products (the strict score's per-slot
-        `answer_id`/`known`). One connection reads everything (REPEATABLE READ on Postgres: one snapshot)."""
+        bundle), success, final, judge_quality, judge_gate and strict (the stored strict verdict, which the
+        run's family reads: `Family.corpus_known`). One connection reads everything (REPEATABLE READ on Postgres:
+        one snapshot)."""
         from sqlalchemy import Text, case, cast
 
         ended = func.coalesce(Run.finished_at, Run.errored_at).label("ended_at")
@@ -92,7 +93,7 @@ class CorpusStore:
                 Score.final,
                 Score.judge_quality,
                 Score.judge["gate"].as_string().label("judge_gate"),
-                Score.strict["products"].label("answer_products"),
+                Score.strict.label("strict"),
             )
             .join(ProblemRow, ProblemRow.problem_id == Run.problem_id)
             .join(Submission, Submission.id == Run.submission_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.judge import Verdict
+from arena.judge.evidence import context_text
 from arena.judge.offline.checks import MIN_SHARED_WORDS, Completion, Match, compare, shared_facts
 from arena.judge.offline.facts import remembered_facts
 from arena.judge.offline.known import Known
@@ -32,7 +33,7 @@ class OfflineJudge:
         self.rubric = rubric
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
-        known = Known.for_query(str(problem.get("query") or ""))
+        known = Known.for_query(context_text(problem))
         found = {check: Match() for check in CHECKS}
         longest = 0
         completions = 0

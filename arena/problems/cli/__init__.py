@@ -1,7 +1,8 @@
 """``arena problems``: import, generate, split, self-check, pack, verify and show problem packs.
 
-One module per command group, registered here on the one app in the order `--help` lists them: `making` (import,
-generate), `sessions` (import-sessions: EComAgentBench's tasks), `splitting` (split, selfcheck), `packing` (pack,
+One module per command group, registered here on the one app in the order `--help` lists them: `importing` (one
+``import...`` command per importer a family declares: ShoppingBench's ``import``, the session's
+``import-sessions``), `making` (generate), `splitting` (split, selfcheck by each family's hook), `packing` (pack,
 open: signing and sealing), `inspecting` (verify, show); `common` holds what they share. `scoring` is `arena score`
 (on the top-level app: answers of any harness against a pack).
 """
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 import typer
 
-from arena.problems.cli import inspecting, making, packing, sessions, splitting
+from arena.problems.cli import importing, inspecting, making, packing, splitting
 
 app = typer.Typer(
     help="Problems of every task family: import, generate, split, self-check, sign and inspect packs.",
     no_args_is_help=True,
 )
-app.command("import")(making.import_cmd)
+importing.register_importers(app)
 app.command("generate")(making.generate_cmd)
-app.command("import-sessions")(sessions.import_sessions_cmd)
 app.command("split")(splitting.split_cmd)
 app.command("selfcheck")(splitting.selfcheck_cmd)
 app.command("pack")(packing.pack_cmd)

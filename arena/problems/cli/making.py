@@ -1,5 +1,5 @@
-"""`arena problems import` and `generate`: problems from ShoppingBench records or ORO suites, or generated from a
-catalog (ground truth first, then the query)."""
+"""`arena problems generate`: problems generated from a catalog (ground truth first, then the query) by each task
+type's family. The importers are `importing`'s."""
 
 from __future__ import annotations
 
@@ -8,111 +8,13 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import err, fail, out, parse_size, progress_bar
+from arena.cliutil import err, fail, out, progress_bar
 from arena.problems.cli.common import new_pack, out_file, write
 from arena.tasks import all_tasks, family, family_for
 
 #: the family whose task types `arena problems generate` makes by default (`arena problems` is ShoppingBench's
 #: toolbox: import, generate, paraphrase, self-check; other families' task types are generated on request)
 DEFAULT_FAMILY = "shoppingbench"
-
-
-def import_cmd(
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            help="ShoppingBench test files (product, shop, voucher, web JSONL) or ORO problem suites (one JSON array)."
-        ),
-    ],
-    out_pack: Annotated[Path, typer.Option("--out", help="The pack file to write.", callback=out_file)],
-    rebuild_catalog: Annotated[
-        Path | None,
-        typer.Option(
-            "--rebuild-catalog", help="Also build a catalog in which every problem is playable (gold + distractors)."
-        ),
-    ] = None,
-    background_size_text: Annotated[
-        str,
-        typer.Option(
-            "--background-size", help="Generated background products in the rebuilt catalog, e.g. 0, 5000, 20k, 100k."
-        ),
-    ] = "100k",
-    background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
-    ruleset: Annotated[
-        str,
-        typer.Option(
-            help="The strict checks the pack is scored by: shoppingbench (the paper's "
-            "evaluator) or sn15 (subnet 15's scorer)."
-        ),
-    ] = "shoppingbench",
-) -> None:
-    """Import ShoppingBench test records or ORO suites (task detected per record); bad records are reported by line.
-
-    With --rebuild-catalog, a gold product named by several problems is built once to meet them all; problems that
-    cannot be satisfied together are left out, each reported in one line with the constraint that clashes."""
-    from arena.tasks import UnknownRuleset, get_ruleset
-    from arena.tasks.shoppingbench.importer import import_files
-
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        fail(f"no such file: {', '.join(missing)}")
-    try:
-        background_size = 0 if background_size_text.strip() == "0" else parse_size(background_size_text)
-    except ValueError as exc:
-        fail(f"--background-size: {exc}")
-    try:
-        ruleset = get_ruleset(ruleset).name
-    except UnknownRuleset as exc:
-        fail(f"--ruleset: {exc}")
-    report = import_files(files)
-    for bad in report.bad:
-        err.print(f"[yellow]skipped[/] {bad}", highlight=False)
-    if not report.problems:
-        fail(f"no valid problems in {len(files)} file(s) ({len(report.bad)} bad records); nothing was written")
-    problems, digest = report.problems, None
-    if rebuild_catalog is not None:
-        if background_size < 0:
-            fail(f"--background-size must be 0 or more, got {background_size}")
-        problems, digest = _rebuild(problems, rebuild_catalog, background_size, background_seed, force)
-    pack = new_pack(problems, digest, "shoppingbench-import/1", ruleset)
-    write(pack, out_pack)
-    by_task: dict[str, int] = {}
-    for problem in problems:
-        by_task[problem.task] = by_task.get(problem.task, 0) + 1
-    counts = ", ".join(f"{n} {t}" for t, n in sorted(by_task.items()))
-    out.print(f"imported {len(problems)} problems ({counts}) -> {out_pack}")
-
-
-def _rebuild(
-    problems: list[Any], folder: Path, background_size: int, background_seed: int, force: bool
-) -> tuple[list[Any], str]:
-    """`import --rebuild-catalog`: a catalog in which every imported problem is playable; the problems that could be
-    satisfied together (the others reported) and the catalog's digest."""
-    from arena.catalog import CatalogError
-    from arena.tasks.shoppingbench.rebuild import rebuild_catalog as rebuild
-
-    with progress_bar() as bar:
-        task = bar.add_task("rebuilding catalog", total=background_size + sum(len(p.reward) for p in problems), rate="")
-        try:
-            rebuilt = rebuild(
-                problems,
-                folder,
-                background_seed=background_seed,
-                background_size=background_size,
-                force=force,
-                progress=lambda k: bar.advance(task, k),
-            )
-        except CatalogError as exc:
-            fail(str(exc))
-    for skipped in rebuilt.skipped:
-        err.print(f"[yellow]unsatisfiable[/] {skipped}", highlight=False)
-    out.print(
-        f"rebuilt catalog {folder}: {rebuilt.products:,} products ({rebuilt.golds} golds, "
-        f"{rebuilt.distractors} distractors, {rebuilt.web_pages} web pages); digest {rebuilt.digest}",
-        highlight=False,
-    )
-    return rebuilt.problems, rebuilt.digest
 
 
 def generate_cmd(

@@ -4,8 +4,9 @@ together), and the checks that every problem is solvable and no blind baseline s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -61,49 +62,55 @@ def selfcheck_cmd(
         Path | None, typer.Option("--json", help="Also write the report as JSON here.", callback=json_file)
     ] = None,
 ) -> None:
-    """Run every gold answer and every recorded distractor through the pack's ruleset (gold 100%, distractors 0%),
-    and the blind baseline (top search hits, no reading): its success per task should stay low."""
+    """Check that the pack and its catalog belong together, by each family's self-check (`Family.selfcheck`): every
+    gold answer passes the pack's ruleset, every recorded near miss fails, and a blind baseline stays low."""
     from arena.catalog import Catalog, CatalogError
-    from arena.tasks.shoppingbench.selfcheck import selfcheck
+    from arena.tasks import families
 
     try:
         catalog = Catalog.open(catalog_dir)
     except CatalogError as exc:
         fail(str(exc))
     pack = load(pack_path, catalog_digest=catalog.digest)
+    reports = []
     with progress_bar() as bar:
-        task = bar.add_task("self-check", total=len(pack.problems), rate="")
-        report = selfcheck(
-            pack.problems,
-            catalog.get,
-            vectors=pack.gold_vectors,
-            progress=lambda k: bar.advance(task, k),
-            catalog=catalog,
-            ruleset=pack.ruleset,
-        )
-    table = Table(title=f"self-check of {pack_path}")
-    for column in ("task", "problems", "gold pass", "distractors", "distractor pass"):
-        table.add_column(column, justify="left" if column == "task" else "right")
-    for name, row in report.by_task.items():
-        table.add_row(
-            name, str(row.problems), f"{row.gold_rate:.1%}", str(row.distractors), f"{row.distractor_pass_rate:.1%}"
-        )
-    out.print(table)
-    baseline = Table(title=f"blind baseline (top search hits, nothing read), {pack.ruleset} ruleset")
-    for column in ("task", "problems", "top hits for the query", "top hit for the top web result"):
-        baseline.add_column(column, justify="left" if column == "task" else "right")
-    for name, blind in report.baseline.items():
-        baseline.add_row(
-            name,
-            str(blind.problems),
-            f"{blind.query_rate:.1%}",
-            "" if blind.web_rate is None else f"{blind.web_rate:.1%}",
-        )
-    out.print(baseline)
-    for failure in report.failures[:20]:
+
+        def step(label: str, total: int | None) -> Callable[[int], None]:
+            task = bar.add_task(label, total=total, rate="")
+            return lambda k: bar.advance(task, k)
+
+        for fam in families():
+            mine = [p for p in pack.problems if p.task in fam.tasks]
+            if mine:
+                ruleset = pack.ruleset_for(mine[0].task)
+                reports.append(fam.selfcheck(mine, catalog, ruleset=ruleset, vectors=pack.gold_vectors, step=step))
+    failures = [line for report in reports for line in report.failures]
+    for report in reports:
+        for shown in report.tables:
+            table = Table(title=f"{shown.title} of {pack_path}" if shown.title == "self-check" else shown.title)
+            for i, column in enumerate(shown.columns):
+                table.add_column(column, justify="left" if i == 0 else "right")
+            for row in shown.rows:
+                table.add_row(*row)
+            out.print(table)
+    for failure in failures[:20]:
         err.print(f"[red]fail[/] {failure}", highlight=False)
+    ok = all(report.ok for report in reports)
     if json_out is not None:
-        json_out.write_text(json.dumps(report.summary(), indent=1))
-    if not report.ok:
-        fail(f"self-check failed: {len(report.failures)} problem(s) listed above", code=1)
+        json_out.write_text(json.dumps(merged_figures(reports, ok, failures), indent=1))
+    if not ok:
+        fail(f"self-check failed: {len(failures)} problem(s) listed above", code=1)
     out.print("ok: every gold answer passes and every distractor fails")
+
+
+def merged_figures(reports: list[Any], ok: bool, failures: list[str]) -> dict[str, Any]:
+    """The families' self-check figures in one JSON object: per-task tables merged (task types are unique across
+    families), then ``ok`` and every failure."""
+    merged: dict[str, Any] = {}
+    for report in reports:
+        for key, value in report.figures.items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+    return {**merged, "ok": ok, "failures": failures}

@@ -42,9 +42,11 @@ def new_pack(
     rotation: Rotation | None = None,
     embed: bool = True,
     ruleset: str = "shoppingbench",
+    rulesets: dict[str, str] | None = None,
 ) -> Pack:
     """An unsigned pack of ``problems`` (their ids must be unique), with its id, creation time and, when ``embed``,
-    the gold title embeddings, scored by ``ruleset``. Sign it with `Pack.signed`."""
+    the gold title embeddings, scored by ``ruleset`` (each family that defines it) and ``rulesets`` (family ->
+    ruleset). Sign it with `Pack.signed`."""
     problems = list(problems)
     duplicate = first_duplicate(p.problem_id for p in problems)
     if duplicate is not None:
@@ -59,6 +61,7 @@ def new_pack(
             problems=problems,
             title_embeddings=embed_titles(problems) if embed else {},
             ruleset=ruleset,
+            rulesets=rulesets or {},
         )
     except ValidationError as exc:
         raise PackError(f"cannot make the pack: {first_error(exc)}") from None

@@ -139,9 +139,13 @@ class Pack(BaseModel):
     #: ("" for a reward without a title).
     title_embeddings: dict[str, list[str]] = Field(default_factory=dict)
     public_only: bool = False
-    #: the strict checks its problems are scored by (`arena.tasks.shoppingbench.rulesets`); a pack written
-    #: before rulesets existed has none and is scored by ``shoppingbench``
+    #: the strict checks its problems are scored by, for every family that defines a ruleset of this name (the one
+    #: ruleset of a pack written before packs named one per family; a pack written before rulesets has none and is
+    #: scored by ``shoppingbench``); `rulesets` overrides it family by family (`ruleset_for`)
     ruleset: str = "shoppingbench"
+    #: family name -> the ruleset its problems are scored by; a family not named here is scored by `ruleset` when it
+    #: defines it, else by its default (its first ruleset)
+    rulesets: dict[str, str] = Field(default_factory=dict)
     #: the race pool sealed in one batch per rotation slot (`arena.problems.seal`); empty: the race problems are in
     #: `problems`, in clear, and a race draws from them
     sealed: list[SealedBatch] = Field(default_factory=list)
@@ -163,6 +167,26 @@ class Pack(BaseModel):
         from arena.tasks import get_ruleset
 
         return get_ruleset(value).name
+
+    @field_validator("rulesets")
+    @classmethod
+    def _known_family_rulesets(cls, value: dict[str, str]) -> dict[str, str]:
+        from arena.tasks import family, ruleset_for
+
+        for name in value:
+            ruleset_for(family(name), value)
+        return value
+
+    def ruleset_for(self, task: str, override: str | None = None) -> str | None:
+        """The name of the ruleset problems of task type ``task`` are scored by (`arena.tasks.ruleset_for`):
+        ``override`` when the family defines it (``--ruleset`` of `arena score` and rescore), else the family's
+        entry in `rulesets`, else `ruleset` when the family defines it, else the family's default."""
+        from arena.tasks import family_for, ruleset_for
+
+        fam = family_for(task)
+        if override is not None and override in fam.rulesets():
+            return override
+        return ruleset_for(fam, self.rulesets, self.ruleset)
 
     @model_validator(mode="after")
     def _consistent(self) -> Pack:
@@ -192,7 +216,7 @@ class Pack(BaseModel):
         # fields added after packs were first signed are signed only when they differ from their default (which is
         # what a pack without them means), so a pack signed before they existed verifies unchanged
         default: object
-        for later, default in (("ruleset", "shoppingbench"), ("sealed", [])):
+        for later, default in (("ruleset", "shoppingbench"), ("rulesets", {}), ("sealed", [])):
             if data.get(later) == default:
                 data.pop(later, None)
         rotation_later = (

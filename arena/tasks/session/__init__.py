@@ -9,12 +9,13 @@ weighted rubric; every validator replays a session byte for byte, with no LLM at
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Generated, Lookup, ProblemBase
+from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
+from arena.tasks.hooks import Importer, SelfCheckReport, Step
 from arena.tasks.session.problem import SessionProblem
 from arena.tools.registry import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -58,6 +59,37 @@ class Session(Family):
 
         assert isinstance(problem, SessionProblem)
         return score_session(problem, answer, lookup, events=events, ruleset=ruleset)
+
+    def rulesets(self) -> Mapping[str, Ruleset]:
+        """The shopping domain's rulesets, shared with ShoppingBench (a session's commit is checked by the same
+        product checks): a pack's ``sn15`` scores its sessions by sn15's checks too."""
+        from arena.tasks.shoppingbench.rulesets import RULESETS
+
+        return RULESETS
+
+    def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
+        from arena.tasks.shoppingbench.strict_product import known_answer_ids
+
+        return known_answer_ids(strict)
+
+    def importers(self) -> Sequence[Importer]:
+        from arena.tasks.session.commands import IMPORTER
+
+        return (IMPORTER,)
+
+    def selfcheck(
+        self,
+        problems: Sequence[ProblemBase],
+        catalog: Any,
+        *,
+        ruleset: str | None = None,
+        vectors: Callable[[str], Any] | None = None,
+        step: Step | None = None,
+    ) -> SelfCheckReport:
+        """Feasible, needs the conversation, solved by the reference agent, failed by a blind one."""
+        from arena.tasks.session.commands import selfcheck
+
+        return selfcheck(problems, catalog, ruleset=ruleset, vectors=vectors, step=step)
 
     def generate(
         self,

@@ -2,7 +2,7 @@
 did against the rules in force when it was made (what `arena.tasks.session.scoring` and `.rubric` judge).
 
 The moves are the ``ask_user``, ``respond`` and ``recommend_product`` calls the tools ran (no error; a commit counts
-whenever it reached the tools, as `arena.scoring.answer` reads the answer); the replay is `shopper.step`, so it is
+whenever it reached the tools, as `arena.tasks.answer` reads the answer); the replay is `shopper.step`, so it is
 the conversation the agent had, byte for byte.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.scoring.answer import REFUSED
+from arena.tasks.answer import REFUSED
 from arena.tasks.session import shopper, truth
 from arena.tasks.session.problem import SessionProblem
 from arena.trajectory import TrajectoryEvent

@@ -3,7 +3,8 @@
 - ``problem``: the model (its reward grammar, field for field) and its public view;
 - ``tools``: the seven shopping tools; ``strict``, ``rulesets``, ``similarity``: the strict checks of both rulesets;
 - ``generate`` (with ``render``, ``templates``, ``phrases``, ``english``, ``item_text``, ``webknowledge``): the
-  generator; ``importer`` and ``rebuild``: real records and their catalog; ``selfcheck``, ``paraphrase``.
+  generator; ``importer`` and ``rebuild``: real records and their catalog; ``selfcheck``, ``paraphrase``;
+  ``commands``: the importer and self-check hooks `arena problems` calls.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from arena.scoring.models import RunScore
 from arena.tasks import register
 from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
+from arena.tasks.hooks import Importer, SelfCheckReport, Step
 from arena.tasks.shoppingbench.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -70,6 +72,30 @@ class ShoppingBench(Family):
 
         report = generate_problems(catalog, n, list(tasks), seed, progress=progress)
         return Generated(list(report.problems), list(report.skipped), GENERATOR_VERSION)
+
+    def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
+        from arena.tasks.shoppingbench.strict_product import known_answer_ids
+
+        return known_answer_ids(strict)
+
+    def importers(self) -> Sequence[Importer]:
+        from arena.tasks.shoppingbench.commands import IMPORTER
+
+        return (IMPORTER,)
+
+    def selfcheck(
+        self,
+        problems: Sequence[ProblemBase],
+        catalog: Any,
+        *,
+        ruleset: str | None = None,
+        vectors: Callable[[str], Any] | None = None,
+        step: Step | None = None,
+    ) -> SelfCheckReport:
+        """Golds pass and recorded distractors fail under the ruleset, and the blind baseline's success per task."""
+        from arena.tasks.shoppingbench.commands import selfcheck
+
+        return selfcheck(problems, catalog, ruleset=ruleset, vectors=vectors, step=step)
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """problem_id -> one vector per reward, of its first title (None for a reward without one), embedded in one

@@ -2,7 +2,7 @@
 rules of ShoppingBench's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py``, ``src/agent/rewards/orm.py``)
 and subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/rewards/orm.py``).
 
-- The answer: `arena.scoring.answer.raw_answer` takes the last ``recommend_product`` call's raw ``product_ids``;
+- The answer: `arena.tasks.answer.raw_answer` takes the last ``recommend_product`` call's raw ``product_ids``;
   the ruleset parses it (`Ruleset.parse`). Product and web tasks take the first id; shop and voucher tasks match id i
   to reward i; a missing or unknown id leaves its slot unresolved.
 - Per product: ``gt`` = exact id; ``rule`` = 1 with gt, else hits / total over each title (similarity at or above the

@@ -3,6 +3,7 @@ and scores whole runs with these): the exact id, and the title, price, service a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -161,3 +162,9 @@ def _field_checks(
         hits["attributes"] = [got, total]
         checks.extend(pair_checks)
     return hits, checks, best
+
+
+def known_answer_ids(strict: Mapping[str, Any] | None) -> set[str]:
+    """The answer ids a stored verdict's per-slot checks found in the catalog (`Family.corpus_known`)."""
+    products = (strict or {}).get("products") or []
+    return {str(p["answer_id"]) for p in products if isinstance(p, Mapping) and p.get("known") and p.get("answer_id")}
