@@ -145,8 +145,12 @@ class ChainPort(Protocol):
 
     def metagraph(self) -> Metagraph: ...
 
-    def commitments(self) -> dict[str, Commitment]:
-        """Every hotkey's latest commitment on the subnet, keyed by hotkey."""
+    def commitments(self, block: int | None = None) -> dict[str, Commitment]:
+        """Every hotkey's latest commitment on the subnet (as of `block`, else now), keyed by hotkey."""
+        ...
+
+    def weights(self) -> dict[int, dict[int, float]]:
+        """Each validator uid's latest weight row (revealed, on a commit-reveal subnet), normalized to sum to 1."""
         ...
 
     def set_commitment(self, wallet: Any, data: str) -> ChainOutcome:

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from arena.trajectory import TrajectoryEvent
 from validator.store.engine import EVENT_BATCH, dumps
 from validator.store.errors import StoreError
-from validator.store.models import Event, Run, Submission, utcnow
+from validator.store.models import Event, Run, Score, Submission, utcnow
 from validator.store.moves import INSERT_EVENTS, advance, put_score, replace_events
 
 _EVENT_COLUMNS = (
@@ -54,6 +54,23 @@ def _event_row(event: TrajectoryEvent | dict[str, Any], run_id: str | None = Non
         "cost": float(data.get("cost") or 0.0),
         "error": data.get("error"),
         "status": int(data.get("status", 200)),
+    }
+
+
+def _event_json(e: Event) -> dict[str, Any]:
+    """A stored event as a trajectory's json (`arena.trajectory.TrajectoryEvent` without its run id)."""
+    return {
+        "seq": e.seq,
+        "kind": e.kind,
+        "name": e.name,
+        "arguments": e.arguments,
+        "result": e.result,
+        "started_at": e.started_at.isoformat(),
+        "duration_ms": e.duration_ms,
+        "tokens": e.tokens or {},
+        "cost": e.cost,
+        "error": e.error,
+        "status": e.status,
     }
 
 
@@ -238,3 +255,51 @@ class RunsStore:
                 )
                 for e in rows
             ]
+
+    def race_evidence(self, race_id: str) -> list[dict[str, Any]]:
+        """Every final run of a race with what a results bundle publishes of it (`validator.pool`): the miner, its
+        submission's sha256, the problem, sample and retry count, the trajectory (events as json), the strict
+        verdict and the judge's, the final score, the error code and blame; ordered by miner, problem, sample."""
+        with self.session() as s:
+            rows = s.execute(
+                select(Run, Submission.sha256, Score)
+                .join(Submission, Submission.id == Run.submission_id)
+                .outerjoin(Score, Score.run_id == Run.run_id)
+                .where(Run.race_id == race_id, Run.status.in_(("finished", "errored")))
+                .order_by(Run.hotkey, Run.problem_id, Run.sample, Run.run_id)
+            ).all()
+            events: dict[str, list[dict[str, Any]]] = {}
+            query = (
+                select(Event)
+                .join(Run, Run.run_id == Event.run_id)
+                .where(Run.race_id == race_id, Run.status.in_(("finished", "errored")))
+                .order_by(Event.run_id, Event.seq)
+            )
+            for e in s.scalars(query):
+                events.setdefault(e.run_id, []).append(_event_json(e))
+            out = []
+            for run, sha256, score in rows:
+                judged = score is not None and score.judge_coefficient is not None and score.judge is not None
+                out.append(
+                    {
+                        "miner": run.hotkey,
+                        "submission": sha256,
+                        "problem_id": run.problem_id,
+                        "attempt": run.sample,
+                        "retries": run.attempt,
+                        "trajectory": events.get(run.run_id, []),
+                        "strict": score.strict if score is not None else None,
+                        "judgment": {
+                            "verdict": score.judge,
+                            "quality": score.judge_quality,
+                            "coefficient": score.judge_coefficient,
+                            "evidence": score.judge_evidence or [],
+                        }
+                        if judged
+                        else None,
+                        "final": float(score.final or 0.0) if score is not None and run.status == "finished" else 0.0,
+                        "error_code": run.error_code,
+                        "blame": run.blame,
+                    }
+                )
+            return out

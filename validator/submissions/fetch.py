@@ -42,7 +42,9 @@ def _source_url(source: str | Axon | None, sha256: str) -> str:
     return source
 
 
-def _download(client: httpx.Client, url: str, headers: dict[str, str], *, max_bytes: int, timeout: float) -> bytes:
+def download(client: httpx.Client, url: str, headers: dict[str, str], *, max_bytes: int, timeout: float) -> bytes:
+    """GET `url` with `headers`, streamed: the bytes, or one `SubmissionError` line (`http_error`, `bad_response`,
+    `too_large` past `max_bytes`, `timed_out` past the `timeout` deadline, `truncated`, `unreachable`)."""
     deadline = time.monotonic() + timeout
     try:
         with client.stream("GET", url, headers=headers) as response:
@@ -92,6 +94,8 @@ def _download(client: httpx.Client, url: str, headers: dict[str, str], *, max_by
             return bytes(data)
     except httpx.TimeoutException:
         raise SubmissionError("timed_out", f"{url} did not answer within {timeout:g}s", retryable=True) from None
+    except httpx.RemoteProtocolError as exc:  # e.g. the peer closed before sending all it announced
+        raise SubmissionError("truncated", short(f"{url} broke off the transfer: {exc}"), retryable=True) from None
     except httpx.TooManyRedirects:
         raise SubmissionError("unreachable", f"{url} redirects too often", retryable=True) from None
     except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
@@ -128,7 +132,7 @@ def fetch_bundle(
     own = client is None
     http = http_client(timeout) if client is None else client
     try:
-        data = _download(http, url, headers, max_bytes=max_bytes, timeout=timeout)
+        data = download(http, url, headers, max_bytes=max_bytes, timeout=timeout)
     finally:
         if own:
             http.close()

@@ -149,11 +149,12 @@ class BittensorChain:
         ]
         return Metagraph(netuid=self.netuid, block=graph.block, neurons=neurons)
 
-    def commitments(self) -> dict[str, Commitment]:
-        """Readable commitments only: plain ones and revealed timelocked ones (sealed or failed ones are skipped)."""
+    def commitments(self, block: int | None = None) -> dict[str, Commitment]:
+        """Readable commitments only: plain ones and revealed timelocked ones (sealed or failed ones are skipped); as
+        of `block` when given (an older block needs an archive node)."""
         client, _ = self._sdk()
         try:
-            found = client.subnets.commitments(self.netuid)
+            found = client.subnets.commitments(self.netuid, block=block)
         except Exception as error:
             raise self._error(f"read the commitments of netuid {self.netuid}", error) from error
         out: dict[str, Commitment] = {}
@@ -162,6 +163,15 @@ class BittensorChain:
             if c.is_revealed and value is not None:
                 out[hotkey] = Commitment(hotkey=hotkey, uid=c.uid, value=value, block=c.block)
         return out
+
+    def weights(self) -> dict[int, dict[int, float]]:
+        """Each validator uid's latest (revealed) weight row, normalized to sum to 1."""
+        client, _ = self._sdk()
+        try:
+            rows = client.weights.weights(self.netuid)
+        except Exception as error:
+            raise self._error(f"read the weights of netuid {self.netuid}", error) from error
+        return {int(uid): {int(dest): float(w) for dest, w in row.items()} for uid, row in rows.items()}
 
     def rate_limit(self, hotkey: str) -> RateLimit:
         """`WeightsSetRateLimit` and blocks since `LastUpdate[uid]`, all read at one block."""

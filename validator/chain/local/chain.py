@@ -89,12 +89,16 @@ class LocalChain(LocalChainBase):
             neurons = self._ledger.neurons(conn)
         return Metagraph(netuid=self.netuid, block=block, neurons=neurons)
 
-    def commitments(self) -> dict[str, Commitment]:
+    def commitments(self, block: int | None = None) -> dict[str, Commitment]:
+        """The latest commitment of every hotkey; as of `block` (its end), from the extrinsic log, when given."""
         with self._ledger.read(f"read the commitments of LocalChain netuid {self.netuid}") as conn:
-            rows = conn.execute(
-                "SELECT c.hotkey, n.uid, c.value, c.block FROM commitments c LEFT JOIN neurons n ON n.hotkey = "
-                "c.hotkey ORDER BY n.uid, c.hotkey"
-            ).fetchall()
+            if block is None:
+                rows = conn.execute(
+                    "SELECT c.hotkey, n.uid, c.value, c.block FROM commitments c LEFT JOIN neurons n ON n.hotkey = "
+                    "c.hotkey ORDER BY n.uid, c.hotkey"
+                ).fetchall()
+            else:
+                rows = self._ledger.commitments_at(conn, int(block), CALL_COMMITMENT)
         return {
             hotkey: Commitment(hotkey=hotkey, uid=uid, value=value, block=block) for hotkey, uid, value, block in rows
         }

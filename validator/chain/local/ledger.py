@@ -191,6 +191,21 @@ class Ledger:
         rows = conn.execute(f"SELECT {NEURON_COLUMNS} FROM neurons ORDER BY uid").fetchall()
         return [self.neuron(row) for row in rows]
 
+    @staticmethod
+    def commitments_at(conn: sqlite3.Connection, block: int, call: str) -> list[tuple[Any, ...]]:
+        """(hotkey, uid, value, block) of each hotkey's last `call` extrinsic (a commitment) at or before `block`."""
+        rows = conn.execute(
+            "SELECT e.signer, n.uid, e.args, e.block FROM extrinsics e LEFT JOIN neurons n ON n.hotkey = e.signer "
+            "WHERE e.id IN (SELECT MAX(id) FROM extrinsics WHERE call = ? AND block <= ? GROUP BY signer) "
+            "ORDER BY n.uid, e.signer",
+            (call, block),
+        ).fetchall()
+        out = []
+        for signer, uid, args, at in rows:
+            ((_field, value),) = json.loads(args)["info"]["fields"][0][0].items()
+            out.append((signer, uid, value, at))
+        return out
+
     def weight_rows(self, where: str) -> list[dict[str, Any]]:
         """Weight sets (uid, hotkey, block, uids, u16 weights, version_key, extrinsic_id), `where` choosing them."""
         with self.read("read the weights") as conn:

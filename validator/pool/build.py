@@ -1,0 +1,51 @@
+"""Building a validator's results bundle of a closed race from its store (`Store.race_evidence`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, seal
+
+
+class PoolError(Exception):
+    """A bundle that cannot be built, stored or committed; the message is one line saying what to do."""
+
+
+@dataclass(frozen=True)
+class BuiltBundle:
+    sha256: str  # the body's id, as committed on chain
+    data: bytes  # the signed envelope, as served
+    body: ResultsBundle
+
+
+def build_bundle(
+    store: Any, race_id: str, wallet: Any, *, netuid: int, created_block: int, prev: str = ""
+) -> BuiltBundle:
+    """The signed results bundle of every final run of the closed race `race_id` in `store`, by `wallet`'s hotkey;
+    `prev` is the sha256 of this validator's previous results bundle ("" for its first)."""
+    race = store.race(race_id)
+    if race is None:
+        raise PoolError(f"no race {race_id!r} in the store; a results bundle is built from a race this node ran")
+    if race.status != "closed":
+        raise PoolError(f"race {race_id} is {race.status}; its results bundle is built once it closed")
+    runs = [BundleRun.model_validate(row) for row in store.race_evidence(race_id)]
+    body = ResultsBundle(
+        netuid=int(netuid),
+        race_id=race_id,
+        pack_id=race.pack_id,
+        validator=wallet.hotkey.ss58_address,
+        created_block=int(created_block),
+        prev=prev,
+        runs=runs,
+    )
+    sha256, data = seal(body, wallet)
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise PoolError(
+            f"the results bundle of race {race_id} is {len(data):,} bytes, over the {MAX_BUNDLE_BYTES:,} other "
+            "validators accept; race fewer miners or problems per race"
+        )
+    return BuiltBundle(sha256=sha256, data=data, body=body)
+
+
+__all__ = ["BuiltBundle", "PoolError", "build_bundle"]

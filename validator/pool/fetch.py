@@ -1,0 +1,61 @@
+"""Fetching a validator's committed results bundle: from ``<url>/results/<sha256>`` when its commitment names a base
+URL (its node's API, or any bucket holding the envelope at that path: an S3-compatible one works unchanged), else
+from its axon; signed with our hotkey (``btauth/1``, receiver the committer), streamed under a size cap and a
+deadline. Any failure is a `Refusal` (unreachable, slow, truncated, oversized) naming the validator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bittensor as bt
+import httpx
+
+from validator.chain.results import ResultsCommitment
+from validator.pool.bundle import MAX_BUNDLE_BYTES
+from validator.pool.models import Refusal, RefusalKind
+from validator.submissions.fetch import download, http_client
+from validator.submissions.models import SubmissionError
+
+DEFAULT_TIMEOUT = 20.0
+_KINDS: dict[str, RefusalKind] = {"timed_out": "slow", "too_large": "oversized", "truncated": "truncated"}
+
+
+def results_url(commitment: ResultsCommitment) -> str | None:
+    """Where the committed bundle is served; None when the commitment has no URL and the committer no axon."""
+    if commitment.url:
+        return f"{commitment.url.rstrip('/')}/results/{commitment.sha256}"
+    axon = commitment.axon
+    if axon is None or axon.port <= 0 or axon.ip in ("0.0.0.0", "::", ""):
+        return None
+    return f"{axon.url}/results/{commitment.sha256}"
+
+
+def fetch_results(
+    commitment: ResultsCommitment,
+    *,
+    wallet: Any,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = MAX_BUNDLE_BYTES,
+    client: httpx.Client | None = None,
+) -> bytes | Refusal:
+    """The envelope bytes `commitment` names (not yet verified: `verify_bundle`), or why they could not be had."""
+    who = commitment.hotkey
+    url = results_url(commitment)
+    if url is None:
+        reason = "its commitment names no URL and it serves no axon"
+        return Refusal(validator=who, kind="unreachable", reason=f"results of validator {who} unreachable: {reason}")
+    target = httpx.URL(url).raw_path.decode("ascii")
+    headers = dict(bt.http_auth.sign(wallet, method="GET", path=target, receiver_ss58=who)) if wallet else {}
+    own = client is None
+    http = http_client(timeout) if client is None else client
+    try:
+        return download(http, url, headers, max_bytes=max_bytes, timeout=timeout)
+    except SubmissionError as exc:
+        kind = _KINDS.get(exc.code, "unreachable")
+        return Refusal(validator=who, kind=kind, reason=f"results of validator {who} {kind}: {exc.reason}")
+    finally:
+        if own:
+            http.close()
+
+
+__all__ = ["DEFAULT_TIMEOUT", "fetch_results", "results_url"]

@@ -1,0 +1,118 @@
+"""Serving results bundles: ``GET /results/<sha256>`` on the node's API, to signed requests only (``btauth/1``,
+`bittensor.http_auth`, addressed to this validator's hotkey, fresh, never replayed).
+
+Who may read a bundle is its `Release`: before its public block, only validator-permit holders whose own results
+commitment (``sr1``) was made at or after the race's start block, i.e. validators that raced and published too; from
+the public block on (after the weights computed from it are revealed), anyone who signs (auditors, miners). Answers:
+200 with the envelope (``application/json``), 401 unsigned/stale/replayed/badly signed, 403 not (yet) allowed, 404
+not held; each refusal one line in ``{"detail": ...}``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from bittensor import http_auth
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from validator.chain.commitment import RESULTS_PREFIX, parse_commitment
+from validator.chain.port import ChainError, ChainPort, Commitment
+from validator.pool.shelf import ResultsShelf
+
+
+class ChainView:
+    """The block, the permit holders and the commitments, re-read at most every `refresh_seconds`."""
+
+    def __init__(self, chain: ChainPort, *, refresh_seconds: float = 6.0) -> None:
+        self.chain = chain
+        self.refresh_seconds = refresh_seconds
+        self._lock = threading.Lock()
+        self._read_at = float("-inf")
+        self.block = 0
+        self.permits: frozenset[str] = frozenset()
+        self.commitments: dict[str, Commitment] = {}
+
+    def current(self) -> ChainView:
+        with self._lock:
+            if time.monotonic() - self._read_at >= self.refresh_seconds:
+                graph = self.chain.metagraph()
+                self.commitments = self.chain.commitments()
+                self.permits = frozenset(n.hotkey for n in graph.neurons if n.validator_permit)
+                self.block = graph.block
+                self._read_at = time.monotonic()
+            return self
+
+    def raced(self, hotkey: str, since_block: int) -> bool:
+        """Whether `hotkey` holds a permit and published a results bundle at or after `since_block`."""
+        found = self.commitments.get(hotkey)
+        return (
+            hotkey in self.permits
+            and found is not None
+            and found.block >= since_block
+            and parse_commitment(found.value, prefix=RESULTS_PREFIX) is not None
+        )
+
+
+def _refuse(status: int, reason: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": http_auth.PROTOCOL} if status == 401 else None
+    return JSONResponse({"detail": reason}, status_code=status, headers=headers)
+
+
+def results_router(
+    shelf: ResultsShelf,
+    *,
+    hotkey_ss58: str,
+    view: ChainView,
+    max_age: float = http_auth.DEFAULT_MAX_AGE,
+    nonce_store: http_auth.NonceStore | None = None,
+) -> APIRouter:
+    """``GET /results/<sha256>`` over `shelf`, for requests signed to `hotkey_ss58` (this validator)."""
+    nonces = nonce_store or http_auth.InMemoryNonceStore(
+        retention=max(60.0, 2 * (max_age + http_auth.DEFAULT_ALLOWED_SKEW))
+    )
+    router = APIRouter(tags=["results"])
+
+    @router.get("/results/{sha256}", include_in_schema=False)
+    async def results(sha256: str, request: Request) -> Response:
+        target = (request.scope.get("raw_path") or request.url.path.encode()).decode("latin-1")
+        if request.scope.get("query_string"):
+            target += "?" + request.scope["query_string"].decode("latin-1")
+        try:
+            caller = http_auth.verify(
+                dict(request.headers),
+                await request.body(),
+                method="GET",
+                path=target,
+                self_hotkey_ss58=hotkey_ss58,
+                max_age=max_age,
+                nonce_store=nonces,
+            )
+        except http_auth.AuthError as exc:
+            return _refuse(401, f"{type(exc).__name__}: {exc}; sign the request with bittensor.http_auth (btauth/1)")
+        release = shelf.release(sha256)
+        if release is None:
+            return _refuse(404, f"this validator holds no results bundle {sha256[:64]}")
+        if release.public_block > 0:
+            try:
+                now: Any = await run_in_threadpool(view.current)
+            except ChainError as exc:
+                return _refuse(503, f"cannot read the chain to decide who may read this bundle: {exc.message}")
+            if now.block < release.public_block and not now.raced(caller.hotkey_ss58, release.race_start):
+                return _refuse(
+                    403,
+                    f"the results of race {release.race_id} are public from block {release.public_block} (now "
+                    f"{now.block}); before that only validators that published their own results of it may read them",
+                )
+        data = await run_in_threadpool(shelf.get, sha256)
+        if data is None:
+            return _refuse(404, f"this validator holds no results bundle {sha256[:64]}")
+        return Response(data, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    return router
+
+
+__all__ = ["ChainView", "results_router"]

@@ -1,0 +1,158 @@
+"""Verifying a fetched results bundle: its bytes, hash, signature and committer's permit, its race, that it holds
+only runs of the race's problems and miners without duplicates, and that every claimed strict verdict re-derives
+from its trajectory (`validator.pool.rederive`). The first failure refuses the whole bundle with one line naming the
+validator (`Refusal`); a bundle passes whole (`VerifiedBundle`) or not at all."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Collection
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from arena.blame import blame_of
+from arena.scoring.models import strict_score
+from arena.trajectory import TrajectoryEvent
+from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, canonical, signature_valid
+from validator.pool.models import RaceFacts, Refusal, RefusalKind, VerifiedBundle
+from validator.pool.rederive import strict_verdict
+
+_START = re.compile(r"-(\d+)$")
+
+
+class _Refused(Exception):
+    def __init__(self, kind: RefusalKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: RefusalKind = kind
+        self.reason = reason
+
+
+def verify_bundle(
+    raw: bytes,
+    expected_sha256: str,
+    *,
+    validator: str,
+    race: RaceFacts,
+    permit_holders: Collection[str],
+    max_bytes: int = MAX_BUNDLE_BYTES,
+) -> VerifiedBundle | Refusal:
+    """The bundle `validator` committed as `expected_sha256`, verified against `race`; or why it is refused."""
+    try:
+        if validator not in permit_holders:
+            raise _Refused("no_permit", "its hotkey holds no validator permit on the subnet")
+        if len(raw) > max_bytes:
+            raise _Refused("oversized", f"it is {len(raw):,} bytes, over the {max_bytes:,} a bundle may have")
+        body, signature = _envelope(raw)
+        sha256 = hashlib.sha256(canonical(body)).hexdigest()
+        if sha256 != expected_sha256:
+            raise _Refused(
+                "bad_hash", f"its body hashes to {sha256[:16]}..., not the committed {expected_sha256[:16]}..."
+            )
+        if body.get("validator") != validator or not signature_valid(validator, sha256, signature):
+            raise _Refused("bad_signature", "it is not signed by the committing hotkey")
+        try:
+            bundle = ResultsBundle.model_validate(body)
+        except ValidationError as exc:
+            raise _Refused("malformed", f"it is not a results bundle ({exc.error_count()} bad fields)") from None
+        _check_race(bundle, sha256, race)
+        _check_runs(bundle, race)
+        for run in bundle.runs:
+            _check_verdict(run, race)
+    except _Refused as refused:
+        return Refusal(
+            validator=validator, kind=refused.kind, reason=f"results of validator {validator} refused: {refused.reason}"
+        )
+    return VerifiedBundle(sha256=sha256, bundle=bundle, size_bytes=len(raw))
+
+
+def _envelope(raw: bytes) -> tuple[dict[str, Any], str]:
+    try:
+        envelope = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise _Refused("truncated", f"its {len(raw):,} bytes are not whole JSON (cut off or corrupted)") from None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("body"), dict):
+        raise _Refused("malformed", 'it is not an envelope {"body": ..., "signature": ...}')
+    signature = envelope.get("signature")
+    if not isinstance(signature, str) or not re.fullmatch(r"0x[0-9a-f]{128}", signature):
+        raise _Refused("bad_signature", "its signature is missing or not 64 bytes of 0x hex")
+    return envelope["body"], signature
+
+
+def _check_race(bundle: ResultsBundle, sha256: str, race: RaceFacts) -> None:
+    if sha256 in race.seen and race.seen[sha256] != race.race_id:
+        raise _Refused("replayed", f"it is the bundle it published for race {race.seen[sha256]}")
+    if bundle.race_id != race.race_id:
+        ours, theirs = _START.search(race.race_id), _START.search(bundle.race_id)
+        if ours and theirs and bundle.pack_id == race.pack_id and int(theirs[1]) < int(ours[1]):
+            raise _Refused("replayed", f"it is of the earlier race {bundle.race_id}, not {race.race_id}")
+        raise _Refused("wrong_race", f"it is of race {bundle.race_id[:80]}, not {race.race_id}")
+    if bundle.pack_id != race.pack_id or bundle.netuid != race.netuid:
+        raise _Refused("wrong_race", f"it names pack {bundle.pack_id[:80]} on netuid {bundle.netuid}, not this race's")
+
+
+def _check_runs(bundle: ResultsBundle, race: RaceFacts) -> None:
+    seen: set[tuple[str, str, int]] = set()
+    for run in bundle.runs:
+        where = f"run of miner {run.miner} on {run.problem_id[:80]} (sample {run.attempt})"
+        if run.problem_id not in race.problems:
+            raise _Refused("foreign_run", f"a run is of problem {run.problem_id[:80]}, not one of this race's")
+        if race.miners is not None and race.miners.get(run.miner) != run.submission:
+            raise _Refused("foreign_run", f"a {where} is of agent {run.submission[:16]}..., not one in this race")
+        if run.attempt >= race.samples:
+            raise _Refused("foreign_run", f"a {where} is past the race's {race.samples} sample(s)")
+        key = (run.miner, run.problem_id, run.attempt)
+        if key in seen:
+            raise _Refused("duplicate", f"it holds the {where} twice")
+        seen.add(key)
+
+
+def _check_verdict(run: BundleRun, race: RaceFacts) -> None:
+    """The run's claimed verdict against the one its trajectory re-derives; its blame and final score against its
+    error code and judgment."""
+    where = f"the run of miner {run.miner} on {run.problem_id} (sample {run.attempt})"
+    try:
+        expected_blame = blame_of(run.error_code)
+    except (KeyError, ValueError):
+        raise _Refused("forged_verdict", f"{where} claims the unknown error code {run.error_code}") from None
+    if run.blame != expected_blame:
+        raise _Refused("forged_verdict", f"{where} blames {run.blame} for error {run.error_code}")
+    if run.error_code is not None:
+        if run.final != 0.0:
+            raise _Refused("forged_verdict", f"{where} ended in error {run.error_code} yet claims {run.final}")
+        return
+    if run.strict is None:
+        raise _Refused("forged_verdict", f"{where} finished without a strict verdict")
+    try:
+        events = [TrajectoryEvent(run_id="", **event) for event in run.trajectory]
+    except (TypeError, ValidationError):
+        raise _Refused("malformed", f"{where} has a trajectory that is not the gateway's events") from None
+    problem = race.problems[run.problem_id]
+    derived = strict_verdict(
+        problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=race.ruleset
+    )
+    claimed = run.strict
+    strict = strict_score(claimed, float(claimed.get("success", 0.0)))
+    if (
+        bool(claimed.get("success")) != bool(derived.success)
+        or not math.isclose(strict, float(derived.final), abs_tol=1e-9)
+        or claimed.get("answer") != derived.answer
+    ):
+        raise _Refused(
+            "forged_verdict",
+            f"{where} claims success {bool(claimed.get('success'))} (score {strict:g}); its trajectory re-derives "
+            f"{bool(derived.success)} (score {float(derived.final):g})",
+        )
+    coefficient = 1.0 if run.judgment is None else run.judgment.get("coefficient")
+    if not isinstance(coefficient, int | float) or not 0.0 <= coefficient <= 1.0:
+        raise _Refused("forged_verdict", f"{where} has a judge coefficient {coefficient!r} outside 0..1")
+    if not math.isclose(run.final, strict * float(coefficient), abs_tol=1e-9):
+        raise _Refused(
+            "forged_verdict", f"{where} claims final {run.final:g}, not strict {strict:g} x coefficient {coefficient:g}"
+        )
+
+
+__all__ = ["verify_bundle"]
