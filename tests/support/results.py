@@ -16,7 +16,7 @@ from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.judge.rubric import SN15_RUBRIC
 from arena.problems.pack import Pack, new_pack
-from arena.scoring.answer import raw_answer
+from arena.tasks.answer import raw_answer
 from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 from arena.trajectory import TrajectoryEvent
 from validator.chain.port import Neuron
@@ -48,7 +48,7 @@ class World:
             netuid=netuid,
             problems={p.problem_id: p for p in self.pack.problems},
             lookup=self.catalog.get,
-            ruleset=self.pack.ruleset,
+            ruleset=self.pack.ruleset_for,
             gold_vectors=self.pack.gold_vectors,
             samples=samples,
             miners=miners,
@@ -152,7 +152,9 @@ def closed_race(
     for run in store.runs(race_id=race_id):
         problem = problems[run.problem_id]
         events = trajectory(world, run.run_id, problem, rng, solve=rng.random() < miners[run.hotkey])
-        strict = tasks.score(problem, raw_answer(events), world.catalog.get, events=events, ruleset=world.pack.ruleset)
+        strict = tasks.score(
+            problem, raw_answer(events), world.catalog.get, events=events, ruleset=world.pack.ruleset_for(problem.task)
+        )
         quality = rng.choice([0.3, 0.6, 0.9])
         store.transition(run.run_id, "starting")
         store.transition(run.run_id, "running")

@@ -44,9 +44,10 @@ class RaceFacts:
     """The race a bundle must be of, as the verifier knows it.
 
     `problems`: the race's problems (whole: the strict checks re-run on them); `lookup`, `gold_vectors` and
-    `ruleset` score them as the pack says. `miners` (hotkey -> the agent's sha256) when the verifier knows who
-    raced; None (an auditor) accepts any miner hotkey. `samples`: attempts per (miner, problem). `seen`: sha256 ->
-    race id of bundles already accepted from earlier races (a replay is refused)."""
+    `ruleset` (a ruleset, or task type -> its ruleset: `Pack.ruleset_for`) score them as the pack says. `miners`
+    (hotkey -> the agent's sha256) when the verifier knows who raced; None (an auditor) accepts any miner hotkey.
+    `samples`: attempts per (miner, problem). `seen`: sha256 -> race id of bundles already accepted from earlier
+    races (a replay is refused)."""
 
     race_id: str
     pack_id: str

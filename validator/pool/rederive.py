@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena import tasks
-from arena.scoring.answer import raw_answer
 from arena.scoring.models import RunScore
+from arena.tasks.answer import raw_answer
 from arena.trajectory import TrajectoryEvent
 
 

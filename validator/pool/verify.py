@@ -131,8 +131,9 @@ def _check_verdict(run: BundleRun, race: RaceFacts) -> None:
     except (TypeError, ValidationError):
         raise _Refused("malformed", f"{where} has a trajectory that is not the gateway's events") from None
     problem = race.problems[run.problem_id]
+    ruleset = race.ruleset(problem.task) if callable(race.ruleset) else race.ruleset
     derived = strict_verdict(
-        problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=race.ruleset
+        problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=ruleset
     )
     claimed = run.strict
     strict = strict_score(claimed, float(claimed.get("success", 0.0)))
