@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.catalog import generator as gen  # noqa: E402
-from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, default_embedder  # noqa: E402
+from arena.tasks.shopping.similarity import TITLE_THRESHOLD, default_embedder  # noqa: E402
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from arena.catalog import Catalog, SearchFilters  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
-from arena.tasks.shoppingbench.tools import (  # noqa: E402
+from arena.tasks.shopping.tools import (  # noqa: E402
     KEEP,
     PAGE_SIZE,
     default_registry,  # noqa: E402

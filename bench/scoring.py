@@ -40,11 +40,11 @@ from arena.catalog import Catalog  # noqa: E402
 from arena.catalog import generator as gen  # noqa: E402
 from arena.catalog.build import build_catalog  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
-from arena.tasks.shoppingbench import render  # noqa: E402
+from arena.tasks.shopping import render  # noqa: E402
+from arena.tasks.shopping.rebuild import rebuild_catalog  # noqa: E402
+from arena.tasks.shopping.rulesets import RULESETS  # noqa: E402
 from arena.tasks.shoppingbench.generate import constraints_for, generate_problems, voucher_for  # noqa: E402
 from arena.tasks.shoppingbench.importer import import_files  # noqa: E402
-from arena.tasks.shoppingbench.rebuild import rebuild_catalog  # noqa: E402
-from arena.tasks.shoppingbench.rulesets import RULESETS  # noqa: E402
 from arena.tasks.shoppingbench.selfcheck import blind_baseline, selfcheck  # noqa: E402
 
 #: ShoppingBench's released test set: problems per task, gold ids named by two problems, integer web answers
@@ -183,7 +183,7 @@ def rebuild_in_child(files: list[Path], size: int, out: Path) -> tuple[float, in
     process tree, what the child reports)."""
     code = (
         "import json, sys; from arena.tasks.shoppingbench.importer import import_files; "
-        "from arena.tasks.shoppingbench.rebuild import rebuild_catalog; "
+        "from arena.tasks.shopping.rebuild import rebuild_catalog; "
         f"r = import_files({[str(f) for f in files]!r}); "
         f"b = rebuild_catalog(r.problems, {str(out)!r}, background_size={size}, force=True); "
         "print(json.dumps({'records': len(r.problems) + len(r.bad), 'bad': len(r.bad), "

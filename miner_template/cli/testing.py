@@ -253,7 +253,7 @@ def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
     from arena.catalog import Catalog
     from arena.catalog.build import build_catalog
     from arena.problems.pack import new_pack, write_pack
-    from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
+    from arena.tasks import family
 
     catalog_dir = CACHE / "catalog"
     pack_path = CACHE / (f"public-{n}.json" if task is None else f"public-{task}-{n}.json")
@@ -262,8 +262,10 @@ def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
         build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
     if not pack_path.exists():
         catalog = Catalog.open(catalog_dir)
-        if task is None:
-            problems, version = generate_problems(catalog, n, seed=0).problems, GENERATOR_VERSION
+        if task is None:  # the first built-in family's mix (ShoppingBench's four task types)
+            fam = family("shoppingbench")
+            made = fam.generate(catalog, n, tasks=fam.tasks, seed=0)
+            problems, version = list(made.problems), made.version
         else:
             problems, version = _generate(catalog, n, task)
         write_pack(new_pack(problems, catalog_digest=catalog.digest, generator_version=version), pack_path)

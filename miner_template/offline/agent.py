@@ -23,8 +23,11 @@ How one problem is solved, piece by piece (read them in this order):
    ``calculate_voucher``), searching cheaper matches (``sort=priceasc``) when it does not fit.
    ``baseline/web.py``: a web task first answers its question from the page ``web_search`` finds, then looks for
    the requested kind of product carrying that value.
-5. ``baseline/answer.py``, answer: the task's strategy runs; the best candidate found is always recommended
-   (whatever happens, even after a bug of ours) and the run terminated.
+5. ``baseline/answer.py``, answer: the task's strategy runs, the module named after its task type
+   (``baseline/product.py``, ``shop.py``, ``voucher.py``, ``web.py``, ``session.py``; a task type without one gets
+   the product strategy): a new task type's baseline is one file ``baseline/<task>.py`` defining
+   ``solve(s, query)``. The best candidate found is always recommended (whatever happens, even after a bug of ours)
+   and the run terminated.
 6. ``baseline/session.py``, a shopping session (task ``session``): the profile read, the opening searched, the
    most telling topics asked one at a time, what the shopper says tracked (``baseline/wants.py``: values, budgets,
    services, rejections, changes of mind), candidates proposed with ``respond``; only the product the shopper

@@ -12,7 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from arena.catalog.models import SERVICES
-from arena.tasks.shoppingbench.tools import SORTS, parse_price
+from arena.tasks.shopping.tools import SORTS, parse_price
 from arena.tools import ToolError
 from sandbox.gateway.access import authorize, read_json, unserved
 from sandbox.gateway.registry import RunRegistry

@@ -14,7 +14,7 @@ import pytest
 
 from arena.beacon import QUICKNET_CHAIN_HASH, QUICKNET_ROUND_1000, BeaconError, DrandRelay, round_signature
 from arena.problems.seal import SealError, open_batch, seal_batch
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
 from tests.support.substrate import InMemorySubstrate
 from validator.chain.bittensor_chain import BittensorChain
 from validator.chain.local import LocalChain

@@ -28,9 +28,9 @@ from arena.catalog import Catalog
 from arena.judge.offline import OfflineJudge
 from arena.problems.pack import Pack, load_pack
 from arena.tasks.answer import raw_answer
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.tools import default_registry
 from arena.tasks.shoppingbench.strict import score_run
-from arena.tasks.shoppingbench.tools import default_registry
 from arena.tools import ToolContext
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits

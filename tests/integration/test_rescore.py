@@ -13,8 +13,8 @@ import pytest
 
 from arena.judge.rubric import SN15_RUBRIC
 from arena.problems.pack import new_pack
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.rulesets import get_ruleset
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.rulesets import get_ruleset
 from arena.tasks.shoppingbench.strict import score_run
 from arena.trajectory import TrajectoryEvent
 from tests.support.postgres import fresh_database

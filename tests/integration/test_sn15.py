@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.judge.offline import OfflineJudge
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.tools import default_registry
 from arena.tasks.shoppingbench.strict import score_run
-from arena.tasks.shoppingbench.tools import default_registry
 from arena.tools import ToolContext
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox

@@ -6,7 +6,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from arena.tasks.shoppingbench.tools import default_registry
+from arena.tasks.shopping.tools import default_registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sandbox" / "agent_sdk"))
 import arena_agent  # noqa: E402

@@ -17,7 +17,7 @@ from arena.catalog.build import build_catalog
 from arena.catalog.generator import MAX_SIZE, catalog_digest, iter_products, leaves, validate_seed_size
 from arena.catalog.models import MAX_SKU_OPTIONS, SERVICES
 from arena.catalog.webcorpus import generate_web_pages
-from arena.tasks.shoppingbench.tools import default_registry
+from arena.tasks.shopping.tools import default_registry
 from arena.tools import ToolContext
 
 SIZE = 6000

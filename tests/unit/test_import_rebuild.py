@@ -16,19 +16,19 @@ from arena.catalog import generator as gen
 from arena.catalog.models import search_contents
 from arena.catalog.rng import Rng
 from arena.catalog.writer import CatalogWriter
-from arena.tasks.shoppingbench import render
-from arena.tasks.shoppingbench.generate import constraints_for
-from arena.tasks.shoppingbench.importer import import_files, parse_record
-from arena.tasks.shoppingbench.rebuild import (
+from arena.tasks.shopping import render
+from arena.tasks.shopping.rebuild import (
     NEAR_MISSES_BASKET,
     NEAR_MISSES_PRODUCT,
     WEB_NEAR_MISSES,
     fits_budget,
     rebuild_catalog,
 )
+from arena.tasks.shopping.webknowledge import knowledge_question, near_miss_values, statement
+from arena.tasks.shoppingbench.generate import constraints_for
+from arena.tasks.shoppingbench.importer import import_files, parse_record
 from arena.tasks.shoppingbench.selfcheck import blind_baseline, selfcheck
 from arena.tasks.shoppingbench.strict import score_run
-from arena.tasks.shoppingbench.webknowledge import knowledge_question, near_miss_values, statement
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SHARED = sorted((FIXTURES / "shoppingbench_shared").glob("*.jsonl"))

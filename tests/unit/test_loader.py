@@ -10,7 +10,7 @@ import pytest
 
 from arena.catalog import Catalog, CatalogError
 from arena.catalog.build import load_catalog
-from arena.tasks.shoppingbench.tools import default_registry
+from arena.tasks.shopping.tools import default_registry
 from arena.tools import ToolContext
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "documents_sample.jsonl"

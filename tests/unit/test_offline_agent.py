@@ -17,9 +17,9 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
+from arena.tasks.shopping.tools import Voucher, apply_voucher, default_registry
 from arena.tasks.shoppingbench.generate import generate_problems
 from arena.tasks.shoppingbench.strict import score_run
-from arena.tasks.shoppingbench.tools import Voucher, apply_voucher, default_registry
 from arena.tools import RunState, ToolContext, ToolError
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox

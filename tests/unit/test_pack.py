@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from arena.problems.pack import Pack, PackError, Rotation, load_keypair, load_pack, new_pack, write_pack
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.similarity import default_embedder
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.similarity import default_embedder
 
 DIGEST = "sha256:" + "ab" * 32
 OTHER_DIGEST = "sha256:" + "cd" * 32

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.tasks.shopping.problem import Problem
 from arena.tasks.shoppingbench.paraphrase import acceptable, paraphrase_problems
-from arena.tasks.shoppingbench.problem import Problem
 from tests.support.openai_server import OpenAIServer
 
 PROBLEM = Problem(

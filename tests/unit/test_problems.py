@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from arena.catalog import Catalog
 from arena.problems.splits import assign_splits, cluster, leaks, split_report
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.rebuild import basket_total, rebuild_catalog
 from arena.tasks.shoppingbench.importer import import_files, parse_record
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.rebuild import basket_total, rebuild_catalog
 from arena.tasks.shoppingbench.selfcheck import selfcheck
 from arena.tasks.shoppingbench.strict import score_run
 

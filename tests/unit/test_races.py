@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
 from validator.races import draw_problems, race_scores, race_start_block
 
 TASKS = ("product", "shop", "voucher", "web")

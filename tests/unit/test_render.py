@@ -8,7 +8,7 @@ import pytest
 
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.render import (
+from arena.tasks.shopping.render import (
     ORDINALS,
     SERVICE_MARKERS,
     SHOP_CLOSINGS,
@@ -25,7 +25,7 @@ from arena.tasks.shoppingbench.render import (
     render_voucher_query,
     render_web_query,
 )
-from arena.tasks.shoppingbench.templates import TEMPLATE_COUNTS
+from arena.tasks.shopping.templates import TEMPLATE_COUNTS
 
 SEEDS = range(300)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from arena.scoring import aggregate, mean_pass_at_k, pass_at_k
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, title_similarity
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.similarity import TITLE_THRESHOLD, title_similarity
 from arena.tasks.shoppingbench.strict import parse_answer, score_run
 from tests.conftest import make_product
 

@@ -12,7 +12,7 @@ import pytest
 from arena.beacon import QUICKNET_GENESIS, QUICKNET_ROUND_1000, round_at, time_of_round
 from arena.problems.pack import PackError, Rotation, load_keypair, load_pack, new_pack, sealed_pack, write_pack
 from arena.problems.seal import Anchor, SealError, open_batch, plan_batches, seal_batch
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
 
 #: another real quicknet round's signature would open round 1001 only; any other hex is not a signature at all
 WRONG = QUICKNET_ROUND_1000[:-2] + ("00" if not QUICKNET_ROUND_1000.endswith("00") else "11")

@@ -22,7 +22,7 @@ from arena.catalog.build import build_catalog
 from arena.tasks.session import truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.tools import SessionState
-from arena.tasks.shoppingbench.generate import product_noun
+from arena.tasks.shopping.item_text import product_noun
 from arena.tools import ToolContext, ToolError
 from arena.trajectory import TrajectoryEvent
 from tests.support.template import ROOT, load_sdk, load_template

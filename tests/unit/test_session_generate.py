@@ -14,7 +14,7 @@ from arena.tasks.session.facts import Undrawable, draw_plan
 from arena.tasks.session.generate import DRAW_CHECKS, generate_report, generate_sessions, neighbours, write
 from arena.tasks.session.problem import Constraint, Rule, SessionProblem
 from arena.tasks.session.selfcheck import CHECKS, check_session, opening_hits
-from arena.tasks.shoppingbench.render import mentions
+from arena.tasks.shopping.render import mentions
 
 SEED = 3
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.tasks.shoppingbench.tools import default_registry
+from arena.tasks.shopping.tools import default_registry
 from arena.tools import RunState, ToolContext, ToolError
 
 REGISTRY = default_registry()

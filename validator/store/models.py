@@ -221,7 +221,7 @@ class Score(Base):
     judge_evidence: Mapped[list[int] | None] = mapped_column(Json)  # cited event seqs
     scored_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     judged_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: the strict checks' ruleset and version (`arena.tasks.shoppingbench.rulesets`); None for a score stored
+    #: the strict checks' ruleset and version (`arena.tasks.shopping.rulesets`); None for a score stored
     #: before rulesets
     ruleset: Mapped[str | None] = mapped_column(String(32))
     ruleset_version: Mapped[str | None] = mapped_column(String(16))

@@ -3,8 +3,9 @@ weighted rubric; every validator replays a session byte for byte, with no LLM at
 
 - ``problem``: `SessionProblem` (the opening, profile, constraints by source, events, style, limits, gold);
 - ``shopper``: the shopper as a pure function (`shopper.reply`); ``tools``: the tools and `tools.SessionState`;
-- ``truth``: the constraints checked by the ShoppingBench family's checks; ``trace``: a run's session replayed from
-  the gateway's log; ``scoring``: the strict session check and its attribution; ``rubric``: the weighted items.
+- ``truth``: the constraints checked by the shopping domain's product checks (`arena.tasks.shopping`);
+  ``trace``: a run's session replayed from the gateway's log; ``scoring``: the strict session check and its
+  attribution; ``rubric``: the weighted items.
 """
 
 from __future__ import annotations
@@ -63,12 +64,12 @@ class Session(Family):
     def rulesets(self) -> Mapping[str, Ruleset]:
         """The shopping domain's rulesets, shared with ShoppingBench (a session's commit is checked by the same
         product checks): a pack's ``sn15`` scores its sessions by sn15's checks too."""
-        from arena.tasks.shoppingbench.rulesets import RULESETS
+        from arena.tasks.shopping.rulesets import RULESETS
 
         return RULESETS
 
     def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shoppingbench.strict_product import known_answer_ids
+        from arena.tasks.shopping.strict_product import known_answer_ids
 
         return known_answer_ids(strict)
 

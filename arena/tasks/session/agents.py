@@ -25,9 +25,9 @@ from arena.tasks.session import shopper, truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.reading import Needs, Vocabulary, pairs_of, read
 from arena.tasks.session.tools import SessionState, registry
-from arena.tasks.shoppingbench.rebuild.distractors import TAGS_KEY
-from arena.tasks.shoppingbench.render import mentions
-from arena.tasks.shoppingbench.similarity import TITLE_THRESHOLD, similarities
+from arena.tasks.shopping.rebuild.distractors import TAGS_KEY
+from arena.tasks.shopping.render import mentions
+from arena.tasks.shopping.similarity import TITLE_THRESHOLD, similarities
 from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 
 #: find_product pages the agents read (10 hits a page), and "no preference" answers before the agent stops asking

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from arena.catalog.rng import Rng
 from arena.tasks.session import truth
 from arena.tasks.session.problem import Rule
-from arena.tasks.shoppingbench.problem import PriceRule
+from arena.tasks.shopping.problem import PriceRule
 
 Kind = Literal["title", "attribute", "sku", "service", "price"]
 #: how many constraints a plan holds, and how many of each source

@@ -26,7 +26,7 @@ from arena.tasks.session.facts import Plan, Undrawable, draw_plan
 from arena.tasks.session.problem import Limits, SessionProblem, Style
 from arena.tasks.session.selfcheck import MIN_NEEDED, Verdict, check_session
 from arena.tasks.session.tools import registry
-from arena.tasks.shoppingbench.generate import product_noun
+from arena.tasks.shopping.item_text import product_noun
 from arena.tools.registry import ToolRegistry
 
 GENERATOR_VERSION = "shoparena-session-gen/1"

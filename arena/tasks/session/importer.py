@@ -21,7 +21,7 @@ A record (one JSON line) holds ``user_query``, ``user_persona`` (distractors und
   `PATIENCE`, above the arena's default: EComAgentBench's user never walks out, and our shopper adds rejections
   (each costing patience) that its user never gives; the arena's default limits.
 
-`rebuild_sessions` makes the catalog with the ShoppingBench family's rebuild (`arena.tasks.shoppingbench.rebuild`):
+`rebuild_sessions` makes the catalog with the shopping domain's rebuild (`arena.tasks.shopping.rebuild`):
 each session's final truth becomes a one-product ShoppingBench problem whose gold is rebuilt with every required
 value and surrounded by near misses breaking one constraint each. A malformed record is one line in
 `SessionImport.bad`: file, line, record id and what is wrong.
@@ -41,7 +41,7 @@ import orjson
 from pydantic import ValidationError
 
 from arena.tasks.session.problem import Constraint, Profile, Rule, SessionProblem, Style
-from arena.tasks.shoppingbench.problem import PriceRule
+from arena.tasks.shopping.problem import PriceRule
 
 SOURCES = {"query": "query", "persona": "profile", "clarification": "slot"}
 UNSUPPORTED = ("negative_attribute", "review_opinion")

@@ -3,7 +3,7 @@
 The record follows ``shared/reference/multiturn-sessions.md`` section 7.1, which combines EComAgentBench's hidden
 intent (constraints tagged by where the agent can learn them) with ShoppingBench's reward grammar: every constraint's
 ``rule`` is a fragment of a ShoppingBench product reward (``title``, ``sku_options``, ``attributes``, ``service``,
-``price`` with `PriceRule`), so the strict check reuses the ShoppingBench family's checks on the merged rules.
+``price`` with `PriceRule`), so the strict check reuses the shopping domain's product checks on the merged rules.
 
 - ``query`` (inherited) is the opening request; it is all the agent sees at first, with the `Limits`.
 - ``profile`` is what ``get_user_profile`` returns: visible fields and requirements in prose among distractors.
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.catalog.models import Service
 from arena.tasks.base import ProblemBase
-from arena.tasks.shoppingbench.problem import PriceRule, ProductReward
+from arena.tasks.shopping.problem import PriceRule, ProductReward
 
 Source = Literal["query", "profile", "slot", "reject"]
 SOURCES: tuple[str, ...] = ("query", "profile", "slot", "reject")

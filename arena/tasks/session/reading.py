@@ -5,7 +5,7 @@ Reading is by value spotting, as a careful clerk would: a value the catalog uses
 option value of a product seen so far) that the text names as a word is a requirement on that field; when the value
 belongs to several fields, the field named in the text decides, and a value the just-rejected product has is what the
 shopper is refusing, not asking for. Budgets are read from "at most N", "under N", "between N and M" and the like;
-services from their marker phrases (`arena.tasks.shoppingbench.phrases.SERVICE_MARKERS`).
+services from their marker phrases (`arena.tasks.shopping.phrases.SERVICE_MARKERS`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.tasks.shoppingbench.phrases import SERVICE_MARKERS, humanise
-from arena.tasks.shoppingbench.rebuild.distractors import TAGS_KEY
-from arena.tasks.shoppingbench.render import mentions
+from arena.tasks.shopping.phrases import SERVICE_MARKERS, humanise
+from arena.tasks.shopping.rebuild.distractors import TAGS_KEY
+from arena.tasks.shopping.render import mentions
 
 _NUM = r"[^\d\n]{0,6}?(\d[\d,]*(?:\.\d+)?)"
 _MAX = re.compile(r"\b(?:at most|under|below|less than|no more than|up to|maximum|max|within)" + _NUM)

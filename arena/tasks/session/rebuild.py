@@ -1,4 +1,4 @@
-"""The catalog imported sessions play in, rebuilt with the ShoppingBench family's gold rebuild, and the self-checks
+"""The catalog imported sessions play in, rebuilt with the shopping domain's gold rebuild, and the self-checks
 of the imported problems in it (issue 19 item 7).
 
 Each session's final truth S* becomes a one-product ShoppingBench problem (its reward: every rule of every source,
@@ -19,8 +19,8 @@ from typing import Any
 from arena.catalog import Catalog
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.selfcheck import CHECKS, MIN_NEEDED, check_session
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.rebuild import rebuild_catalog
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.rebuild import rebuild_catalog
 
 
 @dataclass

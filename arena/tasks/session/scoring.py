@@ -4,8 +4,8 @@
   constraints the agent never uncovered count too, as in EComAgentBench. An event that never fired (the agent never
   made an acceptable proposal) is still part of S*: the agent is judged against the shopper's final intent.
 - Success: the agent committed while the session was open (the shopper neither left nor ran out of turns), and the
-  committed product passes every rule of S*, checked by the ShoppingBench family's checks (`truth.check`, which is
-  `arena.tasks.shoppingbench.strict.score_product`). A session commits one product: the answer's first id.
+  committed product passes every rule of S*, checked by the shopping domain's product checks (`truth.check`, which is
+  `arena.tasks.shopping.strict_product.score_product`). A session commits one product: the answer's first id.
 - Attribution, one record per constraint: its source, the turn that revealed it, whether the commit satisfies it,
   the proposals that broke it, and for a broken one the reason (``no_commit``, ``user_exit``, ``rejected_again``,
   ``stale_after_update``, ``ignored_revealed``, ``missed_hidden``).
@@ -25,7 +25,7 @@ from arena.tasks.base import Lookup
 from arena.tasks.session import rubric, shopper, truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.trace import Trace, replay
-from arena.tasks.shoppingbench.rulesets import get_ruleset
+from arena.tasks.shopping.rulesets import get_ruleset
 from arena.trajectory import TrajectoryEvent
 
 REASONS = ("no_commit", "user_exit", "rejected_again", "stale_after_update", "ignored_revealed", "missed_hidden")

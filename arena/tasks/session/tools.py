@@ -16,8 +16,8 @@ from pydantic import Field
 
 from arena.tasks.session import shopper
 from arena.tasks.session.problem import SessionProblem
-from arena.tasks.shoppingbench.tools import RESULTS as SHOPPINGBENCH_RESULTS
-from arena.tasks.shoppingbench.tools import find_product, terminate, view_product_information
+from arena.tasks.shopping.tools import RESULTS as SHOPPINGBENCH_RESULTS
+from arena.tasks.shopping.tools import find_product, terminate, view_product_information
 from arena.tools.registry import RunState, ToolContext, ToolError, ToolRegistry
 
 

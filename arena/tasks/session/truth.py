@@ -1,8 +1,8 @@
-"""A session's constraints checked against catalog products, with the ShoppingBench family's strict checks.
+"""A session's constraints checked against catalog products, with the shopping domain's product checks.
 
 Both the shopper (is a proposal acceptable?) and the scorer (does the commit satisfy the final truth?) decide here,
-so the shopper never confirms a product the scorer would fail: each rule becomes a ShoppingBench product reward
-(`arena.tasks.session.problem.merge`) and is scored by `arena.tasks.shoppingbench.strict.score_product` under a
+so the shopper never confirms a product the scorer would fail: each rule becomes a product reward
+(`arena.tasks.session.problem.merge`) and is scored by `arena.tasks.shopping.strict_product.score_product` under a
 product id no catalog product has, so only the rule's own checks decide (never an exact-id shortcut).
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from arena.tasks.session.problem import Rule, merge
-from arena.tasks.shoppingbench.similarity import default_embedder
-from arena.tasks.shoppingbench.strict import ProductScore, score_product
+from arena.tasks.shopping.similarity import default_embedder
+from arena.tasks.shopping.strict_product import ProductScore, score_product
 
 #: the reward id the checks run under: no product has it, so ``gt`` is always 0 and every check counts
 NO_ID = "(the session's rules)"

@@ -1,7 +1,7 @@
 """A session plan put into words (issue 19 item 4, reference 7.7 step 4): the opening, the profile, each slot's
 topics and answer, each rejection, the update. Text comes last and only from the plan's values and fixed phrase
 tables, so every value sits in exactly one place: the opening says the query constraints (rendered as ShoppingBench
-queries are, `arena.tasks.shoppingbench.render`), the profile says its requirement in prose among distractors, a slot
+queries are, `arena.tasks.shopping.render`), the profile says its requirement in prose among distractors, a slot
 answer or a rejection says its own value and no other hidden one (`leaks` checks this).
 
 Every line is in the words `arena.tasks.session.agents`' reference agent can read: a value is written as the catalog
@@ -13,9 +13,9 @@ from __future__ import annotations
 from arena.catalog.rng import Rng
 from arena.tasks.session.facts import Fact, Plan
 from arena.tasks.session.problem import Constraint, Event, Profile, Update
-from arena.tasks.shoppingbench import render
-from arena.tasks.shoppingbench.generate import product_noun
-from arena.tasks.shoppingbench.phrases import humanise
+from arena.tasks.shopping import render
+from arena.tasks.shopping.item_text import product_noun
+from arena.tasks.shopping.phrases import humanise
 
 SERVICE_NOTES = {
     "official": ("Only buys from official stores.", "Trusts official brand stores and nothing else."),

@@ -1,10 +1,10 @@
 """ShoppingBench (Alibaba, ``yjwjy/ShoppingBench``): single-shot shopping requests over the catalog, four task types.
 
-- ``problem``: the model (its reward grammar, field for field) and its public view;
-- ``tools``: the seven shopping tools; ``strict``, ``rulesets``, ``similarity``: the strict checks of both rulesets;
-- ``generate`` (with ``render``, ``templates``, ``phrases``, ``english``, ``item_text``, ``webknowledge``): the
-  generator; ``importer`` and ``rebuild``: real records and their catalog; ``selfcheck``, ``paraphrase``;
-  ``commands``: the importer and self-check hooks `arena problems` calls.
+Its problems, tools, product checks and rulesets are the shared shopping domain's (`arena.tasks.shopping`); here:
+
+- ``strict``: a run's strict verdict (every slot, the shop and budget checks, web answers);
+- ``generate``: the generator; ``importer``: real records (their catalog rebuilt by `arena.tasks.shopping.rebuild`);
+  ``selfcheck``, ``paraphrase``; ``commands``: the importer and self-check hooks `arena problems` calls.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from arena.scoring.models import RunScore
 from arena.tasks import register
 from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
 from arena.tasks.hooks import Importer, SelfCheckReport, Step
-from arena.tasks.shoppingbench.problem import TASKS, Problem
+from arena.tasks.shopping.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
@@ -34,7 +34,7 @@ class ShoppingBench(Family):
     )
 
     def tools(self) -> ToolRegistry:
-        from arena.tasks.shoppingbench.tools import default_registry
+        from arena.tasks.shopping.tools import default_registry
 
         return default_registry()
 
@@ -55,7 +55,7 @@ class ShoppingBench(Family):
 
     def rulesets(self) -> Mapping[str, Ruleset]:
         """``shoppingbench`` (the paper's evaluator, the default) and ``sn15`` (subnet 15's scorer)."""
-        from arena.tasks.shoppingbench.rulesets import RULESETS
+        from arena.tasks.shopping.rulesets import RULESETS
 
         return RULESETS
 
@@ -74,7 +74,7 @@ class ShoppingBench(Family):
         return Generated(list(report.problems), list(report.skipped), GENERATOR_VERSION)
 
     def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shoppingbench.strict_product import known_answer_ids
+        from arena.tasks.shopping.strict_product import known_answer_ids
 
         return known_answer_ids(strict)
 
@@ -102,7 +102,7 @@ class ShoppingBench(Family):
         batch by the default title embedder."""
         import numpy as np
 
-        from arena.tasks.shoppingbench.similarity import default_embedder
+        from arena.tasks.shopping.similarity import default_embedder
 
         mine = [p for p in problems if isinstance(p, Problem)]
         titles = [r.title[0] for p in mine for r in p.reward if r.title]

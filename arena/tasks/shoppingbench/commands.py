@@ -23,7 +23,7 @@ def import_records(files: Sequence[Path], options: ImportOptions) -> Imported:
     made = Imported(list(report.problems), list(report.bad), version=IMPORT_VERSION)
     if options.rebuild_catalog is None or not made.problems:
         return made
-    from arena.tasks.shoppingbench.rebuild import rebuild_catalog
+    from arena.tasks.shopping.rebuild import rebuild_catalog
 
     total = options.background_size + sum(len(p.reward) for p in made.problems)
     rebuilt = rebuild_catalog(

@@ -5,7 +5,7 @@ type with probability 1/2 (the title always, at most one SKU option, one price m
 price); shop tasks take 2-4 products of one shop; voucher parameters from the basket total T: threshold in
 [0.1T, 0.9T], a fixed face value in [0.1, 0.5] of the threshold, or a percentage of 10-50% with a cap in
 [threshold * d, threshold]; the budget is the price after the voucher plus up to 10%. Web tasks tie a fact of the
-web corpus to a product that carries its value. Only then is the query rendered (`arena.tasks.shoppingbench.render`).
+web corpus to a product that carries its value. Only then is the query rendered (`arena.tasks.shopping.render`).
 
 Every problem is checked solvable (its gold answer passes the strict checks) and labelled by difficulty from its
 number of constraints and how many products the query retrieves that fail a constraint (confusers).
@@ -17,14 +17,13 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from arena.catalog import Catalog
-from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench import render
-from arena.tasks.shoppingbench.problem import TASKS, PriceRule, Problem, ProductReward, Voucher
+from arena.tasks.shopping import render
+from arena.tasks.shopping.item_text import product_noun
+from arena.tasks.shopping.problem import TASKS, PriceRule, Problem, ProductReward, Voucher
 from arena.tasks.shoppingbench.strict import score_run
 
 GENERATOR_VERSION = "shoparena-gen/1"
@@ -40,24 +39,6 @@ class GenerateReport:
     problems: list[Problem] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     by_task: dict[str, int] = field(default_factory=dict)
-
-
-@lru_cache(maxsize=1)
-def _leaf_nouns() -> dict[str, tuple[str, ...]]:
-    return {leaf.path: leaf.nouns for leaf in gen.leaves()}
-
-
-def product_noun(product: dict[str, Any]) -> str:
-    """The product-type phrase a shopper would use: the leaf noun found in the title, else the leaf name."""
-    title = product["title"].lower()
-    nouns = _leaf_nouns().get(product["category"], ())
-    for noun in sorted(nouns, key=len, reverse=True):
-        if noun in title:
-            return noun
-    if nouns:
-        return nouns[0]
-    leaf = product["category"].rsplit(" > ", 1)[-1].lower()
-    return leaf.rstrip("s") if leaf.endswith("s") and not leaf.endswith("ss") else leaf
 
 
 def _price_rule(price: float, rng: Rng) -> PriceRule:

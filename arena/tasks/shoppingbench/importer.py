@@ -28,7 +28,7 @@ import orjson
 from pydantic import ValidationError
 
 from arena.catalog.models import Product
-from arena.tasks.shoppingbench.problem import Problem, ProductReward
+from arena.tasks.shopping.problem import Problem, ProductReward
 
 #: ORO's ``category`` names -> our tasks
 CATEGORIES = {"product": "product", "shop": "shop", "voucher": "voucher", "web": "web", "knowledge": "web"}

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
 
 SYSTEM = (
     "You rewrite online-shopping requests so they sound like a different person wrote them. Keep every number, "

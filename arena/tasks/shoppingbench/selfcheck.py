@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.tasks.shoppingbench.problem import Problem
+from arena.tasks.shopping.problem import Problem
 from arena.tasks.shoppingbench.strict import score_run
 
 
@@ -121,7 +121,7 @@ def blind_answers(problem: Problem, catalog: Any, registry: Any = None) -> dict[
     """The blind baseline's answers to one problem, as the raw ``product_ids`` an agent would send: ``query`` (the
     top ``find_product`` hits for the query, one per requested product) and, for web problems, ``web`` (the top hit
     for the words of the top ``web_search`` result)."""
-    from arena.tasks.shoppingbench.tools import default_registry
+    from arena.tasks.shopping.tools import default_registry
     from arena.tools import ToolContext
 
     registry = registry or default_registry()
@@ -144,7 +144,7 @@ def blind_baseline(
     ruleset: str | None = None,
 ) -> dict[str, BaselineTask]:
     """The blind baseline's success per task (see the module docstring)."""
-    from arena.tasks.shoppingbench.tools import default_registry
+    from arena.tasks.shopping.tools import default_registry
 
     registry = default_registry()
     out: dict[str, BaselineTask] = defaultdict(BaselineTask)

@@ -1,4 +1,4 @@
-"""The strict checks, one implementation for both rulesets (`arena.tasks.shoppingbench.rulesets`): written from the
+"""The strict checks, one implementation for both rulesets (`arena.tasks.shopping.rulesets`): written from the
 rules of ShoppingBench's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py``, ``src/agent/rewards/orm.py``)
 and subnet 15's scorer (``ORO-AI/oro`` ``src/agent/problem_scorer.py``, ``src/agent/rewards/orm.py``).
 
@@ -30,10 +30,10 @@ import numpy as np
 
 from arena.scoring.models import FIELDS, Check, ProductScore, RunScore
 from arena.tasks.base import Lookup
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.rulesets import Ruleset, get_ruleset
-from arena.tasks.shoppingbench.similarity import TitleEmbedder, similarities
-from arena.tasks.shoppingbench.strict_product import lookup_answer, pair_hits, score_product
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.rulesets import Ruleset, get_ruleset
+from arena.tasks.shopping.similarity import TitleEmbedder, similarities
+from arena.tasks.shopping.strict_product import lookup_answer, pair_hits, score_product
 
 __all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "pair_hits", "parse_answer", "score_product", "score_run"]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from arena.catalog.models import Product
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.problem import Problem, ProductReward
-from arena.tasks.shoppingbench.rebuild.prices import (
+from arena.tasks.shopping.problem import Problem, ProductReward
+from arena.tasks.shopping.rebuild.prices import (
     Interval,
     basket_total,
     budget_window,

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.problem import Problem, ProductReward
-from arena.tasks.shoppingbench.rebuild.nearmiss import Copy, Values, fail_others, near_misses, with_knowledge
-from arena.tasks.shoppingbench.rebuild.plan import one_shop
-from arena.tasks.shoppingbench.rebuild.prices import after_voucher
+from arena.tasks.shopping.problem import Problem, ProductReward
+from arena.tasks.shopping.rebuild.nearmiss import Copy, Values, fail_others, near_misses, with_knowledge
+from arena.tasks.shopping.rebuild.plan import one_shop
+from arena.tasks.shopping.rebuild.prices import after_voucher
 
 #: near-miss products per gold of a one-product problem, and per gold of a basket (shop, voucher): other listings of
 #: the product line that each break one constraint and match every query exactly as well as the gold

@@ -5,9 +5,9 @@ a spec, never a product, so it cannot leak a title: every word it writes comes f
 constraint values) or from the fixed phrase tables.
 
 The pieces: this module renders whole queries per task (and the web tasks' knowledge questions, and the leak checks
-they need); `arena.tasks.shoppingbench.item_text` puts one requested item into words (its specs are defined there);
-`arena.tasks.shoppingbench.phrases` holds the wordings of one constraint; `arena.tasks.shoppingbench.templates` the
-query templates and `arena.tasks.shoppingbench.english` the English helpers.
+they need); `arena.tasks.shopping.item_text` puts one requested item into words (its specs are defined there);
+`arena.tasks.shopping.phrases` holds the wordings of one constraint; `arena.tasks.shopping.templates` the
+query templates and `arena.tasks.shopping.english` the English helpers.
 
 Guarantees a checker can rely on:
 
@@ -31,8 +31,8 @@ from functools import lru_cache
 
 from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.english import capitalise, fmt_number, fmt_percent, plural
-from arena.tasks.shoppingbench.item_text import (
+from arena.tasks.shopping.english import capitalise, fmt_number, fmt_percent, plural
+from arena.tasks.shopping.item_text import (
     ItemSpec,
     ItemText,
     KnowledgeSpec,
@@ -43,8 +43,8 @@ from arena.tasks.shoppingbench.item_text import (
     constraints,
     noun_phrase,
 )
-from arena.tasks.shoppingbench.phrases import COLOR_KEYS, SERVICE_MARKERS, Phrase, humanise
-from arena.tasks.shoppingbench.templates import (
+from arena.tasks.shopping.phrases import COLOR_KEYS, SERVICE_MARKERS, Phrase, humanise
+from arena.tasks.shopping.templates import (
     FIND,
     NUMBER_WORDS,
     ORDINALS,

@@ -1,8 +1,10 @@
 """Named rulesets: which reference's strict checks a pack's problems are scored by.
 
-A pack declares its ruleset (`arena.problems.pack.Pack.ruleset`); every stored score names the ruleset and its
-version. The two rulesets differ only where their reference code differs; each difference is a flag here, and
-`arena.tasks.shoppingbench.strict` reads nothing but these flags:
+A pack declares its ruleset per family (`arena.problems.pack.Pack.ruleset_for`); every stored score names the
+ruleset and its version. Both shopping families (ShoppingBench and the session) share these. The two rulesets differ
+only where their reference code differs; each difference is a flag here, and the product checks
+(`arena.tasks.shopping.strict_product`) and ShoppingBench's run scorer (`arena.tasks.shoppingbench.strict`) read
+nothing but these flags:
 
 - ``shoppingbench``: the paper's evaluator (``yjwjy/ShoppingBench`` ``src/agent/run_evaluate.py`` and
   ``src/agent/rewards/orm.py``). The answer is the last ``recommend_product`` call's raw ``product_ids`` split on
@@ -18,7 +20,7 @@ version. The two rulesets differ only where their reference code differs; each d
 
 Title similarity: both references embed titles with Qwen3-Embedding-0.6B (threshold 0.5 in the paper, 0.7 in ORO;
 web 0.8 in both). That model cannot be had offline here, so titles are compared with WordLlama at thresholds of our
-own (`arena.tasks.shoppingbench.similarity`): this is the one place where a verdict may differ from the
+own (`arena.tasks.shopping.similarity`): this is the one place where a verdict may differ from the
 reference's, and only for a substitute product (an exact id never depends on it).
 """
 
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.tasks.shoppingbench.similarity import SN15_TITLE_THRESHOLD, TITLE_MODEL, TITLE_THRESHOLD, WEB_TITLE_THRESHOLD
+from arena.tasks.shopping.similarity import SN15_TITLE_THRESHOLD, TITLE_MODEL, TITLE_THRESHOLD, WEB_TITLE_THRESHOLD
 
 DEFAULT_RULESET = "shoppingbench"
 

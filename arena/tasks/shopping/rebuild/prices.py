@@ -7,9 +7,9 @@ import math
 from collections.abc import Sequence
 
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.problem import PriceRule, Voucher
-from arena.tasks.shoppingbench.tools import Voucher as ToolVoucher
-from arena.tasks.shoppingbench.tools import apply_voucher
+from arena.tasks.shopping.problem import PriceRule, Voucher
+from arena.tasks.shopping.tools import Voucher as ToolVoucher
+from arena.tasks.shopping.tools import apply_voucher
 
 #: the cheapest price a rebuilt product gets when its rules allow it
 MIN_PRICE = 1.0

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.english import SIZE_LETTERS, fmt_number, singular_word, with_article
+from arena.tasks.shopping.english import SIZE_LETTERS, fmt_number, singular_word, with_article
 
 #: A constraint phrase: (preposition, body). Adjacent phrases whose preposition is "with" may be merged
 #: ("with free shipping and LazFlash deals"); an empty preposition means the body stands alone.

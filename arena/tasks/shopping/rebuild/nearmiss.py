@@ -13,9 +13,9 @@ from typing import Any
 
 from arena.catalog import taxonomy
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.problem import PriceRule, Problem, ProductReward
-from arena.tasks.shoppingbench.rebuild.plan import reward_option
-from arena.tasks.shoppingbench.rebuild.prices import price_interval
+from arena.tasks.shopping.problem import PriceRule, Problem, ProductReward
+from arena.tasks.shopping.rebuild.plan import reward_option
+from arena.tasks.shopping.rebuild.prices import price_interval
 
 #: made-up values of a required pair, when the golds give too few others of its key
 VARIANT_WORDS = ["Lite", "Plus", "Mini", "Max", "Pro", "II", "Classic", "Eco", "Neo", "Go"]

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.webknowledge_data import (
+from arena.tasks.shopping.webknowledge_data import (
     CLASSES,
     FIRST_NAMES,
     GENERIC,

@@ -1,4 +1,4 @@
-"""The word lists and page phrases of `arena.tasks.shoppingbench.webknowledge` (data only, like the catalog's
+"""The word lists and page phrases of `arena.tasks.shopping.webknowledge` (data only, like the catalog's
 taxonomy): closed classes of answers, made-up names, stop words, verb forms, and the fact pages' intros and outros."""
 
 from __future__ import annotations

@@ -7,10 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
+from arena.catalog import generator as gen
 from arena.catalog.rng import Rng
-from arena.tasks.shoppingbench.english import is_plural, is_plural_word, plural, singular_word, with_article
-from arena.tasks.shoppingbench.phrases import (
+from arena.tasks.shopping.english import is_plural, is_plural_word, plural, singular_word, with_article
+from arena.tasks.shopping.phrases import (
     COLOR_KEYS,
     SERVICE_OPTIONS,
     SIMPLE_WORDS,
@@ -215,3 +218,21 @@ def build_item(item: ItemSpec, rng: Rng, *, plural_ok: bool) -> ItemText:
     if context and rng.chance(0.25):
         lead.append(rng.pick(context))
     return ItemText(head, lead, phrases)
+
+
+@lru_cache(maxsize=1)
+def _leaf_nouns() -> dict[str, tuple[str, ...]]:
+    return {leaf.path: leaf.nouns for leaf in gen.leaves()}
+
+
+def product_noun(product: dict[str, Any]) -> str:
+    """The product-type phrase a shopper would use: the leaf noun found in the title, else the leaf name."""
+    title = product["title"].lower()
+    nouns = _leaf_nouns().get(product["category"], ())
+    for noun in sorted(nouns, key=len, reverse=True):
+        if noun in title:
+            return noun
+    if nouns:
+        return nouns[0]
+    leaf = product["category"].rsplit(" > ", 1)[-1].lower()
+    return leaf.rstrip("s") if leaf.endswith("s") and not leaf.endswith("ss") else leaf

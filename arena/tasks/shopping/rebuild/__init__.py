@@ -29,7 +29,7 @@ problem's answers. The gold and its copies carry the same searched words (`balan
 are kept as ``tags``, under a key no problem asks for), so any query ranks them equally and ties go by the seeded
 shuffled order products are written in: searching alone finds the gold about once in the cluster's size.
 
-Web knowledge is laid out as the live web holds it (`arena.tasks.shoppingbench.webknowledge`): the fact in prose on a
+Web knowledge is laid out as the live web holds it (`arena.tasks.shopping.webknowledge`): the fact in prose on a
 page about the entity, among pages about related entities with other values. Everything is mixed, shuffled, into a
 generated background catalog. Each problem records its distractor answers in
 ``meta["distractors"]`` so that ``arena problems selfcheck`` can prove golds pass and distractors fail.
@@ -53,8 +53,8 @@ from arena.catalog.models import search_contents
 from arena.catalog.rng import Rng
 from arena.catalog.webcorpus import generate_web_pages
 from arena.catalog.writer import CatalogWriter
-from arena.tasks.shoppingbench.problem import Problem
-from arena.tasks.shoppingbench.rebuild.distractors import (
+from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.rebuild.distractors import (
     NEAR_MISSES_BASKET,
     NEAR_MISSES_PRODUCT,
     TAGS_KEY,
@@ -64,9 +64,9 @@ from arena.tasks.shoppingbench.rebuild.distractors import (
     rewards_met,
     tags_key,
 )
-from arena.tasks.shoppingbench.rebuild.nearmiss import PRICE_STEPS, VARIANT_WORDS, Copy, Values
-from arena.tasks.shoppingbench.rebuild.plan import IMPORTED_CATEGORY, LEFT_OUT, Planner, gold_document
-from arena.tasks.shoppingbench.rebuild.prices import (
+from arena.tasks.shopping.rebuild.nearmiss import PRICE_STEPS, VARIANT_WORDS, Copy, Values
+from arena.tasks.shopping.rebuild.plan import IMPORTED_CATEGORY, LEFT_OUT, Planner, gold_document
+from arena.tasks.shopping.rebuild.prices import (
     MARGIN,
     MIN_PRICE,
     after_voucher,
@@ -75,7 +75,7 @@ from arena.tasks.shoppingbench.rebuild.prices import (
     fits_budget,
     price_interval,
 )
-from arena.tasks.shoppingbench.webknowledge import fact_pages, knowledge_question
+from arena.tasks.shopping.webknowledge import fact_pages, knowledge_question
 
 __all__ = [
     "IMPORTED_CATEGORY",

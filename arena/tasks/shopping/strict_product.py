@@ -10,9 +10,9 @@ import numpy as np
 
 from arena.scoring.models import Check, ProductScore
 from arena.tasks.base import Lookup
-from arena.tasks.shoppingbench.problem import ProductReward
-from arena.tasks.shoppingbench.rulesets import Ruleset, get_ruleset
-from arena.tasks.shoppingbench.similarity import TitleEmbedder, similarities
+from arena.tasks.shopping.problem import ProductReward
+from arena.tasks.shopping.rulesets import Ruleset, get_ruleset
+from arena.tasks.shopping.similarity import TitleEmbedder, similarities
 
 
 def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int, list[Check]]:
