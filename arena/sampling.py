@@ -9,14 +9,12 @@
   replicates (problems drawn with replacement, the same draw for every miner) in which it ranks first, ties broken as
   the race breaks them (the earlier commitment, then the smaller hotkey). Seeded: the same input gives the same
   output in any order.
-- ``within_noise``: the miners whose interval overlaps the leader's.
-- ``shard``: a race's (miner, problem, sample) units split among validators, each unit to r of them, balanced and
-  deterministic by the race's seed.
+- ``within_noise``, ``shard``, ``Standing``, ``seed_of`` and the estimators live in ``arena.pooling`` (re-exported
+  here): the pooled standings of many validators (``arena.pooling.pool``) and a lone validator's read alike.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -24,45 +22,22 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-Z95 = 1.959963984540054  # the normal quantile of 0.975
-BOOTSTRAP = 2000
+from arena.pooling import BOOTSTRAP, Z95, Standing, Unit, pass_at_k, pass_hat_k, seed_of, shard, wilson, within_noise
 
-Unit = tuple[str, str, int]  # (miner, problem id, sample index)
-
-
-def _choose(n: int, k: int) -> int:
-    return math.comb(n, k) if 0 <= k <= n else 0
-
-
-def pass_at_k(successes: Sequence[bool | float], k: int | None = None) -> float:
-    """The chance at least one of k samples (drawn from these, without replacement) succeeds; 0 with no sample."""
-    n = len(successes)
-    k = n if k is None else k
-    if n == 0 or not 1 <= k <= n:
-        return 0.0
-    c = sum(1 for s in successes if s)
-    return 1.0 - _choose(n - c, k) / _choose(n, k)
-
-
-def pass_hat_k(successes: Sequence[bool | float], k: int | None = None) -> float:
-    """The chance all k samples (drawn from these, without replacement) succeed: pass^k; 0 with no sample."""
-    n = len(successes)
-    k = n if k is None else k
-    if n == 0 or not 1 <= k <= n:
-        return 0.0
-    c = sum(1 for s in successes if s)
-    return _choose(c, k) / _choose(n, k)
-
-
-def wilson(rate: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a rate observed over n trials ((0, 1) with none)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = min(1.0, max(0.0, rate))
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+__all__ = [
+    "BOOTSTRAP",
+    "Z95",
+    "Sample",
+    "Standing",
+    "Unit",
+    "pass_at_k",
+    "pass_hat_k",
+    "seed_of",
+    "shard",
+    "standings",
+    "wilson",
+    "within_noise",
+]
 
 
 class Sample(BaseModel):
@@ -73,21 +48,6 @@ class Sample(BaseModel):
     miner: str
     problem: str
     score: float
-
-
-class Standing(BaseModel):
-    """A miner's standing: score, 95% interval, P(rank 1), how many samples and problems it rests on, its rank."""
-
-    model_config = ConfigDict(frozen=True)
-
-    miner: str
-    score: float
-    low: float
-    high: float
-    p_rank1: float
-    samples: int
-    problems: int
-    rank: int
 
 
 def standings(
@@ -143,35 +103,3 @@ def standings(
             )
         )
     return out
-
-
-def within_noise(ranked: Sequence[Standing]) -> list[str]:
-    """The miners whose 95% interval overlaps the leader's (the leader first); one miner alone is no band."""
-    if not ranked:
-        return []
-    leader = ranked[0]
-    band = [s.miner for s in ranked if s.high >= leader.low]
-    return band if len(band) > 1 else []
-
-
-def seed_of(text: str) -> int:
-    """A race's seed (its block hash, or its drand round) as an integer for `standings` and `shard`."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-
-
-def shard(units: Sequence[Unit], validators: Sequence[str], r: int, seed: int) -> dict[str, list[Unit]]:
-    """Each unit to min(r, len(validators)) distinct validators: units in an order shuffled by `seed`, dealt round
-    the validators (sorted) so each validator holds the same number of units, give or take one. Every validator
-    gets an entry (maybe empty)."""
-    chosen = sorted(set(validators))
-    out: dict[str, list[Unit]] = {v: [] for v in chosen}
-    if not chosen:
-        return out
-    copies = min(max(1, r), len(chosen))
-    ordered = sorted(set(units))
-    rng = np.random.Generator(np.random.PCG64(seed % 2**63))
-    shuffled = [ordered[i] for i in rng.permutation(len(ordered))]
-    for i, unit in enumerate(shuffled):
-        for c in range(copies):
-            out[chosen[(i * copies + c) % len(chosen)]].append(unit)
-    return {v: sorted(us) for v, us in out.items()}

@@ -13,6 +13,11 @@ floats once at the end, so identical inputs give byte-identical vectors in any o
   with N ranked miners and K = floor(N/2), rank 1 gets ``top_share`` (0.25); ranks 2..K get a linear taper of
   K-1, ..., 1 units paid out of the burn share, where the burn uid holds 65535 units (u16 max), so every paid rank
   keeps a small non-zero weight; the burn uid gets the rest.
+- ``band``: ``top_heavy``'s shares, but the miners whose 95% interval (``low``..``high``) overlaps the leader's are
+  paid as one band: they stand first (in ranking order) and split evenly what ``top_heavy`` gives the ranks they
+  fill; the others follow in ranking order. Ties within noise share; an exact tie is still broken by the earlier
+  commitment: a miner whose score equals an earlier band member's exactly (what a copied agent scores) is not in the
+  band. A miner without an interval is never in a band, so without intervals ``band`` pays as ``top_heavy``.
 """
 
 from __future__ import annotations
@@ -32,13 +37,24 @@ def _exact(value: float) -> Fraction:
 
 
 class MinerResult(BaseModel):
-    """One miner's race score and the chain block of its submission's commitment."""
+    """One miner's race score, the chain block of its submission's commitment and, optionally, the score's 95%
+    interval (read by the ``band`` policy only)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     hotkey: str = Field(min_length=1)
     score: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
     commitment_block: int = Field(ge=0)
+    low: Share | None = None
+    high: Share | None = None
+
+    @model_validator(mode="after")
+    def _interval(self) -> MinerResult:
+        if (self.low is None) != (self.high is None):
+            raise ValueError("low and high come together: give both ends of the interval or neither")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"low must be at most high (got {self.low} > {self.high})")
+        return self
 
 
 class _Policy(BaseModel):
@@ -49,6 +65,10 @@ class _Policy(BaseModel):
     def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
         """Each rank's share, given the ranked eligible scores (all > 0). The rest is burnt."""
         raise NotImplementedError
+
+    def pay(self, ranked: Sequence[MinerResult]) -> list[tuple[MinerResult, Fraction]]:
+        """Each ranked eligible miner with its share (by default its rank's share)."""
+        return list(zip(ranked, self.shares([_exact(r.score) for r in ranked]), strict=True))
 
 
 class TopHeavy(_Policy):
@@ -121,7 +141,54 @@ class SN15TopHalf(_Policy):
         return out + [Fraction(0)] * (len(scores) - len(out))
 
 
-AnyPolicy = TopHeavy | WinnerTakeAll | Proportional | SN15TopHalf
+class Band(_Policy):
+    """``top_heavy``'s shares, the miners within noise of the leader paid as one band (see the module docstring)."""
+
+    name: Literal["band"] = "band"
+    top_share: Share = 0.5
+    tail_share: Share = 0.3
+    tail_k: int = Field(default=5, ge=1, le=65536)
+
+    def _top_heavy(self) -> TopHeavy:
+        return TopHeavy(top_share=self.top_share, tail_share=self.tail_share, tail_k=self.tail_k)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Band:
+        if _exact(self.top_share) + _exact(self.tail_share) > 1:
+            raise ValueError(f"top_share + tail_share must be at most 1 (got {self.top_share} + {self.tail_share})")
+        return self
+
+    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
+        return self._top_heavy().shares(scores)
+
+    def pay(self, ranked: Sequence[MinerResult]) -> list[tuple[MinerResult, Fraction]]:
+        band = within_noise(ranked)
+        order = band + [r for r in ranked if r not in band]
+        shares = self.shares([_exact(r.score) for r in order])
+        if len(band) > 1:
+            even = sum(shares[: len(band)], Fraction(0)) / len(band)
+            shares[: len(band)] = [even] * len(band)
+        return list(zip(order, shares, strict=True))
+
+
+def within_noise(ranked: Sequence[MinerResult]) -> list[MinerResult]:
+    """The band of ranked miners: the leader and every miner whose interval overlaps the leader's, save one whose
+    score exactly equals an earlier member's (an exact tie goes to the earlier commitment). Empty when the leader
+    has no interval; one miner alone is no band."""
+    if not ranked or ranked[0].low is None:
+        return []
+    floor = _exact(ranked[0].low)
+    band: list[MinerResult] = []
+    for result in ranked:
+        if result.high is None or _exact(result.high) < floor:
+            continue
+        if any(_exact(member.score) == _exact(result.score) for member in band):
+            continue
+        band.append(result)
+    return band if len(band) > 1 else []
+
+
+AnyPolicy = TopHeavy | WinnerTakeAll | Proportional | SN15TopHalf | Band
 WeightPolicy = Annotated[AnyPolicy, Field(discriminator="name")]
 """A weight policy, told apart by ``name``; a settings field can be typed with it directly."""
 
@@ -130,6 +197,7 @@ POLICIES: dict[str, type[AnyPolicy]] = {
     "winner_take_all": WinnerTakeAll,
     "proportional": Proportional,
     "sn15_top_half": SN15TopHalf,
+    "band": Band,
 }
 
 _ADAPTER: TypeAdapter[AnyPolicy] = TypeAdapter(WeightPolicy)
@@ -191,10 +259,8 @@ def describe_ties(results: Sequence[MinerResult], uids: Mapping[str, int], name:
 def compute_weights(results: Sequence[MinerResult], uids: Mapping[str, int], policy: AnyPolicy) -> dict[int, float]:
     """The weight vector: uid -> weight, sorted by uid, zeros left out, summing to 1. With nobody eligible the burn
     uid gets everything; a burn uid that is also a miner's uid gets both."""
-    ranked = ranking(results, uids)
-    shares = policy.shares([_exact(r.score) for r in ranked])
     exact: dict[int, Fraction] = {}
-    for result, share in zip(ranked, shares, strict=True):
+    for result, share in policy.pay(ranking(results, uids)):
         if share < 0:
             raise AssertionError(f"policy {policy.name} gave a negative share")
         uid = uids[result.hotkey]

@@ -354,7 +354,7 @@ def test_bad_miner_results_are_rejected(bad: dict) -> None:
 
 
 def test_parse_policy_builds_each_policy() -> None:
-    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half"}
+    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half", "band"}
     assert parse_policy("sn15_top_half", burn_uid=3) == SN15TopHalf(top_share=0.25, burn_uid=3)
     assert parse_policy("top_heavy", top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2) == TopHeavy(
         top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2
@@ -373,7 +373,8 @@ def test_parse_policy_builds_each_policy() -> None:
         (
             "nope",
             {},
-            "unknown weight policy 'nope'; choose one of: proportional, sn15_top_half, top_heavy, winner_take_all",
+            "unknown weight policy 'nope'; choose one of: "
+            "band, proportional, sn15_top_half, top_heavy, winner_take_all",
         ),
         (
             "top_heavy",
@@ -457,3 +458,62 @@ def test_sn15_top_half_ties_break_by_earliest_commitment_then_hotkey() -> None:
         list(reversed(tied)), dict(reversed(list(uids.items()))), parse_policy("sn15_top_half")
     )
     assert json.dumps(shuffled_back) == json.dumps(weights)
+
+
+# --- band: miners within noise of the leader paid as one band -----------------------------------------------------
+
+
+def banded(hotkey: str, score: float, low: float, high: float, block: int = 100) -> MinerResult:
+    return MinerResult(hotkey=hotkey, score=score, commitment_block=block, low=low, high=high)
+
+
+def test_band_pays_the_miners_within_noise_of_the_leader_evenly() -> None:
+    results = [
+        banded("a", 0.70, 0.40, 0.90),
+        banded("b", 0.60, 0.30, 0.85),  # overlaps a's interval
+        banded("c", 0.30, 0.15, 0.38),  # high below a's low: not in the band
+        banded("d", 0.55, 0.45, 0.62),  # ranked below b, overlaps: in the band
+    ]
+    uids = {"a": 1, "b": 2, "c": 3, "d": 4}
+    band = compute_weights(results, uids, parse_policy("band"))
+    top = compute_weights(results, uids, TopHeavy())
+    # the band (a, b, d) splits what top_heavy gives ranks 1..3 (0.5 + 0.12 + 0.09); c takes rank 4's share
+    assert band[1] == band[2] == band[4] == pytest.approx((0.5 + 0.12 + 0.09) / 3)
+    assert band[3] == pytest.approx(0.06) and top[3] == pytest.approx(0.06)
+    assert sum(band.values()) == pytest.approx(1.0) and band[0] == pytest.approx(top[0])
+
+
+def test_band_without_intervals_or_overlap_pays_as_top_heavy() -> None:
+    plain = [result("a", 0.9), result("b", 0.5), result("c", 0.2)]
+    uids = {"a": 1, "b": 2, "c": 3}
+    assert compute_weights(plain, uids, parse_policy("band")) == compute_weights(plain, uids, TopHeavy())
+    apart = [banded("a", 0.9, 0.8, 0.95), banded("b", 0.5, 0.4, 0.6)]
+    assert compute_weights(apart, uids, parse_policy("band")) == compute_weights(apart, uids, TopHeavy())
+
+
+def test_band_attacker_a_copy_that_ties_the_leader_exactly_earns_less_than_the_leader() -> None:
+    """Attacker: a later commitment of the leader's agent scores exactly the leader's score. An exact tie is broken by
+    the earlier commitment, so the copy is not in the leader's band and earns less than the honest leader."""
+    results = [
+        banded("copy", 0.7, 0.45, 0.88, block=50),
+        banded("leader", 0.7, 0.45, 0.88, block=10),
+        banded("close", 0.6, 0.35, 0.8, block=30),
+    ]
+    uids = {"leader": 1, "copy": 2, "close": 3}
+    weights = compute_weights(results, uids, parse_policy("band"))
+    assert weights[1] == weights[3] == pytest.approx((0.5 + 0.12) / 2)  # leader and close share ranks 1-2
+    assert weights[2] == pytest.approx(0.09) and weights[2] < weights[1]
+
+
+def test_band_is_the_same_in_any_order_and_rejects_half_an_interval() -> None:
+    results = [
+        banded(h, s, max(0.0, s - 0.2), min(1.0, s + 0.2))
+        for h, s in zip("abcdef", [0.9, 0.8, 0.75, 0.4, 0.3, 0.2], strict=True)
+    ]
+    uids = {h: i for i, h in enumerate("abcdef", start=1)}
+    one = compute_weights(results, uids, parse_policy("band", burn_uid=0))
+    assert compute_weights(list(reversed(results)), uids, parse_policy("band", burn_uid=0)) == one
+    with pytest.raises(ValidationError, match="low and high come together"):
+        MinerResult(hotkey="a", score=0.5, commitment_block=1, low=0.3)
+    with pytest.raises(ValidationError, match="low must be at most high"):
+        MinerResult(hotkey="a", score=0.5, commitment_block=1, low=0.6, high=0.4)
