@@ -15,7 +15,7 @@ from arena import tasks
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.judge.rubric import SN15_RUBRIC
-from arena.problems.pack import Pack, new_pack
+from arena.problems.pack import Pack, Rotation, new_pack
 from arena.tasks.answer import raw_answer
 from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 from arena.trajectory import TrajectoryEvent
@@ -56,11 +56,17 @@ class World:
         )
 
 
-def make_world(root: Path, *, problems: int = 6, size: int = 2000) -> World:
+def make_world(root: Path, *, problems: int = 6, size: int = 2000, rotation: Rotation | None = None) -> World:
     build_catalog(3, size, root / "catalog", force=True)
     catalog = Catalog.open(root / "catalog")
     generated = [p.model_copy(update={"split": "race"}) for p in generate_problems(catalog, problems, seed=4).problems]
-    pack = new_pack(generated, catalog_digest=catalog.digest, generator_version=GENERATOR_VERSION, embed=False)
+    pack = new_pack(
+        generated,
+        catalog_digest=catalog.digest,
+        generator_version=GENERATOR_VERSION,
+        embed=False,
+        rotation=rotation or Rotation(),
+    )
     pages = {}
     for problem in pack.problems:
         hits = catalog.search(problem.query, limit=10)
@@ -128,14 +134,16 @@ def closed_race(
     seed: int,
     samples: int = 1,
     seed_block: int = 100,
+    problem_ids: list[str] | None = None,
+    agents: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Race `race_id` closed in `store`: every miner (hotkey -> its solve rate) on every pack problem, `samples`
     times; returns hotkey -> the agent's sha256."""
     rng = random.Random(seed)
     store.upsert_miners([Neuron(uid=i, hotkey=h, coldkey=h) for i, h in enumerate(miners)], block=1)
+    agents = agents or {h: f"{i + 1:064x}" for i, h in enumerate(miners)}
     subs = {
-        h: store.add_submission(hotkey=h, sha256=f"{i + 1:064x}", commitment_block=10 + i)[0]
-        for i, h in enumerate(miners)
+        h: store.add_submission(hotkey=h, sha256=agents[h], commitment_block=10 + i)[0] for i, h in enumerate(miners)
     }
     store.add_pack(
         pack_id=world.pack.pack_id,
@@ -143,7 +151,7 @@ def closed_race(
         digest="d" * 64,
         problems=[p.model_dump(mode="json") for p in world.pack.problems],
     )
-    ids = [p.problem_id for p in world.pack.problems]
+    ids = problem_ids or [p.problem_id for p in world.pack.problems]
     store.create_race(
         race_id=race_id, pack_id=world.pack.pack_id, seed_block=seed_block, seed_hash="h", problem_ids=ids
     )

@@ -149,8 +149,9 @@ class ChainPort(Protocol):
         """Every hotkey's latest commitment on the subnet (as of `block`, else now), keyed by hotkey."""
         ...
 
-    def weights(self) -> dict[int, dict[int, float]]:
-        """Each validator uid's latest weight row (revealed, on a commit-reveal subnet), normalized to sum to 1."""
+    def weights(self, block: int | None = None) -> dict[int, dict[int, float]]:
+        """Each validator uid's latest weight row (revealed, on a commit-reveal subnet) as of `block` (else now),
+        normalized to sum to 1."""
         ...
 
     def set_commitment(self, wallet: Any, data: str) -> ChainOutcome:

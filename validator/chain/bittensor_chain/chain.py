@@ -164,11 +164,11 @@ class BittensorChain:
                 out[hotkey] = Commitment(hotkey=hotkey, uid=c.uid, value=value, block=c.block)
         return out
 
-    def weights(self) -> dict[int, dict[int, float]]:
-        """Each validator uid's latest (revealed) weight row, normalized to sum to 1."""
+    def weights(self, block: int | None = None) -> dict[int, dict[int, float]]:
+        """Each validator uid's latest (revealed) weight row (as of `block`, else now), normalized to sum to 1."""
         client, _ = self._sdk()
         try:
-            rows = client.weights.weights(self.netuid)
+            rows = client.weights.weights(self.netuid, block=block)
         except Exception as error:
             raise self._error(f"read the weights of netuid {self.netuid}", error) from error
         return {int(uid): {int(dest): float(w) for dest, w in row.items()} for uid, row in rows.items()}

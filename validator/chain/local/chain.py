@@ -141,10 +141,18 @@ class LocalChain(LocalChainBase):
         since = None if row is None or row[0] is None else max(0, block - int(row[0]))
         return RateLimit(weights_rate_limit=self.weights_rate_limit, blocks_since_last_update=since, block=block)
 
-    def weights(self) -> dict[int, dict[int, float]]:
-        """Each validator uid's latest weight row, normalized to sum to 1 (as the chain's epoch reads it)."""
+    def weights(self, block: int | None = None) -> dict[int, dict[int, float]]:
+        """Each validator uid's latest weight row (as of `block`, else now), normalized to sum to 1 (as the chain's
+        epoch reads it)."""
         out: dict[int, dict[int, float]] = {}
-        for entry in self._latest_weights():
+        rows = (
+            self._latest_weights()
+            if block is None
+            else self._ledger.weight_rows(
+                f"WHERE id IN (SELECT MAX(id) FROM weights WHERE block <= {int(block)} GROUP BY uid) ORDER BY uid"
+            )
+        )
+        for entry in rows:
             total = sum(entry["weights"])
             out[entry["uid"]] = {
                 dest: value / total for dest, value in zip(entry["uids"], entry["weights"], strict=True)

@@ -1,0 +1,186 @@
+"""`arena-validator audit` on a LocalChain: two validators pool one race, a third forges verdicts; the audit, with no
+store, re-derives every verdict, pools the verified runs and says per validator whether its weights on chain are the
+ones the pooled evidence implies."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bittensor.sp_core import Keypair
+from fastapi import FastAPI
+
+from arena.pooling import pool, seed_of
+from arena.problems.draw import draw_problems
+from arena.problems.pack import Rotation, write_pack
+from arena.weights import MinerResult, compute_weights, parse_policy
+from sandbox.serving import ThreadedServer
+from tests.support.results import closed_race, make_world, open_store
+from validator.audit import AuditError, audit_race
+from validator.chain.bittensor_chain import create_wallet
+from validator.chain.commitment import encode_commitment
+from validator.chain.local import LocalChain
+from validator.chain.results import commit_results
+from validator.pool import Release, ResultsShelf, build_bundle
+from validator.pool.bundle import seal
+from validator.pool.serve import ChainView, results_router
+
+pytestmark = pytest.mark.slow  # a built catalog, SQLite stores, a LocalChain, HTTP servers, the CLI in a subprocess
+
+CADENCE = 200  # blocks of 0.05 s: the cut-off comes 7.5 s after the race's start
+POLICY = parse_policy("top_heavy")
+
+
+def wait_for_block(chain: LocalChain, block: int) -> None:
+    while chain.block() < block:
+        time.sleep(0.02)
+
+
+def test_audit_flags_the_forger_and_the_copier_and_clears_the_honest(tmp_path: Path) -> None:
+    world = make_world(tmp_path, problems=6, rotation=Rotation(cadence_blocks=CADENCE, problems_per_race=4))
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    wallets = tmp_path / "wallets"
+    names = {"honest": 0.0, "second": 0.0, "forger": 0.0}
+    validators = {n: create_wallet(n, "hot", wallets) for n in names}
+    for wallet in validators.values():
+        chain.register(wallet, validator_permit=True, stake=100.0)
+    rates = [0.9, 0.6, 0.3, 0.1]
+    miners = {create_wallet(f"miner{i}", "hot", wallets): rate for i, rate in enumerate(rates)}
+    skill = {}
+    for wallet, rate in miners.items():
+        chain.register(wallet)
+        chain.set_commitment(wallet, encode_commitment(f"{len(skill) + 1:064x}"))
+        skill[wallet.hotkey.ss58_address] = rate
+    stores = {name: open_store(tmp_path / f"{name}.sqlite") for name in validators}
+    start = chain.block() + 1
+    wait_for_block(chain, start)
+    race_id = f"{world.pack.pack_id[:16]}-{start}"
+    ids = draw_problems(
+        world.pack.problems,
+        pack_id=world.pack.pack_id,
+        seed_hash=chain.block_hash(start),
+        n=4,
+        task_mix=world.pack.rotation.task_mix,
+    )
+
+    shelf = ResultsShelf(tmp_path / "shelf")
+    built = {}
+    for i, (name, wallet) in enumerate(validators.items()):
+        store = stores[name]
+        closed_race(store, world, race_id, skill, seed=10 + i, seed_block=start, problem_ids=ids)
+        bundle = build_bundle(store, race_id, wallet, netuid=1, created_block=chain.block())
+        if name == "forger":  # claims its favourite miner solved everything
+            body = bundle.body.model_copy(deep=True)
+            for run in body.runs:
+                if run.miner == list(skill)[-1] and run.strict and not run.strict["success"]:
+                    run.strict = {**run.strict, "success": True, "final": 1.0}
+            sha, data = seal(body, wallet)
+            bundle = type(bundle)(sha256=sha, data=data, body=body)
+        built[name] = bundle
+        shelf.put(bundle.sha256, bundle.data, Release(race_id=race_id, race_start=start))
+        store.close()
+    view = ChainView(chain, refresh_seconds=0.0)
+    # one server holds every bundle; each validator's commitment names it by URL
+    servers = {}
+    for name, wallet in validators.items():
+        sub = FastAPI()
+        sub.include_router(results_router(shelf, hotkey_ss58=wallet.hotkey.ss58_address, view=view))
+        servers[name] = ThreadedServer(sub).start()
+    try:
+        for name, wallet in validators.items():
+            commit_results(chain, wallet, built[name].sha256, servers[name].url)
+        # the honest validators' weights: the pool of the two verified bundles, by the policy
+        from validator.pool.pooled import to_pooled
+        from validator.pool.verify import verify_bundle
+
+        facts = world.facts(race_id, samples=1)
+        holders = {w.hotkey.ss58_address for w in validators.values()}
+        runs = {}
+        for name in ("honest", "second"):
+            v = verify_bundle(
+                built[name].data,
+                built[name].sha256,
+                validator=validators[name].hotkey.ss58_address,
+                race=facts,
+                permit_holders=holders,
+            )
+            runs[v.bundle.validator] = to_pooled(v)
+        blocks = {h: chain.commitments()[h].block for h in skill}
+        standings = pool(
+            runs, {h: 100.0 for h in runs}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        )
+        uids = {n.hotkey: n.uid for n in chain.metagraph().neurons}
+        honest_vector = compute_weights(
+            [MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner]) for s in standings],
+            uids,
+            POLICY,
+        )
+        chain.set_weights(validators["honest"], honest_vector)
+        chain.set_weights(validators["second"], {uids[h]: 1.0 for h in list(skill)[-1:]})  # a weight it made up
+        wait_for_block(chain, start + CADENCE * 3 // 4 + 1)
+
+        report = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=validators["honest"], policy=POLICY)
+        verdicts = {v.hotkey: v for v in report.validators}
+        honest, second, forger = (verdicts[w.hotkey.ss58_address] for w in validators.values())
+        assert honest.matches and honest.bundle == "verified", honest.reason
+        assert not second.matches and second.bundle == "verified" and "differ" in second.reason
+        assert not forger.matches and forger.bundle == "refused: forged_verdict" and "set no weights" in forger.reason
+        assert report.expected == honest_vector
+
+        # the command line, as anyone runs it: no store; --json per validator
+        operator = Keypair.create_from_uri("//ShopArenaAuditOperator")
+        pack_path = write_pack(world.pack.signed(operator), tmp_path / "pack.json")
+        out = tmp_path / "audit.json"
+        cli = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "validator.cli",
+                "audit",
+                "--race",
+                race_id,
+                "--json",
+                str(out),
+                "--chain",
+                "localchain",
+                "--localchain.path",
+                str(chain.path),
+                "--catalog",
+                str(world.catalog.path),
+                "--pack",
+                str(pack_path),
+                "--pack.signer",
+                operator.ss58_address,
+                "--wallet.name",
+                "honest",
+                "--wallet.hotkey",
+                "hot",
+                "--wallet.path",
+                str(wallets),
+                "--miner",
+                next(iter(skill)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert cli.returncode == 0, cli.stderr
+        rows = {r["hotkey"]: r for r in json.loads(out.read_text())}
+        assert [rows[w.hotkey.ss58_address]["matches"] for w in validators.values()] == [True, False, False]
+        assert "forged_verdict" in cli.stdout or "re-derives" in cli.stdout
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+def test_an_audit_before_the_cut_off_or_of_another_pack_says_so(tmp_path: Path) -> None:
+    world = make_world(tmp_path, problems=4, rotation=Rotation(cadence_blocks=10_000, problems_per_race=2))
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.1)
+    with pytest.raises(AuditError, match="not a race of pack"):
+        audit_race(chain, world.pack, world.catalog.get, "ffff-1", wallet=None, policy=POLICY)
+    with pytest.raises(AuditError, match="cut-off"):
+        audit_race(chain, world.pack, world.catalog.get, f"{world.pack.pack_id[:16]}-0", wallet=None, policy=POLICY)

@@ -1,0 +1,253 @@
+"""`arena-validator audit`: anyone re-derives a past race from the chain, the pack and the published results bundles,
+with no store: every bundle committed by the race's cut-off is fetched and verified (each strict verdict re-derived
+from its trajectory), the verified runs are pooled (`arena.pooling.pool`), the weight vector they imply is computed
+with the subnet's policy, and each permit holder's weights on chain are compared with it, u16 for u16 (the chain keeps
+weights as u16, max-upscaled: `bittensor.intents.weights.normalize`).
+
+The race's problems come from the pack: drawn with the slot's block hash, or opened from its sealed batch with the
+batch's drand round (a race whose batch does not open yet is `AuditError`: its pack is still sealed, nothing to do).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bittensor.intents.weights import normalize
+
+from arena.pooling import Standing, pool, seed_of
+from arena.problems.draw import draw_problems
+from arena.weights import AnyPolicy, MinerResult, compute_weights
+from validator.chain.commitment import parse_commitment
+from validator.chain.port import ChainPort
+from validator.chain.results import ResultsCommitment, results_commitments
+from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, fetch_results, verify_bundle
+from validator.pool.pooled import to_pooled
+
+U16_MAX = 65535
+_RACE = re.compile(r"^(?P<prefix>.{1,16})-(?P<start>\d+)$")
+
+
+class AuditError(Exception):
+    """The audit cannot be made; the message is one line saying why and what to do."""
+
+
+@dataclass
+class ValidatorVerdict:
+    hotkey: str
+    uid: int | None
+    matches: bool
+    reason: str
+    bundle: str = ""  # verified | refused: <kind> | none
+    runs: int = 0
+
+
+@dataclass
+class AuditReport:
+    race_id: str
+    start_block: int
+    cutoff_block: int
+    weights_block: int
+    problems: list[str]
+    standings: list[Standing]
+    expected: dict[int, float]  # the weight vector the pooled evidence implies
+    validators: list[ValidatorVerdict] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    miner_runs: list[dict[str, Any]] = field(default_factory=list)  # --miner: that miner's runs, per validator
+
+
+def race_problems(chain: ChainPort, pack: Any, race_id: str) -> tuple[int, str, list[Any]]:
+    """(start block, seed hash, the race's problems) of a race of `pack`, as every validator drew them."""
+    match = _RACE.match(race_id)
+    if match is None or match["prefix"] != pack.pack_id[:16]:
+        raise AuditError(
+            f"race {race_id!r} is not a race of pack {pack.pack_id[:16]} (ids are <pack id>-<start block>)"
+        )
+    start = int(match["start"])
+    if pack.sealed:
+        return (start, *_sealed_problems(chain, pack, race_id, start))
+    seed_hash = chain.block_hash(start)
+    ids = draw_problems(
+        pack.problems,
+        pack_id=pack.pack_id,
+        seed_hash=seed_hash,
+        n=pack.rotation.problems_per_race,
+        task_mix=pack.rotation.task_mix,
+    )
+    return start, seed_hash, [pack.problem(pid) for pid in ids]
+
+
+def _sealed_problems(chain: ChainPort, pack: Any, race_id: str, start: int) -> tuple[str, list[Any]]:
+    from arena.beacon import BeaconError, round_signature
+    from arena.problems.seal import SealError, open_batch
+
+    batch = next((b for b in pack.sealed if b.open_block == start), None)
+    if batch is None:
+        raise AuditError(f"pack {pack.pack_id[:16]} has no sealed batch opening at block {start} (race {race_id})")
+    try:
+        signature = round_signature(batch.reveal_round, chain=chain)
+    except BeaconError as exc:
+        raise AuditError(f"race {race_id}: cannot read drand round {batch.reveal_round}: {exc}") from None
+    if signature is None:
+        raise AuditError(
+            f"race {race_id}: its pack is still sealed (drand round {batch.reveal_round} is not out yet); its problems "
+            "are public once the round is, audit it then"
+        )
+    try:
+        opened = open_batch(batch, signature)
+    except SealError as exc:
+        raise AuditError(f"race {race_id}: its sealed batch does not open: {exc}") from None
+    return f"drand:{batch.reveal_round}", list(opened.problems)
+
+
+def u16_row(weights: dict[int, float]) -> dict[int, int]:
+    """A weight row as the chain keeps it: max-upscaled to u16, zeros dropped."""
+    pairs = sorted((int(uid), float(w)) for uid, w in weights.items() if w > 0)
+    if not pairs:
+        return {}
+    uids, values = normalize([u for u, _ in pairs], [w for _, w in pairs])
+    return dict(zip(uids, values, strict=True))
+
+
+def audit_race(
+    chain: ChainPort,
+    pack: Any,
+    lookup: Callable[[str], Any],
+    race_id: str,
+    *,
+    wallet: Any,
+    policy: AnyPolicy,
+    cutoff_blocks: int | None = None,
+    weights_block: int | None = None,
+    miner: str | None = None,
+    timeout: float = 20.0,
+    max_bytes: int = MAX_BUNDLE_BYTES,
+) -> AuditReport:
+    """The audit of race `race_id` (see the module's docstring)."""
+    start, seed_hash, problems = race_problems(chain, pack, race_id)
+    cadence = pack.rotation.cadence_blocks
+    cutoff = start + (cutoff_blocks if cutoff_blocks is not None else max(1, cadence * 3 // 4))
+    now = chain.block()
+    if now <= cutoff:
+        raise AuditError(f"race {race_id}'s cut-off is block {cutoff} (now {now}): audit it once the cut-off passed")
+    graph = chain.metagraph()
+    holders = {n.hotkey: n for n in graph.neurons if n.validator_permit}
+    facts = RaceFacts(
+        race_id=race_id,
+        pack_id=pack.pack_id,
+        netuid=chain.netuid,
+        problems={p.problem_id: p for p in problems},
+        lookup=lookup,
+        ruleset=pack.ruleset_for,
+        gold_vectors=pack.gold_vectors,
+        samples=int(getattr(pack.rotation, "samples", 1) or 1),
+    )
+    committed = [c for c in results_commitments(chain, block=cutoff) if c.hotkey in holders and start <= c.block]
+    verified, refusals = _fetch_all(committed, facts, set(holders), wallet, timeout, max_bytes)
+    runs = {v.bundle.validator: to_pooled(v) for v in verified}
+    blocks = _commitment_blocks(chain, start, runs)
+    stakes = {h: float(holders[h].stake) for h in runs}
+    standings = pool(runs, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks) if runs else []
+    uids = {n.hotkey: n.uid for n in graph.neurons}
+    results = [
+        MinerResult(hotkey=s.miner, score=min(1.0, max(0.0, s.score)), commitment_block=blocks.get(s.miner, 2**62))
+        for s in standings
+        if s.miner in uids
+    ]
+    expected = compute_weights(results, uids, policy)
+    at = min(now, weights_block) if weights_block is not None else now
+    report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
+    report.refusals = refusals
+    report.validators = _judge_weights(chain, holders, expected, at, verified, refusals)
+    if miner is not None:
+        report.miner_runs = [
+            {
+                "validator": v.bundle.validator,
+                **run.model_dump(include={"problem_id", "attempt", "final", "error_code"}),
+            }
+            | {"success": bool(run.strict and run.strict.get("success"))}
+            for v in verified
+            for run in v.bundle.runs
+            if run.miner == miner
+        ]
+    return report
+
+
+def _fetch_all(
+    committed: list[ResultsCommitment], facts: RaceFacts, holders: set[str], wallet: Any, timeout: float, max_bytes: int
+) -> tuple[list[VerifiedBundle], list[Refusal]]:
+    verified: list[VerifiedBundle] = []
+    refusals: list[Refusal] = []
+    for commitment in committed:
+        raw = fetch_results(commitment, wallet=wallet, timeout=timeout, max_bytes=max_bytes)
+        if isinstance(raw, Refusal):
+            refusals.append(raw)
+            continue
+        result = verify_bundle(
+            raw, commitment.sha256, validator=commitment.hotkey, race=facts, permit_holders=holders, max_bytes=max_bytes
+        )
+        if isinstance(result, Refusal):
+            refusals.append(result)
+        else:
+            verified.append(result)
+    return verified, refusals
+
+
+def _commitment_blocks(chain: ChainPort, start: int, runs: dict[str, list[Any]]) -> dict[str, int]:
+    """Each pooled miner's agent commitment block as of the race's start (ties go to the earliest), from the
+    miners' `sa1` commitments on chain; a miner whose raced agent is not the one committed then: after every other."""
+    agents = {}
+    for hotkey, commitment in chain.commitments(start).items():
+        parsed = parse_commitment(commitment.value)
+        if parsed is not None:
+            agents[hotkey] = (parsed[0], commitment.block)
+    blocks: dict[str, int] = {}
+    for pooled in runs.values():
+        for run in pooled:
+            sha, block = agents.get(run.miner, ("", 2**62))
+            blocks[run.miner] = min(blocks.get(run.miner, 2**62), block if sha == run.submission else 2**62)
+    return blocks
+
+
+def _judge_weights(
+    chain: ChainPort,
+    holders: dict[str, Any],
+    expected: dict[int, float],
+    block: int,
+    verified: list[VerifiedBundle],
+    refusals: list[Refusal],
+) -> list[ValidatorVerdict]:
+    on_chain = chain.weights(block)
+    want = u16_row(expected)
+    published = {v.bundle.validator: v for v in verified}
+    refused = {r.validator: r for r in refusals}
+    out = []
+    for hotkey, neuron in sorted(holders.items(), key=lambda item: item[1].uid):
+        row = on_chain.get(neuron.uid)
+        if row is None:
+            matches, reason = False, f"set no weights by block {block}"
+        else:
+            got = u16_row(row)
+            differ = sorted(uid for uid in set(got) | set(want) if got.get(uid) != want.get(uid))
+            matches = not differ
+            reason = (
+                "its weights match the pooled evidence, u16 for u16"
+                if matches
+                else f"its weights differ from the pooled evidence at {len(differ)} uid(s): "
+                + ", ".join(f"uid {u} {got.get(u, 0)} on chain, {want.get(u, 0)} implied" for u in differ[:4])
+            )
+        if hotkey in refused:
+            bundle, reason = f"refused: {refused[hotkey].kind}", f"{reason}; {refused[hotkey].reason}"
+        elif hotkey in published:
+            bundle = "verified"
+        else:
+            bundle = "none"
+            reason += "; it committed no results bundle of this race by the cut-off"
+        runs = len(published[hotkey].bundle.runs) if hotkey in published else 0
+        out.append(ValidatorVerdict(hotkey, neuron.uid, matches, reason, bundle, runs))
+    return out
+
+
+__all__ = ["AuditError", "AuditReport", "ValidatorVerdict", "audit_race", "race_problems", "u16_row"]

@@ -1,0 +1,30 @@
+"""A verified bundle's runs as the pooling rule reads them (`arena.pooling.PooledRun`)."""
+
+from __future__ import annotations
+
+from arena.pooling import PooledRun
+from arena.scoring.models import strict_score
+from validator.pool.models import VerifiedBundle
+
+
+def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
+    """One `PooledRun` per run of the bundle: its final score, its strict score before the judge (0 for an error),
+    its error code and blame (a run blamed on the validator is left out by the rule, not counted as 0)."""
+    body = verified.bundle
+    return [
+        PooledRun(
+            validator=body.validator,
+            miner=run.miner,
+            submission=run.submission,
+            problem_id=run.problem_id,
+            attempt=run.attempt,
+            score=run.final,
+            success=strict_score(run.strict, float(run.strict.get("success", 0.0))) if run.strict else 0.0,
+            error_code=run.error_code,
+            blame=run.blame,
+        )
+        for run in body.runs
+    ]
+
+
+__all__ = ["to_pooled"]
