@@ -1,9 +1,9 @@
 """Run error codes: the one table of every code a run can end with, who is to blame, and whether it is retried.
 
-DESIGN ("Run status and blame"): 1xxx codes are the agent's fault and final (the run counts 0 in the race score);
-2xxx codes are the validator's own infrastructure failing (sandbox engine, gateway, store, judge, upstream LLM,
-the node itself): the run is retried with backoff up to a limit and, if it never succeeds, is left out of the
-miner's race score. A validator fault is never a miner's zero.
+The rule (``docs/validator.md``, "Running"; ``docs/architecture.md``, "One run"): 1xxx codes are the agent's fault and
+final (the run counts 0 in the race score); 2xxx codes are the validator's own infrastructure failing (sandbox engine,
+gateway, store, judge, upstream LLM, the node itself): the run is retried with backoff up to a limit and, if it never
+succeeds, is left out of the miner's race score. A validator fault is never a miner's zero.
 
 Everything that assigns a code takes it from here (`sandbox.backends`, `sandbox.run`, `validator.races`), and the
 store derives a run's blame with `blame_of`.

@@ -266,7 +266,7 @@ def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int)
         f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
         "serving the agents' calls included; steadier than wall time on a shared machine)"
     )
-    stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent before issue 15's item 8
+    stages = getattr(arena, "stages", None)  # validator.races.StageTimes; absent in older nodes
     if stages is None:
         print("stages    not instrumented in this version of the node")
     else:
@@ -322,7 +322,7 @@ def _cpu() -> float:
 
 
 def cost_rows(arena: Any, repeats: int = 5) -> list[str]:
-    """The rows of issue 15's benchmark beyond the race itself: the cost of opening a sealed batch (per race) and of
+    """The rows of the benchmark beyond the race itself: the cost of opening a sealed batch (per race) and of
     the qualifying round.
 
     The sealed batch: the problems this race drew (with their gold title vectors), sealed to drand quicknet round 1000

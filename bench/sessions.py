@@ -1,4 +1,4 @@
-"""Shopping sessions benchmark (issue 19; prints figures, asserts nothing).
+"""Shopping sessions benchmark (docs/sessions.md; prints figures, asserts nothing).
 
     python bench/sessions.py                       # 20k catalog, 60 generated sessions
     python bench/sessions.py --size 100k --generate 200 --ecom path/to/benchmark.jsonl

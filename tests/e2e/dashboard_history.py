@@ -10,9 +10,9 @@ A weight set lands for each closed race. Races 2-4 draw from a second pack holdi
 (the demo stores only the batch it raced); their runs have no trajectory (their scores are written directly); the
 demo's race holds the real ones.
 
-`add_session_race` adds, to any store with submissions, a closed race of one shopping session (issue 19) played by the
-session family's scripted reference agent through the family's own tools, each call logged as the gateway logs it,
-then scored by the family and judged by the offline judge as the node does (`play_session`, `session_run`).
+`add_session_race` adds, to any store with submissions, a closed race of one shopping session (docs/sessions.md) played
+by the session family's scripted reference agent through the family's own tools, each call logged as the gateway logs
+it, then scored by the family and judged by the offline judge as the node does (`play_session`, `session_run`).
 """
 
 from __future__ import annotations

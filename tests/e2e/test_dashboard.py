@@ -829,7 +829,7 @@ def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, H
     assert [p["problem_id"] for p in grid["problems"]] == race["problem_ids"]
 
 
-# --- a shopping session's run (issue 19): the conversation, the shopper's reveals, the per-constraint attribution -----
+# --- a shopping session's run (docs/sessions.md): the conversation, the shopper's reveals, the attribution ---
 
 
 def _session_secrets(problem: SessionProblem) -> list[str]:

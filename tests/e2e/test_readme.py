@@ -1,4 +1,4 @@
-"""The README tells the truth (issue 17): every command block it marks as a quick start runs as written, in order,
+"""The README tells the truth: every command block it marks as a quick start runs as written, in order,
 in a fresh clone of this repository (its own empty `var/`, its own home with no wallets), as a newcomer types it."""
 
 from __future__ import annotations

@@ -637,7 +637,7 @@ def test_windows_tasks_and_a_changed_seed(filled: Arena8) -> None:
     assert stats["audit"]["passed"] and reseeded.eval + reseeded.train == default.eval + default.train > 0
 
 
-# --- shopping sessions (issue 19): multi-turn chats with the shopper's words as tool results ----------------------
+# --- shopping sessions (docs/sessions.md): multi-turn chats with the shopper's words as tool results ---
 
 
 #: the reference agent reads the details of every hit of five search pages: long chats, kept whole here

@@ -1,5 +1,6 @@
 """Races across a real Ray cluster on this machine (`--dispatch ray`): a head and workers, each its own `ray start` with
-its own resources and catalog copy, the node (store, chain, judge, weights) in this process; every fault of issue 20."""
+its own resources and catalog copy, the node (store, chain, judge, weights) in this process; every fault of
+docs/cluster.md ("Faults")."""
 
 from __future__ import annotations
 

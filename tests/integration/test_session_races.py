@@ -1,4 +1,4 @@
-"""Shopping sessions raced (issue 19): a pack mixing sessions with ShoppingBench problems, raced by the offline
+"""Shopping sessions raced (docs/sessions.md): a pack mixing sessions with ShoppingBench problems, raced by the offline
 template in bubblewrap (SQLite) and Docker (PostgreSQL); the shopper's replies come from the gateway, the session
 check and its rubric score the run, the judge's coefficient multiplies that score; two validators racing the same
 slot store byte-identical session verdicts."""

@@ -1,4 +1,4 @@
-"""What a newcomer meets on bad input (issue 17): no file destroyed or invented, no silent wrong answer, no
+"""What a newcomer meets on bad input: no file destroyed or invented, no silent wrong answer, no
 traceback; one clear line each, before any work starts. Real commands in real folders."""
 
 from __future__ import annotations

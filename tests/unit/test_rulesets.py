@@ -2,8 +2,8 @@
 
 ``shoppingbench``: yjwjy/ShoppingBench ``src/agent/run_evaluate.py`` and ``src/agent/rewards/orm.py``; ``sn15``:
 ORO-AI/oro ``src/agent/problem_scorer.py`` and ``src/agent/rewards/orm.py``. Each difference listed in
-``shared/reference/scoring-fidelity.md`` has a case here; where the two references differ, the case asserts both
-verdicts, so it fails under the other ruleset.
+``docs/scoring.md`` ("Where the two rulesets differ") has a case here; where the two references differ, the case asserts
+both verdicts, so it fails under the other ruleset.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The templates on shopping sessions (issue 19 item 5): the offline template (``miner_template/offline/``, its
+"""The templates on shopping sessions (docs/miner.md): the offline template (``miner_template/offline/``, its
 ``baseline/session.py`` and ``baseline/wants.py``) talks with the session family's real scripted shopper in-process,
 on generated and hand-made session problems; how it reads the shopper's words; and that it never raises, stays
 within its budget and commits only what the shopper agreed to."""

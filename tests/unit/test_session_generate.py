@@ -1,5 +1,6 @@
-"""The session generator (issue 19 item 4): kept problems pass every self-check, crafted bad problems are rejected
-by the check they fail, generation is deterministic by seed, and no value leaks outside its own place."""
+"""The session generator (docs/sessions.md, "The generator and its self-checks"): kept problems pass every self-check,
+crafted bad problems are rejected by the check they fail, generation is deterministic by seed, and no value leaks
+outside its own place."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The EComAgentBench importer (issue 19 item 7): records mapped to session problems by their rubrics' sources, the
+"""The EComAgentBench importer (docs/sessions.md): records mapped to session problems by their rubrics' sources, the
 targets rebuilt as golds, the imported sessions self-checked, and a malformed record reported in one line.
 Fixtures are our own records in the dataset's shape (tests/fixtures/ecomagentbench)."""
 

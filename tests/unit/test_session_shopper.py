@@ -1,4 +1,4 @@
-"""The scripted shopper of the session family as a pure function (issue 19 item 2), its tools and its family."""
+"""The scripted shopper of the session family as a pure function (docs/sessions.md), its tools and its family."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`arena-validator SUBCOMMAND --help` shows that subcommand's own options, each with its type and default (issue 17):
+"""`arena-validator SUBCOMMAND --help` shows that subcommand's own options, each with its type and default:
 `localchain init` once listed all 33 node settings."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Trajectory corpus export: every stored race run, through a counted funnel, to a clean, leak-guarded training set.
 
-`export_corpus(store, out, options)` writes ``out/``: ``train.jsonl``, ``eval.jsonl``, ``stats.json``,
-``funnel.json`` and a dataset card ``README.md``. The funnel (issue 8), every step counted with the reason of each
-drop:
+`export_corpus(store, out, options)` writes ``out/``: ``train.jsonl``, ``eval.jsonl``, ``stats.json``, ``funnel.json``
+and a dataset card ``README.md``. The funnel (``docs/operator.md``, "Corpus export"), every step counted with the reason
+of each drop:
 
 1. ``extract``: the race-phase runs that ended (finished or errored) in the window, of the chosen tasks, with their
    gateway events;

@@ -152,7 +152,7 @@ class Race(Base):
 
 
 class Run(Base):
-    """One (submission, problem, sample) run of a race, moving through DESIGN's status machine."""
+    """One (submission, problem, sample) run of a race, moving through the status machine of `validator.store.moves`."""
 
     __tablename__ = "runs"
     __table_args__ = (

@@ -1,4 +1,4 @@
-"""A run's status machine (DESIGN: "Run status and blame"), and its moves and scores written as plain statements.
+"""A run's status machine (its blame: `arena.blame`), and its moves and scores written as plain statements.
 
 `changes` is the machine itself: the column values of one move from a run's current row, or a `StoreError` for an
 illegal one; `move` (the ORM run in a session) and `advance` both apply it. `advance` and `put_score` are the hot

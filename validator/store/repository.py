@@ -1,9 +1,9 @@
 """The store's one repository: every read and write the node makes, on PostgreSQL or SQLite with the same code.
 
 Rules it keeps:
-- a run moves only along DESIGN's status machine (`pending -> starting -> running -> scoring -> judged ->
-  finished`, or `errored`; a validator-blamed `errored` run goes back to `pending` for a retry); an illegal move is a
-  `StoreError`, never a silent overwrite;
+- a run moves only along its status machine (`validator.store.moves`: `pending -> starting -> running -> scoring ->
+  judged -> finished`, or `errored`; a validator-blamed `errored` run goes back to `pending` for a retry); an illegal
+  move is a `StoreError`, never a silent overwrite;
 - trajectory events are written in batches (one multi-row INSERT per batch), and a run's events commit together with
   its status change (`record_run`), so a crash never leaves a run `scoring` without its trajectory;
 - everything is idempotent where a resumed job may repeat it (`upsert_miners`, `create_runs`, `add_pack`).

@@ -1,5 +1,5 @@
-"""Shopping sessions (issue 19): multi-turn shopping with a deterministic scripted shopper, hidden intent and a
-weighted rubric; every validator replays a session byte for byte, with no LLM at run time.
+"""Shopping sessions (``docs/sessions.md``): multi-turn shopping with a deterministic scripted shopper, hidden
+intent and a weighted rubric; every validator replays a session byte for byte, with no LLM at run time.
 
 - ``problem``: `SessionProblem` (the opening, profile, constraints by source, events, style, limits, gold);
 - ``shopper``: the shopper as a pure function (`shopper.reply`); ``tools``: the tools and `tools.SessionState`;

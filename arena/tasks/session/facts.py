@@ -1,4 +1,4 @@
-"""The facts of a generated session, fixed before any word is written (issue 19 item 4, reference 7.7 steps 1-3).
+"""The facts of a generated session, fixed before any word is written (``docs/sessions.md``, generator step 1).
 
 A plan is drawn from one gold product of the catalog and a rival: a product near it (the top hits of its noun) of
 the same kind (its title passes the gold's title check) that one mid-session update tells apart from the gold. The

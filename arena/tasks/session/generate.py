@@ -1,5 +1,5 @@
 """Generating session problems from a catalog: facts first, text second, kept only if the self-checks pass
-(issue 19 item 4; ``shared/reference/multiturn-sessions.md`` 7.7).
+(``docs/sessions.md``, "The generator and its self-checks").
 
 1. `arena.tasks.session.facts.draw_plan`: a gold product and 5-7 of its fields, split by source (query 2-3,
    profile 1, slot 1-2, reject 0-1), one update that keeps the gold inside and bites;

@@ -1,6 +1,6 @@
 """Importing EComAgentBench task records (``Morizeyao/EComAgentBench_``, ``data/benchmark/benchmark.jsonl``) as
-session problems (issue 19 item 7), and rebuilding each target product as a gold in a catalog so their hidden-intent
-tasks play offline.
+session problems (``docs/sessions.md``), and rebuilding each target product as a gold in a catalog so their
+hidden-intent tasks play offline.
 
 A record (one JSON line) holds ``user_query``, ``user_persona`` (distractors under ``demographics``, ``lifestyle``,
 ``shopping_habits``; the scored ``product_requirements``), ``clarification_script`` (slots with

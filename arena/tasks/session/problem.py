@@ -1,6 +1,6 @@
-"""The session problem: a multi-turn shopping conversation with a scripted shopper (issue 19 item 1).
+"""The session problem: a multi-turn shopping conversation with a scripted shopper.
 
-The record follows ``shared/reference/multiturn-sessions.md`` section 7.1, which combines EComAgentBench's hidden
+The record follows ``docs/sessions.md`` ("The problem"), which combines EComAgentBench's hidden
 intent (constraints tagged by where the agent can learn them) with ShoppingBench's reward grammar: every constraint's
 ``rule`` is a fragment of a ShoppingBench product reward (``title``, ``sku_options``, ``attributes``, ``service``,
 ``price`` with `PriceRule`), so the strict check reuses the shopping domain's product checks on the merged rules.
@@ -29,7 +29,7 @@ from arena.tasks.shopping.problem import PriceRule, ProductReward
 
 Source = Literal["query", "profile", "slot", "reject"]
 SOURCES: tuple[str, ...] = ("query", "profile", "slot", "reject")
-#: the longest question the shopper reads in full (7.2); a longer one is answered by the rules, never refused
+#: the longest question the shopper reads in full; a longer one is answered by the rules, never refused
 QUESTION_CHARS = 160
 RULE_FIELDS = ("title", "sku_options", "attributes", "service", "price")
 

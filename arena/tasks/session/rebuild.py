@@ -1,5 +1,5 @@
 """The catalog imported sessions play in, rebuilt with the shopping domain's gold rebuild, and the self-checks
-of the imported problems in it (issue 19 item 7).
+of the imported problems in it (``docs/sessions.md``, "The generator and its self-checks").
 
 Each session's final truth S* becomes a one-product ShoppingBench problem (its reward: every rule of every source,
 the target's title always, so the rebuilt gold is named and titled as the target); `rebuild_catalog` then writes the

@@ -1,4 +1,4 @@
-"""The session's weighted rubric, read from the replayed conversation (``shared/reference/multiturn-sessions.md`` 7.5).
+"""The session's weighted rubric, read from the replayed conversation (``docs/sessions.md``, "The rubric").
 
 Items and tiers after Shopping Reasoning Bench's importance-weighted rubrics (required / important / optional), the
 item names after RealWorldShop's session judge; every item here is deterministic. The optional trade-off item needs a

@@ -1,4 +1,4 @@
-"""The strict session check and its attribution (``shared/reference/multiturn-sessions.md`` 7.4), then the rubric.
+"""The strict session check and its attribution (``docs/sessions.md``, "The strict check"), then the rubric.
 
 - Final truth S*: every constraint of every source with every event applied (`SessionProblem.final_rules`); the
   constraints the agent never uncovered count too, as in EComAgentBench. An event that never fired (the agent never
@@ -54,7 +54,7 @@ def _reason(
     committed: bool,
     ruleset: Any,
 ) -> str:
-    """Why constraint ``cid`` is not met by the run (7.4's reasons, the first that applies)."""
+    """Why constraint ``cid`` is not met by the run (the reasons of ``docs/sessions.md``, the first that applies)."""
     st = trace.state
     unsaid = {e.update.cid for e in problem.events[st.next_event :]}
     if not committed or doc is None or pid is None:
@@ -71,7 +71,7 @@ def _reason(
 def attribution(
     problem: SessionProblem, trace: Trace, doc: dict[str, Any] | None, pid: str | None, ruleset: Any
 ) -> list[dict[str, Any]]:
-    """One record per constraint (7.4): ``cid, src, revealed_at, satisfied_final, violating_proposals, reason``."""
+    """One record per constraint: ``cid, src, revealed_at, satisfied_final, violating_proposals, reason``."""
     final = problem.final_rules()
     committed = trace.state.ending == "agent_commit"
     at = _revealed_at(problem, trace)

@@ -1,4 +1,4 @@
-"""The self-checks a session problem passes before it is kept (issue 19 item 4, reference 7.7), and the figures its
+"""The self-checks a session problem passes before it is kept (``docs/sessions.md``), and the figures its
 difficulty is read from.
 
 - ``feasible``: the gold satisfies the final truth S* (every constraint of every source, every event applied);

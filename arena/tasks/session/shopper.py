@@ -1,8 +1,8 @@
-"""The scripted shopper: a pure function of the problem and the conversation so far (issue 19 item 2).
+"""The scripted shopper: a pure function of the problem and the conversation so far.
 
 `reply(problem, transcript, action, lookup)` is the shopper's answer to the agent's next action, given the agent's
 earlier actions; no LLM and no randomness, so every validator replays a session byte for byte. The rules are those of
-``shared/reference/multiturn-sessions.md`` section 7.3, after EComAgentBench's scripted clarification (a hidden
+``docs/sessions.md`` ("The shopper"), after EComAgentBench's scripted clarification (a hidden
 intent revealed only when asked) and tau2-bench's user loop (the user ends the conversation):
 
 - A question (``ask``, or ``respond`` with no products) is matched word by word against the ``topics`` of the slots
@@ -11,9 +11,8 @@ intent revealed only when asked) and tau2-bench's user loop (the user ends the c
   thing at a time"); only revealed topics repeat the answer; nothing matched is "no preference" (free the
   first time). Questions over the length cap or past ``max_questions`` are answered by a rule, never refused.
 - A proposal (``respond`` with 1-3 products) is checked, product by product, against the current rules: a product
-  rejected before is "shown already" (unless the need it was refused for has changed since; checked first: a
-  departure from 7.3, which checks it after the violations, so re-proposing is always named as such); one that
-  fails a constraint the agent knows is rejected naming it; one that
+  rejected before is "shown already" (unless the need it was refused for has changed since; checked first, so
+  re-proposing is always named as such); one that fails a constraint the agent knows is rejected naming it; one that
   fails a hidden constraint is rejected revealing exactly that one, ``{actual}`` filled from the catalog; the first
   acceptable product fires the pending event, or else is confirmed (a skeptic first wants its price and one revealed
   value quoted).

@@ -1,4 +1,4 @@
-"""The session family's tools (``shared/reference/multiturn-sessions.md`` 7.2): ShoppingBench's search and detail
+"""The session family's tools (``docs/sessions.md``, "The tools"): ShoppingBench's search and detail
 tools, plus the conversation with the scripted shopper, served and logged by the gateway.
 
 The shopper lives in the gateway: `SessionState` holds the whole problem (never sent to the sandbox) and the

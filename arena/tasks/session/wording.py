@@ -1,4 +1,4 @@
-"""A session plan put into words (issue 19 item 4, reference 7.7 step 4): the opening, the profile, each slot's
+"""A session plan put into words (``docs/sessions.md``, generator step 2): the opening, the profile, each slot's
 topics and answer, each rejection, the update. Text comes last and only from the plan's values and fixed phrase
 tables, so every value sits in exactly one place: the opening says the query constraints (rendered as ShoppingBench
 queries are, `arena.tasks.shopping.render`), the profile says its requirement in prose among distractors, a slot
