@@ -22,7 +22,7 @@ from pydantic import BeforeValidator, SerializeAsAny
 
 from arena.tasks.base import Difficulty, Family, Generated, Lookup, ProblemBase, Ruleset, Split
 
-BUILT_IN = ("arena.tasks.shoppingbench", "arena.tasks.session")
+BUILT_IN = ("arena.tasks.shoppingbench", "arena.tasks.session", "arena.tasks.compatibility")
 ENV = "SHOPARENA_FAMILIES"
 
 _families: dict[str, Family] = {}
