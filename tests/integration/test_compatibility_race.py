@@ -1,15 +1,18 @@
 """The compatibility family raced end to end beside ShoppingBench: its generated problems in one signed pack, the
 gateway serving its tools, the offline template's baseline and an agent answering the best-selling accessory
-without reading fit, each run in bubblewrap, scored by the family's strict check, judged, ranked and weighed."""
+without reading fit, each run in bubblewrap, scored by the family's strict check, judged, ranked and weighed; then
+its runs exported to the training corpus under the family's prompt and tools."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bittensor.sp_core import Keypair
 
+from arena import tasks
 from arena.catalog import Catalog
 from arena.problems.pack import Rotation, load_pack, new_pack, write_pack
 from arena.problems.splits import assign_splits
@@ -17,6 +20,7 @@ from arena.tasks.compatibility import FAMILY
 from arena.tasks.compatibility.generate import generate_report
 from arena.tasks.compatibility.problem import CompatProblem
 from tests.support.race import build_arena_inputs, make_chain, place_submission, run_race, start_node, write_agent
+from validator.corpus import ExportOptions, export_corpus
 
 pytestmark = pytest.mark.slow  # races in bubblewrap
 
@@ -99,4 +103,20 @@ def test_a_race_of_compatibility_problems_scores_each_run_by_fit(mixed_inputs: A
     assert means["offline"] > means["popular"], means
     assert means["offline"] >= 0.5, means
     assert store.weight_sets()[-1].status == "set"
+
+    # the corpus: the family's runs as chats under its own prompt and tool schemas, their calls as the gateway logged
+    done = export_corpus(
+        store,
+        tmp_path / "corpus",
+        ExportOptions(tasks=("compatibility",), axis="b", judge_threshold=0.0, held_out_fraction=0.0),
+    )
+    rows = [json.loads(line) for line in (tmp_path / "corpus" / "train.jsonl").read_text().splitlines()]
+    assert done.train == len(rows) >= 1, done.funnel
+    for row in rows:
+        assert row["metadata"]["task"] == "compatibility"
+        assert row["messages"][0]["content"].startswith(tasks.family("compatibility").corpus_prompt)
+        assert {t["function"]["name"] for t in row["tools"]} == {t.name for t in FAMILY.tools()}
+        calls = [c for m in row["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        logged = [e for e in store.events(row["metadata"]["run_id"]) if e.kind == "tool_call"]
+        assert [c["function"]["name"] for c in calls] == [e.name for e in logged]
     store.close()
