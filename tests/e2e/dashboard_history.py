@@ -32,6 +32,7 @@ from arena.tasks.session.problem import SessionProblem
 from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from validator.races import race_scores
+from validator.races.sampling import race_standings
 from validator.store.models import Submission
 from validator.store.repository import Store
 
@@ -142,7 +143,8 @@ def _oom(store: Store, run_id: str) -> None:
 
 
 def close(store: Store, race_id: str) -> None:
-    """Close a race the way the node does: its results by `race_scores`, ranked by score, then commitment block."""
+    """Close a race the way the node does: its results by `race_scores` and its standings (`race_standings`: the
+    interval, P(rank 1), pass@k), ranked by score, then commitment block."""
     runs = store.runs(race_id=race_id)
     rows = []
     for r in runs:
@@ -151,6 +153,7 @@ def close(store: Store, race_id: str) -> None:
             {
                 "hotkey": r.hotkey,
                 "submission_id": r.submission_id,
+                "problem_id": r.problem_id,
                 "status": r.status,
                 "blame": r.blame,
                 "attempt": r.attempt,
@@ -162,11 +165,15 @@ def close(store: Store, race_id: str) -> None:
     scores = race_scores(rows, 3)
     uids = {m.hotkey: m.uid for m in store.miners()}
     blocks = {h: store.submission(s["submission_id"]).commitment_block for h, s in scores.items()}  # type: ignore
+    race = store.race(race_id)
+    assert race is not None
+    for hotkey, standing in race_standings(store, race, rows, blocks, window=1).items():
+        scores[hotkey].update(standing)
     ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
     store.save_race_results(
         race_id,
         [
-            {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], "rank": i + 1, **scores[h]}
+            {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], **scores[h], "rank": i + 1}
             for i, h in enumerate(ranked)
         ],
     )

@@ -636,6 +636,14 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert shown == {r.hotkey for r in store.race_results(race3)}
         assert len(driver.find_elements(By.CSS_SELECTOR, "#leaderboard .tie")) == 2
         assert "rank 2" in driver.find_element(By.ID, "ties").text
+        # every standing says how sure it is: its 95% interval and P(rank 1), and whether the top is within noise
+        heads = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")]
+        assert "95% interval" in heads and "P(rank 1)" in heads
+        top = store.race_results(race3)[0]
+        first_row = rows("#leaderboard")[0].text
+        assert f"{top.low:.2f}–{top.high:.2f}" in first_row and f"{100 * top.p_rank1:.0f}%" in first_row
+        assert "within noise" in driver.find_element(By.ID, "noise").text  # two miners tie at the top
+        assert "95% interval" in [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#standings thead th")]
         ranked = {r.hotkey for race in made.races[:3] for r in store.race_results(race)}
         assert len(rows("#standings")) == len(ranked)
         assert driver.find_element(By.CSS_SELECTOR, "#champion .hotkey").get_attribute("title") == names["offline-lite"]
@@ -662,6 +670,8 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert len(rows("#grid")) == 4 and all(len(r.find_elements(By.CSS_SELECTOR, "td")) == 4 for r in rows("#grid"))
         assert len(driver.find_elements(By.CSS_SELECTOR, "#grid td.cell.errored")) == 4
         assert len(driver.find_elements(By.CSS_SELECTOR, "#results .tie")) == 2
+        assert "P(rank 1)" in [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#results thead th")]
+        assert "within noise" in driver.find_element(By.ID, "noise").text
         wait.until(lambda d: d.find_element(By.ID, "run-total").text == "16")
         check_page(driver, "race")
 
@@ -757,6 +767,7 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         # a miner: its races, submissions, weights, charts, and a link to its runs
         visit(f"#/miner/{names['offline-lite']}", "#miner-races tbody tr")
         assert len(rows("#miner-races")) == 3 and len(rows("#miner-weights")) == 3
+        assert "95% interval" in [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#miner-races thead th")]
         first = {r.hotkey: r for r in store.race_results(made.races[0])}
         assert [r.find_elements(By.CSS_SELECTOR, "td")[2].text for r in rows("#miner-races")] == [
             f"{first[names['offline-lite']].rank} of {len(first)}",

@@ -3,15 +3,22 @@ nodes: real stores, LocalChain, bubblewrap sandboxes, the offline template and a
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from arena.problems.pack import Rotation
+from arena.weights import MinerResult, compute_weights, parse_policy
 from tests.integration.test_races import make_arena
 from tests.support.race import build_arena_inputs, drive, make_chain, open_store, place_submission, write_agent
+from validator.api import create_app
 
 MINERS = ["offline", "hostile"]
 
@@ -51,7 +58,9 @@ def test_k_samples_pass_at_k_and_a_window_that_a_new_submission_starts_again(inp
     for i, name in enumerate(MINERS):
         _submit(store, setup, tmp_path, data_dir, name, block=1 + i)
     rotation = Rotation(cadence_blocks=2, problems_per_race=2, samples=3, window=2)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, rotation=rotation)
+    arena = make_arena(
+        store, setup.chain, setup.validators[0], inputs, data_dir, rotation=rotation, weight_shadow="band"
+    )
     arena.start()
 
     first = _race(arena, store, setup.chain.block())
@@ -71,6 +80,49 @@ def test_k_samples_pass_at_k_and_a_window_that_a_new_submission_starts_again(inp
     assert hostile.pass_at_k and all(v == 0.0 for v in hostile.pass_at_k.values())  # no answer: never passes
     for task, at_k in offline.pass_at_k.items():
         assert 0.0 <= offline.pass_hat_k[task] <= at_k <= 1.0
+
+    # the band policy tried as the shadow: its vector, from the standings' intervals, stored beside the live one
+    ws_id = arena.weigh()
+    ws = next(w for w in store.weight_sets() if w.id == ws_id)
+    uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
+    with_intervals = [
+        MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block, low=r.low, high=r.high)
+        for r in results.values()
+    ]
+    band = compute_weights(with_intervals, uids, parse_policy("band"))
+    assert ws.policy == "top_heavy" and ws.shadow_policy == "band"
+    assert ws.shadow_vector == {str(k): v for k, v in band.items()}
+
+    # the API: the leaderboard, the race, the standings and the miner page carry the interval and P(rank 1); the
+    # race's grid holds every sample of a (miner, problem)
+    api = TestClient(create_app(store))
+    board = api.get("/api/leaderboard").json()
+    row = next(r for r in board["rows"] if r["hotkey"] == hk["offline"])
+    assert (row["low"], row["high"], row["p_rank1"], row["samples"]) == (offline.low, offline.high, offline.p_rank1, 6)
+    assert board["noise"]["note"] and "Wilson" in board["certainty"]
+    race = api.get(f"/api/races/{first.race_id}").json()
+    assert race["noise"] == board["noise"] and race["results"][0]["p_rank1"] is not None
+    standing = next(r for r in api.get("/api/standings").json()["rows"] if r["hotkey"] == hk["offline"])
+    assert (standing["score"], standing["low"], standing["p_rank1"]) == (offline.score, offline.low, offline.p_rank1)
+    mine = api.get(f"/api/miners/{hk['offline']}").json()["races"][0]
+    assert (mine["high"], mine["pass_at_k"]) == (offline.high, offline.pass_at_k)
+    cells = [c for r in api.get(f"/api/races/{first.race_id}/grid").json()["rows"] for c in r["cells"]]
+    assert all(sorted(x["sample"] for x in c["samples"]) == [0, 1, 2] for c in cells)
+    assert {x["run_id"] for c in cells for x in c["samples"]} == {r.run_id for r in runs}
+
+    # `arena-validator standings` says the same, as a table and as JSON
+    cli = [sys.executable, "-m", "validator.cli", "standings", "--database-url", str(store.engine.url)]
+    shown = subprocess.run([*cli, "--json"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    found = json.loads(shown.stdout)
+    assert found["race_id"] == first.race_id and found["samples_per_problem"] == 3 and found["window"] == 2
+    rows = {r["hotkey"]: r for r in found["rows"]}
+    assert rows[hk["offline"]]["low"] == offline.low and rows[hk["offline"]]["p_rank1"] == offline.p_rank1
+    assert rows[hk["hostile"]]["pass_at_k"] == hostile.pass_at_k
+    assert found["noise"]["note"] and found["certainty"].startswith("score: the mean")
+    table = subprocess.run(cli, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "250"})
+    assert table.returncode == 0 and "95% interval" in table.stdout and "P(rank 1)" in table.stdout
+    assert f"{offline.low:.3f}–{offline.high:.3f}" in table.stdout
 
     # the offline miner commits a new version: its window starts again; the hostile one's spans both races
     new = _submit(store, setup, tmp_path, data_dir, "offline", block=setup.chain.block())

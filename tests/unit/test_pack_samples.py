@@ -45,3 +45,45 @@ def test_sharding_to_one_validator_is_refused_with_what_to_give_instead():
         Rotation(shard_r=1)
     with pytest.raises(ValueError, match="samples"):
         Rotation(samples=0)
+
+
+@pytest.mark.slow  # runs arena as a subprocess
+def test_pack_command_sets_samples_window_and_sharding_and_refuses_r_1(tmp_path):
+    import subprocess
+    import sys
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+        return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, env=env)
+
+    src = write_pack(
+        new_pack(make_problems(), catalog_digest=DIGEST, generator_version="t", embed=False), tmp_path / "i"
+    )
+    out = tmp_path / "out.json"
+    done = arena(
+        "problems",
+        "pack",
+        str(src),
+        "--out",
+        str(out),
+        "--key-uri",
+        "//Alice",
+        "--samples",
+        "4",
+        "--window",
+        "3",
+        "--shard-r",
+        "2",
+    )
+    assert done.returncode == 0, done.stderr
+    rotation = json.loads(arena("problems", "show", str(out), "--json").stdout)["rotation"]
+    assert (rotation["samples"], rotation["window"], rotation["shard_r"]) == (4, 3, 2)
+    shown = " ".join(arena("problems", "show", str(out)).stdout.split())
+    assert "4 per (miner, problem) a race; standings over the last 3 race(s); each run by 2 validators" in shown
+    bad = arena(
+        "problems", "pack", str(src), "--out", str(tmp_path / "bad.json"), "--key-uri", "//Alice", "--shard-r", "1"
+    )
+    assert bad.returncode == 2 and not (tmp_path / "bad.json").exists()
+    assert (
+        bad.stderr.strip().count("\n") == 0 and "bad rotation: shard_r 1 would leave every run unchecked" in bad.stderr
+    )

@@ -29,6 +29,7 @@ EXPECTED = {
     ("corpus", "export"): STORE,
     ("dashboard",): STORE | {"--api.host", "--api.port"},
     ("rescore",): STORE | {"--catalog", "--pack", "--pack.signer", "--pack.allow_dev_signer", "--max-attempts"},
+    ("standings",): STORE,
     ("run",): ALL,
     ("config", "show"): ALL,
     ("config", "check"): ALL,
@@ -108,3 +109,11 @@ def test_config_show_says_where_each_value_came_from(tmp_path: Path) -> None:
         if len(cells := [c.strip() for c in line.strip("│ ").split("│")]) == 4
     }
     assert rows["sandbox_backend"][2:] == ["docker", ".env"]
+
+
+def test_standings_help_says_what_the_interval_and_p_rank1_are_and_documents_the_band_policy() -> None:
+    text = " ".join(help_of("standings").replace("│", " ").split())
+    assert "Wilson score interval over the problems" in text and "P(rank 1)" in text
+    assert "a new submission starts a new window" in text
+    assert "--weights.shadow band" in text and "ties within noise share" in text
+    assert "--json" in text and "--race" in text

@@ -79,6 +79,12 @@ def router(store: Store) -> APIRouter:
         rows = views.mark_ties(
             [{**row(r, *RESULT_FIELDS), "judge_quality": quality.get(r.hotkey)} for r in store.race_results(race_id)]
         )
-        return {"race": race_row(found), "rows": rows, "tie_break": views.TIE_BREAK}
+        return {
+            "race": race_row(found),
+            "rows": rows,
+            "tie_break": views.TIE_BREAK,
+            "noise": views.noise(rows),
+            "certainty": views.CERTAINTY,
+        }
 
     return api

@@ -38,6 +38,8 @@ def router(store: Store) -> APIRouter:
         out["runs_by_status"] = store.count_runs(race_id)
         out["results"] = views.mark_ties([row(r, *RESULT_FIELDS) for r in store.race_results(race_id)])
         out["tie_break"] = views.TIE_BREAK
+        out["noise"] = views.noise(out["results"])
+        out["certainty"] = views.CERTAINTY
         return out
 
     @api.get(

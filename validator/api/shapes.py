@@ -50,6 +50,7 @@ RUN_FIELDS = (
     "error_code",
     "blame",
     "error",
+    "sample",
     "attempt",
     "created_at",
     "starting_at",
@@ -89,6 +90,12 @@ RESULT_FIELDS = (
     "errored",
     "rank",
     "per_task",
+    "low",
+    "high",
+    "p_rank1",
+    "samples",
+    "pass_at_k",
+    "pass_hat_k",
 )
 
 
@@ -108,6 +115,7 @@ HIDDEN_RUN_FIELDS = (
     "status",
     "error_code",
     "blame",
+    "sample",
     "attempt",
     "created_at",
     "starting_at",

@@ -23,7 +23,13 @@ class Weighing(ArenaParts):
         graph = self.chain.metagraph()
         uids = {n.hotkey: n.uid for n in graph.neurons}
         results = [
-            MinerResult(hotkey=r.hotkey, score=min(1.0, max(0.0, r.score)), commitment_block=r.commitment_block)
+            MinerResult(
+                hotkey=r.hotkey,
+                score=min(1.0, max(0.0, r.score)),
+                commitment_block=r.commitment_block,
+                low=r.low,  # the standing's interval: only the band policy reads it
+                high=r.high,
+            )
             for r in self.store.race_results(race.race_id)
         ]
         vector = compute_weights(results, uids, self.policy)

@@ -127,6 +127,11 @@ def show_cmd(
         if rot.qualify_share > 0
         else "off: every accepted submission races",
     )
+    table.add_row(
+        "samples",
+        f"{rot.samples} per (miner, problem) a race; standings over the last {rot.window} race(s); "
+        + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
+    )
     out.print(table)
     print_counts(pack.problems, "problems")
     sample = Table(title="first problems")

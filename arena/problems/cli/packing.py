@@ -26,6 +26,21 @@ QualifyProblemsOption = Annotated[
     int | None,
     typer.Option("--qualify.problems", help="Problems of the public split in the qualifying set (default 30)."),
 ]
+SamplesOption = Annotated[
+    int | None, typer.Option(help="k: runs of every (miner, problem) per race, each its own sample (default 1).")
+]
+WindowOption = Annotated[
+    int | None,
+    typer.Option(help="W: a miner's standing pools its samples over the last W races (default 1: this race)."),
+]
+ShardOption = Annotated[
+    int | None,
+    typer.Option(
+        "--shard-r",
+        help="r >= 2: split each race's runs among the validators that published results last race, each run "
+        "to r of them; 0 (default): every validator runs every run.",
+    ),
+]
 SealRoundOption = Annotated[
     int | None,
     typer.Option(
@@ -75,6 +90,9 @@ def pack_cmd(
     ] = None,
     qualify_share: QualifyShareOption = None,
     qualify_problems: QualifyProblemsOption = None,
+    samples: SamplesOption = None,
+    window: WindowOption = None,
+    shard_r: ShardOption = None,
     seal_round: SealRoundOption = None,
     seal_anchor_block: SealAnchorBlockOption = None,
     seal_anchor_time: Annotated[
@@ -94,6 +112,7 @@ def pack_cmd(
         qualify_share=qualify_share,
         qualify_problems=qualify_problems,
         task_mix=task_mix,
+        sampling={"samples": samples, "window": window, "shard_r": shard_r},
     )
     pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, _ruleset(packs, ruleset))
     pack = pack.model_copy(update={"rotation": rot})
@@ -137,6 +156,7 @@ def _rotation(
     qualify_share: float | None,
     qualify_problems: int | None,
     task_mix: str | None,
+    sampling: dict[str, int | None] | None = None,
 ) -> Any:
     """The first pack's rotation with the options given applied, checked against the problems; the task mix, when
     given, printed as the shares each race draws."""
@@ -153,6 +173,7 @@ def _rotation(
         ("start_block", start_block),
         ("qualify_share", qualify_share),
         ("qualify_problems", qualify_problems),
+        *(sampling or {}).items(),
     ):
         if given is not None:
             rotation[key] = given
@@ -165,10 +186,8 @@ def _rotation(
         rot = Rotation.model_validate(rotation)
     except ValidationError as exc:
         first = exc.errors()[0]
-        fail(
-            f"bad rotation: {'.'.join(str(part) for part in first['loc'])}: "
-            f"{str(first['msg']).removeprefix('Value error, ')}"
-        )
+        where = ".".join(str(part) for part in first["loc"])
+        fail(f"bad rotation: {where + ': ' if where else ''}{str(first['msg']).removeprefix('Value error, ')}")
     if rot.qualify_share > 0 and not any(p.split == "public" for p in problems):
         fail(
             f"--qualify.share {rot.qualify_share:g} needs public problems for the qualifying set, and the packs have "

@@ -170,6 +170,20 @@ function tieNote(row) {
   return row.tied_with && row.tied_with.length ? ` <span class="tie" title="same score as rank ${row.tied_with.join(", ")}; broken by the earlier commitment block">tie · block ${row.commitment_block}</span>` : "";
 }
 
+// how sure a standing is: its 95% interval, P(rank 1) and the samples it rests on (arena.sampling)
+const interval = (r) => (r.low === null || r.low === undefined ? "–" : `${num(r.low, 2)}–${num(r.high, 2)}`);
+const certaintyColumns = () => [
+  { title: "95% interval", value: interval, num: true },
+  { title: "P(rank 1)", value: (r) => pct(r.p_rank1), num: true },
+  { title: "samples", value: (r) => r.samples ?? "–", num: true },
+];
+const passK = (r) => Object.keys(r.pass_at_k || {}).map((t) => `${esc(t)} ${pct(r.pass_at_k[t])} / ${pct((r.pass_hat_k || {})[t])}`).join(" · ") || "–";
+function noiseHtml(noise, certainty) {
+  if (!noise) return "";
+  const cls = noise.within_noise.length ? "card notice" : "muted";
+  return `<p class="${cls}" id="noise">${esc(noise.note)}.</p>${certainty ? `<p class="muted" id="certainty">${esc(certainty)}.</p>` : ""}`;
+}
+
 function tiesHtml(groups, tieBreak) {
   if (!groups || !groups.length) return `<p class="muted" id="ties">No ties in the latest race.</p>`;
   return `<div class="card" id="ties"><b>Ties</b> <span class="muted">(${esc(tieBreak)})</span><ul>${groups.map((g) => `<li>score ${num(g.score)}: ${g.ranks.map((r, i) => `rank ${r} ${minerLink(g.hotkeys[i])} <span class="block">(block ${g.commitment_blocks[i]})</span>`).join(", ")}</li>`).join("")}</ul></div>`;
@@ -188,6 +202,7 @@ async function leaderboard() {
     { title: "miner", html: (r) => `${minerLink(r.hotkey)}${tieNote(r)}` },
     { title: "uid", value: (r) => r.uid, num: true },
     { title: "score", value: (r) => num(r.score), num: true },
+    ...certaintyColumns(),
     { title: "success", value: (r) => pct(r.success_rate), num: true },
     { title: "judge quality", value: (r) => num(r.judge_quality, 2), num: true },
     { title: "errors", value: (r) => r.errored, num: true },
@@ -199,9 +214,10 @@ async function leaderboard() {
     <h2>Latest race · ${raceLink(board.race.race_id)} <span class="muted">closed ${when(board.race.closed_at, board.race.seed_block, "seed block")}</span></h2>
     <p class="muted">${board.race.problem_count} problems drawn with block ${board.race.seed_block}'s hash; score = mean of success × judge coefficient; ${esc(board.tie_break)}.</p>
     ${table(columns, board.rows, "leaderboard")}
+    ${noiseHtml(board.noise, board.certainty)}
     ${tiesHtml(standings.ties, standings.tie_break)}
     <h2>Standings across races</h2>
-    <p class="muted">Rolling mean: a miner's mean score over the last ${standings.window} closed races it ran in; movement: its rank in the latest race against the race before.</p>
+    <p class="muted">Rolling mean: a miner's mean score over the last ${standings.window} closed races it ran in; standing, interval and P(rank 1): as of the latest race; movement: its rank in the latest race against the race before.</p>
     ${standingsTable(standings)}
     <div class="grid">
       <div class="card"><h3>Rank by race</h3>${rankChart(standings)}</div>
@@ -224,6 +240,8 @@ function standingsTable(st) {
     { title: "#", value: (r) => r.position, num: true },
     { title: "miner", html: (r) => minerLink(r.hotkey, r.uid) },
     { title: "rolling mean", value: (r) => num(r.rolling_mean), num: true },
+    { title: "standing", value: (r) => num(r.score), num: true },
+    ...certaintyColumns(),
     { title: "races (in window)", value: (r) => `${r.races} (${r.races_in_window})`, num: true },
     { title: "latest rank", value: (r) => r.latest_rank ?? "–", num: true },
     { title: "move", html: movement, num: true },
@@ -276,11 +294,16 @@ async function racesPage() {
 function gridHtml(grid) {
   if (!grid.rows.length) return `<p class="muted">no runs</p>`;
   const head = grid.problems.map((p) => `<th title="${esc(p.problem_id || "hidden until the race closes")}">${esc(p.task || p.label)}${p.problem_id ? `<br><span class="muted">${esc(p.problem_id.slice(-6))}</span>` : ""}</th>`).join("");
+  // one link per sample of the (miner, problem); k samples share the cell
+  const sampleLink = (c) => {
+    const text = c.status === "finished" && grid.revealed ? num(c.final, 2) : c.status === "errored" ? String(c.error_code ?? "err") : c.status;
+    return `<a href="#/run/${enc(c.run_id)}" title="sample ${c.sample ?? 0}: ${esc(c.status)}${c.error_code ? ` ${c.error_code} (${c.blame})` : ""}">${esc(text)}</a>`;
+  };
   const rows = grid.rows.map((row) => `<tr><th>${row.rank ? `#${row.rank} ` : ""}${minerLink(row.hotkey)}</th>${row.cells.map((c) => {
     if (!c) return `<td class="cell empty">–</td>`;
-    const text = c.status === "finished" && grid.revealed ? num(c.final, 2) : c.status === "errored" ? String(c.error_code ?? "err") : c.status;
     const cls = c.status === "finished" ? (grid.revealed ? (c.success ? "ok" : "fail") : "done") : c.status;
-    return `<td class="cell ${cls}"><a href="#/run/${enc(c.run_id)}" title="${esc(c.status)}${c.error_code ? ` ${c.error_code} (${c.blame})` : ""}">${esc(text)}</a></td>`;
+    const samples = c.samples && c.samples.length > 1 ? c.samples : [c];
+    return `<td class="cell ${cls}">${samples.map(sampleLink).join(" ")}</td>`;
   }).join("")}</tr>`).join("");
   return `<div class="scroll"><table id="grid" class="grid-table"><thead><tr><th>miner \\ problem</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>
     <p class="muted legend-line"><span class="cell ok">0.39</span> success (final score) · <span class="cell fail">0.00</span> answered, not a success · <span class="cell errored">1006</span> error code${grid.revealed ? "" : " · problems are numbered until the race closes"}</p>`;
@@ -296,10 +319,11 @@ async function racePage(raceId, params) {
     ${hidden}
     ${race.results.length ? `<h2>Results</h2>${table([
       { title: "#", value: (r) => r.rank, num: true }, { title: "miner", html: (r) => `${minerLink(r.hotkey, r.uid)}${tieNote(r)}` },
-      { title: "score", value: (r) => num(r.score), num: true }, { title: "success", value: (r) => pct(r.success_rate), num: true },
+      { title: "score", value: (r) => num(r.score), num: true }, ...certaintyColumns(), { title: "success", value: (r) => pct(r.success_rate), num: true },
+      { title: "pass@k / pass^k", html: passK },
       { title: "runs", value: (r) => r.runs, num: true }, { title: "errors", value: (r) => r.errored, num: true },
       { title: "committed", value: (r) => `block ${r.commitment_block}` },
-    ], race.results, "results")}<p class="muted">${esc(race.tie_break)}.</p>` : ""}
+    ], race.results, "results")}${noiseHtml(race.noise, race.certainty)}<p class="muted">${esc(race.tie_break)}.</p>` : ""}
     <h2>Miner × problem</h2>${gridHtml(grid)}
     <h2>Runs</h2><div id="explorer"></div>`;
   await runsExplorer(document.getElementById("explorer"), { ...params, race: raceId }, `#/race/${enc(raceId)}`, ["race"]);
@@ -537,7 +561,7 @@ async function runPage(runId) {
   const run = await api(`/api/runs/${enc(runId)}`);
   const blame = run.error_code ? `<p class="bad" id="blame">error ${run.error_code} (${esc(run.blame)} is to blame${run.blame === "validator" ? ": retried, never a zero" : ""})${run.error ? `: ${esc(run.error)}` : ""}${run.error_description ? ` <span class="muted">— ${esc(run.error_description)}</span>` : ""}</p>` : (run.error ? `<p class="warn">${esc(run.error)}</p>` : "");
   const head = `<h1>Run ${esc(run.run_id)}</h1>
-    <p>${raceLink(run.race_id)} · miner ${minerLink(run.hotkey)} · ${badge(run.status)} · attempt ${run.attempt} · ${num(run.seconds, 2)} s${run.hidden ? "" : ` · final ${num(run.final)}`}</p>
+    <p>${raceLink(run.race_id)} · miner ${minerLink(run.hotkey)} · ${badge(run.status)} · sample ${run.sample ?? 0} · attempt ${run.attempt} · ${num(run.seconds, 2)} s${run.hidden ? "" : ` · final ${num(run.final)}`}</p>
     <p class="muted">created ${when(run.created_at, run.seed_block, "race block")}${run.ended_at ? ` · ended ${ago(run.ended_at)}` : ""}</p>`;
   if (run.hidden) {
     const reason = run.hidden_reason.charAt(0).toUpperCase() + run.hidden_reason.slice(1);
@@ -611,6 +635,7 @@ async function minerPage(hotkey) {
     <h2>Races</h2>${m.races.length ? table([
       { title: "race", html: (r) => raceLink(r.race_id) }, { title: "closed", html: (r) => when(r.closed_at, r.seed_block, "seed block") },
       { title: "rank", value: (r) => `${r.rank} of ${r.of}`, num: true }, { title: "score", value: (r) => num(r.score), num: true },
+      ...certaintyColumns(), { title: "pass@k / pass^k", html: passK },
       { title: "success", value: (r) => pct(r.success_rate), num: true }, { title: "runs", value: (r) => r.runs, num: true }, { title: "errors", value: (r) => r.errored, num: true },
       { title: "weight", value: (r) => (weightFor[r.race_id] ? num(weightFor[r.race_id].weight) : "–"), num: true },
       { title: "", html: (r) => `<a href="#/runs?race=${enc(r.race_id)}&miner=${enc(m.hotkey)}">runs →</a>` },

@@ -5,12 +5,13 @@ Nothing here shows the content of a race that has not closed (its problems, quer
 open or running race is seen through its runs' statuses, timing and score counts only (`revealed`).
 """
 
-from validator.api.views.common import TIE_BREAK, TIE_EPSILON, iso, mark_ties, revealed, ties
+from validator.api.views.common import CERTAINTY, TIE_BREAK, TIE_EPSILON, iso, mark_ties, noise, revealed, ties
 from validator.api.views.miners import miner, miners
 from validator.api.views.races import grid, live
 from validator.api.views.standings import standings, weight_history
 
 __all__ = [
+    "CERTAINTY",
     "TIE_BREAK",
     "TIE_EPSILON",
     "grid",
@@ -19,6 +20,7 @@ __all__ = [
     "mark_ties",
     "miner",
     "miners",
+    "noise",
     "revealed",
     "standings",
     "ties",

@@ -68,6 +68,12 @@ def miner(store: Store, hotkey: str) -> dict[str, Any] | None:
                 "submission_id": r.submission_id,
                 "uid": r.uid,
                 "per_task": r.per_task,
+                "low": r.low,
+                "high": r.high,
+                "p_rank1": r.p_rank1,
+                "samples": r.samples,
+                "pass_at_k": r.pass_at_k,
+                "pass_hat_k": r.pass_hat_k,
             }
             for r, race in results
         ],

@@ -88,8 +88,9 @@ def live(store: Store, now: datetime | None = None) -> dict[str, Any]:
 
 
 def grid(store: Store, race: Race) -> dict[str, Any]:
-    """A race's miner x problem grid: one cell per run with its status (and, once the race closed, its score and
-    success). Before close the columns are numbered, not named."""
+    """A race's miner x problem grid: one cell per (miner, problem) with its status (and, once the race closed, its
+    score and success); with k samples the cell is sample 0's and holds every sample's in `samples`. Before close
+    the columns are numbered, not named."""
     show = revealed(race.status)
     problem_ids = list(race.problem_ids or [])
     rows, tasks, ranks, uids = store.grid_rows(race.race_id, problem_ids, tasks=show)
@@ -108,7 +109,13 @@ def grid(store: Store, race: Race) -> dict[str, Any]:
         }
         if show:
             cell.update(final=score.final if score else None, success=score.success if score else None)
-        line[i] = cell
+        cell["sample"] = run.sample
+        held = line[i]
+        if held is None:
+            line[i] = {**cell, "samples": [cell]}
+        else:
+            held["samples"] = sorted([*held["samples"], cell], key=lambda c: c["sample"])
+            line[i] = {**held["samples"][0], "samples": held["samples"]}
     order = sorted(cells, key=lambda h: (ranks.get(h) is None, ranks.get(h) or 0, uids.get(h) or 0, h))
     return {
         "race_id": race.race_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from validator.api.views.common import TIE_BREAK, iso, ties
+from validator.api.views.common import CERTAINTY, TIE_BREAK, iso, noise, ties
 from validator.store.models import Race, RaceResult
 from validator.store.repository import Store
 
@@ -17,11 +17,29 @@ def standings(store: Store, *, window: int = 5) -> dict[str, Any]:
     races, by_race = store.closed_race_results()
     uids = store.miner_uids()
     if not races:
-        return {"races": [], "window": window, "rows": [], "ties": [], "champion": None, "history": {}}
+        return {
+            "races": [],
+            "window": window,
+            "rows": [],
+            "ties": [],
+            "noise": noise([]),
+            "certainty": CERTAINTY,
+            "champion": None,
+            "history": {},
+        }
     history = _history(races, by_race)
     latest = races[-1]
     latest_rows = [
-        {"hotkey": r.hotkey, "rank": r.rank, "score": r.score, "commitment_block": r.commitment_block}
+        {
+            "hotkey": r.hotkey,
+            "rank": r.rank,
+            "score": r.score,
+            "commitment_block": r.commitment_block,
+            "low": r.low,
+            "high": r.high,
+            "p_rank1": r.p_rank1,
+            "samples": r.samples,
+        }
         for r in by_race.get(latest.race_id, [])
     ]
     return {
@@ -38,6 +56,8 @@ def standings(store: Store, *, window: int = 5) -> dict[str, Any]:
         "latest_race": latest.race_id,
         "rows": _rows(races, by_race, history, uids, window),
         "ties": ties(latest_rows),
+        "noise": noise(latest_rows),
+        "certainty": CERTAINTY,
         "tie_break": TIE_BREAK,
         "champion": _champion(races, by_race, uids),
         "history": dict(history),
@@ -73,6 +93,7 @@ def _rows(
     latest = races[-1]
     previous = races[-2] if len(races) > 1 else None
     latest_rank = {r.hotkey: r.rank for r in by_race.get(latest.race_id, [])}
+    standing = {r.hotkey: r for r in by_race.get(latest.race_id, [])}
     previous_rank = {r.hotkey: r.rank for r in by_race.get(previous.race_id, [])} if previous else {}
     rows = []
     for hotkey, points in history.items():
@@ -92,6 +113,9 @@ def _rows(
                 "wins": sum(1 for p in points if p["rank"] == 1),
                 "best_rank": min((p["rank"] for p in points if p["rank"] is not None), default=None),
                 "last_race": points[-1]["race_id"],
+                # the latest race's standing (over the rotation's window) and how sure it is; None when the miner
+                # was not in it
+                **_certainty(standing.get(hotkey)),
             }
         )
     rows.sort(
@@ -105,6 +129,11 @@ def _rows(
     for i, row in enumerate(rows):
         row["position"] = i + 1
     return rows
+
+
+def _certainty(result: RaceResult | None) -> dict[str, Any]:
+    fields = ("score", "low", "high", "p_rank1", "samples", "pass_at_k", "pass_hat_k")
+    return {f: getattr(result, f) if result is not None else None for f in fields}
 
 
 def _champion(
