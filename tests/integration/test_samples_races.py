@@ -19,6 +19,7 @@ from arena.weights import MinerResult, compute_weights, parse_policy
 from tests.integration.test_races import make_arena
 from tests.support.race import build_arena_inputs, drive, make_chain, open_store, place_submission, write_agent
 from validator.api import create_app
+from validator.chain.results import commit_results
 
 MINERS = ["offline", "hostile"]
 
@@ -163,13 +164,13 @@ def test_sharding_with_r_2_covers_every_run_twice_and_the_next_race_makes_up_wha
     sizes = [len(store.runs(race_id=races[0].race_id)) for _, store in nodes]
     assert sum(sizes) == 2 * len(units) and max(sizes) - min(sizes) <= 1  # 2/3 of the runs each, not all of them
 
-    # validators 1 and 2 publish nothing for the next race (they lose their permits): validator 0 runs the next
+    # only validator 0 commits its results on chain; validators 1 and 2 publish nothing: validator 0 runs the next
     # race alone, and the runs only they held come back as extra samples of the same miners
-    for wallet in setup.validators[1:]:
-        setup.chain.set_validator_permit(wallet.hotkey.ss58_address, False)
+    assert commit_results(setup.chain, setup.validators[0], "ab" * 32).success
+    committed = setup.chain.block()
     arena, store = nodes[0]
     lost = [u for u, vs in held.items() if 0 not in vs]
-    second = _race(arena, store, _next_slot(setup.chain, races[0].seed_block, 2))
+    second = _race(arena, store, _next_slot(setup.chain, committed, 2))
     assert second.plan["validators"] == [setup.validators[0].hotkey.ss58_address]
     assert second.plan["make_up"] == len(lost) > 0
     runs = store.runs(race_id=second.race_id)

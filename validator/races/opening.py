@@ -94,6 +94,7 @@ class Opening(ArenaParts):
             return dict(race.plan)
         rotation = self.pack.rotation
         earlier = [r for r in self.store.races() if r.seed_block < race.seed_block and r.plan is not None]
+        previous = earlier[-1] if earlier else None
         plan = plan_race(
             race,
             me=self.hotkey,
@@ -101,19 +102,25 @@ class Opening(ArenaParts):
             samples=rotation.samples,
             window=rotation.window,
             r=rotation.shard_r,
-            validators=self._shard_validators() if rotation.shard_r >= 2 else [],
-            previous=earlier[-1] if earlier else None,
+            validators=self._shard_validators(race.seed_block, previous) if rotation.shard_r >= 2 else [],
+            previous=previous,
         )
         self.store.set_race_plan(race_id, plan)
         return plan
 
-    def _shard_validators(self) -> list[str]:
-        """The validators a sharded race is split among.
+    def _shard_validators(self, seed_block: int, previous: Any) -> list[str]:
+        """The validators a sharded race is split among: the permit holders whose results commitment (as the chain
+        held it at the race's seed block, the same on every validator) was made after the race before opened, so it
+        is that race's bundle (or a later one); the first race of a node, with no race before: every permit holder."""
+        from validator.chain.results import results_commitments
 
-        TODO(bundles): the permit holders that committed a results bundle for the race before (the chain's
-        commitments with the results prefix, read through the ChainPort); until the port reads them, the metagraph's
-        validator-permit holders."""
-        return sorted(n.hotkey for n in self.chain.metagraph().neurons if n.validator_permit)
+        if previous is None:
+            return sorted(n.hotkey for n in self.chain.metagraph().neurons if n.validator_permit)
+        return sorted(
+            c.hotkey
+            for c in results_commitments(self.chain, block=seed_block)
+            if c.validator_permit and c.block >= previous.seed_block
+        )
 
     def _open_sealed(self, block: int) -> str | None:
         """The current slot's sealed batch, raced once: opened with its drand round's signature (the chain's pulses,

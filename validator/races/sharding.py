@@ -2,7 +2,9 @@
 shard of them.
 
 - The split: the race's units (miner hotkey, problem id, sample index) go to the validators that published results
-  for the race before, by the race's seed, each unit to r of them (`arena.sampling.shard`). A node that is not among
+  for the race before (permit holders whose results commitment, as of this race's seed block, was made after the
+  race before opened; a node's first race: every permit holder), by the race's seed, each unit to r of them
+  (`arena.pooling.shard`). A node that is not among
   them (it joined, or published nothing last race) takes the shard it would hold as one more validator: its runs are
   an extra cross-check (the others' split covers every unit without it), and its results make it one of the split
   next race.
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.sampling import Unit, seed_of, shard
+from arena.pooling import Unit, seed_of, shard
 from validator.store.models import Race
 
 
