@@ -23,7 +23,8 @@ from arena.weights import AnyPolicy, MinerResult, compute_weights
 from validator.chain.commitment import parse_commitment
 from validator.chain.port import ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
-from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, fetch_results, verify_bundle
+from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
+from validator.pool.fetch import fetch_each
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -180,8 +181,7 @@ def _fetch_all(
 ) -> tuple[list[VerifiedBundle], list[Refusal]]:
     verified: list[VerifiedBundle] = []
     refusals: list[Refusal] = []
-    for commitment in committed:
-        raw = fetch_results(commitment, wallet=wallet, timeout=timeout, max_bytes=max_bytes)
+    for commitment, raw in fetch_each(committed, wallet=wallet, timeout=timeout, max_bytes=max_bytes):
         if isinstance(raw, Refusal):
             refusals.append(raw)
             continue

@@ -77,11 +77,21 @@ def make_world(root: Path, *, problems: int = 6, size: int = 2000, rotation: Rot
     return World(catalog, pack, pages)
 
 
-def trajectory(world: World, run_id: str, problem: Any, rng: random.Random, *, solve: bool) -> list[TrajectoryEvent]:
-    """Three searches (a page of ten products each), one product view, an LLM call between each, the answer."""
+SYSTEM = (
+    "You are a shopping agent. Search the catalog with find_product, read products with view_product_information, "
+    "and end with recommend_product naming the product ids that satisfy every requirement of the query. "
+) * 4
+
+
+def trajectory(
+    world: World, run_id: str, problem: Any, rng: random.Random, *, solve: bool, searches: int = 3
+) -> list[TrajectoryEvent]:
+    """An LLM agent's gateway log: per step an LLM call whose arguments are the whole conversation so far (as the
+    gateway logs a chat completion) and a search returning a page of ten products; one product view; the answer."""
     page = world.pages[problem.problem_id]
     at = START
     events: list[TrajectoryEvent] = []
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": problem.query}]
 
     def add(kind: str, name: str, arguments: Any, result: Any, tokens: dict[str, int] | None = None) -> None:
         nonlocal at
@@ -100,15 +110,18 @@ def trajectory(world: World, run_id: str, problem: Any, rng: random.Random, *, s
             )
         )
 
-    for i in range(3):
+    for i in range(searches):
+        call = {"name": "find_product", "arguments": {"q": problem.query, "page": i % 5 + 1}}
+        reply = {"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": call}]}}]}
         add(
             "llm_call",
-            "chat",
-            {"messages": [{"role": "user", "content": problem.query}]},
-            {"content": "searching"},
-            {"prompt": 900 + i, "completion": 60, "total": 960 + i},
+            "gpt-4o-mini",
+            {"model": "gpt-4o-mini", "messages": list(messages)},
+            reply,
+            {"prompt_tokens": 400 * (i + 1), "completion_tokens": 40, "total_tokens": 400 * (i + 1) + 40},
         )
-        add("tool_call", "find_product", {"q": problem.query, "page": i + 1}, page)
+        add("tool_call", "find_product", call["arguments"], page)
+        messages += [reply["choices"][0]["message"], {"role": "tool", "content": page}]
     if page:
         add("tool_call", "view_product_information", {"product_ids": page[0]["product_id"]}, [page[0]])
     gold = ",".join(problem.gold_ids)
@@ -136,6 +149,7 @@ def closed_race(
     seed_block: int = 100,
     problem_ids: list[str] | None = None,
     agents: dict[str, str] | None = None,
+    searches: int = 3,
 ) -> dict[str, str]:
     """Race `race_id` closed in `store`: every miner (hotkey -> its solve rate) on every pack problem, `samples`
     times; returns hotkey -> the agent's sha256."""
@@ -159,7 +173,7 @@ def closed_race(
     problems = {p.problem_id: p for p in world.pack.problems}
     for run in store.runs(race_id=race_id):
         problem = problems[run.problem_id]
-        events = trajectory(world, run.run_id, problem, rng, solve=rng.random() < miners[run.hotkey])
+        events = trajectory(world, run.run_id, problem, rng, solve=rng.random() < miners[run.hotkey], searches=searches)
         strict = tasks.score(
             problem, raw_answer(events), world.catalog.get, events=events, ruleset=world.pack.ruleset_for(problem.task)
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, seal
+from validator.pool.bundle import MAX_BUNDLE_BYTES, VERSION, ResultsBundle, paused_gc, seal
 
 
 class PoolError(Exception):
@@ -29,17 +29,20 @@ def build_bundle(
         raise PoolError(f"no race {race_id!r} in the store; a results bundle is built from a race this node ran")
     if race.status != "closed":
         raise PoolError(f"race {race_id} is {race.status}; its results bundle is built once it closed")
-    runs = [BundleRun.model_validate(row) for row in store.race_evidence(race_id)]
-    body = ResultsBundle(
-        netuid=int(netuid),
-        race_id=race_id,
-        pack_id=race.pack_id,
-        validator=wallet.hotkey.ss58_address,
-        created_block=int(created_block),
-        prev=prev,
-        runs=runs,
-    )
-    sha256, data = seal(body, wallet)
+    with paused_gc():
+        rows = store.race_evidence(race_id)
+        plain = {
+            "version": VERSION,
+            "netuid": int(netuid),
+            "race_id": race_id,
+            "pack_id": race.pack_id,
+            "validator": wallet.hotkey.ss58_address,
+            "created_block": int(created_block),
+            "prev": prev,
+            "runs": rows,
+        }
+        body = ResultsBundle.model_validate(plain)
+        sha256, data = seal(body, wallet, plain=plain)
     if len(data) > MAX_BUNDLE_BYTES:
         raise PoolError(
             f"the results bundle of race {race_id} is {len(data):,} bytes, over the {MAX_BUNDLE_BYTES:,} other "

@@ -5,6 +5,10 @@ deadline. Any failure is a `Refusal` (unreachable, slow, truncated, oversized) n
 
 from __future__ import annotations
 
+import itertools
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import bittensor as bt
@@ -58,4 +62,32 @@ def fetch_results(
             http.close()
 
 
-__all__ = ["DEFAULT_TIMEOUT", "fetch_results", "results_url"]
+def fetch_each(
+    commitments: Sequence[ResultsCommitment],
+    *,
+    wallet: Any,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = MAX_BUNDLE_BYTES,
+    ahead: int = 1,
+) -> Iterator[tuple[ResultsCommitment, bytes | Refusal]]:
+    """`fetch_results` of each commitment in order, the next `ahead` fetched in a thread while the caller verifies
+    the current one (a download waits on the network, a verification on the CPU)."""
+    with ThreadPoolExecutor(max_workers=max(1, ahead), thread_name_prefix="results-fetch") as pool:
+        futures: deque[Future[bytes | Refusal]] = deque()
+        pending = iter(commitments)
+
+        def submit() -> None:
+            for commitment in itertools.islice(pending, 1):
+                futures.append(
+                    pool.submit(fetch_results, commitment, wallet=wallet, timeout=timeout, max_bytes=max_bytes)
+                )
+
+        for _ in range(ahead + 1):
+            submit()
+        for commitment in commitments:
+            result = futures.popleft().result()
+            submit()
+            yield commitment, result
+
+
+__all__ = ["DEFAULT_TIMEOUT", "fetch_each", "fetch_results", "results_url"]

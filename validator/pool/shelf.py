@@ -1,5 +1,6 @@
-"""Results bundles on disk under the node's data dir: ``<root>/<sha256>.json`` (the signed envelope, as served) and
-``<root>/<sha256>.meta.json`` (when it may be served to whom: `Release`). Each file is written atomically (a temporary
+"""Results bundles on disk under the node's data dir: ``<root>/<sha256>`` (the signed envelope, as served: a copy of
+the folder at ``<bucket>/results/`` serves the same path, ``<url>/results/<sha256>``) and ``<root>/<sha256>.meta.json``
+(when it may be served to whom: `Release`). Each file is written atomically (a temporary
 sibling, fsynced, then linked into place) and never overwritten: putting the same bundle twice changes nothing,
 putting other bytes under a held id is refused."""
 
@@ -52,7 +53,7 @@ class ResultsShelf:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
 
-    def _path(self, sha256: str, suffix: str = ".json") -> Path:
+    def _path(self, sha256: str, suffix: str = "") -> Path:
         if not _SHA256.match(sha256):
             raise PoolError(f"{sha256[:80]!r} is not a sha256 (64 lowercase hex digits)")
         return self.root / f"{sha256}{suffix}"
