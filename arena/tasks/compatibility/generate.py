@@ -25,9 +25,14 @@ from arena.tasks.compatibility.stock import Pool, leaf_of, pools
 
 GENERATOR_VERSION = "shoparena-compat-gen/1"
 #: draws per requested problem before it is given up
-ATTEMPTS = 12
+ATTEMPTS = 20
+#: draws that keep the problem's rule (its turn) before other rules are tried
+SAME_RULE_ATTEMPTS = 6
 #: how often a device listed in the catalog is used, when the rule allows one
-OWNED_SHARE = 0.4
+OWNED_SHARE = 0.5
+#: how many turns a rule whose device must be reasoned about (derived or looked up) takes for one of a rule whose
+#: device is named by its fit value, so most problems ask for reasoning about fit
+REASONING_TURNS = 3
 #: how often the shopper asks for one more attribute (when the rule has one to ask for)
 WANT_SHARE = 0.5
 DIFFICULTY = {"named": "easy", "derived": "medium", "owned": "hard"}
@@ -82,6 +87,12 @@ def _owned_devices(
             if fits:
                 out.append((Device(own[0], fits, "owned"), product))
     return out
+
+
+def _reasons(rule: Rule) -> bool:
+    """Whether the rule's devices are derived or looked up (not named by the accessory's own value)."""
+    values = tuple(_paths()[rule.leaf][1].get(rule.key, ()))
+    return rule.owned is not None or any(d.kind == "derived" for d in rule.devices(values))
 
 
 def _device_phrase(device: Device, product: dict[str, Any] | None, noun: str) -> str:
@@ -194,7 +205,8 @@ def generate_report(catalog: Any, n: int, seed: int = 0, *, progress: Callable[[
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     by_leaf = pools(catalog)
-    usable = [r for r in RULES if sum(1 for p in by_leaf[r.leaf] if fit_values(p, r.key)) >= 2]
+    stocked = [r for r in RULES if sum(1 for p in by_leaf[r.leaf] if fit_values(p, r.key)) >= 2]
+    usable = [r for r in stocked for _ in range(REASONING_TURNS if _reasons(r) else 1)]
     report = Report()
     if not usable:
         report.given_up = [f"problem {i}: the catalog stocks no accessory of any fit rule" for i in range(n)]
@@ -205,7 +217,8 @@ def generate_report(catalog: Any, n: int, seed: int = 0, *, progress: Callable[[
         for attempt in range(ATTEMPTS):
             report.attempts += 1
             rng = Rng("compatibility", catalog.digest, seed, index, attempt)
-            rule = usable[(index + rng.below(len(usable))) % len(usable)] if attempt else usable[index % len(usable)]
+            turn = index if attempt < SAME_RULE_ATTEMPTS else index + 1 + rng.below(len(usable) - 1 or 1)
+            rule = usable[turn % len(usable)]
             try:
                 problem = draft(rule, by_leaf, rng)
             except Undrawable as exc:
