@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import blame
+from arena import verdict
 from arena.tasks import ProblemBase
-from arena.tasks.answer import answer_tools, raw_answer
+from arena.tasks.answer import raw_answer
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
 from sandbox.gateway import Budgets, Gateway
@@ -34,47 +34,27 @@ class RunOutcome:
 
     @property
     def answered(self) -> bool:
-        """The agent called its family's answer tool and the gateway took the call (a tool error such as an unknown
-        id is still an answer, for the ruleset to score; a call refused for budget or rate is not)."""
-        names = answer_tools()
-        return any(e.kind == "tool_call" and e.name in names and e.status < 400 for e in self.events)
+        """Whether the run answered (`arena.verdict.answered`)."""
+        return verdict.answered(self.events)
 
-    def error_code(self) -> tuple[int | None, str | None]:
-        """The run's error code and message (`arena.blame`), or (None, None) for a run whose answer is to be scored.
+    def facts(self, *, gateway_alive: bool = True) -> verdict.Outcome:
+        """The outcome as the verdict reads it (`arena.verdict.Outcome`)."""
+        return verdict.Outcome(
+            events=self.events,
+            sandbox_code=self.result.error_code,
+            sandbox_error=self.result.error,
+            upstream_errors=self.upstream_errors,
+            budget_refusals=self.budget_refusals,
+            unserved=tuple(self.unserved),
+            contract=self.result.contract,
+            steps=self.result.steps,
+            gateway_alive=gateway_alive,
+        )
 
-        In order: the sandbox failing is the node's (2001); the upstream LLM failing at any point of the run is the
-        node's (2005) whatever the agent did with the error, caught or not; then the agent's own outcome (1001-1005);
-        an agent that returned without answering spent its budget (1007) or simply gave no answer (1006)."""
-        code = self.result.error_code
-        if code is not None and blame.blame_of(code) == "validator":
-            return code, self.result.error
-        if self.upstream_errors:
-            first = self.upstream_errors[0]
-            return blame.UPSTREAM_LLM_DOWN, (
-                f"the node's upstream LLM failed {len(self.upstream_errors)} time(s) "
-                f"during the run; first: {first.get('error')}"
-            )
-        if code is not None:
-            return code, self.result.error
-        if not self.answered:
-            if self.budget_refusals:
-                return blame.BUDGET_EXHAUSTED, (
-                    f"the agent's gateway budget was spent ({self.budget_refusals} call(s) "
-                    "refused) and it never called recommend_product"
-                )
-            if self.unserved:
-                routes = ", ".join(dict.fromkeys(self.unserved))
-                return blame.NO_ANSWER, (
-                    f"the agent asked for {routes}, which the gateway does not serve, and never "
-                    "called recommend_product"
-                )
-            if self.result.contract == "sn15":
-                return blame.NO_ANSWER, (
-                    f"agent_main returned {self.result.steps} dialogue step(s) and none of them "
-                    "is a recommend_product call"
-                )
-            return blame.NO_ANSWER, "agent_main returned without ever calling recommend_product"
-        return None, None
+    def error_code(self, *, gateway_alive: bool = True) -> tuple[int | None, str | None]:
+        """The run's error code and message (`arena.verdict.error_of`), or (None, None) for a run whose answer is
+        to be scored."""
+        return verdict.error_of(self.facts(gateway_alive=gateway_alive))
 
 
 async def run_one(

@@ -14,12 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena import tasks
+from arena import tasks, verdict
 from arena.judge.rubric import Rubric
 from arena.problems.pack import Pack
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase, Ruleset
-from arena.tasks.answer import raw_answer
 from validator.races import race_scores
 from validator.store.repository import Store, StoreError
 
@@ -122,24 +121,22 @@ def _rescore_run(
     """The run's new verdict by ``ruleset`` (where the problem's family defines it; else the pack's ruleset for the
     family) and its final score by ``rubric`` from the judge's stored quality
     (None while it awaits the judge)."""
-    events = store.events(run.run_id)
-    new = tasks.score(
+    new = verdict.strict_verdict(
         problem,
-        raw_answer(events),
+        store.events(run.run_id),
         lookup,
-        events=events,
         gold_vectors=pack.gold_vectors(problem.problem_id),
         ruleset=pack.ruleset_for(problem.task, ruleset.name),
     )
-    new.judge_coefficient = old.judge_coefficient
     if old.judge_quality is not None:
-        final: float | None = rubric.final(new.final, old.judge_quality)
-        new.judge_quality, new.judge_coefficient = old.judge_quality, rubric.coefficient(old.judge_quality)
+        final: float | None = verdict.final_score(float(new.final), old.judge_quality, rubric)
+        update = {"judge_quality": old.judge_quality, "judge_coefficient": rubric.coefficient(old.judge_quality)}
     else:
         final = float(new.final) if old.final is not None else None
+        update = {"judge_coefficient": old.judge_coefficient}
     if final is not None:
-        new.final = final
-    return new, final
+        update["final"] = final
+    return new.model_copy(update=update), final
 
 
 def _revise(

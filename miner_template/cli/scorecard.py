@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
+from arena.blame import JUDGE_UNAVAILABLE
 from arena.cliutil import err, out
 
 #: the tools whose calls are turns of a conversation with the shopper (the session family's)
@@ -87,18 +88,24 @@ def reliability(attempts: dict[str, tuple[str, list[bool]]], k: int) -> dict[str
     }
 
 
-def run_row(problem: Any, outcome: Any, score: Any, verdict: Any = None, trial: int = 1) -> dict[str, Any]:
-    final = float(score.final) if score is not None else 0.0  # the family's score, times the judge's coefficient
-    code, error = outcome.error_code()  # as a validator would blame it: no answer 1006, upstream LLM down 2005...
+def run_row(problem: Any, outcome: Any, decided: Any, trial: int = 1) -> dict[str, Any]:
+    """One run's row of the scorecard: its verdict (`arena.verdict.Verdict`) as a validator gives it. ``final`` is
+    what the run counts in a race (strict x the judge's coefficient; 0 for the agent's error); None for a run the
+    validator would retry; the strict score alone with --judge none."""
+    score, judged = decided.strict, decided.judgment
+    final = decided.final if decided.status != "awaiting_judge" else decided.before_judge
     talk = conversation(problem.query, outcome.events)
     return {
         "problem_id": problem.problem_id,
         "task": problem.task,
         "trial": trial,
         "status": outcome.result.status,
-        "error_code": code,
-        "error": error,
-        "success": bool(score and score.success),
+        "verdict": decided.status,
+        "error_code": decided.code,
+        "error": decided.error,
+        "blame": decided.blame,
+        "retry": decided.retry,
+        "success": decided.success,
         "gt": score.gt if score else 0.0,
         "rule": score.rule if score else 0.0,
         "answer": score.answer if score else [],
@@ -106,8 +113,10 @@ def run_row(problem: Any, outcome: Any, score: Any, verdict: Any = None, trial: 
         "tool_calls": outcome.tool_calls,
         "llm_calls": outcome.llm_calls,
         "seconds": round(outcome.result.elapsed_s, 2),
-        "judge_gate": verdict.gate if verdict else None,
-        "judge_quality": verdict.quality if verdict else None,
+        "before_judge": decided.before_judge,
+        "judge_gate": judged.verdict.gate if judged else None,
+        "judge_quality": judged.quality if judged else None,
+        "judge_coefficient": judged.coefficient if judged else None,
         "final": final,
         **({"conversation": [{"who": who, "says": words} for who, words in talk]} if talk else {}),
     }
@@ -118,20 +127,20 @@ def run_name(problem: Any, trial: int = 1, k: int = 1) -> str:
     return problem.problem_id if k <= 1 else f"{problem.problem_id}.run{trial}"
 
 
-def write_run(
-    out_dir: Path, problem: Any, outcome: Any, score: Any, verdict: Any = None, trial: int = 1, k: int = 1
-) -> None:
+def write_run(out_dir: Path, problem: Any, outcome: Any, decided: Any, trial: int = 1, k: int = 1) -> None:
+    """A run's trajectory (JSONL) and its report (markdown: the steps, the strict checks, the judge, the verdict)."""
     name = run_name(problem, trial, k)
     with open(out_dir / "trajectories" / f"{name}.jsonl", "w") as fh:
         for event in outcome.events:
             fh.write(event.model_dump_json() + "\n")
-    code, error = outcome.error_code()
+    code, error = decided.code, decided.error
     lines = [
         f"# {problem.problem_id} ({problem.task})" + (f", run {trial} of {k}" if k > 1 else ""),
         "",
         f"**Query:** {problem.query}",
         "",
         f"**Status:** {outcome.result.status}" + ("" if code is None else f" (code {code}: {first_line(error)})"),
+        f"**Verdict:** {_verdict_line(decided)}",
         f"**Answer:** {json.dumps(outcome.answer) if outcome.answer is not None else '(none)'}  "
         f"**Gold:** {', '.join(problem.gold_ids)}",
     ]
@@ -142,32 +151,55 @@ def write_run(
     for event in outcome.events:
         shown = json.dumps(event.error if event.error else event.result)[:300]
         lines.append(f"{event.seq}. `{event.kind}` **{event.name}** {json.dumps(event.arguments)[:200]} -> {shown}")
-    if score is not None:
-        lines += [
-            "",
-            f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f} "
-            f"(ruleset {score.ruleset} v{score.ruleset_version}; titles: {score.title_model})",
-        ]
-        for product in score.products:
-            for check in product.checks:
-                lines.append(
-                    f"- slot {product.slot + 1} {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})"
-                )
-        for check in score.checks:
-            lines.append(f"- {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})")
-    if verdict is not None:
-        lines += [
-            "",
-            f"## Judge ({verdict.judge}, rubric {verdict.rubric_version}): gate {verdict.gate}, quality "
-            f"{verdict.quality}, coefficient {verdict.coefficient:.3f}, final {score.final:.3f}",
-            verdict.explanation,
-            f"cited steps: {', '.join(map(str, verdict.evidence)) or 'none'}",
-        ]
+    lines += _strict_lines(decided.strict) + _judge_lines(decided.judgment)
     if error and "\n" in error.strip():
         lines += ["", "## Error", "```", error.strip(), "```"]
     if outcome.result.stderr:
         lines += ["", "## Agent stderr (tail)", "```", outcome.result.stderr[-2000:], "```"]
     (out_dir / "reports" / f"{name}.md").write_text("\n".join(lines) + "\n")
+
+
+def _verdict_line(decided: Any) -> str:
+    """The verdict in words, as a validator would carry it out."""
+    if decided.retry:
+        return f"the validator would retry this run and never score it (its own fault, {decided.code})"
+    if decided.code is not None:
+        return f"the agent's error ({decided.code}): final, counts 0"
+    if decided.judgment is None:
+        return f"strict {decided.before_judge:.3f}, not judged (--judge none; a validator always judges)"
+    coefficient = decided.judgment.coefficient
+    return f"final {decided.final:.3f} (strict {decided.before_judge:.3f} x coefficient {coefficient:.3f})"
+
+
+def _strict_lines(score: Any) -> list[str]:
+    if score is None:
+        return []
+    lines = [
+        "",
+        f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f} "
+        f"(ruleset {score.ruleset} v{score.ruleset_version}; titles: {score.title_model})",
+    ]
+    for product in score.products:
+        for check in product.checks:
+            lines.append(
+                f"- slot {product.slot + 1} {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})"
+            )
+    for check in score.checks:
+        lines.append(f"- {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})")
+    return lines
+
+
+def _judge_lines(judged: Any) -> list[str]:
+    if judged is None:
+        return []
+    reading = judged.verdict
+    return [
+        "",
+        f"## Judge ({reading.judge}, rubric {reading.rubric_version}): gate {reading.gate}, quality "
+        f"{reading.quality}, coefficient {judged.coefficient:.3f}, final {judged.final:.3f}",
+        reading.explanation,
+        f"cited steps: {', '.join(map(str, reading.evidence)) or 'none'}",
+    ]
 
 
 def print_reliability(reliable: dict[str, Any]) -> None:
@@ -292,13 +324,7 @@ def print_scorecard(
     from arena.cliutil import SCORECARD_LEGEND
 
     out.print(SCORECARD_LEGEND, highlight=False)
-    alone = "" if judged else "; with --judge none, success alone"
-    weighted = "; a session's success weighted by its rubric" if any(r["task"] == "session" for r in rows) else ""
-    out.print(
-        f"mean final score {sum(r['final'] for r in rows) / max(len(rows), 1):.3f}: what a race ranks miners "
-        f"on (success x judge coefficient{alone}{weighted}; errors count 0)",
-        highlight=False,
-    )
+    out.print(headline(rows), highlight=False)
     fields = ", ".join(f"{k} {v:.0%}" for k, v in suite.field_rates.items() if v is not None)
     seconds = sum(r["seconds"] for r in rows)
     calls = sum(r["tool_calls"] for r in rows)
@@ -310,3 +336,26 @@ def print_scorecard(
             highlight=False,
         )
     out.print(f"trajectories and reports: {out_dir}")
+
+
+def headline(rows: list[dict[str, Any]]) -> str:
+    """The mean final score over the runs a validator would count, and what it leaves out and why: a run the
+    validator would retry (its own fault, an unreachable judge among them) is missing, never a zero or success
+    alone."""
+    counted = [r for r in rows if r["final"] is not None]
+    retried = [r for r in rows if r["retry"]]
+    unjudged = [r for r in retried if r["verdict"] == "retry" and r["error_code"] == JUDGE_UNAVAILABLE]
+    alone = "; with --judge none, success alone" if any(r["verdict"] == "awaiting_judge" for r in rows) else ""
+    weighted = "; a session's success weighted by its rubric" if any(r["task"] == "session" for r in rows) else ""
+    line = (
+        f"mean final score {sum(r['final'] for r in counted) / max(len(counted), 1):.3f} over {len(counted)} "
+        f"run(s): what a race ranks miners on (success x judge coefficient{alone}{weighted}; errors count 0)"
+    )
+    if unjudged:
+        line += (
+            f"; {len(unjudged)} run(s) left out because the judge could not judge them (unreachable or failing: "
+            "a validator judges them again later)"
+        )
+    if len(retried) > len(unjudged):
+        line += f"; {len(retried) - len(unjudged)} run(s) left out that a validator would retry (its own fault)"
+    return line

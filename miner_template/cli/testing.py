@@ -19,7 +19,7 @@ import typer
 from arena.cliutil import err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
-from miner_template.cli.scorecard import llm_notes, run_row, write_run, write_scorecard
+from miner_template.cli.scorecard import first_line, llm_notes, run_row, write_run, write_scorecard
 
 
 def test_cmd(
@@ -95,8 +95,8 @@ def test_cmd(
     write_scorecard(ran, bundle, backend, pack, model_used, notes, k, out_dir, json_out)
     if ran.faults:
         fail(
-            f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway or LLM endpoint (not the agent's "
-            f"doing; a validator retries such runs); see {out_dir}/reports",
+            f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway, LLM endpoint or judge (not the "
+            f"agent's doing: a validator retries such runs and never scores them); see {out_dir}/reports",
             code=3,
         )
 
@@ -219,32 +219,36 @@ def _one_run(
     trial: int = 1,
     k: int = 1,
 ) -> None:
-    """One finished run (run ``trial`` of ``k`` of its problem): scored (when the sandbox completed it), judged,
-    counted and written."""
-    from arena import tasks
+    """One finished run (run ``trial`` of ``k`` of its problem): its verdict exactly as a validator gives it
+    (`arena.verdict.decide`), counted and written. A run the validator would retry (its own fault: the sandbox, the
+    gateway, the upstream LLM, an unreachable judge) is reported as such and never scored."""
+    from arena import verdict
 
-    score = None
-    if outcome.result.status == "ok":
-        score = tasks.score(
-            problem,
-            outcome.answer,
-            catalog.get,
-            events=outcome.events,
-            gold_vectors=pack.gold_vectors(problem.problem_id),
-            ruleset=pack.ruleset_for(problem.task),
-        )
-    code, _ = outcome.error_code()  # as a validator would blame it (arena.blame)
-    ran.faults += code is not None and code >= 2000
+    decided = verdict.decide(
+        problem,
+        outcome.facts(),
+        catalog.get,
+        ruleset=pack.ruleset_for(problem.task),
+        gold_vectors=pack.gold_vectors(problem.problem_id),
+        judge=judge,
+    )
+    ran.faults += decided.retry
     ran.asked += [
         e.name
         for e in outcome.events  # the model each chat call named ("" for none)
         if e.kind == "llm_call" and e.name not in ("models", "chat.completions")
     ]
-    verdict = _verdict(judge, problem, outcome, score)
-    ran.results.append((problem.task, score))
-    ran.attempts.setdefault(problem.problem_id, (problem.task, []))[1].append(bool(score and score.success))
-    ran.rows.append(run_row(problem, outcome, score, verdict, trial))
-    write_run(out_dir, problem, outcome, score, verdict, trial, k)
+    if decided.retry:
+        err.print(
+            f"[yellow]{problem.problem_id}[/]: the validator would retry this run, never score it "
+            f"({decided.code}: {first_line(decided.error)[:200]})",
+            highlight=False,
+        )
+    else:
+        ran.results.append((problem.task, decided.strict))
+        ran.attempts.setdefault(problem.problem_id, (problem.task, []))[1].append(decided.success)
+    ran.rows.append(run_row(problem, outcome, decided, trial))
+    write_run(out_dir, problem, outcome, decided, trial, k)
 
 
 def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
@@ -366,20 +370,3 @@ def _judge(name: str, url: str | None, models: list[str]) -> Any:
     from arena.judge.llm import LLMJudge
 
     return LLMJudge(url, models, api_key=os.environ.get("OPENAI_API_KEY"))
-
-
-def _verdict(judge: Any, problem: Any, outcome: Any, score: Any) -> Any:
-    """The judge's verdict on a run the sandbox completed; a judge that cannot judge is shown, never a zero."""
-    from arena.judge import JudgeUnavailable
-    from arena.tasks import judge_context
-
-    if judge is None or score is None:
-        return None
-    try:
-        verdict = judge.judge(judge_context(problem), outcome.events)
-    except JudgeUnavailable as exc:
-        err.print(f"[yellow]{problem.problem_id}[/]: judge unavailable ({exc})", highlight=False)
-        return None
-    score.judge_quality, score.judge_coefficient = verdict.quality, verdict.coefficient
-    score.final = judge.rubric.final(score.final, verdict.quality)  # the family's score before the judge
-    return verdict

@@ -8,9 +8,10 @@ import traceback
 from datetime import timedelta
 from typing import Any
 
+from arena import verdict
 from arena.judge import Judge
 from arena.scoring.models import strict_score
-from arena.tasks import ProblemBase, judge_context
+from arena.tasks import ProblemBase
 from validator.races.base import ArenaParts
 from validator.store.models import Run
 
@@ -101,7 +102,7 @@ class Judging(ArenaParts):
         trajectory; None when it failed (a fault of ours, logged): the run then waits for the judge job."""
         judge = self._judge_for(run)
         try:
-            verdict = judge.judge(judge_context(problem), events)
+            judgment = verdict.judge_run(judge, problem, events, success)
         except Exception as exc:  # noqa: BLE001 - never the agent's zero: judged again by the judge job
             if self.log is not None:
                 self.log.error(
@@ -111,13 +112,7 @@ class Judging(ArenaParts):
                     traceback=traceback.format_exc(),
                 )
             return None
-        return {
-            "verdict": verdict.model_dump(mode="json"),
-            "quality": verdict.quality,
-            "coefficient": verdict.coefficient,
-            "final": judge.rubric.final(success, verdict.quality),
-            "evidence": verdict.evidence,
-        }
+        return judgment.stored()
 
     def _judge_one(self, run: Run, events: list[Any] | None = None, success: float | None = None) -> int:
         """Judge one scored run from its gateway log and strict score before the judge (`events`, `success`: those
@@ -139,8 +134,9 @@ class Judging(ArenaParts):
             return 0
         judge = self._judge_for(run)
         started = time.perf_counter()
+        events = self.store.events(run.run_id) if events is None else events
         try:
-            verdict = judge.judge(judge_context(problem), self.store.events(run.run_id) if events is None else events)
+            judgment = verdict.judge_run(judge, problem, events, success)
         except JudgeUnavailable as exc:
             if self.metrics is not None:
                 self.metrics.judge_failures.inc()
@@ -149,16 +145,8 @@ class Judging(ArenaParts):
             self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
             self._warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
             return 0
-        self._judge_tokens[run.race_id] += int(verdict.tokens.get("total_tokens", 0))
-        final = judge.rubric.final(success, verdict.quality)
-        self.store.save_judgment(
-            run.run_id,
-            verdict=verdict.model_dump(mode="json"),
-            quality=verdict.quality,
-            coefficient=verdict.coefficient,
-            final=final,
-            evidence=verdict.evidence,
-        )
+        self._judge_tokens[run.race_id] += int(judgment.verdict.tokens.get("total_tokens", 0))
+        self.store.save_judgment(run.run_id, **judgment.stored())
         if self.metrics is not None:
             self.metrics.judge_seconds.labels(judge=judge.name).observe(time.perf_counter() - started)
             self.metrics.run_final("finished", None)

@@ -13,7 +13,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from arena import blame, tasks
+from arena import blame, verdict
+from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
 from sandbox.bundle import BundleError, unpack
@@ -168,9 +169,7 @@ class Running(Judging):
         run_id = run.run_id
         result = outcome.result
         self.stages.add("gateway", launched, less=result.elapsed_s)
-        code, error = outcome.error_code()
-        if self._server is not None and not self._server.alive and blame.blame_of(code) != "validator":
-            code, error = blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
+        code, error = outcome.error_code(gateway_alive=self._server is None or self._server.alive)
         stats = {
             "backend": result.backend,
             "status": result.status,
@@ -199,7 +198,7 @@ class Running(Judging):
         written = self.stages.now()
         if code is None:
             try:  # strict scoring first, so the trajectory and its strict score land in one commit
-                strict = self._strict(problem, outcome.answer, outcome.events)
+                strict = self._strict(problem, outcome.events)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
                 strict, failure = None, exc
@@ -226,25 +225,19 @@ class Running(Judging):
                 self._scored[run_id] = (written, outcome.events, float(strict.final))
             elif failure is not None:
                 self._scoring_failed(run_id, failure)
-        elif blame.blame_of(code) == "agent":
-            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
-            self.stages.add("trajectory_write", written)
-            self._info("races.run_errored", run_id=run_id, code=code, blame="agent", error=error)
-            if self.metrics is not None:
-                self.metrics.run_final("errored", "agent")
         else:
             self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
             self.stages.add("trajectory_write", written)
-            self._retry_or_give_up(run_id, code, error)
+            self._errored(run_id, verdict.errored(code, error))
 
-    def _score_or_fail(self, run_id: str, answer: Any = None) -> bool:
+    def _score_or_fail(self, run_id: str) -> bool:
         """`_score`; a failure of the store propagates (the run stays `scoring` for `recover`), any other failure
         of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log. Returns
         whether the run was scored (and waits for its judge)."""
         from sqlalchemy.exc import SQLAlchemyError
 
         try:
-            self._score(run_id, answer=answer)
+            self._score(run_id)
         except (StoreError, SQLAlchemyError):
             raise
         except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault
@@ -288,12 +281,17 @@ class Running(Judging):
         assert run is not None
         sandbox = {**(run.sandbox or {}), "attempts": self._attempts(run, code, error)}
         self.store.transition(run_id, "errored", error_code=code, error=error, sandbox=sandbox)
-        if blame.retried(code):
-            self._retry_or_give_up(run_id, code, error)
+        self._errored(run_id, verdict.errored(code, error))
+
+    def _errored(self, run_id: str, ended: verdict.Verdict) -> None:
+        """An errored attempt's verdict carried out: retried (the validator's fault) or final (the agent's)."""
+        assert ended.code is not None
+        if ended.retry:
+            self._retry_or_give_up(run_id, ended.code, ended.error)
         else:
-            self._info("races.run_errored", run_id=run_id, code=code, blame=blame.blame_of(code), error=error)
+            self._info("races.run_errored", run_id=run_id, code=ended.code, blame=ended.blame, error=ended.error)
             if self.metrics is not None:
-                self.metrics.run_final("errored", blame.blame_of(code))
+                self.metrics.run_final("errored", ended.blame)
 
     def _retry_or_give_up(self, run_id: str, code: int, error: str | None) -> None:
         run = self.store.run(run_id)
@@ -307,30 +305,22 @@ class Running(Judging):
             if self.metrics is not None:
                 self.metrics.run_final("errored", "validator")
 
-    def _score(self, run_id: str, answer: Any = None) -> None:
-        """Strict checks on the run's answer by the pack's ruleset. ``answer`` is the raw ``product_ids`` of the
-        final recommendation (`arena.tasks.answer`); None reads it back from the stored trajectory."""
-        from arena.tasks.answer import raw_answer
-
+    def _score(self, run_id: str) -> None:
+        """Strict checks on the run's answer (read from its stored trajectory) by the pack's ruleset."""
         run = self.store.run(run_id)
         assert run is not None
         problem = self._problem(run.problem_id)
         assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
-        events = self.store.events(run_id)
-        if answer is None:
-            answer = raw_answer(events)
-        score = self._strict(problem, answer, events)
+        score = self._strict(problem, self.store.events(run_id))
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
         self.store.save_score(run_id, success=float(score.success), final=None, strict=score.model_dump(mode="json"))
 
-    def _strict(self, problem: ProblemBase, answer: Any, events: Sequence[TrajectoryEvent] = ()) -> Any:
-        """The strict verdict on a raw answer (and the run's log, for families that score the conversation), by the
-        problem's family and the pack's ruleset."""
-        return tasks.score(
+    def _strict(self, problem: ProblemBase, events: Sequence[TrajectoryEvent]) -> RunScore:
+        """The strict verdict on a run from its log (`arena.verdict.strict_verdict`), by the pack's ruleset."""
+        return verdict.strict_verdict(
             problem,
-            answer,
+            events,
             self.catalog.get,
-            events=events,
             gold_vectors=self.gold_vectors(problem.problem_id),
             ruleset=self.pack.ruleset_for(problem.task),
         )

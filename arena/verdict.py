@@ -1,0 +1,283 @@
+"""A run's verdict: the one place that turns what a run did into what it earns.
+
+Every path that decides a run's worth comes here: the node's race (`validator.races`), `arena-miner test`,
+`arena-validator rescore` and the audit of another validator's published runs. Each gives the run's outcome as plain
+values and gets the same `Verdict` back, so a miner sees exactly what a validator would give, and two validators
+holding the same trajectory derive the same strict verdict.
+
+The steps, each usable alone (the node scores a run when it lands and judges it later, maybe in another thread):
+
+1. **Blame** (`error_of`): the outcome's error code by `arena.blame`'s table, or None for a run whose answer is to be
+   scored. The node's own faults come first: its sandbox failing, its upstream LLM failing at any point of the run
+   (whatever the agent did with the error), its gateway dying; then the agent's (1001-1008).
+2. **Errored** (`errored`): an agent's error is final and counts 0; a validator's is retried (`retry`) and never
+   scored: it is missing from the miner's race score, not a zero.
+3. **Strict** (`strict_verdict`): the answer, read from the gateway's log (`arena.tasks.answer`), checked by the
+   problem's family under the pack's ruleset. A failure of the checks is the node's own (2007, retried).
+4. **Judge** (`judge_run`): the reasoning judge's reading of the log; the rubric makes the final score,
+   `strict x coefficient`. A judge that cannot judge (`JudgeUnavailable`) is the node's fault (2004): the run is
+   judged again later, never scored without its judge.
+
+`decide` runs the four in order for a caller that has the whole outcome and a judge at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from arena import blame, tasks
+from arena.blame import Blame
+from arena.judge import Judge, JudgeUnavailable
+from arena.judge import Verdict as JudgeVerdict
+from arena.judge.rubric import Rubric
+from arena.scoring.models import RunScore
+from arena.tasks import ProblemBase
+from arena.tasks.answer import final_recommendation, raw_answer
+from arena.trajectory import TrajectoryEvent
+
+Lookup = Callable[[str], Any]
+Status = Literal["finished", "errored", "retry", "awaiting_judge"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run did, as plain values: the gateway's log and the sandbox's own account of it.
+
+    ``sandbox_code`` is the code of the sandbox's status (`arena.blame.for_harness_status`; None when the agent
+    returned), ``contract``/``steps`` how an agent returned subnet-15 dialogue steps, ``gateway_alive`` whether the
+    node's gateway still served when the run ended."""
+
+    events: Sequence[TrajectoryEvent] = ()
+    sandbox_code: int | None = None
+    sandbox_error: str | None = None
+    upstream_errors: Sequence[Mapping[str, Any]] = ()
+    budget_refusals: int = 0
+    unserved: Sequence[str] = field(default_factory=tuple)
+    contract: str = "arena"
+    steps: int | None = None
+    gateway_alive: bool = True
+
+
+class Judgment(BaseModel):
+    """The judge's reading of a run and the final score the rubric makes of it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: JudgeVerdict
+    coefficient: float
+    final: float
+
+    @property
+    def quality(self) -> float:
+        return self.verdict.quality
+
+    def stored(self) -> dict[str, Any]:
+        """The judgment as the store keeps it (`Store.save_judgment`'s arguments)."""
+        return {
+            "verdict": self.verdict.model_dump(mode="json"),
+            "quality": self.verdict.quality,
+            "coefficient": self.coefficient,
+            "final": self.final,
+            "evidence": list(self.verdict.evidence),
+        }
+
+
+class Verdict(BaseModel):
+    """A run's verdict. ``final`` is what the run counts in its race: strict x the judge's coefficient; 0 for an
+    agent's error; None while it is undecided (``retry``: the validator's fault, run again; or awaiting its judge).
+    ``strict`` is never changed by the judge: the judgment sits beside it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: int | None = None
+    error: str | None = None
+    blame: Blame | None = None
+    retry: bool = False
+    strict: RunScore | None = None
+    judgment: Judgment | None = None
+    final: float | None = None
+
+    @property
+    def status(self) -> Status:
+        """finished (final), errored (the agent's, final at 0), retry (the validator's: never scored), or
+        awaiting_judge (strictly scored; the judge not yet asked)."""
+        if self.retry:
+            return "retry"
+        if self.code is not None:
+            return "errored"
+        return "finished" if self.final is not None else "awaiting_judge"
+
+    @property
+    def success(self) -> bool:
+        return bool(self.strict is not None and self.strict.success)
+
+    @property
+    def before_judge(self) -> float | None:
+        """The family's score before the judge (ShoppingBench: success, 0 or 1)."""
+        return None if self.strict is None else float(self.strict.final)
+
+
+def answered(events: Sequence[TrajectoryEvent]) -> bool:
+    """Whether the run answered: the gateway took a call of its family's answer tool (a tool error such as an
+    unknown id is still an answer, for the ruleset to score; a call refused for budget, token or size is not)."""
+    return final_recommendation(events) is not None
+
+
+def error_of(outcome: Outcome) -> tuple[int | None, str | None]:
+    """The run's error code and message (`arena.blame`), or (None, None) for a run whose answer is to be scored.
+
+    In order: the sandbox failing is the node's (2001); the upstream LLM failing at any point of the run is the
+    node's (2005) whatever the agent did with the error, caught or not; then the agent's own outcome (1001-1005);
+    an agent that returned without answering spent its budget (1007) or simply gave no answer (1006). A node whose
+    gateway stopped serving during the run takes any agent's error (or answer) on itself (2002)."""
+    code, error = _error_of(outcome)
+    if not outcome.gateway_alive and blame.blame_of(code) != "validator":
+        return blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
+    return code, error
+
+
+def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
+    code = outcome.sandbox_code
+    if code is not None and blame.blame_of(code) == "validator":
+        return code, outcome.sandbox_error
+    if outcome.upstream_errors:
+        first = outcome.upstream_errors[0]
+        return blame.UPSTREAM_LLM_DOWN, (
+            f"the node's upstream LLM failed {len(outcome.upstream_errors)} time(s) "
+            f"during the run; first: {first.get('error')}"
+        )
+    if code is not None:
+        return code, outcome.sandbox_error
+    if answered(outcome.events):
+        return None, None
+    if outcome.budget_refusals:
+        return blame.BUDGET_EXHAUSTED, (
+            f"the agent's gateway budget was spent ({outcome.budget_refusals} call(s) "
+            "refused) and it never called recommend_product"
+        )
+    if outcome.unserved:
+        routes = ", ".join(dict.fromkeys(outcome.unserved))
+        return blame.NO_ANSWER, (
+            f"the agent asked for {routes}, which the gateway does not serve, and never called recommend_product"
+        )
+    if outcome.contract == "sn15":
+        return blame.NO_ANSWER, (
+            f"agent_main returned {outcome.steps} dialogue step(s) and none of them is a recommend_product call"
+        )
+    return blame.NO_ANSWER, "agent_main returned without ever calling recommend_product"
+
+
+def errored(code: int, error: str | None) -> Verdict:
+    """The verdict on a run that ended with error ``code``: the agent's is final at 0, the validator's retried."""
+    retry = blame.retried(code)
+    return Verdict(code=code, error=error, blame=blame.blame_of(code), retry=retry, final=None if retry else 0.0)
+
+
+def strict_verdict(
+    problem: ProblemBase,
+    events: Sequence[TrajectoryEvent],
+    lookup: Lookup,
+    *,
+    ruleset: Any,
+    gold_vectors: Sequence[Any] | None = None,
+) -> RunScore:
+    """The strict verdict on a run of ``problem`` from its gateway log: the answer read from the log
+    (`arena.tasks.answer.raw_answer`), checked by the problem's family under ``ruleset`` (a name or a ruleset)
+    with the pack's ``gold_vectors``. The same log gives the same verdict on every validator."""
+    score: RunScore = tasks.score(
+        problem,
+        raw_answer(events),
+        lookup,
+        events=list(events),
+        gold_vectors=None if gold_vectors is None else list(gold_vectors),
+        ruleset=ruleset,
+    )
+    return score
+
+
+def scored(strict: RunScore) -> Verdict:
+    """A run strictly scored, its judge not yet asked."""
+    return Verdict(strict=strict)
+
+
+def final_score(before_judge: float, quality: float, rubric: Rubric) -> float:
+    """The final score: the family's score before the judge times the rubric's coefficient of the judged quality."""
+    return rubric.final(before_judge, quality)
+
+
+def judge_run(judge: Judge, problem: ProblemBase, events: Sequence[TrajectoryEvent], before_judge: float) -> Judgment:
+    """The judge's reading of a run (it sees the problem's `Family.judge_context` and the log) and the final score
+    its rubric makes of ``before_judge`` (the strict score: `Verdict.before_judge`, or a stored one). Raises
+    `JudgeUnavailable` when the judge could not judge."""
+    reading = judge.judge(tasks.judge_context(problem), list(events))
+    return judgment_of(reading, before_judge, judge.rubric)
+
+
+def judgment_of(reading: JudgeVerdict, before_judge: float, rubric: Rubric) -> Judgment:
+    """A judge's reading made into a judgment by ``rubric`` (rescoring makes it again with another rubric)."""
+    return Judgment(
+        verdict=reading,
+        coefficient=rubric.coefficient(reading.quality),
+        final=final_score(before_judge, reading.quality, rubric),
+    )
+
+
+def judged(strict: RunScore, judgment: Judgment) -> Verdict:
+    """The final verdict of a strictly scored run once judged."""
+    return Verdict(strict=strict, judgment=judgment, final=judgment.final)
+
+
+def unjudged(strict: RunScore, error: str) -> Verdict:
+    """A strictly scored run its judge could not judge: the node's fault (2004), judged again later."""
+    return Verdict(
+        code=blame.JUDGE_UNAVAILABLE, error=f"judge unavailable: {error}", blame="validator", retry=True, strict=strict
+    )
+
+
+def decide(
+    problem: ProblemBase,
+    outcome: Outcome,
+    lookup: Lookup,
+    *,
+    ruleset: Any,
+    gold_vectors: Sequence[Any] | None = None,
+    judge: Judge | None,
+) -> Verdict:
+    """The whole verdict on one run: blame, strict checks, the judge, the final score. ``judge`` None leaves the
+    run strictly scored (`Verdict.status` awaiting_judge: a validator always judges)."""
+    code, error = error_of(outcome)
+    if code is not None:
+        return errored(code, error)
+    try:
+        strict = strict_verdict(problem, outcome.events, lookup, ruleset=ruleset, gold_vectors=gold_vectors)
+    except Exception as exc:  # noqa: BLE001 - a fault of the checks is the node's own (2007), never the agent's zero
+        return errored(blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
+    if judge is None:
+        return scored(strict)
+    try:
+        judgment = judge_run(judge, problem, outcome.events, float(strict.final))
+    except JudgeUnavailable as exc:
+        return unjudged(strict, str(exc))
+    return judged(strict, judgment)
+
+
+__all__ = [
+    "Judgment",
+    "Outcome",
+    "Verdict",
+    "answered",
+    "decide",
+    "error_of",
+    "errored",
+    "final_score",
+    "judge_run",
+    "judged",
+    "judgment_of",
+    "scored",
+    "strict_verdict",
+    "unjudged",
+]
