@@ -1,8 +1,8 @@
 """The one place a pooled run's strict verdict is re-derived from its published trajectory.
 
-It calls the strict checks the node itself scores with (`arena.tasks.score` on the raw answer the gateway's log
-holds, `arena.scoring.answer.raw_answer`), with the pack's ruleset and gold vectors, so a verdict re-derives exactly
-when it is the one an honest node would have stored.
+It is the node's own strict verdict (`arena.verdict.strict_verdict`: the answer read from the gateway's log, checked
+by the problem's family under the pack's ruleset with its gold vectors), so a verdict re-derives exactly when it is
+the one an honest node would have stored.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena import tasks
+from arena import verdict
 from arena.scoring.models import RunScore
-from arena.tasks.answer import raw_answer
 from arena.trajectory import TrajectoryEvent
 
 
@@ -24,11 +23,8 @@ def strict_verdict(
     gold_vectors: Any = None,
     ruleset: Any = None,
 ) -> RunScore:
-    """The strict verdict on a run of `problem` whose gateway log is `events`."""
-    verdict: RunScore = tasks.score(
-        problem, raw_answer(events), lookup, events=events, gold_vectors=gold_vectors, ruleset=ruleset
-    )
-    return verdict
+    """The strict verdict on a run of `problem` whose gateway log is `events` (`arena.verdict.strict_verdict`)."""
+    return verdict.strict_verdict(problem, events, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
 
 
 __all__ = ["strict_verdict"]
