@@ -46,10 +46,10 @@ sys.path.insert(0, str(ROOT))
 
 from arena.catalog import Catalog  # noqa: E402
 from arena.problems.pack import load_pack  # noqa: E402
+from demo.agents import MINER_TEMPLATE, write_template  # noqa: E402
 from sandbox.backends import Limits  # noqa: E402
 from sandbox.backends.process import ProcessSandbox  # noqa: E402
 from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
-from validator.demo import MINER_TEMPLATE, write_template  # noqa: E402
 from validator.races import Arena, ArenaConfig  # noqa: E402
 from validator.scheduler import Node  # noqa: E402
 from validator.store.repository import Store, make_engine  # noqa: E402

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
+from demo.llm import MODEL, ScriptedLLMServer
 from tests.e2e.test_miner import cache, miner  # noqa: F401 - the shared fixture and runner
-from validator.demo_llm import MODEL, ScriptedLLMServer
 
 pytestmark = pytest.mark.slow  # arena-miner test in bubblewrap and Docker, an OpenAI-compatible server
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
 from tests.support.race import build_arena_inputs, make_chain
 from validator.chain.commitment import encode_commitment
-from validator.demo import MINER_TEMPLATE, write_template
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 

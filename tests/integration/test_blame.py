@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from arena import blame
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
+from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.gateway import Budgets, Gateway, Upstream
@@ -26,7 +27,6 @@ from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
 from validator.chain.local import LocalChain
-from validator.demo import MINER_TEMPLATE, write_template
 from validator.races import Arena, ArenaConfig
 from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade

@@ -26,12 +26,12 @@ from prometheus_client import generate_latest
 from arena import blame
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
+from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
 from validator.chain.local import LocalChain
-from validator.demo import MINER_TEMPLATE, write_template
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
 from validator.scheduler import Node

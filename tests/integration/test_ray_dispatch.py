@@ -25,6 +25,7 @@ from arena import blame
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.problems.pack import load_pack
+from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
@@ -32,7 +33,6 @@ from tests.support.race import build_arena_inputs, make_chain, place_submission,
 from tests.support.ray_cluster import LocalRayCluster
 from validator.api.views import live
 from validator.chain.commitment import encode_commitment
-from validator.demo import MINER_TEMPLATE, write_template
 from validator.dispatch.ray import RayDispatcher
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig

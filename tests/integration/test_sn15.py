@@ -1,7 +1,7 @@
 """Subnet 15's one-file agents run unchanged in both sandboxes (bubblewrap and Docker), behind the same gateway:
 `src.agent.*` importable, SANDBOX_PROXY_URL / SANDBOX_MODEL set, `/search/*` and `/inference/*` served from the one
 tool registry and LLM proxy, the answer handed to the gateway from the returned steps, and scored from the gateway's
-log only. The LLM is `validator.demo_llm`'s scripted ReAct model behind a real HTTP server on loopback."""
+log only. The LLM is `demo.llm`'s scripted ReAct model behind a real HTTP server on loopback."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from arena.tasks.shopping.problem import Problem
 from arena.tasks.shopping.tools import default_registry
 from arena.tasks.shoppingbench.strict import score_run
 from arena.tools import ToolContext
+from demo.llm import MODEL, ScriptedLLMServer
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir, unpack
 from sandbox.gateway import Budgets, Gateway, GatewayServer, Upstream
 from sandbox.run import run_one
-from validator.demo_llm import MODEL, ScriptedLLMServer
 
 pytestmark = pytest.mark.slow  # both sandboxes behind the gateway, an OpenAI-compatible server
 

@@ -14,10 +14,10 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
+from demo.llm import MODEL, ScriptedLLMServer
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from tests.support.race import build_arena_inputs, make_chain, place_submission
-from validator.demo_llm import MODEL, ScriptedLLMServer
 from validator.node import gateway_for
 from validator.races import Arena, ArenaConfig
 from validator.settings import load_settings

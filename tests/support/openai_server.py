@@ -1,5 +1,5 @@
 """A real OpenAI-compatible HTTP server on loopback, for tests: the one allowed double (an upstream LLM we cannot
-reach here). It is the product's scripted server (`validator.scripted_llm`, which the demo's model runs on too): it
+reach here). It is the product's scripted server (`demo.scripted_llm`, which the demo's model runs on too): it
 answers ``POST /v1/chat/completions`` and ``GET /v1/models`` with deterministic completions computed by a responder
 function from the request, and records every request it received.
 
@@ -8,6 +8,6 @@ A responder returns the assistant's text, or a whole assistant message (a dict w
 
 from __future__ import annotations
 
-from validator.scripted_llm import Fail, OpenAIServer, Responder
+from demo.scripted_llm import Fail, OpenAIServer, Responder
 
 __all__ = ["Fail", "OpenAIServer", "Responder"]

@@ -15,14 +15,14 @@ from arena.catalog.build import build_catalog
 from arena.problems.pack import Rotation, new_pack, write_pack
 from arena.problems.splits import assign_splits
 from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
+from demo.agents import HOSTILE_AGENT, MINER_TEMPLATE, variant, write_template
 from sandbox.bundle import pack_dir
 from validator.chain.bittensor_chain import create_wallet
 from validator.chain.local import LocalChain
-from validator.demo import HOSTILE_AGENT, MINER_TEMPLATE, _variant, write_template
 
 AGENTS = {
     "offline": lambda: MINER_TEMPLATE.read_text(),
-    "lite": lambda: _variant(MINER_TEMPLATE.read_text(), MAX_CALLS=4),
+    "lite": lambda: variant(MINER_TEMPLATE.read_text(), MAX_CALLS=4),
     "hostile": lambda: HOSTILE_AGENT,
 }
 #: The agents that are the offline template's bundle (its package ``baseline/`` beside their ``agent.py``).

@@ -1,7 +1,7 @@
 """The import rules of docs/architecture.md ("Layers"), as import-linter contracts (pyproject.toml
 `[tool.importlinter]`): arena imports nothing of ours and is pure, sandbox imports arena, validator imports arena,
-sandbox and its migrations, miner_template imports validator.chain only, no package has a cycle between its folders (or
-modules), and the task families are reached through the registry (`arena.tasks`) only."""
+sandbox and its migrations, miner_template imports validator.chain only, demo sits on top, no package has a cycle
+between its folders (or modules), and the task families are reached through the registry (`arena.tasks`) only."""
 
 from __future__ import annotations
 

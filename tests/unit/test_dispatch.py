@@ -43,7 +43,7 @@ def test_a_head_that_is_not_there_is_one_line() -> None:
 def test_the_node_miners_and_the_demo_never_import_ray() -> None:
     probe = (
         "import sys\n"
-        "import validator.races, validator.node, validator.dispatch, validator.dispatch.local, validator.demo\n"
+        "import validator.races, validator.node, validator.dispatch, validator.dispatch.local, demo.run\n"
         "import miner_template.cli, validator.cli\n"
         "assert 'ray' not in sys.modules, 'ray imported'\n"
         "print('no ray')\n"

@@ -56,7 +56,7 @@ def test_demo_refuses_a_folder_that_is_not_a_demo_folder_and_keeps_it(tmp_path: 
 
 
 def test_the_demo_replaces_only_an_empty_folder_its_own_or_an_earlier_demos(tmp_path: Path) -> None:
-    from validator.demo import DEMO_MARKER, demo_folder_problem
+    from demo.run import DEMO_MARKER, demo_folder_problem
 
     assert demo_folder_problem(tmp_path / "new") is None
     (tmp_path / "empty").mkdir()

@@ -132,7 +132,7 @@ def test_sn15_query_parameters_map_onto_find_product():
 
 
 def test_the_scripted_react_model_walks_a_search_to_a_recommendation():
-    from validator.demo_llm import react_reply
+    from demo.llm import react_reply
 
     def ask(*history):
         return react_reply(

@@ -114,6 +114,6 @@ def demo_cmd(
 ) -> None:
     """One whole race on this machine: catalog, signed pack, a local chain, five miners publishing agents through
     it (one a copy, one hostile), the node racing them in the bubblewrap sandbox on SQLite, weights set on chain."""
-    from validator.demo import run_demo
+    from demo.run import run_demo  # the one way from the node's CLI into the demo package
 
     raise typer.Exit(run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency))

@@ -14,7 +14,7 @@ from arena.cliutil import err, out
 
 
 class DemoRun(Protocol):
-    """What the results read of the demo (`validator.demo._Demo`): its folder, chain, settings and store."""
+    """What the results read of the demo (`demo.run`): its folder, chain, settings and store."""
 
     root: Path
     started: float

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from validator.scripted_llm import OpenAIServer
+from demo.scripted_llm import OpenAIServer
 
 MODEL = "scripted-react"
 

@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible server on loopback: ``POST /v1/chat/completions`` and ``GET /v1/models``, each
 completion computed by a responder function from the request (no model weights, no network). The demo's model
-(`validator.demo_llm`) and the tests' upstream LLM (``tests/support/openai_server.py``) are this server with their
+(`demo.llm`) and the tests' upstream LLM (``tests/support/openai_server.py``) are this server with their
 own responders.
 
 A responder returns the assistant's text, or a whole assistant message (a dict with ``content`` and optionally

@@ -36,7 +36,7 @@ def agent_main(problem):
 '''
 
 
-def _variant(source: str, **constants: Any) -> str:
+def variant(source: str, **constants: Any) -> str:
     for name, value in constants.items():
         source, n = re.subn(rf"^{name} = .*$", f"{name} = {value!r}", source, count=1, flags=re.M)
         assert n == 1, f"{name} not found in the offline template"
@@ -65,8 +65,8 @@ def write_agents(folder: Path) -> dict[str, Path]:
     template = MINER_TEMPLATE.read_text()
     from_template = {  # the template's bundle, each with its own agent.py
         "offline": template,
-        "offline-lite": _variant(template, MAX_CALLS=8),
-        "offline-deep": _variant(template, MAX_CALLS=60, VIEW_BATCH=30),
+        "offline-lite": variant(template, MAX_CALLS=8),
+        "offline-deep": variant(template, MAX_CALLS=60, VIEW_BATCH=30),
         "copycat": _copycat(template),
     }
     one_file = {"hostile": HOSTILE_AGENT, "sn15": SN15_AGENT.read_text()}

@@ -6,7 +6,7 @@
    wallets made by the bittensor SDK;
 3. each miner writes its agent (the offline template, a lighter and a deeper variant, a copy of the template with
    its comments changed, a hostile agent, and a subnet-15 one-file agent, `miner_template/sn15`, whose ReAct loop
-   talks to a scripted model behind a local OpenAI-compatible server, `validator.demo_llm`), serves it with
+   talks to a scripted model behind a local OpenAI-compatible server, `demo.llm`), serves it with
    `arena-miner serve` and commits its hash on chain with `arena-miner submit`, exactly as real miners do;
 4. the validator node (`build_node`, the code path of `arena-validator run`) syncs the commitments, fetches and checks
    the bundles, rejects the copy, races the rest in the bubblewrap sandbox on SQLite, closes the race and sets
@@ -30,12 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.cliutil import err, out, progress_bar
-
-# the demo's miners, importable from here as before (tests and the bench write the template's bundle with these)
-from validator.demo_agents import HOSTILE_AGENT, MINER_TEMPLATE, _variant, write_agents, write_template  # noqa: F401
-from validator.demo_llm import MODEL as DEMO_MODEL
-from validator.demo_llm import ScriptedLLMServer
-from validator.demo_results import export_trajectories, print_results  # noqa: F401
+from demo.agents import write_agents
+from demo.llm import MODEL as DEMO_MODEL
+from demo.llm import ScriptedLLMServer
+from demo.results import print_results
 
 
 def _free_port() -> int:
@@ -351,6 +349,6 @@ def _validator_races(demo: _Demo, *, wall_seconds: float, concurrency: int) -> N
 
 
 def _results(demo: _Demo) -> int:
-    """6. The results (`validator.demo_results`), the miners named by their wallets."""
+    """6. The results (`demo.results`), the miners named by their wallets."""
     names = {_wallet(demo.wallets, name).hotkey.ss58_address: name for name in demo.agents}
     return print_results(demo, names)
