@@ -1,8 +1,7 @@
-"""The normalized trajectory: the gateway's ordered record of a run, and its export as OpenAI chat messages."""
+"""The normalized trajectory: the gateway's ordered record of a run (the corpus makes its chats, `validator.corpus`)."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -58,47 +57,3 @@ class TrajectoryEvent(BaseModel):
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         return without_nul(value)
-
-
-def to_openai_messages(query: str, events: list[TrajectoryEvent]) -> list[dict[str, Any]]:
-    """The run as OpenAI chat messages: the user query, each LLM completion, each tool call and its result."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": query}]
-    for event in events:
-        if event.kind == "llm_call" and isinstance(event.result, dict):
-            choice = (event.result.get("choices") or [{}])[0]
-            message = choice.get("message") or {}
-            messages.append(
-                {
-                    k: v
-                    for k, v in {
-                        "role": "assistant",
-                        "content": message.get("content"),
-                        "tool_calls": message.get("tool_calls"),
-                    }.items()
-                    if v is not None
-                }
-            )
-        elif event.kind == "tool_call":
-            call_id = f"call_{event.seq}"
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": call_id,
-                            "type": "function",
-                            "function": {"name": event.name, "arguments": json.dumps(event.arguments or {})},
-                        }
-                    ],
-                }
-            )
-            content = event.error if event.error is not None else event.result
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "content": content if isinstance(content, str) else json.dumps(content),
-                }
-            )
-    return messages

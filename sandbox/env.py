@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 SANDBOX_PACKAGES = ("openai", "httpx", "requests", "pydantic", "numpy")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 #: the code every sandbox carries beside the agent: the harness that runs it and the SDK it may import
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 SDK_DIR = Path(__file__).resolve().parent / "agent_sdk"

@@ -42,9 +42,6 @@ class Rng:
         u1 = self.u() or 1e-12
         return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * self.u())
 
-    def lognormal(self, median: float, sigma: float) -> float:
-        return median * math.exp(sigma * self.normal())
-
     def weighted(self, cumulative: Sequence[float]) -> int:
         return min(bisect.bisect_right(cumulative, self.u() * cumulative[-1]), len(cumulative) - 1)
 

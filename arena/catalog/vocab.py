@@ -202,4 +202,3 @@ DESC_CLOSERS = [
     "Colors may vary slightly due to screen settings.",
     "Message us for bulk orders.",
 ]
-JUNK_ATTRS = ("no brand",)

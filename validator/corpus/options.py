@@ -48,7 +48,6 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("split", "leak clusters whole on one side; held-out problems and answers out"),
     ("decontaminate", "queries found in the public test sets (exact or near-duplicate) out"),
 )
-STEP_NAMES = tuple(name for name, _ in STEPS)
 
 #: Why a run was dropped, by reason code.
 REASONS = {

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from sqlalchemy import Engine, Select, case, func, select
 from sqlalchemy.orm import Session
@@ -21,7 +21,6 @@ from validator.store.models import Miner, ProblemRow, Race, Run, Score, Submissi
 RunSort = Literal[
     "created", "ended", "status", "miner", "race", "attempt", "score", "success", "cost", "tools", "problem", "task"
 ]
-RUN_SORTS: tuple[RunSort, ...] = get_args(RunSort)
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ class ViewsStore(DashboardStore):
         limit: int,
         offset: int,
     ) -> Page:
-        """Runs filtered and sorted by a `RUN_SORTS` key (then creation, then id), a task only matching runs of
+        """Runs filtered and sorted by a `RunSort` key (then creation, then id), a task only matching runs of
         closed races; rows of (run, score or None, task or None, race status, race seed block)."""
         closed = Race.status == "closed"
         keys = {

@@ -44,7 +44,6 @@ from arena.tasks.session.problem import Constraint, Profile, Rule, SessionProble
 from arena.tasks.shopping.problem import PriceRule
 
 SOURCES = {"query": "query", "persona": "profile", "clarification": "slot"}
-UNSUPPORTED = ("negative_attribute", "review_opinion")
 PROFILE_GROUPS = ("demographics", "lifestyle", "shopping_habits")
 #: the imported shopper's patience (see the module docstring)
 PATIENCE = 6

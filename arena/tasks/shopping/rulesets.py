@@ -26,7 +26,6 @@ reference's, and only for a substitute product (an exact id never depends on it)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +121,3 @@ def get_ruleset(name: str | Ruleset | None) -> Ruleset:
         return RULESETS[name]
     except KeyError:
         raise UnknownRuleset(f"unknown ruleset {name!r}; use one of: {', '.join(RULESETS)}") from None
-
-
-def ruleset_names() -> Sequence[str]:
-    return tuple(RULESETS)

@@ -99,18 +99,3 @@ def similarities(
         rows.extend(emb.embed(list(golds[known:])))
     vector = emb.embed([candidate])[0]
     return [float(np.dot(row, vector)) for row in rows]
-
-
-def best_similarity(
-    candidate: str, golds: Sequence[str], embedder: TitleEmbedder | None = None, gold_vectors: np.ndarray | None = None
-) -> float:
-    """The highest similarity of ``candidate`` to any of the gold titles (precomputed vectors when given)."""
-    emb = embedder or default_embedder()
-    if gold_vectors is None:
-        if not golds:
-            return 0.0
-        gold_vectors = emb.embed(golds)
-    if len(gold_vectors) == 0:
-        return 0.0
-    vector = emb.embed([candidate])[0]
-    return float(np.max(gold_vectors @ vector))
