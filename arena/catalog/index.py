@@ -60,7 +60,8 @@ def analyze(text: str) -> list[str]:
     return list(seen)
 
 
-def _product_schema() -> tantivy.Schema:
+def product_schema() -> tantivy.Schema:
+    """The schema of a catalog's products index (what the writer builds and `Catalog.open` reads)."""
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("product_id", stored=False, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("contents", stored=False, tokenizer_name=ANALYZER, index_option="freq")
@@ -166,7 +167,7 @@ class Catalog:
                 f"{root} has catalog format {manifest.get('format')!r}, this version reads {FORMAT_VERSION}; "
                 "rebuild it with this version of arena"
             )
-        schema, web_schema = _product_schema(), _web_schema()
+        schema, web_schema = product_schema(), _web_schema()
         for part in ("products", "web"):  # tantivy would quietly make a new, empty index where one is missing
             if not (root / part / "meta.json").is_file():
                 raise CatalogError(

@@ -21,8 +21,8 @@ from arena.catalog.index import (
     CatalogError,
     _open_index,
     _product_json,
-    _product_schema,
     _web_schema,
+    product_schema,
 )
 from arena.catalog.models import Product, WebPage
 
@@ -41,7 +41,7 @@ class CatalogWriter:
             raise CatalogError(f"{self.out} exists and is not a catalog; refusing to replace it, choose another --out")
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".tmp", dir=self.out.parent))
-        self._schema, self._web_schema = _product_schema(), _web_schema()
+        self._schema, self._web_schema = product_schema(), _web_schema()
         (self._tmp / "products").mkdir()
         (self._tmp / "web").mkdir()
         self._products = _open_index(self._tmp / "products", self._schema)

@@ -178,9 +178,9 @@ def test_a_catalog_whose_index_lost_its_products_is_damaged(catalog: Path, tmp_p
         segment.unlink()
     import tantivy  # an empty index, as `search` on a catalog missing products/meta.json used to leave behind
 
-    from arena.catalog.index import _product_schema
+    from arena.catalog.index import product_schema
 
-    tantivy.Index(_product_schema(), path=str(damaged / "products"), reuse=True)
+    tantivy.Index(product_schema(), path=str(damaged / "products"), reuse=True)
     with pytest.raises(CatalogError, match="damaged: its index holds 0 products, its catalog.json says 2,000"):
         Catalog.open(damaged)
 
