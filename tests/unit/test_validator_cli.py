@@ -38,6 +38,12 @@ def test_config_show_merges_flags_env_and_dotenv_and_masks_secrets(tmp_path: Pat
     assert shown["database_url"] == "postgresql+psycopg://val:****@db:5432/arena"
     assert shown["gateway_api_key"] == "****"
     assert "s3cret" not in done.stdout and "sk-live-123" not in done.stdout
+    # where each value came from: a flag beats the .env, the environment beats the .env, the rest their defaults
+    came = shown["from"]
+    assert set(came) == set(shown) - {"from"}
+    assert came["concurrency"] == "flag" and came["netuid"] == ".env" and came["gateway_api_key"] == ".env"
+    assert came["wallet_name"] == "env" and came["database_url"] == "env"
+    assert came["sandbox_backend"] == "default" and set(came.values()) == {"flag", "env", ".env", "default"}
 
 
 def test_bad_settings_are_all_listed_and_exit_2(tmp_path: Path) -> None:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -13,22 +11,9 @@ from rich.table import Table
 
 from arena.cliutil import out
 from validator.cli.flags import with_settings
-from validator.settings import Settings, field_flag
+from validator.settings import Settings, field_flag, setting_sources
 
 config_app = typer.Typer(no_args_is_help=True, help="The node's effective settings.")
-
-
-def _sources(given: dict[str, Any], env_file: Path = Path(".env")) -> dict[str, str]:
-    """Where each setting's value came from: flag, env (ARENA_*), .env or default (the order they win in)."""
-    from dotenv import dotenv_values
-
-    environ = {k.upper() for k in os.environ}
-    dotenv = {k.upper() for k in dotenv_values(env_file)} if env_file.is_file() else set()
-    found = {}
-    for name in Settings.model_fields:
-        env = f"ARENA_{name.upper()}"
-        found[name] = "flag" if name in given else "env" if env in environ else ".env" if env in dotenv else "default"
-    return found
 
 
 @config_app.command("show")
@@ -39,12 +24,12 @@ def config_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Print the effective settings and where each came from (flag > ARENA_* environment > .env > default), secrets
-    masked."""
+    masked. With --json: each setting by name, and under "from" where each came from (flag, env, .env, default)."""
     shown = settings.masked()
-    if as_json:
-        out.print_json(json.dumps(shown, default=str))
+    sources = setting_sources(given)
+    if as_json:  # "from" is a Python keyword, so no setting can ever be named so
+        out.print_json(json.dumps({**shown, "from": sources}, default=str))
         return
-    sources = _sources(given)
     table = Table(title="arena-validator settings", show_lines=False)
     table.add_column("setting", overflow="fold")
     table.add_column("flag", overflow="fold")

@@ -6,17 +6,27 @@ settings never connects anywhere. Every problem is collected and reported at onc
 """
 
 from validator.settings.example import env_example
-from validator.settings.load import REQUIREMENTS, SettingsError, env_name, field_flag, load_settings
+from validator.settings.load import (
+    REQUIREMENTS,
+    SettingsError,
+    Source,
+    env_name,
+    field_flag,
+    load_settings,
+    setting_sources,
+)
 from validator.settings.model import Settings, flag, mask_url
 
 __all__ = [
     "REQUIREMENTS",
     "Settings",
     "SettingsError",
+    "Source",
     "env_example",
     "env_name",
     "field_flag",
     "flag",
     "load_settings",
     "mask_url",
+    "setting_sources",
 ]

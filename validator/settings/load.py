@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import SettingsError as SourceError
@@ -41,6 +43,26 @@ def field_flag(name: str) -> str:
 
 def env_name(name: str) -> str:
     return f"ARENA_{name.upper()}"
+
+
+#: where a setting's value came from, in the order they win: a flag, ARENA_<FIELD> in the environment, the .env file
+Source = Literal["flag", "env", ".env", "default"]
+
+
+def setting_sources(given: Mapping[str, Any], env_file: str | Path | None = ".env") -> dict[str, Source]:
+    """Where each setting's value comes from, as `load_settings` reads it: a flag of `given` (by field name; None
+    means not given), else ``ARENA_<FIELD>`` in the environment, else in `env_file`, else the field's default."""
+    from dotenv import dotenv_values
+
+    environ = {k.upper() for k in os.environ}
+    path = Path(env_file) if env_file is not None else None
+    dotenv = {k.upper() for k in dotenv_values(path)} if path is not None and path.is_file() else set()
+    found: dict[str, Source] = {}
+    for name in Settings.model_fields:
+        env = env_name(name).upper()
+        flagged = given.get(name) is not None
+        found[name] = "flag" if flagged else "env" if env in environ else ".env" if env in dotenv else "default"
+    return found
 
 
 def load_settings(
