@@ -21,12 +21,12 @@ import pytest
 from arena import blame
 from arena.catalog import Catalog
 from arena.problems.pack import load_pack
+from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.gateway import Gateway, Upstream
 from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, drive, make_chain, open_store, place_submission, write_agent
-from validator.demo import MINER_TEMPLATE, write_template
 from validator.races import Arena, ArenaConfig
 
 pytestmark = pytest.mark.slow  # a node and `arena-miner test`, both in bubblewrap behind the gateway
