@@ -50,7 +50,7 @@ def _submit(store: Any, setup: Any, root: Path, data_dir: Path, name: str, block
 
 
 @pytest.mark.slow  # two races in bubblewrap
-def test_k_samples_pass_at_k_and_a_window_that_a_new_submission_starts_again(inputs: Any, tmp_path: Path) -> None:
+def test_k_samples_pass_at_k_and_a_window_that_a_new_submission_joins(inputs: Any, tmp_path: Path) -> None:
     setup = make_chain(tmp_path, MINERS)
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     store.upsert_miners(setup.chain.metagraph().neurons)
@@ -125,13 +125,15 @@ def test_k_samples_pass_at_k_and_a_window_that_a_new_submission_starts_again(inp
     assert table.returncode == 0 and "95% interval" in table.stdout and "P(rank 1)" in table.stdout
     assert f"{offline.low:.3f}–{offline.high:.3f}" in table.stdout
 
-    # the offline miner commits a new version: its window starts again; the hostile one's spans both races
+    # the offline miner commits a new version: it joins the miner's window, which spans both races for both miners
     new = _submit(store, setup, tmp_path, data_dir, "offline", block=setup.chain.block())
     second = _race(arena, store, _next_slot(setup.chain, first.seed_block, 2))
     results = {r.hotkey: r for r in store.race_results(second.race_id)}
     assert results[hk["offline"]].submission_id == new.id
-    assert results[hk["offline"]].samples == 6  # this race's samples only: the old version's do not count for it
-    assert results[hk["hostile"]].samples == 12  # two races of six
+    assert results[hk["offline"]].samples == results[hk["hostile"]].samples == 12  # two races of six
+    second_runs = [r for r in store.runs(race_id=second.race_id) if r.hotkey == hk["offline"]]
+    both = [store.score(r.run_id) for r in runs + second_runs if r.hotkey == hk["offline"]]
+    assert results[hk["offline"]].score == pytest.approx(sum(s.final for s in both) / 12)  # type: ignore[union-attr]
     arena.stop()
     store.close()
 

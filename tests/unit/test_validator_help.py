@@ -114,6 +114,6 @@ def test_config_show_says_where_each_value_came_from(tmp_path: Path) -> None:
 def test_standings_help_says_what_the_interval_and_p_rank1_are_and_documents_the_band_policy() -> None:
     text = " ".join(help_of("standings").replace("│", " ").split())
     assert "Wilson score interval over the problems" in text and "P(rank 1)" in text
-    assert "a new submission starts a new window" in text
+    assert "a new submission joins the miner's window" in text
     assert "--weights.shadow band" in text and "ties within noise share" in text
     assert "--json" in text and "--race" in text

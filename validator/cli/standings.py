@@ -66,8 +66,9 @@ def standings_cmd(
     """The miners' standings as of a closed race, each with how sure it is.
 
     score: the mean of the miner's samples over the pack rotation's window of races (`window`, this race included;
-    a new submission starts a new window, its older versions' runs do not count for it); k samples per (miner,
-    problem) with the rotation's `samples`. 95% interval: the Wilson score interval over the problems the miner ran
+    a new submission joins the miner's window and its older versions' races roll out of it race by race, so
+    committing again after an unlucky race sheds nothing); k samples per (miner, problem) with the rotation's
+    `samples`. 95% interval: the Wilson score interval over the problems the miner ran
     (samples of one problem do not narrow it). P(rank 1): the share of 2000 bootstrap resamples of the problems
     (seeded by the race) in which the miner ranks first. pass@k / pass^k per task: the chance at least one / all of
     its k samples of a problem succeed. When other miners' intervals overlap rank 1's, the top ranks are within

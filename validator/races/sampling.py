@@ -1,9 +1,12 @@
 """A race's standings over the rotation's window, with how sure they are, and pass@k / pass^k per task.
 
 The window: a miner's standing at a race's close pools its samples over the last `window` closed races of the
-rotation (this one included). A new submission starts a new window: only the runs of the submission the miner
-raced in this race count, never its older versions' (a changed agent is a new agent; its old samples say nothing
-about it). A run the validator failed on every attempt is not a sample (missing, not a 0); an agent's error is a 0.
+rotation (this one included), whichever of its submissions raced them. A new submission joins the miner's window
+and its older versions' races roll out of it race by race: it stands on its own runs alone after `window` races.
+Not the other way round (a new submission starting a new window): a miner could then commit again (the same agent,
+one byte changed) after every unlucky race and keep the lucky ones, and a standing picked that way is biased upward
+(tests/unit/test_window.py measures it). A run the validator failed on every attempt is not a sample (missing, not
+a 0); an agent's error is a 0.
 The interval, P(rank 1) and the ranking come from `arena.sampling.standings`, seeded by the race's seed.
 """
 
@@ -23,19 +26,25 @@ def counted(row: Mapping[str, Any]) -> bool:
     return not (row["status"] == "errored" and row["blame"] == "validator")
 
 
-def window_rows(store: Store, race: Race, rows: Sequence[dict[str, Any]], window: int) -> list[dict[str, Any]]:
-    """This race's rows and those of the `window - 1` closed races before it, each marked with its race; of the
-    earlier races only the runs of the submission each miner raced in this race."""
-    current = {r["hotkey"]: r["submission_id"] for r in rows}
-    out = [{**r, "race_id": race.race_id} for r in rows]
+def in_window(
+    rows: Sequence[dict[str, Any]], earlier: Sequence[tuple[str, Sequence[dict[str, Any]]]], window: int
+) -> list[dict[str, Any]]:
+    """This race's rows and, of the `window - 1` latest (race id, rows) of `earlier` (oldest first), the rows of the
+    miners racing now (any of their submissions), each marked with its race id."""
+    racing = {r["hotkey"] for r in rows}
+    out = [dict(r) for r in rows]
     if window <= 1:
         return out
-    before = [r for r in store.races(status="closed") if r.race_id != race.race_id and r.seed_block < race.seed_block]
-    for earlier in before[-(window - 1) :]:
-        for r in store.race_rows(earlier.race_id):
-            if current.get(r["hotkey"]) == r["submission_id"]:
-                out.append({**r, "race_id": earlier.race_id})
+    for race_id, race_rows in earlier[-(window - 1) :]:
+        out += [{**r, "race_id": race_id} for r in race_rows if r["hotkey"] in racing]
     return out
+
+
+def window_rows(store: Store, race: Race, rows: Sequence[dict[str, Any]], window: int) -> list[dict[str, Any]]:
+    """This race's rows and those of the `window - 1` closed races before it (`in_window`), marked with their race."""
+    before = [r for r in store.races(status="closed") if r.race_id != race.race_id and r.seed_block < race.seed_block]
+    earlier = [(r.race_id, store.race_rows(r.race_id)) for r in before[-(window - 1) :]] if window > 1 else []
+    return in_window([{**r, "race_id": race.race_id} for r in rows], earlier, window)
 
 
 def pass_k(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[dict[str, float], dict[str, float]]]:

@@ -44,9 +44,9 @@ def ties(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 #: What a standing's interval and P(rank 1) are (`arena.sampling`).
 CERTAINTY = (
-    "score: the mean of the miner's samples over the rotation's window of races (a new submission starts a new "
-    "window); interval: 95% Wilson interval over the problems it ran; P(rank 1): the share of 2000 bootstrap "
-    "resamples of the problems in which it ranks first"
+    "score: the mean of the miner's samples over the rotation's window of races (a new submission joins the window; "
+    "its older versions' races roll out of it); interval: 95% Wilson interval over the problems it ran; P(rank 1): "
+    "the share of 2000 bootstrap resamples of the problems in which it ranks first"
 )
 
 
