@@ -130,6 +130,22 @@ def test_forged_verdicts_are_refused_naming_the_run(arena: Arena) -> None:
     refused(check(arena, data, sha), "forged_verdict")
 
 
+def test_a_verdict_rescored_by_the_rubric_still_verifies_and_pools_its_re_derived_strict_score(arena: Arena) -> None:
+    """`arena-validator rescore` keeps the judged final score in the strict verdict's `final`: the verdict still
+    re-derives (success and answer), and the pooled run carries the strict score re-derived, not the claimed one."""
+    from validator.pool.pooled import to_pooled
+
+    body = built(arena).body.model_copy(deep=True)
+    judged = next(r for r in body.runs if r.strict and r.strict["success"] and r.final < 1.0)
+    judged.strict = {**judged.strict, "final": judged.final}
+    sha, data = reseal(arena, body)
+    result = check(arena, data, sha)
+    assert isinstance(result, VerifiedBundle), result
+    pooled = {(p.miner, p.problem_id, p.attempt): p for p in to_pooled(result)}
+    run = pooled[(judged.miner, judged.problem_id, judged.attempt)]
+    assert (run.success, run.score) == (1.0, judged.final)
+
+
 def test_foreign_runs_duplicates_and_other_races_are_refused(arena: Arena) -> None:
     base = built(arena).body
     body = base.model_copy(deep=True)

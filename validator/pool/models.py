@@ -66,6 +66,7 @@ class VerifiedBundle:
     sha256: str
     bundle: ResultsBundle
     size_bytes: int
+    strict: tuple[float, ...] = ()  # each run's strict score as re-derived from its trajectory (0 for an error)
 
 
 __all__ = ["REFUSAL_KINDS", "RaceFacts", "Refusal", "RefusalKind", "VerifiedBundle"]

@@ -8,9 +8,13 @@ from validator.pool.models import VerifiedBundle
 
 
 def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
-    """One `PooledRun` per run of the bundle: its final score, its strict score before the judge (0 for an error),
-    its error code and blame (a run blamed on the validator is left out by the rule, not counted as 0)."""
+    """One `PooledRun` per run of the bundle: its final score, its strict score before the judge as re-derived from
+    its trajectory (0 for an error), its error code and blame (a run blamed on the validator is left out by the rule,
+    not counted as 0)."""
     body = verified.bundle
+    strict = verified.strict or tuple(
+        strict_score(run.strict, float(run.strict.get("success", 0.0))) if run.strict else 0.0 for run in body.runs
+    )
     return [
         PooledRun(
             validator=body.validator,
@@ -19,11 +23,11 @@ def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
             problem_id=run.problem_id,
             attempt=run.attempt,
             score=run.final,
-            success=strict_score(run.strict, float(run.strict.get("success", 0.0))) if run.strict else 0.0,
+            success=score,
             error_code=run.error_code,
             blame=run.blame,
         )
-        for run in body.runs
+        for run, score in zip(body.runs, strict, strict=True)
     ]
 
 

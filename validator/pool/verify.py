@@ -15,7 +15,6 @@ import orjson
 from pydantic import ValidationError
 
 from arena.blame import blame_of
-from arena.scoring.models import strict_score
 from arena.trajectory import TrajectoryEvent
 from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, canonical, paused_gc, signature_valid
 from validator.pool.models import RaceFacts, Refusal, RefusalKind, VerifiedBundle
@@ -70,13 +69,12 @@ def _verify(
             raise _Refused("malformed", f"it is not a results bundle ({exc.error_count()} bad fields)") from None
         _check_race(bundle, sha256, race)
         _check_runs(bundle, race)
-        for run in bundle.runs:
-            _check_verdict(run, race)
+        strict = tuple(_check_verdict(run, race) for run in bundle.runs)
     except _Refused as refused:
         return Refusal(
             validator=validator, kind=refused.kind, reason=f"results of validator {validator} refused: {refused.reason}"
         )
-    return VerifiedBundle(sha256=sha256, bundle=bundle, size_bytes=len(raw))
+    return VerifiedBundle(sha256=sha256, bundle=bundle, size_bytes=len(raw), strict=strict)
 
 
 def _envelope(raw: bytes) -> tuple[dict[str, Any], str]:
@@ -120,9 +118,9 @@ def _check_runs(bundle: ResultsBundle, race: RaceFacts) -> None:
         seen.add(key)
 
 
-def _check_verdict(run: BundleRun, race: RaceFacts) -> None:
+def _check_verdict(run: BundleRun, race: RaceFacts) -> float:
     """The run's claimed verdict against the one its trajectory re-derives; its blame and final score against its
-    error code and judgment."""
+    error code and judgment. Returns the re-derived strict score (0 for an errored run)."""
     where = f"the run of miner {run.miner} on {run.problem_id} (sample {run.attempt})"
     try:
         expected_blame = blame_of(run.error_code)
@@ -133,7 +131,7 @@ def _check_verdict(run: BundleRun, race: RaceFacts) -> None:
     if run.error_code is not None:
         if run.final != 0.0:
             raise _Refused("forged_verdict", f"{where} ended in error {run.error_code} yet claims {run.final}")
-        return
+        return 0.0
     if run.strict is None:
         raise _Refused("forged_verdict", f"{where} finished without a strict verdict")
     try:
@@ -146,24 +144,23 @@ def _check_verdict(run: BundleRun, race: RaceFacts) -> None:
         problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=ruleset
     )
     claimed = run.strict
-    strict = strict_score(claimed, float(claimed.get("success", 0.0)))
-    if (
-        bool(claimed.get("success")) != bool(derived.success)
-        or not math.isclose(strict, float(derived.final), abs_tol=1e-9)
-        or claimed.get("answer") != derived.answer
-    ):
+    score = float(derived.final)
+    if bool(claimed.get("success")) != bool(derived.success) or claimed.get("answer") != derived.answer:
         raise _Refused(
             "forged_verdict",
-            f"{where} claims success {bool(claimed.get('success'))} (score {strict:g}); its trajectory re-derives "
-            f"{bool(derived.success)} (score {float(derived.final):g})",
+            f"{where} claims success {bool(claimed.get('success'))} with answer {claimed.get('answer')!r:.80}; its "
+            f"trajectory re-derives {bool(derived.success)} with {derived.answer!r:.80}",
         )
     coefficient = 1.0 if run.judgment is None else run.judgment.get("coefficient")
     if not isinstance(coefficient, int | float) or not 0.0 <= coefficient <= 1.0:
         raise _Refused("forged_verdict", f"{where} has a judge coefficient {coefficient!r} outside 0..1")
-    if not math.isclose(run.final, strict * float(coefficient), abs_tol=1e-9):
+    if not math.isclose(run.final, score * float(coefficient), abs_tol=1e-9):
         raise _Refused(
-            "forged_verdict", f"{where} claims final {run.final:g}, not strict {strict:g} x coefficient {coefficient:g}"
+            "forged_verdict",
+            f"{where} claims final {run.final:g}, not its re-derived strict score {score:g} x the judge's "
+            f"coefficient {coefficient:g}",
         )
+    return score
 
 
 __all__ = ["verify_bundle"]
