@@ -153,7 +153,13 @@ def audit_race(
     standings = pool(runs, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks) if runs else []
     uids = {n.hotkey: n.uid for n in graph.neurons}
     results = [
-        MinerResult(hotkey=s.miner, score=min(1.0, max(0.0, s.score)), commitment_block=blocks.get(s.miner, 2**62))
+        MinerResult(
+            hotkey=s.miner,
+            score=_unit(s.score),
+            commitment_block=blocks.get(s.miner, 2**62),
+            low=_unit(s.low),
+            high=_unit(s.high),
+        )
         for s in standings
         if s.miner in uids
     ]
@@ -174,6 +180,10 @@ def audit_race(
             if run.miner == miner
         ]
     return report
+
+
+def _unit(value: float) -> float:
+    return min(1.0, max(0.0, float(value)))
 
 
 def _fetch_all(
