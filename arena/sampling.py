@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from arena.pooling import BOOTSTRAP, Z95, Standing, Unit, pass_at_k, pass_hat_k, seed_of, shard, wilson, within_noise
+from arena.ranking import ranked
 
 __all__ = [
     "BOOTSTRAP",
@@ -71,7 +72,7 @@ def standings(
     scores = {
         m: float(math.fsum(v for vs in sums[m].values() for v in vs) / count[i].sum()) for i, m in enumerate(miners)
     }
-    order = sorted(miners, key=lambda m: (-scores[m], commitment_blocks.get(m, 0), m))
+    order = ranked(scores, commitment_blocks)
     tiebreak = np.array([order.index(m) for m in miners], dtype=float)  # smaller wins an exact tie
     rng = np.random.Generator(np.random.PCG64(seed % 2**63))
     draws = rng.integers(0, len(problems), size=(replicates, len(problems)))

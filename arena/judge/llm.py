@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from arena.backoff import doubling
 from arena.judge import JudgeUnavailable, Verdict
 from arena.judge.evidence import build_evidence
 from arena.judge.rubric import SN15_RUBRIC, Rubric
@@ -145,7 +146,7 @@ class LLMJudge:
         tally = _Tally()
         for round_ in range(self.rounds):
             if round_:
-                time.sleep(self.backoff * 2 ** (round_ - 1))
+                time.sleep(doubling(self.backoff, round_))
             for model in self.models:  # in order; a failure moves on to the next model
                 answered = self._ask(model, base, tally)
                 if answered is None:

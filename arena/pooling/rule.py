@@ -52,6 +52,7 @@ import numpy as np
 from arena.pooling.estimators import wilson
 from arena.pooling.models import PooledRun, Standing
 from arena.pooling.sharding import Unit
+from arena.ranking import ranked
 
 DIGITS = 12
 BOOTSTRAP = 2000
@@ -172,7 +173,8 @@ def pool(
         for m in range(len(miners))
     ]
     scores = [_round(math.fsum(pooled[m]) / len(pooled[m]) * coefficient[m]) for m in range(len(miners))]
-    order = sorted(range(len(miners)), key=lambda i: (-scores[i], commitment_blocks.get(miners[i], 0), miners[i]))
+    position = {m: i for i, m in enumerate(miners)}
+    order = [position[m] for m in ranked(dict(zip(miners, scores, strict=True)), commitment_blocks)]
     wins = _rank1_wins(arrays, weights, order, seed, replicates)
     count = arrays[2]
     ran = (count.sum(axis=0) > 0).sum(axis=1)

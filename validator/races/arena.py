@@ -16,6 +16,7 @@ from arena import blame
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems.pack import Pack as ProblemPack
+from arena.ranking import ranked
 from arena.weights import parse_policy
 from sandbox.backends import Sandbox
 from sandbox.gateway import Gateway, GatewayServer
@@ -76,7 +77,7 @@ class Arena(Running, Opening, Weighing):
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
         self._problems = {p.problem_id: p for p in pack.problems}
         self._vectors: dict[str, list[str]] = {}  # gold title embeddings of opened sealed batches
-        self._batch_wait: dict[int, tuple[float, float, str]] = {}  # slot -> (next try, backoff, why it waits)
+        self._batch_wait: dict[int, tuple[float, int, str]] = {}  # slot -> (next try, failures, why it waits)
         self._batch_since: dict[int, float] = {}  # slot -> when its batch first waited
         self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
         self._relay: Any = None
@@ -219,10 +220,10 @@ class Arena(Running, Opening, Weighing):
                 window = self.pack.rotation.window
                 for hotkey, standing in race_standings(self.store, race, rows, blocks, window).items():
                     scores[hotkey].update(standing)
-            ranked = sorted(scores, key=lambda h: (-scores[h]["score"], blocks[h], h))
+            order = ranked({h: s["score"] for h, s in scores.items()}, blocks)
             results = [
                 {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], **scores[h], "rank": i + 1}
-                for i, h in enumerate(ranked)
+                for i, h in enumerate(order)
             ]
             self.store.save_race_results(race.race_id, results)
             if race.kind == "qualifying":

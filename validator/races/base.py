@@ -45,7 +45,7 @@ class ArenaParts:
     qualifying: Qualifying
     _problems: dict[str, ProblemBase]
     _vectors: dict[str, list[str]]
-    _batch_wait: dict[int, tuple[float, float, str]]
+    _batch_wait: dict[int, tuple[float, int, str]]
     _batch_since: dict[int, float]
     _sync_wait: dict[int, float]
     _relay: Any

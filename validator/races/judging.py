@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from arena import verdict
+from arena.backoff import doubling
 from arena.judge import Judge
 from arena.scoring.models import strict_score
 from arena.tasks import ProblemBase
@@ -141,7 +142,7 @@ class Judging(ArenaParts):
             if self.metrics is not None:
                 self.metrics.judge_failures.inc()
             self._judge_failures[run.run_id] += 1
-            delay = min(3600.0, self.config.judge_retry * 2 ** (self._judge_failures[run.run_id] - 1))
+            delay = doubling(self.config.judge_retry, self._judge_failures[run.run_id], cap=3600.0)
             self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
             self._warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
             return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from arena.backoff import doubling
 from arena.problems.draw import draw_problems
 from validator.races.base import ArenaParts
 from validator.races.draw import race_id_for, race_start_block
@@ -147,12 +148,10 @@ class Opening(ArenaParts):
             return race_id
         if self.store.races(status="running"):  # one race at a time: the next opens after this one closes
             # if that takes past this slot, the slot is recorded as missed, with why (`_record_missed_slots`)
-            self._batch_wait.setdefault(
-                slot, (0.0, self.config.beacon_retry, "the race of an earlier slot was still running")
-            )
+            self._batch_wait.setdefault(slot, (0.0, 0, "the race of an earlier slot was still running"))
             return None
         now = time.time()
-        next_try, backoff, _ = self._batch_wait.get(slot, (0.0, self.config.beacon_retry, ""))
+        next_try, failures, _ = self._batch_wait.get(slot, (0.0, 0, ""))
         if now < next_try:
             return None
         try:
@@ -172,7 +171,8 @@ class Opening(ArenaParts):
                 raise BeaconError(unsynced)
             opened = open_batch(batch, signature)
         except (BeaconError, SealError) as exc:
-            self._batch_wait[slot] = (now + backoff, min(backoff * 2, 60.0), str(exc))
+            backoff = doubling(self.config.beacon_retry, failures + 1, cap=60.0)
+            self._batch_wait[slot] = (now + backoff, failures + 1, str(exc))
             self._batch_since.setdefault(slot, now)
             self._warn(
                 "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame, verdict
+from arena.backoff import doubling
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
@@ -297,7 +298,7 @@ class Running(Judging):
         run = self.store.run(run_id)
         assert run is not None
         if run.attempt < self.config.max_attempts:
-            delay = self.config.retry_backoff * 2 ** (run.attempt - 1)
+            delay = doubling(self.config.retry_backoff, run.attempt)
             self.store.retry_later(run_id, delay=timedelta(seconds=delay))
             self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt, retry_in_s=delay)
         else:

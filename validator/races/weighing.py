@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from arena.backoff import doubling
 from arena.weights import MinerResult, compute_weights, describe_ties
 from validator.chain.port import ChainError
 from validator.races.base import ArenaParts
@@ -77,9 +78,7 @@ class Weighing(ArenaParts):
         except ChainError as exc:
             status = "rate_limited" if exc.code == "rate_limited" else "pending"
             failures = int((ws.outcome or {}).get("failures") or 0) + 1 if status == "pending" else 0
-            delay = (
-                min(self.config.weights_retry_max, self.config.weights_retry * 2 ** (failures - 1)) if failures else 0.0
-            )
+            delay = doubling(self.config.weights_retry, failures, cap=self.config.weights_retry_max)
             self.store.update_weight_set(
                 ws.id,
                 status=status,
