@@ -184,3 +184,23 @@ def test_an_audit_before_the_cut_off_or_of_another_pack_says_so(tmp_path: Path) 
         audit_race(chain, world.pack, world.catalog.get, "ffff-1", wallet=None, policy=POLICY)
     with pytest.raises(AuditError, match="cut-off"):
         audit_race(chain, world.pack, world.catalog.get, f"{world.pack.pack_id[:16]}-0", wallet=None, policy=POLICY)
+
+
+def test_an_audit_of_a_still_sealed_race_says_so_and_stops_then_opens_it_once_its_round_is_out(tmp_path: Path) -> None:
+    from arena.beacon import QUICKNET_ROUND_1000
+    from arena.problems.pack import sealed_pack
+    from validator.audit import race_problems
+
+    world = make_world(tmp_path, problems=8, rotation=Rotation(cadence_blocks=10, problems_per_race=2))
+    rotation = world.pack.rotation.model_copy(update={"start_block": 10})
+    pack, _ = sealed_pack(world.pack.model_copy(update={"rotation": rotation}), fixed_round=1000)
+    batch = pack.sealed[0]
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    race_id = f"{pack.pack_id[:16]}-{batch.open_block}"
+    with pytest.raises(AuditError, match="still sealed") as raised:
+        audit_race(chain, pack, world.catalog.get, race_id, wallet=None, policy=POLICY)
+    assert "drand round 1000" in str(raised.value) and "\n" not in str(raised.value)
+    chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=0)
+    start, seed_hash, problems = race_problems(chain, pack, race_id)
+    assert (start, seed_hash) == (batch.open_block, "drand:1000")
+    assert problems and all(p.gold_ids for p in problems)
