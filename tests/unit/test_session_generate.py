@@ -4,12 +4,13 @@ outside its own place."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.catalog.rng import Rng
-from arena.tasks.session import wording
 from arena.tasks.session.agents import Session, blind_agent, passes_truth, reference_agent
 from arena.tasks.session.facts import Undrawable, draw_plan
 from arena.tasks.session.generate import DRAW_CHECKS, generate_report, generate_sessions, neighbours, write
@@ -149,7 +150,7 @@ def test_a_problem_the_reference_cannot_solve_is_rejected(catalog, report):
     assert verdict.reference is not None and not verdict.reference.success
 
 
-def test_an_opening_that_names_a_hidden_value_is_a_leak(catalog, monkeypatch):
+def test_an_opening_that_names_a_hidden_value_is_a_leak(catalog):
     for attempt in range(20):
         rng = Rng("leak-test", attempt)
         gold = catalog.product_at(rng.below(catalog.num_products))
@@ -162,6 +163,8 @@ def test_an_opening_that_names_a_hidden_value_is_a_leak(catalog, monkeypatch):
             break
     else:
         pytest.fail("no plan with a hidden attribute drawn")
-    monkeypatch.setattr(wording, "opening", lambda plan, rng: f"I want one with {hidden.stated_value}.")
-    with pytest.raises(Undrawable, match="leak: the opening names the"):
-        write(plan, Rng("leak-test-text"))
+    write(plan, Rng("leak-test-text"))  # the plan as drawn says each value in its own place
+    # the same plan stating the hidden value up front too: the opening now names it, and the plan is refused
+    leaky = replace(plan, facts=[*plan.facts, replace(hidden, src="query")])
+    with pytest.raises(Undrawable, match=f"leak: the opening names the {hidden.src} value"):
+        write(leaky, Rng("leak-test-text"))
