@@ -1,16 +1,18 @@
 """The templates on shopping sessions (docs/miner.md): the offline template (``miner_template/offline/``, its
 ``baseline/session.py`` and ``baseline/wants.py``) talks with the session family's real scripted shopper in-process,
 on generated and hand-made session problems; how it reads the shopper's words; and that it never raises, stays
-within its budget and commits only what the shopper agreed to."""
+within its budget and commits only what the shopper agreed to. The LLM template (``miner_template/llm/``) runs through
+`arena-miner test`, the validator's harness and gateway, with a scripted model behind a real OpenAI-compatible
+server: nothing of ours is replaced."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import math
+import subprocess
+import sys
 from datetime import UTC, datetime
-from types import ModuleType
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +27,8 @@ from arena.tasks.session.tools import SessionState
 from arena.tasks.shopping.item_text import product_noun
 from arena.tools import ToolContext, ToolError
 from arena.trajectory import TrajectoryEvent
+from tests.support.openai_server import OpenAIServer
+from tests.support.shopper import tool_call
 from tests.support.template import ROOT, load_sdk, load_template
 
 MAX_CALLS = 40
@@ -373,7 +377,8 @@ def test_pass_hat_k_is_tau_bench_reliability() -> None:
 # ------------------------------------------------------------------------------------- the LLM template
 
 
-LLM_AGENT_PATH = ROOT / "miner_template" / "llm" / "agent.py"
+LLM_TEMPLATE = ROOT / "miner_template" / "llm"
+MODEL = "scripted-shopping-model"
 
 
 def trusting(problem: SessionProblem) -> SessionProblem:
@@ -381,56 +386,24 @@ def trusting(problem: SessionProblem) -> SessionProblem:
     return problem.model_copy(update={"style": problem.style.model_copy(update={"skeptic": False})})
 
 
-def _load_llm_agent(shopper: Shopper, model: Any) -> ModuleType:
-    """The LLM template with its gateway (tools, schemas, chat endpoint) in-process: the session family's tools."""
-    spec = importlib.util.spec_from_file_location("shoparena_llm_agent_sessions", LLM_AGENT_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    schemas = tasks.family("session").tools().schemas()
-
-    class Tools:
-        def schemas(self) -> list[dict[str, Any]]:
-            return schemas
-
-        def recommend_product(self, product_ids: str) -> Any:
-            return shopper("recommend_product", product_ids=product_ids)
-
-        def terminate(self, status: str = "success") -> Any:
-            return shopper("terminate", status=status)
-
-    module.call_tool = shopper  # type: ignore[attr-defined]
-    module.tools = Tools()  # type: ignore[attr-defined]
-    module.llm = lambda: model  # type: ignore[attr-defined]
-    return module
-
-
 class ScriptedModel:
-    """A tool-calling "model" for the LLM template: reads the profile and searches, then proposes ``plan`` (product
-    ids, one a turn: the next one after a rejection, the same one again after a change of mind) and, once the
-    shopper agrees, commits (unless ``commit`` is False) and terminates. ``prose``: its first move is a sentence."""
+    """A tool-calling "model" behind a real OpenAI-compatible server, for the LLM template: reads the profile and
+    searches, then proposes ``plan`` (product ids, one a turn: the next one after a rejection, the same one again
+    after a change of mind) and, once the shopper agrees, commits (unless ``commit`` is False) and terminates.
+    ``prose``: its first move is a sentence."""
 
     def __init__(self, plan: list[str], commit: bool = True, prose: bool = False) -> None:
         self.plan, self.commit, self.prose = plan, commit, prose
-        self.requests: list[list[dict[str, Any]]] = []
-        self.tools_seen: list[Any] = []
-        self.chat = self
-        self.completions = self
+        self.answered = 0
 
-    def create(self, model: str, messages: list[dict[str, Any]], tools: Any, temperature: float) -> Any:
-        from types import SimpleNamespace as NS
-
-        self.requests.append([dict(m) for m in messages])
-        self.tools_seen.append(tools)
-        content, calls = self.move(messages)
-        tool_calls = [
-            NS(id=f"call{len(self.requests)}-{i}", function=NS(name=name, arguments=json.dumps(args)))
-            for i, (name, args) in enumerate(calls)
-        ]
-        return NS(choices=[NS(message=NS(content=content, tool_calls=tool_calls or None))])
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.answered += 1
+        content, calls = self.move(body["messages"])
+        tool_calls = [tool_call(f"call{self.answered}-{i}", name, args) for i, (name, args) in enumerate(calls)]
+        return {"content": content, **({"tool_calls": tool_calls} if tool_calls else {})}
 
     def move(self, messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
-        if self.prose and len(self.requests) == 1:
+        if self.prose and self.answered == 1:
             return "Hello! Could you tell me your budget?", []
         said = [m for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
         if not said:
@@ -457,23 +430,56 @@ class ScriptedModel:
         return None, [("respond", {"message": "How about this one?", "product_ids": [pid]})]
 
 
-@pytest.mark.slow  # an 8,000-product catalog
-def test_the_llm_template_holds_a_session_as_chat_turns(catalog: Catalog) -> None:
+def llm_session(
+    catalog: Catalog, problem: SessionProblem, model: ScriptedModel, tmp_path: Path
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The LLM template on ``problem`` with `arena-miner test`: the validator's harness and gateway (the session
+    family's tools, the shopper in the gateway), the gateway's LLM proxy in front of ``model`` on a real
+    OpenAI-compatible server. Returns the run's scorecard row, its trajectory (the gateway's log) and the chat
+    completion requests the model received."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    problems = tmp_path / "session.jsonl"
+    problems.write_text(problem.model_dump_json() + "\n")
+    with OpenAIServer(model, models=(MODEL,)) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "miner_template.cli", "test", str(LLM_TEMPLATE), "--problems", str(problems)]
+            + ["--catalog", str(catalog.path), "--unsafe-local", "--llm-base-url", server.base_url, "--model", MODEL]
+            + ["--json", str(tmp_path / "card.json"), "--out", str(tmp_path / "out"), "--judge", "none"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        requests = list(server.requests)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads((tmp_path / "card.json").read_text())["problems"]
+    trajectory = tmp_path / "out" / "trajectories" / f"{problem.problem_id}.jsonl"
+    events = [json.loads(line) for line in trajectory.read_text().splitlines()]
+    return row, [e for e in events if e["kind"] == "tool_call"], requests
+
+
+def shopper_words(calls: list[dict[str, Any]]) -> list[str]:
+    """What the shopper said, in order, as the gateway logged it (the results of ask_user and respond)."""
+    return [c["result"]["user"] for c in calls if c["name"] in ("ask_user", "respond") and c.get("result")]
+
+
+def committed(calls: list[dict[str, Any]]) -> list[str]:
+    return [c["arguments"]["product_ids"] for c in calls if c["name"] == "recommend_product"]
+
+
+@pytest.mark.slow  # an 8,000-product catalog, arena-miner test with its gateway
+def test_the_llm_template_holds_a_session_as_chat_turns(catalog: Catalog, tmp_path: Path) -> None:
     problem = trusting(hand_made(catalog))
-    shopper = Shopper(catalog, problem)
-    model = ScriptedModel(problem.gold_ids)
-    out = _load_llm_agent(shopper, model).agent_main(problem.public())
-    assert out == {"recommended": problem.gold_ids[0]}
-    assert solved(problem, shopper, catalog)
+    row, calls, requests = llm_session(catalog, problem, ScriptedModel(problem.gold_ids), tmp_path)
+    assert row["success"] and committed(calls) == problem.gold_ids
     # the schemas the model saw are the family's (GET /tools), the opening is the first user turn
-    names = {s["function"]["name"] for s in model.tools_seen[0]}
+    names = {s["function"]["name"] for s in requests[0]["tools"]}
     assert {"ask_user", "respond", "get_user_profile", "recommend_product"} <= names
-    chat = model.requests[-1]
+    chat = requests[-1]["messages"]
     assert chat[0]["role"] == "system" and "shopper" in chat[0]["content"]
     assert chat[1] == {"role": "user", "content": problem.query}
     # every shopper answer is a user turn, right after the tool results of the turn that made it
     users = [m["content"] for m in chat[2:] if m["role"] == "user"]
-    assert users == [r.user for r in shopper.state.replies if r.outcome != "commit"]
+    assert users == shopper_words(calls) and users
     for i, m in enumerate(chat):
         if m["role"] == "user" and i > 1:
             assert chat[i - 1]["role"] == "tool" and "turns_left" in chat[i - 1]["content"]
@@ -482,25 +488,22 @@ def test_the_llm_template_holds_a_session_as_chat_turns(catalog: Catalog) -> Non
             assert any(m["tool_call_id"] == c["id"] for a in chat[:i] for c in a.get("tool_calls") or [])
 
 
-@pytest.mark.slow  # an 8,000-product catalog
-def test_the_llm_template_commits_only_what_the_shopper_agreed_to(catalog: Catalog) -> None:
+@pytest.mark.slow  # an 8,000-product catalog, arena-miner test with its gateway
+def test_the_llm_template_commits_only_what_the_shopper_agreed_to(catalog: Catalog, tmp_path: Path) -> None:
     problem = trusting(hand_made(catalog))
     # a model that never commits: the product the shopper agreed to is committed for it
-    shopper = Shopper(catalog, problem)
-    out = _load_llm_agent(shopper, ScriptedModel(problem.gold_ids, commit=False)).agent_main(problem.public())
-    assert out == {"recommended": problem.gold_ids[0]} and solved(problem, shopper, catalog)
+    row, calls, _ = llm_session(catalog, problem, ScriptedModel(problem.gold_ids, commit=False), tmp_path / "a")
+    assert row["success"] and committed(calls) == problem.gold_ids
     # a model whose proposals are all rejected: nothing is committed
     others = [p["product_id"] for p in catalog.iter_products() if p["product_id"] != problem.gold_ids[0]][:2]
-    shopper = Shopper(catalog, problem)
-    out = _load_llm_agent(shopper, ScriptedModel(others)).agent_main(problem.public())
-    assert out == {"recommended": None} and "recommend_product" not in shopper.names()
-    assert shopper.names()[-1] == "terminate"
+    row, calls, _ = llm_session(catalog, problem, ScriptedModel(others), tmp_path / "b")
+    assert not row["success"] and committed(calls) == [] and calls[-1]["name"] == "terminate"
+    assert [c["arguments"]["product_ids"] for c in calls if c["name"] == "respond"] == [[p] for p in others]
     # prose is said to the shopper, and their answer comes back as the next user turn
-    shopper = Shopper(catalog, problem)
-    model = ScriptedModel(problem.gold_ids, prose=True)
-    _load_llm_agent(shopper, model).agent_main(problem.public())
-    first = shopper.state.transcript[0]
-    assert first.kind == "respond" and first.text == "Hello! Could you tell me your budget?" and not first.product_ids
-    second = model.requests[1]
+    _, calls, requests = llm_session(catalog, problem, ScriptedModel(problem.gold_ids, prose=True), tmp_path / "c")
+    first = next(c for c in calls if c["name"] in ("ask_user", "respond"))
+    assert first["name"] == "respond" and first["arguments"]["message"] == "Hello! Could you tell me your budget?"
+    assert not first["arguments"].get("product_ids")
+    second = requests[1]["messages"]
     assert second[-2]["content"] == "Hello! Could you tell me your budget?"
-    assert second[-1] == {"role": "user", "content": shopper.state.replies[0].user}
+    assert second[-1] == {"role": "user", "content": shopper_words(calls)[0]}
