@@ -55,6 +55,7 @@ def final_recommendation(
     events: Iterable[TrajectoryEvent], names: Collection[str] | None = None
 ) -> TrajectoryEvent | None:
     """The last answer-tool call that reached the tool, or None."""
+    names = answer_tools() if names is None else names  # once per log, not per event
     last = None
     for event in sorted(events, key=lambda e: e.seq):
         if is_answer(event, names):
