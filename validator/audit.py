@@ -143,7 +143,7 @@ def audit_race(
         lookup=lookup,
         ruleset=pack.ruleset_for,
         gold_vectors=pack.gold_vectors,
-        samples=int(getattr(pack.rotation, "samples", 1) or 1),
+        samples=None,  # make-up samples (index k and up) depend on the race before: not bounded here
     )
     committed = [c for c in results_commitments(chain, block=cutoff) if c.hotkey in holders and start <= c.block]
     verified, refusals = _fetch_all(committed, facts, set(holders), wallet, timeout, max_bytes)

@@ -46,8 +46,9 @@ class RaceFacts:
     `problems`: the race's problems (whole: the strict checks re-run on them); `lookup`, `gold_vectors` and
     `ruleset` (a ruleset, or task type -> its ruleset: `Pack.ruleset_for`) score them as the pack says. `miners`
     (hotkey -> the agent's sha256) when the verifier knows who raced; None (an auditor) accepts any miner hotkey.
-    `samples`: attempts per (miner, problem). `seen`: sha256 -> race id of bundles already accepted from earlier
-    races (a replay is refused)."""
+    `samples`: how many sample indices a (miner, problem) may have, the race's make-up samples (index k and up)
+    included (None: no bound). `seen`: sha256 -> race id of bundles already accepted from earlier races (a replay is
+    refused)."""
 
     race_id: str
     pack_id: str
@@ -56,7 +57,7 @@ class RaceFacts:
     lookup: Callable[[str], Any]
     ruleset: Any
     gold_vectors: Callable[[str], Any] = lambda _problem_id: None
-    samples: int = 1
+    samples: int | None = 1
     miners: Mapping[str, str] | None = None
     seen: Mapping[str, str] = field(default_factory=dict)
 

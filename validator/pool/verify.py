@@ -110,7 +110,7 @@ def _check_runs(bundle: ResultsBundle, race: RaceFacts) -> None:
             raise _Refused("foreign_run", f"a run is of problem {run.problem_id[:80]}, not one of this race's")
         if race.miners is not None and race.miners.get(run.miner) != run.submission:
             raise _Refused("foreign_run", f"a {where} is of agent {run.submission[:16]}..., not one in this race")
-        if run.attempt >= race.samples:
+        if race.samples is not None and run.attempt >= race.samples:
             raise _Refused("foreign_run", f"a {where} is past the race's {race.samples} sample(s)")
         key = (run.miner, run.problem_id, run.attempt)
         if key in seen:
