@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.errors import CodedError
+
 if TYPE_CHECKING:
     import bittensor as bt
 
@@ -19,17 +21,9 @@ if TYPE_CHECKING:
 DEFAULT_WALLETS = Path("~/.bittensor/wallets")
 
 
-class WalletError(Exception):
+class WalletError(CodedError):
     """A wallet that cannot sign: `code` is `no_wallet` (a key file is missing) or `bad_wallet` (encrypted or
     unreadable); `message` is one line, naming the file and the `btcli` command that fixes it."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def btcli(

@@ -95,6 +95,17 @@ async def read_json(gateway: RunRegistry, request: Request, handle: RunHandle, k
         return JSONResponse({"error": message}, status_code=400)
 
 
+async def authorized_json(
+    gateway: RunRegistry, request: Request, kind: str, name: str
+) -> tuple[RunHandle, Any] | JSONResponse:
+    """The run a request belongs to and its JSON body (`authorize`, then `read_json`), or the answer refusing it."""
+    handle = authorize(gateway, request, kind, name)
+    if isinstance(handle, JSONResponse):
+        return handle
+    body = await read_json(gateway, request, handle, kind, name)
+    return body if isinstance(body, JSONResponse) else (handle, body)
+
+
 async def unserved(gateway: RunRegistry, request: Request, path: str) -> Any:
     """A route the gateway does not serve: 404 (403 for the full product records), kept in the run's `unserved`."""
     route = without_nul(f"{request.method} /{path}")

@@ -16,7 +16,7 @@ import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from sandbox.gateway.access import authorize, read_json
+from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now, upstream_fault
 
@@ -163,13 +163,10 @@ class _Completion:
 async def chat_completion(gateway: RunRegistry, request: Request) -> Any:
     """One chat completion through the proxy: authorized, read, admitted, forwarded, answered (every refusal and
     answer recorded as an ``llm_call``)."""
-    handle = authorize(gateway, request, "llm_call", "chat.completions")
-    if isinstance(handle, JSONResponse):
-        return handle
-    body = await read_json(gateway, request, handle, "llm_call", "chat.completions")
-    if isinstance(body, JSONResponse):
-        return body
-    call = _Completion(gateway, handle, body)
+    admitted = await authorized_json(gateway, request, "llm_call", "chat.completions")
+    if isinstance(admitted, JSONResponse):
+        return admitted
+    call = _Completion(gateway, *admitted)
     try:
         call.admit()
         return call.answer(await call.forward())

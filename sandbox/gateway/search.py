@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from arena.catalog.models import SERVICES
 from arena.tasks.shopping.tools import SORTS, parse_price
 from arena.tools import ToolError
-from sandbox.gateway.access import authorize, read_json, unserved
+from sandbox.gateway.access import authorize, authorized_json, unserved
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle
 from sandbox.gateway.tools import run_tool
@@ -86,10 +86,8 @@ def add_search_routes(app: FastAPI, gateway: RunRegistry) -> None:
     async def sn15_dispatch(name: str, request: Request) -> Any:
         if name not in SN15_SEARCH_TOOLS:
             return await unserved(gateway, request, f"search/{name}")
-        handle = authorize(gateway, request, "tool_call", name)
-        if isinstance(handle, JSONResponse):
-            return handle
-        arguments = await read_json(gateway, request, handle, "tool_call", name)
-        if isinstance(arguments, JSONResponse):
-            return arguments
+        admitted = await authorized_json(gateway, request, "tool_call", name)
+        if isinstance(admitted, JSONResponse):
+            return admitted
+        handle, arguments = admitted
         return await search(gateway, handle, name, arguments)

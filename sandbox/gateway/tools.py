@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from arena.tools import ToolContext, ToolError
-from sandbox.gateway.access import authorize, read_json
+from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now
 
@@ -22,6 +22,11 @@ async def run_tool(gateway: RunRegistry, handle: RunHandle, name: str, arguments
     """One tool call, budgeted and recorded: (429, None, message) when the budget is spent, (200, None,
     message) for the tool's own error, else (200, result, None)."""
     started, t0 = now(), time.perf_counter()
+
+    def record(**fields: Any) -> None:
+        event = {"kind": "tool_call", "name": name, "arguments": arguments, "started_at": started, **fields}
+        gateway._record(handle, event)
+
     with handle.lock:
         spent = handle.tool_calls >= handle.budgets.tool_calls
         if spent:
@@ -29,51 +34,19 @@ async def run_tool(gateway: RunRegistry, handle: RunHandle, name: str, arguments
         else:
             handle.tool_calls += 1
     if spent:
-        gateway._record(
-            handle,
-            {
-                "kind": "tool_call",
-                "name": name,
-                "arguments": arguments,
-                "started_at": started,
-                "status": 429,
-                "error": "tool call budget spent",
-            },
-        )
+        record(status=429, error="tool call budget spent")
         return 429, None, f"tool call budget of {handle.budgets.tool_calls} spent"
     ctx = ToolContext(gateway.catalog, handle.state)
     try:
         result = await asyncio.to_thread(handle.tools.call, name, arguments, ctx)
     except ToolError as exc:
-        gateway._record(
-            handle,
-            {
-                "kind": "tool_call",
-                "name": name,
-                "arguments": arguments,
-                "started_at": started,
-                "duration_ms": (time.perf_counter() - t0) * 1000,
-                "error": str(exc),
-            },
-        )
+        record(duration_ms=(time.perf_counter() - t0) * 1000, error=str(exc))
         return 200, None, str(exc)
     if len(json.dumps(result)) > handle.budgets.max_response_bytes:
         message = f"result over {handle.budgets.max_response_bytes} bytes; ask for fewer items"
-        gateway._record(
-            handle, {"kind": "tool_call", "name": name, "arguments": arguments, "started_at": started, "error": message}
-        )
+        record(error=message)
         return 200, None, message
-    gateway._record(
-        handle,
-        {
-            "kind": "tool_call",
-            "name": name,
-            "arguments": arguments,
-            "result": result,
-            "started_at": started,
-            "duration_ms": (time.perf_counter() - t0) * 1000,
-        },
-    )
+    record(result=result, duration_ms=(time.perf_counter() - t0) * 1000)
     return 200, result, None
 
 
@@ -90,12 +63,10 @@ def add_tool_routes(app: FastAPI, gateway: RunRegistry) -> None:
 
     @app.post("/tools/{name}")
     async def call_tool(name: str, request: Request) -> Any:
-        handle = authorize(gateway, request, "tool_call", name)
-        if isinstance(handle, JSONResponse):
-            return handle
-        arguments = await read_json(gateway, request, handle, "tool_call", name)
-        if isinstance(arguments, JSONResponse):
-            return arguments
+        admitted = await authorized_json(gateway, request, "tool_call", name)
+        if isinstance(admitted, JSONResponse):
+            return admitted
+        handle, arguments = admitted
         if name == "recommend_product" and request.headers.get("x-arena-origin") == "returned-steps":
             # the harness (the forwarder strips this header from the agent's own requests) hands over the
             # last recommend_product of the dialogue steps an SN15 agent returned

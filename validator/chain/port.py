@@ -13,6 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from arena.errors import CodedError
+
 # A commitment's `Raw<N>` field holds at most 128 bytes (subtensor's commitments pallet).
 MAX_COMMITMENT_BYTES = 128
 
@@ -28,17 +30,12 @@ def commitment_info(data: str) -> dict[str, Any]:
     return {"fields": [[{f"Raw{len(raw)}": data}]]}
 
 
-class ChainError(Exception):
+class ChainError(CodedError):
     """A chain call failed. `code` is short and stable (`unreachable`, `rate_limited`, `not_registered`, ...)."""
 
     def __init__(self, code: str, message: str, *, retry_in_blocks: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.retry_in_blocks = retry_in_blocks
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class Axon(BaseModel):

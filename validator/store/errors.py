@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
+from arena.errors import CodedError
 
-class StoreError(Exception):
+
+class StoreError(CodedError):
     """A store operation that cannot be done; `code` is short and stable (`unreachable`, `bad_url`, `conflict`...)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message

@@ -15,6 +15,19 @@ from validator.store.errors import StoreError
 from validator.store.models import Pack, ProblemRow
 
 
+def _problem_row(pack_id: str, p: dict[str, Any]) -> dict[str, Any]:
+    """One problem of pack ``pack_id`` as its ``problems`` row (the columns the store filters on, the whole problem)."""
+    return {
+        "problem_id": p["problem_id"],
+        "pack_id": pack_id,
+        "task": p["task"],
+        "split": p.get("split", "race"),
+        "cluster_id": p.get("cluster_id") or p["problem_id"],
+        "difficulty": str(p.get("difficulty") or ""),
+        "data": p,
+    }
+
+
 class PacksStore:
     """Mixed into `validator.store.repository.Store` (which provides `session`)."""
 
@@ -54,18 +67,7 @@ class PacksStore:
                     )
                 )
                 s.flush()
-                rows = [
-                    {
-                        "problem_id": p["problem_id"],
-                        "pack_id": pack_id,
-                        "task": p["task"],
-                        "split": p.get("split", "race"),
-                        "cluster_id": p.get("cluster_id") or p["problem_id"],
-                        "difficulty": str(p.get("difficulty") or ""),
-                        "data": p,
-                    }
-                    for p in problems
-                ]
+                rows = [_problem_row(pack_id, p) for p in problems]
                 for start in range(0, len(rows), EVENT_BATCH):
                     s.execute(insert(ProblemRow.__table__), rows[start : start + EVENT_BATCH])
             if activate:
@@ -94,19 +96,7 @@ class PacksStore:
                         f"(pack {row.pack_id}); a pack gives its problems ids of their own",
                     )
             known = set(stored)
-            rows = [
-                {
-                    "problem_id": p["problem_id"],
-                    "pack_id": pack_id,
-                    "task": p["task"],
-                    "split": p.get("split", "race"),
-                    "cluster_id": p.get("cluster_id") or p["problem_id"],
-                    "difficulty": str(p.get("difficulty") or ""),
-                    "data": p,
-                }
-                for p in problems
-                if p["problem_id"] not in known
-            ]
+            rows = [_problem_row(pack_id, p) for p in problems if p["problem_id"] not in known]
             if rows:
                 s.execute(insert(ProblemRow.__table__), rows)
             return len(rows)

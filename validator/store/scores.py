@@ -36,45 +36,19 @@ class ScoresStore:
     ) -> Score:
         """Store (or replace) a run's verdicts; with `status`, move the run in the same transaction."""
         with self.session() as s:
-            score = self._put_score(
-                s,
-                run_id,
-                success=success,
-                strict=strict,
-                final=final,
-                judge_quality=judge_quality,
-                judge_coefficient=judge_coefficient,
-                judge=judge,
-                judge_evidence=judge_evidence,
-            )
+            score = s.get(Score, run_id)
+            if score is None:
+                score = Score(run_id=run_id, success=success, strict=strict)
+                s.add(score)
+            score.success, score.strict, score.final = success, strict, final
+            score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
+            score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
+            score.judge, score.judge_evidence = judge, judge_evidence
+            if judge is not None:
+                score.judged_at = utcnow()
             if status is not None:
                 move(s, run_id, status, {})
             return score
-
-    @staticmethod
-    def _put_score(
-        s: Session,
-        run_id: str,
-        *,
-        success: float,
-        strict: dict[str, Any],
-        final: float | None = None,
-        judge_quality: float | None = None,
-        judge_coefficient: float | None = None,
-        judge: dict[str, Any] | None = None,
-        judge_evidence: list[int] | None = None,
-    ) -> Score:
-        score = s.get(Score, run_id)
-        if score is None:
-            score = Score(run_id=run_id, success=success, strict=strict)
-            s.add(score)
-        score.success, score.strict, score.final = success, strict, final
-        score.ruleset, score.ruleset_version = strict.get("ruleset"), strict.get("ruleset_version")
-        score.judge_quality, score.judge_coefficient = judge_quality, judge_coefficient
-        score.judge, score.judge_evidence = judge, judge_evidence
-        if judge is not None:
-            score.judged_at = utcnow()
-        return score
 
     def save_judgment(
         self,
