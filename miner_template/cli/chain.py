@@ -3,6 +3,11 @@ hands the bundle to validators (signed requests from validator-permit holders on
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -75,16 +80,58 @@ DEFAULT_WALLET_PATH = DEFAULT_WALLETS
 DEFAULT_LOCALCHAIN = Path("var/localchain.sqlite")
 
 
-def _open_chain_and_wallet(
-    wallet_name: str,
-    wallet_hotkey: str,
-    wallet_path: Path,
-    chain: str,
-    network: str,
-    endpoint: str | None,
-    netuid: int | None,
-    localchain_path: Path,
-) -> tuple[Any, Any]:
+@dataclass(frozen=True)
+class ChainOptions:
+    """The chain and wallet options of `submit` and `serve` (`with_chain_options` adds them to a command)."""
+
+    wallet_name: str
+    wallet_hotkey: str
+    wallet_path: Path
+    chain: str
+    network: str
+    endpoint: str | None
+    netuid: int | None
+    localchain_path: Path
+
+
+_CHAIN_PARAMETERS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    for name, annotation, default in (
+        ("wallet_name", WalletName, "default"),
+        ("wallet_hotkey", WalletHotkey, "default"),
+        ("wallet_path", WalletPath, DEFAULT_WALLET_PATH),
+        ("chain", ChainName, "subtensor"),
+        ("network", Network, "finney"),
+        ("endpoint", Endpoint, None),
+        ("netuid", Netuid, None),
+        ("localchain_path", LocalchainPath, DEFAULT_LOCALCHAIN),
+    )
+]
+
+
+def with_chain_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``command`` with the chain and wallet options after its own (`--wallet.name` ... `--localchain.path`); it
+    receives them as one `ChainOptions`, ``options``."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    own = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(command).parameters.values()
+        if p.name != "options"
+    ]
+
+    @functools.wraps(command)
+    def run(**kwargs: Any) -> Any:
+        options = ChainOptions(**{p.name: kwargs.pop(p.name) for p in _CHAIN_PARAMETERS})
+        return command(options=options, **kwargs)
+
+    signature = inspect.Signature(own + _CHAIN_PARAMETERS)
+    # inspect.signature (and so typer) reads a function's __signature__, which typeshed does not declare
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+    return run
+
+
+def _open_chain_and_wallet(options: ChainOptions) -> tuple[Any, Any]:
     """The miner's wallet (hotkey, never prompting) and the chain; one clear line and exit 2 when either fails."""
     import logging
 
@@ -93,18 +140,22 @@ def _open_chain_and_wallet(
     from validator.chain.port import ChainError
 
     logging.getLogger("bittensor").setLevel(logging.WARNING)  # our one-line errors say what failed
-    if chain not in ("subtensor", "localchain"):
-        fail(f"--chain must be subtensor or localchain, got {chain!r}")
-    if endpoint and not endpoint.startswith(("ws://", "wss://")):
-        fail(f"--subtensor.chain_endpoint {endpoint!r} is not a ws:// or wss:// URL")
+    o = options
+    if o.chain not in ("subtensor", "localchain"):
+        fail(f"--chain must be subtensor or localchain, got {o.chain!r}")
+    if o.endpoint and not o.endpoint.startswith(("ws://", "wss://")):
+        fail(f"--subtensor.chain_endpoint {o.endpoint!r} is not a ws:// or wss:// URL")
     try:
-        wallet = load_wallet(wallet_name, wallet_hotkey, wallet_path)
-        port = connect(chain, network=network, netuid=netuid, endpoint=endpoint, localchain_path=localchain_path)
+        wallet = load_wallet(o.wallet_name, o.wallet_hotkey, o.wallet_path)
+        port = connect(
+            o.chain, network=o.network, netuid=o.netuid, endpoint=o.endpoint, localchain_path=o.localchain_path
+        )
     except (WalletError, ChainError) as exc:
         fail(exc.message)
     return wallet, port
 
 
+@with_chain_options
 def submit_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder.")],
     url: Annotated[
@@ -116,14 +167,8 @@ def submit_cmd(
             "from your axon (`arena-miner serve`).",
         ),
     ] = None,
-    wallet_name: WalletName = "default",
-    wallet_hotkey: WalletHotkey = "default",
-    wallet_path: WalletPath = DEFAULT_WALLET_PATH,
-    chain: ChainName = "subtensor",
-    network: Network = "finney",
-    endpoint: Endpoint = None,
-    netuid: Netuid = None,
-    localchain_path: LocalchainPath = DEFAULT_LOCALCHAIN,
+    *,
+    options: ChainOptions,
 ) -> None:
     """Pack the bundle, check it like `arena-miner check`, and commit `sa1:<sha256>[:<url>]` on chain with your hotkey.
 
@@ -138,9 +183,7 @@ def submit_cmd(
         text = encode_commitment(bundle.sha256, url)
     except CommitmentError as exc:
         fail(str(exc))
-    wallet, port = _open_chain_and_wallet(
-        wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid, localchain_path
-    )
+    wallet, port = _open_chain_and_wallet(options)
     try:
         hotkey = wallet.hotkey.ss58_address
         neuron = port.metagraph().by_hotkey(hotkey)
@@ -169,6 +212,7 @@ def submit_cmd(
         )
 
 
+@with_chain_options
 def serve_cmd(
     directory: Annotated[Path, typer.Argument(help="The agent bundle folder (the one you submitted).")],
     port_number: Annotated[
@@ -186,23 +230,15 @@ def serve_cmd(
     max_age: Annotated[
         float, typer.Option("--max-age", help="Oldest signed request accepted, in seconds.", min=1, max=300)
     ] = 10.0,
-    wallet_name: WalletName = "default",
-    wallet_hotkey: WalletHotkey = "default",
-    wallet_path: WalletPath = DEFAULT_WALLET_PATH,
-    chain: ChainName = "subtensor",
-    network: Network = "finney",
-    endpoint: Endpoint = None,
-    netuid: Netuid = None,
-    localchain_path: LocalchainPath = DEFAULT_LOCALCHAIN,
+    *,
+    options: ChainOptions,
 ) -> None:
     """Serve the packed bundle at GET /bundle/<sha256> to validators only (signed btauth/1 requests from hotkeys
     with a validator permit), and publish this server as your axon."""
     from miner_template.serve import BundleServer, ValidatorPermits, create_app
 
     bundle = pack_or_exit(directory)
-    wallet, port = _open_chain_and_wallet(
-        wallet_name, wallet_hotkey, wallet_path, chain, network, endpoint, netuid, localchain_path
-    )
+    wallet, port = _open_chain_and_wallet(options)
     hotkey = wallet.hotkey.ss58_address
     permits = ValidatorPermits(port, refresh_seconds=refresh)
     _read_permits_and_commitment(port, permits, hotkey, bundle.sha256, directory)
@@ -225,9 +261,9 @@ def serve_cmd(
             bundle.sha256,
             external_ip=external_ip,
             publish=publish,
-            wallet_name=wallet_name,
-            wallet_hotkey=wallet_hotkey,
-            wallet_path=wallet_path,
+            wallet_name=options.wallet_name,
+            wallet_hotkey=options.wallet_hotkey,
+            wallet_path=options.wallet_path,
         )
         out.print(
             f"serving {bundle.sha256} ({len(bundle.data):,} bytes) on {host}:{server.port} to "
