@@ -57,6 +57,7 @@ class AuditReport:
     validators: list[ValidatorVerdict] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     miner_runs: list[dict[str, Any]] = field(default_factory=list)  # --miner: that miner's runs, per validator
+    note: str = ""
 
 
 def race_problems(chain: ChainPort, pack: Any, race_id: str) -> tuple[int, str, list[Any]]:
@@ -167,6 +168,11 @@ def audit_race(
     at = min(now, weights_block) if weights_block is not None else now
     report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
     report.refusals = refusals
+    if len(verified) < 2:
+        report.note = (
+            f"{len(verified)} bundle(s) verified: with fewer than two a node weighs its own results alone (its "
+            "window included), which the audit reads here from its bundle of this race only"
+        )
     report.validators = _judge_weights(chain, holders, expected, at, verified, refusals)
     if miner is not None:
         report.miner_runs = [

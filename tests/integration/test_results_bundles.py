@@ -261,11 +261,15 @@ def test_a_served_bundle_is_fetched_by_a_validator_that_published_and_verified(a
 
 
 def test_before_release_only_validators_that_published_may_read(arena: Arena, node: Any) -> None:
-    url, bundle, _ = node
+    url, bundle, shelf = node
     result = fetch_results(served(arena, url, bundle.sha256), wallet=arena.wallets["auditor"], timeout=10)
     assert isinstance(result, Refusal) and "HTTP 403" in result.reason and "public from block" in result.reason
     unsigned = httpx.get(f"{url}/results/{bundle.sha256}", timeout=10)
     assert unsigned.status_code == 401 and "btauth/1" in unsigned.json()["detail"]
+    # from its public block on, anyone who signs reads it (the chain is past block 1 by now)
+    public = build_bundle(arena.earlier, "race-100", arena.wallets["alice"], netuid=1, created_block=130)
+    shelf.put(public.sha256, public.data, Release(race_id="race-100", race_start=0, public_block=1))
+    assert fetch_results(served(arena, url, public.sha256), wallet=arena.wallets["auditor"], timeout=10) == public.data
     missing = fetch_results(served(arena, url, "e" * 64), wallet=arena.wallets["bob"], timeout=10)
     assert isinstance(missing, Refusal) and missing.kind == "unreachable" and "HTTP 404" in missing.reason
 

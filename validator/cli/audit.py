@@ -78,6 +78,8 @@ def audit_cmd(
         f"as of block {report.weights_block}",
         highlight=False,
     )
+    if report.note:
+        out.print(f"note: {report.note}", highlight=False)
     for refusal in report.refusals:
         out.print(f"refused ({refusal.kind}): {refusal.reason}", highlight=False)
     standings = Table(title="pooled standings")
