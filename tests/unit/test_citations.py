@@ -1,5 +1,5 @@
-"""Code and docs cite only what a reader of the repository can open: none cites an issue number, a file outside the
-repository or a design document that is not in it."""
+"""Code and docs cite only what a reader of the repository can open: every ``docs/<name>.md`` they name exists, and
+none cites an issue number, a file outside the repository or a design document that is not in it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ FOLDERS = (
 )
 SUFFIXES = {".py", ".md", ".js", ".html", ".toml", ".sh", ".yml", ".yaml", ".cfg", ".ini"}
 OUTSIDE = re.compile(r"\bissue [0-9]+|\bissue \"|shared/reference|\.\./shared|\bDESIGN(?:\.md|'s|\b)")
+DOC = re.compile(r"\bdocs/([\w.-]+\.md)")
 HERE = Path(__file__).name
 
 
@@ -42,3 +43,12 @@ def test_no_citation_outside_the_repository() -> None:
             if OUTSIDE.search(line):
                 bad.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
     assert not bad, "cite a file of the repository (docs/...) instead:\n" + "\n".join(bad)
+
+
+def test_every_cited_doc_exists() -> None:
+    missing = []
+    for path in _files():
+        for name in set(DOC.findall(path.read_text(errors="replace"))):
+            if not (ROOT / "docs" / name).is_file():
+                missing.append(f"{path.relative_to(ROOT)} cites docs/{name}, which does not exist")
+    assert not missing, "\n".join(missing)
