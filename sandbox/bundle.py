@@ -16,6 +16,7 @@ import os
 import shutil
 import stat
 import tarfile
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -197,3 +198,35 @@ def _gunzip(data: bytes) -> bytes:
     if inflater.unused_data:
         raise BundleError(["not a readable tar.gz bundle (data after the gzip stream)"])
     return raw
+
+
+def stage(work: str | os.PathLike[str], sha256: str, source: bytes | Path) -> Path:
+    """The one staging of an agent: bundle ``sha256`` made runnable once under ``work/agents/<sha256>``, a folder
+    the sandbox's user can read (folders 0755, files 0644, its parent 0711), from the bundle's bytes, a packed file or
+    an unpacked folder. Written beside and moved in place, so a half-staged agent is never seen. `BundleError` when
+    the bundle cannot be unpacked or has no ``agent.py`` at its root (the miner's); `FileNotFoundError` when
+    ``source`` is a path that is not there."""
+    target = Path(work) / "agents" / sha256
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(target.parent, 0o711)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent))
+    try:
+        agent = tmp / "agent"
+        if isinstance(source, bytes):
+            unpack(source, agent)
+        elif source.is_dir():
+            shutil.copytree(source, agent)
+        elif source.is_file():
+            unpack(source.read_bytes(), agent)
+        else:
+            raise FileNotFoundError(f"bundle {sha256[:12]} is not at {source}")
+        if not (agent / "agent.py").is_file():
+            raise BundleError(["agent.py is missing at the bundle's root"])
+        for path in [agent, *agent.rglob("*")]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        os.replace(agent, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target

@@ -25,18 +25,12 @@ def open_store(settings: Settings, *, attempts: int = 1, log: Any = None) -> Any
 
 
 def open_sandbox(settings: Settings) -> Any:
-    if settings.sandbox_backend == "docker":
-        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
-
-        try:
-            return DockerSandbox(settings.sandbox_image)
-        except DockerUnavailable as exc:
-            raise NodeError(str(exc)) from None
-    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+    """The node's sandbox backend (`sandbox.backends.open_backend`); `NodeError` (one line) when it cannot run."""
+    from sandbox.backends import BackendUnavailable, open_backend
 
     try:
-        return ProcessSandbox("bwrap")
-    except SandboxUnavailable as exc:
+        return open_backend(settings.sandbox_backend, image=settings.sandbox_image)
+    except BackendUnavailable as exc:
         raise NodeError(str(exc)) from None
 
 

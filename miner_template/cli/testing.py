@@ -325,28 +325,21 @@ def _check_llm_options(base_url: str | None, models: list[str]) -> None:
 
 
 def _backend(name: str, unsafe_local: bool) -> Any:
-    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+    """The sandbox backend (`sandbox.backends.open_backend`, the validator's one choice); one line and exit 2 when
+    it cannot run here."""
+    from sandbox.backends import BackendUnavailable, open_backend
 
-    if name not in ("process", "docker"):
-        fail(f"unknown sandbox {name!r}; use process or docker")
-    if name == "docker":
-        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
-
-        if unsafe_local:
-            fail("--unsafe-local applies to the process sandbox only; drop it or use --sandbox process")
-        try:
-            return DockerSandbox()
-        except DockerUnavailable as exc:
-            fail(str(exc))
-    if unsafe_local:
+    if unsafe_local and name == "process":
         err.print(
             "[bold yellow]warning:[/] --unsafe-local runs the agent as a plain subprocess: it can read your "
             "files, your environment and reach your network. Use it only for agents you wrote."
         )
     try:
-        return ProcessSandbox("bare" if unsafe_local else "bwrap")
-    except SandboxUnavailable as exc:
-        fail(f"{exc} (or pass --unsafe-local to run without isolation)")
+        return open_backend(name, unsafe_local=unsafe_local)
+    except ValueError as exc:
+        fail(str(exc))
+    except BackendUnavailable as exc:
+        fail(f"{exc} (or pass --unsafe-local to run without isolation)" if name == "process" else str(exc))
 
 
 async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, problem: Any, timeout: float) -> Any:

@@ -126,3 +126,30 @@ class Sandbox(Protocol):
     name: str
 
     async def run(self, spec: SandboxSpec) -> SandboxResult: ...
+
+
+class BackendUnavailable(RuntimeError):
+    """A sandbox backend that cannot run on this host (no bubblewrap, no Docker engine...): the message, one line."""
+
+
+def open_backend(name: str, *, image: str | None = None, unsafe_local: bool = False) -> Sandbox:
+    """The one choice of a sandbox backend: ``process`` (bubblewrap; with ``unsafe_local`` a bare subprocess, no
+    isolation) or ``docker`` (``image``, else the default sandbox image). `BackendUnavailable` (one line) when it
+    cannot run here; `ValueError` for an unknown name or options that do not go together."""
+    if name not in ("process", "docker"):
+        raise ValueError(f"unknown sandbox {name!r}; use process or docker")
+    if name == "docker":
+        if unsafe_local:
+            raise ValueError("--unsafe-local applies to the process sandbox only; drop it or use --sandbox process")
+        from sandbox.backends.docker import DockerSandbox, DockerUnavailable
+
+        try:
+            return DockerSandbox(image)
+        except DockerUnavailable as exc:
+            raise BackendUnavailable(str(exc)) from None
+    from sandbox.backends.process import ProcessSandbox, SandboxUnavailable
+
+    try:
+        return ProcessSandbox("bare" if unsafe_local else "bwrap")
+    except SandboxUnavailable as exc:
+        raise BackendUnavailable(str(exc)) from None

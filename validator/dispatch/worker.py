@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import socket
 import tempfile
 from dataclasses import dataclass, field
@@ -99,18 +98,13 @@ class _Host:
         return self.catalog
 
     def open_sandbox(self, backend: str, image: str | None, node_id: str, host: str) -> Any:
+        from sandbox.backends import BackendUnavailable, open_backend
+
         key = (backend, image)
         if key not in self.sandboxes:
             try:
-                if backend == "docker":
-                    from sandbox.backends.docker import DockerSandbox
-
-                    self.sandboxes[key] = DockerSandbox(image)
-                else:
-                    from sandbox.backends.process import ProcessSandbox
-
-                    self.sandboxes[key] = ProcessSandbox("bwrap")
-            except Exception as exc:  # noqa: BLE001 - DockerUnavailable, SandboxUnavailable: said in one line
+                self.sandboxes[key] = open_backend(backend, image=image)
+            except (BackendUnavailable, ValueError) as exc:
                 raise Refused(f"worker {node_id[:12]} on {host} cannot run the {backend} sandbox: {exc}") from None
         return self.sandboxes[key]
 
@@ -131,23 +125,10 @@ class _Host:
         return self.gateway
 
     def stage(self, sha256: str, bundle: bytes) -> Path:
-        """The agent, unpacked once per bundle into the worker's private folder (readable by the sandbox's user)."""
-        from sandbox.bundle import unpack
+        """The agent, staged once per bundle into the worker's private folder (`sandbox.bundle.stage`)."""
+        from sandbox.bundle import stage
 
-        target = self.work / "agents" / sha256
-        if target.is_dir():
-            return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(target.parent, 0o711)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent))
-        try:
-            unpack(bundle, tmp / "agent")
-            for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
-                os.chmod(path, 0o755 if path.is_dir() else 0o644)
-            os.replace(tmp / "agent", target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return target
+        return stage(self.work, sha256, bundle)
 
 
 _HOST: _Host | None = None

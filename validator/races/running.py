@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
-import shutil
-import tempfile
 import traceback
 from collections.abc import Sequence
 from datetime import timedelta
@@ -18,7 +15,7 @@ from arena.backoff import doubling
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
-from sandbox.bundle import BundleError, unpack
+from sandbox.bundle import BundleError, stage
 from validator.dispatch import DispatchError
 from validator.races.judging import Judging
 from validator.races.stages import KEEP_UPSTREAM_ERRORS
@@ -64,32 +61,13 @@ class Running(Judging):
         self.in_flight.pop(run_id, None)
 
     def _agent_dir(self, sha256: str) -> Path:
-        """The submission's bundle, staged once into the node's private work folder (which the sandbox's user can
-        traverse, unlike most data folders): from the unpacked folder under data_dir/bundles, or a packed file."""
+        """The submission's bundle, staged once into the node's private work folder (`sandbox.bundle.stage`: the
+        sandbox's user can traverse it, unlike most data folders), from its unpacked folder under data_dir/bundles
+        or its packed file there."""
         assert self._work is not None
-        target = self._work / "agents" / sha256
-        if target.is_dir():
-            return target
         stored = self.config.data_dir / "bundles" / sha256
         packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(target.parent, 0o711)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent))
-        try:
-            if stored.is_dir():
-                shutil.copytree(stored, tmp / "agent")
-            elif packed.is_file():
-                unpack(packed.read_bytes(), tmp / "agent")  # BundleError: the miner's bundle is bad (1008)
-            else:
-                raise FileNotFoundError(f"bundle {sha256[:12]} is not in {stored.parent}")
-            if not (tmp / "agent" / "agent.py").is_file():
-                raise BundleError(["agent.py is missing at the bundle's root"])
-            for path in [tmp / "agent", *(tmp / "agent").rglob("*")]:
-                os.chmod(path, 0o755 if path.is_dir() else 0o644)
-            os.replace(tmp / "agent", target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return target
+        return stage(self._work, sha256, stored if stored.is_dir() or not packed.is_file() else packed)
 
     async def _execute(self, run: Run) -> None:
         run_id = run.run_id
