@@ -47,11 +47,6 @@ _SERVICE_WORDS = {
 }
 
 
-def has(text: str, fragments: tuple[str, ...]) -> bool:
-    low = text.lower()
-    return any(f in low for f in fragments)
-
-
 def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
