@@ -18,12 +18,14 @@ from typing import Any
 
 from bittensor import http_auth
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from arena.log import get_logger
 from sandbox.bundle import Bundle
 from sandbox.serving import ThreadedServer
+from validator.chain.httpauth import nonce_store as new_nonce_store
+from validator.chain.httpauth import refuse, signed_caller
 from validator.chain.port import ChainError, ChainPort
 
 DEFAULT_REFRESH_SECONDS = 120.0
@@ -94,11 +96,6 @@ class ValidatorPermits:
             self._thread = None
 
 
-def _refuse(status: int, reason: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": http_auth.PROTOCOL} if status == 401 else None
-    return JSONResponse({"detail": reason}, status_code=status, headers=headers)
-
-
 def create_app(
     bundles: Bundle | list[Bundle],
     *,
@@ -110,9 +107,7 @@ def create_app(
 ) -> FastAPI:
     """The bundle server: `bundles` by sha256, for requests signed to `hotkey_ss58` by a validator-permit holder."""
     held = {b.sha256: b for b in (bundles if isinstance(bundles, list) else [bundles])}
-    store = nonce_store or http_auth.InMemoryNonceStore(
-        retention=max(60.0, 2 * (max_age + http_auth.DEFAULT_ALLOWED_SKEW))
-    )
+    store = nonce_store or new_nonce_store(max_age)
     log = log or get_logger("miner.serve")
     app = FastAPI(title="ShopArena miner bundle server", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -122,28 +117,11 @@ def create_app(
 
     @app.get("/bundle/{sha256}")
     async def bundle(sha256: str, request: Request) -> Response:
-        raw_path = request.scope.get("raw_path") or request.url.path.encode()
-        target = raw_path.decode("latin-1")
-        if request.scope.get("query_string"):
-            target += "?" + request.scope["query_string"].decode("latin-1")
         client = request.client.host if request.client else "?"
-        body = await request.body()
-        try:
-            caller = http_auth.verify(
-                dict(request.headers),
-                body,
-                method="GET",
-                path=target,
-                self_hotkey_ss58=hotkey_ss58,
-                max_age=max_age,
-                nonce_store=store,
-            )
-        except http_auth.AuthError as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            if isinstance(exc, http_auth.MalformedAuth):
-                reason = f"unsigned or malformed request ({exc}); sign it with bittensor.http_auth (btauth/1)"
+        caller, reason = await signed_caller(request, hotkey_ss58=hotkey_ss58, max_age=max_age, nonces=store)
+        if caller is None:
             log.warning("bundle.refused", status=401, client=client, reason=reason)
-            return _refuse(401, reason)
+            return refuse(401, reason)
         allowed = await run_in_threadpool(permits.holds_permit, caller.hotkey_ss58)
         if not allowed:
             reason = (
@@ -151,11 +129,11 @@ def create_app(
                 f"{permits.chain.netuid}; bundles are served to validators only"
             )
             log.warning("bundle.refused", status=403, client=client, hotkey=caller.hotkey_ss58, reason=reason)
-            return _refuse(403, reason)
+            return refuse(403, reason)
         found = held.get(sha256)
         if found is None:
             log.warning("bundle.unknown", client=client, hotkey=caller.hotkey_ss58, sha256=sha256)
-            return _refuse(404, f"this miner serves no bundle {sha256[:64]}")
+            return refuse(404, f"this miner serves no bundle {sha256[:64]}")
         log.info("bundle.served", client=client, hotkey=caller.hotkey_ss58, sha256=sha256, bytes=len(found.data))
         return Response(
             found.data,

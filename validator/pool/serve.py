@@ -16,10 +16,12 @@ from typing import Any
 
 from bittensor import http_auth
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from validator.chain.commitment import RESULTS_PREFIX, parse_commitment
+from validator.chain.httpauth import nonce_store as new_nonce_store
+from validator.chain.httpauth import refuse, signed_caller
 from validator.chain.port import ChainError, ChainPort, Commitment
 from validator.pool.shelf import ResultsShelf
 
@@ -57,11 +59,6 @@ class ChainView:
         )
 
 
-def _refuse(status: int, reason: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": http_auth.PROTOCOL} if status == 401 else None
-    return JSONResponse({"detail": reason}, status_code=status, headers=headers)
-
-
 def results_router(
     shelf: ResultsShelf,
     *,
@@ -71,45 +68,31 @@ def results_router(
     nonce_store: http_auth.NonceStore | None = None,
 ) -> APIRouter:
     """``GET /results/<sha256>`` over `shelf`, for requests signed to `hotkey_ss58` (this validator)."""
-    nonces = nonce_store or http_auth.InMemoryNonceStore(
-        retention=max(60.0, 2 * (max_age + http_auth.DEFAULT_ALLOWED_SKEW))
-    )
+    nonces = nonce_store or new_nonce_store(max_age)
     router = APIRouter(tags=["results"])
 
     @router.get("/results/{sha256}", include_in_schema=False)
     async def results(sha256: str, request: Request) -> Response:
-        target = (request.scope.get("raw_path") or request.url.path.encode()).decode("latin-1")
-        if request.scope.get("query_string"):
-            target += "?" + request.scope["query_string"].decode("latin-1")
-        try:
-            caller = http_auth.verify(
-                dict(request.headers),
-                await request.body(),
-                method="GET",
-                path=target,
-                self_hotkey_ss58=hotkey_ss58,
-                max_age=max_age,
-                nonce_store=nonces,
-            )
-        except http_auth.AuthError as exc:
-            return _refuse(401, f"{type(exc).__name__}: {exc}; sign the request with bittensor.http_auth (btauth/1)")
+        caller, reason = await signed_caller(request, hotkey_ss58=hotkey_ss58, max_age=max_age, nonces=nonces)
+        if caller is None:
+            return refuse(401, reason)
         release = shelf.release(sha256)
         if release is None:
-            return _refuse(404, f"this validator holds no results bundle {sha256[:64]}")
+            return refuse(404, f"this validator holds no results bundle {sha256[:64]}")
         if release.public_block > 0:
             try:
                 now: Any = await run_in_threadpool(view.current)
             except ChainError as exc:
-                return _refuse(503, f"cannot read the chain to decide who may read this bundle: {exc.message}")
+                return refuse(503, f"cannot read the chain to decide who may read this bundle: {exc.message}")
             if now.block < release.public_block and not now.raced(caller.hotkey_ss58, release.race_start):
-                return _refuse(
+                return refuse(
                     403,
                     f"the results of race {release.race_id} are public from block {release.public_block} (now "
                     f"{now.block}); before that only validators that published their own results of it may read them",
                 )
         data = await run_in_threadpool(shelf.get, sha256)
         if data is None:
-            return _refuse(404, f"this validator holds no results bundle {sha256[:64]}")
+            return refuse(404, f"this validator holds no results bundle {sha256[:64]}")
         return Response(data, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     return router
