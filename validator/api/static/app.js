@@ -294,16 +294,16 @@ async function racesPage() {
 function gridHtml(grid) {
   if (!grid.rows.length) return `<p class="muted">no runs</p>`;
   const head = grid.problems.map((p) => `<th title="${esc(p.problem_id || "hidden until the race closes")}">${esc(p.task || p.label)}${p.problem_id ? `<br><span class="muted">${esc(p.problem_id.slice(-6))}</span>` : ""}</th>`).join("");
-  // one link per sample of the (miner, problem); k samples share the cell
-  const sampleLink = (c) => {
+  // one link per sample of the (miner, problem); k samples share the cell, each colored by its own outcome
+  const cellClass = (c) => (c.status === "finished" ? (grid.revealed ? (c.success ? "ok" : "fail") : "done") : c.status);
+  const sampleLink = (c, own) => {
     const text = c.status === "finished" && grid.revealed ? num(c.final, 2) : c.status === "errored" ? String(c.error_code ?? "err") : c.status;
-    return `<a href="#/run/${enc(c.run_id)}" title="sample ${c.sample ?? 0}: ${esc(c.status)}${c.error_code ? ` ${c.error_code} (${c.blame})` : ""}">${esc(text)}</a>`;
+    return `<a${own ? ` class="cell ${cellClass(c)}"` : ""} href="#/run/${enc(c.run_id)}" title="sample ${c.sample ?? 0}: ${esc(c.status)}${c.error_code ? ` ${c.error_code} (${c.blame})` : ""}">${esc(text)}</a>`;
   };
   const rows = grid.rows.map((row) => `<tr><th>${row.rank ? `#${row.rank} ` : ""}${minerLink(row.hotkey)}</th>${row.cells.map((c) => {
     if (!c) return `<td class="cell empty">–</td>`;
-    const cls = c.status === "finished" ? (grid.revealed ? (c.success ? "ok" : "fail") : "done") : c.status;
-    const samples = c.samples && c.samples.length > 1 ? c.samples : [c];
-    return `<td class="cell ${cls}">${samples.map(sampleLink).join(" ")}</td>`;
+    if (c.samples && c.samples.length > 1) return `<td class="cell samples">${c.samples.map((x) => sampleLink(x, true)).join("")}</td>`;
+    return `<td class="cell ${cellClass(c)}">${sampleLink(c, false)}</td>`;
   }).join("")}</tr>`).join("");
   return `<div class="scroll"><table id="grid" class="grid-table"><thead><tr><th>miner \\ problem</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>
     <p class="muted legend-line"><span class="cell ok">0.39</span> success (final score) · <span class="cell fail">0.00</span> answered, not a success · <span class="cell errored">1006</span> error code${grid.revealed ? "" : " · problems are numbered until the race closes"}</p>`;
