@@ -109,3 +109,23 @@ def test_going_back_down_keeps_sample_0_and_drops_the_samples_the_old_schema_can
     assert "p_rank1" not in columns
     upgrade(engine)  # and up again
     engine.dispose()
+
+
+def test_standings_of_a_store_without_that_race_say_what_to_do_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+
+    def standings(*args: str) -> subprocess.CompletedProcess[str]:
+        cli = [sys.executable, "-m", "validator.cli", "standings", "--database-url", url, *args]
+        return subprocess.run(cli, capture_output=True, text=True, timeout=120)
+
+    empty = standings("--json")
+    assert empty.returncode == 2 and empty.stdout == ""
+    assert empty.stderr.strip().count("\n") == 0 and "no race has closed yet" in empty.stderr
+    unknown = standings("--race", "nope")
+    assert unknown.returncode == 2 and "no race 'nope' in the store; leave out --race" in unknown.stderr
