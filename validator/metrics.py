@@ -2,12 +2,12 @@
 
 Live, observed by the race machinery as it works: runs reaching a final status by outcome and blame, sandbox
 duration (buckets sized to the run timeout), gateway calls and their latency by kind, judge latency and failures,
-set-weights results. Read from the store at each scrape (so they are right after a restart, and in
-`arena-validator dashboard` over a store no node is running on): runs by status, the queue depth (pending runs
-ready to start), races by status, weight sets by status; and, when a node's `Arena` is attached, whether the node
-progresses (`Arena.progress`): runs past their wall clock, races that cannot close, the age of a closed race whose
-weights are not set. The scheduler reports each job's failures and last success, and the gateway's upstream LLM
-failures are counted (each makes its run a validator-blamed 2005, retried).
+set-weights results, other validators' results bundles refused (by kind) or not fetched. Read from the store at each
+scrape (so they are right after a restart, and in `arena-validator dashboard` over a store no node is running on):
+runs by status, the queue depth (pending runs ready to start), races by status, weight sets by status; and, when a
+node's `Arena` is attached, whether the node progresses (`Arena.progress`): runs past their wall clock, races that
+cannot close, the age of a closed race whose weights are not set. The scheduler reports each job's failures and last
+success, and the gateway's upstream LLM failures are counted (each makes its run a validator-blamed 2005, retried).
 """
 
 from __future__ import annotations
@@ -109,6 +109,17 @@ class Metrics:
         )
         self.set_weights = Counter(
             "shoparena_set_weights", "set-weights attempts by result", ["result"], registry=self.registry
+        )
+        self.pool_refused = Counter(
+            "shoparena_pool_bundles_refused",
+            "other validators' results bundles refused, by kind (validator.races.pooling)",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.pool_unfetched = Counter(
+            "shoparena_pool_bundles_unfetched",
+            "tries to fetch a committed results bundle that failed (tried again until the weights are due)",
+            registry=self.registry,
         )
         self.worker_runs = Counter(
             "shoparena_worker_runs",

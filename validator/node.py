@@ -125,6 +125,12 @@ def arena_config(settings: Settings, retry_backoff: float) -> Any:
         judge_concurrency=settings.judge_concurrency,
         judge_token_budget=settings.judge_token_budget,
         budgets=gateway_budgets(settings),
+        pool=settings.pool,
+        pool_cutoff_blocks=settings.pool_cutoff_blocks,
+        pool_wait_blocks=settings.pool_wait_blocks,
+        pool_max_bytes=int(settings.pool_max_mb * 1024 * 1024),
+        pool_url=settings.pool_url,
+        pool_public_blocks=settings.pool_public_blocks,
     )
 
 
@@ -202,3 +208,37 @@ def build_node(
         return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)
 
     return Node(arena, sync=sync, block_time=block_time, log=log)
+
+
+def serve_api(node: Any, settings: Settings, *, log: Any = None) -> Any:
+    """Serve the node's API, dashboard and /metrics at --api.host:--api.port (a started `ThreadedServer`), with
+    ``GET /results/<sha256>`` when it pools: its results bundles, to signed requests (`validator.pool.serve`). Without
+    --pool.url, the hotkey's axon is published at that address (a chain port that can: LocalChain) so the other
+    validators find the bundles. `NodeError` when the port is taken."""
+    from sandbox.serving import ThreadedServer
+    from validator.api import create_app
+
+    arena = node.arena
+    app = create_app(arena.store, health=node.health, metrics=arena.metrics)
+    if arena.config.pool:
+        from validator.pool.serve import ChainView, results_router
+
+        app.include_router(results_router(arena.pooling.shelf, hotkey_ss58=arena.hotkey, view=ChainView(arena.chain)))
+    try:
+        server = ThreadedServer(app, host=settings.api_host, port=settings.api_port).start()
+    except OSError as exc:
+        raise NodeError(
+            f"cannot serve the API on {settings.api_host}:{settings.api_port}: {exc}; pick another --api.port"
+        ) from None
+    if arena.config.pool and settings.pool_url is None and hasattr(arena.chain, "serve_axon"):
+        from validator.chain.port import ChainError
+
+        host = "127.0.0.1" if settings.api_host in {"0.0.0.0", "::"} else settings.api_host
+        try:
+            arena.chain.serve_axon(arena.wallet, host, server.port)
+        except ChainError as exc:
+            server.stop()
+            raise NodeError(f"cannot publish this node's axon (where its results bundles are): {exc.message}") from None
+    if log is not None:
+        log.info("api.serving", url=server.url, dashboard=server.url + "/", metrics=server.url + "/metrics")
+    return server

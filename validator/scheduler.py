@@ -1,5 +1,6 @@
-"""The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, judge, close race, set
-weights, reap, recover. Every job is idempotent and reads its state from the store, so a node killed at any moment
+"""The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, judge, close race, pool
+(results bundles committed and pooled with the other validators', `validator.races.pooling`), set weights, reap,
+recover. Every job is idempotent and reads its state from the store, so a node killed at any moment
 and started again resumes where it stopped, and a node that lives through a fault (the store or the chain away for a
 while, the gateway dying) heals itself without a restart: `Arena.recover`, at start and then every
 `recover_seconds`, ends and retries the attempts of runs left `starting`/`running` with no sandbox behind them,
@@ -56,6 +57,7 @@ class Node:
             "judge": dispatch_seconds,
             "close_race": close_seconds,
             "set_weights": weights_seconds if weights_seconds is not None else max(block_time, 1.0),
+            "pool": max(block_time, 0.5),
             "reap": reap_seconds,
             "recover": recover_seconds,
         }
@@ -115,9 +117,17 @@ class Node:
     def _close(self) -> Awaitable[Any]:
         async def close() -> None:
             await asyncio.to_thread(self.arena.close_races)
+            await asyncio.to_thread(self.arena.pooling.publish)  # a race closed now: its results bundle committed
             await asyncio.to_thread(self.arena.weigh)
 
         return close()
+
+    def _pool(self) -> Awaitable[Any]:
+        async def pool() -> None:
+            await asyncio.to_thread(self.arena.pooling.publish)  # commitments the chain refused, tried again
+            await asyncio.to_thread(self.arena.pooling.pool)
+
+        return pool()
 
     def _weights(self) -> Awaitable[Any]:
         return asyncio.to_thread(self.arena.set_weights)
@@ -139,6 +149,7 @@ class Node:
             "judge": self.arena.judge_runs,
             "close_race": self._close,
             "set_weights": self._weights,
+            "pool": self._pool,
             "reap": self._reap,
             "recover": self._recover,
         }

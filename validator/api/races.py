@@ -1,5 +1,5 @@
-"""The races: the list (qualifying rounds too), one race with its results, its miner x problem grid, and the live
-races not closed yet."""
+"""The races: the list (qualifying rounds too), one race with its results and its pooling with the other validators,
+its miner x problem grid, and the live races not closed yet."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def router(store: Store) -> APIRouter:
         out["tie_break"] = views.TIE_BREAK
         out["noise"] = views.noise(out["results"])
         out["certainty"] = views.CERTAINTY
+        out["pool"] = pool_view(store.race_pool(race_id))
         return out
 
     @api.get(
@@ -62,3 +63,24 @@ def router(store: Store) -> APIRouter:
         return views.live(store)
 
     return api
+
+
+def pool_view(pool: Any) -> dict[str, Any] | None:
+    """A race's pooling with the other validators (`validator.races.pooling`): this node's bundle and commitment, each
+    committed validator's bundle verified, refused (kind and the one line why) or not fetched, the pooled standings;
+    None when the race was not pooled (`--no-pool`, or a race before pooling)."""
+    if pool is None:
+        return None
+    state = pool.state or {}
+    return {
+        "status": pool.status,
+        "cutoff_block": pool.cutoff_block,
+        "due_block": pool.due_block,
+        "bundle_sha256": pool.bundle_sha256,
+        "committed_block": pool.committed_block,
+        "commit_error": state.get("commit_error"),
+        "committed": state.get("committed") or {},
+        "validators": state.get("validators") or {},
+        "standings": state.get("standings"),
+        "note": state.get("note"),
+    }

@@ -21,26 +21,16 @@ def run_cmd(settings: Settings) -> None:
     import asyncio
 
     from arena.log import get_logger
-    from validator.node import NodeError, build_node
+    from validator.node import NodeError, build_node, serve_api
 
     if settings.log_json:
         os.environ["ARENA_LOG_JSON"] = "1"
     log = get_logger("validator")
     try:
         node = build_node(settings, log=log)
+        server = serve_api(node, settings, log=log) if settings.api_port else None
     except NodeError as exc:
         fail(str(exc))
-    server = None
-    if settings.api_port:
-        from sandbox.serving import ThreadedServer
-        from validator.api import create_app
-
-        app_ = create_app(node.arena.store, health=node.health, metrics=node.arena.metrics)
-        try:
-            server = ThreadedServer(app_, host=settings.api_host, port=settings.api_port).start()
-        except OSError as exc:
-            fail(f"cannot serve the API on {settings.api_host}:{settings.api_port}: {exc}; pick another --api.port")
-        log.info("api.serving", url=server.url, dashboard=server.url + "/", metrics=server.url + "/metrics")
     try:
         asyncio.run(node.run())
     finally:

@@ -26,6 +26,7 @@ from validator.qualifying import Qualifying
 from validator.races.config import ArenaConfig
 from validator.races.draw import race_scores
 from validator.races.opening import Opening
+from validator.races.pooling import Pooling
 from validator.races.running import Running
 from validator.races.sampling import race_standings
 from validator.races.stages import StageTimes
@@ -91,6 +92,7 @@ class Arena(Running, Opening, Weighing):
         self.stages = StageTimes()
         self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
         self.qualifying = Qualifying(self)
+        self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
 
     @property

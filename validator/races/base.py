@@ -43,6 +43,7 @@ class ArenaParts:
     in_flight: dict[str, asyncio.Task[Any]]
     stages: StageTimes
     qualifying: Qualifying
+    pooling: Any  # validator.races.pooling.Pooling
     _problems: dict[str, ProblemBase]
     _vectors: dict[str, list[str]]
     _batch_wait: dict[int, tuple[float, int, str]]

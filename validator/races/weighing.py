@@ -33,6 +33,10 @@ class Weighing(ArenaParts):
             )
             for r in self.store.race_results(race.race_id)
         ]
+        pooled = self.pooling.weigh_input(race, results)  # the pooled standings (`--pool`), or None: not ready yet
+        if pooled is None:
+            return None
+        results = pooled
         vector = compute_weights(results, uids, self.policy)
         shadow = compute_weights(results, uids, self.shadow_policy) if self.shadow_policy is not None else None
         ws = self.store.add_weight_set(

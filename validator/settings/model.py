@@ -179,6 +179,47 @@ class Settings(BaseSettings):
         f"sent: try a policy before switching ({', '.join(sorted(POLICIES))})",
         json_schema_extra=flag("--weights.shadow"),
     )
+    pool: bool = Field(
+        True,
+        description="pool race results with the other validators: publish this node's results bundle of each race "
+        "and weigh the verified runs of every validator that published one; --no-pool races alone",
+        json_schema_extra=flag("--pool"),
+    )
+    pool_cutoff_blocks: int | None = Field(
+        None,
+        ge=1,
+        description="blocks after a race's start block by which validators commit its results bundle (the same "
+        "on every validator; default: 3/4 of the pack's cadence)",
+        json_schema_extra=flag("--pool.cutoff_blocks"),
+    )
+    pool_wait_blocks: int | None = Field(
+        None,
+        ge=0,
+        description="blocks after the cut-off during which a committed bundle that could not be fetched is tried "
+        "again; then the race is weighed with the bundles verified (default: 1/8 of the pack's cadence)",
+        json_schema_extra=flag("--pool.wait_blocks"),
+    )
+    pool_max_mb: float = Field(
+        128.0,
+        gt=0,
+        le=4096,
+        description="the largest results bundle fetched from another validator (MB); a larger one is refused",
+        json_schema_extra=flag("--pool.max_mb"),
+    )
+    pool_url: str | None = Field(
+        None,
+        description="the base URL other validators fetch this node's results bundles from (<url>/results/<sha256>, "
+        "at most 59 bytes, committed on chain beside the hash): the node's API as the world reaches it, or a "
+        "bucket the folder <data-dir>/results is copied to; default: the hotkey's axon",
+        json_schema_extra=flag("--pool.url"),
+    )
+    pool_public_blocks: int = Field(
+        360,
+        ge=0,
+        description="blocks after a race's weights are due from which this node serves its results bundle to anyone "
+        "(auditors, miners); before, only to validators that published their own bundle of the race",
+        json_schema_extra=flag("--pool.public_blocks"),
+    )
     judge: Literal["offline", "llm"] = Field(
         "offline",
         description="reasoning judge: offline (no LLM, the gates from the gateway log) or llm",
@@ -241,7 +282,7 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a ws:// or wss:// URL")
         return value
 
-    @field_validator("gateway_upstream", "judge_url")
+    @field_validator("gateway_upstream", "judge_url", "pool_url")
     @classmethod
     def _upstream(cls, value: str | None) -> str | None:
         if value and not re.match(r"^https?://[^\s/]+", value):

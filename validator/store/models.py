@@ -308,3 +308,22 @@ class Qualification(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class RacePool(Base):
+    """A race's pooling with the other validators (`validator.races.pooling`): this node's results bundle and its
+    commitment, the committed set it saw by the cut-off, each validator's bundle verified, refused or not fetched
+    (with the one line why), and the pooled standings the weights came from."""
+
+    __tablename__ = "race_pools"
+    race_id: Mapped[str] = mapped_column(ForeignKey("races.race_id"), primary_key=True)
+    #: building|committing|committed|late (our bundle missed the cut-off)|pooled|alone (nobody else committed)
+    status: Mapped[str] = mapped_column(String(16), default="building")
+    cutoff_block: Mapped[int] = mapped_column(BigInteger)
+    due_block: Mapped[int] = mapped_column(BigInteger)
+    bundle_sha256: Mapped[str | None] = mapped_column(String(64))
+    committed_block: Mapped[int | None] = mapped_column(BigInteger)
+    #: {"commit_error", "committed": {hotkey: {sha256, block}}, "validators": {hotkey: {status, kind, reason, runs}},
+    #: "standings": [...], "note"}
+    state: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -13,8 +13,9 @@ backoff) and that its schema is the code's (`validator.store.schema.check_curren
 
 The repository is one class, `Store`, mixed from one part per aggregate: runs and their events (`runs`), races and
 their results (`races`), scores (`scores`), miners and submissions (`submissions`), packs and problems (`packs`),
-weight sets (`weights`), the corpus export's reads (`corpus`), qualifying rounds (`qualifying`) and the API's pages
-(`views`); connecting is `validator.store.engine`, the run status machine `validator.store.moves`.
+weight sets (`weights`), race pools (`pools`), the corpus export's reads (`corpus`), qualifying rounds
+(`qualifying`) and the API's pages (`views`); connecting is `validator.store.engine`, the run status machine
+`validator.store.moves`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from validator.store.engine import EVENT_BATCH, make_engine, wait_for
 from validator.store.errors import StoreError
 from validator.store.moves import FINAL_STATUSES, RUN_STATUSES
 from validator.store.packs import PacksStore
+from validator.store.pools import PoolsStore
 from validator.store.qualifying import QualifyingStore
 from validator.store.races import RacesStore
 from validator.store.runs import RunsStore
@@ -55,6 +57,7 @@ class Store(
     SubmissionsStore,
     PacksStore,
     WeightsStore,
+    PoolsStore,
     CorpusStore,
     QualifyingStore,
     ViewsStore,

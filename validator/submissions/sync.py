@@ -16,7 +16,7 @@ import httpx
 
 from arena.log import get_logger
 from sandbox.bundle import MAX_PACKED
-from validator.chain.commitment import parse_commitment
+from validator.chain.commitment import RESULTS_PREFIX, parse_commitment
 from validator.chain.port import Axon, ChainPort, Commitment, Metagraph, Neuron
 from validator.store.repository import Store
 from validator.submissions.bundles import archive_path, bundles_dir, clean_tmp, stored
@@ -169,6 +169,8 @@ def _discover(
     work: list[_Work] = []
     for commitment in sorted(commitments.values(), key=lambda c: (c.block, c.hotkey)):
         parsed = parse_commitment(commitment.value)
+        if parsed is None and parse_commitment(commitment.value, prefix=RESULTS_PREFIX) is not None:
+            continue  # a validator's results bundle (`validator.races.pooling`), not an agent
         if parsed is None:
             summary.ignored += 1
             log.info(

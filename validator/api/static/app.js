@@ -324,9 +324,24 @@ async function racePage(raceId, params) {
       { title: "runs", value: (r) => r.runs, num: true }, { title: "errors", value: (r) => r.errored, num: true },
       { title: "committed", value: (r) => `block ${r.commitment_block}` },
     ], race.results, "results")}${noiseHtml(race.noise, race.certainty)}<p class="muted">${esc(race.tie_break)}.</p>` : ""}
+    ${poolHtml(race.pool)}
     <h2>Miner × problem</h2>${gridHtml(grid)}
     <h2>Runs</h2><div id="explorer"></div>`;
   await runsExplorer(document.getElementById("explorer"), { ...params, race: raceId }, `#/race/${enc(raceId)}`, ["race"]);
+}
+
+// the race's pooling with the other validators: each committed bundle verified, refused (why) or not fetched
+function poolHtml(pool) {
+  if (!pool) return "";
+  const rows = Object.entries(pool.validators || {}).map(([hotkey, v]) => ({ hotkey, ...v }));
+  return `<h2>Pooled with the other validators</h2><div id="pool">
+    <p>${badge(pool.status)} cut-off block ${pool.cutoff_block} · weights due by block ${pool.due_block}${pool.bundle_sha256 ? ` · this node's bundle <code>${esc(pool.bundle_sha256.slice(0, 16))}</code>${pool.committed_block ? ` committed at block ${pool.committed_block}` : ""}` : ""}</p>
+    ${pool.commit_error ? `<p class="muted">commitment refused: ${esc(pool.commit_error)} (tried again until the cut-off)</p>` : ""}
+    ${rows.length ? table([
+      { title: "validator", html: (r) => `<code>${esc(r.hotkey)}</code>` }, { title: "bundle", value: (r) => r.status },
+      { title: "runs", value: (r) => r.runs ?? "", num: true }, { title: "why", value: (r) => r.reason ? `${r.kind}: ${r.reason}` : "" },
+    ], rows, "pool-validators") : `<p class="muted">no bundle checked yet</p>`}
+    ${pool.note ? `<p class="muted">${esc(pool.note)}</p>` : ""}</div>`;
 }
 
 // --- live ------------------------------------------------------------------------------------------------------------

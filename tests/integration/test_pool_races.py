@@ -1,0 +1,229 @@
+"""Pooling on running nodes: three validators on one LocalChain race six miners, two of them subnet-15 agents on an
+LLM whose answers differ per validator. Each validator publishes its results bundle (committed on chain, served by
+its API), fetches and verifies the others', pools them and sets weights: byte-identical on all three. A validator
+that forges verdicts is refused by the other two, who still agree, and `audit` flags the weights it set; a validator
+offline for a race changes nothing for the others; one whose bundle cannot be fetched is waited for until the weights
+are due, then weighed without."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena.problems.pack import Rotation
+from tests.support.pool import AGENTS, LLM_AGENTS, PoolNode, SkewClock, start_pool_node
+from tests.support.race import build_arena_inputs, drive, make_chain
+from validator.chain.local import LocalChain
+
+pytestmark = pytest.mark.slow  # three validators race in bubblewrap
+
+CADENCE = 600  # blocks of half a second; the test moves the chain's clock to each slot
+POOL = {"pool": True, "pool_cutoff_blocks": 500, "pool_wait_blocks": 20, "pool_public_blocks": 0}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    return build_arena_inputs(tmp_path_factory.mktemp("pool"), problems=24, per_race=2)
+
+
+def _race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> str:
+    """The chain moved to the start of the next slot, where every node opens the slot's race and runs it until it
+    closes; the race's id."""
+    clock.advance((CADENCE - chain.block() % CADENCE) * chain.block_time)
+    block = chain.block()
+    ids = set()
+    for node in nodes:
+        race_id = node.arena.open_race(block)
+        assert race_id is not None
+        drive(node.arena, lambda n=node, r=race_id: n.store.race(r).status == "closed", race_id)
+        ids.add(race_id)
+    assert len(ids) == 1
+    return ids.pop()
+
+
+def _publish(node: PoolNode, race_id: str) -> None:
+    assert node.arena.pooling.publish() == [race_id]
+    pool = node.store.race_pool(race_id)
+    assert pool.status == "committed" and pool.bundle_sha256
+
+
+def _weigh(node: PoolNode, race_id: str) -> dict[str, float]:
+    """Pool (every permit holder committed, or the cut-off passed), weigh and set the weights; the vector set."""
+    node.arena.pooling.pool()
+    assert node.arena.weigh() is not None
+    assert node.arena.set_weights() == "set"
+    ws = node.store.weight_sets()[-1]
+    assert ws.race_id == race_id
+    return dict(ws.vector)
+
+
+def _past_cutoff(clock: SkewClock, chain: LocalChain, node: PoolNode, race_id: str) -> None:
+    pool = node.store.race_pool(race_id)
+    assert pool is not None
+    clock.advance((pool.cutoff_block - chain.block() + 1) * chain.block_time)
+
+
+def test_three_validators_pool_to_one_vector_refuse_a_forger_and_do_without_an_absent_one(
+    inputs: Any, tmp_path: Path
+) -> None:
+    setup = make_chain(tmp_path, list(AGENTS), validators=3, rate_limit=1)
+    clock = SkewClock()
+    chain = LocalChain(setup.path, clock=clock)
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2)
+    nodes = [
+        start_pool_node(tmp_path, i, wallet, chain, inputs, rotation, setup.miners, **POOL)
+        for i, wallet in enumerate(setup.validators)
+    ]
+    try:
+        _honest_race(nodes, chain, clock, setup)
+        _forged_race(nodes, chain, clock, setup)
+        _absent_race(nodes, chain, clock)
+        _unreachable_race(nodes, chain, clock)
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def _honest_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock, setup: Any) -> None:
+    race_id = _race(nodes, chain, clock)
+    # the LLM agents' runs differ from one validator to the next (their models search otherwise)
+    for name in LLM_AGENTS:
+        hotkey = setup.miners[name].hotkey.ss58_address
+        answers = [
+            sorted(
+                json.dumps(e.arguments, sort_keys=True)
+                for r in n.store.runs(race_id=race_id, hotkey=hotkey)
+                for e in n.store.events(r.run_id)
+                if e.name == "find_product"
+            )
+            for n in nodes
+        ]
+        assert answers[0] != answers[1] != answers[2], name
+    for node in nodes:
+        _publish(node, race_id)
+    vectors = [_weigh(node, race_id) for node in nodes]
+    # byte-identical: the same vector, serialised the same, on every validator
+    assert len({json.dumps(v, sort_keys=True) for v in vectors}) == 1
+    for node in nodes:
+        pool = node.store.race_pool(race_id)
+        assert pool.status == "pooled"
+        checked = pool.state["validators"]
+        assert {h: v["status"] for h, v in checked.items()} == {n.hotkey: "verified" for n in nodes}
+        assert all(v["runs"] == len(AGENTS) * 2 for v in checked.values())
+    # the chain holds the three rows, equal
+    rows = chain.weights()
+    assert len({json.dumps(rows[_uid(chain, n.hotkey)], sort_keys=True) for n in nodes}) == 1
+
+
+def _forged_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock, setup: Any) -> None:
+    """Validator 2 publishes verdicts its runs do not support (every run of the hostile miner a success) and sets
+    weights paying that miner: the other two refuse its bundle, still agree, and the audit flags its weights."""
+    from validator.chain.results import commit_results
+    from validator.pool import build_bundle
+    from validator.pool.bundle import ResultsBundle, seal
+
+    honest, forger = nodes[:2], nodes[2]
+    race_id = _race(nodes, chain, clock)
+    for node in honest:
+        _publish(node, race_id)
+    # the forger builds its bundle as the node does, then claims every run of the hostile miner (which never answers)
+    # a success, signs that with its hotkey, serves it and commits it
+    built = build_bundle(forger.store, race_id, forger.wallet, netuid=chain.netuid, created_block=chain.block())
+    body = built.body.model_dump(mode="json")
+    hostile = setup.miners["hostile"].hotkey.ss58_address
+    for run in body["runs"]:
+        if run["miner"] == hostile:
+            run.update(final=1.0, error_code=None, blame=None, strict={"success": 1.0, "final": 1.0, "answer": []})
+    sha256, data = seal(ResultsBundle.model_validate(body), forger.wallet)
+    forger.arena.pooling.shelf.put(sha256, data, forger.arena.pooling._release(forger.store.race(race_id)))
+    commit_results(chain, forger.wallet, sha256)
+    vectors = [_weigh(node, race_id) for node in honest]
+    assert vectors[0] == vectors[1]
+    for node in honest:
+        seen = node.store.race_pool(race_id).state["validators"]
+        assert seen[forger.hotkey]["status"] == "refused" and seen[forger.hotkey]["kind"] == "forged_verdict"
+        assert forger.hotkey in seen[forger.hotkey]["reason"]
+        assert {h for h, v in seen.items() if v["status"] == "verified"} == {n.hotkey for n in honest}
+        # what the operator sees: the race's API (and page) names the refused bundle, /metrics counts it by kind
+        shown = httpx.get(f"{node.server.url}/api/races/{race_id}").json()["pool"]["validators"][forger.hotkey]
+        assert shown["status"] == "refused" and shown["kind"] == "forged_verdict" and forger.hotkey in shown["reason"]
+        text = httpx.get(f"{node.server.url}/metrics").text
+        assert 'shoparena_pool_bundles_refused_total{kind="forged_verdict"} 1.0' in text
+    # the forger pays its miner everything; the audit says its weights do not follow the pooled evidence
+    uid = _uid(chain, hostile)
+    chain.set_weights(forger.wallet, {uid: 1.0})
+    _past_cutoff(clock, chain, honest[0], race_id)  # anyone audits a race once its cut-off passed
+    verdicts = _audit(chain, nodes[0], race_id)
+    assert verdicts[forger.hotkey]["matches"] is False
+    assert all(verdicts[n.hotkey]["matches"] is True for n in honest)
+    # the forgery earns its miner nothing in the honest validators' vectors
+    assert vectors[0].get(str(uid), 0.0) == 0.0
+
+
+def _absent_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> None:
+    """Validator 2 is offline for this race: the other two wait for the cut-off, pool their two bundles and agree."""
+    present = nodes[:2]
+    race_id = _race(present, chain, clock)
+    for node in present:
+        _publish(node, race_id)
+        node.arena.pooling.pool()
+        assert node.arena.weigh() is None  # validator 2 holds a permit and may still commit: the pool waits
+    _past_cutoff(clock, chain, present[0], race_id)
+    vectors = [_weigh(node, race_id) for node in present]
+    assert vectors[0] == vectors[1]
+    for node in present:
+        pool = node.store.race_pool(race_id)
+        assert pool.status == "pooled" and set(pool.state["validators"]) == {n.hotkey for n in present}
+
+
+def _unreachable_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> None:
+    """Validator 2 races and commits, then its node goes away: the other two say whose bundle they cannot fetch, try
+    again every block until the weights are due, then weigh with the two bundles they verified, and say so."""
+    present, gone = nodes[:2], nodes[2]
+    race_id = _race(nodes, chain, clock)
+    for node in nodes:
+        _publish(node, race_id)
+    gone.server.stop()
+    for node in present:
+        node.arena.pooling.pool()
+        assert node.arena.weigh() is None  # not fetched yet, and the weights are not due: tried again
+        waiting = node.store.race_pool(race_id).state["validators"][gone.hotkey]
+        assert waiting["status"] == "unfetched" and gone.hotkey in waiting["reason"]
+    pool = present[0].store.race_pool(race_id)
+    clock.advance((pool.due_block - chain.block() + 1) * chain.block_time)
+    vectors = [_weigh(node, race_id) for node in present]
+    assert vectors[0] == vectors[1]
+    for node in present:
+        pool = node.store.race_pool(race_id)
+        assert pool.status == "pooled" and pool.state["validators"][gone.hotkey]["kind"] == "unreachable"
+        assert gone.hotkey in pool.state["note"]
+        text = httpx.get(f"{node.server.url}/metrics").text
+        tries = re.search(r"^shoparena_pool_bundles_unfetched_total (\S+)$", text, re.M)
+        assert tries is not None and float(tries[1]) >= 1  # each try that failed, counted
+        assert 'shoparena_pool_bundles_refused_total{kind="unreachable"} 1.0' in text
+
+
+def _uid(chain: LocalChain, hotkey: str) -> int:
+    neuron = chain.metagraph().by_hotkey(hotkey)
+    assert neuron is not None
+    return neuron.uid
+
+
+def _audit(chain: LocalChain, node: PoolNode, race_id: str) -> dict[str, dict[str, Any]]:
+    from validator.audit import audit_race
+
+    report = audit_race(
+        chain,
+        node.arena.pack,
+        node.arena.catalog.get,
+        race_id,
+        wallet=node.wallet,
+        policy=node.arena.policy,
+        cutoff_blocks=POOL["pool_cutoff_blocks"],
+    )
+    return {row.hotkey: {"matches": row.matches, "reason": row.reason} for row in report.validators}
