@@ -206,7 +206,9 @@ def generate_report(catalog: Any, n: int, seed: int = 0, *, progress: Callable[[
         raise ValueError(f"n must be at least 1, got {n}")
     by_leaf = pools(catalog)
     stocked = [r for r in RULES if sum(1 for p in by_leaf[r.leaf] if fit_values(p, r.key)) >= 2]
-    usable = [r for r in stocked for _ in range(REASONING_TURNS if _reasons(r) else 1)]
+    reasoning = [r for r in stocked if _reasons(r)]
+    usable = stocked + reasoning * (REASONING_TURNS - 1)  # every rule has a turn before any has its second
+    Rng("compatibility-turns", catalog.digest, seed).shuffle(usable)
     report = Report()
     if not usable:
         report.given_up = [f"problem {i}: the catalog stocks no accessory of any fit rule" for i in range(n)]

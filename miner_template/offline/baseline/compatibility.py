@@ -9,8 +9,8 @@
    laptop's screen size (read against a mount's size range, a stand's "up to" size). Any other device is named by
    the value itself, so a candidate fits when one of its values is written in the request.
 3. Search the accessory with the device's words, then without them and with the extra want; view every candidate.
-4. Recommend the candidate that fits, is of the kind asked for (its title names it) and meets the want, the best
-   selling first; a candidate that fits beats one that does not, whatever else it has.
+4. Recommend the candidate that fits and is surely of the kind asked for (its title names the accessory), then
+   meets the want, the best selling first; fit and kind together beat either alone, whatever else a candidate has.
 """
 
 from __future__ import annotations
@@ -33,8 +33,22 @@ _MOUNTS = {
     "om system": "micro four thirds",
 }
 _BANDS = {"41mm": "38/40/41mm", "40mm": "38/40/41mm", "45mm": "42/44/45mm", "44mm": "42/44/45mm", "ultra": "49mm"}
-_NOUN_WORDS = {"case": ("case", "cover"), "protector": ("protector", "glass", "guard"), "mount": ("mount", "bracket")}
+_NOUN_WORDS = {
+    "case": ("cover",),
+    "protector": ("glass", "guard"),
+    "mount": ("bracket",),
+    "stand": ("riser",),
+    "blade": ("wiper",),
+    "controller": ("gamepad",),
+}
 
+#: words of a device's description that name no value an accessory carries (left out of the searches)
+_DEVICE_FILLER = frozenset(
+    "a an the i my whose that take takes with of is are on for car cars headlights bulbs wipers long lamp socket "
+    "computer memory slots manual calls oil tires scooter battery size watch lugs".split()
+)
+#: attribute names of a bought device whose values are worth searching with
+_DEVICE_KEYS = ("model", "platform", "size", "line")
 _ASK = re.compile(r"find me (.+?)(?: that | made | big enough|\.|$)", re.IGNORECASE)
 _DEVICE = re.compile(r"^(?:i have|i ride|i shoot with) (.+?)(?: and want to charge it from (.+?))?\. find me", re.I)
 _WANT = re.compile(r"i'd like its ([a-z ]+?) to be ([^.]+)\.", re.IGNORECASE)
@@ -90,13 +104,13 @@ def _size(words: str) -> float | None:
     return float(found.group(1)) if found else None
 
 
-def fits(values: dict[str, list[str]], req: Request, wanted: set[str], size: float | None) -> bool:
-    """Whether a candidate offers a value the device takes."""
+def fits(values: dict[str, list[str]], req: Request, device: str, wanted: set[str], size: float | None) -> bool:
+    """Whether a candidate offers a value the device (its words: ``device``) takes."""
     for key, vals in values.items():
         if key in req.wants or key in ("brand", "color_family", "make"):
             continue
         for v in vals:
-            if v in wanted or (len(v) > 2 and re.search(rf"(?<![\w/.-]){re.escape(v)}(?![\w/.-])", req.device)):
+            if v in wanted or (len(v) > 2 and re.search(rf"(?<![\w/.-]){re.escape(v)}(?![\w/.-])", device)):
                 return True
             if size is not None and "inches" in v and (nums := [float(n) for n in _NUMBER.findall(v)]):
                 if (len(nums) == 2 and nums[0] <= size <= nums[1]) or (v.startswith("up to") and size <= nums[0]):
@@ -104,29 +118,45 @@ def fits(values: dict[str, list[str]], req: Request, wanted: set[str], size: flo
     return False
 
 
-def _kind(title: str, noun: str) -> bool:
-    words = [w for w in noun.split() if len(w) > 2]
+def _kind(title: str, noun: str, device: str) -> int:
+    """How surely a title names the accessory: 2 for the noun's last word (or a synonym of it: a bracket for a
+    mount), 1 for another word of the noun that does not name the device too (a laptop is no laptop stand), else 0."""
+    said = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", title.lower())}
+    words = noun.split()
     head = words[-1] if words else ""
-    return any(w in title.lower() for w in (*_NOUN_WORDS.get(head, ()), *words[-1:]))
+    if any(w.rstrip("s") in said for w in (head, *_NOUN_WORDS.get(head, ()))):
+        return 2
+    own = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", device)}
+    return int(any(len(w) > 2 and w.rstrip("s") in said and w.rstrip("s") not in own for w in words[:-1]))
+
+
+def _device(s: Session, req: Request) -> tuple[str, str, set[str]]:
+    """The device's words, the words to search with, and (for a listing the shopper bought) its attribute names;
+    a bought listing's values are its words, the ones naming a model, platform, size or line searched."""
+    if not req.owned:
+        return req.device, " ".join(w for w in req.device.split() if w not in _DEVICE_FILLER), set()
+    s.view([req.owned])
+    values = _values(s.details.get(req.owned) or {})
+    words = " ".join(v for vals in values.values() for v in vals)
+    search = " ".join(v for k, vals in values.items() if any(m in k for m in _DEVICE_KEYS) for v in vals)
+    return words, search, set(values)
 
 
 def solve(s: Session, query: str) -> None:
     """The best fitting accessory, recommended (the template calls ``solve`` of ``baseline/<task>.py``)."""
     req = Request(query)
-    device_words = req.device
-    if req.owned:
-        s.view([req.owned])
-        doc = s.details.get(req.owned) or {}
-        device_words += " " + " ".join(v for vals in _values(doc).values() for v in vals)
+    device_words, search_words, skip = _device(s, req)
     wanted = targets(req.noun, device_words, req.charger)
     size = _size(device_words) or next(
         (float(n) for n in _NUMBER.findall(device_words) if "inches" in device_words), None
     )
-    plain = re.sub(r"\b(?:a|an|the|i|my|whose|that|takes?|with|of|is|are|on|for)\b", " ", device_words)
-    queries = [f"{req.noun} {' '.join(sorted(wanted))}" if wanted else f"{req.noun} {' '.join(plain.split()[:6])}"]
+    first = " ".join(sorted(wanted)) if wanted else " ".join(search_words.split()[:6])
     head = req.noun.split()[-1] if req.noun else ""
-    queries += [req.noun] + [req.noun.replace(head, w) for w in _NOUN_WORDS.get(head, ()) if w != head]
+    queries = [f"{req.noun} {first}", req.noun]
+    queries += [req.noun.replace(head, w) for w in _NOUN_WORDS.get(head, ())]
     queries += [f"{req.noun} {v}" for v in req.wants.values()]
+    if size is not None:  # a size class ("up to 15.6 inches", "32-70 inches") is written in the listing
+        queries.append(f"{req.noun} up to inches")
     ids: list[str] = []
     for q in queries:
         for page in (1, 2):
@@ -138,11 +168,12 @@ def solve(s: Session, query: str) -> None:
     s.view(ids)
     best: tuple[Any, ...] | None = None
     for pid in ids:
-        values = _values(s.details.get(pid) or {})
+        values = {k: v for k, v in _values(s.details.get(pid) or {}).items() if k not in skip}
         title = str(s.summaries.get(pid, {}).get("title") or "")
         meets = sum(1 for k, v in req.wants.items() if v in values.get(k, []))
         sold = s.summaries.get(pid, {}).get("sold_count") or 0
-        key = (fits(values, req, wanted, size), _kind(title, req.noun), meets, sold)
+        fit, kind = fits(values, req, device_words, wanted, size), _kind(title, req.noun, device_words)
+        key = (fit and kind == 2, fit and kind > 0, fit, kind, meets, sold)
         if best is None or key > best[0]:
             best = (key, pid)
     if best is not None:
