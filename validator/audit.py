@@ -21,10 +21,10 @@ from arena.pooling import Standing, pool, seed_of
 from arena.problems.draw import draw_problems
 from arena.weights import AnyPolicy, MinerResult, compute_weights
 from validator.chain.commitment import parse_commitment
-from validator.chain.port import ChainPort
+from validator.chain.port import ChainError, ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
-from validator.pool.fetch import fetch_each
+from validator.pool.fetch import fetch_each, walk_back
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -146,8 +146,16 @@ def audit_race(
         gold_vectors=pack.gold_vectors,
         samples=None,  # make-up samples (index k and up) depend on the race before: not bounded here
     )
-    committed = [c for c in results_commitments(chain, block=cutoff) if c.hotkey in holders and start <= c.block]
+    try:
+        seen, walked = results_commitments(chain, block=cutoff), False
+    except ChainError:  # a node that no longer holds the cut-off block's state: walk back from the latest
+        seen, walked = results_commitments(chain), True
+    committed = [c for c in seen if c.hotkey in holders and (walked or start <= c.block)]
+    if walked:
+        committed, early = _walked(committed, race_id, wallet, timeout, max_bytes)
     verified, refusals = _fetch_all(committed, facts, set(holders), wallet, timeout, max_bytes)
+    if walked:
+        refusals = early + refusals
     runs = {v.bundle.validator: to_pooled(v) for v in verified}
     blocks = _commitment_blocks(chain, start, runs)
     stakes = {h: float(holders[h].stake) for h in runs}
@@ -190,6 +198,21 @@ def audit_race(
 
 def _unit(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
+
+
+def _walked(
+    latest: list[ResultsCommitment], race_id: str, wallet: Any, timeout: float, max_bytes: int
+) -> tuple[list[ResultsCommitment], list[Refusal]]:
+    """Each committer's bundle of the race, followed back through `prev` from its latest commitment."""
+    found: list[ResultsCommitment] = []
+    refusals: list[Refusal] = []
+    for commitment in latest:
+        walked = walk_back(commitment, race_id, wallet=wallet, timeout=timeout, max_bytes=max_bytes)
+        if isinstance(walked, Refusal):
+            refusals.append(walked)
+        elif walked is not None:
+            found.append(walked[0])
+    return found, refusals
 
 
 def _fetch_all(

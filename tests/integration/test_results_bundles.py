@@ -75,6 +75,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
 
 
 def facts(arena: Arena, race_id: str = "race-200", **extra: Any) -> Any:
+    if race_id != "race-200":
+        return arena.world.facts(race_id, samples=2, **extra)
     return arena.world.facts(race_id, miners=arena.agents, samples=2, **extra)
 
 
@@ -88,7 +90,8 @@ def reseal(arena: Arena, body: ResultsBundle, who: str = "alice") -> tuple[str, 
 
 def check(arena: Arena, data: bytes, sha: str, who: str = "alice", **extra: Any) -> VerifiedBundle | Refusal:
     holders = extra.pop("permit_holders", {arena.hotkey("alice"), arena.hotkey("bob")})
-    return verify_bundle(data, sha, validator=arena.hotkey(who), race=facts(arena, **extra), permit_holders=holders)
+    race = facts(arena, extra.pop("race_id", "race-200"), **extra)
+    return verify_bundle(data, sha, validator=arena.hotkey(who), race=race, permit_holders=holders)
 
 
 def refused(result: VerifiedBundle | Refusal, kind: str) -> Refusal:
@@ -329,3 +332,18 @@ def test_unreachable_slow_truncated_and_oversized_sources_are_refused(arena: Are
     with ThreadedServer(app) as server:
         result = fetch_results(served(arena, server.url, bundle.sha256), wallet=bob, timeout=10, max_bytes=100_000)
         refused(result, "oversized")
+
+
+def test_an_auditor_walks_back_through_prev_to_an_earlier_race(arena: Arena, node: Any) -> None:
+    from validator.pool.fetch import walk_back
+
+    url, _, shelf = node
+    old = build_bundle(arena.earlier, "race-100", arena.wallets["alice"], netuid=1, created_block=130)
+    new = built(arena, prev=old.sha256)
+    for bundle, race in ((old, "race-100"), (new, "race-200")):
+        shelf.put(bundle.sha256, bundle.data, Release(race_id=race, race_start=0, public_block=1))
+    latest = served(arena, url, new.sha256)
+    found = walk_back(latest, "race-100", wallet=arena.wallets["auditor"], timeout=10)
+    assert isinstance(found, tuple) and found[0].sha256 == old.sha256  # the copy the shelf held first, same body
+    assert isinstance(check(arena, found[1], old.sha256, race_id="race-100"), VerifiedBundle)
+    assert walk_back(latest, "race-050", wallet=arena.wallets["auditor"], timeout=10) is None

@@ -66,3 +66,17 @@ def test_u16_rows_are_max_upscaled_as_the_chain_keeps_them() -> None:
     assert u16_row({3: 0.25, 1: 0.75, 2: 0.0}) == {1: 65535, 3: 21845}
     assert u16_row({1: 0.75 / 2, 3: 0.25 / 2}) == u16_row({3: 0.25, 1: 0.75}), "only proportions count"
     assert u16_row({}) == {}
+
+
+def test_the_same_bundle_signed_again_keeps_the_first_copy(tmp_path: Path) -> None:
+    alice = _Wallet("//Alice")
+    body = ResultsBundle(
+        netuid=1, race_id="r-1", pack_id="p", validator=alice.hotkey.ss58_address, created_block=3, runs=[]
+    )
+    (sha, first), (again, second) = seal(body, alice), seal(body, alice)
+    assert sha == again and first != second, "an sr25519 signature differs every time"
+    shelf = ResultsShelf(tmp_path)
+    release = Release(race_id="r-1", race_start=0)
+    shelf.put(sha, first, release)
+    shelf.put(sha, second, release)
+    assert shelf.get(sha) == first

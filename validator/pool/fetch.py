@@ -13,6 +13,7 @@ from typing import Any
 
 import bittensor as bt
 import httpx
+import orjson
 
 from validator.chain.results import ResultsCommitment
 from validator.pool.bundle import MAX_BUNDLE_BYTES
@@ -90,4 +91,35 @@ def fetch_each(
             yield commitment, result
 
 
-__all__ = ["DEFAULT_TIMEOUT", "fetch_each", "fetch_results", "results_url"]
+def walk_back(
+    commitment: ResultsCommitment,
+    race_id: str,
+    *,
+    wallet: Any,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = MAX_BUNDLE_BYTES,
+    steps: int = 64,
+) -> tuple[ResultsCommitment, bytes] | Refusal | None:
+    """The committer's bundle of race `race_id`, found by following `prev` back from its latest commitment (the
+    commitment as of an old block needs an archive node): the commitment rewritten to name it and its bytes; None
+    when the chain of bundles ends (or `steps` run out) before that race; a `Refusal` when one cannot be had. The
+    bytes are not verified here, and the walked bundle's own commitment block is not known."""
+    for _ in range(steps):
+        raw = fetch_results(commitment, wallet=wallet, timeout=timeout, max_bytes=max_bytes)
+        if isinstance(raw, Refusal):
+            return raw
+        try:
+            body = orjson.loads(raw)["body"]
+            found, prev = str(body["race_id"]), str(body.get("prev") or "")
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            reason = f"results of validator {commitment.hotkey} malformed: bundle {commitment.sha256} is no envelope"
+            return Refusal(validator=commitment.hotkey, kind="malformed", reason=reason)
+        if found == race_id:
+            return commitment, raw
+        if not prev:
+            return None
+        commitment = commitment.model_copy(update={"sha256": prev})
+    return None
+
+
+__all__ = ["DEFAULT_TIMEOUT", "fetch_each", "fetch_results", "results_url", "walk_back"]

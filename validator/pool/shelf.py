@@ -1,8 +1,8 @@
 """Results bundles on disk under the node's data dir: ``<root>/<sha256>`` (the signed envelope, as served: a copy of
 the folder at ``<bucket>/results/`` serves the same path, ``<url>/results/<sha256>``) and ``<root>/<sha256>.meta.json``
-(when it may be served to whom: `Release`). Each file is written atomically (a temporary
-sibling, fsynced, then linked into place) and never overwritten: putting the same bundle twice changes nothing,
-putting other bytes under a held id is refused."""
+(when it may be served to whom: `Release`). Each file is written atomically (a temporary sibling, fsynced, then linked
+into place) and never overwritten: putting the same bundle twice (even signed again) keeps the first copy, putting
+other bytes under a held id is refused."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import re
 import tempfile
 from pathlib import Path
 
+import orjson
 from pydantic import BaseModel
 
 from validator.pool.build import PoolError
+from validator.pool.bundle import bundle_id
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -47,6 +49,14 @@ def _write_new(path: Path, data: bytes) -> bool:
             os.unlink(tmp)
 
 
+def _same_body(data: bytes, sha256: str) -> bool:
+    """Whether `data` is an envelope of the body `sha256` (signed again: an sr25519 signature differs every time)."""
+    try:
+        return bundle_id(orjson.loads(data)["body"]) == sha256
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return False
+
+
 class ResultsShelf:
     """The results bundles a node holds (its own, and others' it verified)."""
 
@@ -62,8 +72,10 @@ class ResultsShelf:
         """Hold the envelope `data` of bundle `sha256` and its `release`; the envelope's path."""
         path = self._path(sha256)
         self.root.mkdir(parents=True, exist_ok=True)
-        if not _write_new(path, data) and path.read_bytes() != data:
-            raise PoolError(f"{path} already holds other bytes for bundle {sha256}; it is never overwritten")
+        if not _write_new(path, data) and path.read_bytes() != data and not _same_body(data, sha256):
+            raise PoolError(
+                f"{path} already holds bundle {sha256}; these bytes are not it, and it is never overwritten"
+            )
         meta = self._path(sha256, ".meta.json")
         _write_new(meta, release.model_dump_json().encode())
         return path
