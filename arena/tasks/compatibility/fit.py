@@ -136,7 +136,8 @@ def _identity(say: str) -> Callable[[tuple[str, ...]], list[Device]]:
     return lambda values: [Device(say.format(v=v), frozenset({v})) for v in values]
 
 
-def _phones(values: tuple[str, ...]) -> list[Device]:
+def _models(values: tuple[str, ...]) -> list[Device]:
+    """Devices named by the model the accessory is made for (a phone, a motorcycle)."""
     return [Device(v, frozenset({v})) for v in values]
 
 
@@ -202,7 +203,7 @@ RULES: tuple[Rule, ...] = (
         "Phone Cases",
         "compatible_model",
         "a phone case",
-        _phones,
+        _models,
         Owned(("iPhones",), "iphone_model", _phone_model, "iPhone"),
         extras=("case_style",),
     ),
@@ -211,7 +212,7 @@ RULES: tuple[Rule, ...] = (
         "Screen Protectors",
         "compatible_model",
         "a screen protector",
-        _phones,
+        _models,
         Owned(("iPhones",), "iphone_model", _phone_model, "iPhone"),
         extras=("protector_type",),
     ),
@@ -275,7 +276,7 @@ RULES: tuple[Rule, ...] = (
         "Motorcycle Parts",
         "moto_model",
         "a replacement part",
-        _identity("a {v}"),
+        _models,
         required_extra="moto_part",
         ask="I ride {device}. Find me {part} made for it.",
     ),

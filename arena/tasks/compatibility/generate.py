@@ -103,7 +103,11 @@ def _device_phrase(device: Device, product: dict[str, Any] | None, noun: str) ->
     if device.name.startswith(("a ", "an ")):
         return device.name
     name = display(device.name)
-    return f"{'an' if name[:1].lower() in 'aeio' or name.startswith('Xbox') else 'a'} {name}"
+    return f"{_article(name)} {name}"
+
+
+def _article(name: str) -> str:
+    return "an" if name[:1].lower() in "aeio" or name.startswith("Xbox") else "a"
 
 
 def _wants(rule: Rule, target: dict[str, Any], rng: Rng) -> dict[str, list[str]]:
@@ -121,7 +125,7 @@ def _wants(rule: Rule, target: dict[str, Any], rng: Rng) -> dict[str, list[str]]
 
 def _query(rule: Rule, device: Device, phrase: str, wants: dict[str, list[str]]) -> str:
     part = wants.get(rule.required_extra, [""])[0] if rule.required_extra else ""
-    part = part if part.endswith("s") else f"a {part}"
+    part = part if part.endswith("s") else f"{_article(part)} {part}"
     text = rule.ask.format(device=phrase, detail=device.detail, noun=rule.noun, part=part)
     for key, values in wants.items():
         if key != rule.required_extra:
