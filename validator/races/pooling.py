@@ -328,7 +328,15 @@ class Pooling:
             lookup=arena.catalog.get,
             ruleset=arena.pack.ruleset_for,
             gold_vectors=arena.gold_vectors,
-            samples=int((race.plan or {}).get("samples") or 1),
+            samples=_sample_bound(race),
             miners=miners or None,
             seen=seen,
         )
+
+
+def _sample_bound(race: Any) -> int:
+    """How many sample indices a (miner, problem) of the race may have: the plan's k, and its make-up samples (the
+    j-th missing unit of the race before is sample k + j // problems: `validator.races.sharding.make_up`)."""
+    plan = race.plan or {}
+    make_up, problems = int(plan.get("make_up") or 0), max(1, len(race.problem_ids))
+    return int(plan.get("samples") or 1) + -(-make_up // problems)
