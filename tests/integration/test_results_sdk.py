@@ -58,3 +58,99 @@ def test_results_commitments_and_weights_through_the_sdk(tmp_path: Path) -> None
         assert u16_row(rows[0]) == u16_row(vector) == {0: 21845, 2: 65535}
     finally:
         chain.close()
+
+
+@pytest.mark.slow  # a built catalog, SQLite stores, HTTP servers on loopback
+def test_the_audit_runs_against_the_sdk_chain(tmp_path: Path) -> None:
+    """Two validators on subtensor (the SDK at its substrate seam) publish their bundles of one race at a URL,
+    one sets the weights the pooled evidence implies, the other made-up weights: the audit says which is which."""
+    from fastapi import FastAPI
+
+    from arena.pooling import pool, seed_of
+    from arena.problems.draw import draw_problems
+    from arena.problems.pack import Rotation
+    from arena.weights import MinerResult, compute_weights, parse_policy
+    from sandbox.serving import ThreadedServer
+    from tests.support.results import closed_race, make_world, open_store
+    from validator.audit import audit_race
+    from validator.pool import Refusal, Release, ResultsShelf, build_bundle, verify_bundle
+    from validator.pool.pooled import to_pooled
+    from validator.pool.serve import ChainView, results_router
+
+    world = make_world(tmp_path, problems=5, rotation=Rotation(cadence_blocks=40, problems_per_race=3))
+    wallets = {n: create_wallet(n, "hot", tmp_path / "wallets") for n in ("alice", "bob", "m0", "m1", "m2")}
+    substrate = InMemorySubstrate(block=1000)
+    substrate.add_subnet(NETUID)
+    for name, w in wallets.items():
+        permit = name in ("alice", "bob")
+        substrate.add_neuron(
+            NETUID,
+            w.hotkey.ss58_address,
+            w.coldkeypub.ss58_address,
+            stake_rao=(500 if permit else 0) * 10**9,
+            validator_permit=permit,
+            registered_at=900,
+        )
+    miners = {wallets[f"m{i}"].hotkey.ss58_address: rate for i, rate in enumerate((0.9, 0.5, 0.1))}
+    for i, hotkey in enumerate(miners):
+        substrate.put_commitment(NETUID, hotkey, encode_commitment(f"{i + 1:064x}"), block=950 + i)
+    chain = BittensorChain("local", NETUID, substrate=substrate)
+    start = 1000
+    ids = draw_problems(
+        world.pack.problems,
+        pack_id=world.pack.pack_id,
+        seed_hash=chain.block_hash(start),
+        n=3,
+        task_mix=world.pack.rotation.task_mix,
+    )
+    race_id = f"{world.pack.pack_id[:16]}-{start}"
+    shelf, servers, bundles = ResultsShelf(tmp_path / "shelf"), {}, {}
+    try:
+        for i, name in enumerate(("alice", "bob")):
+            store = open_store(tmp_path / f"{name}.sqlite")
+            closed_race(store, world, race_id, miners, seed=i, seed_block=start, problem_ids=ids)
+            bundles[name] = build_bundle(store, race_id, wallets[name], netuid=NETUID, created_block=1010)
+            store.close()
+            shelf.put(bundles[name].sha256, bundles[name].data, Release(race_id=race_id, race_start=start))
+            app = FastAPI()
+            app.include_router(
+                results_router(shelf, hotkey_ss58=wallets[name].hotkey.ss58_address, view=ChainView(chain))
+            )
+            servers[name] = ThreadedServer(app).start()
+            substrate.advance(1)
+            assert commit_results(chain, wallets[name], bundles[name].sha256, servers[name].url).success
+        facts = world.facts(race_id, netuid=NETUID)
+        holders = {wallets[n].hotkey.ss58_address for n in ("alice", "bob")}
+        runs = {}
+        for name, b in bundles.items():
+            verified = verify_bundle(
+                b.data, b.sha256, validator=wallets[name].hotkey.ss58_address, race=facts, permit_holders=holders
+            )
+            assert not isinstance(verified, Refusal), verified.reason
+            runs[verified.bundle.validator] = to_pooled(verified)
+        blocks = {h: 950 + i for i, h in enumerate(miners)}
+        standings = pool(
+            runs, {h: 500.0 for h in runs}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        )
+        uids = {n.hotkey: n.uid for n in chain.metagraph().neurons}
+        policy = parse_policy("top_heavy")
+        implied = compute_weights(
+            [
+                MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner], low=s.low, high=s.high)
+                for s in standings
+            ],
+            uids,
+            policy,
+        )
+        assert chain.set_weights(wallets["alice"], implied).success
+        substrate.advance(200)  # past the weights rate limit and the race's cut-off
+        assert chain.set_weights(wallets["bob"], {uids[list(miners)[-1]]: 1.0}).success
+        report = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=wallets["alice"], policy=policy)
+        verdicts = {v.hotkey: v for v in report.validators}
+        alice, bob = (verdicts[wallets[n].hotkey.ss58_address] for n in ("alice", "bob"))
+        assert alice.matches and alice.bundle == "verified", alice.reason
+        assert not bob.matches and bob.bundle == "verified" and "differ" in bob.reason
+    finally:
+        for server in servers.values():
+            server.stop()
+        chain.close()
