@@ -14,12 +14,10 @@ import pytest
 from bittensor.sp_core import Keypair
 from fastapi import FastAPI
 
-from arena.pooling import pool, seed_of
-from arena.problems.draw import draw_problems
 from arena.problems.pack import Rotation, write_pack
-from arena.weights import MinerResult, compute_weights, parse_policy
+from arena.weights import parse_policy
 from sandbox.serving import ThreadedServer
-from tests.support.results import closed_race, make_world, open_store
+from tests.support.results import closed_race, drawn_race, make_world, open_store, pooled_weights
 from validator.audit import AuditError, audit_race
 from validator.chain.bittensor_chain import create_wallet
 from validator.chain.commitment import encode_commitment
@@ -58,14 +56,7 @@ def test_audit_flags_the_forger_and_the_copier_and_clears_the_honest(tmp_path: P
     stores = {name: open_store(tmp_path / f"{name}.sqlite") for name in validators}
     start = chain.block() + 1
     wait_for_block(chain, start)
-    race_id = f"{world.pack.pack_id[:16]}-{start}"
-    ids = draw_problems(
-        world.pack.problems,
-        pack_id=world.pack.pack_id,
-        seed_hash=chain.block_hash(start),
-        n=4,
-        task_mix=world.pack.rotation.task_mix,
-    )
+    race_id, ids = drawn_race(world, chain, start, 4)
 
     shelf = ResultsShelf(tmp_path / "shelf")
     built = {}
@@ -94,31 +85,15 @@ def test_audit_flags_the_forger_and_the_copier_and_clears_the_honest(tmp_path: P
         for name, wallet in validators.items():
             commit_results(chain, wallet, built[name].sha256, servers[name].url)
         # the honest validators' weights: the pool of the two verified bundles, by the policy
-        from validator.pool.pooled import to_pooled
-        from validator.pool.verify import verify_bundle
-
-        facts = world.facts(race_id, samples=1)
-        holders = {w.hotkey.ss58_address for w in validators.values()}
-        runs = {}
-        for name in ("honest", "second"):
-            v = verify_bundle(
-                built[name].data,
-                built[name].sha256,
-                validator=validators[name].hotkey.ss58_address,
-                race=facts,
-                permit_holders=holders,
-            )
-            runs[v.bundle.validator] = to_pooled(v)
-        blocks = {h: chain.commitments()[h].block for h in skill}
-        standings = pool(
-            runs, {h: 100.0 for h in runs}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        honest_vector = pooled_weights(
+            chain,
+            {validators[n]: built[n] for n in ("honest", "second")},
+            world.facts(race_id),
+            start=start,
+            blocks={h: chain.commitments()[h].block for h in skill},
+            policy=POLICY,
         )
         uids = {n.hotkey: n.uid for n in chain.metagraph().neurons}
-        honest_vector = compute_weights(
-            [MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner]) for s in standings],
-            uids,
-            POLICY,
-        )
         chain.set_weights(validators["honest"], honest_vector)
         chain.set_weights(validators["second"], {uids[h]: 1.0 for h in list(skill)[-1:]})  # a weight it made up
         wait_for_block(chain, start + CADENCE * 3 // 4 + 1)

@@ -66,15 +66,12 @@ def test_the_audit_runs_against_the_sdk_chain(tmp_path: Path) -> None:
     one sets the weights the pooled evidence implies, the other made-up weights: the audit says which is which."""
     from fastapi import FastAPI
 
-    from arena.pooling import pool, seed_of
-    from arena.problems.draw import draw_problems
     from arena.problems.pack import Rotation
-    from arena.weights import MinerResult, compute_weights, parse_policy
+    from arena.weights import parse_policy
     from sandbox.serving import ThreadedServer
-    from tests.support.results import closed_race, make_world, open_store
+    from tests.support.results import closed_race, drawn_race, make_world, open_store, pooled_weights
     from validator.audit import audit_race
-    from validator.pool import Refusal, Release, ResultsShelf, build_bundle, verify_bundle
-    from validator.pool.pooled import to_pooled
+    from validator.pool import Release, ResultsShelf, build_bundle
     from validator.pool.serve import ChainView, results_router
 
     world = make_world(tmp_path, problems=5, rotation=Rotation(cadence_blocks=40, problems_per_race=3))
@@ -96,14 +93,7 @@ def test_the_audit_runs_against_the_sdk_chain(tmp_path: Path) -> None:
         substrate.put_commitment(NETUID, hotkey, encode_commitment(f"{i + 1:064x}"), block=950 + i)
     chain = BittensorChain("local", NETUID, substrate=substrate)
     start = 1000
-    ids = draw_problems(
-        world.pack.problems,
-        pack_id=world.pack.pack_id,
-        seed_hash=chain.block_hash(start),
-        n=3,
-        task_mix=world.pack.rotation.task_mix,
-    )
-    race_id = f"{world.pack.pack_id[:16]}-{start}"
+    race_id, ids = drawn_race(world, chain, start, 3)
     shelf, servers, bundles = ResultsShelf(tmp_path / "shelf"), {}, {}
     try:
         for i, name in enumerate(("alice", "bob")):
@@ -119,29 +109,13 @@ def test_the_audit_runs_against_the_sdk_chain(tmp_path: Path) -> None:
             servers[name] = ThreadedServer(app).start()
             substrate.advance(1)
             assert commit_results(chain, wallets[name], bundles[name].sha256, servers[name].url).success
-        facts = world.facts(race_id, netuid=NETUID)
-        holders = {wallets[n].hotkey.ss58_address for n in ("alice", "bob")}
-        runs = {}
-        for name, b in bundles.items():
-            verified = verify_bundle(
-                b.data, b.sha256, validator=wallets[name].hotkey.ss58_address, race=facts, permit_holders=holders
-            )
-            assert not isinstance(verified, Refusal), verified.reason
-            runs[verified.bundle.validator] = to_pooled(verified)
         blocks = {h: 950 + i for i, h in enumerate(miners)}
-        standings = pool(
-            runs, {h: 500.0 for h in runs}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        policy = parse_policy("top_heavy")
+        facts = world.facts(race_id, netuid=NETUID)
+        implied = pooled_weights(
+            chain, {wallets[n]: b for n, b in bundles.items()}, facts, start=start, blocks=blocks, policy=policy
         )
         uids = {n.hotkey: n.uid for n in chain.metagraph().neurons}
-        policy = parse_policy("top_heavy")
-        implied = compute_weights(
-            [
-                MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner], low=s.low, high=s.high)
-                for s in standings
-            ],
-            uids,
-            policy,
-        )
         assert chain.set_weights(wallets["alice"], implied).success
         substrate.advance(200)  # past the weights rate limit and the race's cut-off
         assert chain.set_weights(wallets["bob"], {uids[list(miners)[-1]]: 1.0}).success

@@ -195,3 +195,44 @@ def closed_race(
         )
     store.set_race_status(race_id, "closed")
     return {h: s.sha256 for h, s in subs.items()}
+
+
+def drawn_race(world: World, chain: Any, start: int, n: int) -> tuple[str, list[str]]:
+    """(race id, problem ids) of the race of `world`'s pack that starts at block `start`, drawn as every node draws."""
+    from arena.problems.draw import draw_problems
+
+    ids = draw_problems(
+        world.pack.problems,
+        pack_id=world.pack.pack_id,
+        seed_hash=chain.block_hash(start),
+        n=n,
+        task_mix=world.pack.rotation.task_mix,
+    )
+    return f"{world.pack.pack_id[:16]}-{start}", ids
+
+
+def pooled_weights(
+    chain: Any, bundles: dict[Any, Any], facts: RaceFacts, *, start: int, blocks: dict[str, int], policy: Any
+) -> dict[int, float]:
+    """The weights an honest node sets from these bundles (wallet -> built bundle): each verified, the runs pooled
+    with the validators' metagraph stakes and the race's seed, the standings weighed by `policy`."""
+    from arena.pooling import pool, seed_of
+    from arena.weights import MinerResult, compute_weights
+    from validator.pool import Refusal, verify_bundle
+    from validator.pool.pooled import to_pooled
+
+    graph = chain.metagraph()
+    holders = {n.hotkey for n in graph.neurons if n.validator_permit}
+    runs = {}
+    for wallet, bundle in bundles.items():
+        hotkey = wallet.hotkey.ss58_address
+        verified = verify_bundle(bundle.data, bundle.sha256, validator=hotkey, race=facts, permit_holders=holders)
+        assert not isinstance(verified, Refusal), verified.reason
+        runs[hotkey] = to_pooled(verified)
+    stakes = {h: float(graph.by_hotkey(h).stake) for h in runs}
+    standings = pool(runs, stakes, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks)
+    results = [
+        MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner], low=s.low, high=s.high)
+        for s in standings
+    ]
+    return compute_weights(results, {n.hotkey: n.uid for n in graph.neurons}, policy)
