@@ -140,9 +140,12 @@ def _check_verdict(run: BundleRun, race: RaceFacts) -> float:
         raise _Refused("malformed", f"{where} has a trajectory that is not the gateway's events") from None
     problem = race.problems[run.problem_id]
     ruleset = race.ruleset(problem.task) if callable(race.ruleset) else race.ruleset
-    derived = strict_verdict(
-        problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=ruleset
-    )
+    try:
+        derived = strict_verdict(
+            problem, events, race.lookup, gold_vectors=race.gold_vectors(run.problem_id), ruleset=ruleset
+        )
+    except Exception as exc:  # whatever a published log makes the checks raise refuses its bundle, not the node
+        raise _Refused("malformed", f"{where} has a trajectory the strict checks cannot read ({exc!r:.120})") from None
     claimed = run.strict
     score = float(derived.final)
     if bool(claimed.get("success")) != bool(derived.success) or claimed.get("answer") != derived.answer:
