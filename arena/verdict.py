@@ -36,7 +36,7 @@ from arena.judge import Verdict as JudgeVerdict
 from arena.judge.rubric import Rubric
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
-from arena.tasks.answer import final_recommendation, raw_answer
+from arena.tasks.answer import answer_tools, final_recommendation, raw_answer
 from arena.trajectory import TrajectoryEvent
 
 Lookup = Callable[[str], Any]
@@ -60,6 +60,7 @@ class Outcome:
     contract: str = "arena"
     steps: int | None = None
     gateway_alive: bool = True
+    task: str | None = None  # the problem's task type: its family's answer tool is the run's answer
 
 
 class Judgment(BaseModel):
@@ -121,10 +122,10 @@ class Verdict(BaseModel):
         return None if self.strict is None else float(self.strict.final)
 
 
-def answered(events: Sequence[TrajectoryEvent]) -> bool:
+def answered(events: Sequence[TrajectoryEvent], task: str | None = None) -> bool:
     """Whether the run answered: the gateway took a call of its family's answer tool (a tool error such as an
     unknown id is still an answer, for the ruleset to score; a call refused for budget, token or size is not)."""
-    return final_recommendation(events) is not None
+    return final_recommendation(events, answer_tools(task)) is not None
 
 
 def error_of(outcome: Outcome) -> tuple[int | None, str | None]:
@@ -152,7 +153,7 @@ def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
         )
     if code is not None:
         return code, outcome.sandbox_error
-    if answered(outcome.events):
+    if answered(outcome.events, outcome.task):
         return None, None
     if outcome.budget_refusals:
         return blame.BUDGET_EXHAUSTED, (
@@ -190,7 +191,7 @@ def strict_verdict(
     with the pack's ``gold_vectors``. The same log gives the same verdict on every validator."""
     score: RunScore = tasks.score(
         problem,
-        raw_answer(events),
+        raw_answer(events, problem.task),
         lookup,
         events=list(events),
         gold_vectors=None if gold_vectors is None else list(gold_vectors),

@@ -31,11 +31,12 @@ class RunOutcome:
     budget_refusals: int = 0
     unserved: list[str] = field(default_factory=list)  # routes the agent asked for that the gateway does not serve
     worker: str | None = None  # where it ran: "local", or the Ray worker's node id (`validator.dispatch`)
+    task: str | None = None  # the problem's task type: its family's answer tool is the answer (`arena.tasks.answer`)
 
     @property
     def answered(self) -> bool:
         """Whether the run answered (`arena.verdict.answered`)."""
-        return verdict.answered(self.events)
+        return verdict.answered(self.events, self.task)
 
     def facts(self, *, gateway_alive: bool = True) -> verdict.Outcome:
         """The outcome as the verdict reads it (`arena.verdict.Outcome`)."""
@@ -49,6 +50,7 @@ class RunOutcome:
             contract=self.result.contract,
             steps=self.result.steps,
             gateway_alive=gateway_alive,
+            task=self.task,
         )
 
     def error_code(self, *, gateway_alive: bool = True) -> tuple[int | None, str | None]:
@@ -91,7 +93,7 @@ async def run_one(
         run_id,
         result,
         record.events,
-        raw_answer(record.events),
+        raw_answer(record.events, _task(problem)),
         record.tool_calls,
         record.llm_calls,
         record.tokens,
@@ -99,4 +101,10 @@ async def run_one(
         list(record.upstream_errors),
         record.budget_refusals,
         list(record.unserved),
+        task=_task(problem),
     )
+
+
+def _task(problem: ProblemBase | dict[str, Any]) -> str | None:
+    task = problem.task if isinstance(problem, ProblemBase) else problem.get("task")
+    return task if isinstance(task, str) else None

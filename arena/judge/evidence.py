@@ -58,7 +58,7 @@ import re
 import unicodedata
 from typing import Any
 
-from arena.tasks.answer import final_recommendation, raw_product_ids
+from arena.tasks.answer import answer_tools, final_recommendation, raw_product_ids
 from arena.trajectory import TrajectoryEvent
 
 QUOTE = "| "
@@ -230,9 +230,9 @@ def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
     return "\n".join(lines)
 
 
-def final_answer(events: list[TrajectoryEvent]) -> TrajectoryEvent | None:
-    """The run's final answer-tool call, the one its answer is read from (`arena.tasks.answer`)."""
-    return final_recommendation(events)
+def final_answer(events: list[TrajectoryEvent], task: str | None = None) -> TrajectoryEvent | None:
+    """The run's final call of its family's answer tool, the one its answer is read from (`arena.tasks.answer`)."""
+    return final_recommendation(events, answer_tools(task))
 
 
 #: the keys of a judge context that are the problem's tag, not fields
@@ -274,7 +274,8 @@ def build_evidence(
             f"<events count={len(ordered)}>",
         ]
     )
-    answer = final_answer(ordered)
+    task = problem.get("task")
+    answer = final_answer(ordered, task if isinstance(task, str) else None)
     if answer is None:
         tail_lines = ["</events>", "<answer>", "none: no answer call", "</answer>"]
     else:

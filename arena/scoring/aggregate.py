@@ -1,5 +1,8 @@
 """Suite aggregates: success and gt rates over a whole suite (timeouts and errors count as failures), per task type,
-per-field rates, and pass@k with the unbiased estimator of Chen et al. 2021 (``1 - C(n-c, k) / C(n, k)``)."""
+per-field rates, and pass@k with the unbiased estimator of Chen et al. 2021 (``1 - C(n-c, k) / C(n, k)``).
+
+The gt and rule rates and the per-field hits are read from each verdict's ``extras`` by name (a family whose
+verdict has none counts 0 there and adds no field)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from math import comb
 
 from pydantic import BaseModel, Field
 
-from arena.scoring.models import FIELDS, RunScore
+from arena.scoring.models import RunScore
 
 
 class TaskAggregate(BaseModel):
@@ -40,20 +43,20 @@ def aggregate(results: Iterable[tuple[str, RunScore | None]]) -> SuiteScore:
         n = len(scores) or 1
         return (
             sum(1 for s in scores if s and s.success) / n,
-            sum(s.gt for s in scores if s) / n,
-            sum(s.rule for s in scores if s) / n,
+            sum(s.extras.rate("gt") or 0.0 for s in scores if s) / n,
+            sum(s.extras.rate("rule") or 0.0 for s in scores if s) / n,
         )
 
     success, gt, rule = summary([s for _, s in rows])
-    field_rates: dict[str, float | None] = {}
-    for name in FIELDS:
-        passed = total = 0
-        for _, score in rows:
-            for product in score.products if score else ():
-                p, t = product.hits.get(name, [0, 0])
-                passed += p
-                total += t
-        field_rates[name] = passed / total if total else None
+    hits: dict[str, list[int]] = {}
+    for _, score in rows:
+        for product in getattr(score.extras, "products", None) or [] if score else ():
+            shown = product.get("hits") if isinstance(product, dict) else getattr(product, "hits", None)
+            for name, (p, t) in (shown or {}).items():
+                hits.setdefault(name, [0, 0])
+                hits[name][0] += p
+                hits[name][1] += t
+    field_rates = {name: p / t if t else None for name, (p, t) in hits.items()}
     return SuiteScore(
         problems=len(rows),
         scored=sum(1 for _, s in rows if s is not None),

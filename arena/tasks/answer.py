@@ -33,10 +33,17 @@ REFUSED = (400, 401, 413, 429)
 ANSWER_ARGUMENT = "product_ids"
 
 
-def answer_tools() -> frozenset[str]:
-    """The names of the answer tools of every registered family (declared ``results="answer"``)."""
-    from arena.tasks import families
+def answer_tools(task: str | None = None) -> frozenset[str]:
+    """The names of the answer tools (declared ``results="answer"``) of the family of task type ``task``, or of
+    every registered family (None, or a task no family owns: a call to another family's answer tool is then no
+    answer of this run, as that tool was never served to it)."""
+    from arena.tasks import UnknownTask, families, family_for
 
+    if task is not None:
+        try:
+            return _answer_tools((family_for(task),))
+        except UnknownTask:
+            pass
     return _answer_tools(tuple(families()))
 
 
@@ -78,6 +85,7 @@ def raw_product_ids(event: TrajectoryEvent | None) -> str | None:
     return value if isinstance(value, str) else ""
 
 
-def raw_answer(events: Iterable[TrajectoryEvent]) -> str | None:
-    """The raw answer of a run: the ``product_ids`` of its final answer-tool call (None when it made none)."""
-    return raw_product_ids(final_recommendation(events))
+def raw_answer(events: Iterable[TrajectoryEvent], task: str | None = None) -> str | None:
+    """The raw answer of a run of task type ``task``: the ``product_ids`` of its final call of its family's answer
+    tool (None when it made none)."""
+    return raw_product_ids(final_recommendation(events, answer_tools(task)))

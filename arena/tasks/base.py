@@ -121,9 +121,6 @@ class Family:
     problem_model: ClassVar[type[ProblemBase]]
     #: a one-line description for ``--help`` and the docs
     summary: ClassVar[str] = ""
-    #: how the dashboard's run page shows a run: None (its default: the answer beside the gold, slot by slot, and
-    #: the checks), "session" (the conversation and the per-constraint attribution), "generic" (`run_sections`)
-    run_page: ClassVar[str | None] = None
     #: the system prompt the corpus writes before each exported chat
     corpus_prompt: ClassVar[str] = "You are a shopping assistant. Use the tools, then commit your answer."
 

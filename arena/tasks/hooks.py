@@ -87,12 +87,15 @@ class SelfCheckReport:
 class Section:
     """One section of a run's page (`Family.run_sections`), drawn by the dashboard's one generic run page.
 
-    ``kind`` says how: "facts" (``facts``: label -> value), "table" (``columns`` and ``rows``, each cell text or a
-    ``{"text", "tone"}`` with tone "ok" | "bad" | "muted"), "checks" (``checks``: name, passed, evidence), "text"
-    (``text``), "json" (``value``). ``id`` is the HTML id the section gets (tests and links find it by it)."""
+    ``kind`` says how: "facts" (``facts``: label -> cell), "table" (``columns`` and ``rows`` of cells), "checks"
+    (``checks``: name, passed, evidence), "text" (``text``), "json" (``value``), "conversation" (``entries``: one
+    dict per turn: ``who``, ``kind``, ``label``, ``text``, ``seq``, ``turn``, ``error``, ``marks`` (``{"text",
+    "cls", "title"}``), ``items`` (cells), ``classes``). A cell is text, ``{"text", "tone"}`` (tone "ok" | "bad" |
+    "muted" | "code" | "bold"), or a list of lines, each a cell or a list of inline cells. ``id`` is the HTML id the
+    section's table, list or paragraph gets (tests and links find it by it); ``note`` a line under it."""
 
     title: str
-    kind: Literal["facts", "table", "checks", "text", "json"]
+    kind: Literal["facts", "table", "checks", "text", "json", "conversation"]
     id: str = ""
     facts: dict[str, Any] = field(default_factory=dict)
     columns: list[str] = field(default_factory=list)
@@ -100,6 +103,7 @@ class Section:
     checks: list[dict[str, Any]] = field(default_factory=list)
     text: str = ""
     value: Any = None
+    entries: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
 
     def as_dict(self) -> dict[str, Any]:

@@ -106,8 +106,8 @@ def run_row(problem: Any, outcome: Any, decided: Any, trial: int = 1) -> dict[st
         "blame": decided.blame,
         "retry": decided.retry,
         "success": decided.success,
-        "gt": score.gt if score else 0.0,
-        "rule": score.rule if score else 0.0,
+        "gt": (score.extras.rate("gt") or 0.0) if score else 0.0,
+        "rule": (score.extras.rate("rule") or 0.0) if score else 0.0,
         "answer": score.answer if score else [],
         "raw_answer": outcome.answer,
         "tool_calls": outcome.tool_calls,
@@ -174,12 +174,18 @@ def _verdict_line(decided: Any) -> str:
 def _strict_lines(score: Any) -> list[str]:
     if score is None:
         return []
+    figures = " ".join(
+        f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
+        for k, v in score.extras.model_dump().items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    )
+    titles = getattr(score.extras, "title_model", "")
     lines = [
         "",
-        f"## Strict checks: success={score.success} gt={score.gt} rule={score.rule:.2f} "
-        f"(ruleset {score.ruleset} v{score.ruleset_version}; titles: {score.title_model})",
+        f"## Strict checks: success={score.success} {figures} "
+        f"(ruleset {score.ruleset or '-'} v{score.ruleset_version}{f'; titles: {titles}' if titles else ''})",
     ]
-    for product in score.products:
+    for product in getattr(score.extras, "products", None) or []:
         for check in product.checks:
             lines.append(
                 f"- slot {product.slot + 1} {check.name}: {'pass' if check.passed else 'FAIL'} ({check.evidence})"

@@ -270,9 +270,8 @@ def test_the_task_families_and_their_task_types_come_from_the_registry(tmp_path:
     assert [f["name"] for f in body["families"]] == [f.name for f in families()]
     shopping = body["families"][0]
     assert shopping["name"] == "shoppingbench" and shopping["tasks"] == ["product", "shop", "voucher", "web"]
-    # the dashboard's own run page (the answer beside the gold); a session's: the conversation and its attribution
-    assert shopping["run_page"] in (None, "shoppingbench")
-    assert {f["name"]: f["run_page"] for f in body["families"]}["session"] == "session"
+    # no family declares a run page of its own: every run page is the sections its family draws (`run_sections`)
+    assert not any("run_page" in f for f in body["families"])
     colors = {t["task"]: t["color"] for t in body["tasks"]}
     assert list(colors) == list(all_tasks())
     # the four ShoppingBench tasks keep the dashboard's colors; any later task takes a palette color
@@ -833,8 +832,9 @@ def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, H
     assert not any(r["hidden"] for r in runs) and all(r["problem_id"] in race["problem_ids"] for r in runs)
     finished = next(r for r in runs if r["status"] == "finished" and r["success"])
     page = hclient.get(f"/api/runs/{finished['run_id']}").json()
-    assert page["problem"]["query"] and page["gold"] and page["strict"]["products"][0]["checks"]
-    assert page["answer"] == page["gold"][0]["product_id"]
+    assert page["problem"]["query"] and page["strict"]["extras"]["products"][0]["checks"]
+    gold = next(s for s in page["sections"] if s["id"] == "gold")  # ShoppingBench's answer beside the gold
+    assert page["answer"] == gold["rows"][0][1][0]["text"] == gold["rows"][0][2][0]["text"]
     assert hclient.get(f"/api/runs/{finished['run_id']}/trajectory").status_code == 200
     grid = hclient.get(f"/api/races/{made.live_race}/grid").json()
     assert [p["problem_id"] for p in grid["problems"]] == race["problem_ids"]
@@ -854,10 +854,17 @@ def test_a_session_run_shows_its_plan_once_its_race_closed(sessions: tuple[Store
     client = TestClient(create_app(store))
     page = client.get(f"/api/runs/{run_id}").json()
     assert page["task"] == "session" and page["problem"]["query"] == problem.query
-    plan = page["session"]
-    assert plan["gold_ids"] == problem.gold_ids
-    assert [(c["cid"], c["src"]) for c in plan["constraints"]] == [(c.cid, c.src) for c in problem.constraints]
-    assert [u["say"] for u in plan["events"]] == [e.say for e in problem.events]
+    sections = {s["id"]: s for s in page["sections"]}  # the session family's run page (`Family.run_sections`)
+    assert sections["session-verdict"]["facts"]["gold"] == ", ".join(problem.gold_ids)
+    rows = sections["attribution"]["rows"]
+    assert [(r[0][0]["text"], r[1]) for r in rows] == [(c.cid, c.src) for c in problem.constraints]
+    assert all(f"{e.update.cid} →" in sections["attribution"]["note"] for e in problem.events)
+    assert sections["conversation"]["entries"][0] == {
+        "who": "shopper",
+        "kind": "opening",
+        "label": "opening",
+        "text": problem.query,
+    }
     strict = page["strict"]
     assert strict["task"] == "session" and strict["success"] is True
     names = [c["name"] for c in strict["checks"]]
@@ -867,7 +874,7 @@ def test_a_session_run_shows_its_plan_once_its_race_closed(sessions: tuple[Store
     store.set_race_status(page["race_id"], "running")
     try:
         hidden = client.get(f"/api/runs/{run_id}")
-        assert hidden.json()["hidden"] and "session" not in hidden.json() and "steps" not in hidden.json()
+        assert hidden.json()["hidden"] and "sections" not in hidden.json() and "steps" not in hidden.json()
         assert not [s for s in _session_secrets(problem) if s in hidden.text]
         assert client.get(f"/api/runs/{run_id}/trajectory").status_code == 403
     finally:

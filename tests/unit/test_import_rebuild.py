@@ -149,7 +149,7 @@ def test_a_shared_gold_is_one_product_meeting_every_problem_that_names_it(rebuil
             update={"reward": [reward.model_copy(update={"product_id": "none"})], "task": "product", "voucher": None}
         )
         score = score_run(substitute, TRAY, catalog.get)
-        assert score.rule == 1, (problem.problem_id, score.products[0].checks)
+        assert score.extras.rule == 1, (problem.problem_id, score.extras.products[0].checks)
 
 
 def test_baskets_are_solved_around_shared_products(rebuilt):

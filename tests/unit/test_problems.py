@@ -112,7 +112,7 @@ def test_rebuilt_golds_meet_their_constraints_field_by_field(rebuilt):
                 }
             )
             score = score_run(substitute, [reward.product_id], catalog.get)
-            assert score.rule == 1, (problem.problem_id, score.checks, score.products[0].checks)
+            assert score.extras.rule == 1, (problem.problem_id, score.checks, score.extras.products[0].checks)
 
 
 def test_rebuilt_shop_and_voucher_baskets(rebuilt):

@@ -133,7 +133,7 @@ def test_one_product_for_two_slots_counts_twice_only_under_the_paper():
     twice = [BASKET[0], BASKET[0] | {"product_id": "A9"}]  # two requests that one product meets
     assert run(shop_problem(twice), "A1,A1", "shoppingbench").success
     deduplicated = run(shop_problem(twice), "A1,A1", "sn15")
-    assert not deduplicated.success and deduplicated.products[1].answer_id is None
+    assert not deduplicated.success and deduplicated.extras.products[1].answer_id is None
 
 
 def event(seq: int, name: str, arguments, *, status: int = 200, error: str | None = None) -> TrajectoryEvent:
@@ -179,7 +179,7 @@ def test_a_call_the_gateway_refused_never_reached_the_tool_and_does_not_count():
 def test_attribute_and_sku_values_match_exactly_in_both():
     for name in BOTH:
         score = run(product_problem(), "CASED", name)
-        assert score.field_rates["attributes"] == 0 and not score.success
+        assert score.extras.field_rates["attributes"] == 0 and not score.success
 
 
 def test_title_threshold_differs():
@@ -193,10 +193,10 @@ def test_price_modes_check_only_the_bound_they_name():
     # "less than" with a lower bound written in: the references test only price <= hi
     reward = CYMBAL | {"product_id": "X", "price": [{"less than": [4600, 5000]}]}
     for name in BOTH:
-        assert run(product_problem(reward), "G1", name).field_rates["price"] == 1
+        assert run(product_problem(reward), "G1", name).extras.field_rates["price"] == 1
     reward = CYMBAL | {"product_id": "X", "price": [{"greater than": [1000, 2000]}]}
     for name in BOTH:
-        assert run(product_problem(reward), "G1", name).field_rates["price"] == 1
+        assert run(product_problem(reward), "G1", name).extras.field_rates["price"] == 1
 
 
 def test_gold_id_field_rates_differ():
@@ -204,16 +204,18 @@ def test_gold_id_field_rates_differ():
     off = CYMBAL | {"price": [{"less than": [None, 100]}], "service": []}
     paper = run(product_problem(off), "G1", "shoppingbench")
     oro = run(product_problem(off), "G1", "sn15")
-    assert paper.success and oro.success and paper.rule == oro.rule == 1
-    assert paper.field_rates == {"title": 1, "price": 1, "service": 1, "attributes": 1}
-    assert oro.field_rates["price"] == 0 and oro.field_rates["service"] == 0  # no service constraint: 0 in ORO
+    assert paper.success and oro.success and paper.extras.rule == oro.extras.rule == 1
+    assert paper.extras.field_rates == {"title": 1, "price": 1, "service": 1, "attributes": 1}
+    assert (
+        oro.extras.field_rates["price"] == 0 and oro.extras.field_rates["service"] == 0
+    )  # no service constraint: 0 in ORO
 
 
 def test_a_reward_with_nothing_to_check_scores_zero_without_raising():
     bare = {"product_id": "X"}
     for name in BOTH:
         score = run(product_problem(bare), "G1", name)
-        assert score.rule == 0 and not score.success
+        assert score.extras.rule == 0 and not score.success
 
 
 # ------------------------------------------------------------------------------------------------ baskets
@@ -221,58 +223,58 @@ def test_a_zero_rule_slot_joins_the_shop_check_only_under_the_paper():
     unrelated = [BASKET[0], {"product_id": "Z", "title": ["Stainless Steel Rice Cooker 1.8L"]}]
     paper = run(shop_problem(unrelated), "A1,A3", "shoppingbench")
     oro = run(shop_problem(unrelated), "A1,A3", "sn15")
-    assert paper.products[1].rule == 0 and paper.shop == 1 and oro.shop == 0
+    assert paper.extras.products[1].rule == 0 and paper.extras.shop == 1 and oro.extras.shop == 0
     assert not paper.success and not oro.success
 
 
 def test_a_zero_rule_slot_joins_the_budget_only_under_the_paper():
     unrelated = [BASKET[0], {"product_id": "Z", "title": ["Stainless Steel Rice Cooker 1.8L"]}]
-    assert run(voucher_problem(unrelated), "A1,A3", "shoppingbench").budget == 1
-    assert run(voucher_problem(unrelated), "A1,A3", "sn15").budget == 0
+    assert run(voucher_problem(unrelated), "A1,A3", "shoppingbench").extras.budget == 1
+    assert run(voucher_problem(unrelated), "A1,A3", "sn15").extras.budget == 0
 
 
 def test_budget_uses_raw_floats():
     cheap = [BASKET[0] | {"product_id": "P1"}, BASKET[1] | {"product_id": "P2"}]
     # 0.1 + 0.2 is 0.30000000000000004 > 0.3: over budget by float noise, as in both references
     for name in BOTH:
-        assert run(voucher_problem(cheap, budget=0.3, threshold=1), "P1,P2", name).budget == 0
-        assert run(voucher_problem(cheap, budget=0.31, threshold=1), "P1,P2", name).budget == 1
+        assert run(voucher_problem(cheap, budget=0.3, threshold=1), "P1,P2", name).extras.budget == 0
+        assert run(voucher_problem(cheap, budget=0.31, threshold=1), "P1,P2", name).extras.budget == 1
 
 
 def test_voucher_rules_in_both():
     for name in BOTH:
         assert run(voucher_problem(), "A1,A2", name).success  # 500 - 50 = 450 <= 460
-        assert run(voucher_problem(threshold=500), "A1,A2", name).budget == 1  # threshold met at equality
-        assert run(voucher_problem(threshold=500.01), "A1,A2", name).budget == 0
-        assert run(voucher_problem(voucher_type="shop"), "A1,C1", name).budget == 0  # two shops: 600 > 460
+        assert run(voucher_problem(threshold=500), "A1,A2", name).extras.budget == 1  # threshold met at equality
+        assert run(voucher_problem(threshold=500.01), "A1,A2", name).extras.budget == 0
+        assert run(voucher_problem(voucher_type="shop"), "A1,C1", name).extras.budget == 0  # two shops: 600 > 460
         pct = voucher_problem(discount_type="percentage", face_value=None, discount=0.2, cap=60, budget=440)
-        assert run(pct, "A1,A2", name).budget == 1  # max(500 * 0.8, 500 - 60) = 440
+        assert run(pct, "A1,A2", name).extras.budget == 1  # max(500 * 0.8, 500 - 60) = 440
         uncapped = voucher_problem(discount_type="percentage", face_value=None, discount=0.2, cap=None, budget=400)
-        assert run(uncapped, "A1,A2", name).budget == 1  # the references raise on a null cap; uncapped here
+        assert run(uncapped, "A1,A2", name).extras.budget == 1  # the references raise on a null cap; uncapped here
         big = voucher_problem(face_value=900, threshold=1, budget=0)
         score = run(big, "A1,A2", name)
-        assert score.budget == 1 and "-400.0" in score.checks[0].evidence  # a fixed voucher may go below 0
+        assert score.extras.budget == 1 and "-400.0" in score.checks[0].evidence  # a fixed voucher may go below 0
 
 
 # ------------------------------------------------------------------------------------------------ web
 def test_a_web_answer_whose_id_contains_the_gold_id_is_not_a_success():
     for name in BOTH:
         score = run(web_problem(), "XG1X", name)
-        assert not score.success and score.rule == 0
+        assert not score.success and score.extras.rule == 0
     # the paper reports gt as a substring test; subnet 15 takes the exact id
-    assert run(web_problem(), "XG1X", "shoppingbench").gt == 1
-    assert run(web_problem(), "XG1X", "sn15").gt == 0
+    assert run(web_problem(), "XG1X", "shoppingbench").extras.gt == 1
+    assert run(web_problem(), "XG1X", "sn15").extras.gt == 0
 
 
 def test_web_keyword_is_searched_in_title_and_description_apart_unstripped():
     for name in BOTH:
         # "August" ends the title and "2020" opens the description: found only in the two joined
         split = run(web_problem(), "WEB", name)
-        assert split.kw == 0
+        assert split.extras.kw == 0
         # the keyword as given, with its padding space, is not in the title
         padded = run(web_problem(keyword="August 2020 "), "WEB2", name)
-        assert padded.kw == 0
-        assert run(web_problem(), "WEB2", name).kw == 1
+        assert padded.extras.kw == 0
+        assert run(web_problem(), "WEB2", name).extras.kw == 1
 
 
 def test_web_without_a_reward_title_uses_the_keyword_in_the_title():
@@ -299,7 +301,7 @@ def test_any_answer_is_scored_without_an_exception(answer, task, name):
         "web": web_problem(),
     }[task]
     score = run(problem, answer, name)
-    assert score.ruleset == name and 0 <= score.rule <= 1 and score.final in (0.0, 1.0)
+    assert score.ruleset == name and 0 <= score.extras.rule <= 1 and score.final in (0.0, 1.0)
 
 
 def test_unknown_ruleset_is_one_clear_error():

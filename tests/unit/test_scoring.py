@@ -91,14 +91,14 @@ def test_answer_parsing():
 
 def test_gold_is_success_with_rule_one():
     score = score_run(problem(), "G1", lookup)
-    assert score.success and score.gt == 1 and score.rule == 1 and score.final == 1
+    assert score.success and score.extras.gt == 1 and score.extras.rule == 1 and score.final == 1
 
 
 def test_substitute_meeting_every_constraint_succeeds_without_gt():
     score = score_run(problem(), "SUB", lookup)
-    assert score.gt == 0 and score.rule == 1 and score.success
-    assert score.products[0].title_similarity >= TITLE_THRESHOLD
-    assert score.field_rates == {"title": 1.0, "price": 1.0, "service": 1.0, "attributes": 1.0}
+    assert score.extras.gt == 0 and score.extras.rule == 1 and score.success
+    assert score.extras.products[0].title_similarity >= TITLE_THRESHOLD
+    assert score.extras.field_rates == {"title": 1.0, "price": 1.0, "service": 1.0, "attributes": 1.0}
 
 
 @pytest.mark.parametrize(("pid", "failed"), [("PRICEY", "price"), ("NOFLASH", "service"), ("RIDE", "attributes")])
@@ -106,14 +106,14 @@ def test_each_near_miss_fails_exactly_its_constraint(pid, failed):
     score = score_run(problem(), pid, lookup)
     assert not score.success
     # title, price, service, and 2 pairs (size from the SKU option, cymbal_type): 5 checks, one failed
-    assert score.rule == pytest.approx(4 / 5)
-    assert score.field_rates[failed] < 1
-    assert all(rate == 1 for name, rate in score.field_rates.items() if name != failed)
+    assert score.extras.rule == pytest.approx(4 / 5)
+    assert score.extras.field_rates[failed] < 1
+    assert all(rate == 1 for name, rate in score.extras.field_rates.items() if name != failed)
 
 
 def test_unrelated_product_fails_the_title():
     score = score_run(problem(), "OTHER", lookup)
-    assert score.field_rates["title"] == 0 and not score.success
+    assert score.extras.field_rates["title"] == 0 and not score.success
 
 
 def test_product_task_uses_the_first_id_only():
@@ -124,16 +124,16 @@ def test_product_task_uses_the_first_id_only():
 @pytest.mark.parametrize("answer", [None, "", "nope", "G1x", ["\x00", "drop table"], "  ,  "])
 def test_junk_and_empty_answers_score_zero(answer):
     score = score_run(problem(), answer, lookup)
-    assert score.rule == 0 and score.gt == 0 and not score.success and score.final == 0
+    assert score.extras.rule == 0 and score.extras.gt == 0 and not score.success and score.final == 0
 
 
 def test_price_bounds_are_inclusive_and_open_bounds_work():
     at_hi = problem(reward=[CYMBAL | {"product_id": "X", "price": [{"between": [3000, 4500]}]}])
-    assert score_run(at_hi, "G1", lookup).field_rates["price"] == 1
+    assert score_run(at_hi, "G1", lookup).extras.field_rates["price"] == 1
     above = problem(reward=[CYMBAL | {"product_id": "X", "price": [{"greater than": [4500, None]}]}])
-    assert score_run(above, "G1", lookup).field_rates["price"] == 1
+    assert score_run(above, "G1", lookup).extras.field_rates["price"] == 1
     below = problem(reward=[CYMBAL | {"product_id": "X", "price": [{"less than": [None, 4499.99]}]}])
-    assert score_run(below, "G1", lookup).field_rates["price"] == 0
+    assert score_run(below, "G1", lookup).extras.field_rates["price"] == 0
 
 
 def test_required_pair_may_come_from_attributes_or_one_sku_option_but_not_two():
@@ -142,10 +142,10 @@ def test_required_pair_may_come_from_attributes_or_one_sku_option_but_not_two():
         "sku_options": [{"size": "16 inch"}],
         "attributes": [{"material": ["b20 bronze"]}],
     }
-    assert score_run(problem(reward=[reward]), "G1", lookup).field_rates["attributes"] == 1
+    assert score_run(problem(reward=[reward]), "G1", lookup).extras.field_rates["attributes"] == 1
     # two pairs that live in two different options of G1 cannot both be met by one option
     split = CYMBAL | {"product_id": "X", "sku_options": [{"size": "16 inch"}], "attributes": [{"size": ["18 inch"]}]}
-    assert score_run(problem(reward=[split]), "G1", lookup).field_rates["attributes"] == 0.5
+    assert score_run(problem(reward=[split]), "G1", lookup).extras.field_rates["attributes"] == 0.5
 
 
 SHOP_REWARD = [
@@ -158,11 +158,11 @@ def test_shop_task_needs_every_slot_in_one_shop_in_order():
     p = problem("shop", SHOP_REWARD)
     assert score_run(p, "A1,A2", lookup).success
     mixed = score_run(p, "A1,B2", lookup)  # B2 is a fine placemat, but from another shop
-    assert mixed.rule == 1 and mixed.shop == 0 and not mixed.success
+    assert mixed.extras.rule == 1 and mixed.extras.shop == 0 and not mixed.success
     swapped = score_run(p, "A2,A1", lookup)  # position i answers reward i
     assert not swapped.success
     missing = score_run(p, "A1", lookup)
-    assert missing.shop == 0 and missing.rule == 0.5 and not missing.success
+    assert missing.extras.shop == 0 and missing.extras.rule == 0.5 and not missing.success
 
 
 def voucher_problem(**voucher):
@@ -172,16 +172,20 @@ def voucher_problem(**voucher):
 
 def test_voucher_budget_rules():
     assert score_run(voucher_problem(), "A1,A2", lookup).success  # 500 - 50 = 450 <= 460
-    assert score_run(voucher_problem(threshold=500), "A1,A2", lookup).budget == 1  # threshold reached at equality
-    assert score_run(voucher_problem(threshold=500.01), "A1,A2", lookup).budget == 0
-    assert score_run(voucher_problem(budget=500), "A1,A2", lookup).budget == 1  # within budget without the voucher
-    assert score_run(voucher_problem(budget=449.99), "A1,A2", lookup).budget == 0
+    assert (
+        score_run(voucher_problem(threshold=500), "A1,A2", lookup).extras.budget == 1
+    )  # threshold reached at equality
+    assert score_run(voucher_problem(threshold=500.01), "A1,A2", lookup).extras.budget == 0
+    assert (
+        score_run(voucher_problem(budget=500), "A1,A2", lookup).extras.budget == 1
+    )  # within budget without the voucher
+    assert score_run(voucher_problem(budget=449.99), "A1,A2", lookup).extras.budget == 0
     shop = voucher_problem(voucher_type="shop")
-    assert score_run(shop, "A1,A2", lookup).budget == 1
-    assert score_run(shop, "A1,B2", lookup).budget == 0  # a shop voucher needs one shop: 490 > 460
+    assert score_run(shop, "A1,A2", lookup).extras.budget == 1
+    assert score_run(shop, "A1,B2", lookup).extras.budget == 0  # a shop voucher needs one shop: 490 > 460
     pct = voucher_problem(discount_type="percentage", face_value=None, discount=0.2, cap=60, budget=440)
-    assert score_run(pct, "A1,A2", lookup).budget == 1  # max(500 * 0.8, 500 - 60) = 440
-    assert score_run(voucher_problem(), "A1", lookup).budget == 0  # not every product recommended
+    assert score_run(pct, "A1,A2", lookup).extras.budget == 1  # max(500 * 0.8, 500 - 60) = 440
+    assert score_run(voucher_problem(), "A1", lookup).extras.budget == 0  # not every product recommended
 
 
 def test_web_task():
@@ -195,9 +199,9 @@ def test_web_task():
     )
     assert score_run(p, "G1", lookup).success
     sub = score_run(p, "PRICEY", lookup)  # same title words, has "Bronze": kw and title pass
-    assert sub.kw == 1 and sub.rule == 1 and sub.success
+    assert sub.extras.kw == 1 and sub.extras.rule == 1 and sub.success
     other = score_run(p, "OTHER", lookup)
-    assert other.kw == 0 and other.rule == 0 and not other.success
+    assert other.extras.kw == 0 and other.extras.rule == 0 and not other.success
 
 
 def test_title_similarity_orders_same_and_different_products():

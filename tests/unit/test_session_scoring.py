@@ -104,8 +104,8 @@ GOOD = [
 
 def test_a_good_session_succeeds_with_every_rubric_item() -> None:
     result = score(log(*GOOD))
-    assert result.task == "session" and result.success and result.answer == ["G1"] and result.gt == 1.0
-    assert result.rule == 1.0 and result.products[0].known
+    assert result.task == "session" and result.success and result.answer == ["G1"] and result.extras.gt == 1.0
+    assert result.extras.rule == 1.0 and result.extras.products[0].known
     assert all(rubric_passes(result).values()), rubric_passes(result)
     assert result.final == pytest.approx(1.0)
     assert set(reasons(result).values()) == {None}
@@ -119,7 +119,7 @@ def test_a_good_session_succeeds_with_every_rubric_item() -> None:
 def test_a_substitute_that_meets_the_final_truth_succeeds() -> None:
     events = log(*GOOD[:5], search("G2"), propose("MID"), propose("G2", message="G2 at 2,450"), commit("G2"))
     result = score(events)
-    assert result.success and result.gt == 0.0
+    assert result.success and result.extras.gt == 0.0
 
 
 def test_missed_hidden() -> None:
@@ -167,7 +167,7 @@ def check_end(result: RunScore) -> tuple[bool, str]:
 def test_no_commit() -> None:
     result = score(log(ask("material?"), search("G1")))
     assert not result.success and set(reasons(result).values()) == {"no_commit"}
-    assert result.answer == [] and not result.products[0].known
+    assert result.answer == [] and not result.extras.products[0].known
     # past the turn limit the session is over: a late commit is no commit
     problem = plan(limits={"max_user_turns": 1})
     late = score(log(ask("material?"), ask("finish?"), commit("G1")), problem)

@@ -1,5 +1,5 @@
-"""The runs: the filtered list, one run in full once its race closed (its answer beside the gold; a session's plan
-for the session run page), and its trajectory (403 while the race is open)."""
+"""The runs: the filtered list, one run in full once its race closed (the sections its family draws: the answer
+beside the gold, a session's conversation), and its trajectory (403 while the race is open)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
-from arena.tasks import UnknownTask, all_tasks, family_for
+from arena.scoring.models import normalize_strict
+from arena.tasks import UnknownTask, all_tasks, family_for, parse_problem
+from arena.tasks.hooks import Section
 from validator.api import views
-from validator.api.shapes import HIDDEN, Limit, Offset, describe, gold, page, run_summary, sandbox_facts, session_plan
+from validator.api.shapes import HIDDEN, Limit, Offset, describe, page, run_summary, sandbox_facts
 from validator.store.models import Run, Score
 from validator.store.repository import RUN_STATUSES, Store
 from validator.store.views import RunSort
@@ -112,14 +114,16 @@ def _trajectory_route(api: APIRouter, store: Store) -> None:
         return events
 
 
-def _run_page(task: str | None) -> str | None:
-    """The run page the family of task type ``task`` declares (None: the dashboard's default)."""
-    if task is None:
-        return None
+def run_sections(data: dict[str, Any] | None, strict: dict[str, Any] | None, steps: list[Any]) -> list[dict[str, Any]]:
+    """The sections of a run's page, as its problem's family draws them (`Family.run_sections`); a problem whose
+    family this node does not load gets its verdict as JSON, and one line saying why."""
     try:
-        return getattr(family_for(task), "run_page", None)
-    except UnknownTask:
-        return None
+        problem = parse_problem(data or {})
+        sections = family_for(problem.task).run_sections(problem, strict, steps)
+    except (UnknownTask, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        why = f"this node cannot read the problem ({exc}); load its task family (SHOPARENA_FAMILIES)"
+        sections = [Section("Answer and strict checks", "json", id="strict-generic", value=strict, note=why)]
+    return [section.as_dict() for section in sections]
 
 
 def _in_full(
@@ -132,17 +136,10 @@ def _in_full(
     out = run_summary(found, score, problem.task if problem else None, race_status, seed_block)
     data = problem.data if problem else {}
     out["problem"] = {k: data.get(k) for k in ("problem_id", "task", "query", "difficulty")}
-    out["problem"]["n_products"] = len(data.get("reward") or [])
-    # the race closed: its gold is published, and the answer is shown beside it with each check
-    out["gold"] = gold(data)
-    if _run_page(problem.task if problem else None) == "session":
-        # a session's plan (profile, constraints by source, changes of mind, the shopper's style, its gold): what the
-        # run page shows beside the conversation, once the race closed (never before: see `run` above)
-        out["session"] = session_plan(data)
     out["answer"] = sandbox.get("answer")
     out["sandbox"] = found.sandbox
     out["sandbox_facts"] = sandbox_facts(sandbox, full=True)
-    out["strict"] = score.strict if score else None
+    out["strict"] = normalize_strict(score.strict) if score else None  # a row stored before `extras` too
     out["judge"] = score.judge if score else None
     out["judge_evidence"] = score.judge_evidence if score else None
     # the ruleset the strict checks were made by, and the verdicts a rescore replaced (oldest first)
@@ -160,6 +157,9 @@ def _in_full(
         for r in store.score_revisions(found.run_id)
     ]
     out["steps"] = [e.model_dump(mode="json") for e in store.events(found.run_id)]
+    # the race closed: the gold is published, and the run's family draws the answer beside it, its checks (a
+    # session: the conversation, the shopper's reveals, the attribution), never before (see `run` above)
+    out["sections"] = run_sections(data, out["strict"], out["steps"])
     # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
     # that ended in an error, with its code and blame)
     out["upstream_errors"] = sandbox.get("upstream_errors") or []

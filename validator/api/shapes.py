@@ -1,5 +1,5 @@
 """What the API answers, shaped from the store's rows: races, runs (hidden until their race closes), the sandbox's
-facts, the gold, error-code descriptions, and the paginated list every list endpoint answers."""
+facts, error-code descriptions, and the paginated list every list endpoint answers."""
 
 from __future__ import annotations
 
@@ -169,46 +169,3 @@ def sandbox_facts(sandbox: dict[str, Any], *, full: bool) -> dict[str, Any]:
     the agent's stderr)."""
     keys = ("backend", "status", "exit_code", "oom", "timed_out", "elapsed_s") + (("stderr_tail",) if full else ())
     return {k: sandbox.get(k) for k in keys}
-
-
-def gold(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The gold of a problem, one entry per product slot: its id, title and the constraints the answer is held to."""
-    out = []
-    for slot, reward in enumerate(data.get("reward") or []):
-        if not isinstance(reward, dict):
-            continue
-        title = reward.get("title")
-        out.append(
-            {
-                "slot": slot,
-                "product_id": reward.get("product_id"),
-                "title": title[0] if isinstance(title, list) and title else title,
-                "constraints": {
-                    k: reward.get(k) for k in ("attributes", "sku_options", "service", "price") if reward.get(k)
-                },
-            }
-        )
-    return out
-
-
-def session_plan(data: dict[str, Any]) -> dict[str, Any]:
-    """A session problem's plan, for the run page of a closed race: its gold ids, the profile, each constraint (its
-    source, the shopper's line and its rule), the changes of mind, the shopper's style and the limits."""
-    constraints = [
-        {"cid": c.get("cid"), "src": c.get("src"), "say": c.get("say") or "", "rule": c.get("rule") or {}}
-        for c in data.get("constraints") or []
-        if isinstance(c, dict)
-    ]
-    updates = [
-        {"cid": (e.get("update") or {}).get("cid"), "rule": (e.get("update") or {}).get("rule"), "say": e.get("say")}
-        for e in data.get("events") or []
-        if isinstance(e, dict)
-    ]
-    return {
-        "gold_ids": [str(p) for p in (data.get("gold") or {}).get("product_ids") or []],
-        "profile": data.get("profile") or {},
-        "constraints": constraints,
-        "events": updates,
-        "style": data.get("style") or {},
-        "limits": data.get("limits") or {},
-    }

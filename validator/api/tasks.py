@@ -20,23 +20,11 @@ def task_colors() -> dict[str, str]:
 
 
 def tasks_body() -> dict[str, Any]:
-    """The families (name, summary, task types, the run page they declare, if any) and every task type with its
-    family and color."""
+    """The families (name, summary, task types) and every task type with its family and color."""
     colors = task_colors()
     found = families()
     return {
-        "families": [
-            {
-                "name": fam.name,
-                "summary": fam.summary,
-                "tasks": list(fam.tasks),
-                # the run page the family declares: None or "shoppingbench" (the answer beside the gold, the
-                # checks), "session" (the conversation, the shopper's reveals, the per-constraint attribution and
-                # the rubric); any other: the strict verdict as JSON
-                "run_page": getattr(fam, "run_page", None),
-            }
-            for fam in found
-        ],
+        "families": [{"name": fam.name, "summary": fam.summary, "tasks": list(fam.tasks)} for fam in found],
         "tasks": [{"task": task, "family": fam.name, "color": colors[task]} for fam in found for task in fam.tasks],
     }
 

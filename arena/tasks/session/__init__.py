@@ -16,7 +16,7 @@ from typing import Any
 from arena.scoring.models import RunScore
 from arena.tasks import register
 from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
-from arena.tasks.hooks import Importer, SelfCheckReport, Step
+from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
 from arena.tasks.session.problem import SessionProblem
 from arena.tools.registry import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -27,7 +27,6 @@ class Session(Family):
     tasks = ("session",)
     problem_model = SessionProblem
     summary = "multi-turn shopping sessions: ask the shopper, track what they say, propose, commit once they agree"
-    run_page = "session"
     corpus_prompt = (
         "You are a shopping assistant talking with a shopper. The opening request is only part of what they need: "
         "read their profile, ask short questions one thing at a time, search the catalog, and propose products with "
@@ -68,8 +67,17 @@ class Session(Family):
 
         return RULESETS
 
+    def run_sections(
+        self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]
+    ) -> list[Section]:
+        """The conversation with the shopper's reveals, then the strict session check."""
+        from arena.tasks.session.page import run_sections
+
+        assert isinstance(problem, SessionProblem)
+        return run_sections(problem, strict, steps)
+
     def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shopping.strict_product import known_answer_ids
+        from arena.tasks.shopping.verdict import known_answer_ids
 
         return known_answer_ids(strict)
 

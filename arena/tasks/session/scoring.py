@@ -20,12 +20,13 @@ from typing import Any
 
 import orjson
 
-from arena.scoring.models import FIELDS, Check, ProductScore, RunScore
+from arena.scoring.models import Check, RunScore
 from arena.tasks.base import Lookup
 from arena.tasks.session import rubric, shopper, truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.trace import Trace, replay
 from arena.tasks.shopping.rulesets import get_ruleset
+from arena.tasks.shopping.verdict import FIELDS, ProductScore, ShoppingExtras
 from arena.trajectory import TrajectoryEvent
 
 REASONS = ("no_commit", "user_exit", "rejected_again", "stale_after_update", "ignored_revealed", "missed_hidden")
@@ -140,20 +141,22 @@ def score_session(
         task="session",
         ruleset=rs.name,
         ruleset_version=f"{rs.version}+{rubric.VERSION}",
-        title_model=rs.title_model,
         answer=ids,
         success=success,
-        gt=1.0 if pid in problem.gold_ids else 0.0,
-        rule=ps.rule,
-        field_rates=_rates(ps.hits),
-        products=[ps],
+        extras=ShoppingExtras(
+            title_model=rs.title_model,
+            gt=1.0 if pid in problem.gold_ids else 0.0,
+            rule=ps.rule,
+            field_rates=_rates(ps.hits),
+            products=[ps],
+        ),
         checks=checks,
         final=final,
     )
 
 
 def _product(problem: SessionProblem, pid: str | None, doc: dict[str, Any] | None, ruleset: Any) -> ProductScore:
-    """The committed product scored against S* by the ShoppingBench checks."""
+    """The committed product scored against S* by the shopping domain's product checks."""
     gold = problem.gold_ids[0]
     gt = 1.0 if pid in problem.gold_ids else 0.0
     if doc is None:

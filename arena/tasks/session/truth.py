@@ -15,7 +15,8 @@ import numpy as np
 
 from arena.tasks.session.problem import Rule, merge
 from arena.tasks.shopping.similarity import default_embedder
-from arena.tasks.shopping.strict_product import ProductScore, score_product
+from arena.tasks.shopping.strict_product import score_product
+from arena.tasks.shopping.verdict import ProductScore
 
 #: the reward id the checks run under: no product has it, so ``gt`` is always 0 and every check counts
 NO_ID = "(the session's rules)"

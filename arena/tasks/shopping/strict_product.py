@@ -3,16 +3,16 @@ and scores whole runs with these): the exact id, and the title, price, service a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from arena.scoring.models import Check, ProductScore
+from arena.scoring.models import Check
 from arena.tasks.base import Lookup
 from arena.tasks.shopping.problem import ProductReward
 from arena.tasks.shopping.rulesets import Ruleset, get_ruleset
 from arena.tasks.shopping.similarity import TitleEmbedder, similarities
+from arena.tasks.shopping.verdict import ProductScore
 
 
 def pair_hits(reward: ProductReward, product: dict[str, Any]) -> tuple[int, int, list[Check]]:
@@ -162,9 +162,3 @@ def _field_checks(
         hits["attributes"] = [got, total]
         checks.extend(pair_checks)
     return hits, checks, best
-
-
-def known_answer_ids(strict: Mapping[str, Any] | None) -> set[str]:
-    """The answer ids a stored verdict's per-slot checks found in the catalog (`Family.corpus_known`)."""
-    products = (strict or {}).get("products") or []
-    return {str(p["answer_id"]) for p in products if isinstance(p, Mapping) and p.get("known") and p.get("answer_id")}

@@ -15,7 +15,7 @@ from typing import Any
 from arena.scoring.models import RunScore
 from arena.tasks import register
 from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
-from arena.tasks.hooks import Importer, SelfCheckReport, Step
+from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
 from arena.tasks.shopping.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -73,8 +73,17 @@ class ShoppingBench(Family):
         report = generate_problems(catalog, n, list(tasks), seed, progress=progress)
         return Generated(list(report.problems), list(report.skipped), GENERATOR_VERSION)
 
+    def run_sections(
+        self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]
+    ) -> list[Section]:
+        """The answer beside the gold, slot by slot, and the strict breakdown check by check."""
+        from arena.tasks.shoppingbench.page import run_sections
+
+        assert isinstance(problem, Problem)
+        return run_sections(problem, strict, steps)
+
     def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shopping.strict_product import known_answer_ids
+        from arena.tasks.shopping.verdict import known_answer_ids
 
         return known_answer_ids(strict)
 

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from arena.tasks.shopping.problem import Problem
+from arena.tasks.shopping.verdict import extras_of
 from arena.tasks.shoppingbench.strict import score_run
 
 
@@ -98,7 +99,7 @@ def selfcheck(
         if gold.success:
             check.gold_passed += 1
         else:
-            failed = [c.name for p in gold.products for c in p.checks if not c.passed] + [
+            failed = [c.name for p in extras_of(gold).products for c in p.checks if not c.passed] + [
                 c.name for c in gold.checks if not c.passed
             ]
             report.failures.append(f"{problem.problem_id}: gold answer fails ({', '.join(failed) or 'no product'})")

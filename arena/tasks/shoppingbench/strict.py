@@ -28,12 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from arena.scoring.models import FIELDS, Check, ProductScore, RunScore
+from arena.scoring.models import Check, RunScore
 from arena.tasks.base import Lookup
 from arena.tasks.shopping.problem import Problem
 from arena.tasks.shopping.rulesets import Ruleset, get_ruleset
 from arena.tasks.shopping.similarity import TitleEmbedder, similarities
 from arena.tasks.shopping.strict_product import lookup_answer, pair_hits, score_product
+from arena.tasks.shopping.verdict import FIELDS, ProductScore, ShoppingExtras
 
 __all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "pair_hits", "parse_answer", "score_product", "score_run"]
 
@@ -124,17 +125,11 @@ def score_run(
     n = len(products)
     rule = sum(p.rule for p in products) / n
     gt = sum(p.gt for p in products) / n
+    extras = ShoppingExtras(
+        title_model=rs.title_model, gt=gt, rule=rule, products=products, field_rates=_field_rates(products, n, rs)
+    )
     score = RunScore(
-        task=problem.task,
-        ruleset=rs.name,
-        ruleset_version=rs.version,
-        title_model=rs.title_model,
-        answer=ids,
-        success=False,
-        gt=gt,
-        rule=rule,
-        products=products,
-        field_rates=_field_rates(products, n, rs),
+        task=problem.task, ruleset=rs.name, ruleset_version=rs.version, answer=ids, success=False, extras=extras
     )
     counted = [p for p in products if p.known and (p.rule > 0 or not rs.slot_needs_rule)]
     docs = [lookup_answer(lookup, p.answer_id) for p in counted]
@@ -143,7 +138,7 @@ def score_run(
     if problem.task == "shop":
         shops = {d["shop_id"] for d in docs if d is not None}
         one_shop = len(counted) == n and len(shops) == 1
-        score.shop = 1.0 if one_shop else 0.0
+        extras.shop = 1.0 if one_shop else 0.0
         checks.append(
             Check(
                 name="one shop",
@@ -151,15 +146,15 @@ def score_run(
                 evidence=f"shops {sorted(shops)}; {len(counted)}/{n} slots {why_counted}",
             )
         )
-        score.success = rule >= 1 and score.shop >= 1
+        score.success = rule >= 1 and extras.shop >= 1
     elif problem.task == "voucher":
         if len(counted) == n:
-            score.budget, check = budget_check(problem, [d for d in docs if d is not None])
+            extras.budget, check = budget_check(problem, [d for d in docs if d is not None])
         else:
-            score.budget = 0.0
+            extras.budget = 0.0
             check = Check(name="budget", passed=False, evidence=f"{len(counted)}/{n} slots {why_counted}")
         checks.append(check)
-        score.success = rule >= 1 and score.budget >= 1
+        score.success = rule >= 1 and extras.budget >= 1
     else:
         score.success = rule >= 1
     score.checks = checks
@@ -216,13 +211,7 @@ def _score_web(
 ) -> RunScore:
     reward = problem.reward[0]
     answer_id = ids[0] if ids else None
-    head = {
-        "task": "web",
-        "ruleset": rs.name,
-        "ruleset_version": rs.version,
-        "title_model": rs.title_model,
-        "answer": ids,
-    }
+    head: dict[str, Any] = {"task": "web", "ruleset": rs.name, "ruleset_version": rs.version, "answer": ids}
     if rs.web_gt_substring:
         gt = 1.0 if answer_id and reward.product_id in answer_id else 0.0  # the paper reports this; success ignores it
     else:
@@ -239,9 +228,10 @@ def _score_web(
             rule=0,
             checks=[Check(name="answer", passed=False, evidence=why)],
         )
-        return RunScore(
-            **head, success=False, gt=gt, rule=0, kw=0, products=[ps], field_rates=_field_rates([ps], 1, rs)
+        extras = ShoppingExtras(
+            title_model=rs.title_model, gt=gt, rule=0, kw=0, products=[ps], field_rates=_field_rates([ps], 1, rs)
         )
+        return RunScore(**head, success=False, extras=extras)
     kw, title_ok, similarity, checks = _web_checks(problem, product, answer_id, gt, embedder, gold_vector, rs)
     rule = (kw + float(title_ok)) / 2
     ps = ProductScore(
@@ -255,13 +245,7 @@ def _score_web(
         hits={"title": [int(title_ok), 1]},
         checks=checks,
     )
-    return RunScore(
-        **head,
-        success=rule >= 1,
-        gt=gt,
-        rule=rule,
-        kw=kw,
-        products=[ps],
-        field_rates=_field_rates([ps], 1, rs),
-        final=1.0 if rule >= 1 else 0.0,
+    extras = ShoppingExtras(
+        title_model=rs.title_model, gt=gt, rule=rule, kw=kw, products=[ps], field_rates=_field_rates([ps], 1, rs)
     )
+    return RunScore(**head, success=rule >= 1, extras=extras, final=1.0 if rule >= 1 else 0.0)

@@ -2,21 +2,30 @@
 adding a folder and registering it, and lets the tests race a family that is not ShoppingBench end to end.
 
 The task ``lookup``: the query asks for the code of a name; the code book is private (it stays at the gateway), the
-tool ``lookup_code`` reads it, and the agent commits the code with ``recommend_product``. Loaded by importing this
-module, or by naming it in ``SHOPARENA_FAMILIES`` (``tests.support.mock_family``) for other processes.
+tool ``lookup_code`` reads it, and the agent commits the code with ``commit_code`` (its answer tool, found by its
+declared kind, not its name). Loaded by importing this module, or by naming it in ``SHOPARENA_FAMILIES``
+(``tests.support.mock_family``) for other processes.
+
+Beside the required hooks it declares an importer (``arena problems import-lookups``: JSON Lines of ``{"name",
+"codes"}``), two rulesets (``mock-exact``, the default, and ``mock-number``: the code read as a number) and a judge
+context (the names the code book holds, which the agent is shown); the self-check, the run page and the corpus use
+the `Family` defaults.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from arena.scoring.models import Check, RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Lookup, ProblemBase
+from arena.tasks.base import Family, Lookup, ProblemBase, Ruleset
+from arena.tasks.hooks import Imported, Importer, ImportOptions
 from arena.tools.registry import RunState, ToolContext, ToolError, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
@@ -29,6 +38,10 @@ class LookupProblem(ProblemBase):
     @property
     def gold_ids(self) -> list[str]:
         return [self.codes[self.name]]
+
+    def public(self) -> dict[str, Any]:
+        """The query and the names the code book holds (never a code)."""
+        return {**super().public(), "names": sorted(self.codes)}
 
 
 @dataclass
@@ -46,10 +59,70 @@ def lookup_code(ctx: ToolContext, key: Annotated[str, Field(description="The nam
     return codes[key]
 
 
-def recommend_product(ctx: ToolContext, product_ids: Annotated[str, Field(description="The code.")]) -> str:
+def commit_code(ctx: ToolContext, product_ids: Annotated[str, Field(description="The code.")]) -> str:
     """Commit the answer: the code you looked up."""
     ctx.state.recommendations.append([product_ids])
     return "committed"
+
+
+def terminate(ctx: ToolContext, status: Annotated[str, Field(description="How the run ended.")] = "success") -> str:
+    """End the run."""
+    return "ended"
+
+
+@dataclass(frozen=True)
+class MockRuleset:
+    """How an answer is compared with the gold code: exactly, or as numbers (leading zeros ignored)."""
+
+    name: str
+    as_number: bool
+    version: str = "1"
+
+    def parse(self, raw: Any) -> list[str]:
+        return [raw.strip()] if isinstance(raw, str) and raw.strip() else []
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version}
+
+    def same(self, answer: str, gold: str) -> bool:
+        if self.as_number and answer.isdigit() and gold.isdigit():
+            return int(answer) == int(gold)
+        return answer == gold
+
+
+RULESETS = {"mock-exact": MockRuleset("mock-exact", False), "mock-number": MockRuleset("mock-number", True)}
+
+
+def import_lookups(files: Sequence[Path], options: ImportOptions) -> Imported:
+    """JSON Lines of ``{"name", "codes"}``, one problem a line; a bad line is skipped with its reason."""
+    made = Imported(version="lookup-import/1")
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            try:
+                record = json.loads(line)
+                name, codes = record["name"], record["codes"]
+                problem = LookupProblem(
+                    problem_id=f"lookup-{path.stem}-{number}",
+                    task="lookup",
+                    query=f"What is the code of '{name}'? Look it up and commit it.",
+                    name=name,
+                    codes=codes,
+                )
+                assert name in codes, f"the code book has no {name!r}"
+            except (ValueError, KeyError, TypeError, AssertionError) as exc:
+                made.skipped.append(f"{path.name}:{number}: {exc}")
+                continue
+            made.problems.append(problem)
+    return made
+
+
+IMPORTER = Importer(
+    command="import-lookups",
+    help="Import lookup problems from JSON Lines of {name, codes}.",
+    files_help="JSON Lines files, one {name, codes} a line.",
+    run=import_lookups,
+    rebuild="none",
+)
 
 
 class Mock(Family):
@@ -57,12 +130,12 @@ class Mock(Family):
     tasks = ("lookup",)
     problem_model = LookupProblem
     summary = "a code lookup, for the tests"
-    run_page = "generic"
 
     def tools(self) -> ToolRegistry:
         registry = ToolRegistry()
         registry.register(lookup_code, results="reply")
-        registry.register(recommend_product, results="answer")
+        registry.register(commit_code, results="answer")
+        registry.register(terminate, results="end")
         return registry
 
     def run_state(self, problem: ProblemBase) -> RunState:
@@ -80,20 +153,24 @@ class Mock(Family):
         ruleset: Any = None,
     ) -> RunScore:
         assert isinstance(problem, LookupProblem)
+        rules = RULESETS[ruleset or "mock-exact"]
         gold = problem.codes[problem.name]
-        ok = isinstance(answer, str) and answer.strip() == gold
+        answered = rules.parse(answer)
+        ok = bool(answered) and rules.same(answered[0], gold)
         check = Check(name="code", passed=ok, evidence=f"answer {answer!r}, gold {gold!r}")
-        answered = [answer.strip()] if isinstance(answer, str) and answer.strip() else []
         return RunScore(
-            task=problem.task,
-            ruleset="mock",
-            answer=answered,
-            success=ok,
-            gt=float(ok),
-            rule=float(ok),
-            checks=[check],
-            final=float(ok),
+            task=problem.task, ruleset=rules.name, answer=answered, success=ok, checks=[check], final=float(ok)
         )
+
+    def rulesets(self) -> Mapping[str, Ruleset]:
+        return RULESETS
+
+    def importers(self) -> Sequence[Importer]:
+        return (IMPORTER,)
+
+    def judge_context(self, problem: ProblemBase) -> dict[str, Any]:
+        assert isinstance(problem, LookupProblem)
+        return {**super().judge_context(problem), "names": ", ".join(sorted(problem.codes))}
 
 
 FAMILY = register(Mock())
@@ -106,7 +183,7 @@ from arena_agent import call_tool
 def agent_main(problem):
     name = problem["query"].split("'")[1]
     code = call_tool("lookup_code", key=name)
-    call_tool("recommend_product", product_ids=code)
+    call_tool("commit_code", product_ids=code)
     return {"answer": code}
 """
 

@@ -1,6 +1,7 @@
 // ShopArena dashboard: a small single-page app over the node's read-only API. No framework, no CDN.
 // Pages: leaderboard and standings (#/), live race (#/live), races (#/races, #/race/ID), runs (#/runs?...),
-// a run (#/run/ID; a session's in session.js), miners (#/miners, #/miner/HOTKEY), submissions, weights.
+// a run (#/run/ID: the sections its task family draws, the judge, the steps), miners (#/miners, #/miner/HOTKEY),
+// submissions, weights.
 "use strict";
 
 const app = document.getElementById("app");
@@ -8,7 +9,6 @@ const app = document.getElementById("app");
 // first page is drawn (`loadTasks`); filled in place, so the filters that list TASKS see them
 const TASKS = [];
 const COLORS = {};
-const RUN_PAGES = {}; // task -> the run page its family declares (none: this dashboard's run page)
 const PALETTE = ["#2f6fdf", "#1f8a4c", "#b7791f", "#8e44ad", "#c0392b", "#16a2b8", "#6b7383", "#d35400", "#2c3e50", "#7f8c8d"];
 const RUN_STATUSES = ["pending", "starting", "running", "scoring", "judged", "finished", "errored"];
 const PAGE_SIZE = 25;
@@ -40,11 +40,9 @@ const when = (iso, block, what = "block") => `${ago(iso)}${block !== null && blo
 let tasksLoaded = null;
 function loadTasks() {
   tasksLoaded = tasksLoaded || api("/api/tasks").then((body) => {
-    const pages = Object.fromEntries(body.families.map((f) => [f.name, f.run_page]));
     for (const t of body.tasks) {
       TASKS.push(t.task);
       COLORS[t.task] = t.color;
-      if (pages[t.family]) RUN_PAGES[t.task] = pages[t.family];
     }
   }).catch((error) => { tasksLoaded = null; throw error; });
   return tasksLoaded;
@@ -429,79 +427,55 @@ async function runsPage(params) {
 
 // --- a run -----------------------------------------------------------------------------------------------------------
 
-function checksHtml(strict) {
-  if (!strict) return `<p class="muted">not scored</p>`;
-  const rows = [];
-  for (const product of strict.products || []) {
-    for (const check of product.checks || []) rows.push({ where: `slot ${product.slot + 1} (gold ${product.gold_id}, answer ${product.answer_id ?? "none"})`, ...check });
+// the sections a run's family draws (Family.run_sections, sent by the API as run.sections): facts, tables, checks,
+// text, JSON and conversations, every cell text or {text, tone} or a list of lines; the one run page of every family
+function cellHtml(cell, inline = false) {
+  if (cell === null || cell === undefined) return "";
+  if (Array.isArray(cell)) {
+    return inline ? cell.map((c) => cellHtml(c, true)).join(" ") : cell.map((c) => `<div class="line">${cellHtml(c, true)}</div>`).join("");
   }
-  for (const check of strict.checks || []) rows.push({ where: "answer", ...check });
-  const ids = (strict.answer || []).map((id) => JSON.stringify(id)).join(", ") || "none";
-  const ruleset = strict.ruleset ? `ruleset <b>${esc(strict.ruleset)}</b> v${esc(strict.ruleset_version || "?")}` : "ruleset shoppingbench (stored before rulesets)";
-  return `<p>success <b class="${strict.success ? "ok" : "bad"}">${strict.success ? "yes" : "no"}</b> · gt ${num(strict.gt, 2)} · rule ${num(strict.rule, 2)} · answer ${esc(ids)}</p>
-    <p class="muted">${ruleset} · title similarity by ${esc(strict.title_model || "WordLlama 256-d")} (the references use Qwen3-Embedding-0.6B, which cannot run offline; only a substitute product's title check can differ)</p>
-    ${table([{ title: "where", value: (r) => r.where }, { title: "check", value: (r) => r.name },
-             { title: "result", html: (r) => `<span class="${r.passed ? "ok" : "bad"}">${r.passed ? "pass" : "FAIL"}</span>` },
-             { title: "evidence", value: (r) => r.evidence }], rows, "checks")}`;
+  if (typeof cell === "object") {
+    const text = esc(cell.text ?? "");
+    if (cell.tone === "code") return `<code>${text}</code>`;
+    if (cell.tone === "bold") return `<b>${text}</b>`;
+    return cell.tone ? `<span class="${esc(cell.tone)}">${text}</span>` : text;
+  }
+  return esc(String(cell));
 }
 
-// product titles the run saw, from its tool results (to name the answer's products beside the gold)
-function titlesSeen(steps) {
-  const titles = {};
-  const walk = (value, depth = 0) => {
-    if (depth > 6 || value === null || typeof value !== "object") return;
-    if (Array.isArray(value)) { value.forEach((v) => walk(v, depth + 1)); return; }
-    if (value.product_id && (value.title || value.short_description)) titles[String(value.product_id)] = value.title || String(value.short_description).split(";")[0];
-    Object.values(value).forEach((v) => walk(v, depth + 1));
-  };
-  steps.forEach((s) => walk(s.result));
-  return titles;
+function seqLink(runId, seq) {
+  return seq === null || seq === undefined ? "" : `<a class="seq" href="#/run/${enc(runId)}" onclick="document.getElementById('step-${seq}').scrollIntoView();return false;">#${seq}</a>`;
 }
 
-function constraintText(constraints) {
-  return Object.entries(constraints || {}).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join("; ");
+function entryHtml(e, runId) {
+  const marks = (e.marks || []).map((m) => `<span class="${esc(m.cls || "reveal")}"${m.title ? ` title="${esc(m.title)}"` : ""}>${esc(m.text)}</span>`).join(" ");
+  const cls = ["turn", e.who, e.kind, ...(e.classes || [])].map((c) => esc(c || "")).join(" ");
+  return `<li class="${cls}"${e.turn !== null && e.turn !== undefined ? ` data-turn="${esc(e.turn)}"` : ""}><span class="who">${esc(e.who || "")}</span> <span class="muted">${esc(e.label || "")}</span> ${seqLink(runId, e.seq)}${e.error ? ` <span class="bad">error: ${esc(e.error)}</span>` : ""} ${marks}
+    ${e.text ? `<div class="said">${esc(e.text)}</div>` : ""}${(e.items || []).length ? `<div class="proposed">${cellHtml(e.items)}</div>` : ""}</li>`;
 }
 
-function answerGoldHtml(run) {
-  const slots = (run.strict && run.strict.products) || [];
-  const titles = titlesSeen(run.steps || []);
-  const gold = run.gold || [];
-  const rows = gold.map((g) => {
-    const slot = slots.find((s) => s.slot === g.slot) || {};
-    return { g, slot };
-  });
-  const answered = (run.strict && run.strict.answer) || (run.answer ? String(run.answer).split(",").map((s) => s.trim()).filter(Boolean) : []);
-  const body = rows.map(({ g, slot }) => `<tr><td class="num">${g.slot + 1}</td>
-      <td><b>${esc(g.product_id)}</b><br>${esc(g.title || "")}${g.constraints && Object.keys(g.constraints).length ? `<br><span class="muted">${esc(constraintText(g.constraints))}</span>` : ""}</td>
-      <td>${slot.answer_id ? `<b class="${slot.answer_id === g.product_id ? "ok" : ""}">${esc(slot.answer_id)}</b><br>${esc(titles[slot.answer_id] || "")}` : `<span class="muted">no answer for this slot</span>`}</td>
-      <td>${(slot.checks || []).map((c) => `<div><span class="${c.passed ? "ok" : "bad"}">${c.passed ? "✓" : "✗"} ${esc(c.name)}</span> <span class="muted">${esc(c.evidence || "")}</span></div>`).join("") || `<span class="muted">no checks</span>`}</td></tr>`).join("");
-  const extra = ((run.strict && run.strict.checks) || []).map((c) => `<div><span class="${c.passed ? "ok" : "bad"}">${c.passed ? "✓" : "✗"} ${esc(c.name)}</span> <span class="muted">${esc(c.evidence || "")}</span></div>`).join("");
-  return `<div class="card" id="answer-gold"><h2>Answer beside the gold</h2>
-    <p>recommended: ${answered.length ? answered.map((a) => `<code>${esc(a)}</code>`).join(", ") : `<span class="muted">nothing</span>`}</p>
-    ${gold.length ? `<div class="scroll"><table id="gold"><thead><tr><th class="num">slot</th><th>gold</th><th>answer</th><th>checks</th></tr></thead><tbody>${body}</tbody></table></div>` : `<p class="muted">this problem has no gold product</p>`}
-    ${extra ? `<p><b>answer-level checks</b></p>${extra}` : ""}</div>`;
+function sectionHtml(s, run) {
+  const id = s.id ? ` id="${esc(s.id)}"` : "";
+  let body = s.text && s.kind !== "text" ? `<p>${esc(s.text)}</p>` : "";
+  if (s.kind === "facts") {
+    body += `<dl class="facts"${id}>${Object.entries(s.facts || {}).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${cellHtml(v)}</dd>`).join("")}</dl>`;
+  } else if (s.kind === "table") {
+    body += (s.rows || []).length ? table((s.columns || []).map((c, i) => ({ title: c, html: (r) => cellHtml(r[i]) })), s.rows, s.id || "") : `<p class="muted">none</p>`;
+  } else if (s.kind === "checks") {
+    body += table([{ title: "check", value: (c) => c.name }, { title: "result", html: (c) => `<span class="${c.passed ? "ok" : "bad"}">${c.passed ? "pass" : "FAIL"}</span>` },
+                   { title: "evidence", value: (c) => c.evidence || "" }], s.checks || [], s.id || "");
+  } else if (s.kind === "conversation") {
+    body += `<ol class="conversation"${id}>${(s.entries || []).map((e) => entryHtml(e, run.run_id)).join("")}</ol>`;
+  } else if (s.kind === "json") {
+    body += `<pre${id}>${esc(JSON.stringify(s.value, null, 1))}</pre>`;
+  } else {
+    body += `<p${id}>${esc(s.text || "")}</p>`;
+  }
+  return `<div class="card section-${esc(s.kind)}"><h2>${esc(s.title)}</h2>${body}${s.note ? `<p class="muted">${esc(s.note)}</p>` : ""}</div>`;
 }
 
-// the run page a run's family declares ("session": session.js; any other but "shoppingbench": the verdict as JSON);
-// null for the dashboard's own run page (the answer beside the gold, the strict checks)
-function ownRunPage(run) {
-  const page = RUN_PAGES[run.problem.task];
-  return page && page !== "shoppingbench" ? page : null;
-}
-function verdictHtml(run) {
-  const page = ownRunPage(run);
-  if (page === "session") return sessionHtml(run);
-  return page ? genericStrictHtml(run) : answerGoldHtml(run);
-}
-
-// the run page of a task whose family declares a run page this dashboard does not draw: the answer and the strict
-// verdict's checks as JSON
-function genericStrictHtml(run) {
-  const strict = run.strict;
-  const verdict = strict ? `<p>success <b class="${strict.success ? "ok" : "bad"}">${strict.success ? "yes" : "no"}</b>${strict.ruleset ? ` · ruleset <b>${esc(strict.ruleset)}</b> v${esc(strict.ruleset_version || "?")}` : ""}</p>
-    <pre id="strict-json">${esc(JSON.stringify({ answer: strict.answer, checks: strict.checks, products: strict.products }, null, 1))}</pre>` : `<p class="muted">not scored</p>`;
-  return `<div class="card" id="strict-generic"><h2>Answer and strict checks</h2>
-    <p>answer: ${run.answer ? `<code>${esc(typeof run.answer === "string" ? run.answer : JSON.stringify(run.answer))}</code>` : `<span class="muted">nothing</span>`}</p>${verdict}</div>`;
+function sectionsHtml(run) {
+  return (run.sections || []).map((s) => sectionHtml(s, run)).join("") || `<p class="muted">not scored</p>`;
 }
 
 function sandboxHtml(facts, run) {
@@ -599,11 +573,10 @@ async function runPage(runId) {
     { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
   app.innerHTML = `${head}
     ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
-    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · ${ownRunPage(run) === "session" ? "a conversation" : `${run.problem.n_products} product(s)`} · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
-    ${verdictHtml(run)}
+    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
+    ${sectionsHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
-    ${ownRunPage(run) ? "" : `<h2>Strict checks</h2>${checksHtml(run.strict)}`}
     ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
       { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
       { title: "rubric", value: (r) => r.rubric_version ?? "" },
