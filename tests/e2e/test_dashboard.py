@@ -203,7 +203,7 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
         "sound",
     }
     assert run["ruleset"] == {"name": "shoppingbench", "version": "1"} and run["score_revisions"] == []
-    assert run["strict"]["title_model"].startswith("WordLlama")
+    assert run["strict"]["extras"]["title_model"].startswith("WordLlama")
     trajectory = client.get(f"/api/runs/{offline['run_id']}/trajectory").json()
     assert trajectory == run["steps"]
 
@@ -513,8 +513,9 @@ def test_a_closed_races_run_shows_the_answer_beside_the_gold_and_its_sandbox(
     )
     page = hclient.get(f"/api/runs/{run.run_id}").json()
     problem = next(p for p in store.problems(store.race(run.race_id).pack_id) if p.problem_id == run.problem_id)
-    assert [g["product_id"] for g in page["gold"]] == [str(r["product_id"]) for r in problem.data["reward"]]
-    assert page["gold"][0]["title"] and page["answer"] == run.sandbox["answer"]
+    gold = {s["id"]: s for s in page["sections"]}["gold"]  # ShoppingBench's run page: the answer beside the gold
+    assert [row[1][0]["text"] for row in gold["rows"]] == [str(r["product_id"]) for r in problem.data["reward"]]
+    assert gold["rows"][0][1][1] and page["answer"] == run.sandbox["answer"]
     assert page["sandbox_facts"]["exit_code"] == 0 and page["sandbox_facts"]["oom"] is False
     oom = hclient.get(f"/api/runs/{history[1].oom_runs[0]}").json()
     assert oom["sandbox_facts"] == {
@@ -833,7 +834,8 @@ def test_once_the_race_closes_its_runs_are_shown_in_full(history: tuple[Store, H
     finished = next(r for r in runs if r["status"] == "finished" and r["success"])
     page = hclient.get(f"/api/runs/{finished['run_id']}").json()
     assert page["problem"]["query"] and page["strict"]["extras"]["products"][0]["checks"]
-    gold = next(s for s in page["sections"] if s["id"] == "gold")  # ShoppingBench's answer beside the gold
+    gold = {s["id"]: s for s in page["sections"]}.get("gold")  # ShoppingBench's answer beside the gold
+    assert gold is not None, [(s["id"], s.get("note")) for s in page["sections"]]
     assert page["answer"] == gold["rows"][0][1][0]["text"] == gold["rows"][0][2][0]["text"]
     assert hclient.get(f"/api/runs/{finished['run_id']}/trajectory").status_code == 200
     grid = hclient.get(f"/api/races/{made.live_race}/grid").json()

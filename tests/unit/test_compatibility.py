@@ -104,7 +104,12 @@ def test_the_gold_scores_and_every_near_miss_fails_on_fit_alone(world: tuple[Cat
     by_leaf = pools(catalog)
     for p in problems:
         verdict = FAMILY.score(p, p.gold[0], catalog.get)
-        assert verdict.success and verdict.final == 1.0 and verdict.gt == 1.0 and verdict.answer == [p.gold[0]]
+        assert (
+            verdict.success
+            and verdict.final == 1.0
+            and verdict.extras.rate("gt") == 1.0
+            and verdict.answer == [p.gold[0]]
+        )
         assert all(c.passed for c in verdict.checks)
         misses = near_misses(p, by_leaf[p.fit.category.rsplit(" > ", 1)[-1]])
         assert misses
@@ -135,7 +140,7 @@ def test_a_wrong_kind_several_ids_unknown_or_no_answer_each_fail_with_a_reason(
     assert not unknown.success and [c.name for c in unknown.checks if not c.passed] == ["known"]
     for nothing in (None, "", " , "):
         verdict = FAMILY.score(p, nothing, catalog.get)
-        assert not verdict.success and verdict.answer == [] and verdict.rule == 0.0
+        assert not verdict.success and verdict.answer == [] and verdict.extras.rate("rule") == 0.0
 
 
 def test_an_extra_want_is_checked(world: tuple[Catalog, list[CompatProblem]]) -> None:

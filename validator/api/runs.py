@@ -119,10 +119,14 @@ def run_sections(data: dict[str, Any] | None, strict: dict[str, Any] | None, ste
     family this node does not load gets its verdict as JSON, and one line saying why."""
     try:
         problem = parse_problem(data or {})
-        sections = family_for(problem.task).run_sections(problem, strict, steps)
     except (UnknownTask, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         why = f"this node cannot read the problem ({exc}); load its task family (SHOPARENA_FAMILIES)"
-        sections = [Section("Answer and strict checks", "json", id="strict-generic", value=strict, note=why)]
+        return [Section("Answer and strict checks", "json", id="strict-generic", value=strict, note=why).as_dict()]
+    try:
+        sections = family_for(problem.task).run_sections(problem, strict, steps)
+    except ValueError as exc:
+        why = f"the {problem.task} family cannot draw this stored verdict ({exc})"
+        return [Section("Answer and strict checks", "json", id="strict-generic", value=strict, note=why).as_dict()]
     return [section.as_dict() for section in sections]
 
 

@@ -16,14 +16,15 @@ FIELDS = ("title", "price", "service", "attributes")
 
 
 class ProductScore(BaseModel):
-    """The checks of one answered product against one reward (one slot)."""
+    """The checks of one answered product against one reward (one slot); a stored row missing a figure reads it as
+    nothing found (0, unknown)."""
 
     slot: int
-    gold_id: str
-    answer_id: str | None
-    known: bool
-    gt: float
-    rule: float
+    gold_id: str = ""
+    answer_id: str | None = None
+    known: bool = False
+    gt: float = 0.0
+    rule: float = 0.0
     title_similarity: float | None = None
     hits: dict[str, list[int]] = Field(default_factory=dict)  # field -> [passed, total]
     checks: list[Check] = Field(default_factory=list)
