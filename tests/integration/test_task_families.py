@@ -161,6 +161,18 @@ def test_a_familys_importer_is_an_arena_problems_command_and_its_selfcheck_runs(
     check = arena_cli("problems", "selfcheck", str(pack), "--catalog", str(catalog_dir), "--json", str(report))
     assert check.returncode == 0, check.stdout + check.stderr
     assert json.loads(report.read_text())["by_task"]["lookup"] == {"problems": 3, "gold_passed": 3}
+    # combined with the mixed pack (its lookups by the default, mock-exact): each family keeps its own ruleset, and
+    # the one family scored two ways is refused until --ruleset chooses
+    mixed = load_pack(mixed_inputs[1], require_signature=False)
+    same_catalog = tmp_path / "lookups-cat.json"
+    write_pack(written.model_copy(update={"catalog_digest": mixed.catalog_digest}), same_catalog)
+    combine = ["problems", "pack", str(same_catalog), str(mixed_inputs[1]), "--key-uri", "//Alice"]
+    clash = arena_cli(*combine, "--out", str(tmp_path / "both.json"))
+    assert clash.returncode == 2 and "mock: mock-exact, mock-number" in clash.stderr, clash.stderr
+    done = arena_cli(*combine, "--out", str(tmp_path / "both.json"), "--ruleset", "sn15,mock=mock-number")
+    assert done.returncode == 0, done.stderr
+    both = load_pack(tmp_path / "both.json", require_signature=False)
+    assert [both.ruleset_for(t) for t in ("lookup", "product")] == ["mock-number", "sn15"]
 
 
 def test_a_pack_names_a_ruleset_per_family_each_family_defaulting_to_its_first() -> None:

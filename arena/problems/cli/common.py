@@ -49,11 +49,23 @@ def write(pack: Any, path: Path) -> None:
         fail(f"could not write {path}: {exc}")
 
 
-def new_pack(problems: list[Any], catalog_digest: str | None, version: str, ruleset: str = "shoppingbench") -> Any:
+def new_pack(
+    problems: list[Any],
+    catalog_digest: str | None,
+    version: str,
+    ruleset: str = "shoppingbench",
+    rulesets: dict[str, str] | None = None,
+) -> Any:
     from arena.problems.pack import PackError, new_pack
 
     try:
-        return new_pack(problems, catalog_digest=catalog_digest, generator_version=version, ruleset=ruleset)
+        return new_pack(
+            problems,
+            catalog_digest=catalog_digest,
+            generator_version=version,
+            ruleset=ruleset,
+            rulesets=rulesets,
+        )
     except PackError as exc:
         fail(str(exc))
 

@@ -61,10 +61,10 @@ SealAnchorBlockOption = Annotated[
 RulesetOption = Annotated[
     str | None,
     typer.Option(
-        help="The strict checks the pack's problems are scored by: "
-        "shoppingbench (the paper's evaluator) or sn15 (subnet 15's "
-        "scorer). Default: the input packs' (shoppingbench when made "
-        "by import or generate)."
+        help="The strict checks the pack's problems are scored by, comma-separated: a ruleset name for every family "
+        "that defines it (shoppingbench: the paper's evaluator, sn15: subnet 15's scorer), or FAMILY=NAME for one "
+        "family (e.g. sn15,compatibility=NAME). Default: the input packs' for each family (each family's first "
+        "when none was chosen)."
     ),
 ]
 
@@ -114,7 +114,7 @@ def pack_cmd(
         task_mix=task_mix,
         sampling={"samples": samples, "window": window, "shard_r": shard_r},
     )
-    pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, _ruleset(packs, ruleset))
+    pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, *_rulesets(packs, ruleset))
     pack = pack.model_copy(update={"rotation": rot})
     if seal_round is not None or seal_anchor_block is not None:
         pack = _seal(pack, public_only, seal_round, seal_anchor_block, seal_anchor_time, seal_block_time)
@@ -217,17 +217,39 @@ def _check_task_mix(task_mix: dict[str, float], problems: list[Any]) -> None:
     )
 
 
-def _ruleset(packs: list[Any], ruleset: str | None) -> str:
-    """The ruleset named by --ruleset, else the one all the packs share (exit 2 when they differ)."""
-    from arena.tasks import UnknownRuleset, get_ruleset
+def _rulesets(packs: list[Any], option: str | None) -> tuple[str, dict[str, str]]:
+    """The combined pack's ruleset and its per-family rulesets: each family's from the input packs, then --ruleset's
+    (a bare name for every family that defines it, FAMILY=NAME for one); exit 2 when two input packs score one
+    family differently and --ruleset does not choose, or when --ruleset names an unknown family or ruleset."""
+    from arena.tasks import UnknownRuleset, UnknownTask, families, family, family_for, get_ruleset, ruleset_for
 
-    rulesets = {p.ruleset for p in packs}
-    if ruleset is None and len(rulesets) > 1:
-        fail(f"the packs are scored by different rulesets ({', '.join(sorted(rulesets))}); choose one with --ruleset")
+    chosen: dict[str, set[str]] = {}
+    for pack in packs:
+        for task in {p.task for p in pack.problems}:
+            name = pack.ruleset_for(task)
+            if name is not None:
+                chosen.setdefault(family_for(task).name, set()).add(name)
+    legacy = {p.ruleset for p in packs}.pop() if len({p.ruleset for p in packs}) == 1 else "shoppingbench"
+    explicit: dict[str, str] = {}
     try:
-        return get_ruleset(ruleset or rulesets.pop()).name
-    except UnknownRuleset as exc:
+        for entry in [e.strip() for e in (option or "").split(",") if e.strip()]:
+            fam_name, _, name = entry.rpartition("=")
+            if fam_name:
+                ruleset_for(family(fam_name), {fam_name: name})
+                explicit[fam_name] = name
+            else:
+                legacy = get_ruleset(name).name
+                explicit.update({f.name: legacy for f in families() if legacy in f.rulesets()})
+    except (UnknownRuleset, UnknownTask) as exc:
         fail(f"--ruleset: {exc}")
+    clashes = sorted(f for f, names in chosen.items() if len(names) > 1 and f not in explicit)
+    if clashes:
+        named = "; ".join(f"{f}: {', '.join(sorted(chosen[f]))}" for f in clashes)
+        fail(f"the packs score a family by different rulesets ({named}); choose with --ruleset FAMILY=NAME")
+    picked = {f: names.pop() for f, names in chosen.items() if len(names) == 1} | explicit
+    # only what differs from what the pack's one ruleset (or the family's default) gives: an old-style pack stays one
+    per_family = {f: n for f, n in picked.items() if ruleset_for(family(f), None, legacy) != n}
+    return legacy, per_family
 
 
 def _sign_and_write(
