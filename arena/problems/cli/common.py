@@ -60,11 +60,7 @@ def new_pack(
 
     try:
         return new_pack(
-            problems,
-            catalog_digest=catalog_digest,
-            generator_version=version,
-            ruleset=ruleset,
-            rulesets=rulesets,
+            problems, catalog_digest=catalog_digest, generator_version=version, ruleset=ruleset, rulesets=rulesets
         )
     except PackError as exc:
         fail(str(exc))
