@@ -15,14 +15,15 @@ from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
+from arena.tasks.base import Generated, Lookup, ProblemBase
 from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
 from arena.tasks.session.problem import SessionProblem
+from arena.tasks.shopping.family import ShoppingFamily
 from arena.tools.registry import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
 
-class Session(Family):
+class Session(ShoppingFamily):
     name = "session"
     tasks = ("session",)
     problem_model = SessionProblem
@@ -60,13 +61,6 @@ class Session(Family):
         assert isinstance(problem, SessionProblem)
         return score_session(problem, answer, lookup, events=events, ruleset=ruleset)
 
-    def rulesets(self) -> Mapping[str, Ruleset]:
-        """The shopping domain's rulesets, shared with ShoppingBench (a session's commit is checked by the same
-        product checks): a pack's ``sn15`` scores its sessions by sn15's checks too."""
-        from arena.tasks.shopping.rulesets import RULESETS
-
-        return RULESETS
-
     def run_sections(
         self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]
     ) -> list[Section]:
@@ -75,11 +69,6 @@ class Session(Family):
 
         assert isinstance(problem, SessionProblem)
         return run_sections(problem, strict, steps)
-
-    def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shopping.verdict import known_answer_ids
-
-        return known_answer_ids(strict)
 
     def importers(self) -> Sequence[Importer]:
         from arena.tasks.session.commands import IMPORTER

@@ -14,14 +14,15 @@ from typing import Any
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Generated, Lookup, ProblemBase, Ruleset
+from arena.tasks.base import Generated, Lookup, ProblemBase
 from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
+from arena.tasks.shopping.family import ShoppingFamily
 from arena.tasks.shopping.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
 
-class ShoppingBench(Family):
+class ShoppingBench(ShoppingFamily):
     name = "shoppingbench"
     tasks = TASKS
     problem_model = Problem
@@ -53,12 +54,6 @@ class ShoppingBench(Family):
         assert isinstance(problem, Problem)
         return score_run(problem, answer, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
 
-    def rulesets(self) -> Mapping[str, Ruleset]:
-        """``shoppingbench`` (the paper's evaluator, the default) and ``sn15`` (subnet 15's scorer)."""
-        from arena.tasks.shopping.rulesets import RULESETS
-
-        return RULESETS
-
     def generate(
         self,
         catalog: Any,
@@ -81,11 +76,6 @@ class ShoppingBench(Family):
 
         assert isinstance(problem, Problem)
         return run_sections(problem, strict, steps)
-
-    def corpus_known(self, strict: Mapping[str, Any] | None) -> set[str]:
-        from arena.tasks.shopping.verdict import known_answer_ids
-
-        return known_answer_ids(strict)
 
     def importers(self) -> Sequence[Importer]:
         from arena.tasks.shoppingbench.commands import IMPORTER
