@@ -14,8 +14,9 @@ is a fresh population, raced W times (the window: the W races' runs, problem ids
   `arena.pooling.pool` over its own runs (one validator: the mean of its runs).
 - Pooling on (`validators` V > 1): V validators race (every unit, or with `r` >= 2 their shard of it by
   `arena.pooling.shard`); two honest ones pool every validator's runs, the second given the bundles and runs in
-  another order; `rule` "pool" is `arena.pooling.pool`, "mean" the pooled mean of every final score
-  (`arena.sampling.standings` over all samples), shown for comparison.
+  another order; `rule` "pool" is `arena.pooling.pool`; for comparison, "mean" is the pooled mean of every final
+  score (`arena.sampling.standings` over all samples) and "median-of-means" each validator's mean final score per
+  miner, then the median across validators (`arena.pooling.weighted_median`): the rules decided against.
 - `forged` 1: the last validator publishes false verdicts for the truly second-best miner (its favoured). `forgery`
   "judge+withhold" is what re-derivation leaves a validator (strict verdicts are re-derived from trajectories): its
   judge zeroes every other miner's successes, lets the favoured's stand, and it leaves out as many of the favoured's
@@ -46,7 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.pooling import PooledRun, Standing, pool, shard  # noqa: E402
+from arena.pooling import PooledRun, Standing, pool, shard, weighted_median, wilson  # noqa: E402
 from arena.pooling.rule import MAX_WITHHELD  # noqa: E402
 from arena.sampling import Sample, standings  # noqa: E402
 from arena.weights import MinerResult, compute_weights, parse_policy  # noqa: E402
@@ -85,15 +86,20 @@ def settings() -> list[Setting]:
         Setting("top_heavy", 8, attempts=2, validators=4, r=2, window=4),
         Setting("top_heavy", 16, validators=4, r=2, window=8),
     ]
-    for window in (4, 8):
-        for forgery in ("judge+withhold", "withhold", "fabricate"):
-            rows.append(Setting("top_heavy", 16, validators=4, r=2, window=window, forged=1, forgery=forgery))
+    jw = "judge+withhold"
     rows += [
-        Setting("top_heavy", 16, validators=4, r=2, window=4, forged=1, forgery="judge+withhold", rule="mean"),
-        Setting("band", 16, validators=4, r=2, window=4),
-        Setting("band", 16, validators=4, r=2, window=4, forged=1, forgery="judge+withhold"),
-        Setting("sn15_top_half", 16, validators=4, r=2, window=4),
-        Setting("winner_take_all", 16, validators=4, r=2, window=4),
+        Setting("top_heavy", 16, validators=4, r=2, window=4, forged=1, forgery=jw),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery=jw),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="withhold"),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="fabricate"),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, rule="mean", forged=1, forgery=jw),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, rule="median-of-means"),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, rule="median-of-means", forged=1, forgery=jw),
+        Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="fabricate", rule="median-of-means"),
+        Setting("band", 16, validators=4, r=2, window=8),
+        Setting("band", 16, validators=4, r=2, window=8, forged=1, forgery=jw),
+        Setting("sn15_top_half", 16, validators=4, r=2, window=8),
+        Setting("winner_take_all", 16, validators=4, r=2, window=8),
     ]
     return rows
 
@@ -178,7 +184,40 @@ def race(setting: Setting, seed: int) -> tuple[dict[str, list[PooledRun]], dict[
     return runs, blocks, ranked[0], ranked[1]
 
 
+def _median_of_means(runs: dict[str, list[PooledRun]], blocks: dict[str, int]) -> list[Standing]:
+    """The rule decided against: each validator's mean final score per miner, the median across validators."""
+    validators = sorted(runs)
+    miners = sorted({r.miner for rs in runs.values() for r in rs})
+    means = np.full((len(miners), len(validators)), np.nan)
+    problems: dict[str, set[str]] = {m: set() for m in miners}
+    for v, validator in enumerate(validators):
+        mine: dict[str, list[float]] = {}
+        for r in runs[validator]:
+            mine.setdefault(r.miner, []).append(r.score)
+            problems[r.miner].add(r.problem_id)
+        for miner, scores in mine.items():
+            means[miners.index(miner), v] = math.fsum(scores) / len(scores)
+    median = weighted_median(means, np.ones(len(validators)))
+    score = {m: round(float(median[i]), 12) for i, m in enumerate(miners)}
+    order = sorted(miners, key=lambda m: (-score[m], blocks[m], m))
+    return [
+        Standing(
+            miner=m,
+            score=score[m],
+            low=wilson(score[m], len(problems[m]))[0],
+            high=wilson(score[m], len(problems[m]))[1],
+            p_rank1=0.0,
+            samples=0,
+            problems=len(problems[m]),
+            rank=rank,
+        )
+        for rank, m in enumerate(order, start=1)
+    ]
+
+
 def _standings(setting: Setting, runs: dict[str, list[PooledRun]], blocks: dict[str, int], seed: int) -> list[Standing]:
+    if setting.rule == "median-of-means":
+        return _median_of_means(runs, blocks)
     if setting.rule == "mean":
         samples = [Sample(miner=r.miner, problem=r.problem_id, score=r.score) for rs in runs.values() for r in rs]
         return standings(samples, blocks, seed=seed, replicates=REPLICATES)
@@ -238,14 +277,14 @@ def measure(setting: Setting, races: int, seed: int) -> dict[str, object]:
 
 
 HEADER = (
-    f"{'policy':<16}{'rule':<5}{'problems':>9}{'attempts':>9}{'window':>7}{'validators':>11}{'r':>3}"
+    f"{'policy':<16}{'rule':<16}{'problems':>9}{'attempts':>9}{'window':>7}{'validators':>11}{'r':>3}"
     f"{'forged':>16}{'same_winner':>12}{'tv':>6}{'identical':>10}{'best_wins':>10}{'runs/val':>9}"
 )
 
 
 def line(row: dict[str, object]) -> str:
     return (
-        f"{row['policy']!s:<16}{row['rule']!s:<5}{row['problems']!s:>9}{row['attempts']!s:>9}{row['window']!s:>7}"
+        f"{row['policy']!s:<16}{row['rule']!s:<16}{row['problems']!s:>9}{row['attempts']!s:>9}{row['window']!s:>7}"
         f"{row['validators']!s:>11}{row['r']!s:>3}{row['forgery'] or row['forged']!s:>16}"
         f"{row['same_winner']:>12.0%}{row['tv']:>6.2f}"
         f"{row['identical']:>10.0%}{row['best_wins']:>10.0%}{row['runs_per_validator']!s:>9}"
@@ -263,11 +302,11 @@ def main() -> None:
     print(f"{args.races} simulated races per setting, 16 miners; seeds {args.seed}..{args.seed + args.races - 1}")
     print(HEADER)
     rows = []
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for setting in settings():
         rows.append(measure(setting, args.races, args.seed))
         print(line(rows[-1]), flush=True)
-    print(f"{time.perf_counter() - started:.0f} s")
+    print(f"{time.perf_counter() - started:.0f} s ({time.process_time() - cpu:.0f} s of CPU)")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
         print(f"wrote {len(rows)} rows to {args.json}")

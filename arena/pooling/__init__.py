@@ -1,7 +1,8 @@
 """Pooling: many validators' runs of one race -> one ranking every honest validator computes byte for byte. Pure.
 
-- `pool` (`arena.pooling.rule`): standings from the runs each validator published (per-validator per-miner means,
-  then a stake-weighted median across validators), a Wilson 95% interval over problems and P(rank 1) by a seeded
+- `pool` (`arena.pooling.rule`): standings from the runs each validator published (the strict rate pooled over
+  every counted run, times the stake-weighted median of the validators' judge coefficients; a validator that
+  withholds a miner's runs has none of them counted), a Wilson 95% interval over problems and P(rank 1) by a seeded
   bootstrap over problems.
 - `shard` (`arena.pooling.sharding`): a race's (miner, problem, sample) units split among validators, each unit to r
   of them, balanced, whole problems per validator, deterministic by the race's seed.
