@@ -14,9 +14,11 @@ is a fresh population, raced W times (the window: the W races' runs, problem ids
   `arena.pooling.pool` over its own runs (one validator: the mean of its runs).
 - Pooling on (`validators` V > 1): V validators race (every unit, or with `r` >= 2 their shard of it by
   `arena.pooling.shard`); two honest ones pool every validator's runs, the second given the bundles and runs in
-  another order; `rule` "pool" is `arena.pooling.pool`; for comparison, "mean" is the pooled mean of every final
-  score (`arena.sampling.standings` over all samples) and "median-of-means" each validator's mean final score per
-  miner, then the median across validators (`arena.pooling.weighted_median`): the rules decided against.
+  another order; `rule` "pool" is `arena.pooling.pool`. The rules decided against, for comparison: "mean", the
+  pooled mean of every final score (`arena.sampling.standings` over all samples); "median-of-means", each
+  validator's mean final score per miner, then the median across validators (`arena.pooling.weighted_median`);
+  "pooled-strict", the strict verdicts pooled over every run times the median of the validators' judge
+  coefficients.
 - `forged` 1: the last validator publishes false verdicts for the truly second-best miner (its favoured). `forgery`
   "judge+withhold" is what re-derivation leaves a validator (strict verdicts are re-derived from trajectories): its
   judge zeroes every other miner's successes, lets the favoured's stand, and it leaves out as many of the favoured's
@@ -93,13 +95,16 @@ def settings() -> list[Setting]:
         Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="withhold"),
         Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="fabricate"),
         Setting("top_heavy", 16, validators=4, r=2, window=8, rule="mean", forged=1, forgery=jw),
-        Setting("top_heavy", 16, validators=4, r=2, window=8, rule="median-of-means"),
-        Setting("top_heavy", 16, validators=4, r=2, window=8, rule="median-of-means", forged=1, forgery=jw),
-        Setting("top_heavy", 16, validators=4, r=2, window=8, forged=1, forgery="fabricate", rule="median-of-means"),
+    ]
+    for rule in ("median-of-means", "pooled-strict"):
+        rows += [
+            Setting("top_heavy", 16, validators=4, r=2, window=8, rule=rule),
+            Setting("top_heavy", 16, validators=4, r=2, window=8, rule=rule, forged=1, forgery=jw),
+            Setting("top_heavy", 16, validators=4, r=2, window=8, rule=rule, forged=1, forgery="fabricate"),
+        ]
+    rows += [
         Setting("band", 16, validators=4, r=2, window=8),
         Setting("band", 16, validators=4, r=2, window=8, forged=1, forgery=jw),
-        Setting("sn15_top_half", 16, validators=4, r=2, window=8),
-        Setting("winner_take_all", 16, validators=4, r=2, window=8),
     ]
     return rows
 
@@ -198,17 +203,42 @@ def _median_of_means(runs: dict[str, list[PooledRun]], blocks: dict[str, int]) -
         for miner, scores in mine.items():
             means[miners.index(miner), v] = math.fsum(scores) / len(scores)
     median = weighted_median(means, np.ones(len(validators)))
-    score = {m: round(float(median[i]), 12) for i, m in enumerate(miners)}
-    order = sorted(miners, key=lambda m: (-score[m], blocks[m], m))
+    return _ranked({m: float(median[i]) for i, m in enumerate(miners)}, blocks, {m: len(problems[m]) for m in miners})
+
+
+def _pooled_strict(runs: dict[str, list[PooledRun]], blocks: dict[str, int]) -> list[Standing]:
+    """A rule decided against: the strict verdicts pooled over every run (one run one vote), times the median of the
+    validators' judge coefficients."""
+    validators = sorted(runs)
+    miners = sorted({r.miner for rs in runs.values() for r in rs})
+    strict: dict[str, list[float]] = {m: [] for m in miners}
+    ratios = np.full((len(miners), len(validators)), np.nan)
+    for v, validator in enumerate(validators):
+        sums: dict[str, list[float]] = {}
+        for r in runs[validator]:
+            strict[r.miner].append(r.success)
+            pair = sums.setdefault(r.miner, [0.0, 0.0])
+            pair[0], pair[1] = pair[0] + r.success, pair[1] + r.score
+        for miner, (s, f) in sums.items():
+            if s > 0:
+                ratios[miners.index(miner), v] = f / s
+    coefficient = np.nan_to_num(weighted_median(ratios, np.ones(len(validators))))
+    scores = {m: math.fsum(strict[m]) / len(strict[m]) * coefficient[i] for i, m in enumerate(miners)}
+    return _ranked(scores, blocks, {m: len(strict[m]) for m in miners})
+
+
+def _ranked(scores: dict[str, float], blocks: dict[str, int], problems: dict[str, int]) -> list[Standing]:
+    score = {m: round(float(s), 12) for m, s in scores.items()}
+    order = sorted(score, key=lambda m: (-score[m], blocks[m], m))
     return [
         Standing(
             miner=m,
             score=score[m],
-            low=wilson(score[m], len(problems[m]))[0],
-            high=wilson(score[m], len(problems[m]))[1],
+            low=wilson(score[m], problems[m])[0],
+            high=wilson(score[m], problems[m])[1],
             p_rank1=0.0,
             samples=0,
-            problems=len(problems[m]),
+            problems=problems[m],
             rank=rank,
         )
         for rank, m in enumerate(order, start=1)
@@ -218,6 +248,8 @@ def _median_of_means(runs: dict[str, list[PooledRun]], blocks: dict[str, int]) -
 def _standings(setting: Setting, runs: dict[str, list[PooledRun]], blocks: dict[str, int], seed: int) -> list[Standing]:
     if setting.rule == "median-of-means":
         return _median_of_means(runs, blocks)
+    if setting.rule == "pooled-strict":
+        return _pooled_strict(runs, blocks)
     if setting.rule == "mean":
         samples = [Sample(miner=r.miner, problem=r.problem_id, score=r.score) for rs in runs.values() for r in rs]
         return standings(samples, blocks, seed=seed, replicates=REPLICATES)

@@ -2,8 +2,8 @@
 
 A run's final score is its strict verdict times the judge's coefficient. Every pooling validator re-derives each
 published run's strict verdict from its trajectory (a bundle whose verdicts do not re-derive is refused), so what a
-dishonest validator can still bend is the judge's coefficient and which runs it publishes. The rule splits the score
-along that line:
+dishonest validator can still bend is the judge's coefficient and which runs it publishes (and, beyond what
+re-derivation sees, the trajectories themselves). The rule splits the score along that line:
 
 1. **Samples.** A validator's runs are read under its own hotkey (a run naming another validator is left out); a run
    blamed on the validator is missing, not a 0; the same (miner, problem, sample) listed twice by one validator counts
@@ -16,13 +16,16 @@ along that line:
    a miner's expected units (unpublished, or blamed on itself) has none of that miner's runs counted: leaving out a
    favoured miner's failures, or a rival's successes, gains at most one run; one honest infrastructure failure costs
    nothing, and an outage that costs a validator many runs costs only its own evidence (every miner's alike).
-3. **Strict rate**: the miner's strict verdicts pooled over every counted run of every validator (one run, one vote:
-   the verdicts are re-derived, so they need no vote by stake) with an exact `math.fsum`.
-4. **Judge coefficient**: for each validator, the sum of the miner's final scores over the sum of its strict verdicts
-   (the share of strict success its judge let stand); the stake-weighted median of those across the validators with a
-   strict success of the miner (when the two middle validators split the stake exactly in half: the mean of the two).
-   A minority of stake that zeroes a rival's successes or lets every favoured run stand moves a median no further
-   than the honest judges' own spread.
+3. **Strict rate**: per validator, the mean of the miner's strict verdicts over its counted runs (an exact
+   `math.fsum`); then the stake-weighted median of those across the validators with a counted run of the miner
+   (when the two middle validators split the stake exactly in half: the mean of the two).
+4. **Judge coefficient**: per validator, the sum of the miner's final scores over the sum of its strict verdicts (the
+   share of strict success its judge let stand); then the stake-weighted median across the validators with a strict
+   success of the miner. Split so, a minority of stake that zeroes a rival's successes or lets every favoured run
+   stand moves only the coefficient's median, which honest judges keep close together (a judge reads an agent's
+   habits, which do not change from one validator to the next), and leaves the strict median untouched; one that
+   makes up whole trajectories (outside what re-derivation catches) moves the strict median no further than the
+   honest validators' own spread.
 5. **Score** = strict rate x judge coefficient, rounded to `DIGITS` decimals before ranking (a sum that differs in
    its last bit cannot reorder or untie two miners). Ranked by score, then the earlier commitment block, then the
    smaller hotkey.
@@ -45,7 +48,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
-from itertools import chain
 
 import numpy as np
 
@@ -162,17 +164,16 @@ def pool(
     if not miners:
         return []
     arrays, judged = _tally(kept, validators, miners, problems)
-    ratios = np.full((len(miners), len(validators)), np.nan)
+    rates = np.full((len(miners), len(validators)), np.nan)
+    ratios = np.full_like(rates, np.nan)
     for (v, m), (ss, fs) in judged.items():
+        rates[m, v] = math.fsum(ss) / len(ss)
         if math.fsum(ss) > 0:
             ratios[m, v] = math.fsum(fs) / math.fsum(ss)
     weights = np.array([weighted[v] for v in validators])
+    strict_rate = weighted_median(rates, weights)
     coefficient = np.nan_to_num(weighted_median(ratios, weights))
-    pooled = [
-        list(chain.from_iterable(judged[v, m][0] for v in range(len(validators)) if (v, m) in judged))
-        for m in range(len(miners))
-    ]
-    scores = [_round(math.fsum(pooled[m]) / len(pooled[m]) * coefficient[m]) for m in range(len(miners))]
+    scores = [_round(strict_rate[m] * coefficient[m]) for m in range(len(miners))]
     position = {m: i for i, m in enumerate(miners)}
     order = [position[m] for m in ranked(dict(zip(miners, scores, strict=True)), commitment_blocks)]
     wins = _rank1_wins(arrays, weights, order, seed, replicates)
@@ -239,11 +240,12 @@ def _rank1_wins(
     np.add.at(drawn, (np.repeat(np.arange(replicates), problems), draws.ravel()), 1.0)
     s = np.einsum("vmp,bp->bmv", strict, drawn)
     f = np.einsum("vmp,bp->bmv", final, drawn)
-    n = np.einsum("vmp,bp->bmv", count, drawn).sum(axis=-1)
+    n = np.einsum("vmp,bp->bmv", count, drawn)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(n > 0, s.sum(axis=-1) / np.where(n > 0, n, 1), -1.0)
+        rates = np.where(n > 0, s / np.where(n > 0, n, 1), np.nan)
         ratios = np.where(s > 0, f / np.where(s > 0, s, 1), np.nan)
-    scores = np.where(n > 0, np.round(rate * np.nan_to_num(weighted_median(ratios, weights)), DIGITS), -1.0)
+    product = weighted_median(rates, weights) * np.nan_to_num(weighted_median(ratios, weights))
+    scores = np.where(np.isnan(product), -1.0, np.round(product, DIGITS))
     best = scores.max(axis=1, keepdims=True)
     winner = np.argmin(np.where(scores == best, tiebreak, np.inf), axis=1)
     np.add.at(wins, winner, 1)

@@ -66,15 +66,17 @@ def judged(validator: str, miner: str, problem: str, strict: float, coefficient:
     return run(validator, miner, problem, strict * coefficient).model_copy(update={"success": strict})
 
 
-def test_the_score_is_the_pooled_strict_rate_times_the_stake_weighted_median_judge_coefficient() -> None:
+def test_the_score_is_the_median_strict_rate_times_the_median_judge_coefficient() -> None:
     solved = {"v1": 2, "v2": 5, "v3": 6, "v4": 10}  # strict successes of 10 problems each
     coefficient = {"v1": 0.5, "v2": 0.6, "v3": 0.8, "v4": 1.0}  # the share of strict success each judge let stand
     runs = {v: [judged(v, "m", f"p{j}", float(j < solved[v]), coefficient[v]) for j in range(10)] for v in VALIDATORS}
-    # strict: 23 of 40 pooled; coefficient: the median of 0.5, 0.6, 0.8, 1.0 = 0.7
+    # strict: the median of 0.2, 0.5, 0.6, 1.0 = 0.55; coefficient: the median of 0.5, 0.6, 0.8, 1.0 = 0.7
     even = pool(runs, dict.fromkeys(VALIDATORS, 1.0), seed=0, commitment_blocks={})[0]
-    assert even.score == pytest.approx(23 / 40 * 0.7) and (even.samples, even.validators) == (40, 4)
-    heavy = {"v1": 1.0, "v2": 1.0, "v3": 1.0, "v4": 5.0}  # v4 holds more than half the stake: its judge decides
-    assert pool(runs, heavy, seed=0, commitment_blocks={})[0].score == pytest.approx(23 / 40 * 1.0)
+    assert even.score == pytest.approx(0.55 * 0.7) and (even.samples, even.validators) == (40, 4)
+    heavy = {"v1": 1.0, "v2": 1.0, "v3": 1.0, "v4": 5.0}  # v4 holds more than half the stake: it decides
+    assert pool(runs, heavy, seed=0, commitment_blocks={})[0].score == 1.0
+    tilted = {"v1": 1.0, "v2": 1.0, "v3": 3.0, "v4": 1.0}  # v3 holds the middle of the stake
+    assert pool(runs, tilted, seed=0, commitment_blocks={})[0].score == pytest.approx(0.6 * 0.8)
     no_stake = {"v1": 0.0, "v2": 3.0, "v3": 0.0, "v4": 0.0}  # only v2's runs count
     only = pool(runs, no_stake, seed=0, commitment_blocks={})[0]
     assert (only.score, only.validators, only.samples) == (pytest.approx(0.5 * 0.6), 1, 10)
@@ -177,7 +179,7 @@ def forge(runs: list[PooledRun], favoured: str, *, withhold: bool) -> list[Poole
 def test_one_forger_in_four_cannot_lift_its_miner_over_the_best(withhold: bool) -> None:
     """Attacker: a validator with a quarter of the stake publishes honest-looking but false judge verdicts (every
     rival's success zeroed, the favoured miner's left standing) and withholds what the rule lets it withhold. Its
-    favoured miner earns no more than honest pooling gives it (nothing at all without withholding), while a pooled
+    favoured miner gains at most one run's worth (nothing at all without withholding), while a pooled
     mean of the final scores would rank it first in half the races or more."""
     rates = {"best": 0.65, "favoured": 0.55, "other": 0.5}
     mean_pays_forger = 0
@@ -187,7 +189,8 @@ def test_one_forger_in_four_cannot_lift_its_miner_over_the_best(withhold: bool) 
         forged_runs = {**runs, "v4": forge(runs["v4"], "favoured", withhold=withhold)}
         forged = {s.miner: s.score for s in pool(forged_runs, {}, seed=seed, commitment_blocks={}, replicates=0)}
         gain = forged["favoured"] - honest["favoured"]
-        assert gain == 0 if not withhold else 0 <= gain <= 0.02
+        # withholding one failure of its 16 runs moves the forger's own strict mean by at most 1/15, the median less
+        assert gain == 0 if not withhold else 0 <= gain <= 1 / 15
         assert forged["best"] == honest["best"] and forged["other"] == honest["other"]
         counted = [r for rs in forged_runs.values() for r in rs]
         mean = {m: sum(r.score for r in counted if r.miner == m) / sum(r.miner == m for r in counted) for m in rates}
