@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from bittensor.sp_core import Keypair
+from fastapi.testclient import TestClient
 
 from arena import tasks
 from arena.catalog import Catalog
@@ -20,6 +21,7 @@ from arena.tasks.compatibility import FAMILY
 from arena.tasks.compatibility.generate import generate_report
 from arena.tasks.compatibility.problem import CompatProblem
 from tests.support.race import build_arena_inputs, make_chain, place_submission, run_race, start_node, write_agent
+from validator.api import create_app
 from validator.corpus import ExportOptions, export_corpus
 
 pytestmark = pytest.mark.slow  # races in bubblewrap
@@ -103,6 +105,15 @@ def test_a_race_of_compatibility_problems_scores_each_run_by_fit(mixed_inputs: A
     assert means["offline"] > means["popular"], means
     assert means["offline"] >= 0.5, means
     assert store.weight_sets()[-1].status == "set"
+
+    # the run page (the race closed): the device, what fits it and the gold, then the answer and its checks
+    run, problem, score = _compat_scores(arena, store, race.race_id, hotkeys["offline"])[0]
+    page = TestClient(create_app(store)).get(f"/api/runs/{run.run_id}").json()
+    sections = {s["id"]: s for s in page["sections"]}
+    assert list(sections) == ["compat-request", "strict-generic", "checks"]
+    assert all(v in sections["compat-request"]["facts"]["fits when"] for v in problem.fit.values)
+    assert sections["strict-generic"]["facts"]["answer"] == (", ".join(score.strict["answer"]) or "nothing")
+    assert [c["name"] for c in sections["checks"]["checks"]] == [c["name"] for c in score.strict["checks"]]
 
     # the corpus: the family's runs as chats under its own prompt and tool schemas, their calls as the gateway logged
     done = export_corpus(

@@ -215,6 +215,7 @@ def test_the_run_page_shows_the_device_what_fits_it_and_the_checks(world: tuple[
     assert p.device.product_id in request["device"] and p.device.value in request["device"]
     assert all(v in request["fits when"] for v in p.fit.values) and p.gold[0] in request["gold"]
     assert sections["strict-generic"].facts["success"] == "yes"
+    assert sections["strict-generic"].facts["a gold product"] == "yes"
     assert [c["name"] for c in sections["checks"].checks][:4] == ["one_product", "known", "kind", "fits"]
     assert FAMILY.corpus_known(strict) == {p.gold[0]}
     assert FAMILY.corpus_known(FAMILY.score(p, "999", catalog.get).model_dump(mode="json")) == set()

@@ -29,7 +29,7 @@ def run_sections(problem: CompatProblem, strict: Mapping[str, Any] | None, steps
     verdict = {
         "success": "yes" if strict.get("success") else "no",
         "answer": answer,
-        "a gold product": "yes" if strict.get("gt") else "no",
+        "a gold product": "yes" if (strict.get("extras") or {}).get("gt") else "no",
         "ruleset": f"{strict.get('ruleset') or '-'} v{strict.get('ruleset_version') or '?'}",
     }
     checks = [dict(c) for c in strict.get("checks") or [] if isinstance(c, Mapping)]

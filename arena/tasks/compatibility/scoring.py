@@ -2,16 +2,16 @@
 fitting the device, with what else the shopper asked for. Each check says what it read, so a verdict explains itself.
 
 Fit is read from the product as the catalog has it now (its attribute values and SKU options for the fit key), so
-any product that fits scores, not only the gold found when the problem was made. ``gt`` says whether the answer is
-one of those gold products; ``rule`` is the share of checks passed; ``success`` (and ``final``, until the judge)
-needs every check.
+any product that fits scores, not only the gold found when the problem was made. The verdict's extras
+(`CompatExtras`): ``gt`` says whether the answer is one of those gold products, ``rule`` is the share of checks
+passed; ``success`` (and ``final``, until the judge) needs every check.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.scoring.models import Check, RunScore
+from arena.scoring.models import Check, RunScore, ScoreExtras
 from arena.tasks.base import Lookup
 from arena.tasks.compatibility.fit import fit_values
 from arena.tasks.compatibility.problem import CompatProblem
@@ -19,6 +19,14 @@ from arena.tasks.compatibility.stock import leaf_of
 
 RULESET = "compatibility"
 RULESET_VERSION = "1"
+
+
+class CompatExtras(ScoreExtras):
+    """What a compatibility verdict adds to `RunScore`: whether the answer is a gold product (``gt``) and the share
+    of the checks it passed (``rule``)."""
+
+    gt: float = 0.0
+    rule: float = 0.0
 
 
 def parse_answer(raw: Any) -> list[str]:
@@ -101,8 +109,7 @@ def score_compat(problem: CompatProblem, answer: Any, lookup: Lookup) -> RunScor
         ruleset_version=RULESET_VERSION,
         answer=ids,
         success=success,
-        gt=float(success and ids[0] in problem.gold),
-        rule=rule,
         checks=checks,
+        extras=CompatExtras(gt=float(success and ids[0] in problem.gold), rule=rule),
         final=float(success),
     )
