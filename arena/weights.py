@@ -71,16 +71,15 @@ class _Policy(BaseModel):
         return list(zip(ranked, self.shares([_exact(r.score) for r in ranked]), strict=True))
 
 
-class TopHeavy(_Policy):
-    """Rank 1 gets ``top_share``; ranks 2..``tail_k`` split ``tail_share``, tapering linearly; the rest is burnt."""
+class _TopTail(_Policy):
+    """The shares `top_heavy` pays and `band` starts from: rank 1 ``top_share``, ranks 2..``tail_k`` a taper."""
 
-    name: Literal["top_heavy"] = "top_heavy"
     top_share: Share = 0.5
     tail_share: Share = 0.3
     tail_k: int = Field(default=5, ge=1, le=65536)
 
     @model_validator(mode="after")
-    def _fits(self) -> TopHeavy:
+    def _fits(self) -> _TopTail:
         if _exact(self.top_share) + _exact(self.tail_share) > 1:
             raise ValueError(f"top_share + tail_share must be at most 1 (got {self.top_share} + {self.tail_share})")
         return self
@@ -95,6 +94,12 @@ class TopHeavy(_Policy):
             unit = _exact(self.tail_share) / Fraction(k * (k - 1), 2)
             out += [unit * (k - rank + 1) for rank in range(2, min(len(scores), k) + 1)]
         return out + [Fraction(0)] * (len(scores) - len(out))
+
+
+class TopHeavy(_TopTail):
+    """Rank 1 gets ``top_share``; ranks 2..``tail_k`` split ``tail_share``, tapering linearly; the rest is burnt."""
+
+    name: Literal["top_heavy"] = "top_heavy"
 
 
 class WinnerTakeAll(_Policy):
@@ -141,25 +146,10 @@ class SN15TopHalf(_Policy):
         return out + [Fraction(0)] * (len(scores) - len(out))
 
 
-class Band(_Policy):
+class Band(_TopTail):
     """``top_heavy``'s shares, the miners within noise of the leader paid as one band (see the module docstring)."""
 
     name: Literal["band"] = "band"
-    top_share: Share = 0.5
-    tail_share: Share = 0.3
-    tail_k: int = Field(default=5, ge=1, le=65536)
-
-    def _top_heavy(self) -> TopHeavy:
-        return TopHeavy(top_share=self.top_share, tail_share=self.tail_share, tail_k=self.tail_k)
-
-    @model_validator(mode="after")
-    def _fits(self) -> Band:
-        if _exact(self.top_share) + _exact(self.tail_share) > 1:
-            raise ValueError(f"top_share + tail_share must be at most 1 (got {self.top_share} + {self.tail_share})")
-        return self
-
-    def shares(self, scores: Sequence[Fraction]) -> list[Fraction]:
-        return self._top_heavy().shares(scores)
 
     def pay(self, ranked: Sequence[MinerResult]) -> list[tuple[MinerResult, Fraction]]:
         band = within_noise(ranked)
