@@ -260,7 +260,6 @@ def write_scorecard(
     ran: Any,
     bundle: Any,
     backend: Any,
-    pack: Any,
     model_used: str | None,
     notes: list[str],
     k: int,
@@ -270,15 +269,18 @@ def write_scorecard(
     """The scorecard of the runs (``ran``: `arena-miner test`'s rows, scores and outcomes per problem): written as
     JSON (to the output folder, and to ``--json``), then printed."""
     from arena.scoring import aggregate
-    from arena.tasks import get_ruleset
+    from arena.tasks import get_ruleset, rulesets
 
     suite = aggregate(ran.results)
     reliable = reliability(ran.attempts, k)
-    ruleset = get_ruleset(pack.ruleset)
+    # the rulesets the runs were scored by, as their verdicts name them (a pack may give each family its own)
+    names = sorted({score.ruleset for _, score in ran.results if score is not None and score.ruleset})
+    known = [get_ruleset(name).describe() if name in rulesets() else {"name": name} for name in names]
     scorecard = {
         "bundle_sha256": bundle.sha256,
         "backend": backend.name,
-        "ruleset": ruleset.describe(),
+        "ruleset": known[0] if len(known) == 1 else None,
+        "rulesets": known,
         "suite": suite.model_dump(),
         "llm_model": model_used,
         "notes": notes,
@@ -289,21 +291,17 @@ def write_scorecard(
     (out_dir / "scorecard.json").write_text(json.dumps(scorecard, indent=1))
     if json_out is not None:
         json_out.write_text(json.dumps(scorecard, indent=1))
-    print_scorecard(suite, ran.rows, out_dir, ruleset=ruleset.name, reliable=reliable)
+    print_scorecard(suite, ran.rows, out_dir, ruleset=", ".join(names) or "-", reliable=reliable)
     for note in notes:
         out.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
 
 
 def print_scorecard(
-    suite: Any,
-    rows: list[dict[str, Any]],
-    out_dir: Path,
-    ruleset: str = "shoppingbench",
-    reliable: dict[str, Any] | None = None,
+    suite: Any, rows: list[dict[str, Any]], out_dir: Path, ruleset: str = "-", reliable: dict[str, Any] | None = None
 ) -> None:
     table = Table(
         title=f"scorecard: {suite.problems} problems, success {suite.success_rate:.1%}, "
-        f"gt {suite.gt_rate:.1%} (ruleset {ruleset})"
+        f"gt {suite.gt_rate:.1%} (ruleset{'s' if ', ' in ruleset else ''} {ruleset})"
     )
     for column in ("task", "problems", "success", "gt", "mean rule"):
         table.add_column(column, justify="left" if column == "task" else "right")

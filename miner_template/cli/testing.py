@@ -92,7 +92,7 @@ def test_cmd(
     ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout, k)
     model_used = upstream.models[0] if llm_base_url and upstream.models else None
     notes = llm_notes(ran.asked, llm_base_url, model or [])
-    write_scorecard(ran, bundle, backend, pack, model_used, notes, k, out_dir, json_out)
+    write_scorecard(ran, bundle, backend, model_used, notes, k, out_dir, json_out)
     if ran.faults:
         fail(
             f"{ran.faults} run(s) hit a fault of the harness, sandbox, gateway, LLM endpoint or judge (not the "
