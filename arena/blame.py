@@ -64,7 +64,7 @@ CODES: dict[int, ErrorCode] = {
         ErrorCode(
             BAD_RETURN, "bad_return", "agent", "agent_main returned something other than a JSON dict or None", False
         ),
-        ErrorCode(NO_ANSWER, "no_answer", "agent", "the agent returned without ever calling recommend_product", False),
+        ErrorCode(NO_ANSWER, "no_answer", "agent", "the agent returned without ever calling its answer tool", False),
         ErrorCode(
             BUDGET_EXHAUSTED,
             "budget_exhausted",

@@ -158,18 +158,25 @@ def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
     if outcome.budget_refusals:
         return blame.BUDGET_EXHAUSTED, (
             f"the agent's gateway budget was spent ({outcome.budget_refusals} call(s) "
-            "refused) and it never called recommend_product"
+            f"refused) and it never called {_answer_tool(outcome.task)}"
         )
     if outcome.unserved:
         routes = ", ".join(dict.fromkeys(outcome.unserved))
         return blame.NO_ANSWER, (
-            f"the agent asked for {routes}, which the gateway does not serve, and never called recommend_product"
+            f"the agent asked for {routes}, which the gateway does not serve, and never called "
+            f"{_answer_tool(outcome.task)}"
         )
     if outcome.contract == "sn15":
         return blame.NO_ANSWER, (
-            f"agent_main returned {outcome.steps} dialogue step(s) and none of them is a recommend_product call"
+            f"agent_main returned {outcome.steps} dialogue step(s) and none of them is a {_answer_tool(outcome.task)} "
+            "call"
         )
-    return blame.NO_ANSWER, "agent_main returned without ever calling recommend_product"
+    return blame.NO_ANSWER, f"agent_main returned without ever calling {_answer_tool(outcome.task)}"
+
+
+def _answer_tool(task: str | None) -> str:
+    """The name(s) of the answer tool of the family of task type ``task`` (every family's when unknown)."""
+    return " or ".join(sorted(answer_tools(task))) or "an answer tool"
 
 
 def errored(code: int, error: str | None) -> Verdict:

@@ -49,6 +49,17 @@ def test_blame_of_an_outcome(outcome: verdict.Outcome, code: int | None) -> None
     assert verdict.error_of(outcome)[0] == code
 
 
+def test_no_answer_names_the_runs_own_answer_tool() -> None:
+    """A family whose answer tool has another name (the mock family's ``commit_code``) is told to call that one."""
+    from tests.support import mock_family
+
+    searched = [call(0, "lookup_code", q="name0")]
+    code, error = verdict.error_of(verdict.Outcome(events=searched, task=mock_family.Mock.tasks[0]))
+    assert code == blame.NO_ANSWER and error is not None and "commit_code" in error and "recommend" not in error
+    code, error = verdict.error_of(verdict.Outcome(events=ANSWER[:1], task="product"))
+    assert code == blame.NO_ANSWER and error is not None and error.endswith("calling recommend_product")
+
+
 def test_an_agents_error_is_final_at_zero_and_the_validators_is_retried_never_scored() -> None:
     theirs = verdict.errored(blame.NO_ANSWER, "no answer")
     assert (theirs.status, theirs.blame, theirs.retry, theirs.final) == ("errored", "agent", False, 0.0)
