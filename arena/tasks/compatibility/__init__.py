@@ -49,7 +49,6 @@ class Compatibility(Family):
     tasks = (TASK,)
     problem_model = CompatProblem
     summary = "an accessory or part that fits a device the shopper owns (a case for a phone, a lens for a camera)"
-    run_page = "generic"
     corpus_prompt = (
         "You are a shopping assistant. The user owns a device and needs an accessory or part that fits it. Work out "
         "what fits (look the device up when they name a listing), search the catalog, read each candidate's "
