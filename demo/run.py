@@ -1,22 +1,25 @@
-"""`arena-validator demo`: one whole race on a laptop, with nothing faked.
+"""`arena-validator demo`: one whole race on a laptop, raced by two validators who pool it, with nothing faked.
 
 1. builds a small seeded catalog and generates problems from it, splits them (public / race / held-out clusters)
    and signs the pack with an operator key;
-2. starts a `LocalChain` (a dev chain in a file, 1-second blocks) and registers a validator and six miners with
+2. starts a `LocalChain` (a dev chain in a file, 1-second blocks) and registers two validators and six miners with
    wallets made by the bittensor SDK;
 3. each miner writes its agent (the offline template, a lighter and a deeper variant, a copy of the template with
    its comments changed, a hostile agent, and a subnet-15 one-file agent, `miner_template/sn15`, whose ReAct loop
    talks to a scripted model behind a local OpenAI-compatible server, `demo.llm`), serves it with
    `arena-miner serve` and commits its hash on chain with `arena-miner submit`, exactly as real miners do;
-4. the validator node (`build_node`, the code path of `arena-validator run`) syncs the commitments, fetches and checks
-   the bundles, rejects the copy, races the rest in the bubblewrap sandbox on SQLite, closes the race and sets
-   weights on the local chain;
-5. prints the leaderboard, the copy it rejected, the weight vector, and where the trajectories are.
+4. the operator seals the race pool until its slot;
+5. two validator nodes (`build_node`, the code path of `arena-validator run`, `demo.pool`) each sync the
+   commitments, fetch and check the bundles, reject the copy, race the rest in the bubblewrap sandbox on SQLite and
+   close the race; each publishes its results bundle (committed on chain, served by its API), fetches and verifies
+   the other's, pools both and sets weights on the local chain;
+6. prints the leaderboard, the copy rejected, the weight vector, the pooling as each validator saw it, and where the
+   trajectories are;
+7. ends with `arena-validator audit` of the race: per validator, whether its weights match the pooled evidence.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -29,10 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.cliutil import err, out, progress_bar
+from arena.cliutil import err, out
 from demo.agents import write_agents
-from demo.llm import MODEL as DEMO_MODEL
-from demo.llm import ScriptedLLMServer
+from demo.pool import VALIDATOR_NAMES, VALIDATORS, audit, print_pool, race_two_validators
 from demo.results import print_results
 
 
@@ -60,7 +62,7 @@ def _wallet(path: Path, name: str) -> Any:
 
 DEMO_MARKER = ".shoparena-demo"  # the demo replaces only a folder holding this (or an earlier demo's files)
 _DEMO_NAMES = re.compile(
-    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator|wallets|"
+    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator2?|wallets|audit\.json|"
     r"trajectories)$"
 )
 
@@ -128,7 +130,7 @@ def run_demo(
     *,
     size: int = 20_000,
     problems: int = 60,
-    per_race: int = 10,
+    per_race: int = 5,
     wall_seconds: float = 60.0,
     concurrency: int = 2,
 ) -> int:
@@ -149,10 +151,11 @@ def run_demo(
         if not _miners_publish(demo):
             return 1
         _seal(demo)
-        _validator_races(demo, wall_seconds=wall_seconds, concurrency=concurrency)
+        stores = race_two_validators(demo, wall_seconds=wall_seconds, concurrency=concurrency)
+        code = _results(demo, stores)
     finally:
         demo.stop()
-    return _results(demo)
+    return code
 
 
 SHOPPING_TASKS = ("product", "shop", "voucher", "web")
@@ -203,8 +206,9 @@ def _local_chain(demo: _Demo) -> None:
 
     out.rule("[bold]2. local chain")
     demo.chain = LocalChain.init(demo.chain_path, netuid=1, block_time=1.0, weights_rate_limit=10)
-    validator = _wallet(demo.wallets, "validator")
-    demo.chain.register(validator, validator_permit=True, stake=1000.0)
+    for name, _, stake in VALIDATORS:  # two validators, who pool their results
+        neuron = demo.chain.register(_wallet(demo.wallets, name), validator_permit=True, stake=stake)
+        out.print(f"uid {neuron.uid}: {name} (validator permit, stake {stake:g}) ({neuron.hotkey})", highlight=False)
     demo.agents = write_agents(demo.root / "agents")
     for name in demo.agents:
         neuron = demo.chain.register(_wallet(demo.wallets, name))
@@ -213,48 +217,37 @@ def _local_chain(demo: _Demo) -> None:
 
 def _miners_publish(demo: _Demo) -> bool:
     """3. Each miner serves its agent with `arena-miner serve` and commits it with `arena-miner submit`, as real
-    miners do. False (said on stderr) when one cannot."""
+    miners do: the servers all at once, then each commitment in its own block (the copy after its original). False
+    (said on stderr) when one cannot."""
     out.rule("[bold]3. miners publish their agents")
     common = ["--wallet.path", str(demo.wallets), "--chain", "localchain", "--localchain.path", str(demo.chain_path)]
     env = {**os.environ, "ARENA_LOG_LEVEL": "WARNING"}
     for name, agent in demo.agents.items():
-        port = _free_port()
+        serve = ["serve", str(agent), "--port", str(_free_port()), "--host", "127.0.0.1", "--refresh", "2"]
         demo.servers.append(
             subprocess.Popen(
-                [
-                    _bin("arena-miner"),
-                    "serve",
-                    str(agent),
-                    "--port",
-                    str(port),
-                    "--host",
-                    "127.0.0.1",
-                    "--refresh",
-                    "2",
-                    "--wallet.name",
-                    name,
-                    *common,
-                ],
+                [_bin("arena-miner"), *serve, "--wallet.name", name, *common],
                 stdout=subprocess.DEVNULL,
                 stderr=open(demo.root / f"serve-{name}.log", "wb"),
                 env=env,
                 start_new_session=True,
             )
         )
+    deadline = time.time() + 60
+    for (name, _), server in zip(demo.agents.items(), demo.servers, strict=True):
         hotkey = _wallet(demo.wallets, name).hotkey.ss58_address
-        deadline = time.time() + 60
         while not _axon_published(demo.chain, hotkey):
-            if time.time() > deadline or demo.servers[-1].poll() is not None:
+            if time.time() > deadline or server.poll() is not None:
                 err.print(
                     f"[bold red]error:[/] miner {name}'s bundle server did not start; see "
                     f"{demo.root / f'serve-{name}.log'}"
                 )
                 return False
             time.sleep(0.2)
-        if name == "copycat":  # the copy is committed after the original, in a later block
-            first = demo.chain.block()
-            while demo.chain.block() <= first:
-                time.sleep(0.2)
+    last = -1
+    for name, agent in demo.agents.items():  # one after the other, each in a later block: ties go to the earlier
+        while demo.chain.block() <= last:
+            time.sleep(0.1)
         done = subprocess.run(
             [_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
             capture_output=True,
@@ -264,6 +257,7 @@ def _miners_publish(demo: _Demo) -> bool:
         if done.returncode != 0:
             err.print(f"[bold red]error:[/] miner {name} could not submit: {done.stderr.strip()}")
             return False
+        last = demo.chain.block()
         out.print(
             f"{name}: {done.stdout.strip().splitlines()[-1] if done.stdout.strip() else 'submitted'}", highlight=False
         )
@@ -294,61 +288,14 @@ def _seal(demo: _Demo) -> None:
     )
 
 
-def _validator_races(demo: _Demo, *, wall_seconds: float, concurrency: int) -> None:
-    """5. The validator node (`build_node`, the code path of `arena-validator run`) syncs, checks, races, closes the
-    race and sets weights; a progress bar until the weights are set (or failed)."""
-    from validator.node import build_node, open_store
-    from validator.settings import load_settings
-    from validator.store.repository import make_engine
-    from validator.store.schema import upgrade
-
-    out.rule("[bold]5. the validator races them")
-    llm = ScriptedLLMServer().__enter__()  # the node's LLM upstream for the sn15 miner; stopped in finally
-    demo.stops.append(llm)
-    demo.settings = settings = load_settings(
-        {
-            "chain": "localchain",
-            "localchain_path": demo.chain_path,
-            "wallet_name": "validator",
-            "wallet_path": demo.wallets,
-            "data_dir": demo.root / "validator",
-            "catalog": demo.catalog_dir,
-            "pack": str(demo.pack_path),
-            "pack_signer": demo.operator.hotkey.ss58_address,
-            "concurrency": concurrency,
-            "max_attempts": 2,
-            "sandbox_backend": "process",
-            "sandbox_wall_seconds": wall_seconds,
-            "weight_policy": "top_heavy",
-            "weight_shadow": "sn15_top_half",
-            "burn_uid": 0,
-            "gateway_upstream": llm.base_url.rstrip("/"),
-            "gateway_models": [DEMO_MODEL],
-        },
-        env_file=None,
-    )
-    engine = make_engine(settings.db_url)
-    upgrade(engine)
-    engine.dispose()
-    demo.store = store = open_store(settings)
-    node = build_node(settings, log=demo.log, store=store, block_time=1.0, retry_backoff=1.0)
-    with progress_bar() as bar:
-        task = bar.add_task("runs", total=None, rate="")
-
-        def race_done() -> bool:
-            races = [r for r in store.races() if r.status in {"running", "closed"}]
-            if races:
-                counts = store.count_runs(races[0].race_id)
-                total = sum(counts.values())
-                final = counts.get("finished", 0) + counts.get("errored", 0)
-                bar.update(task, total=total, completed=final, rate=f"{counts.get('errored', 0)} errored")
-            sets = store.weight_sets()
-            return bool(sets) and sets[0].status in {"set", "failed"}
-
-        asyncio.run(node.run(until=race_done, poll=0.5))
-
-
-def _results(demo: _Demo) -> int:
-    """6. The results (`demo.results`), the miners named by their wallets."""
-    names = {_wallet(demo.wallets, name).hotkey.ss58_address: name for name in demo.agents}
-    return print_results(demo, names)
+def _results(demo: _Demo, stores: list[Any]) -> int:
+    """6. The results (`demo.results`), the miners and validators named by their wallets; the pooling as each
+    validator saw it; 7. the audit's verdict (`demo.pool`)."""
+    names = {_wallet(demo.wallets, name).hotkey.ss58_address: name for name in (*demo.agents, *VALIDATOR_NAMES)}
+    code = print_results(demo, names)
+    if code:
+        return code
+    same = print_pool(demo, stores, names)
+    race = [r for r in demo.store.races() if r.status == "closed"][0]
+    verdict = audit(demo, race.race_id, names)
+    return 0 if same and verdict == 0 else 1

@@ -1,8 +1,9 @@
 """`arena-validator audit`: anyone re-derives a past race from the chain, the pack and the published results bundles,
-with no store: every bundle committed by the race's cut-off is fetched and verified (each strict verdict re-derived
-from its trajectory), the verified runs are pooled (`arena.pooling.pool`), the weight vector they imply is computed
-with the subnet's policy, and each permit holder's weights on chain are compared with it, u16 for u16 (the chain keeps
-weights as u16, max-upscaled: `bittensor.intents.weights.normalize`).
+with no store: every bundle committed by the race's cut-off (or before it, once every permit holder has committed,
+as nodes with --pool.early pool then) is fetched and verified (each strict verdict re-derived from its trajectory),
+the verified runs are pooled (`arena.pooling.pool`), the weight vector they imply is computed with the subnet's
+policy, and each permit holder's weights on chain are compared with it, u16 for u16 (the chain keeps weights as u16,
+max-upscaled: `bittensor.intents.weights.normalize`).
 
 The race's problems come from the pack: drawn with the slot's block hash, or opened from its sealed batch with the
 batch's drand round (a race whose batch does not open yet is `AuditError`: its pack is still sealed, nothing to do).
@@ -132,10 +133,14 @@ def audit_race(
     cadence = pack.rotation.cadence_blocks
     cutoff = start + (cutoff_blocks if cutoff_blocks is not None else max(1, cadence * 3 // 4))
     now = chain.block()
-    if now <= cutoff:
-        raise AuditError(f"race {race_id}'s cut-off is block {cutoff} (now {now}): audit it once the cut-off passed")
     graph = chain.metagraph()
     holders = {n.hotkey: n for n in graph.neurons if n.validator_permit}
+    complete = _all_committed(chain, holders, start, cutoff) if now <= cutoff else None
+    if now <= cutoff and complete is None:
+        raise AuditError(
+            f"race {race_id}'s cut-off is block {cutoff} (now {now}) and not every permit holder has committed its "
+            "results: audit it once the cut-off passed"
+        )
     facts = RaceFacts(
         race_id=race_id,
         pack_id=pack.pack_id,
@@ -146,8 +151,8 @@ def audit_race(
         gold_vectors=pack.gold_vectors,
         samples=None,  # make-up samples (index k and up) depend on the race before: not bounded here
     )
-    try:
-        seen, walked = results_commitments(chain, block=cutoff), False
+    try:  # before the cut-off, every permit holder's commitment of the race (the set the nodes pooled)
+        seen, walked = complete if complete is not None else results_commitments(chain, block=cutoff), False
     except ChainError:  # a node that no longer holds the cut-off block's state: walk back from the latest
         seen, walked = results_commitments(chain), True
     committed = [c for c in seen if c.hotkey in holders and (walked or start <= c.block)]
@@ -198,6 +203,15 @@ def audit_race(
 
 def _unit(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
+
+
+def _all_committed(
+    chain: ChainPort, holders: dict[str, Any], start: int, cutoff: int
+) -> list[ResultsCommitment] | None:
+    """Before the cut-off: the results commitments of the race if every permit holder has made one (nobody else can
+    commit, so this is the set the nodes pooled, `validator.races.pooling`), else None."""
+    current = [c for c in results_commitments(chain) if c.hotkey in holders and start <= c.block <= cutoff]
+    return current if holders and {c.hotkey for c in current} == set(holders) else None
 
 
 def _walked(

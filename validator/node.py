@@ -126,6 +126,7 @@ def arena_config(settings: Settings, retry_backoff: float) -> Any:
         judge_token_budget=settings.judge_token_budget,
         budgets=gateway_budgets(settings),
         pool=settings.pool,
+        pool_early=settings.pool_early,
         pool_cutoff_blocks=settings.pool_cutoff_blocks,
         pool_wait_blocks=settings.pool_wait_blocks,
         pool_max_bytes=int(settings.pool_max_mb * 1024 * 1024),

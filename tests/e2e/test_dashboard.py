@@ -208,6 +208,17 @@ def test_races_runs_and_a_run_with_its_steps_strict_checks_and_verdict(client: T
     assert trajectory == run["steps"]
 
 
+def test_the_demo_race_shows_its_pooling_with_the_other_validator(client: TestClient) -> None:
+    race_id = client.get("/api/races", params={"status": "closed"}).json()["items"][0]["race_id"]
+    pool = client.get(f"/api/races/{race_id}").json()["pool"]
+    assert pool["status"] == "pooled" and pool["bundle_sha256"] and pool["committed_block"] <= pool["cutoff_block"]
+    assert [v["status"] for v in pool["validators"].values()] == ["verified", "verified"]
+    assert {s["miner"] for s in pool["standings"]} == {
+        r["hotkey"] for r in client.get(f"/api/races/{race_id}").json()["results"]
+    }
+    assert all(s["validators"] == 2 for s in pool["standings"])
+
+
 def test_submissions_show_the_copy_and_its_reason_and_weights_their_outcome(client: TestClient) -> None:
     copies = client.get("/api/submissions", params={"status": "copy"}).json()["items"]
     assert len(copies) == 1 and "same normalized source" in copies[0]["reason"] and copies[0]["copy_of"]
@@ -674,6 +685,13 @@ def test_a_browser_sees_every_page(browsed: tuple[Store, History], tmp_path: Pat
         assert "within noise" in driver.find_element(By.ID, "noise").text
         wait.until(lambda d: d.find_element(By.ID, "run-total").text == "16")
         check_page(driver, "race")
+
+        # the demo's race, pooled by its two validators: both bundles verified, and the pooled standings
+        visit(f"#/race/{made.races[0]}", "#pool-validators tbody tr")
+        assert len(rows("#pool-validators")) == 2 and "pooled" in driver.find_element(By.ID, "pool").text
+        assert all("verified" in r.text for r in rows("#pool-validators"))
+        assert len(rows("#pool-standings")) == len(store.race_results(made.races[0]))
+        check_page(driver, "race-pooled")
 
         # the running race: numbered problems, statuses, the notice
         visit(f"#/race/{made.live_race}", "#grid tbody tr")

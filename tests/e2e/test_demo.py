@@ -1,5 +1,6 @@
 """`arena-validator demo`, the README's main command: one whole race on SQLite in the bubblewrap sandbox, miners
-publishing through a LocalChain, a copy rejected, weights set on chain."""
+publishing through a LocalChain, a copy rejected, two validators pooling their results, weights set on chain, the
+audit's verdict."""
 
 from __future__ import annotations
 
@@ -87,4 +88,17 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
     assert text.count("qualifying: ") == len(qualified) and "no leader with a qualifying score yet" in text
     public = {p.problem_id for p in store.problems(race.pack_id, split="public")}
     assert all(set(r.problem_ids) <= public and len(r.problem_ids) == 3 for r in store.races(kind="qualifying"))
+    # a second validator raced the same slot; each published its results bundle, verified the other's and pooled
+    # both: the two set the same vector, and the audit (chain, pack and bundles only) finds both match the evidence
+    assert "both validators set the same weight vector from the pooled runs" in text
+    other = Store.open(f"sqlite:///{root / 'validator2' / 'validator.sqlite'}")
+    for node in (store, other):
+        pool = node.race_pool(race.race_id)
+        assert pool is not None and pool.status == "pooled"
+        assert [v["status"] for v in pool.state["validators"].values()] == ["verified", "verified"]
+    assert other.weight_sets()[0].vector == store.weight_sets()[0].vector
+    audit = json.loads((root / "audit.json").read_text())
+    assert len(audit) == 2 and all(row["matches"] for row in audit)
+    assert "audit: validator: its weights match" in text and "audit: validator2: its weights match" in text
+    other.close()
     store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from validator.chain.local import LocalChain
 pytestmark = pytest.mark.slow  # three validators race in bubblewrap
 
 CADENCE = 600  # blocks of half a second; the test moves the chain's clock to each slot
-POOL = {"pool": True, "pool_cutoff_blocks": 500, "pool_wait_blocks": 20, "pool_public_blocks": 0}
+POOL = {"pool": True, "pool_early": True, "pool_cutoff_blocks": 500, "pool_wait_blocks": 20, "pool_public_blocks": 0}
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,20 @@ def _publish(node: PoolNode, race_id: str) -> None:
     assert node.arena.pooling.publish() == [race_id]
     pool = node.store.race_pool(race_id)
     assert pool.status == "committed" and pool.bundle_sha256
+
+
+def _settle(node: PoolNode, race_id: str, verified: set[str]) -> dict[str, Any]:
+    """Run the node's pool job, as its scheduler does every block, until it has verified the bundles of `verified`
+    (a serving node may answer 403 for a few seconds, until its view of the chain shows the caller's commitment: the
+    fetch is tried again); the validators' rows."""
+    deadline = time.time() + 120
+    while True:
+        node.arena.pooling.pool()
+        rows = node.store.race_pool(race_id).state.get("validators") or {}
+        if {h for h, v in rows.items() if v["status"] == "verified"} >= verified:
+            return dict(rows)
+        assert time.time() < deadline, f"{node.name} never verified {verified}: {rows}"
+        time.sleep(0.5)
 
 
 def _weigh(node: PoolNode, race_id: str) -> dict[str, float]:
@@ -106,6 +121,8 @@ def _honest_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock, set
         assert answers[0] != answers[1] != answers[2], name
     for node in nodes:
         _publish(node, race_id)
+    for node in nodes:
+        _settle(node, race_id, {n.hotkey for n in nodes})
     vectors = [_weigh(node, race_id) for node in nodes]
     # byte-identical: the same vector, serialised the same, on every validator
     assert len({json.dumps(v, sort_keys=True) for v in vectors}) == 1
@@ -142,6 +159,8 @@ def _forged_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock, set
     sha256, data = seal(ResultsBundle.model_validate(body), forger.wallet)
     forger.arena.pooling.shelf.put(sha256, data, forger.arena.pooling._release(forger.store.race(race_id)))
     commit_results(chain, forger.wallet, sha256)
+    for node in honest:
+        _settle(node, race_id, {n.hotkey for n in honest})
     vectors = [_weigh(node, race_id) for node in honest]
     assert vectors[0] == vectors[1]
     for node in honest:
@@ -174,6 +193,8 @@ def _absent_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> 
         node.arena.pooling.pool()
         assert node.arena.weigh() is None  # validator 2 holds a permit and may still commit: the pool waits
     _past_cutoff(clock, chain, present[0], race_id)
+    for node in present:
+        _settle(node, race_id, {n.hotkey for n in present})
     vectors = [_weigh(node, race_id) for node in present]
     assert vectors[0] == vectors[1]
     for node in present:
@@ -190,7 +211,7 @@ def _unreachable_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock
         _publish(node, race_id)
     gone.server.stop()
     for node in present:
-        node.arena.pooling.pool()
+        _settle(node, race_id, {n.hotkey for n in present})
         assert node.arena.weigh() is None  # not fetched yet, and the weights are not due: tried again
         waiting = node.store.race_pool(race_id).state["validators"][gone.hotkey]
         assert waiting["status"] == "unfetched" and gone.hotkey in waiting["reason"]

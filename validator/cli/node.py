@@ -99,11 +99,12 @@ def demo_cmd(
     ] = Path("var/demo"),
     size: Annotated[int, typer.Option(help="Catalog size (products).", min=1000)] = 20_000,
     problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
-    per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 10,
+    per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 5,
     concurrency: Annotated[int, typer.Option(help="Runs at once.", min=1)] = 2,
 ) -> None:
-    """One whole race on this machine: catalog, signed pack, a local chain, five miners publishing agents through
-    it (one a copy, one hostile), the node racing them in the bubblewrap sandbox on SQLite, weights set on chain."""
+    """One whole race on this machine: catalog, signed pack, a local chain, six miners publishing agents through
+    it (one a copy, one hostile), two validator nodes racing them in the bubblewrap sandbox on SQLite and pooling
+    their results, weights set on chain, then the audit of the race."""
     from demo.run import run_demo  # the one way from the node's CLI into the demo package
 
     raise typer.Exit(run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency))

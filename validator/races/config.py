@@ -32,6 +32,7 @@ class ArenaConfig:
     race_stall: float = 900.0  # a running race with no run moving for this long cannot close (health)
     weights_grace: float = 1800.0  # a closed race without its weights set for this long (health)
     pool: bool = False  # publish results bundles and weigh the pooled runs (`validator.races.pooling`)
+    pool_early: bool = False  # pool once every permit holder committed, before the cut-off
     pool_cutoff_blocks: int | None = None  # after the race's start block; None: 3/4 of the cadence
     pool_wait_blocks: int | None = None  # after the cut-off, retrying unfetched bundles; None: 1/8 of the cadence
     pool_max_bytes: int = 128 * 1024 * 1024  # the largest bundle fetched from another validator

@@ -17,9 +17,12 @@ Two jobs and one question, each idempotent and resumed from the store's `race_po
 
 The cut-off is anchored on the race's start block (its slot, the same on every validator), never on this node's close
 (which differs between validators and would give them different committed sets): ``cutoff = start +
-pool_cutoff_blocks`` (default 3/4 of the pack's cadence), ``due = cutoff + pool_wait_blocks`` (default 1/8). A node
-pools before the cut-off when every permit holder has already committed a bundle of the race: nothing more can come,
-so every validator that sees those commitments pools the same set.
+pool_cutoff_blocks`` (default 3/4 of the pack's cadence), ``due = cutoff + pool_wait_blocks`` (default 1/8). The node
+pools once the cut-off has passed, reading the commitments as of the cut-off block: the one set every validator
+reads. With `pool_early` (`--pool.early`) it pools as soon as every permit holder has committed a bundle of the race,
+which is the same set unless a validator commits another bundle of the race before the cut-off (then nodes that
+pooled early and nodes that pooled at the cut-off disagree): for a chain whose validators trust one another, such as
+the demo's.
 """
 
 from __future__ import annotations
@@ -143,9 +146,9 @@ class Pooling:
         found = {c.hotkey: c for c in seen if c.hotkey in holders and race.seed_block <= c.block <= pool.cutoff_block}
         committed = {h: {"sha256": c.sha256, "url": c.url, "block": c.block} for h, c in sorted(found.items())}
         state["committed"] = committed
-        if block <= pool.cutoff_block and not set(holders) <= set(committed):
+        if block <= pool.cutoff_block and not (self.arena.config.pool_early and set(holders) <= set(committed)):
             self.arena.store.save_race_pool(race.race_id, status=pool.status, state=state)
-            return False  # more may still commit
+            return False  # more may still commit (or, with --pool.early, recommit) until the cut-off
         validators: dict[str, dict[str, Any]] = dict(state.get("validators") or {})
         runs: dict[str, list[dict[str, Any]]] = dict(state.get("runs") or {})
         for hotkey, entry in committed.items():
@@ -310,9 +313,16 @@ class Pooling:
         from validator.pool import RaceFacts
 
         arena = self.arena
+        plan = race.plan or {}
         raced = {row["hotkey"]: row["submission_id"] for row in arena.store.race_rows(race.race_id)}
-        subs = {h: arena.store.submission(sid) for h, sid in raced.items()}
-        miners = {h: sub.sha256 for h, sub in subs.items() if sub is not None}
+        agents: dict[str, str | None] = {
+            h: getattr(arena.store.submission(i), "sha256", None) for h, i in raced.items()
+        }
+        if set(plan.get("miners") or []) - set(agents):  # sharded: miners of the race this node made no run of
+            latest = {sub.hotkey: sub.sha256 for sub in arena.store.latest_submissions()}
+            agents = {h: agents.get(h) or latest.get(h) for h in plan["miners"]}
+        known = {h: sha for h, sha in agents.items() if sha}
+        miners = known if known and len(known) == len(agents) else None  # a miner not known here: any hotkey
         seen = {
             v["sha256"]: p.race_id
             for p in arena.store.race_pools()
@@ -329,7 +339,7 @@ class Pooling:
             ruleset=arena.pack.ruleset_for,
             gold_vectors=arena.gold_vectors,
             samples=_sample_bound(race),
-            miners=miners or None,
+            miners=miners,
             seen=seen,
         )
 

@@ -192,6 +192,12 @@ class Settings(BaseSettings):
         "on every validator; default: 3/4 of the pack's cadence)",
         json_schema_extra=flag("--pool.cutoff_blocks"),
     )
+    pool_early: bool = Field(
+        False,
+        description="pool a race as soon as every permit holder has committed its results, before the cut-off (a "
+        "validator that commits twice can then split the others: for validators that trust one another)",
+        json_schema_extra=flag("--pool.early"),
+    )
     pool_wait_blocks: int | None = Field(
         None,
         ge=0,

@@ -335,11 +335,17 @@ function poolHtml(pool) {
   return `<h2>Pooled with the other validators</h2><div id="pool">
     <p>${badge(pool.status)} cut-off block ${pool.cutoff_block} · weights due by block ${pool.due_block}${pool.bundle_sha256 ? ` · this node's bundle <code>${esc(pool.bundle_sha256.slice(0, 16))}</code>${pool.committed_block ? ` committed at block ${pool.committed_block}` : ""}` : ""}</p>
     ${pool.commit_error ? `<p class="muted">commitment refused: ${esc(pool.commit_error)} (tried again until the cut-off)</p>` : ""}
-    ${rows.length ? table([
-      { title: "validator", html: (r) => `<code>${esc(r.hotkey)}</code>` }, { title: "bundle", value: (r) => r.status },
+    ${rows.length ? `<div class="scroll">${table([
+      { title: "validator", html: (r) => `<code title="${esc(r.hotkey)}">${esc(short(r.hotkey))}</code>` }, { title: "bundle", value: (r) => r.status },
       { title: "runs", value: (r) => r.runs ?? "", num: true }, { title: "why", value: (r) => r.reason ? `${r.kind}: ${r.reason}` : "" },
-    ], rows, "pool-validators") : `<p class="muted">no bundle checked yet</p>`}
-    ${pool.note ? `<p class="muted">${esc(pool.note)}</p>` : ""}</div>`;
+    ], rows, "pool-validators")}</div>` : `<p class="muted">no bundle checked yet</p>`}
+    ${pool.note ? `<p class="muted">${esc(pool.note)}</p>` : ""}
+    ${(pool.standings || []).length ? `<h3>Pooled standings (the weights come from these)</h3><div class="scroll">${table([
+      { title: "#", value: (s) => s.rank, num: true }, { title: "miner", html: (s) => minerLink(s.miner) },
+      { title: "score", value: (s) => num(s.score), num: true }, { title: "95% interval", value: (s) => `${num(s.low)}–${num(s.high)}` },
+      { title: "P(rank 1)", value: (s) => pct(s.p_rank1), num: true }, { title: "samples", value: (s) => s.samples, num: true },
+      { title: "validators", value: (s) => s.validators, num: true },
+    ], pool.standings, "pool-standings")}</div>` : ""}</div>`;
 }
 
 // --- live ------------------------------------------------------------------------------------------------------------
