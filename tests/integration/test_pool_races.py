@@ -192,6 +192,8 @@ def _absent_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> 
         _publish(node, race_id)
         node.arena.pooling.pool()
         assert node.arena.weigh() is None  # validator 2 holds a permit and may still commit: the pool waits
+        # waiting for the pool is no stuck node: an hour after the close, health still does not flag the weights
+        assert node.arena.progress(now=time.time() + 3600)["weights_unset"] is None
     _past_cutoff(clock, chain, present[0], race_id)
     for node in present:
         _settle(node, race_id, {n.hotkey for n in present})

@@ -268,7 +268,8 @@ class Arena(Running, Opening, Weighing):
             race = closed[-1]
             sets = [ws for ws in self.store.weight_sets() if ws.race_id == race.race_id]
             age = (now_dt - closed[-1].closed_at).total_seconds()
-            if not any(ws.status == "set" for ws in sets) and age > self.config.weights_grace:
+            waiting = not sets and self.pooling.waiting(race.race_id)  # its weights wait for the pool, not due yet
+            if not any(ws.status == "set" for ws in sets) and age > self.config.weights_grace and not waiting:
                 newest = sets[-1] if sets else None
                 unset = {
                     "race_id": race.race_id,

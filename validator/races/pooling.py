@@ -216,6 +216,11 @@ class Pooling:
 
     # --- the weights' input -------------------------------------------------------------------------------------
 
+    def waiting(self, race_id: str) -> bool:
+        """Whether the race's weights wait for its pool, within their due block (health: not a stuck node)."""
+        pool = self.arena.store.race_pool(race_id) if self.on else None
+        return pool is not None and pool.status in WAITING and self.arena.chain.block() <= pool.due_block
+
     def weigh_input(self, race: Any, own: list[MinerResult]) -> list[MinerResult] | None:
         """What the race's weights come from: the pooled standings, this node's own results when it races alone,
         None while the pool is not ready and the weights not yet due."""
