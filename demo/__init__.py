@@ -9,5 +9,6 @@ package (docs/architecture.md, "Layers") and the node's CLI reaches it only when
 - ``llm``: the scripted ReAct model the subnet-15 agent talks to, on ``scripted_llm``: a scripted OpenAI-compatible
   server on loopback (the tests' upstream LLM is the same server with its own responders);
 - ``pool``: the two validators that race the slot and pool their results, what each saw, and the audit's verdict;
-- ``results``: the leaderboard, the rejected copy, the weights and the trajectories, printed.
+- ``results``: the leaderboard, the rejected copy, the weights and the trajectories, printed;
+- ``local``: what the demo's processes share (a free loopback port, an installed command's path).
 """

@@ -8,30 +8,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from arena.cliutil import err, out, progress_bar
+from demo.local import executable, free_port
 
 #: the pooling cut-off, from the slot's block (1 s blocks): the two pool as soon as both committed, well before it
 CUTOFF_BLOCKS = 300
 #: the demo's validators: (wallet name, data folder under the demo's root, stake)
 VALIDATORS = (("validator", "validator", 1000.0), ("validator2", "validator2", 600.0))
 VALIDATOR_NAMES = tuple(name for name, _, _ in VALIDATORS)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _bin(name: str) -> str:
-    found = Path(sys.executable).parent / name
-    return str(found) if found.exists() else name
 
 
 def validator_settings(demo: Any, wallet: str, folder: str, *, upstream: str, concurrency: int, wall: float) -> Any:
@@ -58,7 +45,7 @@ def validator_settings(demo: Any, wallet: str, folder: str, *, upstream: str, co
             "burn_uid": 0,
             "gateway_upstream": upstream,
             "gateway_models": [MODEL],
-            "api_port": _free_port(),  # published as the validator's axon: where the other fetches its bundle
+            "api_port": free_port(),  # published as the validator's axon: where the other fetches its bundle
             # the two pool as soon as both committed (--pool.early); the cut-off (from the slot's block) only bounds
             # a node that never commits. Bundles are public at once: the demo's audit reads them after the weights
             "pool": True,
@@ -176,7 +163,7 @@ def audit(demo: Any, race_id: str, names: dict[str, str]) -> int:
     wallet, _, _ = VALIDATORS[0]
     verdicts = demo.root / "audit.json"
     command = [
-        _bin("arena-validator"),
+        executable("arena-validator"),
         "audit",
         "--race",
         race_id,

@@ -24,9 +24,7 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,19 +32,9 @@ from typing import Any
 
 from arena.cliutil import err, out
 from demo.agents import write_agents
+from demo.local import executable, free_port
 from demo.pool import VALIDATOR_NAMES, VALIDATORS, audit, print_pool, race_two_validators
 from demo.results import print_results
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _bin(name: str) -> str:
-    found = Path(sys.executable).parent / name
-    return str(found) if found.exists() else name
 
 
 def _axon_published(chain: Any, hotkey: str) -> bool:
@@ -223,10 +211,10 @@ def _miners_publish(demo: _Demo) -> bool:
     common = ["--wallet.path", str(demo.wallets), "--chain", "localchain", "--localchain.path", str(demo.chain_path)]
     env = {**os.environ, "ARENA_LOG_LEVEL": "WARNING"}
     for name, agent in demo.agents.items():
-        serve = ["serve", str(agent), "--port", str(_free_port()), "--host", "127.0.0.1", "--refresh", "2"]
+        serve = ["serve", str(agent), "--port", str(free_port()), "--host", "127.0.0.1", "--refresh", "2"]
         demo.servers.append(
             subprocess.Popen(
-                [_bin("arena-miner"), *serve, "--wallet.name", name, *common],
+                [executable("arena-miner"), *serve, "--wallet.name", name, *common],
                 stdout=subprocess.DEVNULL,
                 stderr=open(demo.root / f"serve-{name}.log", "wb"),
                 env=env,
@@ -249,7 +237,7 @@ def _miners_publish(demo: _Demo) -> bool:
         while demo.chain.block() <= last:
             time.sleep(0.1)
         done = subprocess.run(
-            [_bin("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
+            [executable("arena-miner"), "submit", str(agent), "--wallet.name", name, *common],
             capture_output=True,
             text=True,
             env=env,
