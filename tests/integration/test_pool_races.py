@@ -1,14 +1,15 @@
 """Pooling on running nodes: three validators on one LocalChain race six miners, two of them subnet-15 agents on an
-LLM whose answers differ per validator. Each validator publishes its results bundle (committed on chain, served by
-its API), fetches and verifies the others', pools them and sets weights: byte-identical on all three. A validator
-that forges verdicts is refused by the other two, who still agree, and `audit` flags the weights it set; a validator
-offline for a race changes nothing for the others; one whose bundle cannot be fetched is waited for until the weights
-are due, then weighed without."""
+LLM whose answers differ per validator. Each validator publishes its results bundle (committed on chain, tried again
+when the chain refuses, served by its API), fetches and verifies the others', pools them and sets weights:
+byte-identical on all three. A validator that forges verdicts is refused by the other two, who still agree, and
+`audit` flags the weights it set; a validator offline for a race changes nothing for the others; one whose bundle
+cannot be fetched is waited for until the weights are due, then weighed without."""
 
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,14 @@ from validator.chain.local import LocalChain
 pytestmark = pytest.mark.slow  # three validators race in bubblewrap
 
 CADENCE = 600  # blocks of half a second; the test moves the chain's clock to each slot
-POOL = {"pool": True, "pool_early": True, "pool_cutoff_blocks": 500, "pool_wait_blocks": 20, "pool_public_blocks": 0}
+POOL = {
+    "pool": True,
+    "pool_early": True,
+    "pool_cutoff_blocks": 500,
+    "pool_wait_blocks": 20,
+    "pool_public_blocks": 0,
+    "weights_retry": 0.2,  # a commitment the chain refused is tried again after this (doubling)
+}
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +56,12 @@ def _race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock) -> str:
 
 
 def _publish(node: PoolNode, race_id: str) -> None:
-    assert node.arena.pooling.publish() == [race_id]
+    """The node's publish step, run as its scheduler runs it (a refused commitment is tried again after a backoff)
+    until its bundle is committed."""
+    deadline = time.time() + 60
+    while node.arena.pooling.publish() != [race_id]:
+        assert time.time() < deadline and node.store.race_pool(race_id).status == "committing"
+        time.sleep(0.2)
     pool = node.store.race_pool(race_id)
     assert pool.status == "committed" and pool.bundle_sha256
 
@@ -91,7 +104,17 @@ def test_three_validators_pool_to_one_vector_refuse_a_forger_and_do_without_an_a
     chain = LocalChain(setup.path, clock=clock)
     rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2)
     nodes = [
-        start_pool_node(tmp_path, i, wallet, chain, inputs, rotation, setup.miners, **POOL)
+        # validator 0's chain gives up on a locked chain file at once (`busy`), so the test can make it refuse
+        start_pool_node(
+            tmp_path,
+            i,
+            wallet,
+            LocalChain(setup.path, clock=clock, busy_timeout=0.2) if i == 0 else chain,
+            inputs,
+            rotation,
+            setup.miners,
+            **POOL,
+        )
         for i, wallet in enumerate(setup.validators)
     ]
     try:
@@ -119,8 +142,17 @@ def _honest_race(nodes: list[PoolNode], chain: LocalChain, clock: SkewClock, set
             for n in nodes
         ]
         assert answers[0] != answers[1] != answers[2], name
+    # the chain refuses validator 0's first commitment (another writer holds the chain file): the node keeps why,
+    # and commits at a later try, before the cut-off
+    with sqlite3.connect(setup.path, isolation_level=None) as lock:
+        lock.execute("BEGIN IMMEDIATE")
+        assert nodes[0].arena.pooling.publish() == []
+        lock.execute("ROLLBACK")
+    refused = nodes[0].store.race_pool(race_id)
+    assert refused.status == "committing" and refused.state["commit_error"].startswith("busy:")
     for node in nodes:
         _publish(node, race_id)
+    assert "commit_error" not in nodes[0].store.race_pool(race_id).state
     for node in nodes:
         _settle(node, race_id, {n.hotkey for n in nodes})
     vectors = [_weigh(node, race_id) for node in nodes]
@@ -247,6 +279,6 @@ def _audit(chain: LocalChain, node: PoolNode, race_id: str) -> dict[str, dict[st
         race_id,
         wallet=node.wallet,
         policy=node.arena.policy,
-        cutoff_blocks=POOL["pool_cutoff_blocks"],
+        cutoff_blocks=int(POOL["pool_cutoff_blocks"]),
     )
     return {row.hotkey: {"matches": row.matches, "reason": row.reason} for row in report.validators}

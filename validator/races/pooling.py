@@ -95,7 +95,15 @@ class Pooling:
                 self.arena._warn("pool.late", race_id=race.race_id, cutoff_block=pool.cutoff_block, block=block)
                 continue
             if pool.bundle_sha256 is None:
-                sha256 = self._build(race)
+                from validator.pool import PoolError
+
+                try:
+                    sha256 = self._build(race)
+                except PoolError as exc:  # e.g. over the size other validators accept: pool the others' only
+                    note = f"this node's results bundle was not published: {exc}"
+                    store.save_race_pool(race.race_id, status="late", state={**pool.state, "note": note})
+                    self.arena._warn("pool.not_published", race_id=race.race_id, error=str(exc))
+                    continue
                 pool = store.save_race_pool(race.race_id, status="committing", bundle_sha256=sha256)
                 self.arena._info("pool.bundle_built", race_id=race.race_id, sha256=sha256)
             if self._commit(race.race_id, pool):
