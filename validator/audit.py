@@ -18,14 +18,14 @@ from typing import Any
 
 from bittensor.intents.weights import normalize
 
-from arena.pooling import Standing, pool, seed_of
+from arena.pooling import Standing
 from arena.problems.draw import draw_problems
 from arena.weights import AnyPolicy, MinerResult, compute_weights
-from validator.chain.commitment import parse_commitment
 from validator.chain.port import ChainError, ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
 from validator.pool.fetch import fetch_each, walk_back
+from validator.pool.inputs import NEVER, holders_at, pin_block, pooled_standings
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -136,6 +136,11 @@ def audit_race(
     graph = chain.metagraph()
     holders = {n.hotkey: n for n in graph.neurons if n.validator_permit}
     complete = _all_committed(chain, holders, start, cutoff) if now <= cutoff else None
+    pinned: int | None = pin_block(cutoff, now, (c.block for c in complete or []))
+    try:  # the permit holders and their stakes as of the pinned block, as every node weighs them
+        holders = holders_at(chain, pinned)
+    except ChainError:  # a node that no longer holds that block's state: as now (said in the report's note)
+        pinned = None
     if now <= cutoff and complete is None:
         raise AuditError(
             f"race {race_id}'s cut-off is block {cutoff} (now {now}) and not every permit holder has committed its "
@@ -162,15 +167,13 @@ def audit_race(
     if walked:
         refusals = early + refusals
     runs = {v.bundle.validator: to_pooled(v) for v in verified}
-    blocks = _commitment_blocks(chain, start, runs)
-    stakes = {h: float(holders[h].stake) for h in runs}
-    standings = pool(runs, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks) if runs else []
+    standings, blocks = pooled_standings(chain, runs, holders, start=start, seed_hash=seed_hash) if runs else ([], {})
     uids = {n.hotkey: n.uid for n in graph.neurons}
     results = [
         MinerResult(
             hotkey=s.miner,
             score=_unit(s.score),
-            commitment_block=blocks.get(s.miner, 2**62),
+            commitment_block=blocks.get(s.miner, NEVER),
             low=_unit(s.low),
             high=_unit(s.high),
         )
@@ -181,8 +184,10 @@ def audit_race(
     at = min(now, weights_block) if weights_block is not None else now
     report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
     report.refusals = refusals
+    if pinned is None:
+        report.note = f"stakes and permits read as now: this node does not hold block {cutoff}'s state. "
     if len(verified) < 2:
-        report.note = (
+        report.note += (
             f"{len(verified)} bundle(s) verified: with fewer than two a node weighs its own results alone (its "
             "window included), which the audit reads here from its bundle of this race only"
         )
@@ -246,22 +251,6 @@ def _fetch_all(
         else:
             verified.append(result)
     return verified, refusals
-
-
-def _commitment_blocks(chain: ChainPort, start: int, runs: dict[str, list[Any]]) -> dict[str, int]:
-    """Each pooled miner's agent commitment block as of the race's start (ties go to the earliest), from the
-    miners' `sa1` commitments on chain; a miner whose raced agent is not the one committed then: after every other."""
-    agents = {}
-    for hotkey, commitment in chain.commitments(start).items():
-        parsed = parse_commitment(commitment.value)
-        if parsed is not None:
-            agents[hotkey] = (parsed[0], commitment.block)
-    blocks: dict[str, int] = {}
-    for pooled in runs.values():
-        for run in pooled:
-            sha, block = agents.get(run.miner, ("", 2**62))
-            blocks[run.miner] = min(blocks.get(run.miner, 2**62), block if sha == run.submission else 2**62)
-    return blocks
 
 
 def _judge_weights(

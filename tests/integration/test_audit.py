@@ -179,3 +179,59 @@ def test_an_audit_of_a_still_sealed_race_says_so_and_stops_then_opens_it_once_it
     start, seed_hash, problems = race_problems(chain, pack, race_id)
     assert (start, seed_hash) == (batch.open_block, "drand:1000")
     assert problems and all(p.gold_ids for p in problems)
+
+
+def test_stakes_are_read_as_of_the_cut_off_a_stake_changed_after_it_changes_no_pooled_weight(tmp_path: Path) -> None:
+    world = make_world(tmp_path, problems=6, rotation=Rotation(cadence_blocks=CADENCE, problems_per_race=4))
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    wallets = tmp_path / "wallets"
+    stakes = {"first": 100.0, "second": 10.0, "third": 10.0}
+    validators = {n: create_wallet(n, "hot", wallets) for n in stakes}
+    for name, wallet in validators.items():
+        chain.register(wallet, validator_permit=True, stake=stakes[name])
+    skill = {}
+    for i, rate in enumerate([0.8, 0.6, 0.5, 0.3]):
+        wallet = create_wallet(f"miner{i}", "hot", wallets)
+        chain.register(wallet)
+        chain.set_commitment(wallet, encode_commitment(f"{i + 1:064x}"))
+        skill[wallet.hotkey.ss58_address] = rate
+    start = chain.block() + 1
+    wait_for_block(chain, start)
+    race_id, ids = drawn_race(world, chain, start, 4)
+    shelf, built, servers = ResultsShelf(tmp_path / "shelf"), {}, {}
+    for i, (name, wallet) in enumerate(validators.items()):  # three honest validators, each its own luck
+        store = open_store(tmp_path / f"{name}.sqlite")
+        closed_race(store, world, race_id, skill, seed=40 + i, seed_block=start, problem_ids=ids)
+        built[name] = build_bundle(store, race_id, wallet, netuid=1, created_block=chain.block())
+        shelf.put(built[name].sha256, built[name].data, Release(race_id=race_id, race_start=start))
+        store.close()
+    view = ChainView(chain, refresh_seconds=0.0)
+    for name, wallet in validators.items():
+        sub = FastAPI()
+        sub.include_router(results_router(shelf, hotkey_ss58=wallet.hotkey.ss58_address, view=view))
+        servers[name] = ThreadedServer(sub).start()
+    policy = parse_policy("proportional")  # weights follow the pooled scores, so a different median shows
+    try:
+        for name, wallet in validators.items():
+            commit_results(chain, wallet, built[name].sha256, servers[name].url)
+        cutoff = start + CADENCE * 3 // 4
+        wait_for_block(chain, cutoff + 1)
+        before = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=validators["first"], policy=policy)
+        blocks = {h: chain.commitments()[h].block for h in skill}
+        facts = world.facts(race_id)
+        bundles = {validators[n]: built[n] for n in validators}
+        assert before.expected == pooled_weights(chain, bundles, facts, start=start, blocks=blocks, policy=policy)
+
+        # after the cut-off the stake moves from the first validator to the second: weighed by today's stakes, the
+        # pool would differ, but every validator (and the audit) weighs by the stakes as of the cut-off block
+        chain.set_stake(validators["first"].hotkey.ss58_address, 1.0)
+        chain.set_stake(validators["second"].hotkey.ss58_address, 1000.0)
+        assert pooled_weights(chain, bundles, facts, start=start, blocks=blocks, policy=policy) != before.expected
+        graph = chain.metagraph(cutoff)
+        assert graph.by_hotkey(validators["first"].hotkey.ss58_address).stake == 100.0
+        after = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=validators["first"], policy=policy)
+        assert after.expected == before.expected
+        assert [s.model_dump() for s in after.standings] == [s.model_dump() for s in before.standings]
+    finally:
+        for server in servers.values():
+            server.stop()

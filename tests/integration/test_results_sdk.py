@@ -14,6 +14,7 @@ from tests.support.substrate import InMemorySubstrate
 from validator.audit import u16_row
 from validator.chain.bittensor_chain import BittensorChain, create_wallet
 from validator.chain.commitment import encode_commitment
+from validator.chain.port import ChainError
 from validator.chain.results import commit_results, results_commitments
 
 NETUID = 7
@@ -51,6 +52,13 @@ def test_results_commitments_and_weights_through_the_sdk(tmp_path: Path) -> None
         assert (mine.sha256, mine.url, mine.validator_permit) == (sha, "https://bucket.example/v1", True)
         assert mine.block > 5000 and mine.stake == pytest.approx(1_500.0)
         assert found[wallets["other"].hotkey.ss58_address].block == 4990
+        # pooling reads stakes and permits as of the cut-off block: the metagraph read at that block
+        then = chain.metagraph(4995)
+        assert then.block == 4995 and then.by_hotkey(wallets["other"].hotkey.ss58_address).validator_permit
+        pinned = {c.hotkey: c for c in results_commitments(chain, block=4995)}
+        assert pinned[wallets["other"].hotkey.ss58_address].stake == pytest.approx(700.0)
+        with pytest.raises(ChainError):  # the block is read, not the head: a block not produced yet is refused
+            chain.metagraph(substrate.head + 100)
 
         vector = {0: 0.25, 2: 0.75}
         assert chain.set_weights(wallets["val"], vector).success

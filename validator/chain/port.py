@@ -140,7 +140,10 @@ class ChainPort(Protocol):
         """The hash of `block` as 0x-prefixed hex; a race's problems are drawn from it."""
         ...
 
-    def metagraph(self) -> Metagraph: ...
+    def metagraph(self, block: int | None = None) -> Metagraph:
+        """The subnet's neurons (as of `block`, else now): what pooling weighs validators by is read as of its
+        cut-off block, so every validator reads the same stakes and permits."""
+        ...
 
     def commitments(self, block: int | None = None) -> dict[str, Commitment]:
         """Every hotkey's latest commitment on the subnet (as of `block`, else now), keyed by hotkey."""

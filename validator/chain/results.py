@@ -22,14 +22,16 @@ class ResultsCommitment(BaseModel):
 
 def results_commitments(chain: ChainPort, *, block: int | None = None) -> list[ResultsCommitment]:
     """Every hotkey's results commitment (as of `block`, else now), ordered by hotkey; permit and stake as the
-    metagraph shows them now (a hotkey no longer registered: no permit, no stake)."""
+    metagraph shows them as of that block too (a hotkey not registered then: no permit, no stake), uid and axon as it
+    shows them now (where the bundle is served today)."""
     graph = chain.metagraph()
+    then = chain.metagraph(block) if block is not None else graph
     out = []
     for hotkey, commitment in sorted(chain.commitments(block).items()):
         parsed = parse_commitment(commitment.value, prefix=RESULTS_PREFIX)
         if parsed is None:
             continue
-        neuron = graph.by_hotkey(hotkey)
+        neuron, held = graph.by_hotkey(hotkey), then.by_hotkey(hotkey)
         out.append(
             ResultsCommitment(
                 hotkey=hotkey,
@@ -37,8 +39,8 @@ def results_commitments(chain: ChainPort, *, block: int | None = None) -> list[R
                 sha256=parsed[0],
                 url=parsed[1],
                 block=commitment.block,
-                validator_permit=bool(neuron and neuron.validator_permit),
-                stake=float(neuron.stake) if neuron is not None else 0.0,
+                validator_permit=bool(held and held.validator_permit),
+                stake=float(held.stake) if held is not None else 0.0,
                 axon=neuron.axon if neuron is not None else None,
             )
         )

@@ -146,17 +146,23 @@ class Pooling:
         return done
 
     def _pool_race(self, race: Any, pool: Any) -> bool:
+        from validator.pool.inputs import holders_at, pin_block
+
         chain, block = self.arena.chain, self.arena.chain.block()
-        holders = {n.hotkey: n for n in chain.metagraph().neurons if n.validator_permit}
+        past = block > pool.cutoff_block
+        holders = holders_at(chain, pool.cutoff_block if past else None)
         state = dict(pool.state)
         # past the cut-off, the commitments as of the cut-off block: the one committed set every validator reads
-        seen = results_commitments(chain, block=pool.cutoff_block if block > pool.cutoff_block else None)
+        seen = results_commitments(chain, block=pool.cutoff_block if past else None)
         found = {c.hotkey: c for c in seen if c.hotkey in holders and race.seed_block <= c.block <= pool.cutoff_block}
         committed = {h: {"sha256": c.sha256, "url": c.url, "block": c.block} for h, c in sorted(found.items())}
         state["committed"] = committed
-        if block <= pool.cutoff_block and not (self.arena.config.pool_early and set(holders) <= set(committed)):
+        if not past and not (self.arena.config.pool_early and set(holders) <= set(committed)):
             self.arena.store.save_race_pool(race.race_id, status=pool.status, state=state)
             return False  # more may still commit (or, with --pool.early, recommit) until the cut-off
+        # stakes and permits as of the pinned block (the cut-off): the same on every validator whenever it pools
+        state["stake_block"] = pin_block(pool.cutoff_block, block, (c.block for c in found.values()))
+        holders = holders if past else holders_at(chain, state["stake_block"])
         validators: dict[str, dict[str, Any]] = dict(state.get("validators") or {})
         runs: dict[str, list[dict[str, Any]]] = dict(state.get("runs") or {})
         for hotkey, entry in committed.items():
@@ -213,14 +219,14 @@ class Pooling:
     ) -> list[dict[str, Any]]:
         """The pooled standings (`arena.pooling.pool`), each with its miner's commitment block: the same inputs, by
         the same rules, as `arena-validator audit` takes them (`validator.audit`), so the audit finds these weights."""
-        from arena.pooling import PooledRun, pool, seed_of
-        from validator.audit import _commitment_blocks
+        from arena.pooling import PooledRun
+        from validator.pool.inputs import NEVER, pooled_standings
 
         by_validator = {h: [PooledRun.model_validate(r) for r in rows] for h, rows in sorted(runs.items())}
-        blocks = _commitment_blocks(self.arena.chain, race.seed_block, by_validator)
-        stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in by_validator}
-        standings = pool(by_validator, stakes, seed=seed_of(race.seed_hash), commitment_blocks=blocks)
-        return [{**s.model_dump(mode="json"), "commitment_block": blocks.get(s.miner, 2**62)} for s in standings]
+        standings, blocks = pooled_standings(
+            self.arena.chain, by_validator, holders, start=race.seed_block, seed_hash=race.seed_hash
+        )
+        return [{**s.model_dump(mode="json"), "commitment_block": blocks.get(s.miner, NEVER)} for s in standings]
 
     # --- the weights' input -------------------------------------------------------------------------------------
 

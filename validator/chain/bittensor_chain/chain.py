@@ -121,11 +121,12 @@ class BittensorChain:
             )
         return found
 
-    def metagraph(self) -> Metagraph:
+    def metagraph(self, block: int | None = None) -> Metagraph:
+        """The subnet's metagraph (as of `block` when given: an older block needs an archive node)."""
         client, _ = self._sdk()
-        action = f"read the metagraph of netuid {self.netuid}"
+        action = f"read the metagraph of netuid {self.netuid}" + (f" as of block {block}" if block is not None else "")
         try:
-            graph = client.subnets.metagraph(self.netuid, commitments=False)
+            graph = client.subnets.metagraph(self.netuid, block=block, commitments=False)
         except Exception as error:
             raise self._error(action, error) from error
         if graph is None:
@@ -147,7 +148,7 @@ class BittensorChain:
             )
             for n in graph.neurons
         ]
-        return Metagraph(netuid=self.netuid, block=graph.block, neurons=neurons)
+        return Metagraph(netuid=self.netuid, block=graph.block if block is None else int(block), neurons=neurons)
 
     def commitments(self, block: int | None = None) -> dict[str, Commitment]:
         """Readable commitments only: plain ones and revealed timelocked ones (sealed or failed ones are skipped); as

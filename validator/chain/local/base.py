@@ -1,11 +1,12 @@
 """What every `LocalChain` call shares: the chain file opened (its `Ledger`) with its genesis settings and clock,
-block numbers and hashes, the hints of its errors, signing a write and the outcome of one."""
+block numbers and hashes, the hints of its errors, signing a write and the outcome of one; and its drand pulses."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -89,3 +90,34 @@ class LocalChainBase:
             extrinsic_id=extrinsic_id,
             data=data,
         )
+
+    # --- drand pulses: the dev chain's stand-in for subtensor's Drand pallet -------------------------------------
+    #
+    # Subtensor stores drand quicknet pulses as the beacon publishes them. A dev chain cannot make future pulses (no
+    # one can), so it is given real recorded ones, each with the block from which it shows it: a faithful stand-in
+    # for the chain revealing a round, with the reveal tied to block height instead of wall time. The table is made
+    # on first use, so chains made before it existed work unchanged.
+
+    def publish_pulse(self, round_: int, signature: str, *, reveal_block: int) -> None:
+        """Hold a recorded drand quicknet pulse and show it from ``reveal_block`` on."""
+        with self._ledger.write(f"store drand round {round_}") as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS drand_pulses (round INTEGER PRIMARY KEY, signature TEXT NOT "
+                "NULL, reveal_block INTEGER NOT NULL)"
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO drand_pulses (round, signature, reveal_block) VALUES (?, ?, ?)",
+                (int(round_), signature.removeprefix("0x"), int(reveal_block)),
+            )
+
+    def drand_pulse(self, round_: int) -> str | None:
+        """The signature of drand round ``round_`` once the chain shows it (hex), else None."""
+        with self._ledger.read(f"read drand round {round_}") as conn:
+            block = self._now()
+            try:
+                row = conn.execute(
+                    "SELECT signature, reveal_block FROM drand_pulses WHERE round = ?", (int(round_),)
+                ).fetchone()
+            except sqlite3.OperationalError:  # no pulse was ever given to this chain
+                return None
+        return str(row[0]) if row is not None and block >= int(row[1]) else None

@@ -25,6 +25,7 @@ CALL_SERVE_AXON = "SubtensorModule.serve_axon"
 CALL_COMMITMENT = "Commitments.set_commitment"
 CALL_WEIGHTS = "SubtensorModule.set_mechanism_weights"
 CALL_PERMIT = "LocalChain.set_validator_permit"
+CALL_STAKE = "LocalChain.set_stake"
 
 
 class LocalChain(LocalChainBase):
@@ -83,11 +84,15 @@ class LocalChain(LocalChainBase):
             )
         return self._hash(block)
 
-    def metagraph(self) -> Metagraph:
+    def metagraph(self, block: int | None = None) -> Metagraph:
+        """The subnet's neurons now; as of `block` (its end) when given: those registered by then, each with the stake
+        and validator permit its last extrinsic at or before `block` gave it (axon and last update as now)."""
         with self._ledger.read(f"read the metagraph of LocalChain netuid {self.netuid}") as conn:
-            block = self._now()
+            now = self._now()
             neurons = self._ledger.neurons(conn)
-        return Metagraph(netuid=self.netuid, block=block, neurons=neurons)
+            if block is not None:
+                neurons = self._ledger.neurons_at(conn, neurons, int(block), (CALL_REGISTER, CALL_PERMIT, CALL_STAKE))
+        return Metagraph(netuid=self.netuid, block=now if block is None else min(int(block), now), neurons=neurons)
 
     def commitments(self, block: int | None = None) -> dict[str, Commitment]:
         """The latest commitment of every hotkey; as of `block` (its end), from the extrinsic log, when given."""
@@ -102,37 +107,6 @@ class LocalChain(LocalChainBase):
         return {
             hotkey: Commitment(hotkey=hotkey, uid=uid, value=value, block=block) for hotkey, uid, value, block in rows
         }
-
-    # --- drand pulses: the dev chain's stand-in for subtensor's Drand pallet -------------------------------------
-    #
-    # Subtensor stores drand quicknet pulses as the beacon publishes them. A dev chain cannot make future pulses (no
-    # one can), so it is given real recorded ones, each with the block from which it shows it: a faithful stand-in
-    # for the chain revealing a round, with the reveal tied to block height instead of wall time. The table is made
-    # on first use, so chains made before it existed work unchanged.
-
-    def publish_pulse(self, round_: int, signature: str, *, reveal_block: int) -> None:
-        """Hold a recorded drand quicknet pulse and show it from ``reveal_block`` on."""
-        with self._ledger.write(f"store drand round {round_}") as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS drand_pulses (round INTEGER PRIMARY KEY, signature TEXT NOT "
-                "NULL, reveal_block INTEGER NOT NULL)"
-            )
-            conn.execute(
-                "INSERT OR REPLACE INTO drand_pulses (round, signature, reveal_block) VALUES (?, ?, ?)",
-                (int(round_), signature.removeprefix("0x"), int(reveal_block)),
-            )
-
-    def drand_pulse(self, round_: int) -> str | None:
-        """The signature of drand round ``round_`` once the chain shows it (hex), else None."""
-        with self._ledger.read(f"read drand round {round_}") as conn:
-            block = self._now()
-            try:
-                row = conn.execute(
-                    "SELECT signature, reveal_block FROM drand_pulses WHERE round = ?", (int(round_),)
-                ).fetchone()
-            except sqlite3.OperationalError:  # no pulse was ever given to this chain
-                return None
-        return str(row[0]) if row is not None and block >= int(row[1]) else None
 
     def rate_limit(self, hotkey: str) -> RateLimit:
         with self._ledger.read(f"read the weights rate limit of {hotkey}") as conn:
@@ -270,6 +244,17 @@ class LocalChain(LocalChainBase):
         with self._ledger.write(action) as conn:
             if not self._grant(conn, hotkey, permit):
                 raise self._not_registered(action, hotkey)
+
+    def set_stake(self, hotkey: str, stake: float) -> None:
+        """Set a registered hotkey's stake (the dev chain's stand-in for staking and unstaking), from this block on."""
+        action = f"set the stake of {hotkey} on LocalChain netuid {self.netuid}"
+        if not (math.isfinite(stake) and stake >= 0):
+            raise ChainError("bad_input", f"cannot {action}: stake must be a non-negative number (got {stake})")
+        with self._ledger.write(action) as conn:
+            cursor = conn.execute("UPDATE neurons SET stake = ? WHERE hotkey = ?", (float(stake), hotkey))
+            if cursor.rowcount == 0:
+                raise self._not_registered(action, hotkey)
+            self._ledger.record(conn, self._now(), CALL_STAKE, None, {"hotkey": hotkey, "stake": float(stake)})
 
     def _grant(self, conn: sqlite3.Connection, hotkey: str, permit: bool) -> bool:
         cursor = conn.execute("UPDATE neurons SET validator_permit = ? WHERE hotkey = ?", (int(bool(permit)), hotkey))

@@ -192,6 +192,30 @@ class Ledger:
         return [self.neuron(row) for row in rows]
 
     @staticmethod
+    def neurons_at(
+        conn: sqlite3.Connection, neurons: list[Neuron], block: int, calls: tuple[str, str, str]
+    ) -> list[Neuron]:
+        """`neurons` as of `block`: those registered by then, with the stake and permit that the registration, permit
+        and stake extrinsics (`calls`, in that order) at or before `block` left them."""
+        register, permit, stake = calls
+        state: dict[str, dict[str, Any]] = {}
+        rows = conn.execute(
+            "SELECT call, args FROM extrinsics WHERE call IN (?, ?, ?) AND block <= ? ORDER BY id",
+            (register, permit, stake, block),
+        ).fetchall()
+        for call, raw in rows:
+            args = json.loads(raw)
+            if call == register:
+                state[args["hotkey"]] = {
+                    "stake": float(args["stake"]),
+                    "validator_permit": bool(args["validator_permit"]),
+                }
+            elif args["hotkey"] in state:
+                key = "validator_permit" if call == permit else "stake"
+                state[args["hotkey"]][key] = bool(args["permit"]) if call == permit else float(args["stake"])
+        return [n.model_copy(update=state[n.hotkey]) for n in neurons if n.hotkey in state]
+
+    @staticmethod
     def commitments_at(conn: sqlite3.Connection, block: int, call: str) -> list[tuple[Any, ...]]:
         """(hotkey, uid, value, block) of each hotkey's last `call` extrinsic (a commitment) at or before `block`."""
         rows = conn.execute(
