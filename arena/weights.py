@@ -13,9 +13,10 @@ floats once at the end, so identical inputs give byte-identical vectors in any o
   with N ranked miners and K = floor(N/2), rank 1 gets ``top_share`` (0.25); ranks 2..K get a linear taper of
   K-1, ..., 1 units paid out of the burn share, where the burn uid holds 65535 units (u16 max), so every paid rank
   keeps a small non-zero weight; the burn uid gets the rest.
-- ``band``: ``top_heavy``'s shares, but the miners whose 95% interval (``low``..``high``) overlaps the leader's are
-  paid as one band: they stand first (in ranking order) and split evenly what ``top_heavy`` gives the ranks they
-  fill; the others follow in ranking order. Ties within noise share; an exact tie is still broken by the earlier
+- ``band``: ``top_heavy``'s shares, but the miners whose score lies inside the leader's 95% interval
+  (``low``..``high``) are paid as one band (an overlap of intervals is not enough: a miner with few samples has a
+  wide interval that reaches any leader's, and would be paid like it): they stand first (in ranking order) and
+  split evenly what ``top_heavy`` gives the ranks they fill; the others follow in ranking order. Ties within noise share; an exact tie is still broken by the earlier
   commitment: a miner whose score equals an earlier band member's exactly (what a copied agent scores) is not in the
   band. A miner without an interval is never in a band, so without intervals ``band`` pays as ``top_heavy``.
 """
@@ -162,15 +163,15 @@ class Band(_TopTail):
 
 
 def within_noise(ranked: Sequence[MinerResult]) -> list[MinerResult]:
-    """The band of ranked miners: the leader and every miner whose interval overlaps the leader's, save one whose
-    score exactly equals an earlier member's (an exact tie goes to the earlier commitment). Empty when the leader
-    has no interval; one miner alone is no band."""
-    if not ranked or ranked[0].low is None:
+    """The band of ranked miners: the leader and every miner (with an interval) whose score lies inside the leader's
+    interval, save one whose score exactly equals an earlier member's (an exact tie goes to the earlier
+    commitment). Empty when the leader has no interval; one miner alone is no band."""
+    if not ranked or ranked[0].low is None or ranked[0].high is None:
         return []
-    floor = _exact(ranked[0].low)
+    floor, ceiling = _exact(ranked[0].low), _exact(ranked[0].high)
     band: list[MinerResult] = []
     for result in ranked:
-        if result.high is None or _exact(result.high) < floor:
+        if result.high is None or not floor <= _exact(result.score) <= ceiling:
             continue
         if any(_exact(member.score) == _exact(result.score) for member in band):
             continue

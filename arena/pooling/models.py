@@ -46,9 +46,10 @@ class Standing(BaseModel):
 
 
 def within_noise(ranked: Sequence[Standing]) -> list[str]:
-    """The miners whose 95% interval overlaps the leader's (the leader first); one miner alone is no band."""
+    """The miners whose score lies inside the leader's 95% interval (the leader first); one miner alone is no band.
+    An overlap of intervals is not enough: a miner with few samples has a wide interval that reaches any leader's."""
     if not ranked:
         return []
     leader = ranked[0]
-    band = [s.miner for s in ranked if s.high >= leader.low]
+    band = [s.miner for s in ranked if leader.low <= s.score <= leader.high]
     return band if len(band) > 1 else []

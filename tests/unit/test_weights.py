@@ -517,3 +517,37 @@ def test_band_is_the_same_in_any_order_and_rejects_half_an_interval() -> None:
         MinerResult(hotkey="a", score=0.5, commitment_block=1, low=0.3)
     with pytest.raises(ValidationError, match="low must be at most high"):
         MinerResult(hotkey="a", score=0.5, commitment_block=1, low=0.6, high=0.4)
+
+
+def test_band_attacker_few_samples_do_not_buy_the_leaders_pay() -> None:
+    """Attacker: a miner that ran 4 problems (a fresh submission in a window of races) scores 0.55; its Wilson
+    interval is wide enough to reach the interval of the leader at 0.80 over 64 problems. Paid by overlap it would
+    share the leader's band and earn what the leader earns for running less; its score lies outside the leader's
+    interval, so it is paid by its rank, as an honest miner at 0.55 over 64 problems is."""
+    from arena.pooling import Standing, wilson
+    from arena.pooling import within_noise as pooled_within_noise
+
+    def standing(hotkey: str, score: float, problems: int, block: int) -> MinerResult:
+        low, high = wilson(score, problems)
+        return MinerResult(hotkey=hotkey, score=score, commitment_block=block, low=low, high=high)
+
+    leader, few = standing("leader", 0.80, 64, 10), standing("few", 0.55, 4, 20)
+    assert few.high is not None and leader.low is not None and few.high >= leader.low  # the intervals overlap
+    honest = standing("honest", 0.55, 64, 20)
+    uids = {"leader": 1, "few": 2, "honest": 2}
+    attacked = compute_weights([leader, few], {"leader": 1, "few": 2}, parse_policy("band"))
+    fair = compute_weights([leader, honest], {"leader": 1, "honest": 2}, parse_policy("band"))
+    assert attacked == fair == compute_weights([leader, few], uids, TopHeavy())
+    assert attacked[2] < attacked[1]
+    # the race page's "within noise" reads the same rule
+    rows = [
+        Standing(
+            miner=r.hotkey, score=r.score, low=r.low or 0, high=r.high or 1, p_rank1=0, samples=n, problems=n, rank=i
+        )
+        for i, (r, n) in enumerate([(leader, 64), (few, 4)], start=1)
+    ]
+    assert pooled_within_noise(rows) == []
+    # a miner whose score does lie inside the leader's interval still shares the band, however few its samples
+    close = standing("close", 0.78, 4, 20)
+    shared = compute_weights([leader, close], {"leader": 1, "close": 2}, parse_policy("band"))
+    assert shared[1] == shared[2] == pytest.approx((0.5 + 0.3 / 10 * 4) / 2)

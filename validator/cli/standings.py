@@ -71,7 +71,7 @@ def standings_cmd(
     `samples`. 95% interval: the Wilson score interval over the problems the miner ran
     (samples of one problem do not narrow it). P(rank 1): the share of 2000 bootstrap resamples of the problems
     (seeded by the race) in which the miner ranks first. pass@k / pass^k per task: the chance at least one / all of
-    its k samples of a problem succeed. When other miners' intervals overlap rank 1's, the top ranks are within
+    its k samples of a problem succeed. When other miners score inside rank 1's interval, the top ranks are within
     noise and the command says so.
 
     The band weight policy (`--weights.shadow band`, or `--weights.policy band`) pays the miners whose interval

@@ -51,25 +51,25 @@ CERTAINTY = (
 
 
 def noise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Which of the ranked rows (with `rank`, `hotkey`, `low`, `high`) are within noise of rank 1: those whose 95%
-    interval overlaps rank 1's (`arena.pooling.within_noise`, the band policy's rule), with one sentence saying what
-    that means."""
+    """Which of the ranked rows (with `rank`, `hotkey`, `score`, `low`, `high`) are within noise of rank 1: those
+    whose score lies inside rank 1's 95% interval (`arena.pooling.within_noise`, the band policy's rule), with one
+    sentence saying what that means."""
     ranked = sorted((r for r in rows if r.get("rank") is not None), key=lambda r: r["rank"])
     if not ranked or ranked[0].get("low") is None:
         return {"within_noise": [], "note": "this race's results carry no interval (closed before intervals existed)"}
     leader = ranked[0]
-    band = [r for r in ranked if r.get("high") is not None and r["high"] >= leader["low"]]
+    band = [r for r in ranked if r.get("high") is not None and leader["low"] <= r["score"] <= leader["high"]]
     if len(band) < 2:
         return {
             "within_noise": [],
-            "note": f"rank 1 is clear of the field: no other miner's 95% interval reaches its lower bound "
-            f"{leader['low']:.3f}",
+            "note": f"rank 1 is clear of the field: no other miner scores inside its 95% interval "
+            f"({leader['low']:.3f} to {leader['high']:.3f})",
         }
     ranks = [r["rank"] for r in band]
     return {
         "within_noise": ranks,
-        "note": f"ranks {', '.join(str(r) for r in ranks)} are within noise: their 95% intervals overlap rank 1's "
-        f"({leader['low']:.3f} to {leader['high']:.3f}), so more samples could reorder them; P(rank 1) says how "
+        "note": f"ranks {', '.join(str(r) for r in ranks)} are within noise: their scores lie inside rank 1's 95% "
+        f"interval ({leader['low']:.3f} to {leader['high']:.3f}), so more samples could reorder them; P(rank 1) says how "
         "often each came first when the problems are resampled",
     }
 
