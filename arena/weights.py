@@ -16,9 +16,10 @@ floats once at the end, so identical inputs give byte-identical vectors in any o
 - ``band``: ``top_heavy``'s shares, but the miners whose score lies inside the leader's 95% interval
   (``low``..``high``) are paid as one band (an overlap of intervals is not enough: a miner with few samples has a
   wide interval that reaches any leader's, and would be paid like it): they stand first (in ranking order) and
-  split evenly what ``top_heavy`` gives the ranks they fill; the others follow in ranking order. Ties within noise share; an exact tie is still broken by the earlier
-  commitment: a miner whose score equals an earlier band member's exactly (what a copied agent scores) is not in the
-  band. A miner without an interval is never in a band, so without intervals ``band`` pays as ``top_heavy``.
+  split evenly what ``top_heavy`` gives the ranks they fill; the others follow in ranking order. Ties within noise
+  share; an exact tie is still broken by the earlier commitment: a miner whose score equals an earlier band
+  member's exactly (what a copied agent scores) is not in the band. A miner without an interval is never in a band,
+  so without intervals ``band`` pays as ``top_heavy``.
 """
 
 from __future__ import annotations

@@ -69,8 +69,8 @@ def noise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "within_noise": ranks,
         "note": f"ranks {', '.join(str(r) for r in ranks)} are within noise: their scores lie inside rank 1's 95% "
-        f"interval ({leader['low']:.3f} to {leader['high']:.3f}), so more samples could reorder them; P(rank 1) says how "
-        "often each came first when the problems are resampled",
+        f"interval ({leader['low']:.3f} to {leader['high']:.3f}), so more samples could reorder them; P(rank 1) says "
+        "how often each came first when the problems are resampled",
     }
 
 
