@@ -167,7 +167,19 @@ def audit_race(
     if walked:
         refusals = early + refusals
     runs = {v.bundle.validator: to_pooled(v) for v in verified}
-    standings, blocks = pooled_standings(chain, runs, holders, start=start, seed_hash=seed_hash) if runs else ([], {})
+    standings, blocks = (
+        pooled_standings(
+            chain,
+            runs,
+            holders,
+            pack.rotation,
+            start=start,
+            seed_hash=seed_hash,
+            problem_ids=[p.problem_id for p in problems],
+        )
+        if runs
+        else ([], {})
+    )
     uids = {n.hotkey: n.uid for n in graph.neurons}
     results = [
         MinerResult(

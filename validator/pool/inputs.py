@@ -5,7 +5,14 @@ for `arena-validator audit` (`validator.audit`), so both find the same standings
   `--pool.early`, or an audit, once every permit holder committed) the block of the last commitment of that set;
 - the permit holders and their stakes as of that block (`holders_at`): a stake or permit changed after it changes
   nothing, whenever a validator pools;
-- each miner's agent commitment block as of the race's start (`commitment_blocks`): exact ties go to the earliest.
+- each miner's agent commitment block as of the race's start (`commitment_blocks`): exact ties go to the earliest;
+- with sharding (the rotation's `shard_r` >= 2), the units each validator was given (`assignment`), so a validator
+  that leaves out more than one of a miner's units is bounded by the pooling rule (`arena.pooling.pool(assigned=)`)
+  even when it leaves out whole problems. The split is the one the race was opened with
+  (`validator.races.sharding`): the race's units (every pooled miner on every problem and sample) dealt by the race's
+  seed among the permit holders whose results commitment, as of the race's start, was made since the slot before
+  (none: every permit holder then), each unit to r of them; a validator outside that split is expected to hold the
+  shard it would hold as one more; make-up units (sample index k and up) are expected of every validator.
 """
 
 from __future__ import annotations
@@ -13,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from arena.pooling import PooledRun, Standing, pool, seed_of
+from arena.pooling import PooledRun, Standing, Unit, pool, seed_of, shard
 from validator.chain.commitment import parse_commitment
 from validator.chain.port import ChainPort, Neuron
+from validator.chain.results import results_commitments
 
 NEVER = 2**62  # the commitment block of a miner whose raced agent is not the one committed at the race's start
 
@@ -47,22 +55,64 @@ def commitment_blocks(chain: ChainPort, start: int, runs: Mapping[str, Sequence[
     return blocks
 
 
+def split_validators(chain: ChainPort, start: int, cadence: int) -> list[str]:
+    """The validators a sharded race starting at `start` was split among (see the module's docstring)."""
+    since = start - cadence
+    found = {c.hotkey for c in results_commitments(chain, block=start) if c.validator_permit and c.block >= since}
+    return sorted(found) if found else sorted(holders_at(chain, start))
+
+
+def assignment(
+    chain: ChainPort,
+    runs: Mapping[str, Sequence[PooledRun]],
+    rotation: Any,
+    *,
+    start: int,
+    seed_hash: str,
+    problem_ids: Sequence[str],
+) -> dict[str, list[Unit]] | None:
+    """Each validator's expected units of the race (None without sharding): see the module's docstring."""
+    r, samples = int(rotation.shard_r), int(rotation.samples)
+    if r < 2:
+        return None
+    pooled = [run for rows in runs.values() for run in rows]
+    miners = sorted({run.miner for run in pooled})
+    units = [(m, p, a) for m in miners for p in problem_ids for a in range(samples)]
+    extra = {(run.miner, run.problem_id, run.attempt) for run in pooled if run.attempt >= samples}
+    split = split_validators(chain, start, int(rotation.cadence_blocks))
+    seed = seed_of(seed_hash)
+    dealt = shard(units, split, r, seed)
+    for outside in sorted(set(runs) - set(split)):  # extra cover: the shard it would hold as one more validator
+        dealt[outside] = shard(units, [*split, outside], r, seed)[outside]
+    return {v: sorted(set(mine) | extra) for v, mine in dealt.items()}
+
+
 def pooled_standings(
     chain: ChainPort,
     runs: Mapping[str, Sequence[PooledRun]],
     holders: Mapping[str, Any],
+    rotation: Any,
     *,
     start: int,
     seed_hash: str,
-    assigned: Mapping[str, Sequence[tuple[str, str, int]]] | None = None,
+    problem_ids: Sequence[str],
 ) -> tuple[list[Standing], dict[str, int]]:
     """The pooled standings of the verified runs (`arena.pooling.pool`) weighed by the holders' stakes as pinned,
-    and each miner's commitment block (the weights' tie-break)."""
+    each validator held to its shard (`assignment`), and each miner's commitment block (the weights' tie-break)."""
     ordered = {h: list(rows) for h, rows in sorted(runs.items())}
+    assigned = assignment(chain, ordered, rotation, start=start, seed_hash=seed_hash, problem_ids=problem_ids)
     blocks = commitment_blocks(chain, start, ordered)
     stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in ordered}
     standings = pool(ordered, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks, assigned=assigned)
     return standings, blocks
 
 
-__all__ = ["NEVER", "commitment_blocks", "holders_at", "pin_block", "pooled_standings"]
+__all__ = [
+    "NEVER",
+    "assignment",
+    "commitment_blocks",
+    "holders_at",
+    "pin_block",
+    "pooled_standings",
+    "split_validators",
+]

@@ -224,7 +224,13 @@ class Pooling:
 
         by_validator = {h: [PooledRun.model_validate(r) for r in rows] for h, rows in sorted(runs.items())}
         standings, blocks = pooled_standings(
-            self.arena.chain, by_validator, holders, start=race.seed_block, seed_hash=race.seed_hash
+            self.arena.chain,
+            by_validator,
+            holders,
+            self.arena.pack.rotation,
+            start=race.seed_block,
+            seed_hash=race.seed_hash,
+            problem_ids=race.problem_ids,
         )
         return [{**s.model_dump(mode="json"), "commitment_block": blocks.get(s.miner, NEVER)} for s in standings]
 
