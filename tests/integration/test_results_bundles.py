@@ -347,3 +347,86 @@ def test_an_auditor_walks_back_through_prev_to_an_earlier_race(arena: Arena, nod
     assert isinstance(found, tuple) and found[0].sha256 == old.sha256  # the copy the shelf held first, same body
     assert isinstance(check(arena, found[1], old.sha256, race_id="race-100"), VerifiedBundle)
     assert walk_back(latest, "race-050", wallet=arena.wallets["auditor"], timeout=10) is None
+
+
+# --- attackers: what a verified bundle can still bend, and what the pooling rule leaves it -------------------------
+
+RIVAL = "5miner-good"
+
+
+def _pooled_weights(arena: Arena, bundles: dict[str, tuple[str, bytes]], policy: Any) -> dict[int, float]:
+    """The weights a node sets from these bundles (validator name -> (sha256, bytes)), each verified for real and
+    weighed alike (equal stakes), the miners' commitment blocks in MINERS order."""
+    from arena.pooling import pool
+    from arena.weights import MinerResult, compute_weights
+    from validator.pool.pooled import to_pooled
+
+    holders = {arena.hotkey(name) for name in ("alice", "bob", "auditor")}
+    runs = {}
+    for name, (sha, data) in bundles.items():
+        verified = check(arena, data, sha, who=name, permit_holders=holders)
+        assert isinstance(verified, VerifiedBundle), verified
+        runs[arena.hotkey(name)] = to_pooled(verified)
+    blocks = {miner: 10 + i for i, miner in enumerate(MINERS)}
+    standings = pool(runs, dict.fromkeys(runs, 100.0), seed=7, commitment_blocks=blocks)
+    results = [MinerResult(hotkey=s.miner, score=s.score, commitment_block=blocks[s.miner]) for s in standings]
+    return compute_weights(results, {miner: i + 1 for i, miner in enumerate(MINERS)}, policy)
+
+
+def _forged(arena: Arena, forge: Any) -> tuple[str, bytes]:
+    """alice's honest bundle changed by `forge(runs, re-derived strict scores)`, signed again by alice."""
+    honest = built(arena)
+    verified = check(arena, honest.data, honest.sha256)
+    assert isinstance(verified, VerifiedBundle)
+    body = honest.body.model_copy(deep=True)
+    body.runs = forge(body.runs, verified.strict)
+    sha, data = reseal(arena, body)
+    return sha, data
+
+
+def _judge_and_errors(runs: list[Any], strict: tuple[float, ...], favoured: str = "5miner-poor") -> list[Any]:
+    """The favoured miner's every judged run let stand in full (coefficient 1.0); the rival's every success claimed
+    as an agent's time-out (an agent error is a claim: nothing re-derives it)."""
+    for run, score in zip(runs, strict, strict=True):
+        if run.miner == favoured and run.judgment is not None and run.error_code is None:
+            run.judgment = {**run.judgment, "coefficient": 1.0}
+            run.final = score
+        if run.miner == RIVAL and score > 0:
+            run.error_code, run.blame, run.final = 1003, "agent", 0.0
+    return runs
+
+
+def _withheld(runs: list[Any], strict: tuple[float, ...], favoured: str = "5miner-mid") -> list[Any]:
+    """The favoured miner's failures left out, and every problem the rival solved more often than the favoured miner
+    left out for every miner (a whole column: nobody's runs look withheld)."""
+    wins: dict[str, int] = {}
+    for run, score in zip(runs, strict, strict=True):
+        sign = 1 if run.miner == RIVAL else -1 if run.miner == favoured else 0
+        wins[run.problem_id] = wins.get(run.problem_id, 0) + sign * (score > 0)
+    return [
+        run
+        for run, score in zip(runs, strict, strict=True)
+        if wins[run.problem_id] <= 0 and not (run.miner == favoured and score == 0)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("forge", "favoured"),
+    [(_judge_and_errors, "5miner-poor"), (_withheld, "5miner-mid")],
+    ids=["judge-and-errors", "withheld"],
+)
+def test_attacker_a_verified_forgery_in_three_earns_its_miner_nothing(arena: Arena, forge: Any, favoured: str) -> None:
+    """Attacker: alice favours the poor miner with what verification lets through (judge coefficients of 1.0, the
+    rival's successes claimed as agent errors; or the favoured miner's failures and the rival's best problems left
+    out). Her bundle verifies; alone it lifts the favoured miner. Pooled with two honest validators, the weights are
+    the honest ones byte for byte: the medians leave her one vote out."""
+    from arena.weights import parse_policy
+
+    honest = {name: (b.sha256, b.data) for name in ("alice", "bob", "auditor") for b in [built(arena, name)]}
+    forged = {**honest, "alice": _forged(arena, lambda runs, strict: forge(runs, strict, favoured))}
+    uid = {miner: i + 1 for i, miner in enumerate(MINERS)}
+    for policy in (parse_policy("top_heavy"), parse_policy("proportional")):
+        fair = _pooled_weights(arena, honest, policy)
+        alone = _pooled_weights(arena, {"alice": forged["alice"]}, policy)
+        assert alone.get(uid[favoured], 0.0) > fair.get(uid[favoured], 0.0)  # the forgery has teeth alone
+        assert _pooled_weights(arena, forged, policy) == fair
