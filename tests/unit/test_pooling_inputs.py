@@ -72,3 +72,51 @@ def test_a_validator_is_held_to_the_shard_the_race_dealt_it(tmp_path: Path) -> N
     counted = {s.miner: s.validators for s in standings}
     assert counted["m-fav"] == 2  # the withholder's runs of the miner do not count, by its shard
     assert {s.miner: s.validators for s in free}["m-fav"] == 3  # judged by what it chose to publish, they would
+
+
+def test_attacker_made_up_make_up_runs_do_not_drop_the_honest_validators_runs(tmp_path: Path) -> None:
+    """Attacker: a validator adds two runs of the rival at sample index k (make-up samples, which a race with make-up
+    units lets through verification and the audit does not bound), both failures. Were every make-up unit anyone
+    published expected of every validator, the honest two would each miss two units and have none of their runs of
+    the rival counted: the rival would be judged by the attacker alone. A make-up unit only a minority of the stake
+    published is expected of nobody else; the rival stays judged by all three, its score by their median."""
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    for name in ("v1", "v2", "v3"):
+        chain.register(create_wallet(name, "hot", tmp_path / "wallets"), validator_permit=True, stake=10.0)
+    holders = holders_at(chain, None)
+    start = chain.block()
+    seed_hash = chain.block_hash(start)
+    race = Race(race_id="r-1", pack_id="p", seed_block=start, seed_hash=seed_hash, problem_ids=PROBLEMS)
+    rng = random.Random(11)
+    runs = {
+        v: runs_of(v, [tuple(u) for u in plan["mine"]], rng)
+        for v in sorted(holders)
+        for plan in [
+            plan_race(
+                race, me=v, miners=list(MINERS), samples=1, window=1, r=2, validators=sorted(holders), previous=None
+            )
+        ]
+    }
+    attacker, rival = sorted(holders)[0], "m-best"
+    made_up = [
+        PooledRun(
+            validator=attacker, miner=rival, submission="s" + rival, problem_id=p, attempt=1, score=0.0, success=0.0
+        )
+        for p in PROBLEMS[:2]
+    ]
+    forged = {**runs, attacker: runs[attacker] + made_up}
+    standings, _ = pooled_standings(
+        chain, forged, holders, ROTATION, start=start, seed_hash=seed_hash, problem_ids=PROBLEMS
+    )
+    judged = {s.miner: s for s in standings}[rival]
+    assert judged.validators == 3
+    honest_means = [
+        sum(r.success for r in rows if r.miner == rival) / sum(r.miner == rival for r in rows)
+        for v, rows in runs.items()
+        if v != attacker
+    ]
+    assert judged.score >= min(honest_means)  # one vote of three: no lower than the lowest honest validator's
+    # a make-up unit that most of the stake published is expected of every validator
+    agreed = {v: rows + [r.model_copy(update={"validator": v}) for r in made_up] for v, rows in runs.items()}
+    expected = assignment(chain, agreed, ROTATION, start=start, seed_hash=seed_hash, problem_ids=PROBLEMS)
+    assert expected is not None and all((rival, PROBLEMS[0], 1) in units for units in expected.values())

@@ -12,7 +12,10 @@ for `arena-validator audit` (`validator.audit`), so both find the same standings
   (`validator.races.sharding`): the race's units (every pooled miner on every problem and sample) dealt by the race's
   seed among the permit holders whose results commitment, as of the race's start, was made since the slot before
   (none: every permit holder then), each unit to r of them; a validator outside that split is expected to hold the
-  shard it would hold as one more; make-up units (sample index k and up) are expected of every validator.
+  shard it would hold as one more; make-up units (sample index k and up) are expected of every validator, but only
+  those published by validators holding more than half the pooled stake: a unit only a minority published may be
+  made up, and expecting it of everyone would drop every honest validator's runs of that miner (two made-up runs
+  of a rival and the rival is judged by the one who made them up).
 """
 
 from __future__ import annotations
@@ -70,21 +73,39 @@ def assignment(
     start: int,
     seed_hash: str,
     problem_ids: Sequence[str],
+    stakes: Mapping[str, float] | None = None,
 ) -> dict[str, list[Unit]] | None:
-    """Each validator's expected units of the race (None without sharding): see the module's docstring."""
+    """Each validator's expected units of the race (None without sharding): see the module's docstring. `stakes`
+    (validator -> stake; default: alike) decide which make-up units every validator is held to."""
     r, samples = int(rotation.shard_r), int(rotation.samples)
     if r < 2:
         return None
     pooled = [run for rows in runs.values() for run in rows]
     miners = sorted({run.miner for run in pooled})
     units = [(m, p, a) for m in miners for p in problem_ids for a in range(samples)]
-    extra = {(run.miner, run.problem_id, run.attempt) for run in pooled if run.attempt >= samples}
+    extra = _agreed_make_up(runs, stakes, samples)
     split = split_validators(chain, start, int(rotation.cadence_blocks))
     seed = seed_of(seed_hash)
     dealt = shard(units, split, r, seed)
     for outside in sorted(set(runs) - set(split)):  # extra cover: the shard it would hold as one more validator
         dealt[outside] = shard(units, [*split, outside], r, seed)[outside]
     return {v: sorted(set(mine) | extra) for v, mine in dealt.items()}
+
+
+def _agreed_make_up(
+    runs: Mapping[str, Sequence[PooledRun]], stakes: Mapping[str, float] | None, samples: int
+) -> set[Unit]:
+    """The make-up units (sample index `samples` and up) published by validators holding more than half the stake
+    of those that published any run (all alike when none has stake)."""
+    weight = {v: max(0.0, float((stakes or {}).get(v, 0.0))) for v in runs}
+    if not any(weight.values()):
+        weight = dict.fromkeys(runs, 1.0)
+    total = sum(weight.values())
+    backing: dict[Unit, float] = {}
+    for validator, rows in runs.items():
+        for unit in {(run.miner, run.problem_id, run.attempt) for run in rows if run.attempt >= samples}:
+            backing[unit] = backing.get(unit, 0.0) + weight[validator]
+    return {unit for unit, held in backing.items() if held * 2 > total}
 
 
 def pooled_standings(
@@ -100,9 +121,11 @@ def pooled_standings(
     """The pooled standings of the verified runs (`arena.pooling.pool`) weighed by the holders' stakes as pinned,
     each validator held to its shard (`assignment`), and each miner's commitment block (the weights' tie-break)."""
     ordered = {h: list(rows) for h, rows in sorted(runs.items())}
-    assigned = assignment(chain, ordered, rotation, start=start, seed_hash=seed_hash, problem_ids=problem_ids)
-    blocks = commitment_blocks(chain, start, ordered)
     stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in ordered}
+    assigned = assignment(
+        chain, ordered, rotation, start=start, seed_hash=seed_hash, problem_ids=problem_ids, stakes=stakes
+    )
+    blocks = commitment_blocks(chain, start, ordered)
     standings = pool(ordered, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks, assigned=assigned)
     return standings, blocks
 
