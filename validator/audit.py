@@ -154,7 +154,10 @@ def audit_race(
         lookup=lookup,
         ruleset=pack.ruleset_for,
         gold_vectors=pack.gold_vectors,
-        samples=None,  # make-up samples (index k and up) depend on the race before: not bounded here
+        # unsharded, a race has no make-up samples: k bounds the sample index as on every node (a bundle the nodes
+        # refuse as past the race's samples is refused here too, else the audit would pool what they did not);
+        # sharded, make-up samples (index k and up) depend on the race before: not bounded here
+        samples=int(pack.rotation.samples) if int(pack.rotation.shard_r) < 2 else None,
     )
     try:  # before the cut-off, every permit holder's commitment of the race (the set the nodes pooled)
         seen, walked = complete if complete is not None else results_commitments(chain, block=cutoff), False

@@ -235,3 +235,66 @@ def test_stakes_are_read_as_of_the_cut_off_a_stake_changed_after_it_changes_no_p
     finally:
         for server in servers.values():
             server.stop()
+
+
+def test_attacker_a_bundle_padded_past_the_races_samples_is_refused_by_the_audit_as_by_the_nodes(
+    tmp_path: Path,
+) -> None:
+    """Attacker: a validator adds a second sample of its favoured miner's runs to a race of one sample per
+    problem. Every node refuses its bundle (past the race's samples); the audit must refuse it too, or it pools runs
+    the nodes did not and says the honest validators' weights do not match the evidence."""
+    world = make_world(tmp_path, problems=6, rotation=Rotation(cadence_blocks=CADENCE, problems_per_race=4))
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    wallets = tmp_path / "wallets"
+    validators = {n: create_wallet(n, "hot", wallets) for n in ("honest", "second", "padder")}
+    for wallet in validators.values():
+        chain.register(wallet, validator_permit=True, stake=100.0)
+    skill = {}
+    for i, rate in enumerate([0.8, 0.3]):
+        wallet = create_wallet(f"miner{i}", "hot", wallets)
+        chain.register(wallet)
+        chain.set_commitment(wallet, encode_commitment(f"{i + 1:064x}"))
+        skill[wallet.hotkey.ss58_address] = rate
+    start = chain.block() + 1
+    wait_for_block(chain, start)
+    race_id, ids = drawn_race(world, chain, start, 4)
+    shelf, built, servers = ResultsShelf(tmp_path / "shelf"), {}, {}
+    for i, (name, wallet) in enumerate(validators.items()):
+        store = open_store(tmp_path / f"{name}.sqlite")
+        closed_race(store, world, race_id, skill, seed=20 + i, seed_block=start, problem_ids=ids)
+        bundle = build_bundle(store, race_id, wallet, netuid=1, created_block=chain.block())
+        store.close()
+        if name == "padder":  # every run of its favoured miner, again as sample 1 (its successes count twice)
+            body = bundle.body.model_copy(deep=True)
+            favoured = list(skill)[-1]
+            body.runs += [r.model_copy(update={"attempt": 1}) for r in body.runs if r.miner == favoured]
+            sha, data = seal(body, wallet)
+            bundle = type(bundle)(sha256=sha, data=data, body=body)
+        built[name] = bundle
+        shelf.put(bundle.sha256, bundle.data, Release(race_id=race_id, race_start=start))
+    view = ChainView(chain, refresh_seconds=0.0)
+    try:
+        for name, wallet in validators.items():
+            sub = FastAPI()
+            sub.include_router(results_router(shelf, hotkey_ss58=wallet.hotkey.ss58_address, view=view))
+            servers[name] = ThreadedServer(sub).start()
+            commit_results(chain, wallet, built[name].sha256, servers[name].url)
+        vector = pooled_weights(  # what the nodes set: the padder's bundle refused (past the race's 1 sample)
+            chain,
+            {validators[n]: built[n] for n in ("honest", "second")},
+            world.facts(race_id),
+            start=start,
+            blocks={h: chain.commitments()[h].block for h in skill},
+            policy=POLICY,
+        )
+        chain.set_weights(validators["honest"], vector)
+        wait_for_block(chain, start + CADENCE * 3 // 4 + 1)
+        report = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=validators["honest"], policy=POLICY)
+        verdicts = {v.hotkey: v for v in report.validators}
+        padder = verdicts[validators["padder"].hotkey.ss58_address]
+        assert padder.bundle == "refused: foreign_run" and "sample" in padder.reason, padder.reason
+        honest = verdicts[validators["honest"].hotkey.ss58_address]
+        assert honest.matches and report.expected == vector, honest.reason
+    finally:
+        for server in servers.values():
+            server.stop()
