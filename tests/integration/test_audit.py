@@ -249,7 +249,7 @@ def test_attacker_a_bundle_padded_past_the_races_samples_is_refused_by_the_audit
     validators = {n: create_wallet(n, "hot", wallets) for n in ("honest", "second", "padder")}
     for wallet in validators.values():
         chain.register(wallet, validator_permit=True, stake=100.0)
-    skill = {}
+    skill: dict[str, float] = {}
     for i, rate in enumerate([0.8, 0.3]):
         wallet = create_wallet(f"miner{i}", "hot", wallets)
         chain.register(wallet)
