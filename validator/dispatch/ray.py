@@ -181,9 +181,23 @@ class RayDispatcher:
             label_selector=self._selector(),
             name=f"run-{run_id}",
         ).remote(request, self._bundle(sha256, agent_dir))
-        bound = limits.wall_seconds + self.grace
+        reply = await self._reply(ref, limits.wall_seconds + self.grace)
+        if reply.refused is not None:
+            self.refused[reply.node_id] = reply.refused
+            raise DispatchError(blame.WORKER_REFUSED, reply.refused)
+        assert reply.outcome is not None
+        if reply.gateway_died and blame.blame_of(reply.outcome.error_code()[0]) != "validator":
+            raise DispatchError(
+                blame.GATEWAY_FAULT,
+                f"the gateway of worker {reply.node_id[:12]} on {reply.host} stopped serving during the run",
+            )
+        return reply.outcome
+
+    async def _reply(self, ref: Any, bound: float) -> WorkerReply:
+        """The worker's reply to a run within ``bound`` seconds; a lost, stuck or failing worker is a
+        `DispatchError` with its code (the validator's fault, retried)."""
         try:
-            reply: WorkerReply = await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
+            return await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
         except asyncio.CancelledError:
             self.ray.cancel(ref, force=True)  # the node stops: the remote sandbox goes with the task
             raise
@@ -203,16 +217,6 @@ class RayDispatcher:
             raise DispatchError(
                 blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {_first_line(exc)}"
             ) from None
-        if reply.refused is not None:
-            self.refused[reply.node_id] = reply.refused
-            raise DispatchError(blame.WORKER_REFUSED, reply.refused)
-        assert reply.outcome is not None
-        if reply.gateway_died and blame.blame_of(reply.outcome.error_code()[0]) != "validator":
-            raise DispatchError(
-                blame.GATEWAY_FAULT,
-                f"the gateway of worker {reply.node_id[:12]} on {reply.host} stopped serving during the run",
-            )
-        return reply.outcome
 
     @staticmethod
     def _future(ref: Any) -> Any:

@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +15,25 @@ from arena import blame
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems.pack import Pack as ProblemPack
-from arena.ranking import ranked
-from arena.weights import parse_policy
 from sandbox.backends import Sandbox
 from sandbox.gateway import Gateway, GatewayServer
 from validator.chain.port import ChainPort
 from validator.dispatch import Dispatcher
 from validator.qualifying import Qualifying
+from validator.races.base import ArenaParts, Problems, Signals
+from validator.races.closing import Closing
 from validator.races.config import ArenaConfig
-from validator.races.draw import race_scores
+from validator.races.dispatching import Dispatching
+from validator.races.judging import Judging
 from validator.races.opening import Opening
 from validator.races.pooling import Pooling
-from validator.races.running import Running
-from validator.races.sampling import race_standings
 from validator.races.stages import StageTimes
 from validator.races.weighing import Weighing
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
 
 
-class Arena(Running, Opening, Weighing):
+class Arena(ArenaParts):
     """The race machinery of one validator node. `start()` serves the gateway; every job method is idempotent."""
 
     def __init__(
@@ -54,7 +52,6 @@ class Arena(Running, Opening, Weighing):
         log: Any = None,
         dispatcher: Dispatcher | None = None,
     ) -> None:
-        from arena.judge.offline import OfflineJudge
 
         self.store, self.chain, self.wallet = store, chain, wallet
         self.pack, self.catalog, self.sandbox, self.config = pack, catalog, sandbox, config
@@ -65,35 +62,36 @@ class Arena(Running, Opening, Weighing):
             assert sandbox is not None, "local dispatch needs a sandbox"
             dispatcher = LocalDispatcher(self.gateway, sandbox)
         self.dispatcher = dispatcher
-        self.fallback_judge = OfflineJudge()
-        self.judge = judge or self.fallback_judge
-        self._judge_tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
-        self._judge_failures: dict[str, int] = defaultdict(int)
-        self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
-        self.shadow_policy = (
-            parse_policy(config.weight_shadow, burn_uid=config.burn_uid) if config.weight_shadow else None
-        )
         self.log = log
+        self.signals = Signals(log)
         self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
-        self.in_flight: dict[str, asyncio.Task[Any]] = {}
-        self._problems = {p.problem_id: p for p in pack.problems}
-        self._vectors: dict[str, list[str]] = {}  # gold title embeddings of opened sealed batches
-        self._batch_wait: dict[int, tuple[float, int, str]] = {}  # slot -> (next try, failures, why it waits)
-        self._batch_since: dict[int, float] = {}  # slot -> when its batch first waited
-        self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
-        self._relay: Any = None
-        self._work: Path | None = None
-        self._server: GatewayServer | None = None
-        self._judging: set[str] = set()
-        # runs scored in this process, to judge now: (when, their gateway log, their strict success)
-        self._scored: dict[str, tuple[tuple[float, float], list[Any], float]] = {}
-        self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
-        self._judge_gate: tuple[Any, asyncio.Semaphore] | None = None  # (its event loop, the gate)
+        self.problems = Problems(pack, store)
         self.stages = StageTimes()
-        self._lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
         self.qualifying = Qualifying(self)
+        shared: dict[str, Any] = {"store": store, "config": config, "problems": self.problems, "signals": self.signals}
+        self.opening = Opening(chain=chain, wallet=wallet, pack=pack, qualifying=self.qualifying, **shared)
+        self.judging = Judging(stages=self.stages, judge=judge, busy=lambda run_id: run_id in self.in_flight, **shared)
+        self.dispatching = Dispatching(
+            catalog=catalog, pack=pack, dispatcher=dispatcher, judging=self.judging, stages=self.stages, **shared
+        )
+        self.closing = Closing(qualifying=self.qualifying, stages=self.stages, **shared)
+        self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
+
+    @property
+    def in_flight(self) -> dict[str, asyncio.Task[Any]]:
+        """The runs in a sandbox now (`Dispatching`)."""
+        return self.dispatching.in_flight
+
+    @property
+    def _work(self) -> Path | None:
+        return self.dispatching.work
+
+    @property
+    def _server(self) -> GatewayServer | None:
+        server: GatewayServer | None = self.dispatching.server
+        return server
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
-        self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
+        self.weighing.source = self.pooling.weigh_input  # the pooled standings, when more than one validator's verified
 
     @property
     def metrics(self) -> Any:
@@ -101,15 +99,15 @@ class Arena(Running, Opening, Weighing):
 
     @metrics.setter
     def metrics(self, metrics: Any) -> None:
-        self._metrics = metrics
+        self._metrics = self.signals.metrics = metrics
         if metrics is not None and hasattr(metrics, "watch"):
             metrics.watch(self.progress)
 
     def start(self) -> None:
         """Serve the gateway on a private unix socket and register the pack; safe to call once per process."""
-        self._work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
-        os.chmod(self._work, 0o711)
-        self._server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
+        work = self.dispatching.work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
+        os.chmod(work, 0o711)
+        self.dispatching.server = GatewayServer(self.gateway, work / "gw" / "gateway.sock").start()
         self.store.add_pack(
             pack_id=self.pack.pack_id,
             name=self.pack.pack_id,
@@ -123,10 +121,10 @@ class Arena(Running, Opening, Weighing):
     def stop(self) -> None:
         if self._server is not None:
             self._server.stop()
-            self._server = None
+            self.dispatching.server = None
         if self._work is not None:
             shutil.rmtree(self._work, ignore_errors=True)
-            self._work = None
+            self.dispatching.work = None
 
     def _pack_digest(self) -> str:
         return hashlib.sha256(self.pack.payload_bytes()).hexdigest()
@@ -143,26 +141,28 @@ class Arena(Running, Opening, Weighing):
         for run in self.store.runs(status=("starting", "running")):
             if run.run_id in self.in_flight:
                 continue
-            code, error = self._lost.pop(
+            code, error = self.dispatching.lost.pop(
                 run.run_id, (blame.NODE_INTERRUPTED, f"the node lost the run while it was {run.status}")
             )
             try:
-                self._fail(run.run_id, code, error)
+                self.dispatching.fail(run.run_id, code, error)
             except StoreError as exc:  # it moved meanwhile (another node's worker): nothing of ours to recover
                 self._warn("races.recover_skip", run_id=run.run_id, reason=str(exc))
                 continue
             count += 1
         for run in self.store.runs(status="scoring"):
             if run.run_id not in self.in_flight and self.store.score(run.run_id) is None:
-                self._lost.pop(run.run_id, None)
-                self._score_or_fail(run.run_id)  # its strict score was not stored; the judge job takes it from there
+                self.dispatching.lost.pop(run.run_id, None)
+                self.dispatching.score_or_fail(
+                    run.run_id
+                )  # its strict score was not stored; the judge job takes it from there
                 count += 1
         for run in self.store.runs(status="judged"):
             score = self.store.score(run.run_id)
             if score is not None and score.final is not None:
                 self.store.transition(run.run_id, "finished", error=None)
             else:
-                self._fail(run.run_id, blame.STORE_FAULT, "the run was left judged without its final score")
+                self.dispatching.fail(run.run_id, blame.STORE_FAULT, "the run was left judged without its final score")
             count += 1
         if count:
             self._info("races.recovered", runs=count)
@@ -175,7 +175,7 @@ class Arena(Running, Opening, Weighing):
             return False
         self._warn("gateway.restarting", socket=str(self._server.socket_path))
         self._server.stop()
-        self._server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
+        self.dispatching.server = GatewayServer(self.gateway, self._work / "gw" / "gateway.sock").start()
         return True
 
     def reap(self) -> int:
@@ -188,58 +188,40 @@ class Arena(Running, Opening, Weighing):
         stale = {r.run_id for r in self.store.runs(status=("starting", "running"))} - live - set(self.in_flight)
         return int(reap(stale)) if stale else 0
 
+    # --- the components' jobs, as the scheduler, the CLI and the tests call them
+
+    async def dispatch(self, limit: int | None = None) -> int:
+        return await self.dispatching.dispatch(limit)
+
+    def open_race(self, block: int | None = None) -> str | None:
+        return self.opening.open_race(block)
+
+    def candidates(self, before_block: int | None = None) -> list[Any]:
+        return self.opening.candidates(before_block)
+
+    def _eligible(self, before_block: int | None = None) -> list[Any]:
+        return self.opening.eligible(before_block)
+
+    def batch_waiting(self) -> dict[int, str]:
+        return self.opening.batch_waiting()
+
+    def batches_stuck(self, after: float = 600.0) -> dict[int, tuple[float, str]]:
+        return self.opening.batches_stuck(after)
+
     def final(self, run: Run) -> bool:
-        if run.status == "finished":
-            return True
-        return run.status == "errored" and (run.blame == "agent" or run.attempt >= self.config.max_attempts)
+        return self.closing.final(run)
 
     def close_races(self) -> list[str]:
-        """Close every running race whose runs are all final; store its results. Returns the races closed.
+        return self.closing.close_races()
 
-        A race still running costs one aggregate query per call (how many of its runs are not final); its runs and
-        scores are read once, in one query, when it closes."""
-        started = self.stages.now()
-        try:
-            return self._close_races()
-        finally:
-            self.stages.add("close", started)
+    async def judge_runs(self, limit: int | None = None) -> int:
+        return await self.judging.judge_runs(limit)
 
-    def _close_races(self) -> list[str]:
-        closed = []
-        for race in self.store.races(status="running", kind=None):
-            if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
-                continue
-            rows = self.store.race_rows(race.race_id)
-            for row in rows:
-                row["task"] = getattr(self._problem(row["problem_id"]), "task", "?")
-            scores = race_scores(rows, self.config.max_attempts)
-            uids = {m.hotkey: m.uid for m in self.store.miners()}
-            blocks = {}
-            for hotkey, s in scores.items():
-                sub = self.store.submission(s["submission_id"])
-                blocks[hotkey] = sub.commitment_block if sub else 0
-            if race.kind == "race":  # the standing over the rotation's window, with how sure it is
-                window = self.pack.rotation.window
-                for hotkey, standing in race_standings(self.store, race, rows, blocks, window).items():
-                    scores[hotkey].update(standing)
-            order = ranked({h: s["score"] for h, s in scores.items()}, blocks)
-            results = [
-                {"hotkey": h, "uid": uids.get(h), "commitment_block": blocks[h], **scores[h], "rank": i + 1}
-                for i, h in enumerate(order)
-            ]
-            self.store.save_race_results(race.race_id, results)
-            if race.kind == "qualifying":
-                self.qualifying.decide(race.race_id, scores)
-                closed.append(race.race_id)
-                continue
-            self._info(
-                "races.closed",
-                race_id=race.race_id,
-                miners=len(results),
-                best=results[0]["hotkey"] if results else None,
-            )
-            closed.append(race.race_id)
-        return closed
+    def weigh(self) -> int | None:
+        return self.weighing.weigh()
+
+    def set_weights(self) -> str | None:
+        return self.weighing.set_weights()
 
     def progress(self, now: float | None = None) -> dict[str, Any]:
         """Whether the node progresses, from the store: runs in a sandbox past their wall clock plus

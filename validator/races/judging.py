@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections import defaultdict
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -13,28 +15,64 @@ from arena.backoff import doubling
 from arena.judge import Judge
 from arena.scoring.models import strict_score
 from arena.tasks import ProblemBase
-from validator.races.base import ArenaParts
+from validator.races.base import Problems, Signals
+from validator.races.config import ArenaConfig
+from validator.races.stages import StageTimes
 from validator.store.models import Run
+from validator.store.repository import Store
 
 
-class Judging(ArenaParts):
-    """Judging scored runs, within the judge's own concurrency and the race's LLM token budget."""
+class Judging:
+    """Judging scored runs, within the judge's own concurrency and the race's LLM token budget. Owns the judge (and
+    the offline fallback once a race's LLM budget is spent), its gate, its failures and the runs waiting for it.
+
+    Dispatching hands it each run it scored: `inline` (the offline judge, judged in the same commit as the
+    trajectory) or `wait` then `judge_waiting` (a judge with I/O, once the sandbox slot is free); `judge_runs` sweeps
+    the rest. ``busy`` says whether a run is still in dispatch's hands (never judged meanwhile)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: ArenaConfig,
+        problems: Problems,
+        stages: StageTimes,
+        signals: Signals,
+        judge: Judge | None,
+        busy: Callable[[str], bool],
+    ) -> None:
+        from arena.judge.offline import OfflineJudge
+
+        self.store, self.config, self.problems, self.stages, self.signals = store, config, problems, stages, signals
+        self.fallback: Judge = OfflineJudge()
+        self.judge: Judge = judge or self.fallback
+        self.busy = busy
+        self.tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
+        self.failures: dict[str, int] = defaultdict(int)
+        self.judging: set[str] = set()
+        # runs scored in this process, to judge now: (when, their gateway log, their strict score before the judge)
+        self.waiting: dict[str, tuple[tuple[float, float], list[Any], float]] = {}
+        self._gate_of: tuple[Any, asyncio.Semaphore] | None = None  # (its event loop, the gate)
+
+    def wait(self, run_id: str, since: tuple[float, float], events: list[Any], before_judge: float) -> None:
+        """A run just scored, to judge as soon as its sandbox slot is free (`judge_waiting`)."""
+        self.waiting[run_id] = (since, events, before_judge)
 
     def _gate(self) -> asyncio.Semaphore:
         """The judge's own concurrency (`judge_concurrency`): one gate shared by every path that judges."""
         loop = asyncio.get_running_loop()
-        if self._judge_gate is None or self._judge_gate[0] is not loop:
-            self._judge_gate = (loop, asyncio.Semaphore(self.config.judge_concurrency))
-        return self._judge_gate[1]
+        if self._gate_of is None or self._gate_of[0] is not loop:
+            self._gate_of = (loop, asyncio.Semaphore(self.config.judge_concurrency))
+        return self._gate_of[1]
 
-    async def _judge_scored(self, run: Run) -> None:
+    async def judge_waiting(self, run: Run) -> None:
         """Judge a run this process has just scored as soon as the judge's gate lets it, with no wait for the judge
         job's interval. A failure of ours leaves the run `scoring`, for `judge_runs` to judge again."""
-        scored = self._scored.pop(run.run_id, None)
+        scored = self.waiting.pop(run.run_id, None)
         if scored is None:
             return
         since, events, success = scored
-        self._judging.add(run.run_id)
+        self.judging.add(run.run_id)
         try:
             async with self._gate():
                 self.stages.add("judge_wait", since)
@@ -42,15 +80,14 @@ class Judging(ArenaParts):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the run waits for the judge job, as a run `recover` scored does
-            if self.log is not None:
-                self.log.error(
-                    "judge.failed",
-                    run_id=run.run_id,
-                    error=f"{type(exc).__name__}: {exc}",
-                    traceback=traceback.format_exc(),
-                )
+            self.signals.error(
+                "judge.failed",
+                run_id=run.run_id,
+                error=f"{type(exc).__name__}: {exc}",
+                traceback=traceback.format_exc(),
+            )
         finally:
-            self._judging.discard(run.run_id)
+            self.judging.discard(run.run_id)
 
     async def judge_runs(self, limit: int | None = None) -> int:
         """Judge the strictly scored runs no one is judging (runs whose judge failed, once their backoff has passed;
@@ -62,7 +99,7 @@ class Judging(ArenaParts):
         ready = [
             r
             for r in self.store.runs(status="scoring", ready_at=now)
-            if r.run_id not in self.in_flight and r.run_id not in self._judging
+            if not self.busy(r.run_id) and r.run_id not in self.judging
         ][:limit]
         if not ready:
             return 0
@@ -78,40 +115,39 @@ class Judging(ArenaParts):
                 self.stages.add("judge_wait", (mark[0] - waited, mark[1]))
                 judged += await asyncio.to_thread(self._judge_one, run)
 
-        self._judging.update(r.run_id for r in ready)
+        self.judging.update(r.run_id for r in ready)
         try:
             await asyncio.gather(*(one(r) for r in ready))
         finally:
-            self._judging.difference_update(r.run_id for r in ready)
+            self.judging.difference_update(r.run_id for r in ready)
         return judged
 
-    def _judge_for(self, run: Run) -> Judge:
+    def judge_for(self, run: Run) -> Judge:
         """The judge of a run: the node's, or the offline gates once the race's LLM judge token budget is spent."""
         budget = self.config.judge_token_budget
-        if self.judge is not self.fallback_judge and budget and self._judge_tokens[run.race_id] >= budget:
-            return self.fallback_judge  # the LLM budget of this race is spent: the offline gates, never a zero
+        if self.judge is not self.fallback and budget and self.tokens[run.race_id] >= budget:
+            return self.fallback  # the LLM budget of this race is spent: the offline gates, never a zero
         return self.judge
 
-    def _local(self, run: Run) -> bool:
+    def offline(self, run: Run) -> bool:
         """Whether the run's judge is the offline one (no I/O: judged on the event loop, not in a thread)."""
         from arena.judge.offline import OfflineJudge
 
-        return isinstance(self._judge_for(run), OfflineJudge)
+        return isinstance(self.judge_for(run), OfflineJudge)
 
-    def _judge_inline(self, run: Run, problem: ProblemBase, events: list[Any], success: float) -> dict[str, Any] | None:
+    def inline(self, run: Run, problem: ProblemBase, events: list[Any], success: float) -> dict[str, Any] | None:
         """The offline judge's judgment of a run just scored (`save_judgment`'s arguments), to store with its
         trajectory; None when it failed (a fault of ours, logged): the run then waits for the judge job."""
-        judge = self._judge_for(run)
+        judge = self.judge_for(run)
         try:
             judgment = verdict.judge_run(judge, problem, events, success)
         except Exception as exc:  # noqa: BLE001 - never the agent's zero: judged again by the judge job
-            if self.log is not None:
-                self.log.error(
-                    "judge.failed",
-                    run_id=run.run_id,
-                    error=f"{type(exc).__name__}: {exc}",
-                    traceback=traceback.format_exc(),
-                )
+            self.signals.error(
+                "judge.failed",
+                run_id=run.run_id,
+                error=f"{type(exc).__name__}: {exc}",
+                traceback=traceback.format_exc(),
+            )
             return None
         return judgment.stored()
 
@@ -130,25 +166,25 @@ class Judging(ArenaParts):
         if success is None:  # the strict score before the judge: the family's (ShoppingBench: success, 0 or 1)
             score = self.store.score(run.run_id)
             success = strict_score(score.strict, score.success) if score is not None else None
-        problem = self._problem(run.problem_id)
+        problem = self.problems.problem(run.problem_id)
         if success is None or problem is None:
             return 0
-        judge = self._judge_for(run)
+        judge = self.judge_for(run)
         started = time.perf_counter()
         events = self.store.events(run.run_id) if events is None else events
         try:
             judgment = verdict.judge_run(judge, problem, events, success)
         except JudgeUnavailable as exc:
-            if self.metrics is not None:
-                self.metrics.judge_failures.inc()
-            self._judge_failures[run.run_id] += 1
-            delay = doubling(self.config.judge_retry, self._judge_failures[run.run_id], cap=3600.0)
+            if self.signals.metrics is not None:
+                self.signals.metrics.judge_failures.inc()
+            self.failures[run.run_id] += 1
+            delay = doubling(self.config.judge_retry, self.failures[run.run_id], cap=3600.0)
             self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
-            self._warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
+            self.signals.warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
             return 0
-        self._judge_tokens[run.race_id] += int(judgment.verdict.tokens.get("total_tokens", 0))
+        self.tokens[run.race_id] += int(judgment.verdict.tokens.get("total_tokens", 0))
         self.store.save_judgment(run.run_id, **judgment.stored())
-        if self.metrics is not None:
-            self.metrics.judge_seconds.labels(judge=judge.name).observe(time.perf_counter() - started)
-            self.metrics.run_final("finished", None)
+        if self.signals.metrics is not None:
+            self.signals.metrics.judge_seconds.labels(judge=judge.name).observe(time.perf_counter() - started)
+            self.signals.metrics.run_final("finished", None)
         return 1

@@ -7,13 +7,43 @@ from typing import Any
 
 from arena.backoff import doubling
 from arena.problems.draw import draw_problems
-from validator.races.base import ArenaParts
+from arena.problems.pack import Pack as ProblemPack
+from validator.chain.port import ChainPort
+from validator.qualifying import Qualifying
+from validator.races.base import Problems, Signals
+from validator.races.config import ArenaConfig
 from validator.races.draw import race_id_for, race_start_block
 from validator.races.sharding import plan_race
+from validator.store.repository import Store
 
 
-class Opening(ArenaParts):
-    """`open_race` and what it needs: sealed batches, the rotation window, the eligible submissions."""
+class Opening:
+    """`open_race` and what it needs: sealed batches, the rotation window, the eligible submissions. Owns what waits
+    to open: each sealed slot's backoff and why it waits, the submissions sync's grace, the drand relay."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        chain: ChainPort,
+        wallet: Any,
+        pack: ProblemPack,
+        config: ArenaConfig,
+        qualifying: Qualifying,
+        problems: Problems,
+        signals: Signals,
+    ) -> None:
+        self.store, self.chain, self.wallet, self.pack, self.config = store, chain, wallet, pack, config
+        self.qualifying, self.problems, self.signals = qualifying, problems, signals
+        self._batch_wait: dict[int, tuple[float, int, str]] = {}  # slot -> (next try, failures, why it waits)
+        self._batch_since: dict[int, float] = {}  # slot -> when its batch first waited
+        self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
+        self._relay: Any = None
+        self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
+
+    @property
+    def hotkey(self) -> str:
+        return str(self.wallet.hotkey.ss58_address)
 
     def open_race(self, block: int | None = None) -> str | None:
         """Open the race of the current rotation slot if there is none yet; returns its id (new or not)."""
@@ -37,7 +67,7 @@ class Opening(ArenaParts):
         waiting = self.qualifying.undecided_before(start, self.config.sync_grace)
         if waiting is not None:
             if waiting != self._qualify_wait:
-                self._info("races.qualifying_wait", block=start, reason=waiting)
+                self.signals.info("races.qualifying_wait", block=start, reason=waiting)
             self._qualify_wait = waiting
             return None
         seed_hash = self.chain.block_hash(start)
@@ -56,7 +86,7 @@ class Opening(ArenaParts):
     def _finish_opening(self, race_id: str, start: int, problem_ids: list[str], before_block: int | None = None) -> str:
         """The rotation's `samples` pending runs per (eligible submission, problem), then the race runs; or cancelled
         with its reason."""
-        eligible = self._eligible(before_block)
+        eligible = self.eligible(before_block)
         reason = None
         if not problem_ids:
             reason = "the pack's race pool is empty"
@@ -64,7 +94,7 @@ class Opening(ArenaParts):
             reason = "no accepted submission from a registered miner"
         if reason is not None:
             self.store.set_race_status(race_id, "cancelled", reason=reason)
-            self._warn("races.empty", race_id=race_id, reason=reason)
+            self.signals.warn("races.empty", race_id=race_id, reason=reason)
             return race_id
         plan = self._plan(race_id, [s.hotkey for s in eligible])
         if "mine" in plan:  # sharded: this node's units only (`validator.races.sharding`)
@@ -76,7 +106,7 @@ class Opening(ArenaParts):
                 race_id, [(sub, pid) for sub in eligible for pid in problem_ids], samples=plan["samples"]
             )
         self.store.set_race_status(race_id, "running")
-        self._info(
+        self.signals.info(
             "races.opened",
             race_id=race_id,
             seed_block=start,
@@ -128,9 +158,6 @@ class Opening(ArenaParts):
         then the relay), its problems stored, one run per submission committed before the slot opened. A batch that
         does not open yet waits, says why once per try and is tried again with backoff; never a partial race. A
         validator that comes up late races the current slot only."""
-        from arena.beacon import BeaconError, DrandRelay, round_signature
-        from arena.problems.seal import SealError, open_batch
-
         rotation = self.pack.rotation
         slot = (block - rotation.start_block) // rotation.cadence_blocks
         stalled = self.store.races(status="open")
@@ -154,6 +181,31 @@ class Opening(ArenaParts):
         next_try, failures, _ = self._batch_wait.get(slot, (0.0, 0, ""))
         if now < next_try:
             return None
+        opened = self._open_batch(slot, batch, now, failures)
+        if opened is None:
+            return None
+        self._batch_wait.pop(slot, None)
+        self._batch_since.pop(slot, None)
+        self.problems.add(list(opened.problems), opened.title_embeddings)
+        self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in opened.problems])
+        problem_ids = [p.problem_id for p in opened.problems]
+        self.store.create_race(
+            race_id=race_id,
+            pack_id=self.pack.pack_id,
+            seed_block=batch.open_block,
+            seed_hash=f"drand:{batch.reveal_round}",
+            problem_ids=problem_ids,
+        )
+        self.signals.info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
+        return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
+
+    def _open_batch(self, slot: int, batch: Any, now: float, failures: int) -> Any:
+        """The slot's batch opened with its drand round's signature (the chain's pulses, then the relay) once the
+        submissions before it are synced and decided; None (why stored, said once, tried again after a backoff)
+        while it cannot open."""
+        from arena.beacon import BeaconError, DrandRelay, round_signature
+        from arena.problems.seal import SealError, open_batch
+
         try:
             if self._relay is None and self.config.beacon_relay:
                 self._relay = DrandRelay(self.config.beacon_relay)
@@ -169,31 +221,15 @@ class Opening(ArenaParts):
             )
             if unsynced:
                 raise BeaconError(unsynced)
-            opened = open_batch(batch, signature)
+            return open_batch(batch, signature)
         except (BeaconError, SealError) as exc:
             backoff = doubling(self.config.beacon_retry, failures + 1, cap=60.0)
             self._batch_wait[slot] = (now + backoff, failures + 1, str(exc))
             self._batch_since.setdefault(slot, now)
-            self._warn(
+            self.signals.warn(
                 "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)
             )
             return None
-        self._batch_wait.pop(slot, None)
-        self._batch_since.pop(slot, None)
-        for problem in opened.problems:
-            self._problems[problem.problem_id] = problem
-        self._vectors.update(opened.title_embeddings)
-        self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in opened.problems])
-        problem_ids = [p.problem_id for p in opened.problems]
-        self.store.create_race(
-            race_id=race_id,
-            pack_id=self.pack.pack_id,
-            seed_block=batch.open_block,
-            seed_hash=f"drand:{batch.reveal_round}",
-            problem_ids=problem_ids,
-        )
-        self._info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
-        return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
 
     def _unsynced_before(self, open_block: int, slot: int) -> str | None:
         """Why the slot must wait for the submissions sync: commitments made before the slot opened that the store
@@ -238,7 +274,7 @@ class Opening(ArenaParts):
                 self.store.set_race_status(
                     race_id, "cancelled", reason=f"{batch.describe()} did not open before the next slot: {reason}"
                 )
-                self._warn("races.slot_missed", slot=missed, reason=reason)
+                self.signals.warn("races.slot_missed", slot=missed, reason=reason)
 
     def _sealed_done(self, block: int) -> str | None:
         race_id = f"{self.pack.pack_id[:16]}-sealed-done"
@@ -251,7 +287,7 @@ class Opening(ArenaParts):
                 "to race again"
             )
             self.store.set_race_status(race_id, "cancelled", reason=reason)
-            self._warn("races.batches_done", pack_id=self.pack.pack_id, batches=len(self.pack.sealed))
+            self.signals.warn("races.batches_done", pack_id=self.pack.pack_id, batches=len(self.pack.sealed))
         return None
 
     def batch_waiting(self) -> dict[int, str]:
@@ -271,7 +307,7 @@ class Opening(ArenaParts):
         """Outside the pack's rotation window: nothing opens. The end is stored once, as a cancelled race."""
         rotation = self.pack.rotation
         if block < rotation.start_block:
-            self._info("races.not_started", block=block, start_block=rotation.start_block)
+            self.signals.info("races.not_started", block=block, start_block=rotation.start_block)
             return None
         assert rotation.end_block is not None
         race_id = f"{self.pack.pack_id[:16]}-ended"
@@ -284,10 +320,10 @@ class Opening(ArenaParts):
                 "next pack (--pack) to race again"
             )
             self.store.set_race_status(race_id, "cancelled", reason=reason)
-            self._warn("races.rotation_ended", pack_id=self.pack.pack_id, end_block=rotation.end_block)
+            self.signals.warn("races.rotation_ended", pack_id=self.pack.pack_id, end_block=rotation.end_block)
         return None
 
-    def _eligible(self, before_block: int | None = None) -> list[Any]:
+    def eligible(self, before_block: int | None = None) -> list[Any]:
         """The candidates (`candidates`) that passed the qualifying round, when the pack has one."""
         return list(self.qualifying.gate(self.candidates(before_block)))
 

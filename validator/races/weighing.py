@@ -1,29 +1,43 @@
-"""Weights: a closed race's results through the policy, stored, and sent within the rate limit."""
+"""Weighing: a closed race's standings through the weight policy, stored, and sent within the rate limit."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 from arena.backoff import doubling
-from arena.weights import MinerResult, compute_weights, describe_ties
-from validator.chain.port import ChainError
-from validator.races.base import ArenaParts
+from arena.weights import MinerResult, compute_weights, describe_ties, parse_policy
+from validator.chain.port import ChainError, ChainPort
+from validator.races.base import Signals
+from validator.races.config import ArenaConfig
+from validator.store.models import Race
+from validator.store.repository import Store
+
+#: Where a closed race's standings come from, given this node's own: the standings to weigh (the pool's, say), or None
+#: while they are not ready (the weights wait for them).
+StandingsSource = Callable[[Race, list[MinerResult]], "list[MinerResult] | None"]
 
 
-class Weighing(ArenaParts):
-    """`weigh` and `set_weights`."""
+class Weighing:
+    """`weigh` and `set_weights`: owns the live and shadow policies. Its input is a closed race's standings: this
+    node's own results, or what `source` makes of them (the pooled standings of many validators)."""
 
-    def weigh(self) -> int | None:
-        """A weight set for the latest closed race that has none; returns its id."""
-        races = [r for r in self.store.races(status="closed")]
-        if not races:
-            return None
-        race = races[-1]
-        if any(ws.race_id == race.race_id for ws in self.store.weight_sets()):
-            return None
-        graph = self.chain.metagraph()
-        uids = {n.hotkey: n.uid for n in graph.neurons}
-        results = [
+    def __init__(self, *, store: Store, chain: ChainPort, wallet: Any, config: ArenaConfig, signals: Signals) -> None:
+        self.store, self.chain, self.wallet, self.config, self.signals = store, chain, wallet, config, signals
+        self.policy = parse_policy(config.weight_policy, burn_uid=config.burn_uid)
+        self.shadow_policy = (
+            parse_policy(config.weight_shadow, burn_uid=config.burn_uid) if config.weight_shadow else None
+        )
+        self.source: StandingsSource | None = None
+
+    @property
+    def hotkey(self) -> str:
+        return str(self.wallet.hotkey.ss58_address)
+
+    def standings(self, race: Race) -> list[MinerResult] | None:
+        """The race's standings to weigh: this node's results, or the source's (None: not ready yet)."""
+        own = [
             MinerResult(
                 hotkey=r.hotkey,
                 score=min(1.0, max(0.0, r.score)),
@@ -33,10 +47,20 @@ class Weighing(ArenaParts):
             )
             for r in self.store.race_results(race.race_id)
         ]
-        pooled = self.pooling.weigh_input(race, results)  # the pooled standings (`--pool`), or None: not ready yet
-        if pooled is None:
+        return own if self.source is None else self.source(race, own)
+
+    def weigh(self) -> int | None:
+        """A weight set for the latest closed race that has none; returns its id."""
+        races = [r for r in self.store.races(status="closed")]
+        if not races:
             return None
-        results = pooled
+        race = races[-1]
+        if any(ws.race_id == race.race_id for ws in self.store.weight_sets()):
+            return None
+        results = self.standings(race)
+        if results is None:
+            return None
+        uids = {n.hotkey: n.uid for n in self.chain.metagraph().neurons}
         vector = compute_weights(results, uids, self.policy)
         shadow = compute_weights(results, uids, self.shadow_policy) if self.shadow_policy is not None else None
         ws = self.store.add_weight_set(
@@ -49,7 +73,7 @@ class Weighing(ArenaParts):
         for older in self.store.weight_sets():
             if older.id != ws.id and older.status in {"pending", "rate_limited"}:
                 self.store.update_weight_set(older.id, status="failed", outcome={"superseded_by": ws.id})
-        self._info("weights.computed", race_id=race.race_id, vector=vector, ties=describe_ties(results, uids))
+        self.signals.info("weights.computed", race_id=race.race_id, vector=vector, ties=describe_ties(results, uids))
         return ws.id
 
     def set_weights(self) -> str | None:
@@ -74,45 +98,50 @@ class Weighing(ArenaParts):
                     status="rate_limited",
                     outcome={"retry_in_blocks": limit.blocks_to_wait, "block": limit.block},
                 )
-                self._info("weights.rate_limited", weight_set=ws.id, retry_in_blocks=limit.blocks_to_wait)
-                if self.metrics is not None:
-                    self.metrics.set_weights.labels(result="rate_limited").inc()
+                self.signals.info("weights.rate_limited", weight_set=ws.id, retry_in_blocks=limit.blocks_to_wait)
+                if self.signals.metrics is not None:
+                    self.signals.metrics.set_weights.labels(result="rate_limited").inc()
                 return "rate_limited"
             outcome = self.chain.set_weights(self.wallet, vector)
         except ChainError as exc:
-            status = "rate_limited" if exc.code == "rate_limited" else "pending"
-            failures = int((ws.outcome or {}).get("failures") or 0) + 1 if status == "pending" else 0
-            delay = doubling(self.config.weights_retry, failures, cap=self.config.weights_retry_max)
-            self.store.update_weight_set(
-                ws.id,
-                status=status,
-                outcome={
-                    "error": exc.code,
-                    "message": exc.message,
-                    "retry_in_blocks": exc.retry_in_blocks,
-                    "failures": failures,
-                    "retry_at": time.time() + delay,
-                },
-            )
-            self._warn(
-                "weights.error",
-                weight_set=ws.id,
-                code=exc.code,
-                error=exc.message,
-                failures=failures,
-                retry_in_s=round(delay, 3),
-            )
-            if self.metrics is not None:
-                self.metrics.set_weights.labels(result=exc.code).inc()
-            return status
+            return self._refused(ws, exc)
         status = "set" if outcome.success else "failed"
-        if self.metrics is not None:
-            self.metrics.set_weights.labels(result=status).inc()
+        if self.signals.metrics is not None:
+            self.signals.metrics.set_weights.labels(result=status).inc()
         self.store.update_weight_set(ws.id, status=status, outcome=outcome.model_dump(mode="json"), block=outcome.block)
-        self._info(
+        self.signals.info(
             "weights.set" if outcome.success else "weights.failed",
             weight_set=ws.id,
             block=outcome.block,
             message=outcome.message,
         )
+        return status
+
+    def _refused(self, ws: Any, exc: ChainError) -> str:
+        """A weight set the chain did not take: rate limited (sent again when the limit allows), or pending again
+        after a backoff that doubles with each failure in a row."""
+        status = "rate_limited" if exc.code == "rate_limited" else "pending"
+        failures = int((ws.outcome or {}).get("failures") or 0) + 1 if status == "pending" else 0
+        delay = doubling(self.config.weights_retry, failures, cap=self.config.weights_retry_max)
+        self.store.update_weight_set(
+            ws.id,
+            status=status,
+            outcome={
+                "error": exc.code,
+                "message": exc.message,
+                "retry_in_blocks": exc.retry_in_blocks,
+                "failures": failures,
+                "retry_at": time.time() + delay,
+            },
+        )
+        self.signals.warn(
+            "weights.error",
+            weight_set=ws.id,
+            code=exc.code,
+            error=exc.message,
+            failures=failures,
+            retry_in_s=round(delay, 3),
+        )
+        if self.signals.metrics is not None:
+            self.signals.metrics.set_weights.labels(result=exc.code).inc()
         return status

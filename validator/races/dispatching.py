@@ -1,4 +1,4 @@
-"""Running: one attempt of a run through the dispatcher, its outcome recorded and blamed."""
+"""Dispatching: one attempt of a run through the dispatcher, its outcome recorded and blamed."""
 
 from __future__ import annotations
 
@@ -16,15 +16,44 @@ from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
 from sandbox.bundle import BundleError, stage
-from validator.dispatch import DispatchError
+from validator.dispatch import Dispatcher, DispatchError
+from validator.races.base import Problems, Signals
+from validator.races.config import ArenaConfig
 from validator.races.judging import Judging
-from validator.races.stages import KEEP_UPSTREAM_ERRORS
+from validator.races.stages import KEEP_UPSTREAM_ERRORS, StageTimes
 from validator.store.models import Run
-from validator.store.repository import StoreError
+from validator.store.repository import Store, StoreError
 
 
-class Running(Judging):
-    """`dispatch` and one attempt of a run: staged, run, recorded with its strict score, retried or final."""
+class Dispatching:
+    """Dispatching: `dispatch` and one attempt of a run, staged, run, recorded with its strict score (and handed to
+    the judge), retried or final. Owns the runs in flight, the runs whose attempt a fault of ours ended unrecorded
+    (`lost`, for `Arena.recover`), the node's work folder and gateway server (set by `Arena.start`)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: ArenaConfig,
+        catalog: Any,
+        pack: Any,
+        dispatcher: Dispatcher,
+        problems: Problems,
+        judging: Judging,
+        stages: StageTimes,
+        signals: Signals,
+    ) -> None:
+        self.store, self.config, self.catalog, self.pack, self.dispatcher = store, config, catalog, pack, dispatcher
+        self.problems, self.judging, self.stages, self.signals = problems, judging, stages, signals
+        self.in_flight: dict[str, asyncio.Task[Any]] = {}
+        self.lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
+        self.work: Path | None = None  # the node's private work folder (`Arena.start`)
+        self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
+        self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
+
+    @property
+    def metrics(self) -> Any:
+        return self.signals.metrics
 
     async def dispatch(self, limit: int | None = None) -> int:
         """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
@@ -39,14 +68,14 @@ class Running(Judging):
             return 0
         slots = self.dispatcher.capacity(self.config.concurrency)
         if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
-            self._warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
+            self.signals.warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
             return 0
         gate = asyncio.Semaphore(slots)
 
         async def one(run: Run) -> None:
             async with gate:
                 await self._execute(run)
-            await self._judge_scored(run)  # its sandbox slot is free meanwhile; the judge has its own gate
+            await self.judging.judge_waiting(run)  # its sandbox slot is free meanwhile; the judge has its own gate
 
         tasks = []
         for run in ready:
@@ -64,10 +93,10 @@ class Running(Judging):
         """The submission's bundle, staged once into the node's private work folder (`sandbox.bundle.stage`: the
         sandbox's user can traverse it, unlike most data folders), from its unpacked folder under data_dir/bundles
         or its packed file there."""
-        assert self._work is not None
+        assert self.work is not None
         stored = self.config.data_dir / "bundles" / sha256
         packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
-        return stage(self._work, sha256, stored if stored.is_dir() or not packed.is_file() else packed)
+        return stage(self.work, sha256, stored if stored.is_dir() or not packed.is_file() else packed)
 
     async def _execute(self, run: Run) -> None:
         run_id = run.run_id
@@ -77,14 +106,10 @@ class Running(Judging):
             raise
         except Exception as exc:  # noqa: BLE001 - the store (or another part of ours) failed mid-run
             # the run's status could not be stored: `recover` ends the attempt as 2003 once the store answers
-            self._lost[run_id] = (blame.STORE_FAULT, f"{type(exc).__name__}: {exc}")
-            if self.log is not None:
-                self.log.error(
-                    "races.run_lost",
-                    run_id=run_id,
-                    error=f"{type(exc).__name__}: {exc}",
-                    traceback=traceback.format_exc(),
-                )
+            self.lost[run_id] = (blame.STORE_FAULT, f"{type(exc).__name__}: {exc}")
+            self.signals.error(
+                "races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()
+            )
 
     def _bundle(self, submission_id: int) -> str | None:
         """The sha256 of a submission's bundle (read once per submission: it never changes)."""
@@ -98,25 +123,25 @@ class Running(Judging):
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
         began = self.stages.now()
-        self._lost.pop(run_id, None)
-        problem = self._problem(run.problem_id)
+        self.lost.pop(run_id, None)
+        problem = self.problems.problem(run.problem_id)
         sha256 = self._bundle(run.submission_id)
-        assert self._work is not None
-        staged = problem is not None and sha256 is not None and (self._work / "agents" / sha256).is_dir()
+        assert self.work is not None
+        staged = problem is not None and sha256 is not None and (self.work / "agents" / sha256).is_dir()
         try:
             self.store.claim(run_id, running=staged)  # an agent staged already: nothing to prepare, one commit
         except StoreError as exc:  # another worker took it, or it is final: never run twice
-            self._warn("races.skip", run_id=run_id, reason=str(exc))
+            self.signals.warn("races.skip", run_id=run_id, reason=str(exc))
             return
         try:
             if problem is None or sha256 is None:
                 raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
             agent_dir = self._agent_dir(sha256)
         except BundleError as exc:  # the miner's bundle cannot be made into a runnable agent: theirs, final
-            await asyncio.to_thread(self._fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
+            await asyncio.to_thread(self.fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
             return
         except (LookupError, FileNotFoundError, OSError) as exc:
-            await asyncio.to_thread(self._fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
+            await asyncio.to_thread(self.fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
             return
         if not staged:
             self.store.transition(run_id, "running")
@@ -126,7 +151,7 @@ class Running(Judging):
                 run_id,
                 agent_dir,
                 sha256,
-                self._work / "gw",
+                self.work / "gw",
                 problem,
                 limits=self.config.limits,
                 budgets=self.config.budgets,
@@ -135,20 +160,34 @@ class Running(Judging):
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
         except DispatchError as exc:  # a cluster worker lost, stuck or refusing: the validator's fault, retried
-            await asyncio.to_thread(self._fail, run_id, exc.code, str(exc))
+            await asyncio.to_thread(self.fail, run_id, exc.code, str(exc))
             return
         except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
-            await asyncio.to_thread(self._fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+            await asyncio.to_thread(self.fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
         self._record(run, problem, outcome, launched)
 
     def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
-        commit; an agent's error final; a validator's error retried."""
-        run_id = run.run_id
+        commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
+        self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
+        code, error = outcome.error_code(gateway_alive=self.server is None or self.server.alive)
+        spend = self._spend(run, outcome, code, error)
+        if self.metrics is not None:
+            self.metrics.sandbox(outcome.result.elapsed_s, outcome.events, worker=outcome.worker)
+            if outcome.upstream_errors:
+                self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
+        written = self.stages.now()
+        if code is None:
+            self._record_scored(run, problem, outcome.events, spend, written)
+        else:
+            self.store.record_run(run.run_id, "errored", outcome.events, error_code=code, error=error, **spend)
+            self.stages.add("trajectory_write", written)
+            self._errored(run.run_id, verdict.errored(code, error))
+
+    def _spend(self, run: Run, outcome: Any, code: int | None, error: str | None) -> dict[str, Any]:
+        """What the attempt spent and what its sandbox said, as the run keeps them."""
         result = outcome.result
-        self.stages.add("gateway", launched, less=result.elapsed_s)
-        code, error = outcome.error_code(gateway_alive=self._server is None or self._server.alive)
         stats = {
             "backend": result.backend,
             "status": result.status,
@@ -163,53 +202,50 @@ class Running(Judging):
             "budget_refusals": outcome.budget_refusals,
             "attempts": self._attempts(run, code, error, outcome.upstream_errors),
         }
-        spend: dict[str, Any] = {
+        return {
             "tool_calls": outcome.tool_calls,
             "llm_calls": outcome.llm_calls,
             "tokens": outcome.tokens,
             "cost": outcome.cost,
             "sandbox": stats,
         }
-        if self.metrics is not None:
-            self.metrics.sandbox(result.elapsed_s, outcome.events, worker=outcome.worker)
-            if outcome.upstream_errors:
-                self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
-        written = self.stages.now()
-        if code is None:
-            try:  # strict scoring first, so the trajectory and its strict score land in one commit
-                strict = self._strict(problem, outcome.events)
-                failure = None
-            except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
-                strict, failure = None, exc
-            scored = self.stages.add("strict_scoring", written)
-            judgment = None
-            if strict is not None and self._local(run):  # the offline judge: judged now, in the same commit
-                judging = self.stages.add("judge_wait", scored)
-                judgment = self._judge_inline(run, problem, outcome.events, float(strict.final))
-                scored = self.stages.add("judge", judging)
-            self.store.record_run(
-                run_id,
-                "scoring",
-                outcome.events,
-                **spend,
-                strict=None if strict is None else (float(strict.success), strict.model_dump(mode="json")),
-                judgment=judgment,
-            )
-            written = self.stages.add("trajectory_write", scored)
-            if judgment is not None:
-                if self.metrics is not None:
-                    self.metrics.judge_seconds.labels(judge=self._judge_for(run).name).observe(written[0] - judging[0])
-                    self.metrics.run_final("finished", None)
-            elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
-                self._scored[run_id] = (written, outcome.events, float(strict.final))
-            elif failure is not None:
-                self._scoring_failed(run_id, failure)
-        else:
-            self.store.record_run(run_id, "errored", outcome.events, error_code=code, error=error, **spend)
-            self.stages.add("trajectory_write", written)
-            self._errored(run_id, verdict.errored(code, error))
 
-    def _score_or_fail(self, run_id: str) -> bool:
+    def _record_scored(
+        self, run: Run, problem: ProblemBase, events: list[Any], spend: dict[str, Any], since: tuple[float, float]
+    ) -> None:
+        """An attempt to score: strict first, so the trajectory and its strict score land in one commit (with the
+        offline judge's judgment too); a judge with I/O judges it once its sandbox slot is free."""
+        try:
+            strict = self._strict(problem, events)
+            failure = None
+        except Exception as exc:  # noqa: BLE001 - a bug of ours in scoring is our fault (2007, below)
+            strict, failure = None, exc
+        scored = self.stages.add("strict_scoring", since)
+        judgment, judging = None, scored
+        if strict is not None and self.judging.offline(run):  # the offline judge: judged now, in the same commit
+            judging = self.stages.add("judge_wait", scored)
+            judgment = self.judging.inline(run, problem, events, float(strict.final))
+            scored = self.stages.add("judge", judging)
+        self.store.record_run(
+            run.run_id,
+            "scoring",
+            events,
+            **spend,
+            strict=None if strict is None else (float(strict.success), strict.model_dump(mode="json")),
+            judgment=judgment,
+        )
+        written = self.stages.add("trajectory_write", scored)
+        if judgment is not None:
+            if self.metrics is not None:
+                judge = self.judging.judge_for(run).name
+                self.metrics.judge_seconds.labels(judge=judge).observe(written[0] - judging[0])
+                self.metrics.run_final("finished", None)
+        elif strict is not None:  # judged as soon as `dispatch` frees its sandbox slot
+            self.judging.wait(run.run_id, written, events, float(strict.final))
+        elif failure is not None:
+            self._scoring_failed(run.run_id, failure)
+
+    def score_or_fail(self, run_id: str) -> bool:
         """`_score`; a failure of the store propagates (the run stays `scoring` for `recover`), any other failure
         of ours ends the attempt as 2007 (retried, never the agent's zero) with its traceback in the log. Returns
         whether the run was scored (and waits for its judge)."""
@@ -226,14 +262,13 @@ class Running(Judging):
 
     def _scoring_failed(self, run_id: str, exc: BaseException) -> None:
         """A fault of ours while scoring: its traceback in the log, the attempt ended 2007 (retried)."""
-        if self.log is not None:
-            self.log.error(
-                "races.scoring_failed",
-                run_id=run_id,
-                error=f"{type(exc).__name__}: {exc}",
-                traceback="".join(traceback.format_exception(exc)),
-            )
-        self._fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
+        self.signals.error(
+            "races.scoring_failed",
+            run_id=run_id,
+            error=f"{type(exc).__name__}: {exc}",
+            traceback="".join(traceback.format_exception(exc)),
+        )
+        self.fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
 
     @staticmethod
     def _attempts(
@@ -255,7 +290,7 @@ class Running(Judging):
             },
         ]
 
-    def _fail(self, run_id: str, code: int, error: str) -> None:
+    def fail(self, run_id: str, code: int, error: str) -> None:
         run = self.store.run(run_id)
         assert run is not None
         sandbox = {**(run.sandbox or {}), "attempts": self._attempts(run, code, error)}
@@ -268,7 +303,7 @@ class Running(Judging):
         if ended.retry:
             self._retry_or_give_up(run_id, ended.code, ended.error)
         else:
-            self._info("races.run_errored", run_id=run_id, code=ended.code, blame=ended.blame, error=ended.error)
+            self.signals.info("races.run_errored", run_id=run_id, code=ended.code, blame=ended.blame, error=ended.error)
             if self.metrics is not None:
                 self.metrics.run_final("errored", ended.blame)
 
@@ -278,9 +313,11 @@ class Running(Judging):
         if run.attempt < self.config.max_attempts:
             delay = doubling(self.config.retry_backoff, run.attempt)
             self.store.retry_later(run_id, delay=timedelta(seconds=delay))
-            self._warn("races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt, retry_in_s=delay)
+            self.signals.warn(
+                "races.run_retry", run_id=run_id, code=code, error=error, attempt=run.attempt, retry_in_s=delay
+            )
         else:
-            self._warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
+            self.signals.warn("races.run_gave_up", run_id=run_id, code=code, error=error, attempts=run.attempt)
             if self.metrics is not None:
                 self.metrics.run_final("errored", "validator")
 
@@ -288,7 +325,7 @@ class Running(Judging):
         """Strict checks on the run's answer (read from its stored trajectory) by the pack's ruleset."""
         run = self.store.run(run_id)
         assert run is not None
-        problem = self._problem(run.problem_id)
+        problem = self.problems.problem(run.problem_id)
         assert problem is not None, f"run {run_id} raced problem {run.problem_id}, which this node does not hold"
         score = self._strict(problem, self.store.events(run_id))
         # the run stays `scoring` until the judge's coefficient makes its final score (`judge_runs`)
@@ -300,6 +337,6 @@ class Running(Judging):
             problem,
             events,
             self.catalog.get,
-            gold_vectors=self.gold_vectors(problem.problem_id),
+            gold_vectors=self.problems.gold_vectors(problem.problem_id),
             ruleset=self.pack.ruleset_for(problem.task),
         )
