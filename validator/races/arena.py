@@ -87,6 +87,11 @@ class Arena(ArenaParts):
         return self.dispatching.work
 
     @property
+    def _batch_since(self) -> dict[int, float]:
+        """When each sealed slot that waits to open first waited (`Opening`)."""
+        return self.opening.batch_since
+
+    @property
     def _server(self) -> GatewayServer | None:
         server: GatewayServer | None = self.dispatching.server
         return server

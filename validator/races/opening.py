@@ -36,7 +36,7 @@ class Opening:
         self.store, self.chain, self.wallet, self.pack, self.config = store, chain, wallet, pack, config
         self.qualifying, self.problems, self.signals = qualifying, problems, signals
         self._batch_wait: dict[int, tuple[float, int, str]] = {}  # slot -> (next try, failures, why it waits)
-        self._batch_since: dict[int, float] = {}  # slot -> when its batch first waited
+        self.batch_since: dict[int, float] = {}  # slot -> when its batch first waited
         self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
         self._relay: Any = None
         self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
@@ -185,7 +185,7 @@ class Opening:
         if opened is None:
             return None
         self._batch_wait.pop(slot, None)
-        self._batch_since.pop(slot, None)
+        self.batch_since.pop(slot, None)
         self.problems.add(list(opened.problems), opened.title_embeddings)
         self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in opened.problems])
         problem_ids = [p.problem_id for p in opened.problems]
@@ -225,7 +225,7 @@ class Opening:
         except (BeaconError, SealError) as exc:
             backoff = doubling(self.config.beacon_retry, failures + 1, cap=60.0)
             self._batch_wait[slot] = (now + backoff, failures + 1, str(exc))
-            self._batch_since.setdefault(slot, now)
+            self.batch_since.setdefault(slot, now)
             self.signals.warn(
                 "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)
             )
@@ -262,7 +262,7 @@ class Opening:
             batch = self.pack.sealed[missed]
             race_id = race_id_for(self.pack.pack_id, batch.open_block)
             reason = self._batch_wait.pop(missed)[2]
-            self._batch_since.pop(missed, None)
+            self.batch_since.pop(missed, None)
             _, created = self.store.create_race(
                 race_id=race_id,
                 pack_id=self.pack.pack_id,
@@ -298,9 +298,9 @@ class Opening:
         """Slots whose batch has waited to open for over `after` seconds: (seconds, why), for `/healthz`."""
         now = time.time()
         return {
-            slot: (now - self._batch_since[slot], why)
+            slot: (now - self.batch_since[slot], why)
             for slot, (_, _, why) in self._batch_wait.items()
-            if slot in self._batch_since and now - self._batch_since[slot] > after
+            if slot in self.batch_since and now - self.batch_since[slot] > after
         }
 
     def _inactive(self, block: int) -> str | None:
