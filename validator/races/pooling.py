@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from arena.backoff import doubling
 from arena.weights import MinerResult
 from validator.chain.port import ChainError
 from validator.chain.results import commit_results, results_commitments
@@ -45,7 +46,7 @@ class Pooling:
 
     def __init__(self, arena: ArenaParts) -> None:
         self.arena = arena
-        self._commit_wait: dict[str, tuple[float, float]] = {}  # race -> (next try, backoff)
+        self._commit_wait: dict[str, tuple[float, int]] = {}  # race -> (next try, failures in a row)
 
     @property
     def on(self) -> bool:
@@ -112,7 +113,7 @@ class Pooling:
 
     def _commit(self, race_id: str, pool: Any) -> bool:
         """Commit the bundle's hash; a refusal waits `weights_retry` seconds doubling (capped at a minute)."""
-        next_try, backoff = self._commit_wait.get(race_id, (0.0, self.arena.config.weights_retry))
+        next_try, failures = self._commit_wait.get(race_id, (0.0, 0))
         if time.time() < next_try:
             return False
         try:
@@ -120,7 +121,8 @@ class Pooling:
                 self.arena.chain, self.arena.wallet, pool.bundle_sha256, self.arena.config.pool_url
             )
         except ChainError as exc:
-            self._commit_wait[race_id] = (time.time() + backoff, min(backoff * 2, 60.0))
+            backoff = doubling(self.arena.config.weights_retry, failures + 1, cap=60.0)
+            self._commit_wait[race_id] = (time.time() + backoff, failures + 1)
             state = {**pool.state, "commit_error": f"{exc.code}: {exc.message}"}
             self.arena.store.save_race_pool(race_id, status="committing", state=state)
             self.arena._warn("pool.commit_failed", race_id=race_id, code=exc.code, error=exc.message)
