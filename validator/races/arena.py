@@ -76,6 +76,8 @@ class Arena(ArenaParts):
         )
         self.closing = Closing(qualifying=self.qualifying, stages=self.stages, **shared)
         self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
+        self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
+        self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
 
     @property
     def in_flight(self) -> dict[str, asyncio.Task[Any]]:
@@ -95,8 +97,6 @@ class Arena(ArenaParts):
     def _server(self) -> GatewayServer | None:
         server: GatewayServer | None = self.dispatching.server
         return server
-        self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
-        self.weighing.source = self.pooling.weigh_input  # the pooled standings, when more than one validator's verified
 
     @property
     def metrics(self) -> Any:
