@@ -80,6 +80,16 @@ class Arena(ArenaParts):
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
 
     @property
+    def policy(self) -> Any:
+        """The live weight policy (`Weighing`)."""
+        return self.weighing.policy
+
+    @property
+    def shadow_policy(self) -> Any:
+        """The shadow weight policy, or None (`Weighing`)."""
+        return self.weighing.shadow_policy
+
+    @property
     def in_flight(self) -> dict[str, asyncio.Task[Any]]:
         """The runs in a sandbox now (`Dispatching`)."""
         return self.dispatching.in_flight
