@@ -1,7 +1,8 @@
 """`arena-validator audit`: anyone re-derives a past race from the chain, the pack and the published results bundles,
 with no store: every bundle committed by the race's cut-off (or before it, once every permit holder has committed,
 as nodes with --pool.early pool then) is fetched and verified (each strict verdict re-derived from its trajectory),
-the verified runs are pooled (`arena.pooling.pool`), the weight vector they imply is computed with the subnet's
+the verified runs are pooled (`arena.pooling.pool`, with those of the rotation's window of earlier races, each audited
+the same way, as `validator.pool.inputs` says), the weight vector they imply is computed with the subnet's
 policy, and each permit holder's weights on chain are compared with it, u16 for u16 (the chain keeps weights as u16,
 max-upscaled: `bittensor.intents.weights.normalize`).
 
@@ -25,7 +26,7 @@ from validator.chain.port import ChainError, ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
 from validator.pool.fetch import fetch_each, walk_back
-from validator.pool.inputs import NEVER, holders_at, pin_block, pooled_standings
+from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, window_starts
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -129,6 +130,7 @@ def audit_race(
     max_bytes: int = MAX_BUNDLE_BYTES,
 ) -> AuditReport:
     """The audit of race `race_id` (see the module's docstring)."""
+    fetching = (wallet, timeout, max_bytes)
     start, seed_hash, problems = race_problems(chain, pack, race_id)
     cadence = pack.rotation.cadence_blocks
     cutoff = start + (cutoff_blocks if cutoff_blocks is not None else max(1, cadence * 3 // 4))
@@ -146,29 +148,7 @@ def audit_race(
             f"race {race_id}'s cut-off is block {cutoff} (now {now}) and not every permit holder has committed its "
             "results: audit it once the cut-off passed"
         )
-    facts = RaceFacts(
-        race_id=race_id,
-        pack_id=pack.pack_id,
-        netuid=chain.netuid,
-        problems={p.problem_id: p for p in problems},
-        lookup=lookup,
-        ruleset=pack.ruleset_for,
-        gold_vectors=pack.gold_vectors,
-        # unsharded, a race has no make-up samples: k bounds the sample index as on every node (a bundle the nodes
-        # refuse as past the race's samples is refused here too, else the audit would pool what they did not);
-        # sharded, make-up samples (index k and up) depend on the race before: not bounded here
-        samples=int(pack.rotation.samples) if int(pack.rotation.shard_r) < 2 else None,
-    )
-    try:  # before the cut-off, every permit holder's commitment of the race (the set the nodes pooled)
-        seen, walked = complete if complete is not None else results_commitments(chain, block=cutoff), False
-    except ChainError:  # a node that no longer holds the cut-off block's state: walk back from the latest
-        seen, walked = results_commitments(chain), True
-    committed = [c for c in seen if c.hotkey in holders and (walked or start <= c.block)]
-    if walked:
-        committed, early = _walked(committed, race_id, wallet, timeout, max_bytes)
-    verified, refusals = _fetch_all(committed, facts, set(holders), wallet, timeout, max_bytes)
-    if walked:
-        refusals = early + refusals
+    verified, refusals = _evidence(chain, pack, lookup, race_id, start, problems, holders, complete, cutoff, fetching)
     runs = {v.bundle.validator: to_pooled(v) for v in verified}
     standings, blocks = (
         pooled_standings(
@@ -179,6 +159,7 @@ def audit_race(
             start=start,
             seed_hash=seed_hash,
             problem_ids=[p.problem_id for p in problems],
+            earlier=_window(chain, pack, lookup, start, cutoff - start, holders, fetching),
         )
         if runs
         else ([], {})
@@ -219,6 +200,74 @@ def audit_race(
             if run.miner == miner
         ]
     return report
+
+
+def _evidence(
+    chain: ChainPort,
+    pack: Any,
+    lookup: Callable[[str], Any],
+    race_id: str,
+    start: int,
+    problems: list[Any],
+    holders: dict[str, Any],
+    complete: list[ResultsCommitment] | None,
+    cutoff: int,
+    fetching: tuple[Any, float, int],
+) -> tuple[list[VerifiedBundle], list[Refusal]]:
+    """The race's committed bundles (as of its cut-off, or `complete` before it), fetched and verified."""
+    wallet, timeout, max_bytes = fetching
+    facts = RaceFacts(
+        race_id=race_id,
+        pack_id=pack.pack_id,
+        netuid=chain.netuid,
+        problems={p.problem_id: p for p in problems},
+        lookup=lookup,
+        ruleset=pack.ruleset_for,
+        gold_vectors=pack.gold_vectors,
+        # unsharded, a race has no make-up samples: k bounds the sample index as on every node (a bundle the nodes
+        # refuse as past the race's samples is refused here too, else the audit would pool what they did not);
+        # sharded, make-up samples (index k and up) depend on the race before: not bounded here
+        samples=int(pack.rotation.samples) if int(pack.rotation.shard_r) < 2 else None,
+    )
+    try:  # before the cut-off, every permit holder's commitment of the race (the set the nodes pooled)
+        seen, walked = complete if complete is not None else results_commitments(chain, block=cutoff), False
+    except ChainError:  # a node that no longer holds the cut-off block's state: walk back from the latest
+        seen, walked = results_commitments(chain), True
+    committed = [c for c in seen if c.hotkey in holders and (walked or start <= c.block)]
+    if walked:
+        committed, early = _walked(committed, race_id, wallet, timeout, max_bytes)
+    verified, refusals = _fetch_all(committed, facts, set(holders), wallet, timeout, max_bytes)
+    return verified, (early + refusals if walked else refusals)
+
+
+def _window(
+    chain: ChainPort,
+    pack: Any,
+    lookup: Callable[[str], Any],
+    start: int,
+    cutoff_blocks: int,
+    holders: dict[str, Any],
+    fetching: tuple[Any, float, int],
+) -> list[RaceRuns]:
+    """The verified runs of the W - 1 race slots before the race (`validator.pool.inputs.window_starts`), each
+    audited as that race is; a slot that was not raced (no race of the pack there) adds nothing."""
+    out = []
+    for earlier in window_starts(start, pack.rotation):
+        race_id = f"{pack.pack_id[:16]}-{earlier}"
+        try:
+            _, seed_hash, problems = race_problems(chain, pack, race_id)
+        except AuditError:
+            continue
+        cutoff = earlier + cutoff_blocks
+        try:  # that race's permit holders as of its cut-off, as the nodes pooled it
+            then = holders_at(chain, cutoff)
+        except ChainError:
+            then = holders
+        verified, _ = _evidence(chain, pack, lookup, race_id, earlier, problems, then, None, cutoff, fetching)
+        runs = {v.bundle.validator: to_pooled(v) for v in verified}
+        if runs:
+            out.append(RaceRuns(race_id, earlier, seed_hash, [p.problem_id for p in problems], runs))
+    return out
 
 
 def _unit(value: float) -> float:

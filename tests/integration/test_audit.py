@@ -48,7 +48,7 @@ def test_audit_flags_the_forger_and_the_copier_and_clears_the_honest(tmp_path: P
         chain.register(wallet, validator_permit=True, stake=100.0)
     rates = [0.9, 0.6, 0.3, 0.1]
     miners = {create_wallet(f"miner{i}", "hot", wallets): rate for i, rate in enumerate(rates)}
-    skill = {}
+    skill: dict[str, float] = {}
     for wallet, rate in miners.items():
         chain.register(wallet)
         chain.set_commitment(wallet, encode_commitment(f"{len(skill) + 1:064x}"))
@@ -189,7 +189,7 @@ def test_stakes_are_read_as_of_the_cut_off_a_stake_changed_after_it_changes_no_p
     validators = {n: create_wallet(n, "hot", wallets) for n in stakes}
     for name, wallet in validators.items():
         chain.register(wallet, validator_permit=True, stake=stakes[name])
-    skill = {}
+    skill: dict[str, float] = {}
     for i, rate in enumerate([0.8, 0.6, 0.5, 0.3]):
         wallet = create_wallet(f"miner{i}", "hot", wallets)
         chain.register(wallet)
@@ -295,6 +295,82 @@ def test_attacker_a_bundle_padded_past_the_races_samples_is_refused_by_the_audit
         assert padder.bundle == "refused: foreign_run" and "sample" in padder.reason, padder.reason
         honest = verdicts[validators["honest"].hotkey.ss58_address]
         assert honest.matches and report.expected == vector, honest.reason
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+def test_the_pooled_standings_span_the_window_of_races_and_the_audit_finds_them(tmp_path: Path) -> None:
+    """Window W = 2: two honest validators pool two races; race two's pooled standings rest on both races' verified
+    runs (of the miners racing now), as the audit rebuilds them from the chain and the bundles alone."""
+    from arena.pooling import pool, seed_of
+    from validator.pool import Refusal, verify_bundle
+    from validator.pool.pooled import to_pooled
+
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=4, window=2)
+    world = make_world(tmp_path, problems=6, rotation=rotation)
+    chain = LocalChain.init(tmp_path / "chain.sqlite", block_time=0.05)
+    wallets = tmp_path / "wallets"
+    validators = {n: create_wallet(n, "hot", wallets) for n in ("first", "second")}
+    for wallet in validators.values():
+        chain.register(wallet, validator_permit=True, stake=100.0)
+    skill: dict[str, float] = {}
+    for i, rate in enumerate([0.8, 0.5, 0.3]):
+        wallet = create_wallet(f"miner{i}", "hot", wallets)
+        chain.register(wallet)
+        chain.set_commitment(wallet, encode_commitment(f"{i + 1:064x}"))
+        skill[wallet.hotkey.ss58_address] = rate
+    shelf, servers = ResultsShelf(tmp_path / "shelf"), {}
+    view = ChainView(chain, refresh_seconds=0.0)
+    for name, wallet in validators.items():
+        sub = FastAPI()
+        sub.include_router(results_router(shelf, hotkey_ss58=wallet.hotkey.ss58_address, view=view))
+        servers[name] = ThreadedServer(sub).start()
+    races, prev = [], {n: "" for n in validators}
+    try:
+        first_start = chain.block() + 1
+        for r, start in enumerate((first_start, first_start + CADENCE)):
+            wait_for_block(chain, start)
+            race_id, ids = drawn_race(world, chain, start, 4)
+            runs = {}
+            for i, (name, wallet) in enumerate(validators.items()):
+                store = open_store(tmp_path / f"{name}-{r}.sqlite")
+                closed_race(store, world, race_id, skill, seed=60 + 2 * r + i, seed_block=start, problem_ids=ids)
+                built = build_bundle(store, race_id, wallet, netuid=1, created_block=chain.block(), prev=prev[name])
+                store.close()
+                shelf.put(built.sha256, built.data, Release(race_id=race_id, race_start=start))
+                commit_results(chain, wallet, built.sha256, servers[name].url)
+                prev[name] = built.sha256
+                holders = {wallet.hotkey.ss58_address for wallet in validators.values()}
+                verified = verify_bundle(
+                    built.data,
+                    built.sha256,
+                    validator=wallet.hotkey.ss58_address,
+                    race=world.facts(race_id),
+                    permit_holders=holders,
+                )
+                assert not isinstance(verified, Refusal), verified.reason
+                runs[wallet.hotkey.ss58_address] = [
+                    run.model_copy(update={"problem_id": f"{start}:{run.problem_id}"}) for run in to_pooled(verified)
+                ]
+            races.append((race_id, start, runs))
+        race_id, start, _ = races[-1]
+        wait_for_block(chain, start + CADENCE * 3 // 4 + 1)
+        report = audit_race(chain, world.pack, world.catalog.get, race_id, wallet=validators["first"], policy=POLICY)
+
+        window = {v: races[0][2][v] + races[1][2][v] for v in races[1][2]}
+        blocks = {h: chain.commitments()[h].block for h in skill}
+        alone = pool(
+            races[1][2], {v: 100.0 for v in window}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        )
+        expected = pool(
+            window, {v: 100.0 for v in window}, seed=seed_of(chain.block_hash(start)), commitment_blocks=blocks
+        )
+        assert [s.model_dump() for s in report.standings] == [s.model_dump() for s in expected]
+        by_alone = {s.miner: s for s in alone}
+        # two races of four problems each: twice this race's samples and problems
+        assert all(s.problems == 2 * 4 and s.samples == 2 * by_alone[s.miner].samples for s in report.standings)
+        assert [s.model_dump() for s in alone] != [s.model_dump() for s in expected]
     finally:
         for server in servers.values():
             server.stop()

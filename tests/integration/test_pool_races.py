@@ -282,3 +282,36 @@ def _audit(chain: LocalChain, node: PoolNode, race_id: str) -> dict[str, dict[st
         cutoff_blocks=int(POOL["pool_cutoff_blocks"]),
     )
     return {row.hotkey: {"matches": row.matches, "reason": row.reason} for row in report.validators}
+
+
+def test_pooled_standings_span_the_window_and_the_audit_finds_each_node_s_weights(inputs: Any, tmp_path: Path) -> None:
+    """Window W = 2: two validators pool two races in consecutive slots; the second race's pooled standings rest on
+    both races' verified runs (two problems each), both nodes set the same vector, and the audit (chain and bundles
+    only) finds both vectors, byte for byte."""
+    setup = make_chain(tmp_path, list(AGENTS), validators=2, rate_limit=1)
+    clock = SkewClock()
+    chain = LocalChain(setup.path, clock=clock)
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2, window=2)
+    nodes = [
+        start_pool_node(tmp_path, i, wallet, chain, inputs, rotation, setup.miners, **POOL)
+        for i, wallet in enumerate(setup.validators)
+    ]
+    try:
+        for _ in range(2):
+            race_id = _race(nodes, chain, clock)
+            for node in nodes:
+                _publish(node, race_id)
+            for node in nodes:
+                _settle(node, race_id, {n.hotkey for n in nodes})
+            vectors = [_weigh(node, race_id) for node in nodes]
+            assert vectors[0] == vectors[1]
+        starts = sorted(nodes[0].store.race(p.race_id).seed_block for p in nodes[0].store.race_pools())
+        assert starts[1] == starts[0] + CADENCE  # consecutive slots: the first is in the second's window
+        standings = nodes[0].store.race_pool(race_id).state["standings"]
+        assert standings and all(s["problems"] == 2 * 2 for s in standings)  # two races of two problems
+        _past_cutoff(clock, chain, nodes[0], race_id)
+        verdicts = _audit(chain, nodes[0], race_id)
+        assert all(verdicts[n.hotkey]["matches"] is True for n in nodes), verdicts
+    finally:
+        for node in nodes:
+            node.stop()

@@ -16,11 +16,17 @@ for `arena-validator audit` (`validator.audit`), so both find the same standings
   those published by validators holding more than half the pooled stake: a unit only a minority published may be
   made up, and expecting it of everyone would drop every honest validator's runs of that miner (two made-up runs
   of a rival and the rival is judged by the one who made them up).
+- the window (`RaceRuns`, `window_starts`): with the rotation's `window` W > 1, the verified runs of the W - 1 race
+  slots before this one are pooled with this race's, of the miners racing now only (whichever submission ran them:
+  the lone node's rule, `validator.races.sampling`), problem ids made distinct per race (``<start block>:<problem
+  id>``), each race's shards rebuilt from its own runs. A validator is one voter over the window: one that left out more
+  than one of a miner's units anywhere in it has none of that miner's runs counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.pooling import PooledRun, Standing, Unit, pool, seed_of, shard
@@ -29,6 +35,23 @@ from validator.chain.port import ChainPort, Neuron
 from validator.chain.results import results_commitments
 
 NEVER = 2**62  # the commitment block of a miner whose raced agent is not the one committed at the race's start
+
+
+@dataclass(frozen=True)
+class RaceRuns:
+    """One race's verified runs (validator -> its pooled runs) with what its shards are rebuilt from."""
+
+    race_id: str
+    start: int
+    seed_hash: str
+    problem_ids: Sequence[str]
+    runs: Mapping[str, Sequence[PooledRun]]
+
+
+def window_starts(start: int, rotation: Any) -> list[int]:
+    """The start blocks of the W - 1 race slots before the race starting at `start`, latest first."""
+    cadence = int(rotation.cadence_blocks)
+    return [start - j * cadence for j in range(1, int(rotation.window)) if start - j * cadence >= 0]
 
 
 def pin_block(cutoff: int, now: int, committed_blocks: Iterable[int]) -> int:
@@ -108,6 +131,33 @@ def _agreed_make_up(
     return {unit for unit, held in backing.items() if held * 2 > total}
 
 
+def _windowed(
+    chain: ChainPort, races: Sequence[RaceRuns], rotation: Any, stakes: Mapping[str, float]
+) -> tuple[dict[str, list[PooledRun]], dict[str, list[Unit]] | None]:
+    """The runs (and shards) of the window's races as one race: see the module's docstring."""
+    racing = {run.miner for rows in races[0].runs.values() for run in rows}
+    runs: dict[str, list[PooledRun]] = {}
+    assigned: dict[str, list[Unit]] | None = None
+    for race in races:
+        shards = assignment(
+            chain,
+            race.runs,
+            rotation,
+            start=race.start,
+            seed_hash=race.seed_hash,
+            problem_ids=race.problem_ids,
+            stakes={v: stakes.get(v, 0.0) for v in race.runs},
+        )
+        for validator, rows in sorted(race.runs.items()):
+            runs.setdefault(validator, []).extend(
+                r.model_copy(update={"problem_id": f"{race.start}:{r.problem_id}"}) for r in rows if r.miner in racing
+            )
+        for validator, units in sorted((shards or {}).items()):
+            assigned = {} if assigned is None else assigned
+            assigned.setdefault(validator, []).extend((m, f"{race.start}:{p}", a) for m, p, a in units if m in racing)
+    return runs, assigned
+
+
 def pooled_standings(
     chain: ChainPort,
     runs: Mapping[str, Sequence[PooledRun]],
@@ -117,25 +167,35 @@ def pooled_standings(
     start: int,
     seed_hash: str,
     problem_ids: Sequence[str],
+    earlier: Sequence[RaceRuns] = (),
 ) -> tuple[list[Standing], dict[str, int]]:
     """The pooled standings of the verified runs (`arena.pooling.pool`) weighed by the holders' stakes as pinned,
-    each validator held to its shard (`assignment`), and each miner's commitment block (the weights' tie-break)."""
+    each validator held to its shard (`assignment`), over the window (`earlier`: the verified runs of the race slots
+    of `window_starts`), and each miner's commitment block (the weights' tie-break)."""
     ordered = {h: list(rows) for h, rows in sorted(runs.items())}
-    stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in ordered}
-    assigned = assignment(
-        chain, ordered, rotation, start=start, seed_hash=seed_hash, problem_ids=problem_ids, stakes=stakes
-    )
     blocks = commitment_blocks(chain, start, ordered)
+    if earlier:
+        current = RaceRuns(race_id="", start=start, seed_hash=seed_hash, problem_ids=problem_ids, runs=ordered)
+        every = {v for race in [current, *earlier] for v in race.runs}
+        stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in sorted(every)}
+        ordered, assigned = _windowed(chain, [current, *earlier], rotation, stakes)
+    else:
+        stakes = {h: float(holders[h].stake) if h in holders else 0.0 for h in ordered}
+        assigned = assignment(
+            chain, ordered, rotation, start=start, seed_hash=seed_hash, problem_ids=problem_ids, stakes=stakes
+        )
     standings = pool(ordered, stakes, seed=seed_of(seed_hash), commitment_blocks=blocks, assigned=assigned)
     return standings, blocks
 
 
 __all__ = [
     "NEVER",
+    "RaceRuns",
     "assignment",
     "commitment_blocks",
     "holders_at",
     "pin_block",
     "pooled_standings",
     "split_validators",
+    "window_starts",
 ]

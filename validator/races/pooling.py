@@ -233,8 +233,25 @@ class Pooling:
             start=race.seed_block,
             seed_hash=race.seed_hash,
             problem_ids=race.problem_ids,
+            earlier=self._window(race),
         )
         return [{**s.model_dump(mode="json"), "commitment_block": blocks.get(s.miner, NEVER)} for s in standings]
+
+    def _window(self, race: Any) -> list[Any]:
+        """The verified runs this node pooled of the W - 1 race slots before `race` (`validator.pool.inputs`)."""
+        from arena.pooling import PooledRun
+        from validator.pool.inputs import RaceRuns, window_starts
+        from validator.races.draw import race_id_for
+
+        out = []
+        for start in window_starts(race.seed_block, self.arena.pack.rotation):
+            race_id = race_id_for(race.pack_id, start)
+            earlier, pool = self.arena.store.race(race_id), self.arena.store.race_pool(race_id)
+            runs = (pool.state or {}).get("runs") if pool is not None else None
+            if earlier is not None and runs:
+                by_validator = {h: [PooledRun.model_validate(r) for r in rows] for h, rows in sorted(runs.items())}
+                out.append(RaceRuns(race_id, earlier.seed_block, earlier.seed_hash, earlier.problem_ids, by_validator))
+        return out
 
     # --- the weights' input -------------------------------------------------------------------------------------
 
