@@ -14,6 +14,7 @@ Ray is an optional dependency (`pip install 'shoparena[ray]'`): nothing here imp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,6 +32,20 @@ class DispatchError(Exception):
         self.code = code
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of a run, as the node hands it to its dispatcher: the problem whole (only its public view enters
+    the sandbox), the agent staged in `agent_dir` (bundle `sha256`), the gateway's socket folder, limits, budgets."""
+
+    run_id: str
+    agent_dir: Path
+    sha256: str
+    socket_dir: Path
+    problem: ProblemBase
+    limits: Limits
+    budgets: Budgets
+
+
 class Dispatcher(Protocol):
     name: str
 
@@ -38,19 +53,8 @@ class Dispatcher(Protocol):
         """How many runs may be in flight at once now (`concurrency` is the node's --concurrency)."""
         ...
 
-    async def run(
-        self,
-        run_id: str,
-        agent_dir: Path,
-        sha256: str,
-        socket_dir: Path,
-        problem: ProblemBase,
-        *,
-        limits: Limits,
-        budgets: Budgets,
-    ) -> RunOutcome:
-        """One attempt of a run: the problem (only its public view enters the sandbox) against the agent staged in
-        `agent_dir` (bundle `sha256`)."""
+    async def run(self, attempt: Attempt) -> RunOutcome:
+        """One attempt of a run, its sandbox's result and its gateway's log; `DispatchError` when it is lost."""
         ...
 
     def close(self) -> None: ...

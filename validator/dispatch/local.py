@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from arena.tasks import ProblemBase
-from sandbox.backends import Limits, Sandbox
-from sandbox.gateway import Budgets, Gateway
+from sandbox.backends import Sandbox
+from sandbox.gateway import Gateway
 from sandbox.run import RunOutcome, run_one
+from validator.dispatch import Attempt
 
 #: What the run's sandbox stats record as its worker when the node ran it itself.
 LOCAL_WORKER = "local"
@@ -22,19 +20,17 @@ class LocalDispatcher:
     def capacity(self, concurrency: int) -> int:
         return concurrency
 
-    async def run(
-        self,
-        run_id: str,
-        agent_dir: Path,
-        sha256: str,
-        socket_dir: Path,
-        problem: ProblemBase,
-        *,
-        limits: Limits,
-        budgets: Budgets,
-    ) -> RunOutcome:
+    async def run(self, attempt: Attempt) -> RunOutcome:
+        a = attempt
         outcome = await run_one(
-            self.gateway, self.sandbox, agent_dir, socket_dir, problem, limits=limits, budgets=budgets, run_id=run_id
+            self.gateway,
+            self.sandbox,
+            a.agent_dir,
+            a.socket_dir,
+            a.problem,
+            limits=a.limits,
+            budgets=a.budgets,
+            run_id=a.run_id,
         )
         outcome.worker = LOCAL_WORKER
         return outcome

@@ -27,11 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
-from arena.tasks import ProblemBase
-from sandbox.backends import Limits
-from sandbox.gateway import Budgets, Upstream
+from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
-from validator.dispatch import DispatchError
+from validator.dispatch import Attempt, DispatchError
 from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, execute, survey
 
 #: seconds past a run's wall clock after which a worker that has not returned it is taken as lost
@@ -152,23 +150,14 @@ class RayDispatcher:
 
     # --- one run
 
-    async def run(
-        self,
-        run_id: str,
-        agent_dir: Path,
-        sha256: str,
-        socket_dir: Path,
-        problem: ProblemBase,
-        *,
-        limits: Limits,
-        budgets: Budgets,
-    ) -> RunOutcome:
+    async def run(self, attempt: Attempt) -> RunOutcome:
+        run_id, sha256, limits = attempt.run_id, attempt.sha256, attempt.limits
         request = RunRequest(
             run_id=run_id,
             sha256=sha256,
-            problem=problem,
+            problem=attempt.problem,
             limits=limits,
-            budgets=budgets,
+            budgets=attempt.budgets,
             catalog_digest=self.catalog_digest,
             backend=self.backend,
             image=self.image,
@@ -180,7 +169,7 @@ class RayDispatcher:
             max_retries=0,
             label_selector=self._selector(),
             name=f"run-{run_id}",
-        ).remote(request, self._bundle(sha256, agent_dir))
+        ).remote(request, self._bundle(sha256, attempt.agent_dir))
         reply = await self._reply(ref, limits.wall_seconds + self.grace)
         if reply.refused is not None:
             self.refused[reply.node_id] = reply.refused

@@ -16,7 +16,7 @@ from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
 from sandbox.bundle import BundleError, stage
-from validator.dispatch import Dispatcher, DispatchError
+from validator.dispatch import Attempt, Dispatcher, DispatchError
 from validator.races.base import Problems, Signals
 from validator.races.config import ArenaConfig
 from validator.races.judging import Judging
@@ -147,15 +147,10 @@ class Dispatching:
             self.store.transition(run_id, "running")
         launched = self.stages.add("staging", began)
         try:
-            outcome = await self.dispatcher.run(
-                run_id,
-                agent_dir,
-                sha256,
-                self.work / "gw",
-                problem,
-                limits=self.config.limits,
-                budgets=self.config.budgets,
+            attempt = Attempt(
+                run_id, agent_dir, sha256, self.work / "gw", problem, self.config.limits, self.config.budgets
             )
+            outcome = await self.dispatcher.run(attempt)
         except asyncio.CancelledError:
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
