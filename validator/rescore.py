@@ -47,7 +47,6 @@ def rescore_race(
     *,
     ruleset: Ruleset,
     rubric: Rubric,
-    max_attempts: int = 3,
     progress: Callable[[], None] | None = None,
 ) -> RescoreReport:
     race = store.race(race_id)
@@ -87,8 +86,8 @@ def rescore_race(
             after.append(row | {"final": final if run.status == "finished" else 0.0, "success": bool(new.success)})
         if progress:
             progress()
-    old_means = race_scores(before, max_attempts)
-    new_means = race_scores(after, max_attempts)
+    old_means = race_scores(before)
+    new_means = race_scores(after)
     report.per_miner = {h: (old_means[h]["score"], new_means[h]["score"]) for h in sorted(new_means)}
     return report
 

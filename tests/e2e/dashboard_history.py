@@ -162,7 +162,7 @@ def close(store: Store, race_id: str) -> None:
                 "success": bool(score and score.success),
             }
         )
-    scores = race_scores(rows, 3)
+    scores = race_scores(rows)
     uids = {m.hotkey: m.uid for m in store.miners()}
     blocks = {h: store.submission(s["submission_id"]).commitment_block for h, s in scores.items()}  # type: ignore
     race = store.race(race_id)

@@ -104,7 +104,7 @@ def test_race_scores_count_agent_errors_as_zero_and_leave_out_validator_failures
             "success": False,
         },
     ]
-    scores = race_scores(rows, max_attempts=3)
+    scores = race_scores(rows)
     assert scores["a"]["score"] == 0.5 and scores["a"]["success_rate"] == 0.5
     assert scores["a"]["runs"] == 3 and scores["a"]["errored"] == 2
     assert scores["a"]["per_task"] == {"product": 1.0, "shop": 0.0}

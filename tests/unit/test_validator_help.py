@@ -28,7 +28,7 @@ EXPECTED = {
     ("db", "current"): STORE,
     ("corpus", "export"): STORE,
     ("dashboard",): STORE | {"--api.host", "--api.port"},
-    ("rescore",): STORE | {"--catalog", "--pack", "--pack.signer", "--pack.allow_dev_signer", "--max-attempts"},
+    ("rescore",): STORE | {"--catalog", "--pack", "--pack.signer", "--pack.allow_dev_signer"},
     ("standings",): STORE,
     ("run",): ALL,
     ("config", "show"): ALL,

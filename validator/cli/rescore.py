@@ -12,7 +12,7 @@ from validator.cli.flags import STORE, with_settings
 from validator.settings import Settings
 
 
-@with_settings(fields=(*STORE, "catalog", "pack", "pack_signer", "pack_allow_dev_signer", "max_attempts"))
+@with_settings(fields=(*STORE, "catalog", "pack", "pack_signer", "pack_allow_dev_signer"))
 def rescore_cmd(
     settings: Settings,
     race_id: Annotated[str, typer.Option("--race", help="The race whose stored runs to score again.")],
@@ -43,14 +43,7 @@ def rescore_cmd(
         task = bar.add_task("rescoring", total=None, rate="")
         try:
             report = rescore_race(
-                store,
-                pack,
-                catalog.get,
-                race_id,
-                ruleset=rules,
-                rubric=SN15_RUBRIC,
-                max_attempts=settings.max_attempts,
-                progress=lambda: bar.advance(task),
+                store, pack, catalog.get, race_id, ruleset=rules, rubric=SN15_RUBRIC, progress=lambda: bar.advance(task)
             )
         except RescoreError as exc:
             fail(str(exc))

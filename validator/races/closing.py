@@ -70,7 +70,7 @@ class Closing:
         rows = self.store.race_rows(race.race_id)
         for row in rows:
             row["task"] = getattr(self.problems.problem(row["problem_id"]), "task", "?")
-        scores = race_scores(rows, self.config.max_attempts)
+        scores = race_scores(rows)
         uids = {m.hotkey: m.uid for m in self.store.miners()}
         blocks = {}
         for hotkey, s in scores.items():

@@ -22,7 +22,7 @@ def race_id_for(pack_id: str, start_block: int) -> str:
 # --- race scores --------------------------------------------------------------------------------------------------
 
 
-def race_scores(rows: Sequence[dict[str, Any]], max_attempts: int) -> dict[str, dict[str, Any]]:
+def race_scores(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per hotkey: score (mean final), success rate, runs, errored, per-task means, from the race's final runs.
 
     `rows`: one dict per run with hotkey, submission_id, task, status, blame, attempt, final, success. A run the
