@@ -42,6 +42,7 @@ from pydantic import ValidationError
 
 from arena.tasks.session.problem import Constraint, Profile, Rule, SessionProblem, Style
 from arena.tasks.shopping.problem import PriceRule
+from arena.tasks.shopping.records import json_lines
 
 SOURCES = {"query": "query", "persona": "profile", "clarification": "slot"}
 PROFILE_GROUPS = ("demographics", "lifestyle", "shopping_habits")
@@ -237,15 +238,7 @@ def import_files(paths: Iterable[str | Path]) -> SessionImport:
         if not path.is_file():
             report.bad.append(f"{path}: no such file")
             continue
-        for lineno, line in enumerate(path.read_bytes().splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path.name}:{lineno}"
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                report.bad.append(f"{where}: not valid JSON ({exc})")
-                continue
+        for lineno, where, record in json_lines(path.name, path.read_bytes(), report.bad):
             rid = record.get("id") if isinstance(record, dict) else None
             try:
                 report.problems.append(parse_record(record, f"ecomagentbench:{path.name}:{lineno}", report.dropped))

@@ -8,6 +8,7 @@ registered), the grammar, checks, language and tools their problems are made of.
 - ``render`` (with ``templates``, ``phrases``, ``english``, ``item_text``): how a need is said in English;
   ``webknowledge``: the facts web pages carry;
 - ``rebuild/``: a catalog in which every imported request is playable (golds, near misses, background).
+- ``records``: the records of an imported JSON Lines file (`records.json_lines`), bad lines reported.
 
 A family imports these; these import no family (`pyproject.toml`'s import contracts).
 """

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from arena.catalog.models import Product
 from arena.tasks.shopping.problem import Problem, ProductReward
+from arena.tasks.shopping.records import json_lines
 
 #: ORO's ``category`` names -> our tasks
 CATEGORIES = {"product": "product", "shop": "shop", "voucher": "voucher", "web": "web", "knowledge": "web"}
@@ -173,15 +174,7 @@ def _records(path: Path, report: ImportReport) -> Iterator[tuple[str, str, Any]]
         for index, record in enumerate(records, start=1):
             yield f"{path.name}: record {index}", f"suite:{path.name}:{index}", record
         return
-    for lineno, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{lineno}"
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            report.bad.append(f"{where}: not valid JSON ({exc.msg})")
-            continue
+    for lineno, where, record in json_lines(path.name, data, report.bad):
         yield where, f"shoppingbench:{path.name}:{lineno}", record
 
 
