@@ -12,8 +12,9 @@ Two jobs and one question, each idempotent and resumed from the store's `race_po
   weights are due, then left out (said in the log and on the row). The verified runs are pooled with
   `arena.pooling.pool`. Nothing waits past the due block.
 - `weigh_input` (asked by `Weighing.weigh`): the results the weights come from: the pooled standings when more than
-  one validator's bundle verified, this node's own results when it raced alone (pooling off, nobody else committed,
-  or the pool could not be made by the due block); None while the pool is not ready (the weights wait for it).
+  one validator's bundle verified, this node's own results when it raced alone (pooling off, the only permit holder,
+  nobody else committed, or the pool could not be made by the due block); None while the pool is not ready (the
+  weights wait for it).
 
 The cut-off is anchored on the race's start block (its slot, the same on every validator), never on this node's close
 (which differs between validators and would give them different committed sets): ``cutoff = start +
@@ -260,10 +261,18 @@ class Pooling:
         pool = self.arena.store.race_pool(race_id) if self.on else None
         return pool is not None and pool.status in WAITING and self.arena.chain.block() <= pool.due_block
 
+    def alone(self) -> bool:
+        """Whether this node is the subnet's only validator-permit holder (as of now): nobody to pool with, so its
+        weights come from its own runs as soon as its race closes, exactly as with pooling off (its bundle is still
+        published, for the audit)."""
+        from validator.pool.inputs import holders_at
+
+        return set(holders_at(self.arena.chain, None)) <= {self.arena.hotkey}
+
     def weigh_input(self, race: Any, own: list[MinerResult]) -> list[MinerResult] | None:
         """What the race's weights come from: the pooled standings, this node's own results when it races alone,
         None while the pool is not ready and the weights not yet due."""
-        if not self.on:
+        if not self.on or self.alone():
             return own
         pool = self.arena.store.race_pool(race.race_id)
         if pool is not None and pool.status in {"committed", "late"} and self._pool_race(race, pool):
