@@ -164,19 +164,7 @@ def audit_race(
         if runs
         else ([], {})
     )
-    uids = {n.hotkey: n.uid for n in graph.neurons}
-    results = [
-        MinerResult(
-            hotkey=s.miner,
-            score=_unit(s.score),
-            commitment_block=blocks.get(s.miner, NEVER),
-            low=_unit(s.low),
-            high=_unit(s.high),
-        )
-        for s in standings
-        if s.miner in uids
-    ]
-    expected = compute_weights(results, uids, policy)
+    expected = _implied_weights(graph, standings, blocks, policy)
     at = min(now, weights_block) if weights_block is not None else now
     report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
     report.refusals = refusals
@@ -189,17 +177,39 @@ def audit_race(
         )
     report.validators = _judge_weights(chain, holders, expected, at, verified, refusals)
     if miner is not None:
-        report.miner_runs = [
-            {
-                "validator": v.bundle.validator,
-                **run.model_dump(include={"problem_id", "attempt", "final", "error_code"}),
-            }
-            | {"success": bool(run.strict and run.strict.get("success"))}
-            for v in verified
-            for run in v.bundle.runs
-            if run.miner == miner
-        ]
+        report.miner_runs = _miner_runs(verified, miner)
     return report
+
+
+def _implied_weights(
+    graph: Any, standings: list[Standing], blocks: dict[str, int], policy: AnyPolicy
+) -> dict[int, float]:
+    """The weight vector the pooled standings imply, by `policy`, over the miners the metagraph has a uid for (as
+    every node weighs them)."""
+    uids = {n.hotkey: n.uid for n in graph.neurons}
+    results = [
+        MinerResult(
+            hotkey=s.miner,
+            score=_unit(s.score),
+            commitment_block=blocks.get(s.miner, NEVER),
+            low=_unit(s.low),
+            high=_unit(s.high),
+        )
+        for s in standings
+        if s.miner in uids
+    ]
+    return compute_weights(results, uids, policy)
+
+
+def _miner_runs(verified: list[VerifiedBundle], miner: str) -> list[dict[str, Any]]:
+    """One miner's runs in every verified bundle (`--miner`): which validator ran what, and its verdict."""
+    return [
+        {"validator": v.bundle.validator, **run.model_dump(include={"problem_id", "attempt", "final", "error_code"})}
+        | {"success": bool(run.strict and run.strict.get("success"))}
+        for v in verified
+        for run in v.bundle.runs
+        if run.miner == miner
+    ]
 
 
 def _evidence(

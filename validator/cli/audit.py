@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -12,6 +12,9 @@ from rich.table import Table
 from arena.cliutil import fail, out
 from validator.cli.flags import with_settings
 from validator.settings import Settings
+
+if TYPE_CHECKING:
+    from validator.audit import AuditReport
 
 CHAIN = ("chain", "subtensor_network", "subtensor_chain_endpoint", "netuid", "localchain_path")
 WALLET = ("wallet_name", "wallet_hotkey", "wallet_path")
@@ -71,6 +74,15 @@ def audit_cmd(
         fail(str(exc))
     except ChainError as exc:
         fail(exc.message)
+    print_report(report, miner)
+    if json_file is not None:
+        rows = [{"hotkey": v.hotkey, "matches": v.matches, "reason": v.reason} for v in report.validators]
+        json_file.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+def print_report(report: AuditReport, miner: str | None) -> None:
+    """The audit's report on the terminal: the race, refusals, pooled standings, implied weights, each validator's
+    verdict, and a miner's own runs with --miner."""
     verified = sum(v.bundle == "verified" for v in report.validators)
     out.print(
         f"race {report.race_id}: {len(report.problems)} problems from block {report.start_block}, cut-off block "
@@ -117,6 +129,3 @@ def audit_cmd(
                 str(r["error_code"] or ""),
             )
         out.print(runs)
-    if json_file is not None:
-        rows = [{"hotkey": v.hotkey, "matches": v.matches, "reason": v.reason} for v in report.validators]
-        json_file.write_text(json.dumps(rows, indent=2) + "\n")
