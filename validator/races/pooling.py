@@ -361,45 +361,16 @@ class Pooling:
         return [run.model_dump(mode="json") for run in to_pooled(verified)]
 
     def _facts(self, race: Any) -> Any:
-        """The race a bundle must be of: its problems (published once it closed), the pack's ruleset, the miners
-        this node raced (hotkey -> agent sha256), and the bundles accepted from earlier races (a replay is refused)."""
-        from validator.pool import RaceFacts
+        """The race a bundle must be of (`validator.pool.facts.race_facts`), as this node knows it."""
+        from validator.pool.facts import race_facts
 
         arena = self.arena
-        plan = race.plan or {}
-        raced = {row["hotkey"]: row["submission_id"] for row in arena.store.race_rows(race.race_id)}
-        agents: dict[str, str | None] = {
-            h: getattr(arena.store.submission(i), "sha256", None) for h, i in raced.items()
-        }
-        if set(plan.get("miners") or []) - set(agents):  # sharded: miners of the race this node made no run of
-            latest = {sub.hotkey: sub.sha256 for sub in arena.store.latest_submissions()}
-            agents = {h: agents.get(h) or latest.get(h) for h in plan["miners"]}
-        known = {h: sha for h, sha in agents.items() if sha}
-        miners = known if known and len(known) == len(agents) else None  # a miner not known here: any hotkey
-        seen = {
-            v["sha256"]: p.race_id
-            for p in arena.store.race_pools()
-            if p.race_id != race.race_id
-            for v in (p.state or {}).get("validators", {}).values()
-            if v.get("status") == "verified"
-        }
-        return RaceFacts(
-            race_id=race.race_id,
-            pack_id=race.pack_id,
+        return race_facts(
+            race,
+            store=arena.store,
             netuid=arena.chain.netuid,
-            problems={pid: arena._problem(pid) for pid in race.problem_ids},
+            problem=arena._problem,
             lookup=arena.catalog.get,
-            ruleset=arena.pack.ruleset_for,
+            ruleset_for=arena.pack.ruleset_for,
             gold_vectors=arena.gold_vectors,
-            samples=_sample_bound(race),
-            miners=miners,
-            seen=seen,
         )
-
-
-def _sample_bound(race: Any) -> int:
-    """How many sample indices a (miner, problem) of the race may have: the plan's k, and its make-up samples (the
-    j-th missing unit of the race before is sample k + j // problems: `validator.races.sharding.make_up`)."""
-    plan = race.plan or {}
-    make_up, problems = int(plan.get("make_up") or 0), max(1, len(race.problem_ids))
-    return int(plan.get("samples") or 1) + -(-make_up // problems)
