@@ -582,8 +582,8 @@ class DroppingNode:
                 connection, _ = self.listener.accept()
             except OSError:
                 return
+            self.connections += 1  # counted before the close the client sees, so never after the client gave up
             connection.close()
-            self.connections += 1
             if self._limit is not None and self.connections > self._limit:
                 self._wake.set()  # a client retrying forever: stop waiting for it
 
