@@ -96,6 +96,29 @@ class Generated:
     version: str = ""
 
 
+def draw_each(
+    n: int,
+    attempts: int,
+    draw: Callable[[int, int], str | None],
+    given_up: list[str],
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """A generator's loop: ``n`` problems, up to ``attempts`` tries each. ``draw(index, attempt)`` keeps a problem
+    (returns None) or says why it did not; a problem whose every try failed adds ``problem <index>: <the last
+    reason>`` to ``given_up``. ``progress(1)`` after each problem."""
+    for index in range(n):
+        reason = ""
+        for attempt in range(attempts):
+            why = draw(index, attempt)
+            if why is None:
+                break
+            reason = why
+        else:
+            given_up.append(f"problem {index}: {reason}")
+        if progress:
+            progress(1)
+
+
 class Family:
     """One kind of task. Subclass it in ``arena/tasks/<name>/`` and register an instance (`arena.tasks.register`).
 

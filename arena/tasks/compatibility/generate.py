@@ -18,6 +18,7 @@ from typing import Any
 
 from arena.catalog.rng import Rng
 from arena.catalog.world import leaves
+from arena.tasks.base import draw_each
 from arena.tasks.compatibility.fit import RULES, Device, Rule, fit_values
 from arena.tasks.compatibility.problem import TASK, CompatProblem, Fit, OwnedDevice
 from arena.tasks.compatibility.selfcheck import check_problem
@@ -218,44 +219,38 @@ def generate_report(catalog: Any, n: int, seed: int = 0, *, progress: Callable[[
         report.given_up = [f"problem {i}: the catalog stocks no accessory of any fit rule" for i in range(n)]
         return report
     asked: set[str] = set()
-    for index in range(n):
-        reason = ""
-        for attempt in range(ATTEMPTS):
-            report.attempts += 1
-            rng = Rng("compatibility", catalog.digest, seed, index, attempt)
-            turn = index if attempt < SAME_RULE_ATTEMPTS else index + 1 + rng.below(len(usable) - 1 or 1)
-            rule = usable[turn % len(usable)]
-            try:
-                problem = draft(rule, by_leaf, rng)
-            except Undrawable as exc:
-                report.rejected["draw"] += 1
-                reason = str(exc)
-                continue
-            spec = problem.query
-            if spec in asked:
-                report.rejected["repeat"] += 1
-                reason = "the same request was drawn before"
-                continue
-            failed = check_problem(problem, by_leaf[leaf_of(problem.fit.category)], catalog.get, by_leaf)
-            if failed:
-                report.rejected[failed.split(":", 1)[0]] += 1
-                reason = failed
-                continue
-            asked.add(spec)
-            report.problems.append(
-                problem.model_copy(
-                    update={
-                        "problem_id": _problem_id(seed, catalog.digest, index),
-                        "cluster_id": "",
-                        "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
-                        "meta": {"catalog_digest": catalog.digest, "rule": rule.name, "gold": len(problem.gold)},
-                    }
-                )
+
+    def draw(index: int, attempt: int) -> str | None:
+        report.attempts += 1
+        rng = Rng("compatibility", catalog.digest, seed, index, attempt)
+        turn = index if attempt < SAME_RULE_ATTEMPTS else index + 1 + rng.below(len(usable) - 1 or 1)
+        rule = usable[turn % len(usable)]
+        try:
+            problem = draft(rule, by_leaf, rng)
+        except Undrawable as exc:
+            report.rejected["draw"] += 1
+            return str(exc)
+        spec = problem.query
+        if spec in asked:
+            report.rejected["repeat"] += 1
+            return "the same request was drawn before"
+        failed = check_problem(problem, by_leaf[leaf_of(problem.fit.category)], catalog.get, by_leaf)
+        if failed:
+            report.rejected[failed.split(":", 1)[0]] += 1
+            return failed
+        asked.add(spec)
+        report.problems.append(
+            problem.model_copy(
+                update={
+                    "problem_id": _problem_id(seed, catalog.digest, index),
+                    "cluster_id": "",
+                    "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
+                    "meta": {"catalog_digest": catalog.digest, "rule": rule.name, "gold": len(problem.gold)},
+                }
             )
-            report.by_rule[rule.name] += 1
-            break
-        else:
-            report.given_up.append(f"problem {index}: {reason}")
-        if progress:
-            progress(1)
+        )
+        report.by_rule[rule.name] += 1
+        return None
+
+    draw_each(n, ATTEMPTS, draw, report.given_up, progress)
     return report

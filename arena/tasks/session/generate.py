@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.catalog.rng import Rng
+from arena.tasks.base import draw_each
 from arena.tasks.session import wording
 from arena.tasks.session.facts import Plan, Undrawable, draw_plan
 from arena.tasks.session.problem import Limits, SessionProblem, Style
@@ -128,38 +129,32 @@ def generate_report(
     """Up to ``n`` checked session problems (fewer when every attempt for one fails), deterministic by seed."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
-    tools = tools or registry()
+    checking = tools or registry()
     report = SessionReport()
     golds: set[str] = set()
-    for index in range(n):
-        reason = ""
-        for attempt in range(ATTEMPTS):
-            report.attempts += 1
-            rng = Rng("session", catalog.digest, seed, index, attempt)
-            try:
-                problem = draft(catalog, rng)
-            except Undrawable as exc:
-                reason = str(exc)
-                report.rejected["leak" if reason.startswith("leak") else "draw"] += 1
-                continue
-            if problem.gold_ids[0] in golds:
-                report.rejected["draw"] += 1
-                reason = "gold drawn before"
-                continue
-            verdict = check_session(problem, catalog, min_needed=min_needed, tools=tools)
-            if verdict.failed:
-                report.rejected[verdict.failed] += 1
-                reason = f"{verdict.failed}: {verdict.reason}"
-                continue
-            kept = _keep(problem, verdict, seed, catalog.digest, index)
-            golds.add(kept.gold_ids[0])
-            report.problems.append(kept)
-            report.by_difficulty[kept.difficulty] += 1
-            break
-        else:
-            report.given_up.append(f"problem {index}: {reason}")
-        if progress:
-            progress(1)
+
+    def draw(index: int, attempt: int) -> str | None:
+        report.attempts += 1
+        rng = Rng("session", catalog.digest, seed, index, attempt)
+        try:
+            problem = draft(catalog, rng)
+        except Undrawable as exc:
+            report.rejected["leak" if str(exc).startswith("leak") else "draw"] += 1
+            return str(exc)
+        if problem.gold_ids[0] in golds:
+            report.rejected["draw"] += 1
+            return "gold drawn before"
+        verdict = check_session(problem, catalog, min_needed=min_needed, tools=checking)
+        if verdict.failed:
+            report.rejected[verdict.failed] += 1
+            return f"{verdict.failed}: {verdict.reason}"
+        kept = _keep(problem, verdict, seed, catalog.digest, index)
+        golds.add(kept.gold_ids[0])
+        report.problems.append(kept)
+        report.by_difficulty[kept.difficulty] += 1
+        return None
+
+    draw_each(n, ATTEMPTS, draw, report.given_up, progress)
     return report
 
 
