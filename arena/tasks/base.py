@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Protocol, Required, TypedDict, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,35 @@ if TYPE_CHECKING:
 Split = Literal["public", "race", "held_out"]
 Difficulty = Literal["easy", "medium", "hard"]
 Lookup = Callable[[str], "dict[str, Any] | None"]
+
+
+class ScoreOptions(TypedDict, total=False):
+    """`Family.score`'s keyword options, each optional: a family reads the ones it uses (``options.get``)."""
+
+    #: the gateway's log of the run (families that score the conversation read it); default none
+    events: Sequence[TrajectoryEvent]
+    #: the pack's stored vectors of this problem (`Family.gold_vectors`), decoded; default None
+    gold_vectors: Sequence[Any] | None
+    #: the ruleset's name as the pack gives it for this family (`Pack.ruleset_for`), or a `Ruleset`; None: the default
+    ruleset: Any
+
+
+class GenerateOptions(TypedDict, total=False):
+    """`Family.generate`'s keyword options: the task types to draw (required), the seed (default 0), and
+    ``progress(k)`` after each k problems tried (default none)."""
+
+    tasks: Required[Sequence[str]]
+    seed: int
+    progress: Callable[[int], None] | None
+
+
+class SelfcheckOptions(TypedDict, total=False):
+    """`Family.selfcheck`'s keyword options, each optional: the ruleset's name (None: the family's default), the
+    pack's stored vectors by problem id, and the progress `Step`."""
+
+    ruleset: str | None
+    vectors: Callable[[str], Any] | None
+    step: Step | None
 
 
 class Ruleset(Protocol):
@@ -159,16 +188,7 @@ class Family:
 
         return RunState()
 
-    def score(
-        self,
-        problem: ProblemBase,
-        answer: Any,
-        lookup: Lookup,
-        *,
-        events: Sequence[TrajectoryEvent] = (),
-        gold_vectors: Sequence[Any] | None = None,
-        ruleset: Any = None,
-    ) -> RunScore:
+    def score(self, problem: ProblemBase, answer: Any, lookup: Lookup, **options: Unpack[ScoreOptions]) -> RunScore:
         """The strict verdict on a run: ``answer`` is the run's raw committed answer (`arena.tasks.answer`),
         ``events`` the gateway's log of the run (families that score the conversation read it), ``ruleset`` the
         name the pack gives this family (`Pack.ruleset_for`; None: the family's default)."""
@@ -189,15 +209,7 @@ class Family:
         non-empty ids, stripped, first occurrence kept."""
         return split_ids(raw)
 
-    def generate(
-        self,
-        catalog: Any,
-        n: int,
-        *,
-        tasks: Sequence[str],
-        seed: int = 0,
-        progress: Callable[[int], None] | None = None,
-    ) -> Generated:
+    def generate(self, catalog: Any, n: int, **options: Unpack[GenerateOptions]) -> Generated:
         """``n`` problems of task types ``tasks`` drawn from ``catalog``, deterministic by seed, each self-checked
         (``arena problems generate``); ``progress(k)`` after each k problems tried."""
         raise NotImplementedError(f"the task family {self.name!r} has no generator")
@@ -213,13 +225,7 @@ class Family:
         return ()
 
     def selfcheck(
-        self,
-        problems: Sequence[ProblemBase],
-        catalog: Any,
-        *,
-        ruleset: str | None = None,
-        vectors: Callable[[str], Any] | None = None,
-        step: Step | None = None,
+        self, problems: Sequence[ProblemBase], catalog: Any, **options: Unpack[SelfcheckOptions]
     ) -> SelfCheckReport:
         """Check that ``problems`` and ``catalog`` belong together (``arena problems selfcheck``): by default every
         problem's gold answer (its `gold_ids`, comma-joined, as an agent would commit them) must pass `score`.
@@ -228,6 +234,7 @@ class Family:
 
         report = SelfCheckReport()
         passed: dict[str, list[int]] = {}
+        step, vectors, ruleset = options.get("step"), options.get("vectors"), options.get("ruleset")
         advance = step("self-check", len(problems)) if step else None
         for problem in problems:
             row = passed.setdefault(problem.task, [0, 0])

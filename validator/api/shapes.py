@@ -107,23 +107,8 @@ def describe(code: int | None) -> str | None:
 
 
 #: What a run of a race that has not closed shows: its status, timing and error code, nothing of its content.
-HIDDEN_RUN_FIELDS = (
-    "run_id",
-    "race_id",
-    "submission_id",
-    "hotkey",
-    "status",
-    "error_code",
-    "blame",
-    "sample",
-    "attempt",
-    "created_at",
-    "starting_at",
-    "running_at",
-    "scoring_at",
-    "judged_at",
-    "finished_at",
-    "errored_at",
+HIDDEN_RUN_FIELDS = tuple(
+    f for f in RUN_FIELDS if f not in ("problem_id", "error", "tool_calls", "llm_calls", "tokens", "cost")
 )
 HIDDEN = "the race is still open: a run's problem, steps, answer and checks are shown once its race closes"
 

@@ -24,11 +24,11 @@ class Opening:
     def __init__(
         self,
         *,
+        config: ArenaConfig,
+        pack: ProblemPack,
         store: Store,
         chain: ChainPort,
         wallet: Any,
-        pack: ProblemPack,
-        config: ArenaConfig,
         qualifying: Qualifying,
         problems: Problems,
         signals: Signals,

@@ -30,18 +30,17 @@ Registered by the last line below and by its name in ``BUILT_IN`` (`arena.tasks`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Unpack
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Generated, Lookup, ProblemBase
+from arena.tasks.base import Family, Generated, GenerateOptions, Lookup, ProblemBase, ScoreOptions, SelfcheckOptions
 from arena.tasks.compatibility.problem import TASK, CompatProblem
 from arena.tools.registry import ToolRegistry
-from arena.trajectory import TrajectoryEvent
 
 if TYPE_CHECKING:
-    from arena.tasks.hooks import Section, SelfCheckReport, Step
+    from arena.tasks.hooks import Section, SelfCheckReport
 
 
 class Compatibility(Family):
@@ -61,49 +60,26 @@ class Compatibility(Family):
 
         return registry()
 
-    def score(
-        self,
-        problem: ProblemBase,
-        answer: Any,
-        lookup: Lookup,
-        *,
-        events: Sequence[TrajectoryEvent] = (),
-        gold_vectors: Sequence[Any] | None = None,
-        ruleset: Any = None,
-    ) -> RunScore:
+    def score(self, problem: ProblemBase, answer: Any, lookup: Lookup, **options: Unpack[ScoreOptions]) -> RunScore:
         from arena.tasks.compatibility.scoring import score_compat
 
         assert isinstance(problem, CompatProblem)
         return score_compat(problem, answer, lookup)
 
-    def generate(
-        self,
-        catalog: Any,
-        n: int,
-        *,
-        tasks: Sequence[str],
-        seed: int = 0,
-        progress: Callable[[int], None] | None = None,
-    ) -> Generated:
+    def generate(self, catalog: Any, n: int, **options: Unpack[GenerateOptions]) -> Generated:
         from arena.tasks.compatibility.generate import GENERATOR_VERSION, generate_report
 
-        report = generate_report(catalog, n, seed, progress=progress)
+        report = generate_report(catalog, n, options.get("seed", 0), progress=options.get("progress"))
         return Generated(list(report.problems), list(report.given_up), GENERATOR_VERSION)
 
     def selfcheck(
-        self,
-        problems: Sequence[ProblemBase],
-        catalog: Any,
-        *,
-        ruleset: str | None = None,
-        vectors: Callable[[str], Any] | None = None,
-        step: Step | None = None,
+        self, problems: Sequence[ProblemBase], catalog: Any, **options: Unpack[SelfcheckOptions]
     ) -> SelfCheckReport:
         """Each problem's self-check on ``catalog``: gold passes, near misses fail on fit alone, another kind fails on
         kind, the gold a minority of the candidates (`selfcheck.check_problem`)."""
         from arena.tasks.compatibility.selfcheck import selfcheck_report
 
-        return selfcheck_report(problems, catalog, step=step)
+        return selfcheck_report(problems, catalog, step=options.get("step"))
 
     def run_sections(
         self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]

@@ -10,17 +10,16 @@ intent and a weighted rubric; every validator replays a session byte for byte, w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Unpack
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Generated, Lookup, ProblemBase
-from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
+from arena.tasks.base import Generated, GenerateOptions, Lookup, ProblemBase, ScoreOptions, SelfcheckOptions
+from arena.tasks.hooks import Importer, Section, SelfCheckReport
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.shopping.family import ShoppingFamily
 from arena.tools.registry import RunState, ToolRegistry
-from arena.trajectory import TrajectoryEvent
 
 
 class Session(ShoppingFamily):
@@ -46,20 +45,11 @@ class Session(ShoppingFamily):
         assert isinstance(problem, SessionProblem)
         return SessionState(problem=problem)
 
-    def score(
-        self,
-        problem: ProblemBase,
-        answer: Any,
-        lookup: Lookup,
-        *,
-        events: Sequence[TrajectoryEvent] = (),
-        gold_vectors: Sequence[Any] | None = None,
-        ruleset: Any = None,
-    ) -> RunScore:
+    def score(self, problem: ProblemBase, answer: Any, lookup: Lookup, **options: Unpack[ScoreOptions]) -> RunScore:
         from arena.tasks.session.scoring import score_session
 
         assert isinstance(problem, SessionProblem)
-        return score_session(problem, answer, lookup, events=events, ruleset=ruleset)
+        return score_session(problem, answer, lookup, events=options.get("events", ()), ruleset=options.get("ruleset"))
 
     def run_sections(
         self, problem: ProblemBase, strict: Mapping[str, Any] | None, steps: Sequence[Any]
@@ -76,31 +66,17 @@ class Session(ShoppingFamily):
         return (IMPORTER,)
 
     def selfcheck(
-        self,
-        problems: Sequence[ProblemBase],
-        catalog: Any,
-        *,
-        ruleset: str | None = None,
-        vectors: Callable[[str], Any] | None = None,
-        step: Step | None = None,
+        self, problems: Sequence[ProblemBase], catalog: Any, **options: Unpack[SelfcheckOptions]
     ) -> SelfCheckReport:
         """Feasible, needs the conversation, solved by the reference agent, failed by a blind one."""
         from arena.tasks.session.commands import selfcheck
 
-        return selfcheck(problems, catalog, ruleset=ruleset, vectors=vectors, step=step)
+        return selfcheck(problems, catalog, **options)
 
-    def generate(
-        self,
-        catalog: Any,
-        n: int,
-        *,
-        tasks: Sequence[str],
-        seed: int = 0,
-        progress: Callable[[int], None] | None = None,
-    ) -> Generated:
+    def generate(self, catalog: Any, n: int, **options: Unpack[GenerateOptions]) -> Generated:
         from arena.tasks.session.generate import GENERATOR_VERSION, generate_report
 
-        report = generate_report(catalog, n, seed, progress=progress)
+        report = generate_report(catalog, n, options.get("seed", 0), progress=options.get("progress"))
         return Generated(list(report.problems), list(report.given_up), GENERATOR_VERSION)
 
 

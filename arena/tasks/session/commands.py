@@ -4,11 +4,12 @@ task records as sessions, each target rebuilt as a gold product in a catalog, th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from arena.tasks.hooks import Imported, Importer, ImportOptions, SelfCheckReport, Step, Table
+from arena.tasks.base import SelfcheckOptions
+from arena.tasks.hooks import Imported, Importer, ImportOptions, SelfCheckReport, Table
 
 IMPORT_VERSION = "ecomagentbench-import/1"
 
@@ -70,15 +71,9 @@ IMPORTER = Importer(
 )
 
 
-def selfcheck(
-    problems: Sequence[Any],
-    catalog: Any,
-    *,
-    ruleset: str | None = None,
-    vectors: Callable[[str], Any] | None = None,
-    step: Step | None = None,
-) -> SelfCheckReport:
+def selfcheck(problems: Sequence[Any], catalog: Any, **options: Unpack[SelfcheckOptions]) -> SelfCheckReport:
     """Every session check on every problem; the problems that pass them all, labelled by difficulty."""
+    step = options.get("step")
     from arena.tasks.session.rebuild import selfcheck_imported
 
     if step:

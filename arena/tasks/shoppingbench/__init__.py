@@ -9,17 +9,16 @@ Its problems, tools, product checks and rulesets are the shared shopping domain'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Unpack
 
 from arena.scoring.models import RunScore
 from arena.tasks import register
-from arena.tasks.base import Generated, Lookup, ProblemBase
-from arena.tasks.hooks import Importer, Section, SelfCheckReport, Step
+from arena.tasks.base import Generated, GenerateOptions, Lookup, ProblemBase, ScoreOptions, SelfcheckOptions
+from arena.tasks.hooks import Importer, Section, SelfCheckReport
 from arena.tasks.shopping.family import ShoppingFamily
 from arena.tasks.shopping.problem import TASKS, Problem
 from arena.tools.registry import ToolRegistry
-from arena.trajectory import TrajectoryEvent
 
 
 class ShoppingBench(ShoppingFamily):
@@ -39,33 +38,20 @@ class ShoppingBench(ShoppingFamily):
 
         return default_registry()
 
-    def score(
-        self,
-        problem: ProblemBase,
-        answer: Any,
-        lookup: Lookup,
-        *,
-        events: Sequence[TrajectoryEvent] = (),
-        gold_vectors: Sequence[Any] | None = None,
-        ruleset: Any = None,
-    ) -> RunScore:
+    def score(self, problem: ProblemBase, answer: Any, lookup: Lookup, **options: Unpack[ScoreOptions]) -> RunScore:
         from arena.tasks.shoppingbench.strict import score_run
 
         assert isinstance(problem, Problem)
-        return score_run(problem, answer, lookup, gold_vectors=gold_vectors, ruleset=ruleset)
+        return score_run(
+            problem, answer, lookup, gold_vectors=options.get("gold_vectors"), ruleset=options.get("ruleset")
+        )
 
-    def generate(
-        self,
-        catalog: Any,
-        n: int,
-        *,
-        tasks: Sequence[str],
-        seed: int = 0,
-        progress: Callable[[int], None] | None = None,
-    ) -> Generated:
+    def generate(self, catalog: Any, n: int, **options: Unpack[GenerateOptions]) -> Generated:
         from arena.tasks.shoppingbench.generate import GENERATOR_VERSION, generate_problems
 
-        report = generate_problems(catalog, n, list(tasks), seed, progress=progress)
+        report = generate_problems(
+            catalog, n, list(options["tasks"]), options.get("seed", 0), progress=options.get("progress")
+        )
         return Generated(list(report.problems), list(report.skipped), GENERATOR_VERSION)
 
     def run_sections(
@@ -83,18 +69,12 @@ class ShoppingBench(ShoppingFamily):
         return (IMPORTER,)
 
     def selfcheck(
-        self,
-        problems: Sequence[ProblemBase],
-        catalog: Any,
-        *,
-        ruleset: str | None = None,
-        vectors: Callable[[str], Any] | None = None,
-        step: Step | None = None,
+        self, problems: Sequence[ProblemBase], catalog: Any, **options: Unpack[SelfcheckOptions]
     ) -> SelfCheckReport:
         """Golds pass and recorded distractors fail under the ruleset, and the blind baseline's success per task."""
         from arena.tasks.shoppingbench.commands import selfcheck
 
-        return selfcheck(problems, catalog, ruleset=ruleset, vectors=vectors, step=step)
+        return selfcheck(problems, catalog, **options)
 
     def gold_vectors(self, problems: Sequence[ProblemBase]) -> dict[str, list[Any]]:
         """problem_id -> one vector per reward, of its first title (None for a reward without one), embedded in one

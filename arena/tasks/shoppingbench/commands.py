@@ -4,11 +4,12 @@ test records and ORO's suites, optionally with a catalog rebuilt so every proble
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from arena.tasks.hooks import Imported, Importer, ImportOptions, SelfCheckReport, Step, Table
+from arena.tasks.base import SelfcheckOptions
+from arena.tasks.hooks import Imported, Importer, ImportOptions, SelfCheckReport, Table
 
 IMPORT_VERSION = "shoppingbench-import/1"
 
@@ -56,16 +57,10 @@ IMPORTER = Importer(
 )
 
 
-def selfcheck(
-    problems: Sequence[Any],
-    catalog: Any,
-    *,
-    ruleset: str | None = None,
-    vectors: Callable[[str], Any] | None = None,
-    step: Step | None = None,
-) -> SelfCheckReport:
+def selfcheck(problems: Sequence[Any], catalog: Any, **options: Unpack[SelfcheckOptions]) -> SelfCheckReport:
     """Every gold answer and every recorded distractor through the ruleset (gold 100%, distractors 0%), and the
     blind baseline (top search hits, no reading): its success per task should stay low."""
+    step, vectors, ruleset = options.get("step"), options.get("vectors"), options.get("ruleset")
     from arena.tasks.shoppingbench.selfcheck import selfcheck as check
 
     report = check(

@@ -18,16 +18,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Unpack
 
 from pydantic import Field
 
 from arena.scoring.models import Check, RunScore
 from arena.tasks import register
-from arena.tasks.base import Family, Lookup, ProblemBase, Ruleset
+from arena.tasks.base import Family, Lookup, ProblemBase, Ruleset, ScoreOptions
 from arena.tasks.hooks import Imported, Importer, ImportOptions
 from arena.tools.registry import RunState, ToolContext, ToolError, ToolRegistry
-from arena.trajectory import TrajectoryEvent
 
 
 class LookupProblem(ProblemBase):
@@ -142,18 +141,9 @@ class Mock(Family):
         assert isinstance(problem, LookupProblem)
         return LookupState(codes=dict(problem.codes))
 
-    def score(
-        self,
-        problem: ProblemBase,
-        answer: Any,
-        lookup: Lookup,
-        *,
-        events: Sequence[TrajectoryEvent] = (),
-        gold_vectors: Sequence[Any] | None = None,
-        ruleset: Any = None,
-    ) -> RunScore:
+    def score(self, problem: ProblemBase, answer: Any, lookup: Lookup, **options: Unpack[ScoreOptions]) -> RunScore:
         assert isinstance(problem, LookupProblem)
-        rules = RULESETS[ruleset or "mock-exact"]
+        rules = RULESETS[options.get("ruleset") or "mock-exact"]
         gold = problem.codes[problem.name]
         answered = rules.parse(answer)
         ok = bool(answered) and rules.same(answered[0], gold)
