@@ -21,6 +21,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arena import syntax
+
 MAX_PACKED = 1 * 2**20
 MAX_UNPACKED = 10 * 2**20
 MAX_FILES = 500
@@ -71,7 +73,7 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
         total += path.stat().st_size
         if path.suffix == ".py":
             try:
-                ast.parse(path.read_bytes(), filename=str(rel))
+                syntax.parse(path.read_bytes(), filename=str(rel))
             except SyntaxError as exc:
                 problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}")
             except ValueError as exc:
@@ -92,7 +94,7 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
 
 def _check_entrypoint(agent: Path) -> list[str]:
     try:
-        tree = ast.parse(agent.read_bytes())
+        tree = syntax.parse(agent.read_bytes(), filename=str(agent))
     except (SyntaxError, ValueError, RecursionError):
         return []  # already reported
     for node in tree.body:

@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import syntax
+
 #: subnet 15's modules the sandbox provides (sandbox/agent_sdk/src/agent/)
 SN15_MODULES = ("src.agent.agent_interface", "src.agent.proxy_client")
 #: top-level names importable from the sandbox's environment: the sandbox packages and what they install
@@ -109,7 +111,7 @@ def inspect_bundle(folder: str | os.PathLike[str]) -> ImportReport:
     report = ImportReport()
     for path in sorted(root.rglob("*.py")):
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"), filename=str(path))
+            tree = syntax.parse(path.read_text(encoding="utf-8", errors="replace"), filename=str(path))
         except SyntaxError:
             continue  # `check` reports it
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

@@ -29,6 +29,7 @@ import pytest
 
 from miner_template.serve import BundleServer, ValidatorPermits, create_app
 from sandbox.bundle import MAX_PACKED, pack_dir
+from tests.support.parsing import collections_that_parse
 from validator.chain.commitment import encode_commitment, parse_commitment
 from validator.chain.local import LocalChain
 from validator.chain.port import Axon
@@ -440,6 +441,27 @@ def test_copies_identical_or_renamed_lose_to_the_earliest_commitment_even_when_f
     assert set(latest) == {alice.hotkey.ss58_address, dave.hotkey.ss58_address}
     assert latest[alice.hotkey.ss58_address].commitment_block > a.commitment_block
     assert subnet.sync().changes == []
+
+
+@pytest.mark.slow  # a web server on loopback serves the bundles
+def test_several_submissions_fetched_at_once_are_all_verified(subnet: Subnet, web: WebServer) -> None:
+    """The fetcher checks several bundles at a time (their syntax, entry point and normalized source); with
+    collections that parse mid-construction, as in a node, no check fails for a fault of the node's."""
+    sources = sorted((Path(__file__).resolve().parents[2] / "validator" / "submissions").glob("*.py"))
+    miners = {}
+    for n in range(6):
+        extra = {f"m{n}_{s.name}": s.read_text() for s in sources}
+        bundle = pack_dir(write_bundle(subnet.root / f"b{n}", AGENT_OTHER + f"\nLABEL = {n}\n", **extra))
+        web.files[f"/b{n}.tgz"] = bundle.data
+        miners[n] = subnet.wallet(f"m{n}")
+        subnet.commit(miners[n], encode_commitment(bundle.sha256, web.url(f"/b{n}.tgz")))
+    with collections_that_parse():
+        summary = subnet.sync(concurrency=6)
+    subs = subnet.submissions()
+    assert {n: (subs[w.hotkey.ss58_address].status, subs[w.hotkey.ss58_address].reason) for n, w in miners.items()} == {
+        n: ("accepted", None) for n in miners
+    }
+    assert (summary.fetched, summary.accepted) == (6, 6)
 
 
 # --- bad input --------------------------------------------------------------------------------------------------------

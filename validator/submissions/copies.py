@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from arena import syntax
 from sandbox.bundle import SKIP_DIRS
 from validator.store.models import Submission
 from validator.store.repository import Store
@@ -188,7 +189,7 @@ class _Rename:
 def normalize_source(source: str | bytes, filename: str = "<bundle>") -> str:
     """Python source with comments, docstrings, annotations, whitespace and local names stripped."""
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = syntax.parse(source, filename=filename)
         tree = _Strip().visit(tree)
         _Rename().module(tree)
         return ast.unparse(tree)
