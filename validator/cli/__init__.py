@@ -6,12 +6,12 @@ environment or `.env`. Bad settings are all listed at once, and the command exit
 
 One module per command group, registered here on the one app (`validator.cli.app`) in the order `--help` lists them:
 `node` (run, dashboard, demo), `rescore`, `audit`, `standings`, and the groups `config` (show, check), `db`
-(upgrade, downgrade, current), `localchain` (init, register, show) and `corpus` (export).
+(upgrade, downgrade, current), `localchain` (init, register, show), `corpus` (export) and `submissions` (compare).
 """
 
 from __future__ import annotations
 
-from validator.cli import audit, config, corpus, db, localchain, node, rescore, standings
+from validator.cli import audit, config, corpus, db, localchain, node, rescore, standings, submissions
 from validator.cli.app import app
 
 app.command("run")(node.run_cmd)
@@ -24,5 +24,6 @@ app.add_typer(config.config_app, name="config")
 app.add_typer(db.db_app, name="db")
 app.add_typer(localchain.chain_app, name="localchain")
 app.add_typer(corpus.corpus_app, name="corpus")
+app.add_typer(submissions.submissions_app, name="submissions")
 
 __all__ = ["app"]

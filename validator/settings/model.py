@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from arena.copies import COPY_THRESHOLD
 from arena.weights import POLICIES
 
 
@@ -86,6 +87,14 @@ class Settings(BaseSettings):
         le=20,
         description="attempts per run when the validator is to blame",
         json_schema_extra=flag("--max-attempts"),
+    )
+    copy_similarity: float = Field(
+        COPY_THRESHOLD,
+        gt=0,
+        le=1,
+        description="code similarity at which a later submission is a copy of an earlier one (or a template) and "
+        "earns only by beating it beyond noise (docs/validator.md, Copies)",
+        json_schema_extra=flag("--copies.similarity"),
     )
     dispatch: Literal["local", "ray"] = Field(
         "local",

@@ -1,0 +1,115 @@
+"""Bundles' code fingerprints (`arena.copies`) as the node and `arena-validator submissions compare` read them: from
+a bundle folder or archive, cached beside a stored bundle, and the templates every submission counts as later than.
+
+Nothing here parses Python: what cannot be read (an archive that is not a bundle, binary or over-size files) is
+noted in the fingerprint and compared on what could be read."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.copies import COPY_THRESHOLD, VERSION, Fingerprint, fingerprint_files, similarity
+from sandbox.bundle import SKIP_DIRS, BundleError, unpack
+
+#: The public agents every miner may start from: a submission similar to one counts as later than it.
+TEMPLATES = {
+    "template:offline": Path(__file__).resolve().parents[2] / "miner_template" / "offline",
+    "template:llm": Path(__file__).resolve().parents[2] / "miner_template" / "llm",
+    "template:sn15": Path(__file__).resolve().parents[2] / "miner_template" / "sn15",
+}
+
+
+class Comparison(BaseModel):
+    """Whether ``later`` is similar enough to ``earlier`` to be a copy (it then earns only by beating ``earlier``
+    beyond noise), and the evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    earlier: str
+    later: str
+    copy_: bool
+    similarity: float
+    threshold: float
+    fingerprints: tuple[int, int]
+    notes: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, object]:
+        out = self.model_dump(mode="json")
+        out["copy"] = out.pop("copy_")
+        return out
+
+
+def _folder_files(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if path.is_file() and not path.is_symlink() and not any(part in SKIP_DIRS for part in rel.parts):
+            files[rel.as_posix()] = path.read_bytes()
+    return files
+
+
+def fingerprint_path(path: str | os.PathLike[str]) -> Fingerprint:
+    """The fingerprints of a bundle folder, an agent file, or a bundle archive (``.tar.gz``, unpacked with the
+    bundle limits); what cannot be read is noted, never raised."""
+    root = Path(path)
+    if root.is_dir():
+        return fingerprint_files(_folder_files(root))
+    if not root.is_file():
+        return Fingerprint(notes=(f"{root}: no such file or folder",))
+    if root.suffix == ".py":
+        return fingerprint_files({root.name: root.read_bytes()})
+    with tempfile.TemporaryDirectory(prefix="compare-") as tmp:
+        try:
+            unpack(root.read_bytes(), Path(tmp) / "bundle")
+        except BundleError as exc:
+            return Fingerprint(notes=(f"{root.name}: not a readable bundle ({'; '.join(exc.problems)})",))
+        return fingerprint_files(_folder_files(Path(tmp) / "bundle"))
+
+
+def cached_fingerprint(folder: Path) -> Fingerprint:
+    """A stored bundle's fingerprints, kept in ``<folder>.fingerprint.json`` once computed (written by rename)."""
+    cache = folder.with_name(folder.name + ".fingerprint.json")
+    try:
+        fp = Fingerprint.model_validate_json(cache.read_bytes())
+        if fp.version == VERSION:
+            return fp
+    except (OSError, ValueError):
+        pass
+    fp = fingerprint_path(folder)
+    try:
+        tmp = cache.with_name(f".tmp-{cache.name}-{os.getpid()}")
+        tmp.write_text(fp.model_dump_json())
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return fp
+
+
+@lru_cache(maxsize=1)
+def template_fingerprints() -> dict[str, Fingerprint]:
+    return {name: fingerprint_path(folder) for name, folder in TEMPLATES.items()}
+
+
+def compare(
+    earlier: Fingerprint,
+    later: Fingerprint,
+    *,
+    names: tuple[str, str] = ("earlier", "later"),
+    threshold: float = COPY_THRESHOLD,
+) -> Comparison:
+    figure = similarity(earlier, later)
+    notes = [f"{names[0]}: {n}" for n in earlier.notes] + [f"{names[1]}: {n}" for n in later.notes]
+    return Comparison(
+        earlier=names[0],
+        later=names[1],
+        copy_=figure >= threshold,
+        similarity=figure,
+        threshold=threshold,
+        fingerprints=(len(earlier.hashes), len(later.hashes)),
+        notes=tuple(notes),
+    )
