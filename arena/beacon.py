@@ -32,6 +32,13 @@ def time_of_round(round_: int) -> float:
     return QUICKNET_GENESIS + (round_ - 1) * QUICKNET_PERIOD
 
 
+def published_at(round_: int, *, chain: Any = None) -> float:
+    """When round ``round_`` was (or will be) out, so anyone could open what is sealed to it: drand's schedule, or the
+    chain's own story for a round it holds as a recorded pulse (LocalChain's ``round_time``)."""
+    told = chain.round_time(round_) if chain is not None and hasattr(chain, "round_time") else None
+    return float(told) if told is not None else float(time_of_round(round_))
+
+
 class BeaconError(Exception):
     """No source could be asked (unreachable, refused, malformed); the message says which and why in one line."""
 

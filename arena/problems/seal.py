@@ -26,7 +26,7 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -153,6 +153,34 @@ def seal_batch(
         sha256=hashlib.sha256(plaintext).hexdigest(),
         ciphertext=base64.b64encode(bytes(ciphertext)).decode(),
     )
+
+
+def eligible_before(open_block: int, published: float, timestamp_of: Callable[[int], float]) -> int:
+    """The block before which commitments race a sealed slot opening at ``open_block`` whose round was out at
+    ``published`` (unix seconds); ``timestamp_of(block)`` is when the chain made a block (``Timestamp.Now``).
+
+    A commitment in block b counts only if b is before the slot's block *and* block b + 1 was made no later than the
+    round was out: the commitment was then sent before anyone could open the batch, whatever the chain's pace (a
+    block's extrinsics are sent before it is made; on LocalChain, before the next block). The round is chosen to come
+    after the slot's block (`Anchor.round_for_block`), so on a chain keeping its pace this is the slot's block; on a
+    chain that stalled before the slot, the round came first and the slot's commitments end at the first block made
+    after it. Deterministic from the chain's history: every validator finds the same block."""
+    if open_block <= 0 or timestamp_of(open_block) <= published:
+        return open_block
+    after, step = open_block, 1  # `after` was made after the round was out; look back for one made before
+    before = open_block - 1
+    while before > 0 and timestamp_of(before) > published:
+        after, step = before, step * 2
+        before = max(0, after - step)
+    if before == 0 and timestamp_of(0) > published:
+        return 0
+    while after - before > 1:
+        middle = (before + after) // 2
+        if timestamp_of(middle) > published:
+            after = middle
+        else:
+            before = middle
+    return after - 1
 
 
 def open_batch(batch: SealedBatch, signature_hex: str) -> OpenedBatch:

@@ -16,7 +16,7 @@ import bittensor as bt
 import pytest
 from bittensor.intents.weights import clip_to_max_weight, normalize
 
-from tests.support.substrate import BLOCK_HASH_COUNT, InMemorySubstrate, block_hash_of, ss58_for
+from tests.support.substrate import BLOCK_HASH_COUNT, GENESIS_MS, InMemorySubstrate, block_hash_of, ss58_for
 from validator.chain.bittensor_chain import BittensorChain, load_wallet
 from validator.chain.port import MAX_COMMITMENT_BYTES, ChainError, ChainPort
 
@@ -127,6 +127,16 @@ def test_block_follows_the_chain(chain: BittensorChain, substrate: InMemorySubst
     assert chain.block() == HEAD
     substrate.advance(12)
     assert chain.block() == HEAD + 12
+
+
+def test_block_timestamp_is_timestamp_now_at_that_block(chain: BittensorChain, substrate: InMemorySubstrate) -> None:
+    """What a sealed slot's eligible commitments are measured against (`arena.problems.seal.eligible_before`)."""
+    assert chain.block_timestamp(HEAD) == (GENESIS_MS + HEAD * 12_000) / 1000
+    substrate.advance(3)
+    assert chain.block_timestamp(HEAD - 10) == (GENESIS_MS + (HEAD - 10) * 12_000) / 1000
+    with pytest.raises(ChainError) as raised:
+        chain.block_timestamp(HEAD + 100)
+    assert str(HEAD + 100) in raised.value.message and "\n" not in raised.value.message
 
 
 @pytest.mark.parametrize("back", [1, 5, BLOCK_HASH_COUNT], ids=["previous", "recent", "oldest-kept"])

@@ -165,8 +165,9 @@ def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opene
         clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE - 1)
         chain = LocalChain(setup.path, clock=clock)
         chain.set_commitment(setup.miners["unsynced"], encode_commitment("ab" * 32))
-        # slot 1 comes and slot 0's batch never opened: stored once as a cancelled race with why
-        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=0)
+        # slot 1 comes and slot 0's batch never opened: stored once as a cancelled race with why (every batch of
+        # this pack is sealed to one round: out at slot 1's block, so that slot takes commitments up to its block)
+        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=START + CADENCE)
         clock.now = setup.chain.genesis_time + 2.0 * (START + CADENCE + 1)
         assert a.open_race() is None
         missed = a.store.race(f"{a.pack.pack_id[:16]}-{a.pack.sealed[0].open_block}")
@@ -190,6 +191,38 @@ def test_a_slot_waits_for_commitments_made_before_it_and_a_slot_that_never_opene
         changed = {**a.store.problem(pid).data, "query": "something else"}  # type: ignore[union-attr]
         with pytest.raises(StoreError, match="already stored with other content"):
             a.store.add_problems(a.pack.pack_id, [changed])
+    finally:
+        a.stop()
+        a.store.close()
+
+
+def test_a_slot_whose_round_came_out_while_the_chain_stalled_races_only_what_was_committed_before_it(
+    sealed_inputs, tmp_path: Path
+) -> None:
+    """The chain stalls at block 7; slot 0's round (due with block 10) comes out during the stall, so anyone can open
+    the batch before the slot's block. A miner who commits after reading it (blocks 8 and 9, still before the slot's
+    block) must not race it; neither may the stalled block itself, whose commitments may have been sent after the
+    round was out. What was committed before the stall races as usual."""
+    setup = make_chain(tmp_path, ["honest", "stuck", "reader"], block_time=2.0)
+    clock = Clock(setup.chain.genesis_time + 2.0 * 5)
+    a = node(tmp_path, "a", setup.path, clock, sealed_inputs, setup.validators[0])
+    chain = LocalChain(setup.path, clock=clock)
+    agent = write_agent(tmp_path / "agent", "offline")
+    miners = {name: setup.miners[name].hotkey.ss58_address for name in ("honest", "stuck", "reader")}
+    for name, block in (("honest", 6), ("stuck", 7), ("reader", 9)):
+        place_submission(a.store, tmp_path / "a", miners[name], agent, block=block)
+    try:
+        chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=START)  # out when block 10 was due
+        clock.now = setup.chain.genesis_time + 2.0 * 7 + 0.5
+        assert chain.stall(30.0) == 7
+        clock.now = setup.chain.genesis_time + 2.0 * START + 0.5  # the round is out; the chain is still at block 7
+        assert chain.block() == 7 and a.open_race() is None and not a.store.races()
+        clock.now += 30.0  # blocks 8, 9 and the slot's block 10, each 30 s late
+        assert chain.block() == START and chain.block_timestamp(8) > chain.round_time(1000)  # type: ignore[operator]
+        race_id = a.open_race()
+        assert race_id is not None and a.store.race(race_id).seed_block == START  # type: ignore[union-attr]
+        raced = {r.hotkey for r in a.store.runs(race_id=race_id)}
+        assert raced == {miners["honest"]}, "a commitment made after the batch could be read races it"
     finally:
         a.stop()
         a.store.close()

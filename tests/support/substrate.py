@@ -329,6 +329,8 @@ class InMemorySubstrate:
     ) -> Any:
         self._check_hash(block_hash)
         self.reads.append((module, storage_function))
+        if (module, storage_function) == ("Timestamp", "Now") and block_hash is not None:
+            return GENESIS_MS + int((self._number_of(block_hash) or 0) * self.block_time_s * 1000)
         return self.get(module, storage_function, params)
 
     async def map_has_entries(

@@ -145,6 +145,55 @@ def test_blocks_advance_with_time_and_hashes_agree_across_instances(
     ) == (7, 12.0, 100, GENESIS, 43, 0)
 
 
+def test_a_stalled_chain_makes_no_block_and_every_later_block_comes_that_much_later(
+    chain: LocalChain, path: Path, clock: Clock, tmp_path: Path
+) -> None:
+    clock.blocks(7)
+    clock.advance(3.0)
+    assert chain.stall(100.0) == 7  # block 8 comes 100 s late, for every process reading the file
+    other = LocalChain(path, clock=clock)
+    clock.advance(100.0)  # block 8 was due 91 s ago, it comes in 9 s
+    assert (chain.block(), other.block()) == (7, 7)
+    raises("not_found", other.block_hash, 8)
+    clock.advance(8.9)
+    assert other.block() == 7
+    clock.advance(0.1)
+    assert (chain.block(), other.block()) == (8, 8)
+    clock.blocks(2)
+    assert other.block() == 10
+    assert [other.block_timestamp(n) for n in (0, 7, 8, 10)] == [
+        GENESIS,
+        GENESIS + 7 * 12.0,
+        GENESIS + 8 * 12.0 + 100.0,
+        GENESIS + 10 * 12.0 + 100.0,
+    ]
+    raises("not_found", other.block_timestamp, 11)
+    raises("bad_input", chain.stall, 0)
+    # a commitment made during a stall lands in the block the chain is stuck at
+    clock.advance(5.0)
+    chain.stall(30.0)
+    clock.advance(20.0)
+    wallet = make_wallet(tmp_path, "miner")
+    chain.register(wallet)
+    assert chain.set_commitment(wallet, "sa1:" + "ab" * 32).block == 10
+
+
+def test_a_recorded_pulse_is_published_when_its_block_was_due_and_shows_from_the_first_block_after(
+    chain: LocalChain, clock: Clock
+) -> None:
+    from arena.beacon import QUICKNET_ROUND_1000, published_at, time_of_round
+
+    assert chain.round_time(1000) is None and published_at(1000, chain=chain) == time_of_round(1000)
+    chain.publish_pulse(1000, QUICKNET_ROUND_1000, reveal_block=10)
+    assert published_at(1000, chain=chain) == chain.round_time(1000) == GENESIS + 10 * 12.0
+    clock.blocks(8)
+    chain.stall(60.0)  # stuck at block 8 while the round comes out (at block 10's due time)
+    clock.blocks(4)
+    assert chain.block() == 8 and chain.drand_pulse(1000) is None  # out, but no block has shown it yet
+    clock.advance(24.0)  # block 9, 60 s late
+    assert chain.block() == 9 and chain.drand_pulse(1000) == QUICKNET_ROUND_1000
+
+
 def test_two_chains_have_different_hashes(tmp_path: Path, clock: Clock) -> None:
     a = LocalChain.init(tmp_path / "a.sqlite", clock=clock)
     b = LocalChain.init(tmp_path / "b.sqlite", clock=clock)

@@ -4,6 +4,7 @@ public quicknet signature (round 1000)."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 
@@ -11,7 +12,7 @@ import pytest
 
 from arena.beacon import QUICKNET_GENESIS, QUICKNET_ROUND_1000, round_at, time_of_round
 from arena.problems.pack import PackError, Rotation, load_keypair, load_pack, new_pack, sealed_pack, write_pack
-from arena.problems.seal import Anchor, SealError, open_batch, plan_batches, seal_batch
+from arena.problems.seal import Anchor, SealError, eligible_before, open_batch, plan_batches, seal_batch
 from arena.tasks.shopping.problem import Problem
 
 #: another real quicknet round's signature would open round 1001 only; any other hex is not a signature at all
@@ -70,6 +71,55 @@ def test_rounds_and_anchor():
     for block in (137, 500, 20_000):
         # never a round out before the slot's block, even on a chain 2% slower than 12 s
         assert time_of_round(anchor.round_for_block(block)) >= anchor.unix_time + (block - 100) * 12.0 * 1.02
+
+
+def _chain_times(block_time: float, stalls: dict[int, float]) -> list[float]:
+    """When each of 400 blocks was made: every `block_time` seconds, block n + 1 `stalls[n]` seconds late."""
+    times, now = [], 1000.0
+    for block in range(400):
+        times.append(now)
+        now += block_time + stalls.get(block, 0.0)
+    return times
+
+
+def test_a_slot_takes_commitments_up_to_its_block_while_the_chain_keeps_its_pace():
+    times = _chain_times(12.0, {})
+    published = times[100] + 60.0  # the round sealed to block 100's slot, 60 s of margin past it
+    assert eligible_before(100, published, times.__getitem__) == 100
+    # a chain a little slow (the margin is not used up) still keeps the slot's block
+    slow = _chain_times(12.5, {})
+    assert eligible_before(100, slow[0] + 100 * 12.0 + 60.0, slow.__getitem__) == 100
+
+
+def test_a_chain_that_stalls_before_the_slot_cuts_it_at_the_first_block_made_after_the_round():
+    """The round is out at 'published' while the chain is stuck at block 90; block 91 is made after it. A commitment
+    in block 90 may have been sent after the round was out (the next block came after it): only blocks before 90
+    race; without the cut, blocks 90..99, sent by someone who could already read the batch, would race it."""
+    times = _chain_times(12.0, {90: 600.0})
+    published = times[0] + 100 * 12.0 + 60.0
+    assert times[90] < published < times[91]
+    assert eligible_before(100, published, times.__getitem__) == 90
+    asked: list[int] = []
+
+    def timestamp_of(block: int) -> float:
+        asked.append(block)
+        return times[block]
+
+    # found by looking back from the slot, never by reading the whole chain
+    assert eligible_before(100, published, timestamp_of) == 90 and len(asked) < 20
+
+
+def test_the_cut_is_the_same_block_however_the_chain_stalled():
+    rng = random.Random(7)
+    for _ in range(300):
+        stalls = {rng.randrange(0, 300): rng.uniform(1, 900) for _ in range(rng.randrange(0, 4))}
+        times = _chain_times(rng.choice([0.25, 2.0, 12.0]), stalls)
+        open_block = rng.randrange(0, 399)
+        published = rng.uniform(times[0] - 10, times[open_block] + 30)
+        expected = min(
+            [open_block] + [b for b in range(open_block) if times[b + 1] > published]
+        )  # the first block whose next block came after the round
+        assert eligible_before(open_block, published, times.__getitem__) == expected, (stalls, open_block, published)
 
 
 def test_batches_follow_the_mix_and_are_deterministic():

@@ -140,6 +140,11 @@ class ChainPort(Protocol):
         """The hash of `block` as 0x-prefixed hex; a race's problems are drawn from it."""
         ...
 
+    def block_timestamp(self, block: int) -> float:
+        """When `block` was made (unix seconds: `Timestamp.Now` as of the block); a sealed batch's eligible
+        commitments are those in blocks made before its drand round was out (`arena.problems.seal.eligible_before`)."""
+        ...
+
     def metagraph(self, block: int | None = None) -> Metagraph:
         """The subnet's neurons (as of `block`, else now): what pooling weighs validators by is read as of its
         cut-off block, so every validator reads the same stakes and permits."""

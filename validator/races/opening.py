@@ -40,6 +40,7 @@ class Opening:
         self._sync_wait: dict[int, float] = {}  # slot -> when it first waited for the submissions sync
         self._relay: Any = None
         self._qualify_wait: str | None = None  # why the current race waits for qualifications (logged once)
+        self._cut_said: dict[int, int] = {}  # slot -> the early cut-off already said
 
     @property
     def hotkey(self) -> str:
@@ -155,7 +156,8 @@ class Opening:
 
     def _open_sealed(self, block: int) -> str | None:
         """The current slot's sealed batch, raced once: opened with its drand round's signature (the chain's pulses,
-        then the relay), its problems stored, one run per submission committed before the slot opened. A batch that
+        then the relay), its problems stored, one run per submission committed before the slot opened (and before
+        its round was out: `_cutoff`). A batch that
         does not open yet waits, says why once per try and is tried again with backoff; never a partial race. A
         validator that comes up late races the current slot only."""
         rotation = self.pack.rotation
@@ -163,9 +165,9 @@ class Opening:
         stalled = self.store.races(status="open")
         if stalled:  # a node that stopped while opening a race: finish opening it first
             race = stalled[0]
-            return self._finish_opening(
-                race.race_id, race.seed_block, list(race.problem_ids), before_block=race.seed_block
-            )
+            resumed = next((b for b in self.pack.sealed if b.open_block == race.seed_block), None)
+            cutoff = race.seed_block if resumed is None else self._cutoff(resumed)
+            return self._finish_opening(race.race_id, race.seed_block, list(race.problem_ids), before_block=cutoff)
         self._record_missed_slots(slot)
         if slot >= len(self.pack.sealed):
             return self._sealed_done(block)
@@ -184,6 +186,7 @@ class Opening:
         opened = self._open_batch(slot, batch, now, failures)
         if opened is None:
             return None
+        opened, cutoff = opened
         self._batch_wait.pop(slot, None)
         self.batch_since.pop(slot, None)
         self.problems.add(list(opened.problems), opened.title_embeddings)
@@ -197,12 +200,21 @@ class Opening:
             problem_ids=problem_ids,
         )
         self.signals.info("races.batch_opened", slot=slot, round=batch.reveal_round, problems=len(problem_ids))
-        return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=batch.open_block)
+        return self._finish_opening(race_id, batch.open_block, problem_ids, before_block=cutoff)
+
+    def _cutoff(self, batch: Any) -> int:
+        """The block before which commitments race the batch's slot: its open block, or earlier when its drand round
+        was out before the chain made that block (`arena.problems.seal.eligible_before`)."""
+        from arena.beacon import published_at
+        from arena.problems.seal import eligible_before
+
+        published = published_at(batch.reveal_round, chain=self.chain)
+        return eligible_before(batch.open_block, published, self.chain.block_timestamp)
 
     def _open_batch(self, slot: int, batch: Any, now: float, failures: int) -> Any:
         """The slot's batch opened with its drand round's signature (the chain's pulses, then the relay) once the
-        submissions before it are synced and decided; None (why stored, said once, tried again after a backoff)
-        while it cannot open."""
+        submissions before it (`_cutoff`) are synced and decided, with that cut-off block; None (why stored, said
+        once, tried again after a backoff) while it cannot open."""
         from arena.beacon import BeaconError, DrandRelay, round_signature
         from arena.problems.seal import SealError, open_batch
 
@@ -216,12 +228,15 @@ class Opening:
                     f"drand round {batch.reveal_round} is not out yet on the chain"
                     + (" or the relay" if relay else " (no --beacon.relay set)")
                 )
-            unsynced = self._unsynced_before(batch.open_block, slot) or self.qualifying.undecided_before(
-                batch.open_block, self.config.sync_grace
+            cutoff = self._cutoff(batch)
+            if cutoff < batch.open_block:
+                self._say_cut(slot, batch, cutoff)
+            unsynced = self._unsynced_before(cutoff, slot) or self.qualifying.undecided_before(
+                cutoff, self.config.sync_grace
             )
             if unsynced:
                 raise BeaconError(unsynced)
-            return open_batch(batch, signature)
+            return open_batch(batch, signature), cutoff
         except (BeaconError, SealError) as exc:
             backoff = doubling(self.config.beacon_retry, failures + 1, cap=60.0)
             self._batch_wait[slot] = (now + backoff, failures + 1, str(exc))
@@ -230,6 +245,22 @@ class Opening:
                 "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)
             )
             return None
+
+    def _say_cut(self, slot: int, batch: Any, cutoff: int) -> None:
+        if self._cut_said.get(slot) != cutoff:
+            self._cut_said[slot] = cutoff
+            self.signals.warn(
+                "races.slot_cut_early",
+                slot=slot,
+                round=batch.reveal_round,
+                open_block=batch.open_block,
+                before_block=cutoff,
+                reason=(
+                    f"drand round {batch.reveal_round} was out before the chain made block {batch.open_block} (it "
+                    f"stalled): only commitments before block {cutoff} race slot {slot}, anyone could open the batch "
+                    "after"
+                ),
+            )
 
     def _unsynced_before(self, open_block: int, slot: int) -> str | None:
         """Why the slot must wait for the submissions sync: commitments made before the slot opened that the store

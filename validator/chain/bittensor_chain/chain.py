@@ -121,6 +121,14 @@ class BittensorChain:
             )
         return found
 
+    def block_timestamp(self, block: int) -> float:
+        """`Timestamp.Now` as of `block` (the time its author stamped it), in unix seconds."""
+        client, _ = self._sdk()
+        try:
+            return float(client.timestamp(block=int(block)).timestamp())
+        except Exception as error:
+            raise self._error(f"read the timestamp of block {block}", error) from error
+
     def metagraph(self, block: int | None = None) -> Metagraph:
         """The subnet's metagraph (as of `block` when given: an older block needs an archive node)."""
         client, _ = self._sdk()

@@ -8,7 +8,9 @@ write. Several processes may use one file at once (the validator node, miners' `
 process's), and readers see a consistent snapshot.
 
 How it behaves like subtensor:
-- Blocks advance with wall time: `block = floor((now - genesis_time) / block_time)`. The hash of block `n` is
+- Blocks advance with wall time: `block = floor((now - genesis_time) / block_time)`, unless the chain was told to
+  `stall` (no block for a while: every later block comes that much later; `block_timestamp` says when each came,
+  as subtensor's `Timestamp.Now`). The hash of block `n` is
   `sha256(genesis_id || n as 8 big-endian bytes)`, as 0x-hex: the same in every process that reads the file, and
   different for every chain (`genesis_id` is 32 random bytes chosen at `init`).
 - Signed writes (`set_commitment`, `set_weights`, `serve_axon`) are signed with the wallet's hotkey and the

@@ -141,6 +141,21 @@ class Ledger:
             )
         return ChainError("chain_error", f"cannot {action}: LocalChain at {self.path}: {error}")
 
+    def stalls(self) -> list[tuple[int, float]]:
+        """The chain's stalls in order, (the block each follows, seconds); read inside or outside a transaction."""
+        with self._lock:
+            try:
+                rows = (
+                    self._connection()
+                    .execute("SELECT after_block, SUM(seconds) FROM stalls GROUP BY after_block ORDER BY after_block")
+                    .fetchall()
+                )
+            except sqlite3.OperationalError as error:
+                if "no such table" in str(error):
+                    return []
+                raise self._db_error("read the chain's stalls", error) from error
+        return [(int(after), float(seconds)) for after, seconds in rows]
+
     def close(self) -> None:
         """Close this process's connection; the next call reopens it."""
         with self._lock:
