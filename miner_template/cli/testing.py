@@ -8,8 +8,11 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -178,7 +181,8 @@ def _run_problems(
     k: int = 1,
 ) -> _Ran:
     """Run the bundle ``k`` times on each problem behind one gateway, score and judge each run, write its trajectory
-    and report; on Ctrl-C, what ran is kept and the command exits 130."""
+    and report; on Ctrl-C or SIGTERM the running sandbox is stopped, what ran is kept and the command exits 130
+    (143 for SIGTERM)."""
     from sandbox.bundle import unpack
     from sandbox.gateway import Gateway, GatewayServer, JsonlRecorder
 
@@ -188,24 +192,51 @@ def _run_problems(
     try:
         agent_dir = unpack(bundle.data, work / "agent")
         gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
-        with GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
+        with _stopped_by_signals(backend), GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
             task = bar.add_task("running problems", total=len(problems) * k, rate="")
             for problem in problems:
                 for trial in range(1, k + 1):
                     outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
                     _one_run(ran, judge, catalog, pack, problem, outcome, out_dir, trial, k)
                     bar.advance(task)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        by = signal.Signals(stop.signum).name if isinstance(stop, Stopped) else "SIGINT"
         err.print(
-            f"interrupted: {len(ran.rows)} of {len(problems) * k} {'problems' if k == 1 else 'runs'} ran; their "
-            f"trajectories ({out_dir / 'trajectories'}) and reports ({out_dir / 'reports'}) are kept, the "
-            "interrupted run is dropped and no scorecard was written",
+            f"{'interrupted' if by == 'SIGINT' else f'stopped by {by}'}: {len(ran.rows)} of {len(problems) * k} "
+            f"{'problems' if k == 1 else 'runs'} ran; their trajectories ({out_dir / 'trajectories'}) and reports "
+            f"({out_dir / 'reports'}) are kept, the interrupted run's sandbox was stopped and the run dropped, and no "
+            "scorecard was written",
             highlight=False,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(143 if by == "SIGTERM" else 130) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ran
+
+
+class Stopped(KeyboardInterrupt):
+    """The command was stopped by a signal (``signum``) once its running sandboxes were."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _stopped_by_signals(backend: Any) -> Iterator[None]:
+    """While runs go on, Ctrl-C and SIGTERM first stop the running sandboxes (a process tree in a session of its own,
+    or a container, outlives the command that started it), then raise `Stopped` where the command is."""
+
+    def stop(signum: int, frame: Any) -> None:
+        backend.stop_running()
+        raise Stopped(signum)
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _one_run(

@@ -127,6 +127,11 @@ class Sandbox(Protocol):
 
     async def run(self, spec: SandboxSpec) -> SandboxResult: ...
 
+    def stop_running(self) -> int:
+        """Kill every sandbox of this backend's runs still in progress (what a run's ``finally`` would do, for a
+        process stopped by a signal before its runs could end); returns how many. Callable from a signal handler."""
+        ...
+
 
 class BackendUnavailable(RuntimeError):
     """A sandbox backend that cannot run on this host (no bubblewrap, no Docker engine...): the message, one line."""

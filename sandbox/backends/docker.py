@@ -51,6 +51,7 @@ class DockerSandbox:
                 f"the sandbox image {image} is missing; build it with `python -m sandbox.image.build`"
             ) from None
         self.image = image
+        self._running: dict[str, Any] = {}  # run id -> its container, from creation to removal
 
     def _engine_fault(self, container: Any, doing: str, error: object, started: float) -> SandboxResult:
         """The Docker engine failed while `doing`: the container is killed if the engine still answers, and the run
@@ -76,6 +77,16 @@ class DockerSandbox:
                 container.remove(force=True)
                 count += 1
         return count
+
+    def stop_running(self) -> int:
+        """Remove (killing) the container of every run in progress; the thread waiting on it then returns."""
+        running = list(self._running.values())
+        for container in running:
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001 - already gone, or the engine is down: reap() takes what is left
+                pass
+        return len(running)
 
     async def run(self, spec: SandboxSpec) -> SandboxResult:
         return await asyncio.to_thread(self._run, spec)
@@ -128,6 +139,7 @@ class DockerSandbox:
         container = None
         try:
             container = self._create(spec)
+            self._running[spec.run_id] = container
             container.start()
             timed_out = False
             deadline = limits.wall_seconds + 10
@@ -167,6 +179,7 @@ class DockerSandbox:
                 "sandbox_failed", f"docker engine fault: {exc}", None, time.monotonic() - started, backend=self.name
             )
         finally:
+            self._running.pop(spec.run_id, None)
             if container is not None:
                 try:
                     container.remove(force=True)

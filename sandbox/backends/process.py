@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import time
+from contextlib import suppress
 from pathlib import Path
 
 from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
@@ -135,6 +136,7 @@ class ProcessSandbox:
             raise ValueError(f"unknown process sandbox mode {mode!r}; use bwrap, or bare with --unsafe-local")
         self.mode = mode
         self.name = f"process-{mode}"
+        self._running: dict[str, tuple[int, dict[str, Path]]] = {}  # run id -> (the sandbox's pid, its cgroups)
         self.python = python or sandbox_python()
         if not Path(self.python).exists():
             raise SandboxUnavailable(
@@ -161,6 +163,15 @@ class ProcessSandbox:
         for run_id in targets:
             _kill_cgroups(_cgroup_dirs(run_id))
         return len(targets)
+
+    def stop_running(self) -> int:
+        """Kill the whole process tree of every run in progress (in bare mode the agent runs in a session of its own,
+        which killing the harness's group would leave running) and empty its cgroups."""
+        running = list(self._running.values())
+        for pid, dirs in running:
+            _kill_tree(pid)
+            _kill_cgroups(dirs)
+        return len(running)
 
     def _command(self, spec: SandboxSpec) -> list[str]:
         if self.mode == "bare":
@@ -269,6 +280,7 @@ class ProcessSandbox:
                 env=env,
                 start_new_session=True,
             )
+            self._running[spec.run_id] = (proc.pid, dirs)
             try:
                 out, err = await asyncio.wait_for(
                     proc.communicate(json.dumps(payload).encode()), timeout=limits.wall_seconds + 10
@@ -296,6 +308,7 @@ class ProcessSandbox:
                 backend=self.name,
             )
         finally:
+            self._running.pop(spec.run_id, None)
             if proc is not None and proc.returncode is None:
                 _killpg(proc.pid)
                 await proc.wait()
@@ -309,3 +322,30 @@ def _killpg(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL a process and every descendant, each with its process group (never this process's own), until none is
+    left: a process may fork while its parent is being killed."""
+    import psutil
+
+    ours = os.getpgrp()
+    for _ in range(10):
+        try:
+            root = psutil.Process(pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        alive = []
+        for proc in tree:
+            with suppress(psutil.Error, OSError):
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                group = os.getpgid(proc.pid)
+                if group != ours:
+                    os.killpg(group, signal.SIGKILL)
+                proc.kill()
+                alive.append(proc)
+        if not alive:
+            return
+        psutil.wait_procs(alive, timeout=0.5)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.support.openai_server import OpenAIServer
@@ -399,3 +404,89 @@ def test_the_default_problems_of_one_task(tmp_path, cache):
 
     assert (Path(cache["ARENA_CACHE"]) / "public-session-12.json").exists()
     assert "unknown task type 'nope'" in miner("test", str(agent), "--task", "nope", check=False, env=cache).stderr
+
+
+# ------------------------------------------------------------------------------------- stopping a test
+
+
+@pytest.fixture(scope="module")
+def two_problems(tmp_path_factory) -> tuple[str, str]:
+    """A small catalog and a JSONL of two of its problems."""
+    from arena.catalog import Catalog
+    from arena.catalog.build import build_catalog
+    from arena.tasks.shoppingbench.generate import generate_problems
+
+    root = tmp_path_factory.mktemp("small")
+    build_catalog(3, 1000, root / "cat", workers=1)
+    problems = generate_problems(Catalog.open(root / "cat"), 4, seed=2).problems[:2]
+    (root / "problems.jsonl").write_text("".join(p.model_dump_json() + "\n" for p in problems))
+    return str(root / "problems.jsonl"), str(root / "cat")
+
+
+def _sleepers(token: str) -> list[psutil.Process]:
+    """Live processes running ``sleep <token>`` (the agent's own child, in whatever sandbox it is)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if proc.info["cmdline"] == ["sleep", token] and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+@pytest.mark.parametrize("sandbox", [[], ["--unsafe-local"], ["--sandbox", "docker"]], ids=["bwrap", "bare", "docker"])
+def test_sigterm_stops_the_running_sandbox_and_says_so(tmp_path, two_problems, sandbox):
+    """`arena-miner test` stopped by SIGTERM (a terminal closed, a CI job cancelled) leaves no sandbox behind: not
+    the agent's processes (in bare mode they run in a session of their own), not its container."""
+    token = f"{600 + os.getpid() % 1000}.{time.time_ns() % 10**6}"  # this test's own sleep, told apart from others
+    agent = tmp_path / "slow"
+    agent.mkdir()
+    (agent / "agent.py").write_text(
+        "import subprocess, time\n\n\ndef agent_main(problem):\n"
+        f"    subprocess.Popen(['sleep', '{token}'])\n    time.sleep(600)\n"
+    )
+    problems, catalog = two_problems
+    args = ["test", str(agent), "--problems", problems, "--catalog", catalog, "--timeout", "300", *sandbox]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "miner_template.cli", *args, "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not _sleepers(token) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        running = _sleepers(token)
+        assert running, f"the agent never started: {proc.poll()} {proc.stderr.read() if proc.poll() else ''}"
+        children = psutil.Process(proc.pid).children(recursive=True)
+        containers = {m for p in running for m in re.findall(r"docker[-/]([0-9a-f]{64})", _cgroup(p.pid))}
+        assert bool(containers) == ("docker" in sandbox)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = [line for line in err.splitlines() if "stopped by SIGTERM" in line]
+    assert proc.returncode == 143 and len(lines) == 1, err[-2000:]
+    assert "sandbox was stopped" in lines[0] and "0 of 2 problems ran" in lines[0]
+    _, alive = psutil.wait_procs([*running, *children], timeout=30)
+    assert [p.pid for p in alive if _live(p)] == []
+    if containers:
+        import docker
+
+        client = docker.from_env()
+        assert [c.id for c in client.containers.list(all=True) if c.id in containers] == []
+
+
+def _cgroup(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return ""
+
+
+def _live(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
