@@ -35,6 +35,18 @@ class StoreCollector(Collector):
         self.progress = progress  # a callable returning `Arena.progress()`, or None
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
+        """The store's gauges, and `shoparena_store_up`: 0 when the store cannot be read (its gauges are then left
+        out, so a scrape during a store outage still answers with everything the node knows without it)."""
+        try:
+            families = list(self._from_store())
+        except Exception:  # noqa: BLE001 - a store outage is reported as a gauge, never as a failed scrape
+            families = []
+        yield GaugeMetricFamily(
+            "shoparena_store_up", "1 when the store answered this scrape, 0 when it did not", value=1 if families else 0
+        )
+        yield from families
+
+    def _from_store(self) -> Iterator[GaugeMetricFamily]:
         from datetime import UTC, datetime
 
         counts = self.store.status_counts(datetime.now(UTC))
@@ -63,6 +75,11 @@ class StoreCollector(Collector):
                 "shoparena_races_stalled",
                 "running races no run of which moved for too long",
                 value=len(progress["stalled_races"]),
+            )
+            yield GaugeMetricFamily(
+                "shoparena_races_fault_waiting",
+                "running races waiting for a validator fault to clear (voided if it outlasts the wait)",
+                value=len(progress.get("fault_waits", [])),
             )
             unset = progress["weights_unset"]
             yield GaugeMetricFamily(

@@ -45,6 +45,7 @@ class Node:
         weights_seconds: float | None = None,
         reap_seconds: float = 60.0,
         recover_seconds: float = 15.0,
+        stale_after: float | None = None,
         log: Any = None,
     ) -> None:
         self.arena = arena
@@ -61,9 +62,14 @@ class Node:
             "reap": reap_seconds,
             "recover": recover_seconds,
         }
+        #: how long the event loop may go without a tick, or the dispatch job without running, before health
+        #: says the scheduler is stuck (a dispatch job awaiting its runs is running, however long they take)
+        self.stale_after = stale_after if stale_after is not None else max(30.0, 10 * dispatch_seconds)
         self.stopping = asyncio.Event()
         self.failures: dict[str, int] = {}
         self.last_ok: dict[str, float] = {}
+        self.running_since: dict[str, float] = {}  # the jobs running now, since when
+        self.beat: float | None = None  # the event loop's last tick (`run`)
         self._last_failure: dict[str, float] = {}
 
     # --- jobs (each one line in the log when it fails; the next interval tries again)
@@ -74,6 +80,7 @@ class Node:
         async def run() -> None:
             if self.stopping.is_set():
                 return
+            self.running_since[name] = time.time()
             try:
                 result = job()
                 if asyncio.iscoroutine(result):
@@ -98,6 +105,8 @@ class Node:
                         failures=self.failures[name],
                         traceback=traceback.format_exc(),
                     )
+            finally:
+                self.running_since.pop(name, None)
 
         run.__name__ = f"job_{name}"
         return run
@@ -162,21 +171,16 @@ class Node:
             )
         return scheduler
 
-    def health(self) -> dict[str, tuple[bool, str]]:
+    def health(self) -> dict[str, tuple[Any, str]]:
         """The chain answers, the scheduler's dispatch job ran recently, and the node progresses: no run past its
         wall clock plus a grace, no race that cannot close, the latest closed race's weights set (for `/healthz`)."""
-        checks: dict[str, tuple[bool, str]] = {}
+        checks: dict[str, tuple[Any, str]] = {}
         try:
             checks["chain"] = (True, f"{self.arena.chain.network} block {self.arena.chain.block()}")
         except Exception as exc:  # noqa: BLE001 - health reports any failure as data
             checks["chain"] = (False, str(exc)[:200])
-        last = self.last_ok.get("dispatch")
-        limit = max(30.0, 10 * self.intervals["dispatch"])
-        if last is None:
-            checks["scheduler"] = (not self.stopping.is_set(), "starting")
-        else:
-            age = time.time() - last
-            checks["scheduler"] = (age < limit and not self.stopping.is_set(), f"dispatch ran {age:.1f}s ago")
+        checks["scheduler"] = self._scheduler_check()
+        checks.update(self._infrastructure())
         failing = {
             name: n
             for name, n in self.failures.items()
@@ -208,6 +212,13 @@ class Node:
             if unset
             else "the latest closed race's weights are set",
         )
+        for wait in progress.get("fault_waits", [])[:1]:
+            left = max(0.0, self.arena.config.fault_wait - wait["seconds"])
+            checks["faults"] = (
+                "degraded",
+                f"race {wait['race_id']} waits for a validator fault to clear ({wait['seconds']:.0f}s, voided in "
+                f"{left:.0f}s if not): {wait['reason']}",
+            )
         stuck = self.arena.batches_stuck() if hasattr(self.arena, "batches_stuck") else {}
         if stuck:
             slot, (seconds, why) = min(stuck.items())
@@ -218,6 +229,34 @@ class Node:
                 "failing: " + ", ".join(f"{name} ({n} failures)" for name, n in sorted(failing.items())),
             )
         return checks
+
+    def _infrastructure(self) -> dict[str, tuple[Any, str]]:
+        """The sandbox backend (this host's; a Ray cluster's workers have their own) and the upstream LLM, if any."""
+        from validator.health import sandbox_check, upstream_check
+
+        checks: dict[str, tuple[Any, str]] = {}
+        if self.arena.sandbox is not None:
+            checks["sandbox"] = sandbox_check(self.arena.sandbox)
+        upstream = upstream_check(self.arena.gateway)
+        if upstream is not None:
+            checks["upstream"] = upstream
+        return checks
+
+    def _scheduler_check(self) -> tuple[bool, str]:
+        """The scheduler is alive: its event loop ticks, and the dispatch job is running (awaiting the runs it
+        started, however long agents take: the `runs` check watches those) or ran within `stale_after`."""
+        now, limit = time.time(), self.stale_after
+        if self.stopping.is_set():
+            return False, "stopping"
+        if self.beat is not None and now - self.beat > limit:
+            return False, f"the event loop has not ticked for {now - self.beat:.0f}s"
+        since = self.running_since.get("dispatch")
+        if since is not None:
+            return True, f"dispatch running for {now - since:.1f}s ({len(self.arena.in_flight)} run(s) in flight)"
+        last = self.last_ok.get("dispatch")
+        if last is None:
+            return True, "starting"
+        return now - last < limit, f"dispatch ran {now - last:.1f}s ago"
 
     # --- running
 
@@ -240,6 +279,7 @@ class Node:
                 self.log.info("node.started", jobs=sorted(j.id for j in scheduler.get_jobs()))
             try:
                 while not self.stopping.is_set():
+                    self.beat = time.time()
                     if until is not None and await asyncio.to_thread(until):
                         break
                     try:

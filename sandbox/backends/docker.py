@@ -36,6 +36,7 @@ class DockerSandbox:
         try:
             self.client = client or docker.from_env(timeout=120)
             self.client.ping()
+            self._probe = client or docker.from_env(timeout=5)  # `health`'s: a dead engine is said within 5 s
         except Exception as exc:  # noqa: BLE001 - any failure to reach the engine
             raise DockerUnavailable(
                 f"no Docker engine answers ({exc}); start dockerd (bash scripts/dockerd start) or set DOCKER_HOST"
@@ -67,6 +68,14 @@ class DockerSandbox:
             time.monotonic() - started,
             backend=self.name,
         )
+
+    def health(self) -> str:
+        """The Docker engine answers (a ping within 5 s); `DockerUnavailable` (one line) when it does not."""
+        try:
+            self._probe.ping()
+        except Exception as exc:  # noqa: BLE001 - any failure to reach the engine
+            raise DockerUnavailable(f"the Docker engine does not answer: {type(exc).__name__}: {exc}"[:300]) from None
+        return f"docker engine answers (image {self.image})"
 
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Remove the containers a previous run of the node left behind (all of them, or only these runs'); call it

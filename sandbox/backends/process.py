@@ -151,6 +151,16 @@ class ProcessSandbox:
                         "util-linux) or use the docker backend"
                     )
 
+    def health(self) -> str:
+        """What this sandbox needs is still here (the agents' Python, bubblewrap and setpriv); `SandboxUnavailable`
+        (one line) when not."""
+        if not Path(self.python).exists():
+            raise SandboxUnavailable(f"the agents' Python environment is gone from {self.python}")
+        missing = [t for t in ("bwrap", "setpriv") if self.mode == "bwrap" and shutil.which(t) is None]
+        if missing:
+            raise SandboxUnavailable(f"{', '.join(missing)} no longer installed")
+        return f"{self.name}: ready"
+
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Kill what is left in the cgroups of runs a previous node left behind (all of them, or only these runs')
         and remove the cgroups. Call it for runs that are not in progress. Returns how many runs were reaped."""

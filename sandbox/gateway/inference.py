@@ -157,6 +157,8 @@ class _Completion:
         )
         if upstream_fault(resp.status_code):
             gateway._upstream_failed(handle, event)
+        else:
+            gateway.upstream_last = (True, f"answered {resp.status_code}")
         return JSONResponse(data, status_code=resp.status_code)
 
 

@@ -42,6 +42,8 @@ class RunRegistry:
         self._lock = threading.Lock()
         self._transport = transport
         self.rejected: list[TrajectoryEvent] = []
+        #: the upstream LLM's last answer to a run's call: (answered, what), None before any (the node's health)
+        self.upstream_last: tuple[bool, str] | None = None
 
     @property
     def agent_model(self) -> str | None:
@@ -135,6 +137,7 @@ class RunRegistry:
         return ev
 
     def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
+        self.upstream_last = (False, f"{event.status}: {event.error}")
         with handle.lock:
             handle.upstream_errors.append(
                 {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import textwrap
 import threading
 import time
@@ -20,6 +19,7 @@ import pytest
 from arena import blame
 from sandbox.backends import Limits, SandboxResult, SandboxSpec
 from sandbox.bundle import pack_dir, unpack
+from tests.support.engine import EngineRelay
 
 pytestmark = pytest.mark.slow  # a Docker engine
 
@@ -31,65 +31,6 @@ def agent_main(problem):
     time.sleep(40)
     return None
 """
-
-
-class EngineRelay:
-    """Relays a unix socket to dockerd's; `cut_waits()` severs every connection that carries a container wait."""
-
-    def __init__(self, target: str, path: Path) -> None:
-        self.target, self.path = target, path
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(path))
-        self.listener.listen(32)
-        self.pairs: list[tuple[socket.socket, socket.socket, list[bytes]]] = []
-        self.lock = threading.Lock()
-        self.closed = False
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            engine.connect(self.target)
-            seen: list[bytes] = []
-            with self.lock:
-                self.pairs.append((client, engine, seen))
-            threading.Thread(target=self._pipe, args=(client, engine, seen), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(engine, client, None), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket, seen: list[bytes] | None) -> None:
-        try:
-            while chunk := src.recv(65536):
-                if seen is not None:
-                    seen.append(chunk)
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def waiting(self) -> list[tuple[socket.socket, socket.socket, list[bytes]]]:
-        with self.lock:
-            return [p for p in self.pairs if b"/wait" in b"".join(p[2])]
-
-    def cut_waits(self) -> None:
-        for client, engine, _ in self.waiting():
-            for s in (client, engine):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        self.closed = True
-        self.listener.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,16 @@ from validator.store.repository import Store
 
 
 def router(store: Store, *, health: Any = None, metrics: Any = None) -> APIRouter:
-    """`/healthz` and `/metrics` over `store`. `health()` returns extra checks (chain, scheduler) as
-    {name: (ok, detail)}; `metrics` is a `validator.metrics.Metrics` whose registry `/metrics` exposes."""
+    """`/healthz` and `/metrics` over `store`. `health()` returns extra checks (chain, scheduler, sandbox, upstream
+    LLM, progress) as {name: (state, detail)}, state True, False or "degraded" (`validator.health`); `metrics` is a
+    `validator.metrics.Metrics` whose registry `/metrics` exposes (it answers during a store outage)."""
     api = APIRouter()
 
-    @api.get("/healthz", tags=["health"], summary="Store reachable, chain reachable, scheduler alive")
+    @api.get(
+        "/healthz",
+        tags=["health"],
+        summary="Store, chain, scheduler, sandbox, upstream LLM; ok, degraded (200) or failing (503)",
+    )
     def healthz() -> Response:
         checks: dict[str, dict[str, Any]] = {}
         started = time.perf_counter()
@@ -25,10 +30,17 @@ def router(store: Store, *, health: Any = None, metrics: Any = None) -> APIRoute
         except Exception as exc:  # noqa: BLE001 - health reports any failure as data
             checks["store"] = {"ok": False, "detail": f"{type(exc).__name__}: {str(exc)[:200]}"}
         if health is not None:
-            for name, (ok, detail) in health().items():
-                checks[name] = {"ok": bool(ok), "detail": detail}
+            for name, (state, detail) in health().items():
+                checks[name] = {"ok": bool(state), "degraded": state == "degraded", "detail": detail}
         healthy = all(c["ok"] for c in checks.values())
-        body = {"ok": healthy, "checks": checks, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        degraded = [f"{name}: {c['detail']}" for name, c in checks.items() if c.get("degraded")]
+        body = {
+            "ok": healthy,
+            "status": "degraded" if healthy and degraded else "ok" if healthy else "failing",
+            "degraded": degraded,  # one line per reason
+            "checks": checks,
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        }
         return JSONResponse(body, status_code=200 if healthy else 503)
 
     @api.get("/metrics", tags=["health"], summary="Prometheus metrics", response_class=Response)
