@@ -2,8 +2,9 @@
 
 The rule (``docs/validator.md``, "Running"; ``docs/architecture.md``, "One run"): 1xxx codes are the agent's fault and
 final (the run counts 0 in the race score); 2xxx codes are the validator's own infrastructure failing (sandbox engine,
-gateway, store, judge, upstream LLM, the node itself): the run is retried with backoff up to a limit and, if it never
-succeeds, is left out of the miner's race score. A validator fault is never a miner's zero.
+gateway, store, judge, upstream LLM, the node itself): the run is retried with backoff up to a limit; past it, the
+race waits for the fault to clear and is voided if it outlasts the wait (`validator.races.closing`). A validator
+fault is never a miner's zero, nor a miner left out of a race.
 
 Everything that assigns a code takes it from here (`sandbox.backends`, `sandbox.run`, `validator.races`), and the
 store derives a run's blame with `blame_of`.
@@ -43,6 +44,7 @@ NODE_INTERRUPTED = 2006
 SCORING_FAILED = 2007
 WORKER_LOST = 2008
 WORKER_REFUSED = 2009
+RACE_VOIDED = 2010
 
 CODES: dict[int, ErrorCode] = {
     c.code: c
@@ -131,6 +133,14 @@ CODES: dict[int, ErrorCode] = {
             "worker_refused",
             "validator",
             "a cluster worker refused the run: its catalog is not the node's, or it cannot start the sandbox",
+            True,
+        ),
+        ErrorCode(
+            RACE_VOIDED,
+            "race_voided",
+            "validator",
+            "the run's race was voided (a validator fault outlasted the race's wait) before the run was made: it "
+            "counts for nobody",
             True,
         ),
     )

@@ -135,6 +135,14 @@ def arena_config(settings: Settings, retry_backoff: float) -> Any:
     )
 
 
+def fault_wait(settings: Settings, pack: Any, block_time: float) -> float:
+    """How long a race waits for a validator fault to clear before it is voided: --races.fault_wait, else half the
+    pack's cadence (so the next race still opens on time)."""
+    if settings.races_fault_wait is not None:
+        return float(settings.races_fault_wait)
+    return pack.rotation.cadence_blocks * block_time / 2
+
+
 def open_judge(settings: Settings) -> Any:
     """The LLM judge with `--judge llm`, else None (the race loop's offline judge)."""
     if settings.judge != "llm":
@@ -185,6 +193,9 @@ def build_node(
     gateway = gateway_for(settings, catalog)
     dispatcher = open_dispatch(settings, gateway=gateway, sandbox=sandbox, catalog_digest=catalog.digest)
     config = arena_config(settings, retry_backoff)
+    if block_time is None:
+        block_time = float(getattr(chain, "block_time", 12.0))
+    config.fault_wait = fault_wait(settings, pack, block_time)
     judge = open_judge(settings)
     from validator.metrics import Metrics
 
@@ -202,8 +213,6 @@ def build_node(
         log=log,
         dispatcher=dispatcher,
     )
-    if block_time is None:
-        block_time = float(getattr(chain, "block_time", 12.0))
 
     def sync() -> Any:
         return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)

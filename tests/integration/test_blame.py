@@ -23,6 +23,7 @@ from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.gateway import Budgets, Gateway, Upstream
+from tests.support.llm_agents import CATCH, LET_THROUGH, MODEL, llm_agent
 from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
@@ -32,39 +33,6 @@ from validator.store.repository import Store, make_engine
 from validator.store.schema import upgrade
 
 pytestmark = pytest.mark.slow  # the bubblewrap sandbox, the gateway and an OpenAI-compatible server
-
-MODEL = "blame-test-model"
-
-# The offline template, asking the node's LLM for a first thought before it works; `{guard}` decides what the agent
-# does with an LLM error: let it through (agent_main raises) or catch it and carry on without the thought.
-LLM_PREFIX = """
-
-import json as _json
-import os as _os
-import urllib.request as _request
-
-MINER = {miner!r}
-_solve_now = agent_main
-
-
-def _think(problem):
-    body = _json.dumps({{"model": {model!r}, "messages": [{{"role": "user", "content": problem["query"]}}]}}).encode()
-    req = _request.Request(_os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body,
-                           headers={{"Content-Type": "application/json"}})
-    with _request.urlopen(req, timeout=60) as resp:
-        return _json.loads(resp.read())["choices"][0]["message"]["content"]
-
-
-def agent_main(problem):
-{guard}
-    return _solve_now(problem)
-"""
-LET_THROUGH = "    _think(problem)"
-CATCH = "    try:\n        _think(problem)\n    except Exception:  # carry on without the LLM\n        pass"
-
-
-def llm_agent(folder: Path, miner: str, guard: str) -> Path:
-    return write_template(folder, MINER_TEMPLATE.read_text() + LLM_PREFIX.format(miner=miner, model=MODEL, guard=guard))
 
 
 def plain_agent(folder: Path, source: str) -> Path:

@@ -138,6 +138,7 @@ def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(in
 def test_a_qualifying_round_the_validator_failed_is_void_and_run_again(inputs, tmp_path: Path) -> None:
     setup = make_chain(tmp_path, ["strong"])
     arena = make_node(tmp_path, setup.chain, setup.validators[0], inputs)
+    arena.config.fault_wait = 0.0  # --races.fault_wait 0: a round the validator's fault holds is voided at once
     store = arena.store
     try:
         sub = submit(arena, tmp_path, setup, "strong", "offline", block=1)
@@ -148,6 +149,7 @@ def test_a_qualifying_round_the_validator_failed_is_void_and_run_again(inputs, t
         settle(arena)
         void = store.qualification(sub.id, arena.pack.pack_id)
         assert void is not None and void.status == "void" and void.score is None
+        assert [r.status for r in store.races(kind="qualifying")] == ["voided"]
         assert all(r.blame == "validator" for r in store.runs())
         assert arena.candidates() and not arena._eligible()  # not raced meanwhile, and not shut out either
 

@@ -18,7 +18,7 @@ def router(store: Store) -> APIRouter:
 
     @api.get("/api/races", tags=["races"], summary="Races, newest first (qualifying rounds with kind=qualifying)")
     def races(
-        status: Literal["open", "running", "closed", "cancelled"] | None = None,
+        status: Literal["open", "running", "closed", "cancelled", "voided"] | None = None,
         kind: Literal["race", "qualifying"] = "race",
         limit: int = Limit,
         offset: int = Offset,

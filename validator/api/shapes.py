@@ -39,6 +39,7 @@ RACE_FIELDS = (
     "reason",
     "opened_at",
     "closed_at",
+    "held_since",
 )
 RUN_FIELDS = (
     "run_id",

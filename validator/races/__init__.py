@@ -23,14 +23,16 @@ the store failed under it) and retries it, scores runs left `scoring` without a 
   (`success * coeff`); a judge that cannot judge (upstream down, malformed answers) leaves the run `scoring` to be
   judged again later by `judge_runs` (the periodic sweep, which also judges runs `recover` scored), never a zero;
 - `close_races`: when every run is final (one aggregate query per running race and tick, no run read), a miner's
-  race score is the mean final score over the race's problems (agent errors count 0; a problem the validator could
-  not run for them after every attempt is left out);
+  race score is the mean final score over the race's problems (agent errors count 0); a run a validator fault kept
+  past `max_attempts` is never final: the race waits for the fault to clear, trying it again, up to `fault_wait`,
+  and is then voided (no results, no weights);
 - `weigh` / `set_weights`: the policy of `arena.weights` over the metagraph's uids, stored as a weight set and sent
   within the chain's rate limit, the extrinsic's outcome stored; a chain that cannot be reached is retried with
   exponential backoff (`weights_retry` doubling up to `weights_retry_max`) until the set lands or a newer race's set
   supersedes it;
 - `progress`: what an operator needs to see that the node is alive but not progressing (runs past their wall clock
-  plus a grace, a race that cannot close, weights not set for a closed race), for `/healthz` and the metrics.
+  plus a grace, a race that cannot close, weights not set for a closed race, a race waiting for a validator fault to
+  clear), for `/healthz` and the metrics.
 """
 
 from arena.problems.draw import draw_problems

@@ -240,8 +240,9 @@ class Arena(ArenaParts):
 
     def progress(self, now: float | None = None) -> dict[str, Any]:
         """Whether the node progresses, from the store: runs in a sandbox past their wall clock plus
-        `stuck_grace`, running races no run of which moved for `race_stall` seconds while some are not final, and
-        the latest closed race when its weights are not set `weights_grace` seconds after it closed."""
+        `stuck_grace`, running races no run of which moved for `race_stall` seconds while some are not final, the
+        latest closed race when its weights are not set `weights_grace` seconds after it closed, and the races that
+        wait for a validator fault to clear (`Closing.hold`)."""
         from datetime import UTC, datetime
 
         now_dt = datetime.fromtimestamp(time.time() if now is None else now, UTC)
@@ -251,8 +252,11 @@ class Arena(ArenaParts):
             began = run.starting_at or run.created_at
             if began is not None and (now_dt - began).total_seconds() > wall:
                 overdue.append(run.run_id)
-        stalled = []
+        stalled, fault_waits = [], []
         for race in self.store.races(status="running", kind=None):
+            if race.held_since is not None:  # waiting for a validator fault to clear (`Closing.hold`)
+                waited = (now_dt - race.held_since).total_seconds()
+                fault_waits.append({"race_id": race.race_id, "seconds": round(waited, 1), "reason": race.reason})
             unfinal, moved = self.store.race_progress(race.race_id, max_attempts=self.config.max_attempts)
             if not unfinal:
                 continue
@@ -274,4 +278,4 @@ class Arena(ArenaParts):
                     "status": newest.status if newest else "not computed",
                     "error": (newest.outcome or {}).get("message") if newest else None,
                 }
-        return {"overdue_runs": overdue, "stalled_races": stalled, "weights_unset": unset}
+        return {"overdue_runs": overdue, "stalled_races": stalled, "weights_unset": unset, "fault_waits": fault_waits}

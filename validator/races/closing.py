@@ -1,11 +1,15 @@
 """Closing: a race whose runs are all final gets its results (each miner's standing, ranked), and whatever waits
-for a closed race (a results bundle to publish) is told."""
+for a closed race (a results bundle to publish) is told. A race a validator fault keeps from a result waits for the
+fault to clear, at most `fault_wait`, and is then voided: no results, no bundle, no weights (the last vector
+stands); a validator's fault never closes a race with a miner's run missing."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
+from arena import blame
 from arena.ranking import ranked
 from validator.qualifying import Qualifying
 from validator.races.base import Problems, Signals
@@ -13,7 +17,7 @@ from validator.races.config import ArenaConfig
 from validator.races.draw import race_scores
 from validator.races.sampling import race_standings
 from validator.races.stages import StageTimes
-from validator.store.models import Run
+from validator.store.models import Run, utcnow
 from validator.store.repository import Store
 
 
@@ -36,10 +40,8 @@ class Closing:
         self.on_closed: list[Callable[[str], Any]] = []
 
     def final(self, run: Run) -> bool:
-        """Whether a run is final: finished, the agent's error, or the validator's after its last attempt."""
-        if run.status == "finished":
-            return True
-        return run.status == "errored" and (run.blame == "agent" or run.attempt >= self.config.max_attempts)
+        """Whether a run is final: finished, or the agent's error (a validator's error is retried, never final)."""
+        return run.status == "finished" or (run.status == "errored" and run.blame == "agent")
 
     def close_races(self) -> list[str]:
         """Close every running race whose runs are all final; store its results. Returns the races closed.
@@ -50,10 +52,12 @@ class Closing:
         try:
             closed, raced = [], []
             for race in self.store.races(status="running", kind=None):
-                if not self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
-                    self._close(race)
-                    closed.append(race.race_id)
-                    raced += [race.race_id] if race.kind == "race" else []
+                if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
+                    self.hold(race)
+                    continue
+                self._close(race)
+                closed.append(race.race_id)
+                raced += [race.race_id] if race.kind == "race" else []
         finally:
             self.stages.add("close", started)
         for race_id in raced:
@@ -63,6 +67,58 @@ class Closing:
                 except Exception as exc:  # noqa: BLE001 - the race is closed; what waits for it retries on its own
                     self.signals.error("races.on_closed_failed", race_id=race_id, error=f"{type(exc).__name__}: {exc}")
         return closed
+
+    def hold(self, race: Any) -> None:
+        """A running race with runs a validator fault kept past their retry budget waits for the fault to clear (its
+        `held_since` and the reason, one line, stored for health and the API); once the fault outlasts `fault_wait`
+        the race is voided. A race whose held runs all got their result waits no more."""
+        count, code, error = self.store.held_runs(race.race_id, max_attempts=self.config.max_attempts)
+        if not count:
+            if race.held_since is not None:
+                self.store.set_race_held(race.race_id, None, None)
+                self.signals.info("races.fault_cleared", race_id=race.race_id)
+            return
+        if code is None and race.reason:  # its held runs are being tried again: the line of their last failure
+            reason = race.reason
+        else:
+            what = f"{blame.lookup(code).name} ({code}): {error}" if code is not None else "a validator fault"
+            reason = f"{count} run(s) past their retry budget on a validator fault, the latest {what}"[:500]
+        now = utcnow()
+        if race.held_since is None:
+            self.store.set_race_held(race.race_id, now, reason)
+            self.signals.warn("races.fault_wait", race_id=race.race_id, reason=reason, wait_s=self.config.fault_wait)
+            return
+        waited = (now - race.held_since).total_seconds()
+        if waited < self.config.fault_wait:
+            if reason != race.reason:
+                self.store.set_race_held(race.race_id, race.held_since, reason)
+            self._try_again(race.race_id, now)
+            return
+        self.void(race, f"voided: a validator fault outlasted the race's {self.config.fault_wait:g}s wait: {reason}")
+
+    def _try_again(self, race_id: str, now: Any) -> None:
+        """The race's runs past their retry budget, `fault_retry` seconds after each one's last failure, put back
+        for one more attempt: the fault may have cleared."""
+        for run in self.store.runs(race_id=race_id, status="errored"):
+            if run.blame != "validator" or run.attempt < self.config.max_attempts or run.errored_at is None:
+                continue
+            if (now - run.errored_at).total_seconds() >= self.config.fault_retry:
+                self.store.retry_later(run.run_id, delay=timedelta(0))
+
+    def void(self, race: Any, reason: str) -> None:
+        """The race counts for nobody: voided with its reason, its runs not yet made ended 2010; no results, no
+        bundle, no weights. A qualifying round voided is its submission's `void` qualification (it qualifies again)."""
+        self.store.set_race_status(race.race_id, "voided", reason=reason)
+        for run in self.store.runs(race_id=race.race_id, status="pending"):
+            self.store.transition(
+                run.run_id,
+                "errored",
+                error_code=blame.RACE_VOIDED,
+                error="the race was voided before this run was made",
+            )
+        self.signals.warn("races.voided", race_id=race.race_id, reason=reason)
+        if race.kind == "qualifying":
+            self.qualifying.decide(race.race_id, {})
 
     def _close(self, race: Any) -> None:
         """A race's results: each miner's score (its standing over the rotation's window for a race), ranked; a

@@ -15,6 +15,10 @@ class ArenaConfig:
     concurrency: int = 2
     max_attempts: int = 3
     retry_backoff: float = 5.0  # seconds before the first retry; doubles each attempt
+    #: a race some run of which a validator fault kept past its retry budget waits this long (from then) for the
+    #: fault to clear, such runs tried again `fault_retry` seconds after each failure; then it is voided (`Closing`)
+    fault_wait: float = 600.0
+    fault_retry: float = 30.0
     limits: Limits = field(default_factory=Limits)
     budgets: Budgets = field(default_factory=Budgets)
     weight_policy: str = "top_heavy"

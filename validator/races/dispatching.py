@@ -303,6 +303,9 @@ class Dispatching:
                 self.metrics.run_final("errored", ended.blame)
 
     def _retry_or_give_up(self, run_id: str, code: int, error: str | None) -> None:
+        """A validator's fault: the run is tried again with `doubling` backoff up to `max_attempts`; past that budget
+        it stays errored, and its race waits for the fault to clear, trying it again now and then (`Closing.hold`):
+        never a final result of its own."""
         run = self.store.run(run_id)
         assert run is not None
         if run.attempt < self.config.max_attempts:

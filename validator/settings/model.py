@@ -96,6 +96,14 @@ class Settings(BaseSettings):
         "earns only by beating it beyond noise (docs/validator.md, Copies)",
         json_schema_extra=flag("--copies.similarity"),
     )
+    races_fault_wait: float | None = Field(
+        None,
+        ge=0,
+        description="seconds a race waits for a validator fault (its upstream LLM, its Docker engine, ...) that kept "
+        "a run past --max-attempts to clear, its runs retried meanwhile; then the race is voided: no weights from "
+        "it, the last vector stands, never a miner dropped (default: half the pack's cadence)",
+        json_schema_extra=flag("--races.fault_wait"),
+    )
     dispatch: Literal["local", "ray"] = Field(
         "local",
         description="where runs' sandboxes run: local (this host) or ray (the workers of a Ray cluster, "

@@ -135,20 +135,24 @@ class Race(Base):
     __tablename__ = "races"
     race_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     pack_id: Mapped[str] = mapped_column(ForeignKey("packs.pack_id"), index=True)
-    status: Mapped[str] = mapped_column(String(16), default="open", index=True)  # open|running|closed|cancelled
+    #: open|running|closed|cancelled|voided (a validator fault outlasted the race's wait: no result, no weights)
+    status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     #: "race": a race of the rotation (paid); "qualifying": one submission's run over the pack's public qualifying
     #: set, deciding whether it enters the hidden races (`validator.qualifying`)
     kind: Mapped[str] = mapped_column(String(16), default="race", server_default="race", index=True)
     seed_block: Mapped[int] = mapped_column(BigInteger)
     seed_hash: Mapped[str] = mapped_column(String(66))
     problem_ids: Mapped[list[str]] = mapped_column(Json, default=list)
-    reason: Mapped[str | None] = mapped_column(Text)  # why it was cancelled (no eligible miner, empty pool...)
+    #: why it was cancelled (no eligible miner, empty pool...) or voided; while it waits for a fault, what it waits on
+    reason: Mapped[str | None] = mapped_column(Text)
     #: how the race was raced (`validator.races.sampling`): samples per (miner, problem), the standings' window,
     #: sharding (r, the validators the runs were split among, this node's units, make-up units of the race before);
     #: None for a race opened before these settings (one sample, window 1, no sharding)
     plan: Mapped[dict[str, Any] | None] = mapped_column(Json)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: since when the race waits for a validator fault to clear (a run of it past its retry budget); None: it does not
+    held_since: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Run(Base):

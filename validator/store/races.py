@@ -71,7 +71,7 @@ class RacesStore:
             race.plan = plan
 
     def set_race_status(self, race_id: str, status: str, *, reason: str | None = None) -> None:
-        if status not in {"open", "running", "closed", "cancelled"}:
+        if status not in {"open", "running", "closed", "cancelled", "voided"}:
             raise StoreError("bad_input", f"unknown race status {status!r}")
         with self.session() as s:
             race = s.get(Race, race_id)
@@ -80,17 +80,25 @@ class RacesStore:
             race.status = status
             if reason is not None:
                 race.reason = reason
-            if status in {"closed", "cancelled"}:
+            if status in {"closed", "cancelled", "voided"}:
                 race.closed_at = utcnow()
+
+    def set_race_held(self, race_id: str, since: datetime | None, reason: str | None) -> None:
+        """The race waits for a validator fault to clear since `since`, on `reason` (None, None: it no longer does)."""
+        with self.session() as s:
+            race = s.get(Race, race_id)
+            if race is None:
+                raise StoreError("not_found", f"no race {race_id}")
+            race.held_since, race.reason = since, reason
 
     @staticmethod
     def _not_final(max_attempts: int) -> Any:
-        """The SQL condition of a run that is not final yet: neither finished nor errored for good (the agent's
-        error, or the validator's on its last attempt); `Arena.final` in SQL."""
-        errored_for_good = (Run.status == "errored") & (
-            (func.coalesce(Run.blame, "") == "agent") | (Run.attempt >= max_attempts)
-        )
-        return ~((Run.status == "finished") | errored_for_good)
+        """The SQL condition of a run that is not final yet: neither finished nor the agent's error (a validator's
+        error is retried, however many attempts it took: it is never a final result); `Closing.final` in SQL.
+        `max_attempts` is kept for the callers' signature."""
+        del max_attempts
+        agents_error = (Run.status == "errored") & (func.coalesce(Run.blame, "") == "agent")
+        return ~((Run.status == "finished") | agents_error)
 
     def unfinal_runs(self, race_id: str, *, max_attempts: int) -> int:
         """How many of the race's runs are not final: a count on the (race, status) index while any run is not yet
@@ -111,6 +119,25 @@ class RacesStore:
                 )
                 or 0
             )
+
+    def held_runs(self, race_id: str, *, max_attempts: int) -> tuple[int, int | None, str | None]:
+        """The race's runs a validator fault keeps from a result: not final, and past their retry budget (failed on
+        their last attempt, or retried beyond it). Returns how many, and the latest such error's code and text."""
+        held = self._not_final(max_attempts) & (
+            (Run.attempt > max_attempts)
+            | ((Run.attempt == max_attempts) & (func.coalesce(Run.blame, "") == "validator"))
+        )
+        with self.session() as s:
+            count = s.scalar(select(func.count()).select_from(Run).where(Run.race_id == race_id, held))
+            if not count:
+                return 0, None, None
+            latest = s.execute(
+                select(Run.error_code, Run.error)
+                .where(Run.race_id == race_id, held, Run.error_code.is_not(None))
+                .order_by(Run.errored_at.desc())
+                .limit(1)
+            ).first()
+        return int(count), (latest[0] if latest else None), (latest[1] if latest else None)
 
     def race_progress(self, race_id: str, *, max_attempts: int) -> tuple[int, datetime | None]:
         """How many of the race's runs are not final, and when any of its runs last moved: one aggregate query,

@@ -1,0 +1,126 @@
+"""A validator fault longer than the retry budget never drops or zeroes a miner, on a running node: its upstream LLM
+(a real HTTP server on loopback) answers 502 to every call. The race waits for the fault to clear (health
+`degraded`, the reason in one line), its runs retried: when the fault clears, the race closes with every miner, as
+without the fault; when it outlasts the wait, the race is voided (no results, no weights: the last vector stands).
+Real pieces: PostgreSQL, LocalChain, the bubblewrap sandbox, the gateway, the scheduler's jobs."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from arena import blame
+from arena.catalog import Catalog
+from sandbox.gateway import Gateway, Upstream
+from tests.support.llm_agents import LET_THROUGH, MODEL, llm_agent
+from tests.support.node import RunningNode, make_arena, open_store, slow_agent, wait_until
+from tests.support.openai_server import Fail, OpenAIServer
+from tests.support.postgres import fresh_database
+from tests.support.race import build_arena_inputs, make_chain, place_submission
+from validator.api import create_app
+from validator.scheduler import Node
+
+pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, an HTTP upstream LLM
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    return build_arena_inputs(tmp_path_factory.mktemp("arena"), problems=16, per_race=2, cadence=20)
+
+
+def test_a_long_upstream_fault_waits_then_voids_the_race_and_never_drops_a_miner(inputs: Any, tmp_path: Path) -> None:
+    down = threading.Event()
+
+    def upstream(body: dict[str, Any]) -> str:
+        if down.is_set():
+            raise Fail(502, "bad gateway (upstream overloaded)")
+        return "look for the cheapest matching listing"
+
+    setup = make_chain(tmp_path, ["thinker", "plain"], rate_limit=0)
+    hotkeys = {name: setup.miners[name].hotkey.ss58_address for name in ("thinker", "plain")}
+    with fresh_database("faults") as url, OpenAIServer(upstream, models=(MODEL,)) as server:
+        store = open_store(url)
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        place_submission(
+            store, data_dir, hotkeys["thinker"], llm_agent(tmp_path / "a" / "t", "thinker", LET_THROUGH), 1
+        )
+        place_submission(store, data_dir, hotkeys["plain"], slow_agent(tmp_path / "a" / "p", "plain", 0.0), 2)
+        gateway = Gateway(Catalog.open(inputs[0]), upstream=Upstream(base_url=server.base_url, models=[MODEL]))
+        arena = make_arena(
+            store, setup.chain, setup.validators[0], inputs, data_dir, gateway=gateway, max_attempts=2, fault_retry=0.5
+        )
+        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
+        client = TestClient(create_app(store, health=node.health, metrics=arena.metrics))
+        down.set()  # the upstream LLM fails from the start
+        try:
+            with RunningNode(node):
+                first = held_race(store)
+                # past the retry budget, the race waits: nothing closed, nobody's result, health says why
+                assert store.race(first).status == "running" and store.race_results(first) == []  # type: ignore[union-attr]
+                body = client.get("/healthz").json()
+                assert body["status"] == "degraded", body
+                faults = body["checks"]["faults"]["detail"]
+                assert (
+                    f"race {first} waits for a validator fault to clear" in faults
+                    and "upstream_llm_down (2005)" in faults
+                )
+                assert any(line.startswith("upstream: upstream LLM") and "502" in line for line in body["degraded"])
+                assert all("\n" not in line for line in body["degraded"])
+
+                down.clear()  # the fault clears within the wait: the race closes with every miner, as without it
+                wait_until(lambda: store.race(first).status == "closed", "the first race to close")  # type: ignore[union-attr]
+                wait_until(lambda: any(ws.status == "set" for ws in store.weight_sets()), "the first race's weights")
+                results = {r.hotkey: r for r in store.race_results(first)}
+                assert set(results) == set(hotkeys.values())
+                assert results[hotkeys["thinker"]].errored == 0 and results[hotkeys["thinker"]].runs == 2
+                thinker = [r for r in store.runs(race_id=first) if r.hotkey == hotkeys["thinker"]]
+                assert all(r.status == "finished" for r in thinker) and any(r.attempt > 2 for r in thinker)
+                assert all(
+                    a["code"] == blame.UPSTREAM_LLM_DOWN and a["blame"] == "validator"
+                    for r in thinker
+                    for a in r.sandbox["attempts"]
+                )
+                (standing,) = [ws for ws in store.weight_sets() if ws.status == "set"]
+                assert standing.race_id == first and len(standing.vector) >= 2
+
+                arena.config.fault_wait = 1.0  # the operator's --races.fault_wait, short: the next fault outlasts it
+                down.set()
+                second = held_race(store, after=first)
+                wait_until(lambda: store.race(second).status == "voided", "the second race to be voided")  # type: ignore[union-attr]
+                voided = client.get(f"/api/races/{second}").json()
+                assert voided["status"] == "voided" and voided["results"] == []
+                assert (
+                    "outlasted the race's 1s wait" in voided["reason"]
+                    and "upstream_llm_down (2005)" in voided["reason"]
+                )
+                wait_until(
+                    lambda: all(r.status in {"finished", "errored"} for r in store.runs(race_id=second)),
+                    "the voided race's runs to end",
+                )
+                # no weights from the voided race: the vector of the race before stands, nobody dropped or zeroed
+                sets = store.weight_sets()
+                assert second not in {ws.race_id for ws in sets} and sets[-1].race_id != second
+                assert store.race_results(second) == []
+                left = [r for r in store.runs(race_id=second) if r.status == "errored"]
+                assert left and all(r.blame == "validator" for r in left)  # ended on our fault, nobody's zero
+        finally:
+            down.clear()
+            store.close()
+
+
+def held_race(store: Any, after: str | None = None) -> str:
+    """The race (opened after `after`) that waits for a validator fault to clear."""
+
+    def waiting() -> str | None:
+        found = [r for r in store.races(status="running") if r.race_id != after and r.held_since is not None]
+        return found[0].race_id if found else None
+
+    wait_until(lambda: waiting() is not None, "a race to wait for the fault to clear")
+    race_id = waiting()
+    assert race_id is not None
+    return race_id
