@@ -7,6 +7,7 @@ Real pieces: PostgreSQL, LocalChain, the bubblewrap sandbox, the gateway, the sc
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,17 @@ def test_a_long_upstream_fault_waits_then_voids_the_race_and_never_drops_a_miner
         place_submission(store, data_dir, hotkeys["plain"], slow_agent(tmp_path / "a" / "p", "plain", 0.0), 2)
         gateway = Gateway(Catalog.open(inputs[0]), upstream=Upstream(base_url=server.base_url, models=[MODEL]))
         arena = make_arena(
-            store, setup.chain, setup.validators[0], inputs, data_dir, gateway=gateway, max_attempts=2, fault_retry=0.5
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            gateway=gateway,
+            max_attempts=2,
+            fault_retry=0.5,
+            pool=True,  # results bundles published and pooled, as a node runs by default (here: the only
+            pool_early=True,  # permit holder, so pooled as soon as it committed; a cut-off no race outlasts)
+            pool_cutoff_blocks=10_000,
         )
         node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
         client = TestClient(create_app(store, health=node.health, metrics=arena.metrics))
@@ -87,11 +98,14 @@ def test_a_long_upstream_fault_waits_then_voids_the_race_and_never_drops_a_miner
                 )
                 (standing,) = [ws for ws in store.weight_sets() if ws.status == "set"]
                 assert standing.race_id == first and len(standing.vector) >= 2
+                published = store.race_pool(first)
+                assert published is not None and published.bundle_sha256 is not None  # its results bundle, published
 
                 arena.config.fault_wait = 1.0  # the operator's --races.fault_wait, short: the next fault outlasts it
                 down.set()
                 second = held_race(store, after=first)
                 wait_until(lambda: store.race(second).status == "voided", "the second race to be voided")  # type: ignore[union-attr]
+                voided_at = time.time()
                 voided = client.get(f"/api/races/{second}").json()
                 assert voided["status"] == "voided" and voided["results"] == []
                 assert (
@@ -102,6 +116,8 @@ def test_a_long_upstream_fault_waits_then_voids_the_race_and_never_drops_a_miner
                     lambda: all(r.status in {"finished", "errored"} for r in store.runs(race_id=second)),
                     "the voided race's runs to end",
                 )
+                wait_until(lambda: node.last_ok.get("pool", 0.0) > voided_at, "the pool job to run after the void")
+                assert store.race_pool(second) is None  # no results bundle built, committed or pooled for it
                 # no weights from the voided race: the vector of the race before stands, nobody dropped or zeroed
                 sets = store.weight_sets()
                 assert second not in {ws.race_id for ws in sets} and sets[-1].race_id != second

@@ -46,8 +46,8 @@ class Closing:
     def close_races(self) -> list[str]:
         """Close every running race whose runs are all final; store its results. Returns the races closed.
 
-        A race still running costs one aggregate query per call (how many of its runs are not final); its runs and
-        scores are read once, in one query, when it closes."""
+        A race still running costs two aggregate queries per call (how many of its runs are not final, how many of
+        them a validator fault holds: `hold`); its runs and scores are read once, in one query, when it closes."""
         started = self.stages.now()
         try:
             closed, raced = [], []
