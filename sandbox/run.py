@@ -69,12 +69,16 @@ async def run_one(
     limits: Limits | None = None,
     budgets: Budgets | None = None,
     run_id: str | None = None,
+    shown_id: str | None = None,
 ) -> RunOutcome:
     """Run ``problem`` against the agent in ``bundle_dir``: only its public view enters the sandbox; the whole problem
     stays at the gateway for its family's tools (a dict is taken as the public view). The answer comes from the log.
-    The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``."""
+    The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``; with ``shown_id`` it is
+    shown that id for the problem (a validator's opaque per-race id, `arena.problems.alias`), never the stable one."""
     run_id = run_id or uuid.uuid4().hex[:12]
     public = problem.public() if isinstance(problem, ProblemBase) else problem
+    if shown_id is not None:
+        public = {**public, "problem_id": shown_id}
     handle = gateway.open_run(run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds, problem=problem)
     try:
         spec = SandboxSpec(

@@ -130,6 +130,14 @@ def run_sections(data: dict[str, Any] | None, strict: dict[str, Any] | None, ste
     return [section.as_dict() for section in sections]
 
 
+def _shown_id(store: Store, found: Run) -> str | None:
+    """The id the run's agent was shown for its problem (`arena.problems.alias`): the stable id maps to it."""
+    from arena.problems.alias import race_key, shown_id
+
+    race = store.race(found.race_id)
+    return shown_id(race_key(race.race_id, race.seed_hash), found.problem_id) if race is not None else None
+
+
 def _in_full(
     store: Store, found: Run, score: Score | None, race_status: str | None, seed_block: int | None
 ) -> dict[str, Any]:
@@ -140,6 +148,7 @@ def _in_full(
     out = run_summary(found, score, problem.task if problem else None, race_status, seed_block)
     data = problem.data if problem else {}
     out["problem"] = {k: data.get(k) for k in ("problem_id", "task", "query", "difficulty")}
+    out["problem"]["shown_id"] = _shown_id(store, found)
     out["answer"] = sandbox.get("answer")
     out["sandbox"] = found.sandbox
     out["sandbox_facts"] = sandbox_facts(sandbox, full=True)

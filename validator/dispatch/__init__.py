@@ -35,7 +35,8 @@ class DispatchError(Exception):
 @dataclass(frozen=True)
 class Attempt:
     """One attempt of a run, as the node hands it to its dispatcher: the problem whole (only its public view enters
-    the sandbox), the agent staged in `agent_dir` (bundle `sha256`), the gateway's socket folder, limits, budgets."""
+    the sandbox, under `shown_id`: its opaque id in this race, `arena.problems.alias`), the agent staged in
+    `agent_dir` (bundle `sha256`), the gateway's socket folder, limits, budgets."""
 
     run_id: str
     agent_dir: Path
@@ -44,6 +45,7 @@ class Attempt:
     problem: ProblemBase
     limits: Limits
     budgets: Budgets
+    shown_id: str | None = None
 
 
 class Dispatcher(Protocol):

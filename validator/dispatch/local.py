@@ -31,6 +31,7 @@ class LocalDispatcher:
             limits=a.limits,
             budgets=a.budgets,
             run_id=a.run_id,
+            shown_id=a.shown_id,
         )
         outcome.worker = LOCAL_WORKER
         return outcome

@@ -162,6 +162,7 @@ class RayDispatcher:
             backend=self.backend,
             image=self.image,
             upstream=self.upstream,
+            shown_id=attempt.shown_id,
         )
         ref = self._execute.options(
             num_cpus=self.cpus_per_run,

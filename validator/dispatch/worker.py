@@ -44,6 +44,7 @@ class RunRequest:
     backend: str  # process (bubblewrap) or docker
     image: str | None
     upstream: Upstream
+    shown_id: str | None = None  # the problem's id as the agent is shown it (`arena.problems.alias`)
 
 
 @dataclass
@@ -164,6 +165,7 @@ def execute(request: RunRequest, bundle: bytes) -> WorkerReply:
             limits=request.limits,
             budgets=request.budgets,
             run_id=request.run_id,
+            shown_id=request.shown_id,
         )
     )
     outcome.worker = node_id[:12]

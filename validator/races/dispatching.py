@@ -50,6 +50,7 @@ class Dispatching:
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
+        self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
 
     @property
     def metrics(self) -> Any:
@@ -120,6 +121,15 @@ class Dispatching:
             self._bundles[submission_id] = submission.sha256
         return self._bundles[submission_id]
 
+    def shown_id(self, run: Run) -> str:
+        """The problem's id as the run's agent is shown it: opaque and new in every race (`arena.problems.alias`)."""
+        from arena.problems.alias import race_key, shown_id
+
+        if run.race_id not in self._keys:
+            race = self.store.race(run.race_id)
+            self._keys[run.race_id] = race_key(run.race_id, race.seed_hash if race is not None else "")
+        return shown_id(self._keys[run.race_id], run.problem_id)
+
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
         began = self.stages.now()
@@ -148,7 +158,14 @@ class Dispatching:
         launched = self.stages.add("staging", began)
         try:
             attempt = Attempt(
-                run_id, agent_dir, sha256, self.work / "gw", problem, self.config.limits, self.config.budgets
+                run_id,
+                agent_dir,
+                sha256,
+                self.work / "gw",
+                problem,
+                self.config.limits,
+                self.config.budgets,
+                shown_id=self.shown_id(run),
             )
             outcome = await self.dispatcher.run(attempt)
         except asyncio.CancelledError:

@@ -579,7 +579,7 @@ async function runPage(runId) {
     { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
   app.innerHTML = `${head}
     ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
-    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · <code>${esc(run.problem.problem_id)}</code><p id="query">${esc(run.problem.query)}</p></div>
+    <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · <code>${esc(run.problem.problem_id)}</code>${run.problem.shown_id ? ` <span class="muted">shown to the agent as <code>${esc(run.problem.shown_id)}</code></span>` : ""}<p id="query">${esc(run.problem.query)}</p></div>
     ${sectionsHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
       <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
