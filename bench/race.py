@@ -18,8 +18,8 @@ Rows:
 - the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
   runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
 - the cost of opening a sealed batch (per race: the race's problems sealed to a real drand round, then opened
-  with its signature, see `cost_rows`); the qualifying round (`RaceBench.qualifying`: four new submissions race the
-  pack's public qualifying set on a node of their own; seconds per submission and the cost of deciding);
+  with its signature, see `cost_rows`); the qualifying round (`RaceBench.qualifying`: four new submissions race
+  problems made fresh for their rounds on a node of their own; seconds per submission and the cost of deciding);
 - idle share: wall time x concurrency not covered by any run (scheduling gaps).
 
 With `--dispatch ray` the same race (same pack, slot, miners) is run three times, each by its own validator on the
@@ -182,10 +182,10 @@ class RaceBench:
         return row
 
     def qualifying(self, concurrency: int, miners: int = 4) -> list[str]:
-        """The qualifying round's rows: `miners` new submissions each race the pack's public qualifying set (every
-        public problem, up to 30) on a node of their own, driven as the node's jobs drive it (start, dispatch, close
-        and decide); the cost per submission, and the node's own cost of deciding (the leader's figures read, the
-        decision stored)."""
+        """The qualifying round's rows: `miners` new submissions each race problems made fresh for their round (as
+        many as the pack's public split holds, up to 30; generating them is part of the cost) on a node of their
+        own, driven as the node's jobs drive it (start, dispatch, close and decide); the cost per submission, and
+        the node's own cost of deciding (the decision stored)."""
         root, setup = self.root, self.setup
         public = sum(1 for p in self.pack.problems if p.split == "public")
         if not public:
@@ -237,7 +237,7 @@ class RaceBench:
         statuses = ", ".join(sorted(q.status for q in decided))
         return [
             f"qualify   the qualifying round: {started_rounds} new submissions x {rotation.qualify_problems} "
-            f"public problems = {len(runs)} runs in {wall:.1f}s wall ({per_submission:.1f}s per submission at "
+            f"fresh problems = {len(runs)} runs in {wall:.1f}s wall ({per_submission:.1f}s per submission at "
             f"{concurrency} at once; {agent / max(len(runs), 1):.2f}s agent time per run)",
             f"          decided: {statuses}; the closing ticks that decided them took "
             f"{decide * 1000 / max(len(decided), 1):.1f} ms per submission (the qualifying race closed, the "

@@ -45,8 +45,8 @@ def print_results(demo: DemoRun, names: dict[str, str]) -> int:
         sub = store.submission(q.submission_id)
         who = names.get(sub.hotkey, sub.hotkey[:12]) if sub is not None else str(q.submission_id)
         out.print(
-            f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on the public "
-            f"qualifying set ({q.reason})",
+            f"qualifying: {who} {q.status}, {q.score if q.score is None else f'{q.score:.3f}'} on problems made "
+            f"fresh for its round ({q.reason})",
             highlight=False,
         )
     for sub in store.all_submissions():

@@ -169,7 +169,7 @@ def _catalog_and_pack(demo: _Demo, *, size: int, problems: int, per_race: int) -
     made = [*shopping.problems, *talks.problems]
     split = assign_splits(made, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=1)
     demo.operator = _wallet(demo.wallets, "operator")
-    # one race per 10 minutes of 1 s blocks; a new submission first races 3 public problems (the qualifying round)
+    # one race per 10 minutes of 1 s blocks; a new submission first races 3 problems made fresh (the qualifying round)
     demo.rotation = Rotation(
         cadence_blocks=600, problems_per_race=per_race, qualify_share=0.95, qualify_problems=3, task_mix=DEMO_TASK_MIX
     )

@@ -1,18 +1,21 @@
-"""The qualifying round (subnet 15's gate before its hidden races).
+"""The qualifying round (subnet 15's gate before its hidden races), on problems nobody can look up.
 
-A submission first runs the pack's public qualifying set: `rotation.qualify_problems` problems of the public split,
-the same for every submission and every validator (drawn with the pack id as the seed, by the pack's task mix). Its
-runs form one race of kind "qualifying", dispatched, scored, judged and closed like any race. When that race closes,
-the submission's score (the mean final score, `race_scores`) is measured against the leader's: rank 1 of the newest
-closed race of the rotation, and that submission's own qualifying score on the pack. The submission passes when
+A new submission first runs `rotation.qualify_problems` problems **made fresh for its round** from the pack's catalog
+by the task families' generators (`arena.problems.fresh`: ground truth fixed in code, as `arena problems generate`
+makes it), seeded by the hash of the block after its commitment's: no miner, operator or validator knows them before
+the submission is on chain, and every validator with the pack's catalog makes the same ones. The leader (rank 1 of
+the newest closed race of the rotation) runs the same problems in the same round. Those runs form one race of kind
+"qualifying", dispatched, scored, judged and closed like any race (each agent sees per-race opaque problem ids,
+`arena.problems.alias`). When it closes, the submission's score (the mean final score, `race_scores`) is measured
+against the leader's on those same problems. The submission passes when
 
-    score >= qualify_share x leader's qualifying score
+    score >= qualify_share x the leader's score in the same round
 
-and races from then on; before any race has closed (no leader) every qualifying score passes. A submission whose
-every qualifying run the validator failed is `void`, never failed: it qualifies again (a validator's fault never
-shuts a miner out). A decision is final for the submission (a new version qualifies anew).
-
-Only the qualifying runs' problems are public; the races stay sealed.
+and races from then on; before any race has closed (no leader) every qualifying score passes. A round in which the
+validator failed every run of the submission, or of the leader, is `void`, never failed: it qualifies again on the
+same problems (a validator's fault never shuts a miner out). A decision is final for the submission (a new version
+qualifies anew). Why fresh problems and not the public split (which stays for miners to practise on) or sealed
+batches: docs/validator.md, "Qualifying rounds".
 """
 
 from __future__ import annotations
@@ -20,11 +23,19 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from arena.problems.draw import draw_problems
+from arena.problems.fresh import fresh_problems
+from validator.chain.port import ChainError
 
 if TYPE_CHECKING:
     from arena.problems.pack import Pack
+    from arena.tasks import ProblemBase
     from validator.store.repository import Store
+
+
+class ProblemsView(Protocol):
+    """Where the node keeps the problems it made (`validator.races.base.Problems`)."""
+
+    def add_fresh(self, problems: list[ProblemBase]) -> None: ...
 
 
 class ArenaView(Protocol):
@@ -37,6 +48,15 @@ class ArenaView(Protocol):
     @property
     def pack(self) -> Pack: ...
 
+    @property
+    def chain(self) -> Any: ...
+
+    @property
+    def catalog(self) -> Any: ...
+
+    @property
+    def problems(self) -> ProblemsView: ...
+
     def candidates(self, before_block: int | None = None) -> list[Any]: ...
 
     def _info(self, event: str, **kw: Any) -> None: ...
@@ -47,7 +67,7 @@ class Qualifying:
 
     def __init__(self, arena: ArenaView) -> None:
         self.arena = arena
-        self._set: list[str] | None = None
+        self._made: dict[str, list[str]] = {}  # seed hash -> the ids of the problems made for it
         self._waiting: dict[int, float] = {}  # open block -> when the slot first waited for qualifications
 
     @property
@@ -62,19 +82,30 @@ class Qualifying:
     def pack_id(self) -> str:
         return self.arena.pack.pack_id
 
-    def problem_ids(self) -> list[str]:
-        """The qualifying set: the same public problems for every submission and validator."""
-        if self._set is None:
+    def seed_of(self, submission: Any) -> tuple[int, str] | None:
+        """(block, hash) seeding a submission's round: the block after its commitment's, unknown when it was made;
+        None until the chain has produced it."""
+        block = int(submission.commitment_block) + 1
+        try:
+            return block, self.arena.chain.block_hash(block)
+        except ChainError:
+            return None
+
+    def problem_ids(self, seed_hash: str) -> list[str]:
+        """The problems made fresh for a round seeded by `seed_hash` (stored, the same on every validator)."""
+        if seed_hash not in self._made:
             rotation = self.arena.pack.rotation
-            self._set = draw_problems(
-                self.arena.pack.problems,
+            problems, skipped = fresh_problems(
+                self.arena.catalog,
                 pack_id=self.pack_id,
-                seed_hash="qualifying",
+                seed_hash=seed_hash,
                 n=rotation.qualify_problems,
                 task_mix=rotation.task_mix,
-                split="public",
             )
-        return self._set
+            self.arena.problems.add_fresh(problems)
+            self._made[seed_hash] = [p.problem_id for p in problems]
+            self.arena._info("qualifying.problems_made", seed_hash=seed_hash, made=len(problems), skipped=skipped)
+        return self._made[seed_hash]
 
     def race_id(self, submission_id: int, attempt: int) -> str:
         return f"q{self.pack_id[:15]}-{submission_id}-{attempt}"
@@ -88,22 +119,24 @@ class Qualifying:
             return 0
         store = self.arena.store
         for race in store.races(status="open", kind="qualifying"):
-            self._open(race.race_id, race.seed_block)
-        problem_ids = self.problem_ids()
+            self._open(race.race_id, block)
         started = 0
         known_by_sub = {q.submission_id: q for q in store.qualifications(self.pack_id)}  # one read per tick
         for sub in self.arena.candidates():
             known = known_by_sub.get(sub.id)
             if known is not None and known.status != "void":
                 continue
+            seed = self.seed_of(sub)
+            if seed is None:
+                continue  # the block after its commitment is not produced yet
             attempt = 1 if known is None else known.attempt + 1
             race_id = self.race_id(sub.id, attempt)
             store.create_race(
                 race_id=race_id,
                 pack_id=self.pack_id,
-                seed_block=block,
-                seed_hash="qualifying",
-                problem_ids=problem_ids,
+                seed_block=seed[0],
+                seed_hash=seed[1],
+                problem_ids=self.problem_ids(seed[1]),
                 kind="qualifying",
             )
             store.start_qualification(submission_id=sub.id, pack_id=self.pack_id, race_id=race_id, share=self.share)
@@ -111,22 +144,37 @@ class Qualifying:
             started += 1
         return started
 
+    def _reference(self, candidate: Any) -> int | None:
+        """The submission a round measures its candidate against: the leader's (rank 1 of the newest closed race),
+        unless there is none yet or it is the candidate itself."""
+        leader = self.arena.store.leader()
+        if leader is None or leader.submission_id == candidate.id:
+            return None
+        return int(leader.submission_id)
+
     def _open(self, race_id: str, block: int) -> None:
+        """The round's runs: the candidate's and the leader's on the round's problems (the leader chosen once, kept
+        in the race's plan)."""
         store = self.arena.store
         race = store.race(race_id)
         assert race is not None
-        sub_id = int(race_id.rsplit("-", 2)[1])
-        sub = store.submission(sub_id)
+        sub = store.submission(int(race_id.rsplit("-", 2)[1]))
         if sub is None or not race.problem_ids:
             store.set_race_status(race_id, "cancelled", reason="no qualifying problems or submission")
             return
-        made = store.create_runs(race_id, [(sub, pid) for pid in race.problem_ids])
+        plan = dict(race.plan) if race.plan is not None else {"reference": self._reference(sub)}
+        if race.plan is None:
+            store.set_race_plan(race_id, plan)
+        reference = store.submission(plan["reference"]) if plan["reference"] is not None else None
+        agents = [sub] if reference is None else [sub, reference]
+        made = store.create_runs(race_id, [(s, pid) for s in agents for pid in race.problem_ids])
         store.set_race_status(race_id, "running")
         self.arena._info(
             "qualifying.started",
             race_id=race_id,
             hotkey=sub.hotkey,
             submission_id=sub.id,
+            reference=plan["reference"],
             problems=len(race.problem_ids),
             runs=made,
             block=block,
@@ -135,48 +183,31 @@ class Qualifying:
     # --- decide
 
     def decide(self, race_id: str, scores: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """The qualification of a closed qualifying race's submission, stored; returns it as figures."""
+        """The qualification of a closed qualifying race's submission, from its scores keyed by submission id (as
+        text; `validator.races.draw.race_scores` of its runs), stored; returns it as figures."""
         store = self.arena.store
         sub_id = int(race_id.rsplit("-", 2)[1])
         sub = store.submission(sub_id)
-        assert sub is not None
-        mine = scores.get(sub.hotkey)
-        leader_hotkey, leader_score = self.reference()
-        if mine is None:
-            status, score = "void", None
-            reason = "the validator failed every qualifying run; it qualifies again"
-        else:
-            score = float(mine["score"])
-            if leader_score is None:
-                status = "passed"
-                reason = "no leader with a qualifying score yet: every qualifying score passes"
-            else:
-                bar = self.share * leader_score
-                status = "passed" if score >= bar else "failed"
-                reason = (
-                    f"{score:.4f} {'>=' if status == 'passed' else '<'} {self.share:g} x {leader_score:.4f} "
-                    f"(the leader's qualifying score) = {bar:.4f}"
-                )
+        race = store.race(race_id)
+        assert sub is not None and race is not None
+        mine = scores.get(str(sub_id))
+        ref_id = (race.plan or {}).get("reference")
+        reference = store.submission(ref_id) if ref_id is not None else None
+        ref = scores.get(str(ref_id))
+        leader_hotkey = reference.hotkey if reference is not None else None
+        leader_score = float(ref["score"]) if ref is not None else None
+        score = float(mine["score"]) if mine is not None else None
+        status, reason = self._verdict(score, ref_id, leader_score)
         store.decide_qualification(
             sub_id,
             self.pack_id,
             status=status,
-            score=score,
+            score=score if status != "void" else None,
             leader_hotkey=leader_hotkey,
             leader_score=leader_score,
             reason=reason,
         )
-        self.arena._info(
-            "qualifying.decided",
-            race_id=race_id,
-            hotkey=sub.hotkey,
-            submission_id=sub_id,
-            status=status,
-            score=score,
-            leader=leader_hotkey,
-            leader_score=leader_score,
-        )
-        return {
+        figures = {
             "submission_id": sub_id,
             "hotkey": sub.hotkey,
             "status": status,
@@ -185,18 +216,22 @@ class Qualifying:
             "leader_score": leader_score,
             "reason": reason,
         }
+        self.arena._info("qualifying.decided", race_id=race_id, **figures)
+        return figures
 
-    def reference(self) -> tuple[str | None, float | None]:
-        """(the leader's hotkey, its qualifying score on this pack): rank 1 of the newest closed race; no score
-        when there is no leader yet or it never qualified on this pack."""
-        store = self.arena.store
-        leader = store.leader()
-        if leader is None:
-            return None, None
-        known = store.qualification(leader.submission_id, self.pack_id)
-        if known is None or known.score is None or known.status not in {"passed", "failed"}:
-            return leader.hotkey, None
-        return leader.hotkey, float(known.score)
+    def _verdict(self, score: float | None, ref_id: int | None, leader_score: float | None) -> tuple[str, str]:
+        if score is None:
+            return "void", "the validator failed every qualifying run; it qualifies again"
+        if ref_id is None:
+            return "passed", "no leader yet (no race closed, or it is this submission): every qualifying score passes"
+        if leader_score is None:
+            return "void", "the validator failed every run of the leader's agent in this round; it qualifies again"
+        bar = self.share * leader_score
+        status = "passed" if score >= bar else "failed"
+        return status, (
+            f"{score:.4f} {'>=' if status == 'passed' else '<'} {self.share:g} x {leader_score:.4f} "
+            f"(the leader's score on the same fresh problems) = {bar:.4f}"
+        )
 
     # --- gate
 

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from arena.tools.registry import RunState, ToolRegistry
     from arena.trajectory import TrajectoryEvent
 
-Split = Literal["public", "race", "held_out"]
+#: a pack's splits, and "qualifying": a problem made fresh for one qualifying round (`arena.problems.fresh`), in no pack
+Split = Literal["public", "race", "held_out", "qualifying"]
 Difficulty = Literal["easy", "medium", "hard"]
 Lookup = Callable[[str], "dict[str, Any] | None"]
 

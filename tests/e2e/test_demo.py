@@ -81,13 +81,13 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
         assert [e["name"] for e in events[-2:]] == ["returned_steps", "recommend_product"], path
     trajectories = list((root / "trajectories").rglob("*.jsonl"))
     assert len(trajectories) == len(runs)
-    # each accepted submission first raced the public qualifying set (no leader yet: every score passes)
+    # each accepted submission first raced problems made fresh for its round (no leader yet: every score passes)
     qualified = store.qualifications(race.pack_id)
     assert {q.submission_id for q in qualified} == {s.id for s in store.all_submissions() if s.status == "accepted"}
     assert all(q.status == "passed" and q.score is not None for q in qualified)
-    assert text.count("qualifying: ") == len(qualified) and "no leader with a qualifying score yet" in text
-    public = {p.problem_id for p in store.problems(race.pack_id, split="public")}
-    assert all(set(r.problem_ids) <= public and len(r.problem_ids) == 3 for r in store.races(kind="qualifying"))
+    assert text.count("qualifying: ") == len(qualified) and "no leader yet" in text
+    fresh = {p.problem_id for p in store.problems(race.pack_id, split="qualifying")}
+    assert all(set(r.problem_ids) <= fresh and len(r.problem_ids) == 3 for r in store.races(kind="qualifying"))
     # a second validator raced the same slot; each published its results bundle, verified the other's and pooled
     # both: the two set the same vector, and the audit (chain, pack and bundles only) finds both match the evidence
     assert "both validators set the same weight vector from the pooled runs" in text

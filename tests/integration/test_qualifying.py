@@ -12,17 +12,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bittensor.sp_core import Keypair
 from fastapi.testclient import TestClient
 
-from arena.problems.pack import load_pack, write_pack
-from tests.support.race import build_arena_inputs, drive, make_chain, place_submission, start_node, write_agent
+from tests.support.race import (
+    build_arena_inputs,
+    drive,
+    make_chain,
+    place_submission,
+    start_node,
+    with_rotation,
+    write_agent,
+)
 from validator.api import create_app
 from validator.races import Arena
 
 pytestmark = pytest.mark.slow  # races in bubblewrap behind the gateway
 
-SHARE, QUALIFY = 0.95, 3
+SHARE, QUALIFY = 0.95, 4
 #: an agent that answers without recommending anything: every strict check fails, final score 0
 EMPTY_AGENT = 'def agent_main(problem):\n    return "I found nothing that fits."\n'
 
@@ -30,14 +36,10 @@ EMPTY_AGENT = 'def agent_main(problem):\n    return "I found nothing that fits."
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     root = tmp_path_factory.mktemp("qualifying")
-    catalog_dir, pack_path, signer = build_arena_inputs(root, problems=40, per_race=2)
-    pack = load_pack(pack_path, trusted_signers={signer})
-    rotation = pack.rotation.model_copy(
-        update={"qualify_share": SHARE, "qualify_problems": QUALIFY, "cadence_blocks": 10}
-    )
-    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
-    signed = pack.model_copy(update={"rotation": rotation, "signer": None, "signature": None}).signed(operator)
-    return catalog_dir, write_pack(signed, root / "qualifying.json"), signer
+    inputs = build_arena_inputs(root, problems=40, per_race=2)
+    # product problems only: the template solves nearly all, so the leader's score in a round is never 0
+    update = {"qualify_share": SHARE, "qualify_problems": QUALIFY, "cadence_blocks": 10, "task_mix": {"product": 1.0}}
+    return with_rotation(inputs, root / "qualifying.json", **update)
 
 
 def make_node(tmp_path: Path, chain: Any, wallet: Any, inputs: tuple[Path, Path, str]) -> Arena:
@@ -69,6 +71,12 @@ def submit(arena: Arena, tmp_path: Path, setup: Any, name: str, agent: str, bloc
     )
 
 
+def store_final(store: Any, run: Any) -> float:
+    """A run's final score as its race counts it (0 unless it finished)."""
+    score = store.score(run.run_id)
+    return float(score.final or 0.0) if run.status == "finished" and score is not None else 0.0
+
+
 def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(inputs, tmp_path: Path) -> None:
     setup = make_chain(tmp_path, ["strong", "weak", "late"])
     arena = make_node(tmp_path, setup.chain, setup.validators[0], inputs)
@@ -76,16 +84,23 @@ def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(in
     try:
         strong = submit(arena, tmp_path, setup, "strong", "offline", block=1)
         weak = submit(arena, tmp_path, setup, "weak", "empty", block=2)
-        qualifying_set = arena.qualifying.problem_ids()
-        public = {p.problem_id for p in arena.pack.problems if p.split == "public"}
-        assert len(qualifying_set) == QUALIFY and set(qualifying_set) <= public
 
         # the race of the slot waits while the submissions committed before it are qualifying
         assert arena.open_race(block=at(arena, 10)) is None
         qualifying = store.races(kind="qualifying")
         assert [r.status for r in qualifying] == ["running", "running"] and not store.races()
         assert {r.hotkey for r in store.runs()} == {strong.hotkey, weak.hotkey}
-        assert {r.problem_id for r in store.runs()} == set(qualifying_set)
+        # each round's problems were made fresh from the block after the commitment's: in no pack, none alike
+        in_pack = {p.problem_id for p in arena.pack.problems}
+        rounds = {r.race_id: r for r in qualifying}
+        for sub in (strong, weak):
+            race = rounds[arena.qualifying.race_id(sub.id, 1)]
+            assert race.seed_block == sub.commitment_block + 1
+            assert race.seed_hash == setup.chain.block_hash(race.seed_block)
+            assert len(race.problem_ids) == QUALIFY and not set(race.problem_ids) & in_pack
+            assert {r.problem_id for r in store.runs(race_id=race.race_id)} == set(race.problem_ids)
+            assert {store.problem(pid).split for pid in race.problem_ids} == {"qualifying"}  # type: ignore[union-attr]
+        assert not set(qualifying[0].problem_ids) & set(qualifying[1].problem_ids)
 
         settle(arena)
         first = {q.submission_id: q for q in store.qualifications()}
@@ -108,7 +123,13 @@ def test_qualifying_gates_the_race_by_a_share_of_the_leaders_qualifying_score(in
         decided = store.qualification(late.id, arena.pack.pack_id)
         assert decided is not None and decided.status == "failed"
         assert decided.leader_hotkey == strong.hotkey
-        assert decided.leader_score == pytest.approx(first[strong.id].score)
+        # the leader ran the late submission's problems in the same round: the bar is its score there
+        round_ = store.race(decided.race_id)
+        assert round_ is not None and round_.plan == {"reference": strong.id}
+        leader_runs = [r for r in store.runs(race_id=decided.race_id) if r.submission_id == strong.id]
+        assert sorted(r.problem_id for r in leader_runs) == sorted(round_.problem_ids)
+        finals = [store_final(store, r) for r in leader_runs]
+        assert decided.leader_score is not None and decided.leader_score == pytest.approx(sum(finals) / len(finals))
         assert decided.score == 0.0 < SHARE * decided.leader_score
         next_race = arena.open_race(block=at(arena, 20))
         assert next_race is not None and next_race != race_id

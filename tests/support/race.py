@@ -34,14 +34,21 @@ def make_wallet(path: Path, name: str) -> bt.Wallet:
 
 
 def build_arena_inputs(
-    root: Path, *, size: int = 3000, problems: int = 24, per_race: int = 4, cadence: int = 5
+    root: Path,
+    *,
+    size: int = 3000,
+    problems: int = 24,
+    per_race: int = 4,
+    cadence: int = 5,
+    splits: dict[str, float] | None = None,
 ) -> tuple[Path, Path, str]:
-    """A catalog and a signed pack in `root`; returns (catalog dir, pack path, signer address)."""
+    """A catalog and a signed pack in `root` (split by `splits`, default 10% public, 70% race, 20% held out);
+    returns (catalog dir, pack path, signer address)."""
     catalog_dir = root / "catalog"
     build_catalog(3, size, catalog_dir, force=True)
     catalog = Catalog.open(catalog_dir)
     generated = generate_problems(catalog, problems, seed=2).problems
-    split = assign_splits(generated, {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=2)
+    split = assign_splits(generated, splits or {"public": 0.1, "race": 0.7, "held_out": 0.2}, seed=2)
     operator = Keypair.create_from_uri("//ShopArenaTestOperator")
     pack = new_pack(
         split,
@@ -50,6 +57,19 @@ def build_arena_inputs(
         rotation=Rotation(cadence_blocks=cadence, problems_per_race=per_race),
     ).signed(operator)
     return catalog_dir, write_pack(pack, root / "pack.json"), operator.ss58_address
+
+
+def with_rotation(inputs: tuple[Path, Path, str], out: Path, **update: Any) -> tuple[Path, Path, str]:
+    """The inputs with their pack's rotation changed by ``update`` (e.g. the qualifying round's share), signed again
+    by the same operator into ``out``."""
+    from arena.problems.pack import load_pack
+
+    catalog_dir, pack_path, signer = inputs
+    pack = load_pack(pack_path, trusted_signers={signer})
+    rotation = pack.rotation.model_copy(update=update)
+    operator = Keypair.create_from_uri("//ShopArenaTestOperator")
+    signed = pack.model_copy(update={"rotation": rotation, "signer": None, "signature": None}).signed(operator)
+    return catalog_dir, write_pack(signed, out), signer
 
 
 @dataclass

@@ -73,7 +73,7 @@ def test_pack_command_sets_the_qualifying_round_and_refuses_one_without_public_p
     rotation = json.loads(arena("problems", "show", str(out), "--json").stdout)["rotation"]
     assert rotation["qualify_share"] == 0.95 and rotation["qualify_problems"] == 2
     shown = " ".join(arena("problems", "show", str(out)).stdout.split())
-    assert "2 public problems; a submission races once it scores at least 0.95" in shown
+    assert "2 problems made fresh for each round; a submission races once it scores at least 0.95" in shown
     bad = arena(
         "problems",
         "pack",

@@ -42,8 +42,8 @@ class Signals:
 
 
 class Problems:
-    """The problems the node races: the pack's, and those of the sealed batches it opened (read back from the store
-    after a restart), with their gold title embeddings."""
+    """The problems the node races: the pack's, those of the sealed batches it opened and those made fresh for its
+    qualifying rounds (both read back from the store after a restart), with their gold title embeddings."""
 
     def __init__(self, pack: ProblemPack, store: Store) -> None:
         self.pack, self.store = pack, store
@@ -56,20 +56,34 @@ class Problems:
             self.known[problem.problem_id] = problem
         self.vectors.update(vectors)
 
+    def add_fresh(self, problems: list[ProblemBase]) -> None:
+        """Problems made for a qualifying round (`arena.problems.fresh`), stored and known from now on."""
+        self.store.add_problems(self.pack.pack_id, [p.model_dump(mode="json") for p in problems])
+        for problem in problems:
+            self.known[problem.problem_id] = problem
+
     def problem(self, problem_id: str) -> ProblemBase | None:
-        """A problem of the pack, or of a batch opened earlier (read back from the store after a restart)."""
+        """A problem of the pack, of a batch opened earlier or of a qualifying round (read back from the store after
+        a restart)."""
         found = self.known.get(problem_id)
-        if found is None and self.pack.sealed:
+        if found is None:
             row = self.store.problem(problem_id)
             if row is not None:
                 found = self.known[problem_id] = tasks.parse_problem(row.data)
         return found
 
     def gold_vectors(self, problem_id: str) -> list[Any] | None:
-        """The gold title embeddings of a problem: the pack's, or its opened batch's."""
-        if problem_id in self.vectors:
-            from arena.problems.pack import decode_vector
+        """The gold title embeddings of a problem: the pack's, its opened batch's, or (a qualifying round's) made by
+        its family as a pack would store them."""
+        from arena.problems.pack import decode_vector
 
+        if problem_id not in self.vectors:
+            problem = self.problem(problem_id)
+            if problem is not None and problem.split == "qualifying":
+                from arena.problems.pack.making import embed_titles
+
+                self.vectors.update(embed_titles([problem]))
+        if problem_id in self.vectors:
             return [decode_vector(text) for text in self.vectors[problem_id]] or None
         return self.pack.gold_vectors(problem_id)
 

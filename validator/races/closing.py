@@ -142,8 +142,8 @@ class Closing:
             for i, h in enumerate(order)
         ]
         self.store.save_race_results(race.race_id, results)
-        if race.kind == "qualifying":
-            self.qualifying.decide(race.race_id, scores)
+        if race.kind == "qualifying":  # the candidate against the leader: keyed by submission (one hotkey may be both)
+            self.qualifying.decide(race.race_id, race_scores([{**r, "hotkey": str(r["submission_id"])} for r in rows]))
             return
         best = results[0]["hotkey"] if results else None
         self.signals.info("races.closed", race_id=race.race_id, miners=len(results), best=best)

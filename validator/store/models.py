@@ -137,8 +137,8 @@ class Race(Base):
     pack_id: Mapped[str] = mapped_column(ForeignKey("packs.pack_id"), index=True)
     #: open|running|closed|cancelled|voided (a validator fault outlasted the race's wait: no result, no weights)
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)
-    #: "race": a race of the rotation (paid); "qualifying": one submission's run over the pack's public qualifying
-    #: set, deciding whether it enters the hidden races (`validator.qualifying`)
+    #: "race": a race of the rotation (paid); "qualifying": one submission's round on problems made fresh for it,
+    #: beside the leader (its id in `plan["reference"]`), deciding whether it enters the races (`validator.qualifying`)
     kind: Mapped[str] = mapped_column(String(16), default="race", server_default="race", index=True)
     seed_block: Mapped[int] = mapped_column(BigInteger)
     seed_hash: Mapped[str] = mapped_column(String(66))
@@ -296,7 +296,8 @@ class WeightSet(Base):
 
 
 class Qualification(Base):
-    """A submission's qualifying round on a pack: its score on the public qualifying set against the leader's."""
+    """A submission's qualifying round on a pack: its score on the problems made fresh for its round against the
+    leader's on the same problems."""
 
     __tablename__ = "qualifications"
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), primary_key=True)
@@ -305,7 +306,7 @@ class Qualification(Base):
     attempt: Mapped[int] = mapped_column(Integer, default=1)
     status: Mapped[str] = mapped_column(String(16), default="running")  # running|passed|failed|void
     score: Mapped[float | None] = mapped_column(Float)
-    #: the reference it was measured against: the leader (rank 1 of the newest closed race) and its qualifying score
+    #: the reference it was measured against: the leader (rank 1 of the newest closed race) and its score in the round
     leader_hotkey: Mapped[str | None] = mapped_column(String(64))
     leader_score: Mapped[float | None] = mapped_column(Float)
     share: Mapped[float] = mapped_column(Float)

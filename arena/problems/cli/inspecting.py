@@ -122,8 +122,8 @@ def show_cmd(
     rot = pack.rotation
     table.add_row(
         "qualifying",
-        f"{rot.qualify_problems} public problems; a submission races once it scores at least "
-        f"{rot.qualify_share:g} x the leader's qualifying score"
+        f"{rot.qualify_problems} problems made fresh for each round; a submission races once it scores at least "
+        f"{rot.qualify_share:g} x the leader's score on the same problems"
         if rot.qualify_share > 0
         else "off: every accepted submission races",
     )

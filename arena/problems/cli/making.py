@@ -10,7 +10,7 @@ import typer
 
 from arena.cliutil import err, fail, out, progress_bar
 from arena.problems.cli.common import new_pack, out_file, write
-from arena.tasks import all_tasks, family, family_for
+from arena.tasks import all_tasks, family
 
 #: the family whose task types `arena problems generate` makes by default (`arena problems` is ShoppingBench's
 #: toolbox: import, generate, paraphrase, self-check; other families' task types are generated on request)
@@ -69,36 +69,26 @@ def generate_cmd(
 
 
 def _generate(catalog: Any, n: int, task_list: list[str], seed: int) -> tuple[list[Any], str]:
-    """``n`` problems, the task types in turn, each family's share made by its generator (`Family.generate`); the
-    problems (the skipped ones reported, exit 2 when none was made) and the generators' version."""
-    # the task types in turn: task i of k gets n // k problems, one more while i < n % k; a family gets its tasks' sum
-    shares: dict[str, tuple[Any, list[str], int]] = {}
+    """``n`` problems, the task types in turn, each family's share made by its generator
+    (`arena.problems.fresh.generate_counts`); the problems (the skipped ones reported, exit 2 when none was made) and
+    the generators' version."""
+    from arena.problems.fresh import generate_counts
+
+    # the task types in turn: task i of k gets n // k problems, one more while i < n % k
+    counts: dict[str, int] = {}
     for i, task in enumerate(task_list):
-        fam = family_for(task)
-        _, mine, count = shares.get(fam.name, (fam, [], 0))
-        shares[fam.name] = (fam, [*mine, task], count + n // len(task_list) + (i < n % len(task_list)))
-    made: list[Any] = []
-    skipped: list[str] = []
-    versions: list[str] = []
+        counts[task] = counts.get(task, 0) + n // len(task_list) + (i < n % len(task_list))
     with progress_bar() as bar:
         bar_task = bar.add_task("generating problems", total=n, rate="")
-        for fam, mine, count in shares.values():
-            if count < 1:
-                continue
-            try:
-                generated = fam.generate(
-                    catalog, count, tasks=mine, seed=seed, progress=lambda k: bar.advance(bar_task, k)
-                )
-            except NotImplementedError as exc:
-                fail(f"--tasks {','.join(mine)}: {exc}")
-            skipped += generated.skipped
-            made += generated.problems
-            versions.append(generated.version)
-    for line in skipped:
+        try:
+            made = generate_counts(catalog, counts, seed=seed, progress=lambda k: bar.advance(bar_task, k))
+        except NotImplementedError as exc:
+            fail(f"--tasks {','.join(task_list)}: {exc}")
+    for line in made.skipped:
         err.print(f"[yellow]skipped[/] {line}", highlight=False)
-    if not made:
+    if not made.problems:
         fail("no problem could be generated from this catalog; nothing was written")
-    return made, "+".join(versions)
+    return made.problems, "+".join(made.versions)
 
 
 def _paraphrase(problems: list[Any], url: str, model: str, key_env: str) -> list[Any]:

@@ -11,20 +11,20 @@ import typer
 
 from arena.cliutil import fail, out, progress_bar
 from arena.problems.cli.common import load, new_pack, out_file, print_counts, write
+from arena.problems.fresh import mix_counts
 
 # the longer options of `pack_cmd`
 QualifyShareOption = Annotated[
     float | None,
     typer.Option(
         "--qualify.share",
-        help="The qualifying round: a new submission first runs the public qualifying set and "
-        "races only if it scores at least this share of the leader's qualifying score "
-        "(subnet 15: 0.95); 0 turns it off.",
+        help="The qualifying round: a new submission first runs problems made fresh for its round from the "
+        "catalog, beside the leader, and races only if it scores at least this share of the leader's score there "
+        "(subnet 15: 0.95); 0 turns it off. The public split stays for miners to practise on.",
     ),
 ]
 QualifyProblemsOption = Annotated[
-    int | None,
-    typer.Option("--qualify.problems", help="Problems of the public split in the qualifying set (default 30)."),
+    int | None, typer.Option("--qualify.problems", help="Problems made fresh for each qualifying round (default 30).")
 ]
 SamplesOption = Annotated[
     int | None, typer.Option(help="k: runs of every (miner, problem) per race, each its own sample (default 1).")
@@ -190,8 +190,13 @@ def _rotation(
         fail(f"bad rotation: {where + ': ' if where else ''}{str(first['msg']).removeprefix('Value error, ')}")
     if rot.qualify_share > 0 and not any(p.split == "public" for p in problems):
         fail(
-            f"--qualify.share {rot.qualify_share:g} needs public problems for the qualifying set, and the packs have "
-            "none; pack problems with a public split or leave the qualifying round off"
+            f"--qualify.share {rot.qualify_share:g} needs public problems for miners to practise on, and the packs "
+            "have none; pack problems with a public split or leave the qualifying round off"
+        )
+    if rot.qualify_share > 0 and not mix_counts(1, rot.task_mix):
+        fail(
+            f"--qualify.share {rot.qualify_share:g}: no task type of the task mix has a generator, so no qualifying "
+            "problem can be made fresh; give a generated task type (e.g. product) a weight in --task-mix"
         )
     if task_mix is not None:
         _check_task_mix(rot.task_mix, problems)
