@@ -1,11 +1,13 @@
 """A validator fault longer than the retry budget never drops or zeroes a miner, on a running node: its upstream LLM
-(a real HTTP server on loopback) answers 502 to every call. The race waits for the fault to clear (health
+(a real HTTP server on loopback) answers 502 to every call, or its Docker engine goes away mid-race (cut off behind a
+socket relay) while a slow miner's runs are in their containers. The race waits for the fault to clear (health
 `degraded`, the reason in one line), its runs retried: when the fault clears, the race closes with every miner, as
 without the fault; when it outlasts the wait, the race is voided (no results, no weights: the last vector stands).
-Real pieces: PostgreSQL, LocalChain, the bubblewrap sandbox, the gateway, the scheduler's jobs."""
+Real pieces: PostgreSQL, LocalChain, the bubblewrap sandbox, the Docker engine, the gateway, the scheduler's jobs."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from fastapi.testclient import TestClient
 from arena import blame
 from arena.catalog import Catalog
 from sandbox.gateway import Gateway, Upstream
+from tests.support.engine import EngineRelay
 from tests.support.llm_agents import LET_THROUGH, MODEL, llm_agent
 from tests.support.node import RunningNode, make_arena, open_store, slow_agent, wait_until
 from tests.support.openai_server import Fail, OpenAIServer
@@ -140,3 +143,69 @@ def held_race(store: Any, after: str | None = None) -> str:
     race_id = waiting()
     assert race_id is not None
     return race_id
+
+
+def test_the_docker_engine_gone_mid_race_voids_the_race_and_never_drops_the_slow_miner(
+    inputs: Any, tmp_path: Path
+) -> None:
+    import docker
+
+    from sandbox.backends.docker import LABEL, DockerSandbox
+
+    target = (os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock").removeprefix("unix://")
+    relay = EngineRelay(target, tmp_path / "engine.sock")  # the node reaches the real engine through it
+    setup = make_chain(tmp_path, ["slow", "quick"], rate_limit=0)
+    hotkeys = {name: setup.miners[name].hotkey.ss58_address for name in ("slow", "quick")}
+    with fresh_database("faults") as url:
+        store = open_store(url)
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        place_submission(store, data_dir, hotkeys["slow"], slow_agent(tmp_path / "a" / "s", "slow", 30.0), 1)
+        place_submission(store, data_dir, hotkeys["quick"], slow_agent(tmp_path / "a" / "q", "quick", 0.0), 2)
+        sandbox = DockerSandbox(client=docker.DockerClient(base_url=f"unix://{tmp_path / 'engine.sock'}"))
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            sandbox=sandbox,
+            concurrency=4,
+            max_attempts=2,
+            fault_retry=0.5,
+            fault_wait=1.0,
+        )
+        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
+        client = TestClient(create_app(store, health=node.health, metrics=arena.metrics))
+        try:
+            with RunningNode(node):
+                race = held_or_running(store)
+                wait_until(
+                    lambda: any(
+                        r.status == "running" and r.hotkey == hotkeys["slow"] for r in store.runs(race_id=race)
+                    ),
+                    "the slow miner's run to be in its container",
+                )
+                relay.down()  # the engine is gone mid-race, as the node sees it
+                wait_until(lambda: store.race(race).status == "voided", "the race to be voided")  # type: ignore[union-attr]
+                found = store.race(race)
+                assert found is not None
+                assert "sandbox_failed (2001)" in (found.reason or ""), found.reason
+                assert store.race_results(race) == [] and store.weight_sets() == []  # nobody's result, no weights
+                slow = [r for r in store.runs(race_id=race) if r.hotkey == hotkeys["slow"]]
+                assert slow and all(r.blame != "agent" and store.score(r.run_id) is None for r in slow)
+                body = client.get("/healthz").json()
+                assert body["status"] == "degraded" and any(line.startswith("sandbox: ") for line in body["degraded"])
+        finally:
+            relay.close()
+            engine = docker.from_env()
+            for container in engine.containers.list(all=True, filters={"label": LABEL}):
+                if container.labels.get(LABEL) in {r.run_id for r in store.runs()}:
+                    container.remove(force=True)
+            store.close()
+
+
+def held_or_running(store: Any) -> str:
+    """The race the node opened."""
+    wait_until(lambda: bool(store.races(status="running")), "the node to open a race")
+    return str(store.races(status="running")[0].race_id)
