@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import numpy as np
 from copydetect.utils import filter_code, winnow
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 #: Characters of filtered code per k-gram: a match shorter than K is noise (``def F(V):return V`` is everywhere).
 K = 25
@@ -45,6 +45,22 @@ class Fingerprint(BaseModel):
     hashes: tuple[int, ...] = ()
     files: int = 0
     notes: tuple[str, ...] = ()
+    _array: np.ndarray | None = PrivateAttr(None)
+
+    def array(self) -> np.ndarray:
+        """The fingerprints as a sorted array, made once (a node compares each new bundle with every earlier one)."""
+        if self._array is None:
+            self._array = np.array(self.hashes, dtype=np.int64)
+        return self._array
+
+
+def shared(a: Fingerprint, b: Fingerprint) -> int:
+    """How many fingerprints two bundles have in common (a binary search of the smaller in the larger)."""
+    small, large = sorted((a.array(), b.array()), key=len)
+    if not len(small) or not len(large):
+        return 0
+    at = np.minimum(np.searchsorted(large, small), len(large) - 1)
+    return int(np.count_nonzero(large[at] == small))
 
 
 def _kgram_hashes(text: str) -> np.ndarray:
@@ -104,7 +120,7 @@ def containment(of: Fingerprint, within: Fingerprint) -> float:
     """The share of ``of``'s fingerprints found in ``within`` (0 when ``of`` is too small to tell)."""
     if len(of.hashes) < MIN_FINGERPRINTS:
         return 0.0
-    return len(set(of.hashes).intersection(within.hashes)) / len(of.hashes)
+    return shared(of, within) / len(of.hashes)
 
 
 def similarity(earlier: Fingerprint, later: Fingerprint) -> float:
@@ -114,5 +130,5 @@ def similarity(earlier: Fingerprint, later: Fingerprint) -> float:
     dropped) while it keeps at least 40% of the earlier at the 0.8 threshold; one borrowed module is not a copy."""
     if len(earlier.hashes) < MIN_FINGERPRINTS or len(later.hashes) < MIN_FINGERPRINTS:
         return 0.0
-    shared = len(set(earlier.hashes).intersection(later.hashes))
-    return round(shared / min(len(earlier.hashes), max(len(later.hashes), len(earlier.hashes) / 2)), 4)
+    common = shared(earlier, later)
+    return round(common / min(len(earlier.hashes), max(len(later.hashes), len(earlier.hashes) / 2)), 4)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,8 +72,21 @@ def fingerprint_path(path: str | os.PathLike[str]) -> Fingerprint:
         return fingerprint_files(_folder_files(Path(tmp) / "bundle"))
 
 
+_MEMO: dict[Path, Fingerprint] = {}
+
+
 def cached_fingerprint(folder: Path) -> Fingerprint:
-    """A stored bundle's fingerprints, kept in ``<folder>.fingerprint.json`` once computed (written by rename)."""
+    """A stored bundle's fingerprints (a bundle's folder is named by its sha256 and never changes): kept in memory
+    and in ``<folder>.fingerprint.json`` once computed (written by rename)."""
+    if folder in _MEMO:
+        return _MEMO[folder]
+    fp = _disk_fingerprint(folder)
+    if len(_MEMO) < 4096:
+        _MEMO[folder] = fp
+    return fp
+
+
+def _disk_fingerprint(folder: Path) -> Fingerprint:
     cache = folder.with_name(folder.name + ".fingerprint.json")
     try:
         fp = Fingerprint.model_validate_json(cache.read_bytes())
@@ -113,3 +127,16 @@ def compare(
         fingerprints=(len(earlier.hashes), len(later.hashes)),
         notes=tuple(notes),
     )
+
+
+def copies_of(
+    later: Fingerprint,
+    earlier: Iterable[tuple[str, Fingerprint]],
+    *,
+    name: str = "later",
+    threshold: float = COPY_THRESHOLD,
+) -> list[Comparison]:
+    """Every earlier bundle ``later`` is similar to at ``threshold`` or above, the most similar first (equals in the
+    order given: earliest first)."""
+    found = [compare(fp, later, names=(label, name), threshold=threshold) for label, fp in earlier]
+    return sorted((c for c in found if c.copy_), key=lambda c: -c.similarity)

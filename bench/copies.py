@@ -1,0 +1,113 @@
+"""How long the copy check takes: one new submission against N earlier ones (prints figures; asserts nothing).
+
+    python bench/copies.py                 # 500 earlier submissions, 5 repeats
+    python bench/copies.py --earlier 50    # quick
+    python bench/copies.py --json row.json
+
+The earlier submissions are template-sized bundles (the offline template's modules, the LLM and subnet-15 templates,
+each module with one constant changed per version, 8 to 15 modules a bundle), their fingerprints stored as the node
+stores them (`<bundle>.fingerprint.json`). The new submission is a copy of the offline template with its functions
+reordered (`tests/support/copy_variants.py`). Timed, as the node's sync runs them (`validator.submissions.similarity`):
+`new` fingerprinting the new bundle; `check_warm` comparing it with every earlier one and the templates held in
+memory (a running node); `check_cold` the same after reading every earlier fingerprint from its file (a node just
+started). The goal is check_warm + new <= 2 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.copies import Fingerprint, fingerprint_files  # noqa: E402
+from tests.support.copy_variants import TEMPLATE, read_bundle, reordered, write_bundle  # noqa: E402
+from validator.submissions import similarity  # noqa: E402
+
+
+def module_pool(versions: int, rng: random.Random) -> list[Fingerprint]:
+    """Every template module in ``versions`` versions (a constant changed in each), fingerprinted once."""
+    sources = {**read_bundle(TEMPLATE)}
+    for extra in ("llm", "sn15"):
+        sources[f"{extra}.py"] = (ROOT / "miner_template" / extra / "agent.py").read_text()
+    pool = []
+    for name, text in sources.items():
+        for _ in range(versions):
+            changed = re.sub(
+                r"\b\d+\b", lambda m: str(int(m.group()) + rng.randint(1, 9)), text, count=rng.randint(1, 3)
+            )
+            pool.append(fingerprint_files({name: changed.encode()}))
+    return pool
+
+
+def earlier_bundles(n: int, pool: list[Fingerprint], rng: random.Random) -> list[Fingerprint]:
+    out = []
+    for _ in range(n):
+        parts = rng.sample(pool, rng.randint(8, 15))
+        hashes = sorted({h for p in parts for h in p.hashes})
+        out.append(Fingerprint(hashes=tuple(hashes), files=len(parts)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--earlier", type=int, default=500)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    t0 = time.perf_counter()
+    earlier = earlier_bundles(args.earlier, module_pool(4, rng), rng)
+    setup = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = []
+        for i, fp in enumerate(earlier):
+            folder = Path(tmp) / f"{i:064x}"
+            folder.with_name(folder.name + ".fingerprint.json").write_text(fp.model_dump_json())
+            folders.append(folder)
+        new_folder = write_bundle(reordered(read_bundle(TEMPLATE)), Path(tmp) / "new")
+        similarity.template_fingerprints()
+        new_s, warm_s, cold_s = [], [], []
+        found: list[similarity.Comparison] = []
+        for _ in range(args.repeats):
+            t = time.perf_counter()
+            new = similarity.fingerprint_path(new_folder)
+            new_s.append(time.perf_counter() - t)
+            held = [*similarity.template_fingerprints().items(), *((str(i), fp) for i, fp in enumerate(earlier))]
+            t = time.perf_counter()
+            found = similarity.copies_of(new, held)
+            warm_s.append(time.perf_counter() - t)
+            similarity._MEMO.clear()
+            t = time.perf_counter()
+            loaded = [(f.name[:8], similarity.cached_fingerprint(f)) for f in folders]
+            similarity.copies_of(new, [*similarity.template_fingerprints().items(), *loaded])
+            cold_s.append(time.perf_counter() - t)
+    sizes = [len(fp.hashes) for fp in earlier]
+    row = {
+        "earlier": args.earlier,
+        "earlier_fingerprints_median": int(statistics.median(sizes)),
+        "new_fingerprints": len(new.hashes),
+        "new_s": round(statistics.median(new_s), 3),
+        "check_warm_s": round(statistics.median(warm_s), 3),
+        "check_cold_s": round(statistics.median(cold_s), 3),
+        "total_warm_s": round(statistics.median(new_s) + statistics.median(warm_s), 3),
+        "similar_earlier": len(found),
+        "template_similarity": next((c.similarity for c in found if c.earlier == "template:offline"), None),
+        "setup_s": round(setup, 1),
+    }
+    for key, value in row.items():
+        print(f"{key:30s} {value}")
+    if args.json:
+        args.json.write_text(json.dumps(row, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
