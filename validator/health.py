@@ -43,3 +43,26 @@ def upstream_check(gateway: Any, timeout: float = 3.0) -> tuple[State, str] | No
     if last is not None and not last[0]:
         return DEGRADED, f"upstream LLM {base} failed the last call a run made: {last[1][:200]}"
     return True, f"upstream LLM {base} answers" + (f" (last call: {last[1]})" if last else "")
+
+
+def upstream_answers(gateway: Any, timeout: float = 15.0) -> tuple[bool, str]:
+    """Whether the upstream LLM is down, by one chat completion of one token to the first allowed model (asked only
+    when a race would be voided for it: a fault the node's own call does not meet is not the node's). Returns (down,
+    what it saw)."""
+    import httpx
+
+    upstream = getattr(gateway, "upstream", None)
+    if upstream is None or not upstream.base_url or not upstream.models:
+        return True, "no upstream LLM to probe"
+    base = upstream.base_url.rstrip("/")
+    key = upstream.api_key.get_secret_value() if upstream.api_key else "none"
+    body = {"model": upstream.models[0], "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+    try:
+        resp = httpx.post(
+            f"{base}/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=timeout
+        )
+    except httpx.HTTPError as exc:
+        return True, f"upstream LLM {base} unreachable: {type(exc).__name__}"
+    if resp.is_success:
+        return False, f"upstream LLM {base} answering ({resp.status_code})"
+    return True, f"upstream LLM {base} answered {resp.status_code}"

@@ -7,6 +7,7 @@ Real pieces: PostgreSQL, LocalChain, the bubblewrap sandbox, the Docker engine, 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -209,3 +210,76 @@ def held_or_running(store: Any) -> str:
     """The race the node opened."""
     wait_until(lambda: bool(store.races(status="running")), "the node to open a race")
     return str(store.races(status="running")[0].race_id)
+
+
+# An agent that makes its own runs look like the node's upstream failing: it asks for a completion the upstream takes
+# long over and hangs up before it comes, so the call is a stall (2005, the node's fault) in every attempt. Were a
+# race voided for it, a leading miner could freeze the weights on the last vector at will.
+STALLER = """
+import json
+import os
+import urllib.request
+
+
+def agent_main(problem):
+    body = json.dumps({{"model": {model!r}, "messages": [{{"role": "user", "content": "stall"}}]}}).encode()
+    request = urllib.request.Request(
+        os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body, headers={{"Content-Type": "application/json"}}
+    )
+    try:
+        urllib.request.urlopen(request, timeout=1.5)
+    except Exception:
+        pass
+    return None
+"""
+
+
+def test_an_agent_that_fakes_an_upstream_fault_cannot_void_the_race(inputs: Any, tmp_path: Path) -> None:
+    def upstream(body: dict[str, Any]) -> str:
+        if "stall" in json.dumps(body.get("messages")):
+            time.sleep(4.0)
+        return "ok"
+
+    setup = make_chain(tmp_path, ["honest", "staller"], rate_limit=0)
+    hotkeys = {name: setup.miners[name].hotkey.ss58_address for name in ("honest", "staller")}
+    with fresh_database("faults") as url, OpenAIServer(upstream, models=(MODEL,)) as server:
+        store = open_store(url)
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        place_submission(store, data_dir, hotkeys["honest"], slow_agent(tmp_path / "a" / "h", "honest", 0.0), 1)
+        staller = tmp_path / "a" / "s"
+        staller.mkdir(parents=True)
+        (staller / "agent.py").write_text(STALLER.format(model=MODEL))
+        place_submission(store, data_dir, hotkeys["staller"], staller, 2)
+        upstream_config = Upstream(base_url=server.base_url, models=[MODEL], stall_seconds=1.0)
+        gateway = Gateway(Catalog.open(inputs[0]), upstream=upstream_config)
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            gateway=gateway,
+            max_attempts=2,
+            fault_retry=0.5,
+            fault_wait=1.0,
+        )
+        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
+        with RunningNode(node):
+            race = held_or_running(store)
+            wait_until(lambda: store.race(race).status != "running", "the race to end")  # type: ignore[union-attr]
+            wait_until(lambda: store.race(race).status != "closed" or bool(store.weight_sets()), "the weights")  # type: ignore[union-attr]
+        found = store.race(race)
+        assert found is not None
+        assert found.status == "closed", (found.status, found.reason)  # never voided by it
+        assert "closed without" in (found.reason or "")
+        staller_runs = [r for r in store.runs(race_id=race) if r.hotkey == hotkeys["staller"]]
+        assert staller_runs and all(r.error_code == blame.UPSTREAM_LLM_DOWN for r in staller_runs)
+        results = {r.hotkey: r for r in store.race_results(race)}
+        assert hotkeys["honest"] in results and results[hotkeys["honest"]].runs == 2
+        (weights,) = [ws for ws in store.weight_sets() if ws.race_id == race]
+        uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
+        honest, faker = (float(weights.vector.get(str(uids[hotkeys[n]]), 0)) for n in ("honest", "staller"))
+        assert honest > 0 and faker <= honest  # the faker earns nothing over the honest miner
+        assert any(event == "races.fault_unconfirmed" for _, event, _ in arena.log.records)
+        store.close()

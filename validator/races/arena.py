@@ -75,6 +75,7 @@ class Arena(ArenaParts):
             catalog=catalog, pack=pack, dispatcher=dispatcher, judging=self.judging, stages=self.stages, **shared
         )
         self.closing = Closing(qualifying=self.qualifying, stages=self.stages, **shared)
+        self.closing.confirm = self._fault_holds  # a race is voided only for a fault the node's own probe meets
         self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
@@ -143,6 +144,19 @@ class Arena(ArenaParts):
 
     def _pack_digest(self) -> str:
         return hashlib.sha256(self.pack.payload_bytes()).hexdigest()
+
+    def _fault_holds(self, code: int) -> tuple[bool, str]:
+        """Whether the node's own probe still meets the fault behind a held race (`Closing.confirm`): its upstream
+        LLM answering a one-token completion (2005), its sandbox backend answering (2001, this host's); any other
+        validator fault is taken as the node's. Returns (still down, what the probe saw)."""
+        from validator.health import sandbox_check, upstream_answers
+
+        if code == blame.UPSTREAM_LLM_DOWN:
+            return upstream_answers(self.gateway)
+        if code == blame.SANDBOX_FAILED and self.sandbox is not None:
+            state, detail = sandbox_check(self.sandbox)
+            return state is not True, detail
+        return True, f"no probe for {blame.lookup(code).name} ({code}): the node's"
 
     def recover(self) -> int:
         """End the attempt of every run left `starting` or `running` with no sandbox of this node behind it (a dead

@@ -6,7 +6,7 @@ stands); a validator's fault never closes a race with a miner's run missing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from arena import blame
@@ -38,6 +38,10 @@ class Closing:
         self.store, self.config, self.problems = store, config, problems
         self.qualifying, self.stages, self.signals = qualifying, stages, signals
         self.on_closed: list[Callable[[str], Any]] = []
+        #: whether the fault behind a held race's runs (its code) still holds, by the node's own probe of what failed
+        #: (its upstream LLM, its sandbox): (still down, what the probe saw); None: every fault is taken as the node's
+        self.confirm: Callable[[int], tuple[bool, str]] | None = None
+        self._last_chance: dict[str, datetime] = {}  # held races whose runs got one more try, the fault not confirmed
 
     def final(self, run: Run) -> bool:
         """Whether a run is final: finished, or the agent's error (a validator's error is retried, never final)."""
@@ -52,8 +56,7 @@ class Closing:
         try:
             closed, raced = [], []
             for race in self.store.races(status="running", kind=None):
-                if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts):
-                    self.hold(race)
+                if self.store.unfinal_runs(race.race_id, max_attempts=self.config.max_attempts) and not self.hold(race):
                     continue
                 self._close(race)
                 closed.append(race.race_id)
@@ -68,16 +71,18 @@ class Closing:
                     self.signals.error("races.on_closed_failed", race_id=race_id, error=f"{type(exc).__name__}: {exc}")
         return closed
 
-    def hold(self, race: Any) -> None:
+    def hold(self, race: Any) -> bool:
         """A running race with runs a validator fault kept past their retry budget waits for the fault to clear (its
         `held_since` and the reason, one line, stored for health and the API); once the fault outlasts `fault_wait`
-        the race is voided. A race whose held runs all got their result waits no more."""
+        the race is voided, if the node's own probe says the fault still holds (`confirm`). A race whose held runs
+        all got their result waits no more. Returns True when the race is to close without its held runs: the probe
+        found the node's upstream or sandbox well and those runs failed again after one more try (`_unconfirmed`)."""
         count, code, error = self.store.held_runs(race.race_id, max_attempts=self.config.max_attempts)
         if not count:
             if race.held_since is not None:
                 self.store.set_race_held(race.race_id, None, None)
                 self.signals.info("races.fault_cleared", race_id=race.race_id)
-            return
+            return False
         if code is None and race.reason:  # its held runs are being tried again: the line of their last failure
             reason = race.reason
         else:
@@ -87,14 +92,48 @@ class Closing:
         if race.held_since is None:
             self.store.set_race_held(race.race_id, now, reason)
             self.signals.warn("races.fault_wait", race_id=race.race_id, reason=reason, wait_s=self.config.fault_wait)
-            return
+            return False
         waited = (now - race.held_since).total_seconds()
         if waited < self.config.fault_wait:
             if reason != race.reason:
                 self.store.set_race_held(race.race_id, race.held_since, reason)
             self._try_again(race.race_id, now)
-            return
+            return False
+        if code is None:
+            return False  # its held runs are being tried again: decided once they end
+        if self.confirm is not None:
+            down, seen = self.confirm(code)
+            if not down:
+                return self._unconfirmed(race, reason, seen, now)
+        self._last_chance.pop(race.race_id, None)
         self.void(race, f"voided: a validator fault outlasted the race's {self.config.fault_wait:g}s wait: {reason}")
+        return False
+
+    def _unconfirmed(self, race: Any, reason: str, seen: str, now: datetime) -> bool:
+        """Past the wait, the node's probe finds what failed well (an agent can make its own runs fail so, e.g. by
+        stalling the upstream LLM, and must not void a race with it): the held runs get one more try now; if they fail
+        again meanwhile, the race closes without them (missing from their miner's score, never a zero)."""
+        given = self._last_chance.get(race.race_id)
+        if given is None:
+            self._last_chance[race.race_id] = now
+            self._try_again(race.race_id, now + timedelta(days=1))  # every held run, now
+            self.signals.warn("races.fault_unconfirmed", race_id=race.race_id, reason=reason, probe=seen)
+            return False
+        held = [r for r in self.store.runs(race_id=race.race_id) if self._held(r)]
+        if any(r.status != "errored" or r.errored_at is None or r.errored_at <= given for r in held):
+            return False  # some are still being tried
+        self._last_chance.pop(race.race_id, None)
+        why = (
+            f"closed without {len(held)} run(s) that failed after the fault's wait while the node's probe found {seen}"
+        )
+        self.store.set_race_held(race.race_id, None, why[:500])
+        self.signals.warn("races.closed_without", race_id=race.race_id, runs=len(held), reason=reason, probe=seen)
+        return True
+
+    def _held(self, run: Run) -> bool:
+        """A run a validator fault keeps from a result past its retry budget (`Store.held_runs` in Python)."""
+        limit = self.config.max_attempts
+        return not self.final(run) and (run.attempt > limit or (run.attempt == limit and run.blame == "validator"))
 
     def _try_again(self, race_id: str, now: Any) -> None:
         """The race's runs past their retry budget, `fault_retry` seconds after each one's last failure, put back
