@@ -17,6 +17,7 @@ from arena.catalog.models import search_contents
 from arena.catalog.rng import Rng
 from arena.catalog.writer import CatalogWriter
 from arena.tasks.shopping import render
+from arena.tasks.shopping.consistency import contradictions, mentions, values_of
 from arena.tasks.shopping.rebuild import (
     NEAR_MISSES_BASKET,
     NEAR_MISSES_PRODUCT,
@@ -239,11 +240,14 @@ def test_a_query_finds_each_near_miss_exactly_as_well_as_the_gold(rebuilt):
         assert {pid: scores.get(pid) for pid in misses} == dict.fromkeys(misses, scores[reward.product_id]), (
             problem.query
         )
-        # another listing: its own shop (for a product task), the same title, a real other value where it swaps one
+        # another listing: its own shop (for a product task), the same title but for the value it swaps where the
+        # gold's title names it, a real other value where it swaps one
         gold = catalog.get(reward.product_id)
         for pid in misses:
             doc = catalog.get(pid)
-            assert doc["title"] == gold["title"]
+            lost = {v for k, vs in values_of(gold).items() for v in vs - values_of(doc).get(k, set())}
+            assert doc["title"] == gold["title"] or any(mentions(gold["title"], v) for v in lost)
+            assert not contradictions(doc, gold, ignore=["tags"]), (doc["title"], gold["title"])
             assert doc["shop_id"] != gold["shop_id"] or problem.task != "product"
             assert not any(v.startswith("non-") for vs in doc["attributes"].values() for v in vs)
         checked += 1

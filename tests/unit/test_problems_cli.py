@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -255,9 +256,12 @@ def test_generate_makes_each_task_type_by_its_familys_generator(work, tmp_path):
         str(tmp_path / "m.json"),
         check=True,
     )
-    assert "generated 4 problems (2 product, 2 session)" in mixed.stdout, mixed.stdout + mixed.stderr
+    # a session the generator gives up on (its draws depend on the catalog) is one line naming it
+    made = re.search(r"generated (\d) problems \(2 product, (\d) session\)", mixed.stdout)
+    assert made and int(made[1]) == 2 + int(made[2]) and int(made[2]) >= 1, mixed.stdout + mixed.stderr
+    assert mixed.stderr.count("skipped problem") == 2 - int(made[2]), mixed.stderr
     pack = json.loads((tmp_path / "m.json").read_text())
-    assert sorted(p["task"] for p in pack["problems"]) == ["product", "product", "session", "session"]
+    assert sorted(p["task"] for p in pack["problems"]) == ["product", "product"] + ["session"] * int(made[2])
     assert "+" in pack["generator_version"]  # both families' generators
 
 

@@ -57,9 +57,31 @@ IMPORTER = Importer(
 )
 
 
+def _fairness_tables(report: Any) -> list[Table]:
+    """The catalog's contradictions per field, and the tool-visible oracle per task."""
+    tables = []
+    if report.consistency is not None:
+        found = report.consistency
+        fields = Table(
+            f"consistency: {found['contradicting_products']} of {found['products']} products contradict themselves",
+            ["field", "products contradicting"],
+        )
+        fields.rows.extend([name, str(n)] for name, n in found["by_field"].items())
+        tables.append(fields)
+    if report.oracle:
+        seen = Table("tool-visible oracle", ["task", "problems", "solved", "distractors", "distractors passing"])
+        for name, row in report.oracle.items():
+            seen.rows.append(
+                [name, str(row.problems), f"{row.rate:.1%}", str(row.distractors), str(row.distractors_passed)]
+            )
+        tables.append(seen)
+    return tables
+
+
 def selfcheck(problems: Sequence[Any], catalog: Any, **options: Unpack[SelfcheckOptions]) -> SelfCheckReport:
-    """Every gold answer and every recorded distractor through the ruleset (gold 100%, distractors 0%), and the
-    blind baseline (top search hits, no reading): its success per task should stay low."""
+    """Every gold answer and every recorded distractor through the ruleset (gold 100%, distractors 0%), the blind
+    baseline (top search hits, no reading): its success per task should stay low; the catalog's contradictions per
+    field (none) and the tool-visible oracle (every problem solved, no distractor passing)."""
     step, vectors, ruleset = options.get("step"), options.get("vectors"), options.get("ruleset")
     from arena.tasks.shoppingbench.selfcheck import selfcheck as check
 
@@ -83,9 +105,10 @@ def selfcheck(problems: Sequence[Any], catalog: Any, **options: Unpack[Selfcheck
     for name, hits in report.baseline.items():
         web = "" if hits.web_rate is None else f"{hits.web_rate:.1%}"
         blind.rows.append([name, str(hits.problems), f"{hits.query_rate:.1%}", web])
+    tables = [golds, blind, *_fairness_tables(report)]
     failed = {line.split(":", 1)[0] for line in report.failures}
     return SelfCheckReport(
-        tables=[golds, blind],
+        tables=tables,
         failures=list(report.failures),
         ok=report.ok,
         figures=report.summary(),

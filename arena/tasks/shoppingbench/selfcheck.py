@@ -55,14 +55,34 @@ class BaselineTask(BaseModel):
         return None if self.web_passed is None else (self.web_passed / self.problems if self.problems else 0.0)
 
 
+class OracleTask(BaseModel):
+    """The tool-visible oracle on one task (`arena.tasks.shoppingbench.fairness`): problems it solves, distractors
+    that pass it."""
+
+    problems: int = 0
+    solved: int = 0
+    distractors: int = 0
+    distractors_passed: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.solved / self.problems if self.problems else 1.0
+
+
 class SelfCheckReport(BaseModel):
     by_task: dict[str, TaskCheck] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)  # "problem_id: what went wrong"
     baseline: dict[str, BaselineTask] = Field(default_factory=dict)
+    #: with a catalog: products that contradict themselves, per field (`fairness.ConsistencyReport.figures`)
+    consistency: dict[str, Any] | None = None
+    oracle: dict[str, OracleTask] = Field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return all(t.gold_rate == 1.0 and t.distractor_pass_rate == 0.0 for t in self.by_task.values())
+        golds = all(t.gold_rate == 1.0 and t.distractor_pass_rate == 0.0 for t in self.by_task.values())
+        consistent = self.consistency is None or self.consistency["contradicting_products"] == 0
+        oracle = all(o.solved == o.problems and o.distractors_passed == 0 for o in self.oracle.values())
+        return golds and consistent and oracle
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -75,6 +95,8 @@ class SelfCheckReport(BaseModel):
                 task: {**b.model_dump(), "query_success_rate": b.query_rate, "web_success_rate": b.web_rate}
                 for task, b in self.baseline.items()
             },
+            "consistency": self.consistency,
+            "oracle": {task: {**o.model_dump(), "success_rate": o.rate} for task, o in self.oracle.items()},
             "failures": self.failures,
         }
 
@@ -88,7 +110,8 @@ def selfcheck(
     catalog: Any = None,
     ruleset: str | None = None,
 ) -> SelfCheckReport:
-    """Gold and distractor answers of every problem by ``ruleset``; with ``catalog``, the blind baseline too."""
+    """Gold and distractor answers of every problem by ``ruleset``; with ``catalog``, the blind baseline, the
+    catalog's consistency and the tool-visible oracle too (`arena.tasks.shoppingbench.fairness`)."""
     report = SelfCheckReport()
     tasks: dict[str, TaskCheck] = defaultdict(TaskCheck)
     for problem in problems:
@@ -115,7 +138,33 @@ def selfcheck(
     report.by_task = dict(sorted(tasks.items()))
     if catalog is not None:
         report.baseline = blind_baseline(problems, catalog, vectors=vectors, ruleset=ruleset)
+        _fairness(report, problems, catalog, vectors, ruleset)
     return report
+
+
+def _fairness(
+    report: SelfCheckReport,
+    problems: Sequence[Problem],
+    catalog: Any,
+    vectors: Callable[[str], Any] | None,
+    ruleset: str | None,
+) -> None:
+    """The catalog's consistency (none of its products contradicts itself) and the tool-visible oracle (it solves
+    every problem, no distractor passes it), added to ``report``."""
+    from arena.tasks.shopping.rebuild.distractors import tags_key
+    from arena.tasks.shoppingbench.fairness import consistency, oracle
+
+    found = consistency(problems, catalog, tags_key(problems))
+    report.consistency = found.figures()
+    if found.contradicting:
+        fields = ", ".join(f"{f} {n}" for f, n in report.consistency["by_field"].items() if n)
+        report.failures.append(
+            f"catalog: {found.contradicting} products contradict their own attributes ({fields}); "
+            f"first: {found.examples[0]}"
+        )
+    by_task, failures = oracle(problems, catalog, vectors=vectors, ruleset=ruleset)
+    report.oracle = {task: OracleTask(**vars(row)) for task, row in by_task.items()}
+    report.failures.extend(failures)
 
 
 def blind_answers(problem: Problem, catalog: Any, registry: Any = None) -> dict[str, str]:

@@ -12,6 +12,11 @@ every constraint of every problem naming it (ShoppingBench's test files name 25 
 - shop: every basket of a shop task or a shop voucher shares one shop (products linked through shared golds share it
   across problems); web golds keep their own document (the record carries it whole).
 
+Nothing a tool shows of a product contradicts its attributes (`arena.tasks.shopping.consistency`): a copy that swaps
+a value swaps it in its title and texts too, a copy that loses a service no longer promises it, and the sentences
+written from attribute values (``"pack type: bag; flavor: chili powder."``) are written from each product's own
+values once every swap is made. A record whose own document contradicts itself is left out in one line.
+
 A set of problems that truly cannot be satisfied together (two price rules for one product that admit no common
 price; a basket whose fixed products already overflow its budget window) is never dropped silently: the later problem
 is left out and reported in one line naming both problems, the product and the constraint that clashes.
@@ -65,7 +70,7 @@ from arena.tasks.shopping.rebuild.distractors import (
     tags_key,
 )
 from arena.tasks.shopping.rebuild.nearmiss import PRICE_STEPS, VARIANT_WORDS, Copy, Values
-from arena.tasks.shopping.rebuild.plan import IMPORTED_CATEGORY, LEFT_OUT, Planner, gold_document
+from arena.tasks.shopping.rebuild.plan import IMPORTED_CATEGORY, LEFT_OUT, Planner, gold_document, write_texts
 from arena.tasks.shopping.rebuild.prices import (
     MARGIN,
     MIN_PRICE,
@@ -128,9 +133,12 @@ def rebuild_catalog(
     plan.assign_shops()
     plan.solve_prices()
     docs = {pid: gold_document(gold, rng) for pid, gold in plan.golds.items()}
+    plan.leave_out_inconsistent(docs)
     ids = Ids(set(plan.golds), background_seed)
     pages, near_values = _web_knowledge([p for p in plan.accepted if p.task == "web"], background_seed)
     updated, copies = _with_distractors(plan, docs, ids, near_values, background_seed)
+    for copy in copies:  # what a copy says is written from its own values, after every swap
+        copy.product = write_texts(copy.product)
     balance(docs, copies, tags_key(plan.accepted))
     injected: list[dict[str, Any]] = list(docs.values()) + [copy.product for copy in copies]
     # insertion order breaks search ties: shuffled, so a gold is not found first for being written first
@@ -163,7 +171,7 @@ def rebuild_catalog(
     for problem in updated:
         problem.meta["catalog_digest"] = digest.hexdigest()
     n_distractors = sum(len(p.meta["distractors"]) for p in updated)
-    return RebuildReport(updated, digest.hexdigest(), total, len(plan.golds), n_distractors, plan.skipped, len(pages))
+    return RebuildReport(updated, digest.hexdigest(), total, len(docs), n_distractors, plan.skipped, len(pages))
 
 
 def _web_knowledge(web: Sequence[Problem], seed: int) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:

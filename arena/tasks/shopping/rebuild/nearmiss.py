@@ -13,12 +13,15 @@ from typing import Any
 
 from arena.catalog import taxonomy
 from arena.catalog.rng import Rng
+from arena.tasks.shopping.consistency import replace_phrase, unpromise, values_of
 from arena.tasks.shopping.problem import PriceRule, Problem, ProductReward
 from arena.tasks.shopping.rebuild.plan import reward_option
 from arena.tasks.shopping.rebuild.prices import price_interval
 
 #: made-up values of a required pair, when the golds give too few others of its key
 VARIANT_WORDS = ["Lite", "Plus", "Mini", "Max", "Pro", "II", "Classic", "Eco", "Neo", "Go"]
+#: the texts a swapped value is renamed in (the title counts among the searched words)
+TEXTS = ("title", "short_description", "description", "specification")
 #: how far (a share of the bound, at least 1) price near misses fall outside a rule, in turn
 PRICE_STEPS = [0.02, 0.1, 0.05, 0.25, 0.15, 0.4, 0.08, 0.6, 0.3, 0.2, 0.5, 0.12]
 
@@ -57,13 +60,13 @@ class Values:
                 for key, value in reward.required_pairs():
                     self.asked.setdefault(key, set()).add(value.casefold())
 
-    def pick(self, key: str, value: str, rng: Rng, n: int) -> list[str]:
-        """``n`` distinct values of ``key`` other than ``value``."""
+    def pick(self, key: str, value: str, rng: Rng, n: int, avoid: Sequence[str] = ()) -> list[str]:
+        """``n`` distinct values of ``key`` other than ``value`` and the ``avoid`` ones."""
         lists = _taxonomy_lists().get(key, [])
         holding = [vs for vs in lists if value.casefold() in vs] or lists
         candidates = list(dict.fromkeys([v for vs in holding for v in vs] + self.golds.get(key, [])))
         asked = self.asked.get(key, set())
-        taken = {value.casefold()}
+        taken = {value.casefold(), *(v.casefold() for v in avoid)}
         out: list[str] = []
         for tier in (
             [v for v in candidates if v.casefold() not in asked],
@@ -102,7 +105,9 @@ def _taxonomy_lists() -> dict[str, list[list[str]]]:
 
 def _break_pair(gold: dict[str, Any], key: str, value: str, other: str) -> tuple[dict[str, Any], int]:
     """A copy of ``gold`` where (key, value) is in no SKU option and in no attribute: each occurrence is swapped for
-    ``other``, so the product still has the key; and how many occurrences were swapped."""
+    ``other``, so the product still has the key; and its text says so too (``value`` named in the title and
+    descriptions becomes ``other``, unless the copy still holds ``value`` under another key). Returns the copy and
+    how many of its searched words were swapped (SKU, attribute and title occurrences)."""
     swapped = 0
     options: dict[str, dict[str, str]] = {}
     for name, option in gold["sku_options"].items():
@@ -116,7 +121,24 @@ def _break_pair(gold: dict[str, Any], key: str, value: str, other: str) -> tuple
             swapped += sum(v == value for v in values)
             values = [other if v == value else v for v in values]
         attributes[k] = list(values)
-    return dict(gold, sku_options=options, attributes=attributes), swapped
+    copy = dict(gold, sku_options=options, attributes=attributes)
+    held = set().union(*values_of(copy).values())
+    if value.casefold() not in held:
+        for text in TEXTS:
+            copy[text], n = replace_phrase(str(gold.get(text, "")), value, other, keep=held)
+            swapped += n if text == "title" else 0
+    return copy, swapped
+
+
+def _drop_service(product: dict[str, Any], service: str) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``product`` without ``service``, its texts no longer promising it; and the title's words taken out
+    (searched words, which `balance` gives back as tags)."""
+    copy = dict(product, service=[s for s in product["service"] if s != service])
+    removed: list[str] = []
+    for text in TEXTS:
+        copy[text], words = unpromise(str(product.get(text, "")), service)
+        removed += words if text == "title" else []
+    return copy, removed
 
 
 def _missed_prices(rule: PriceRule, n: int) -> list[float]:
@@ -163,12 +185,12 @@ def near_misses(
             ]
         )
     for service in dict.fromkeys(reward.service):
-        kept = [s for s in gold["service"] if s != service]
+        without, words = _drop_service(gold, service)
         kinds.append(
             [
                 (
                     f"service {service}",
-                    Copy(gold_id, dict(gold, service=kept, price=_price_like(center, gold, reward, rng))),
+                    Copy(gold_id, dict(without, price=_price_like(center, gold, reward, rng)), list(words)),
                 )
                 for _ in range(count)
             ]
@@ -229,12 +251,16 @@ def fail_others(
         services = [s for s in other.service if s not in keep_services]
         if pairs:
             key, value = pairs[0]
-            other_value = pool.pick(key, value, rng, 1)[0]
+            # never a value the copy's own reward asks for (a range such as "7-9 years" swapped back in would make
+            # the copy meet the constraint it exists to break)
+            own_values = [v for k, v in keep_pairs if k == key]
+            other_value = pool.pick(key, value, rng, 1, avoid=own_values)[0]
             copy.product, swapped = _break_pair(copy.product, key, value, other_value)
             copy.removed += [value] * swapped
             copy.added += [other_value] * swapped
         elif services:
-            copy.product = dict(copy.product, service=[s for s in copy.product["service"] if s != services[0]])
+            copy.product, words = _drop_service(copy.product, services[0])
+            copy.removed += words
         elif reprice:
             for rule in other.price:
                 fits = [

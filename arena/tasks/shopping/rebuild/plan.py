@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.catalog.models import Product
 from arena.catalog.rng import Rng
+from arena.tasks.shopping.consistency import contradictions, promises
 from arena.tasks.shopping.problem import Problem, ProductReward
 from arena.tasks.shopping.rebuild.prices import (
     Interval,
@@ -134,6 +135,29 @@ class Planner:
             else:
                 gold.rewards.append(reward)
         self.accepted.append(problem)
+
+    def leave_out_inconsistent(self, docs: dict[str, dict[str, Any]]) -> None:
+        """Leave out every problem naming a gold whose document contradicts itself (a record's own document that
+        states a value its attributes do not hold: no rebuild may rewrite what the record says), one line each;
+        ``docs`` keeps only the golds an accepted problem still names."""
+        bad = {pid: found[0] for pid, doc in docs.items() if (found := contradictions(doc))}
+        if not bad:
+            return
+        kept: list[Problem] = []
+        for problem in self.accepted:
+            clash = next((pid for pid in problem.gold_ids if pid in bad), None)
+            if clash is None:
+                kept.append(problem)
+                continue
+            c = bad[clash]
+            self.skipped.append(
+                f"{_where(problem)}: gold product {clash} contradicts itself: its {c.field} {c.what}; {LEFT_OUT}"
+            )
+        self.accepted = kept
+        named = {pid for problem in kept for pid in problem.gold_ids}
+        for pid in list(docs):
+            if pid not in named:
+                del docs[pid]
 
     # ------------------------------------------------------------------------------------------------- shops
     def assign_shops(self) -> None:
@@ -320,7 +344,15 @@ def gold_document(gold: Gold, rng: Rng) -> dict[str, Any]:
         if option and option not in options:
             options.append(option)
         services.extend(s for s in reward.service if s not in services)
+    for option in options:  # a SKU option's value of a key the attributes carry is one of theirs
+        for key, value in option.items():
+            if key in attributes and value not in attributes[key]:
+                attributes[key].append(value)
     sku_options = {str(i + 1): o for i, o in enumerate(options)}
+    # a service the record's title or document promises ("【COD】") is one the product offers
+    texts = " ".join(str((base or {}).get(f, "")) for f in ("short_description", "description"))
+    title = gold.rewards[0].title[0] if base is None else str(base.get("title", ""))
+    services.extend(s for s in sorted(promises(f"{title} {texts}")) if s not in services)
     if base is not None:
         return dict(
             base,
@@ -330,17 +362,15 @@ def gold_document(gold: Gold, rng: Rng) -> dict[str, Any]:
             price=gold.price,
             shop_id=gold.shop_id,
         )
-    title = gold.rewards[0].title[0]
-    details = "; ".join(f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in attributes.items())
-    return Product(
+    doc = Product(
         product_id=gold.product_id,
         shop_id=gold.shop_id or "",
         brand=(attributes.get("brand") or ["No Brand"])[0].title(),
         category=IMPORTED_CATEGORY,
         title=title,
-        short_description=f"{title};Brand new and authentic;",
-        description=f"{title}. {details}." if details else f"{title}.",
-        specification=";".join(f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items() if v),
+        short_description="",
+        description="",
+        specification="",
         price=gold.price or 0.0,
         sold_count=rng.below(500),
         sku_options=sku_options,
@@ -349,3 +379,21 @@ def gold_document(gold: Gold, rng: Rng) -> dict[str, Any]:
         main_image_url=f"https://img.shoparena.example/sb/{gold.product_id}.jpg",
         product_url=f"https://shoparena.example/products/-i{gold.product_id}.html",
     ).model_dump()
+    return write_texts(doc)
+
+
+def write_texts(doc: dict[str, Any], skip: str | None = None) -> dict[str, Any]:
+    """A rebuilt product (`IMPORTED_CATEGORY`) with its short description, description and specification written
+    from its own title and attribute values (``skip``: a key left unsaid, the listing tags); another product as
+    it is (a web gold keeps its record's texts)."""
+    if doc.get("category") != IMPORTED_CATEGORY:
+        return doc
+    title = doc["title"]
+    attributes = {k: v for k, v in doc["attributes"].items() if k != skip and v}
+    details = "; ".join(f"{k.replace('_', ' ')}: {', '.join(v)}" for k, v in attributes.items())
+    return dict(
+        doc,
+        short_description=f"{title};As described below;",
+        description=f"{title}. {details}." if details else f"{title}.",
+        specification=";".join(f"{k.replace('_', ' ')}:{v[0]}" for k, v in attributes.items()),
+    )

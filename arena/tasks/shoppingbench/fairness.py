@@ -1,0 +1,223 @@
+"""Whether a pack's problems are fair to an agent that reads: the catalog never contradicts itself
+(`arena.tasks.shopping.consistency`, counted per field), and an oracle that sees only what the tools return solves
+every problem while no recorded distractor passes it.
+
+The oracle is an agent with the answer key's constraints but not its ids. Per slot it searches the catalog with
+``find_product`` (the reward's title as the words; the price rules and services as the tool's filters; a one-shop
+basket's later slots within the shop found first), views the hits with ``view_product_information``, and checks
+each hit as the strict check does (`score_product`) against a product made only of the fields those two tools
+returned. It answers with the first hit of each slot that meets every constraint (a shop whose every slot has one,
+for a one-shop basket; the cheapest such hits under a voucher), and the answer is then scored by the pack's ruleset
+on the real catalog. Each recorded distractor is checked the same way, from its products' tool-visible fields: none
+may pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.tasks.shopping.consistency import FIELDS, Contradiction, contradictions
+from arena.tasks.shopping.problem import Problem, ProductReward
+from arena.tasks.shopping.rebuild.prices import price_interval
+from arena.tasks.shoppingbench.strict import score_product, score_run
+
+#: how many search pages the oracle reads per slot (find_product's most)
+PAGES = 5
+
+
+@dataclass
+class ConsistencyReport:
+    """Products checked, and per field how many products contradict themselves there."""
+
+    products: int = 0
+    by_field: Counter[str] = field(default_factory=Counter)
+    contradicting: int = 0  # products with a contradiction in any field
+    #: "product_id: field: what" for the first contradictions found
+    examples: list[str] = field(default_factory=list)
+
+    def add(self, product_id: str, found: Sequence[Contradiction], keep: int = 20) -> None:
+        if not found:
+            return
+        self.contradicting += 1
+        self.by_field.update({c.field for c in found})
+        for c in found:
+            if len(self.examples) < keep:
+                self.examples.append(f"{product_id}: {c.field}: {c.what}")
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "products": self.products,
+            "contradicting_products": self.contradicting,
+            "by_field": {f: self.by_field.get(f, 0) for f in FIELDS},
+            "examples": self.examples,
+        }
+
+
+def consistency(problems: Sequence[Problem], catalog: Any, tags_key: str | None = None) -> ConsistencyReport:
+    """Every product of ``catalog`` checked on its own, and every distractor product against the gold of its slot
+    too (the gold's values, services and price it must no longer claim); ``tags_key``: the listing tags' key."""
+    found: dict[str, dict[Contradiction, None]] = {}
+    report = ConsistencyReport()
+    for product in catalog.iter_products():
+        report.products += 1
+        for c in contradictions(product):
+            found.setdefault(product["product_id"], {})[c] = None
+    ignore = [tags_key] if tags_key else []
+    seen: set[tuple[str, str]] = set()
+    for problem in problems:
+        for distractor in problem.meta.get("distractors", []):
+            for gold_id, answer_id in zip(problem.gold_ids, distractor["answer"], strict=False):
+                if gold_id == answer_id or (gold_id, answer_id) in seen:
+                    continue
+                seen.add((gold_id, answer_id))
+                gold, copy = catalog.get(gold_id), catalog.get(answer_id)
+                if gold is not None and copy is not None:
+                    for c in contradictions(copy, gold, ignore=ignore):
+                        found.setdefault(answer_id, {})[c] = None
+    for product_id, cs in found.items():
+        report.add(product_id, list(cs))
+    return report
+
+
+# ------------------------------------------------------------------------------------------------------ the oracle
+
+
+class ToolView:
+    """What an agent has seen of each product through the tools: the search summary (title, price, shop,
+    services) and the detail view (short description, description, SKU options, attributes), merged."""
+
+    def __init__(self, catalog: Any) -> None:
+        from arena.tasks.shopping.tools import default_registry
+        from arena.tools import ToolContext
+
+        self.registry = default_registry()
+        self.ctx = ToolContext(catalog=catalog)
+        self.seen: dict[str, dict[str, Any]] = {}
+
+    def search(self, q: str, **filters: Any) -> list[dict[str, Any]]:
+        hits: list[dict[str, Any]] = []
+        for page in range(1, PAGES + 1):
+            got = self.registry.call("find_product", {"q": q, "page": page, **filters}, self.ctx)
+            hits.extend(got)
+            if len(got) < 10:
+                break
+        new = [h["product_id"] for h in hits if "description" not in self.seen.get(h["product_id"], {})]
+        for h in hits:
+            self.seen.setdefault(h["product_id"], {}).update(h)
+        for start in range(0, len(new), 20):
+            ids = ",".join(new[start : start + 20])
+            for detail in self.registry.call("view_product_information", {"product_ids": ids}, self.ctx):
+                if "error" not in detail:
+                    self.seen[detail["product_id"]].update(detail)
+        return [self.seen[h["product_id"]] for h in hits]
+
+    def lookup(self, product_id: str) -> dict[str, Any] | None:
+        return self.seen.get(product_id)
+
+
+def _filters(reward: ProductReward) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if reward.price:
+        lo, hi = price_interval(reward.price)
+        out["price"] = f"{'' if lo <= 0 else f'{lo:g}'}-{'' if hi == float('inf') else f'{hi:g}'}"
+    if reward.service:
+        out["service"] = ",".join(dict.fromkeys(reward.service))
+    return out
+
+
+def _passing(view: ToolView, slot: int, reward: ProductReward, hits: Sequence[dict[str, Any]], **kw: Any) -> list[str]:
+    """The hits that meet every constraint of the slot's reward, as the strict check reads them."""
+    vectors = kw.get("gold_vectors")
+    vector = vectors[slot] if vectors else None
+    ruleset = kw.get("ruleset")
+    return [
+        h["product_id"]
+        for h in hits
+        if score_product(slot, reward, h["product_id"], view.lookup, None, vector, ruleset).rule >= 1
+    ]
+
+
+def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
+    """The oracle's answer to one problem (see the module docstring), as the raw ``product_ids`` it would send."""
+    if problem.task == "web":
+        for h in view.search(_words(problem, problem.reward[0])):
+            if score_run(problem, h["product_id"], view.lookup, **kw).success:
+                return str(h["product_id"])
+        return ""
+    slots = [
+        _passing(view, i, r, view.search(_words(problem, r), **_filters(r)), **kw) for i, r in enumerate(problem.reward)
+    ]
+    one_shop = problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
+    for choices in _in_one_shop(problem, view, slots, **kw) if one_shop else iter([slots]):
+        if problem.voucher is not None:  # the cheapest first: the budget is the last thing to fit
+            choices = [sorted(c, key=lambda pid: float(view.seen[pid]["price"])) for c in choices]
+        for combo in itertools.islice(itertools.product(*[c[:8] for c in choices]), 4096):
+            answer = ",".join(combo)
+            if score_run(problem, answer, view.lookup, **kw).success:
+                return answer
+    return ",".join(s[0] if s else "" for s in slots)
+
+
+def _words(problem: Problem, reward: ProductReward) -> str:
+    return reward.title[0] if reward.title else problem.query
+
+
+def _in_one_shop(problem: Problem, view: ToolView, slots: list[list[str]], **kw: Any) -> Iterator[list[list[str]]]:
+    """For each shop of the first slot's passing hits, every slot's passing hits searched within that shop."""
+    shops = dict.fromkeys(view.seen[first]["shop_id"] for first in slots[0])
+    for shop in shops:
+        kept = []
+        for i, reward in enumerate(problem.reward):
+            hits = view.search(_words(problem, reward), shop_id=shop, **_filters(reward))
+            kept.append(_passing(view, i, reward, hits, **kw))
+            if not kept[-1]:
+                break
+        else:
+            yield kept
+
+
+@dataclass
+class OracleRow:
+    problems: int = 0
+    solved: int = 0
+    distractors: int = 0
+    distractors_passed: int = 0
+
+
+def oracle(
+    problems: Sequence[Problem],
+    catalog: Any,
+    *,
+    vectors: Callable[[str], Any] | None = None,
+    ruleset: str | None = None,
+) -> tuple[dict[str, OracleRow], list[str]]:
+    """The oracle per task, and one line per problem it fails or per distractor that passes it."""
+    by_task: dict[str, OracleRow] = {}
+    failures: list[str] = []
+    for problem in problems:
+        row = by_task.setdefault(problem.task, OracleRow())
+        row.problems += 1
+        kw: dict[str, Any] = {"gold_vectors": vectors(problem.problem_id) if vectors else None, "ruleset": ruleset}
+        view = ToolView(catalog)
+        answer = oracle_answer(problem, view, **kw)
+        if answer and score_run(problem, answer, catalog.get, **kw).success:
+            row.solved += 1
+        else:
+            failures.append(f"{problem.problem_id}: the tool-visible oracle finds no answer that passes ({answer!r})")
+        for distractor in problem.meta.get("distractors", []):
+            row.distractors += 1
+            for pid in distractor["answer"]:
+                if pid not in view.seen:
+                    found = catalog.get(pid)
+                    if found is not None:
+                        view.search(found["title"], shop_id=found["shop_id"])
+            if score_run(problem, distractor["answer"], view.lookup, **kw).success:
+                row.distractors_passed += 1
+                failures.append(
+                    f"{problem.problem_id}: distractor breaking {distractor['breaks']} passes the tool-visible oracle"
+                )
+    return dict(sorted(by_task.items())), failures
