@@ -90,8 +90,9 @@ def _listing(world: World, i: int, rng: Rng) -> tuple[dict[str, Any], int]:
     title = _title(model, sku_options, rng)
     price = _round_price(model.base_price * math.exp(0.2 * rng.normal()), rng)
     services = _services(shop, rng)
-    if "COD" not in services:  # a title promises cash on delivery only where the listing offers it
-        title = " ".join(title.replace("【COD】", " ").replace("Cash on Delivery", " ").split())
+    if "COD" not in services and ("【COD】" in title or "Cash on Delivery" in title):
+        # a listing whose title promises cash on delivery offers it (no draw changes: the catalog stays the same)
+        services.insert(len(services) - ("flashsale" in services), "COD")
     u = rng.u()
     sold_count = 0 if u < 0.28 else int(math.exp(rng.u() ** 0.8 * 9.5 * (1.0 if shop.official else 0.8)))
     short = ";".join([title, *rng.sample(vocab.HIGHLIGHTS, 2 + rng.below(3))]) + ";"
