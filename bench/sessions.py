@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 from arena.catalog import Catalog  # noqa: E402
 from arena.catalog.build import build_catalog  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
-from arena.tasks.session import truth  # noqa: E402
-from arena.tasks.session.agents import blind_agent, reference_agent  # noqa: E402
+from arena.tasks.session.agents import blind_agent, passes_truth  # noqa: E402
 from arena.tasks.session.generate import generate_report  # noqa: E402
 from arena.tasks.session.importer import import_files  # noqa: E402
+from arena.tasks.session.oracle import reference_agent  # noqa: E402
 from arena.tasks.session.problem import SessionProblem  # noqa: E402
 from arena.tasks.session.rebuild import rebuild_sessions, selfcheck_imported  # noqa: E402
 from arena.tasks.session.selfcheck import CHECKS, opening_hits  # noqa: E402
@@ -154,8 +154,7 @@ def offline_success(problem: SessionProblem, catalog: Catalog, agent: Any, sdk_e
     st = ctx.state.shopper_state
     if st is None or st.ending != "agent_commit" or not st.committed:
         return False
-    doc = catalog.get(st.committed[-1])
-    return doc is not None and truth.check(list(problem.final_rules().values()), doc).rule >= 1
+    return passes_truth(problem, ",".join(st.committed), catalog)
 
 
 def success_rows(problems: list[SessionProblem], catalog: Catalog) -> None:

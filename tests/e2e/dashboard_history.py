@@ -27,7 +27,8 @@ from arena import tasks
 from arena.judge.offline import OfflineJudge
 from arena.scoring.models import strict_score
 from arena.tasks.answer import raw_answer
-from arena.tasks.session.agents import Outcome, reference_agent
+from arena.tasks.session.agents import Outcome
+from arena.tasks.session.oracle import reference_agent
 from arena.tasks.session.problem import SessionProblem
 from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 from arena.trajectory import TrajectoryEvent

@@ -21,7 +21,7 @@ import arena.tasks.session  # noqa: F401 - registers the session family
 from arena import tasks
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
-from arena.tasks.session import truth
+from arena.tasks.session.agents import passes_truth
 from arena.tasks.session.problem import SessionProblem
 from arena.tasks.session.tools import SessionState
 from arena.tasks.shopping.item_text import product_noun
@@ -90,8 +90,7 @@ def solved(problem: SessionProblem, shopper: Shopper, catalog: Catalog) -> bool:
     st = shopper.state.shopper_state
     if st is None or st.ending != "agent_commit" or not st.committed:
         return False
-    doc = catalog.get(st.committed[-1])
-    return doc is not None and truth.check(list(problem.final_rules().values()), doc).rule >= 1
+    return passes_truth(problem, ",".join(st.committed), catalog)
 
 
 def check_conduct(problem: SessionProblem, shopper: Shopper, out: dict[str, Any]) -> None:
@@ -201,14 +200,17 @@ def test_solves_generated_sessions(catalog: Catalog) -> None:
     generate = pytest.importorskip("arena.tasks.session.generate")
     problems = generate.generate_sessions(catalog, 16, seed=2)
     assert len(problems) >= 8
-    wins = 0
+    wins = {"easy": 0, "medium": 0, "hard": 0}
     for problem in problems:
         shopper = Shopper(catalog, problem)
         out = agent.solve(problem.public(), shopper)
         check_conduct(problem, shopper, out)
-        wins += solved(problem, shopper, catalog)
-    print(f"offline template on generated sessions: {wins}/{len(problems)}")
-    assert wins >= 0.7 * len(problems)  # measured 100% on this seed and catalog; a floor that catches regressions
+        wins[problem.difficulty] += solved(problem, shopper, catalog)
+    easy = sum(1 for p in problems if p.difficulty == "easy")
+    print(f"offline template on generated sessions: {wins} of {len(problems)} ({easy} easy)")
+    # the easy sessions (one item, at most one difficulty feature) are the template's to solve; the harder ones are
+    # there to rank agents (their figures are bench/sessions.py rows, not asserted here)
+    assert easy and wins["easy"] >= 0.7 * easy
 
 
 # ------------------------------------------------------------------------------------------- never raises

@@ -11,9 +11,10 @@ import pytest
 from arena.catalog import Catalog
 from arena.catalog.build import build_catalog
 from arena.catalog.rng import Rng
-from arena.tasks.session.agents import Session, blind_agent, passes_truth, reference_agent
+from arena.tasks.session.agents import Session, blind_agent, passes_truth
 from arena.tasks.session.facts import Undrawable, draw_plan
 from arena.tasks.session.generate import DRAW_CHECKS, generate_report, generate_sessions, neighbours, write
+from arena.tasks.session.oracle import reference_agent
 from arena.tasks.session.problem import Constraint, Rule, SessionProblem
 from arena.tasks.session.selfcheck import CHECKS, check_session, opening_hits
 from arena.tasks.shopping.render import mentions
@@ -41,21 +42,41 @@ def test_kept_problems_pass_every_check(catalog, report):
         assert verdict.passed == list(CHECKS)
         assert problem.difficulty in ("easy", "medium", "hard")
         assert problem.meta["needed"] >= 5 and problem.meta["bites"] >= 1
-        assert passes_truth(problem, problem.gold_ids[0], catalog)
+        assert passes_truth(problem, ",".join(problem.gold_ids), catalog)
+        assert len(problem.gold_ids) == problem.items
         assert set(problem.public()) == {"problem_id", "task", "query", "difficulty", "limits"}
 
 
 def test_problem_shape_follows_the_recipe(report):
+    # per item: 5-8 constraints (query 2-3, or the title alone when the opening is vague; profile 1; slot 1-2, up to 4
+    # when vague; reject 0-1) and one change of mind; a late one is the first item's, said on the last item
     for problem in report.problems:
-        by_src = [c.src for c in problem.constraints]
-        assert 5 <= len(by_src) <= 8
-        assert 2 <= by_src.count("query") <= 3 and by_src.count("profile") == 1
-        assert 1 <= by_src.count("slot") <= 2 and by_src.count("reject") <= 1
-        assert problem.constraints[0].rule.title, "the title is always stated in the opening"
-        assert len(problem.events) == 1
-        target = problem.constraint(problem.events[0].update.cid)
-        assert target.src != "reject"
-        assert target.rule != problem.events[0].update.rule
+        vague = "vague" in problem.meta["features"]
+        assert problem.difficulty == level_of(problem)
+        for item in range(problem.items):
+            mine = [c for c in problem.constraints if c.item == item]
+            by_src = [c.src for c in mine]
+            assert 5 <= len(by_src) <= 8
+            assert by_src.count("query") == 1 if vague else 2 <= by_src.count("query") <= 3
+            assert by_src.count("profile") == 1
+            assert 1 <= by_src.count("slot") <= (4 if vague else 2) and by_src.count("reject") <= 1
+            assert mine[0].rule.title, "the title is always stated in the item's opening"
+        assert len(problem.events) == problem.items
+        for event in problem.events:
+            target = problem.constraint(event.update.cid)
+            assert target.src != "reject"
+            assert target.rule != event.update.rule
+        late = [e for e in problem.events if e.on == "last_item"]
+        assert ("late" in problem.meta["features"]) == bool(late)
+        assert all(problem.constraint(e.update.cid).item == 0 for e in late)
+
+
+def level_of(problem: SessionProblem) -> str:
+    """The level the problem's stored features make (points: docs/sessions.md, "Difficulty")."""
+    names = problem.meta["features"]
+    points = sum(1 for n in names if n in ("vague", "veto", "late", "low_patience", "sceptical", "efficiency_first"))
+    points += 2 * (problem.items - 1) + sum(1 for n in names if n.startswith("bundle"))
+    return "easy" if points < 2 else "medium" if points < 4 else "hard"
 
 
 def test_no_hidden_value_in_the_opening_and_each_line_says_its_own(report):

@@ -17,13 +17,13 @@ the gateway serves them; `Outcome` says whether the commit passed the final trut
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.tasks.session import shopper, truth
+from arena.tasks.session import truth
 from arena.tasks.session.problem import SessionProblem
-from arena.tasks.session.reading import Needs, Vocabulary, pairs_of, read
+from arena.tasks.session.reading import Needs, Vocabulary, pairs_of
 from arena.tasks.session.tools import SessionState, registry
 from arena.tasks.shopping.rebuild.distractors import TAGS_KEY
 from arena.tasks.shopping.render import mentions
@@ -34,7 +34,7 @@ from arena.tools.registry import ToolContext, ToolError, ToolRegistry
 PAGES = 5
 MISSES = 2
 MAX_PROPOSALS = 8
-#: the hits `_Mind.prune` looks at
+#: the hits `Mind.prune` looks at
 TOP_HITS = 10
 
 
@@ -103,10 +103,22 @@ class Session:
         )
 
 
-def passes_truth(problem: SessionProblem, product_id: str, catalog: Any) -> bool:
-    """Whether ``product_id`` satisfies the final truth S* (every constraint, every event applied)."""
-    doc = catalog.get(product_id)
-    return doc is not None and truth.check(list(problem.final_rules().values()), doc).rule >= 1
+def passes_truth(problem: SessionProblem, product_ids: str, catalog: Any) -> bool:
+    """Whether the committed ``product_ids`` (comma-joined, one per item in any order) satisfy the final truth S*:
+    every constraint with every event applied, none vetoed, within the bundle's budget."""
+    ids = [p.strip() for p in product_ids.split(",") if p.strip()]
+    docs = [catalog.get(pid) for pid in ids]
+    if len(set(ids)) != problem.items or any(d is None for d in docs):
+        return False
+    if {v.product_id for v in problem.vetoes} & set(ids):
+        return False
+    if problem.bundle_budget is not None and sum(float(d["price"]) for d in docs if d) > problem.bundle_budget + 0.005:
+        return False
+    rules = [list(problem.item_rules(i).values()) for i in range(problem.items)]
+    return any(
+        all(truth.check(rules[i], docs[j]).rule >= 1 for i, j in enumerate(order) if docs[j] is not None)
+        for order in itertools.permutations(range(len(ids)))
+    )
 
 
 def blind_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry | None = None) -> Outcome:
@@ -119,14 +131,14 @@ def blind_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry | Non
     return session.outcome(top)
 
 
-def _question(key: str) -> str:
+def question(key: str) -> str:
     if key == "price":
         return "What is your budget?"
     words = "color" if key.startswith("colo") else key.replace("_", " ")
     return f"Which {words} would you like?"
 
 
-def _best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str | None:
+def best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str | None:
     """The field to ask about: among the top candidates, one they all have in several values (most of them having
     it first, then the most even split), not asked or known yet; the budget only when no field is left."""
     skip = asked | needs.known()
@@ -146,13 +158,16 @@ def _best_key(cands: list[dict[str, Any]], needs: Needs, asked: set[str]) -> str
     return min(scored)[-1] if scored else None
 
 
-def _pitch(doc: dict[str, Any]) -> str:
+def pitch(doc: dict[str, Any]) -> str:
     values = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(pairs_of(doc)))
     return f"How about {doc['title']}? It costs {float(doc['price']):.2f}; {values}."
 
 
 @dataclass
-class _Mind:
+class Mind:
+    """What the reference agent knows about one item: its opening, what the catalog showed, what the shopper said."""
+
+    opening: str = ""
     vocab: Vocabulary = field(default_factory=Vocabulary)
     needs: Needs = field(default_factory=Needs)
     docs: list[dict[str, Any]] = field(default_factory=list)
@@ -217,62 +232,3 @@ class _Mind:
             sims = [max(similarities(d["title"], self.anchors)) for d in out]
             out = [d for _, d in sorted(zip(sims, out, strict=True), key=lambda x: x[0] < TITLE_THRESHOLD)]
         return out
-
-
-def _widen(session: Session, mind: _Mind) -> list[dict[str, Any]]:
-    """No candidate left: search again with the opening and every value said since."""
-    words = " ".join([session.problem.query, *mind.needs.pairs.values()])
-    mind.see(session.search(words))
-    return mind.candidates()
-
-
-def _ask(session: Session, mind: _Mind, key: str) -> bool:
-    """Ask about ``key``; whether the session is still open."""
-    mind.asked.add(key)
-    answer = session.call("ask_user", question=_question(key))
-    if not read(answer["user"], mind.vocab, mind.needs):
-        mind.misses += 1
-    return not answer["closed"]
-
-
-def reference_agent(problem: SessionProblem, catalog: Any, tools: ToolRegistry | None = None) -> Outcome:
-    """Ask, track, propose, commit (see the module docstring)."""
-    session = Session(problem, catalog, tools)
-    mind = _Mind()
-    profile = session.call("get_user_profile")
-    mind.see(session.search(problem.query))
-    read(problem.query, mind.vocab, mind.needs)
-    mind.loose = set(mind.needs.weak)
-    for text in profile.get("notes", []):
-        read(text, mind.vocab, mind.needs)
-    proposals = 0
-    while proposals < MAX_PROPOSALS:
-        cands = mind.candidates() or _widen(session, mind)
-        if not cands:
-            return session.outcome(None, ["no candidate fits what the shopper said"])
-        key = _best_key(cands, mind.needs, mind.asked) if mind.misses < MISSES else None
-        if key is not None:
-            if not _ask(session, mind, key):
-                return session.outcome(None, ["the shopper left while asked"])
-            continue
-        pick = cands[0]
-        proposals += 1
-        answer = session.call("respond", message=_pitch(pick), product_ids=[pick["product_id"]])
-        words: str = answer["user"]
-        if answer["closed"]:
-            return session.outcome(None, ["the shopper left at a proposal"])
-        if words.startswith(shopper.SAY_CONFIRM):
-            session.call("recommend_product", product_ids=pick["product_id"])
-            return session.outcome(pick["product_id"])
-        refused = words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN))
-        changed = read(words, mind.vocab, mind.needs, refused=None if not refused else pick)
-        if not refused and (changed or words.startswith(shopper.SAY_UNCONVINCED)):
-            mind.anchors.append(pick["title"])  # acceptable before a change of mind: the right kind of product
-        if words.startswith((shopper.SAY_REJECT, shopper.SAY_AGAIN)) or not changed:
-            mind.refused.add(pick["product_id"])
-        if words.startswith(shopper.SAY_REJECT) and not changed:
-            mind.plain_rejection(pick, words)
-    return session.outcome(None, [f"no confirmation after {MAX_PROPOSALS} proposals"])
-
-
-AGENTS: dict[str, Callable[[SessionProblem, Any], Outcome]] = {"reference": reference_agent, "blind": blind_agent}

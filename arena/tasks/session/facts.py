@@ -99,8 +99,12 @@ def _splits(facts: list[Fact], neighbours: list[dict[str, Any]]) -> dict[int, in
     return {i: sum(1 for d in neighbours if not truth.satisfies(f.rule, d)) for i, f in enumerate(facts)}
 
 
-def _sizes(total: int, rng: Rng) -> dict[str, int]:
-    """How many constraints of each source, ``total`` in all (the title is one of the query's)."""
+def _sizes(total: int, rng: Rng, vague: bool = False) -> dict[str, int]:
+    """How many constraints of each source, ``total`` in all (the title is one of the query's); a vague opening
+    states the title only, and the slots take what the opening would have said."""
+    if vague:
+        reject = rng.below(2)
+        return {"query": 1, "profile": 1, "slot": total - 2 - reject, "reject": reject}
     for _ in range(50):
         sizes = {"query": 2 + rng.below(2), "profile": 1, "slot": 1 + rng.below(2), "reject": rng.below(2)}
         if sum(sizes.values()) == total:
@@ -108,16 +112,18 @@ def _sizes(total: int, rng: Rng) -> dict[str, int]:
     return {"query": 2, "profile": 1, "slot": total - 3, "reject": 0}
 
 
-def _assign(facts: list[Fact], splits: dict[int, int], total: int, rng: Rng, keep: Fact | None = None) -> list[Fact]:
+def _assign(
+    facts: list[Fact], splits: dict[int, int], total: int, rng: Rng, keep: Fact | None = None, vague: bool = False
+) -> list[Fact]:
     """Choose ``total`` facts (the title first, ``keep`` always) and give each its source; hidden ones prefer
-    telling fields (and sometimes ``keep`` is stated in the opening instead)."""
-    sizes = _sizes(total, rng)
+    telling fields (and sometimes ``keep`` is stated in the opening instead, never in a vague one)."""
+    sizes = _sizes(total, rng, vague)
     title, rest = facts[0], list(range(1, len(facts)))
     rng.shuffle(rest)
     kept = facts.index(keep) if keep is not None else None
     # a flipped field is stated up front (opening or profile): asked for, or learned from a rejection of the gold,
     # it would make the agent propose the gold before the flip and lose it (the shopper never takes back a refusal)
-    stated = kept is not None and rng.chance(0.5)
+    stated = kept is not None and rng.chance(0.5) and not vague
     if kept is not None:
         rest = [i for i in rest if i != kept]
         rest = rest if stated else [kept] + rest
@@ -182,8 +188,9 @@ def _rival(
     return neighbours[rank], index, value
 
 
-def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng) -> Plan:
-    """The facts of one session around ``gold`` (``neighbours``: products near it, e.g. the top hits of its noun)."""
+def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng, vague: bool = False) -> Plan:
+    """The facts of one session around ``gold`` (``neighbours``: products near it, e.g. the top hits of its noun);
+    ``vague``: the opening states the kind of product only."""
     neighbours = [d for d in neighbours if d["product_id"] != gold["product_id"]][:NEIGHBOURS]
     facts = [Fact("title", "title", gold["title"], Rule(title=[gold["title"]]))]
     facts += _attribute_facts(gold, rng) + _service_facts(gold)
@@ -205,7 +212,7 @@ def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng) 
     splits = _splits(usable, siblings)
     if target_fact is not None:
         splits[usable.index(target_fact)] = len(neighbours) + 1  # the flipped field is always chosen
-    chosen = _assign(usable, splits, total, rng, keep=target_fact)
+    chosen = _assign(usable, splits, total, rng, keep=target_fact, vague=vague)
     if target_fact is not None:
         target_fact.first = (
             Rule(attributes=[{target_fact.key: [first]}])
@@ -217,7 +224,7 @@ def draw_plan(gold: dict[str, Any], neighbours: list[dict[str, Any]], rng: Rng) 
     final = float(math.ceil(float(gold["price"]) * (1.0 + 0.08 * rng.u())))
     start = float(math.ceil(float(rival["price"]) * (1.02 + 0.1 * rng.u())))
     fact = Fact("price", "price", f"{final:g}", price_rule(final), first=price_rule(start), first_value=f"{start:g}")
-    caps = {"query": 3, "slot": 2}
+    caps = {"slot": 4} if vague else {"query": 3, "slot": 2}
     room = [src for src, cap in caps.items() if sum(1 for f in chosen if f.src == src) < cap]
     if not room:
         raise Undrawable("no source has room for the budget")

@@ -17,22 +17,24 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.catalog.rng import Rng
-from arena.tasks.base import draw_each
-from arena.tasks.session import wording
+from arena.tasks.base import Difficulty, draw_each
+from arena.tasks.session import compose, wording
 from arena.tasks.session.facts import Plan, Undrawable, draw_plan
-from arena.tasks.session.problem import Limits, SessionProblem, Style
+from arena.tasks.session.features import Features, level, pick_level
+from arena.tasks.session.features import draw as draw_features
+from arena.tasks.session.problem import Limits, SessionProblem
 from arena.tasks.session.selfcheck import MIN_NEEDED, Verdict, check_session
 from arena.tasks.session.tools import registry
 from arena.tasks.shopping.item_text import product_noun
 from arena.tools.registry import ToolRegistry
 
-GENERATOR_VERSION = "shoparena-session-gen/1"
+GENERATOR_VERSION = "shoparena-session-gen/2"
 #: draws per requested problem before it is given up
-ATTEMPTS = 8
+ATTEMPTS = 16
 #: draw-stage rejections (before the self-checks), named like the checks in the report
 DRAW_CHECKS = ("draw", "leak")
 
@@ -62,12 +64,6 @@ class SessionReport:
         }
 
 
-def _style(rng: Rng, slots: int) -> Style:
-    patience = 3 if rng.chance(0.2) else 4
-    questions = max(slots + 1, 3) if rng.chance(0.2) else 6
-    return Style(patience=patience, max_questions=questions, skeptic=rng.chance(0.25))
-
-
 def _problem_id(seed: int, digest: str, index: int) -> str:
     return "gen-session-" + hashlib.sha256(f"session:{seed}:{digest}:{index}".encode()).hexdigest()[:12]
 
@@ -78,7 +74,7 @@ def neighbours(catalog: Any, gold: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def write(plan: Plan, rng: Rng, problem_id: str = "draft") -> SessionProblem:
-    """The plan put into words, as a problem (raises `Undrawable` when a value would leak)."""
+    """The plan put into words, as a one-item problem (raises `Undrawable` when a value would leak)."""
     opening = wording.opening(plan, rng)
     profile = wording.profile(plan, rng)
     constraints, events = wording.constraints(plan, rng)
@@ -92,27 +88,61 @@ def write(plan: Plan, rng: Rng, problem_id: str = "draft") -> SessionProblem:
         profile=profile,
         constraints=constraints,
         events=events,
-        style=_style(rng, slots),
+        style=compose.style(Features(), slots, rng),
         limits=Limits(),
         gold={"product_ids": [plan.gold["product_id"]]},
     )
 
 
-def draft(catalog: Any, rng: Rng) -> SessionProblem:
-    """One unchecked problem drawn from ``catalog`` (raises `Undrawable`)."""
-    gold = catalog.product_at(rng.below(catalog.num_products))
-    if gold is None:
-        raise Undrawable("catalog row vanished")
-    return write(draw_plan(gold, neighbours(catalog, gold), rng), rng)
+#: draws of one item of a session before the session's draw is given up
+ITEM_ATTEMPTS = 6
 
 
-def _keep(problem: SessionProblem, verdict: Verdict, seed: int, digest: str, index: int) -> SessionProblem:
+def _item(catalog: Any, rng: Rng, features: Features, min_needed: int) -> tuple[SessionProblem, dict[str, Any]]:
+    """One item as a one-item problem that passes the checks before the agents, and its gold."""
+    why = "no item drawn"
+    for _ in range(ITEM_ATTEMPTS):
+        gold = catalog.product_at(rng.below(catalog.num_products))
+        if gold is None:
+            raise Undrawable("catalog row vanished")
+        try:
+            part = write(draw_plan(gold, neighbours(catalog, gold), rng, vague=features.vague), rng)
+            if features.veto:
+                part = part.model_copy(update={"vetoes": [compose.pick_veto(part, catalog, rng)]})
+        except Undrawable as exc:
+            why = str(exc)
+            continue
+        verdict = check_session(part, catalog, min_needed=min_needed, agents=False)
+        if verdict.ok:
+            return part, gold
+        why = f"{verdict.failed}: {verdict.reason}"
+    raise Undrawable(why)
+
+
+def draft(catalog: Any, rng: Rng, features: Features | None = None, min_needed: int = MIN_NEEDED) -> SessionProblem:
+    """One unchecked problem drawn from ``catalog`` with ``features`` (default: none) (raises `Undrawable`); each of
+    its items passes the checks before the agents on its own."""
+    features = features or Features()
+    parts: list[SessionProblem] = []
+    golds: list[dict[str, Any]] = []
+    for _ in range(features.items):
+        part, gold = _item(catalog, rng, features if not parts else replace(features, veto=False), min_needed)
+        parts.append(part)
+        golds.append(gold)
+    if len({product_noun(g) for g in golds}) < len(golds):
+        raise Undrawable("the same kind of product twice in one session")
+    return compose.join(parts, golds, features, rng)
+
+
+def _keep(
+    problem: SessionProblem, verdict: Verdict, features: Features, seed: int, digest: str, index: int
+) -> SessionProblem:
     return problem.model_copy(
         update={
             "problem_id": _problem_id(seed, digest, index),
-            "difficulty": verdict.difficulty(problem),
+            "difficulty": level(features),
             "source": f"generated:{GENERATOR_VERSION}:seed={seed}",
-            "meta": {**verdict.figures(), "catalog_digest": digest},
+            "meta": {**verdict.figures(), "features": features.names(), "catalog_digest": digest},
         }
     )
 
@@ -125,6 +155,7 @@ def generate_report(
     min_needed: int = MIN_NEEDED,
     tools: ToolRegistry | None = None,
     progress: Callable[[int], None] | None = None,
+    mix: dict[Difficulty, float] | None = None,
 ) -> SessionReport:
     """Up to ``n`` checked session problems (fewer when every attempt for one fails), deterministic by seed."""
     if n < 1:
@@ -132,24 +163,26 @@ def generate_report(
     checking = tools or registry()
     report = SessionReport()
     golds: set[str] = set()
+    offset = Rng("session-levels", catalog.digest, seed).u()
 
     def draw(index: int, attempt: int) -> str | None:
         report.attempts += 1
         rng = Rng("session", catalog.digest, seed, index, attempt)
+        features = draw_features(pick_level(index, offset, mix), rng)
         try:
-            problem = draft(catalog, rng)
+            problem = draft(catalog, rng, features, min_needed)
         except Undrawable as exc:
             report.rejected["leak" if str(exc).startswith("leak") else "draw"] += 1
             return str(exc)
-        if problem.gold_ids[0] in golds:
+        if golds & set(problem.gold_ids):
             report.rejected["draw"] += 1
             return "gold drawn before"
         verdict = check_session(problem, catalog, min_needed=min_needed, tools=checking)
         if verdict.failed:
             report.rejected[verdict.failed] += 1
             return f"{verdict.failed}: {verdict.reason}"
-        kept = _keep(problem, verdict, seed, catalog.digest, index)
-        golds.add(kept.gold_ids[0])
+        kept = _keep(problem, verdict, features, seed, catalog.digest, index)
+        golds.update(kept.gold_ids)
         report.problems.append(kept)
         report.by_difficulty[kept.difficulty] += 1
         return None

@@ -32,6 +32,13 @@ SOURCES: tuple[str, ...] = ("query", "profile", "slot", "reject")
 #: the longest question the shopper reads in full; a longer one is answered by the rules, never refused
 QUESTION_CHARS = 160
 RULE_FIELDS = ("title", "sku_options", "attributes", "service", "price")
+#: the words before a bundle's first item in its opening, and before each later item's opening in its intro
+FIRST_ITEM = "First:"
+NEXT_ITEM = "One more thing:"
+#: the words every veto holds (a refusal of that very product, not of its kind or of a value it has)
+VETO_MARK = "that exact one"
+#: the words a note of the profile, or a change of mind, about one item of several starts with
+ABOUT_ITEM = ("For the ", "About the ")
 
 
 class Rule(BaseModel):
@@ -93,6 +100,8 @@ class Constraint(BaseModel):
     #: slots: the answer; rejects: the rejection (``{actual}`` is the violating product's value); query and profile
     #: constraints may give the line the shopper says when a proposal ignores them (else one is made from the rule)
     say: str = ""
+    #: the item of the session this constraint is about (0: the first; a bundle or several intents have more)
+    item: Annotated[int, Field(ge=0, le=2)] = 0
 
     @model_validator(mode="after")
     def _lines_fit_the_source(self) -> Constraint:
@@ -118,7 +127,10 @@ class Event(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    on: Literal["first_acceptable_proposal"] = "first_acceptable_proposal"
+    #: ``first_acceptable_proposal``: the first acceptable proposal for the updated constraint's item; ``last_item``
+    #: (a late change of mind): the first acceptable proposal for the session's last item, after the earlier items
+    #: were settled
+    on: Literal["first_acceptable_proposal", "last_item"] = "first_acceptable_proposal"
     update: Update
     say: Annotated[str, Field(min_length=1)]
 
@@ -141,6 +153,28 @@ class Style(BaseModel):
     max_questions: Annotated[int, Field(ge=0, le=20)] = 6
     #: a skeptic confirms a product only when the message quotes its catalog price and one revealed value
     skeptic: bool = False
+    #: the persona the style was drawn for (a label: the numbers above are what the shopper follows)
+    persona: Literal["plain", "low_patience", "sceptical", "efficiency_first"] = "plain"
+
+
+class Intent(BaseModel):
+    """One more thing the shopper wants in the same session (items after the first): what it is called and the
+    words that introduce it, said once the items before it are settled."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    noun: Annotated[str, Field(min_length=1)]
+    intro: Annotated[str, Field(min_length=1)]
+
+
+class Veto(BaseModel):
+    """A product the shopper refuses whatever the rules say ("I had that exact one before"): said only when it is
+    proposed, and never acceptable afterwards."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    product_id: Annotated[str, Field(min_length=1)]
+    say: Annotated[str, Field(min_length=1)]
 
 
 class Limits(BaseModel):
@@ -163,11 +197,16 @@ class SessionProblem(ProblemBase):
 
     task: Literal["session"] = "session"
     profile: Profile = Field(default_factory=Profile)
-    constraints: Annotated[list[Constraint], Field(min_length=1, max_length=16)]
+    constraints: Annotated[list[Constraint], Field(min_length=1, max_length=24)]
     events: Annotated[list[Event], Field(max_length=4)] = Field(default_factory=list)
     style: Style = Field(default_factory=Style)
     limits: Limits = Field(default_factory=Limits)
     gold: Gold
+    #: the items after the first (a bundle, or several intents), in the order the shopper brings them up
+    intents: Annotated[list[Intent], Field(max_length=2)] = Field(default_factory=list)
+    #: a bundle's budget: the committed products together cost at most this (stated in the opening)
+    bundle_budget: Annotated[float, Field(gt=0)] | None = None
+    vetoes: Annotated[list[Veto], Field(max_length=3)] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> SessionProblem:
@@ -177,7 +216,32 @@ class SessionProblem(ProblemBase):
         for event in self.events:
             if event.update.cid not in cids:
                 raise ValueError(f"an event updates unknown constraint {event.update.cid!r}")
+        items = self.items
+        if any(c.item >= items for c in self.constraints):
+            raise ValueError(f"a constraint is about an item past the {items} the session has")
+        if len(self.gold.product_ids) != items:
+            raise ValueError(f"{items} items need one gold product each, got {len(self.gold.product_ids)}")
         return self
+
+    @property
+    def items(self) -> int:
+        """How many products the session commits: the first item and each later intent."""
+        return 1 + len(self.intents)
+
+    def item_rules(self, item: int, rules: dict[str, Rule] | None = None) -> dict[str, Rule]:
+        """The rules of ``rules`` (default: the final truth) about ``item``."""
+        rules = self.final_rules() if rules is None else rules
+        return {c.cid: rules[c.cid] for c in self.constraints if c.item == item}
+
+    def item_opening(self, item: int) -> str:
+        """The words that ask for ``item`` alone: the opening (after a bundle's lead), or an intent's intro."""
+        text = self.query if item == 0 else self.intents[item - 1].intro
+        marker = FIRST_ITEM if item == 0 else NEXT_ITEM
+        return text.split(marker, 1)[1].strip() if marker in text else text
+
+    def event_item(self, event: Event) -> int:
+        """The item whose acceptable proposal fires ``event``."""
+        return self.items - 1 if event.on == "last_item" else self.constraint(event.update.cid).item
 
     def public(self) -> dict[str, Any]:
         """The only view that enters a sandbox: the opening, non-revealing metadata and the limits."""
@@ -189,7 +253,7 @@ class SessionProblem(ProblemBase):
 
     @property
     def slots(self) -> int:
-        return 1  # a session commits one product
+        return self.items  # a session commits one product per item
 
     def constraint(self, cid: str) -> Constraint:
         for c in self.constraints:
@@ -204,9 +268,9 @@ class SessionProblem(ProblemBase):
             rules[event.update.cid] = event.update.rule
         return rules
 
-    def opening_rules(self) -> dict[str, Rule]:
-        """The rules stated in the opening, before any event."""
-        return {c.cid: c.rule for c in self.constraints if c.src == "query"}
+    def opening_rules(self, item: int = 0) -> dict[str, Rule]:
+        """The rules stated in ``item``'s opening, before any event."""
+        return {c.cid: c.rule for c in self.constraints if c.src == "query" and c.item == item}
 
     def truth(self) -> ProductReward:
         """S* as one ShoppingBench product reward (gold id: the first gold product)."""

@@ -40,8 +40,10 @@ class Item:
 
 
 def plan_minimum(problem: SessionProblem) -> int:
-    """The fewest shopper turns a session needs: one question per slot, one proposal per event, one to confirm."""
-    return sum(1 for c in problem.constraints if c.src == "slot") + len(problem.events) + 1
+    """The fewest shopper turns a session needs: one question per slot, one proposal per event, one to confirm each
+    item."""
+    slots = sum(1 for c in problem.constraints if c.src == "slot")
+    return slots + len(problem.events) + problem.items
 
 
 def _committed(trace: Trace) -> tuple[str, ...]:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,7 +58,7 @@ def _reason(
 ) -> str:
     """Why constraint ``cid`` is not met by the run (the reasons of ``docs/sessions.md``, the first that applies)."""
     st = trace.state
-    unsaid = {e.update.cid for e in problem.events[st.next_event :]}
+    unsaid = {e.update.cid for i, e in enumerate(problem.events) if i not in st.fired}
     if not committed or doc is None or pid is None:
         return "user_exit" if st.ending == "user_exit" else "no_commit"
     if trace.rejected_at_commit.get(pid) == cid:
@@ -69,15 +70,40 @@ def _reason(
     return "ignored_revealed" if cid in st.known else "missed_hidden"
 
 
-def attribution(
-    problem: SessionProblem, trace: Trace, doc: dict[str, Any] | None, pid: str | None, ruleset: Any
-) -> list[dict[str, Any]]:
+Placed = tuple[str | None, dict[str, Any] | None]  # one item's committed product: (id, document)
+
+
+def place(problem: SessionProblem, ids: list[str], lookup: Lookup, ruleset: Any) -> list[Placed]:
+    """Each item's committed product: the answer's first id for a one-item session; for several items, the order of
+    the distinct committed ids that meets the most final constraints (an agent may commit the items in any order)."""
+    docs = {pid: shopper.safe_lookup(lookup, pid) for pid in dict.fromkeys(ids)}
+    if problem.items == 1:
+        pid = ids[0] if ids else None
+        return [(pid, docs.get(pid) if pid else None)]
+    rules = [list(problem.item_rules(i).values()) for i in range(problem.items)]
+    # an answer with more ids than items fails "one product per item" anyway: only the first few are placed
+    pool: list[str | None] = list(docs)[: problem.items + 2] + [None] * problem.items
+    met: dict[tuple[int, str | None], int] = {
+        (i, pid): sum(1 for r in rules[i] if truth.satisfies(r, doc, ruleset))
+        for i in range(problem.items)
+        for pid in pool
+        if pid is not None and (doc := docs.get(pid)) is not None
+    }
+    best = max(
+        itertools.permutations(pool, problem.items),
+        key=lambda order: sum(met.get((i, p), 0) for i, p in enumerate(order)),
+    )
+    return [(pid, docs.get(pid) if pid else None) for pid in best]
+
+
+def attribution(problem: SessionProblem, trace: Trace, placed: list[Placed], ruleset: Any) -> list[dict[str, Any]]:
     """One record per constraint: ``cid, src, revealed_at, satisfied_final, violating_proposals, reason``."""
     final = problem.final_rules()
     committed = trace.state.ending == "agent_commit"
     at = _revealed_at(problem, trace)
     records = []
     for c in problem.constraints:
+        pid, doc = placed[c.item]
         ok = doc is not None and truth.satisfies(final[c.cid], doc, ruleset)
         violating = [pid_ for p in trace.proposals for pid_, cids in p.fails.items() if c.cid in cids]
         records.append(
@@ -93,14 +119,33 @@ def attribution(
     return records
 
 
-def _commit_superseded(trace: Trace, doc: dict[str, Any] | None, ruleset: Any) -> bool:
+def _commit_superseded(trace: Trace, placed: list[Placed], ruleset: Any) -> bool:
     st = trace.state
-    if doc is None:
-        return False
     return any(
         not truth.satisfies(st.rules[cid], doc, ruleset) and any(truth.satisfies(r, doc, ruleset) for r in old)
+        for _, doc in placed
+        if doc is not None
         for cid, old in st.superseded.items()
     )
+
+
+def whole(problem: SessionProblem, ids: list[str], placed: list[Placed]) -> list[Check]:
+    """The checks on the commit as a whole: one product per item, none the shopper vetoed, the bundle's budget."""
+    out = [
+        Check(
+            name="one product per item",
+            passed=len(set(ids)) == problem.items,
+            evidence=f"{len(set(ids))} distinct products committed for {problem.items} item(s)",
+        )
+    ]
+    vetoed = sorted({v.product_id for v in problem.vetoes} & set(ids))
+    if problem.vetoes:
+        out.append(Check(name="no vetoed product", passed=not vetoed, evidence=f"vetoed products committed: {vetoed}"))
+    if problem.bundle_budget is not None:
+        total = sum(float(doc.get("price", 0)) for _, doc in placed if doc is not None)
+        ok = total <= problem.bundle_budget + 0.005
+        out.append(Check(name="bundle budget", passed=ok, evidence=f"{total:.2f} of at most {problem.bundle_budget:g}"))
+    return out
 
 
 def score_session(
@@ -111,22 +156,24 @@ def score_session(
     rs = get_ruleset(ruleset)
     trace = replay(problem, events, lookup, rs)
     ids = rs.parse(answer) if answer is not None else []
-    pid = ids[0] if ids else None
-    doc = shopper.safe_lookup(lookup, pid) if pid else None
-    records = attribution(problem, trace, doc, pid, rs)
+    placed = place(problem, ids, lookup, rs)
+    records = attribution(problem, trace, placed, rs)
     committed = trace.state.ending == "agent_commit"
-    satisfied = doc is not None and all(r["satisfied_final"] for r in records)
-    items = rubric.items(problem, trace, _commit_superseded(trace, doc, rs))
-    success = committed and satisfied
+    satisfied = all(doc is not None for _, doc in placed) and all(r["satisfied_final"] for r in records)
+    items = rubric.items(problem, trace, _commit_superseded(trace, placed, rs))
+    as_whole = whole(problem, ids, placed)
+    success = committed and satisfied and all(c.passed for c in as_whole)
     final = rubric.final(success, items)
-    ps = _product(problem, pid, doc, rs)
+    scores = [_product(problem, i, pid, doc, rs) for i, (pid, doc) in enumerate(placed)]
     checks = [
         Check(name="session end", passed=committed, evidence=trace.state.ending or "the session never ended"),
         Check(
             name="final truth",
             passed=satisfied,
-            evidence=f"{sum(r['satisfied_final'] for r in records)}/{len(records)} constraints met by {pid!r}",
+            evidence=f"{sum(r['satisfied_final'] for r in records)}/{len(records)} constraints met by "
+            + ", ".join(repr(pid) for pid, _ in placed),
         ),
+        *as_whole,
     ]
     checks += [Check(name=f"constraint {r['cid']}", passed=r["satisfied_final"], evidence=_json(r)) for r in records]
     checks += [
@@ -137,6 +184,10 @@ def score_session(
     ]
     formula = {"formula": rubric.FORMULA, "version": rubric.VERSION, "weighted_pass": rubric.weighted_pass(items)}
     checks.append(Check(name="score", passed=success, evidence=_json({**formula, "final": final})))
+    hits: dict[str, list[int]] = {}
+    for ps in scores:
+        for f, (n, d) in ps.hits.items():
+            hits[f] = [hits.get(f, [0, 0])[0] + n, hits.get(f, [0, 0])[1] + d]
     return RunScore(
         task="session",
         ruleset=rs.name,
@@ -145,26 +196,28 @@ def score_session(
         success=success,
         extras=ShoppingExtras(
             title_model=rs.title_model,
-            gt=1.0 if pid in problem.gold_ids else 0.0,
-            rule=ps.rule,
-            field_rates=_rates(ps.hits),
-            products=[ps],
+            gt=sum(ps.gt for ps in scores) / len(scores),
+            rule=sum(ps.rule for ps in scores) / len(scores),
+            field_rates=_rates(hits),
+            products=scores,
         ),
         checks=checks,
         final=final,
     )
 
 
-def _product(problem: SessionProblem, pid: str | None, doc: dict[str, Any] | None, ruleset: Any) -> ProductScore:
-    """The committed product scored against S* by the shopping domain's product checks."""
-    gold = problem.gold_ids[0]
-    gt = 1.0 if pid in problem.gold_ids else 0.0
+def _product(
+    problem: SessionProblem, item: int, pid: str | None, doc: dict[str, Any] | None, ruleset: Any
+) -> ProductScore:
+    """One item's committed product scored against its part of S* by the shopping domain's product checks."""
+    gold = problem.gold_ids[item]
+    gt = 1.0 if pid == gold else 0.0
     if doc is None:
         why = "nothing committed" if pid is None else f"unknown product id {pid!r}"
         fail = Check(name="answer", passed=False, evidence=why)
-        return ProductScore(slot=0, gold_id=gold, answer_id=pid, known=False, gt=0.0, rule=0.0, checks=[fail])
-    ps = truth.check(list(problem.final_rules().values()), doc, ruleset)
-    return ps.model_copy(update={"gold_id": gold, "gt": gt})
+        return ProductScore(slot=item, gold_id=gold, answer_id=pid, known=False, gt=0.0, rule=0.0, checks=[fail])
+    ps = truth.check(list(problem.item_rules(item).values()), doc, ruleset)
+    return ps.model_copy(update={"gold_id": gold, "gt": gt, "slot": item})
 
 
 def _rates(hits: dict[str, list[int]]) -> dict[str, float | None]:

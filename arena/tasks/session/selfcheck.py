@@ -21,7 +21,8 @@ from typing import Any
 
 from arena.tasks.base import Difficulty
 from arena.tasks.session import truth
-from arena.tasks.session.agents import Outcome, blind_agent, reference_agent
+from arena.tasks.session.agents import Outcome, blind_agent
+from arena.tasks.session.oracle import reference_agent
 from arena.tasks.session.problem import Rule, SessionProblem
 from arena.tools.registry import ToolRegistry
 
@@ -69,43 +70,77 @@ def _all_pass(rules: list[Rule], doc: dict[str, Any]) -> bool:
     return truth.check(rules, doc).rule >= 1
 
 
-def opening_hits(problem: SessionProblem, catalog: Any) -> list[dict[str, Any]]:
-    """The documents of the top `TOP` hits ``find_product`` keeps for the opening, in rank order."""
-    return catalog.documents(h.address for h in catalog.search(problem.query, limit=TOP))
+def opening_hits(problem: SessionProblem, catalog: Any, item: int = 0) -> list[dict[str, Any]]:
+    """The documents of the top `TOP` hits ``find_product`` keeps for ``item``'s opening, in rank order."""
+    return catalog.documents(h.address for h in catalog.search(problem.item_opening(item), limit=TOP))
 
 
-def first_rules(problem: SessionProblem) -> list[Rule]:
-    """Every constraint as first stated (no event applied)."""
-    return [c.rule for c in problem.constraints]
+def first_rules(problem: SessionProblem, item: int = 0) -> list[Rule]:
+    """Every constraint of ``item`` as first stated (no event applied)."""
+    return [c.rule for c in problem.constraints if c.item == item]
+
+
+def _infeasible(problem: SessionProblem, catalog: Any) -> str | None:
+    """Why the golds cannot be the answer (each its item's final truth, not vetoed, within the bundle), or None."""
+    golds = [catalog.get(pid) for pid in problem.gold_ids]
+    for item, gold in enumerate(golds):
+        if gold is None:
+            return "no gold in catalog"
+        if not _all_pass(list(problem.item_rules(item).values()), gold):
+            return "the gold fails the final truth"
+    if {v.product_id for v in problem.vetoes} & set(problem.gold_ids):
+        return "a gold is vetoed"
+    total = sum(float(g["price"]) for g in golds if g is not None)
+    if problem.bundle_budget is not None and total > problem.bundle_budget + 0.005:
+        return f"the golds cost {total:.2f} together, over the bundle's {problem.bundle_budget:g}"
+    return None
+
+
+def _conversation_needed(problem: SessionProblem, catalog: Any, verdict: Verdict) -> None:
+    """The needed and bites figures: the fewest over the items, and over the items an event changes."""
+    needed: list[int] = []
+    bites: list[int] = []
+    changed = {problem.constraint(e.update.cid).item for e in problem.events}
+    for item in range(problem.items):
+        hits = opening_hits(problem, catalog, item)
+        final = list(problem.item_rules(item).values())
+        opening = list(problem.opening_rules(item).values())
+        needed.append(sum(1 for d in hits if _all_pass(opening, d) and not _all_pass(final, d)))
+        if item in changed:
+            first = first_rules(problem, item)
+            bites.append(sum(1 for d in hits if _all_pass(first, d) and not _all_pass(final, d)))
+    verdict.needed = min(needed)
+    verdict.bites = min(bites) if bites else 0
 
 
 def check_session(
-    problem: SessionProblem, catalog: Any, *, min_needed: int = MIN_NEEDED, tools: ToolRegistry | None = None
+    problem: SessionProblem,
+    catalog: Any,
+    *,
+    min_needed: int = MIN_NEEDED,
+    tools: ToolRegistry | None = None,
+    agents: bool = True,
 ) -> Verdict:
-    """Run the checks in order; the verdict names the first that failed."""
+    """Run the checks in order; the verdict names the first that failed (``agents``: False stops before the
+    agents, e.g. for one item of a session still to be put together)."""
     verdict = Verdict()
-    final = list(problem.final_rules().values())
-    gold = catalog.get(problem.gold_ids[0])
-    if gold is None or not _all_pass(final, gold):
-        verdict.failed, verdict.reason = "feasible", "the gold fails the final truth" if gold else "no gold in catalog"
+    why = _infeasible(problem, catalog)
+    if why:
+        verdict.failed, verdict.reason = "feasible", why
         return verdict
     verdict.passed.append("feasible")
-    hits = opening_hits(problem, catalog)
-    opening = list(problem.opening_rules().values())
-    wrong = [d for d in hits if _all_pass(opening, d) and not _all_pass(final, d)]
-    verdict.needed = len(wrong)
+    _conversation_needed(problem, catalog, verdict)
     if verdict.needed < min_needed:
         verdict.failed = "needed"
         verdict.reason = f"{verdict.needed} of the top {TOP} hits pass the opening but fail the truth (< {min_needed})"
         return verdict
     verdict.passed.append("needed")
-    if problem.events:
-        first = first_rules(problem)
-        verdict.bites = sum(1 for d in hits if _all_pass(first, d) and not _all_pass(final, d))
-        if not verdict.bites:
-            verdict.failed, verdict.reason = "bites", "no hit passes the first state and fails the updated one"
-            return verdict
+    if problem.events and not verdict.bites:
+        verdict.failed, verdict.reason = "bites", "no hit passes the first state and fails the updated one"
+        return verdict
     verdict.passed.append("bites")
+    if not agents:
+        return verdict
     verdict.reference = reference_agent(problem, catalog, tools)
     if not verdict.reference.success:
         notes = "; ".join(verdict.reference.notes) or f"ended {verdict.reference.ending}"

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from arena.tasks.session import truth
+from arena.tasks.session import questions, truth
 from arena.tasks.session.problem import Rule, SessionProblem
 
 Kind = Literal["ask", "respond", "commit"]
@@ -52,6 +52,9 @@ SAY_LEAVE = "I'll look elsewhere, thanks."
 SAY_MAX_TURNS = "We have gone on long enough; I'll think about it."
 SAY_CLOSED = "The conversation is over."
 SAY_THANKS = "Thanks, I'll take it."
+SAY_SETTLED = "That one works for me."
+SAY_BACK = "But the one we settled on earlier no longer fits; let's find another one for it first."
+SAY_VETOED = "Not that one."
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class ShopperState:
     known: set[str]
     patience: int
     superseded: dict[str, list[Rule]] = field(default_factory=dict)
-    next_event: int = 0
+    fired: list[int] = field(default_factory=list)  # the events said, by index
     questions: int = 0
     turns: int = 0
     free_no_match: bool = True
@@ -97,6 +100,9 @@ class ShopperState:
     proposed: list[str] = field(default_factory=list)
     ending: Ending | None = None
     committed: tuple[str, ...] | None = None
+    active: int = 0  # the item the shopper is talking about
+    settled: dict[int, str] = field(default_factory=dict)  # item -> the product confirmed for it
+    prices: dict[str, float] = field(default_factory=dict)  # the settled products' catalog prices
 
 
 def start(problem: SessionProblem) -> ShopperState:
@@ -105,59 +111,6 @@ def start(problem: SessionProblem) -> ShopperState:
     return ShopperState(
         rules={c.cid: c.rule for c in problem.constraints}, known=known, patience=problem.style.patience
     )
-
-
-def _norm(text: str) -> str:
-    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
-
-
-def _topic_scores(problem: SessionProblem, question: str) -> dict[str, int]:
-    """Slot constraint -> how many topic words the question matched (whole words and phrases)."""
-    words = _norm(question)
-    scores: dict[str, int] = {}
-    for c in problem.constraints:
-        if c.src != "slot":
-            continue
-        hit = sum(len(t.split()) for t in c.topics if _norm(t).strip() and _norm(t) in words)
-        if hit:
-            scores[c.cid] = hit
-    return scores
-
-
-#: what shoppers are commonly asked about, one group per topic: a question that touches three or more topics at once
-#: (these, or the slots not yet revealed) fishes for many needs in one go and is a spray, however few slots it hits
-COMMON_TOPICS: tuple[tuple[str, ...], ...] = (
-    ("price", "budget", "cost", "costs", "spend", "expensive", "cheap", "afford"),
-    ("brand", "maker", "manufacturer"),
-    ("color", "colour"),
-    ("size", "dimensions", "inch", "inches"),
-    ("material", "made of", "fabric"),
-    ("shipping", "delivery", "deliver", "ship"),
-    ("store", "shop", "seller", "official"),
-    ("payment", "pay", "cod", "cash"),
-    ("warranty", "guarantee", "return", "returns"),
-    ("rating", "ratings", "review", "reviews"),
-    ("style", "design"),
-    ("weight", "heavy", "light"),
-    ("feature", "features", "function", "functions"),
-)
-
-
-def _spread(problem: SessionProblem, question: str, fresh: dict[str, int]) -> int:
-    """How many topics the question touches: the fresh slots it matched, plus the common topics it names that are
-    no slot's topic (a revealed slot's words are a question asked again, not a new topic)."""
-    words = _norm(question)
-    slot_words = {_norm(t) for c in problem.constraints if c.src == "slot" for t in c.topics}
-    common = {
-        i
-        for i, group in enumerate(COMMON_TOPICS)
-        if any(_norm(t) in words and _norm(t) not in slot_words for t in group)
-    }
-    return len(fresh) + len(common)
-
-
-def _best(scores: dict[str, int], order: list[str]) -> str:
-    return max(scores, key=lambda cid: (scores[cid], -order.index(cid)))
 
 
 def _line(problem: SessionProblem, st: ShopperState, cid: str, product: dict[str, Any] | None) -> str:
@@ -178,16 +131,16 @@ def _ask(problem: SessionProblem, st: ShopperState, text: str) -> tuple[str, str
     if st.questions > problem.style.max_questions:
         return SAY_CAP, "question_cap", None, 1
     order = [c.cid for c in problem.constraints]
-    scores = _topic_scores(problem, text)
+    scores = questions.topic_scores(problem, text, st.active)
     fresh = {cid: s for cid, s in scores.items() if cid not in st.known}
-    if _spread(problem, text, fresh) >= 3:
+    if questions.spread(problem, text, fresh) >= 3:
         return SAY_SPRAY, "spray", None, 1
     if fresh:
-        cid = _best(fresh, order)
+        cid = questions.best(fresh, order)
         st.known.add(cid)
         return _line(problem, st, cid, None), "reveal", cid, 0
     if scores:
-        return _line(problem, st, _best(scores, order), None), "repeat", None, 1
+        return _line(problem, st, questions.best(scores, order), None), "repeat", None, 1
     cost = 0 if st.free_no_match else 1
     st.free_no_match = False
     return SAY_NO_PREFERENCE, "no_match", None, cost
@@ -221,10 +174,12 @@ def _pair_values(rule: Rule) -> list[str]:
 def _verdicts(
     problem: SessionProblem, st: ShopperState, ids: list[str], lookup: Lookup, ruleset: Any
 ) -> list[tuple[str, str, str | None, dict[str, Any] | None]]:
-    """Per proposed id: (id, verdict, constraint, product), verdict in unknown/again/stale/hidden/ok."""
-    order = [c.cid for c in problem.constraints]
+    """Per proposed id: (id, verdict, constraint, product), verdict in unknown/again/stale/bundle/hidden/veto/ok, judged
+    against the rules of the item the shopper is talking about."""
+    order = [c.cid for c in problem.constraints if c.item == st.active]
     known = [cid for cid in order if cid in st.known]
     hidden = [cid for cid in order if cid not in st.known]
+    vetoed = {v.product_id for v in problem.vetoes}
     out: list[tuple[str, str, str | None, dict[str, Any] | None]] = []
     for pid in ids:
         doc = safe_lookup(lookup, pid)
@@ -234,11 +189,90 @@ def _verdicts(
             out.append((pid, "again", st.rejected[pid], doc))
         elif (cid := truth.first_violation(st.rules, known, doc, ruleset)) is not None:
             out.append((pid, "stale", cid, doc))
+        elif room(problem, st) < float(doc.get("price", 0)) - 0.005:
+            out.append((pid, "bundle", BUNDLE, doc))
         elif (cid := truth.first_violation(st.rules, hidden, doc, ruleset)) is not None:
             out.append((pid, "hidden", cid, doc))
+        elif pid in vetoed:
+            out.append((pid, "veto", VETO, doc))
         else:
             out.append((pid, "ok", None, doc))
     return out
+
+
+#: the reasons a product is refused that are no constraint: the bundle's budget, the shopper's veto
+BUNDLE, VETO = "~bundle", "~veto"
+
+
+def room(problem: SessionProblem, st: ShopperState) -> float:
+    """What the active item may cost within the bundle's budget, given the products settled for the other items."""
+    if problem.bundle_budget is None:
+        return float("inf")
+    return problem.bundle_budget - sum(
+        float(st.prices.get(pid, 0.0)) for i, pid in st.settled.items() if i != st.active
+    )
+
+
+def _pending(problem: SessionProblem, st: ShopperState) -> int | None:
+    """The first event not said yet that the active item's acceptable proposal fires: the item's own changes of
+    mind first, a late one (about an earlier item) only when none of those is left."""
+    pending = [i for i, e in enumerate(problem.events) if i not in st.fired and problem.event_item(e) == st.active]
+    pending.sort(key=lambda i: problem.events[i].on == "last_item")
+    return pending[0] if pending else None
+
+
+def _fire(problem: SessionProblem, st: ShopperState, index: int, lookup: Lookup, ruleset: Any) -> str | None:
+    """Apply event ``index``: its constraint's rule replaced, refusals for it judged anew, a settled product that no
+    longer fits unsettled. The constraint revealed by it, if fresh."""
+    st.fired.append(index)
+    target = problem.events[index].update.cid
+    st.superseded.setdefault(target, []).append(st.rules[target])
+    st.rules[target] = problem.events[index].update.rule
+    # a product refused for the need just changed is judged anew; one refused for another need stays refused
+    st.rejected = {p: cid for p, cid in st.rejected.items() if cid != target}
+    for item, pid in sorted(st.settled.items()):
+        doc = safe_lookup(lookup, pid)
+        if doc is None or truth.first_violation(problem.item_rules(item, st.rules), [target], doc, ruleset):
+            del st.settled[item]
+            st.confirmed = [p for p in st.confirmed if p != pid]
+    fresh = target not in st.known
+    st.known.add(target)
+    return target if fresh else None
+
+
+def _settle(problem: SessionProblem, st: ShopperState, pid: str, doc: dict[str, Any]) -> str:
+    """Confirm ``pid`` for the active item; the words say what comes next (the next item, or go ahead)."""
+    st.confirmed.append(pid)
+    st.settled[st.active] = pid
+    st.prices[pid] = float(doc.get("price", 0))
+    left = [i for i in range(problem.items) if i not in st.settled]
+    if not left:
+        return SAY_CONFIRM
+    back = left[0] < st.active
+    st.active = left[0]
+    if back:
+        return f"{SAY_SETTLED} {SAY_BACK}"
+    # a new item is a fresh start of the conversation: the shopper's patience and questions count anew
+    st.patience, st.questions, st.free_no_match = problem.style.patience, 0, True
+    return f"{SAY_SETTLED} {problem.intents[st.active - 1].intro}"
+
+
+def _accept(
+    problem: SessionProblem, st: ShopperState, message: str, pid: str, doc: dict[str, Any], lookup: Lookup, ruleset: Any
+) -> tuple[str, str, str | None, str | None, str | None, int]:
+    """An acceptable proposal: the pending event, or the confirmation (a skeptic first wants evidence)."""
+    index = _pending(problem, st)
+    said, revealed = "", None
+    if index is not None:
+        revealed = _fire(problem, st, index, lookup, ruleset)
+        said = problem.events[index].say
+        if problem.events[index].on != "last_item":
+            return said, "update", revealed, None, pid, 0
+    lead = f"{said} " if said else ""
+    if problem.style.skeptic and not _quoted(problem, st, message, doc):
+        return lead + SAY_UNCONVINCED, "update" if said else "unconvinced", revealed, None, pid, 0 if said else 1
+    words = _settle(problem, st, pid, doc)
+    return lead + words, "confirm" if words == SAY_CONFIRM else "settle", revealed, None, pid, 0
 
 
 def _propose(
@@ -250,24 +284,12 @@ def _propose(
     verdicts = _verdicts(problem, st, ids, lookup, ruleset)
     st.proposed += [pid for pid, verdict, _, _ in verdicts if verdict != "unknown"]
     for pid, verdict, _, doc in verdicts:
-        if verdict != "ok" or doc is None:
-            continue
-        if st.next_event < len(problem.events):
-            event = problem.events[st.next_event]
-            st.next_event += 1
-            target = event.update.cid
-            st.superseded.setdefault(target, []).append(st.rules[target])
-            st.rules[target] = event.update.rule
-            # a product refused for the need just changed is judged anew; one refused for another need stays refused
-            st.rejected = {p: cid for p, cid in st.rejected.items() if cid != target}
-            fresh = target not in st.known
-            st.known.add(target)
-            return event.say, "update", target if fresh else None, None, pid, 0
-        if problem.style.skeptic and not _quoted(problem, st, message, doc):
-            return SAY_UNCONVINCED, "unconvinced", None, None, pid, 1
-        st.confirmed.append(pid)
-        return SAY_CONFIRM, "confirm", None, None, pid, 0
+        if verdict == "ok" and doc is not None:
+            return _accept(problem, st, message, pid, doc, lookup, ruleset)
     for pid, verdict, named, doc in verdicts:
+        if verdict in ("bundle", "veto") and named is not None and doc is not None:
+            st.rejected[pid] = named
+            return f"{SAY_REJECT} {_refusal(problem, st, named, pid)}", "reject", None, None, pid, 1
         if verdict in ("stale", "hidden") and named is not None:
             st.rejected[pid] = named
             fresh = named not in st.known
@@ -278,6 +300,15 @@ def _propose(
         if verdict == "again":
             return SAY_AGAIN, "again", None, named, pid, 1
     return SAY_UNKNOWN, "unknown", None, None, None, 1
+
+
+def _refusal(problem: SessionProblem, st: ShopperState, why: str, pid: str) -> str:
+    """The words of a refusal for the bundle's budget or a veto."""
+    if why == VETO:
+        return next(v.say for v in problem.vetoes if v.product_id == pid)
+    total = problem.bundle_budget or 0.0
+    left = room(problem, st)
+    return f"With what we settled, that takes the total over {total:g}: this one has to cost at most {left:.2f}."
 
 
 def _ids(product_ids: Sequence[str]) -> list[str]:

@@ -100,7 +100,7 @@ def _judge(
 ) -> Proposal:
     ids = list(dict.fromkeys(action.product_ids))
     out = Proposal(turn=turn, ids=[], message=action.text)
-    order = [c.cid for c in problem.constraints]
+    order = [c.cid for c in problem.constraints if c.item == st.active]  # the item the shopper is on
     prices: list[float] = []
     for pid in ids:
         doc = shopper.safe_lookup(lookup, pid)
