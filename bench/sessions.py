@@ -10,9 +10,10 @@ Rows:
 - tool-call time per session (the gateway's own overhead cannot be measured without a node): the reference agent's
   sessions with every call timed, split into the shopper's tools and the catalog's;
 - generation: problems per second and the accepted share of the draws, rejections per self-check;
-- success of the reference agent, the offline template (``miner_template/offline``) and the blind agent per
-  difficulty on the kept problems, and of the reference and blind agents on every draw that reached them (the kept
-  problems pass the reference and fail the blind agent by construction: those two rows are a consistency check);
+- success of the reference agent (the oracle), the offline template (``miner_template/offline``) and the blind
+  agent per difficulty level (with a 95% interval over all) and per difficulty feature on the kept problems, and of
+  the reference and blind agents on every draw that reached them (the kept problems pass the reference and fail the
+  blind agent by construction: those two rows are a consistency check);
 - the EComAgentBench importer on ``--ecom`` (default: the repository's fixture records): records imported, bad
   records, targets rebuilt, and how many pass each self-check.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import math
 import shutil
 import sys
 import tempfile
@@ -158,25 +160,46 @@ def offline_success(problem: SessionProblem, catalog: Catalog, agent: Any, sdk_e
 
 
 def success_rows(problems: list[SessionProblem], catalog: Catalog) -> None:
+    """Each agent's success per difficulty level, then per difficulty feature (``meta.features``; "none" for a plain
+    one-item session), on the kept problems."""
     try:
         template, sdk_error = _offline_template()
     except Exception as exc:  # noqa: BLE001 - the template is optional for this benchmark
         print(f"offline template not loaded ({exc!r}); its row is skipped")
         template = None
-    wins: dict[str, Counter[str]] = defaultdict(Counter)
-    count: Counter[str] = Counter()
+    results: dict[str, list[bool]] = defaultdict(list)
     for p in problems:
-        count[p.difficulty] += 1
-        wins["reference"][p.difficulty] += reference_agent(p, catalog).success
-        wins["blind"][p.difficulty] += blind_agent(p, catalog).success
+        results["reference"].append(reference_agent(p, catalog).success)
+        results["blind"].append(blind_agent(p, catalog).success)
         if template is not None:
-            wins["offline template"][p.difficulty] += offline_success(p, catalog, template, sdk_error)
-    for agent, by_level in wins.items():
-        cells = ", ".join(
-            f"{lv} {by_level[lv]}/{count[lv]} ({by_level[lv] / count[lv]:.0%})" for lv in LEVELS if count[lv]
-        )
-        total = sum(by_level.values())
-        print(f"success [{agent}] on kept problems: {cells}; all {total}/{len(problems)}")
+            results["offline template"].append(offline_success(p, catalog, template, sdk_error))
+    groups = {lv: [i for i, p in enumerate(problems) if p.difficulty == lv] for lv in LEVELS}
+    names = sorted({f for p in problems for f in p.meta.get("features") or ["none"]})
+    features = {f: [i for i, p in enumerate(problems) if f in (p.meta.get("features") or ["none"])] for f in names}
+    for agent, wins in results.items():
+        total = sum(wins)
+        overall = f"all {total}/{len(problems)} {_ci(total, len(problems))}"
+        print(f"success [{agent}] on kept problems: {_cells(wins, groups)}; {overall}")
+    for agent, wins in results.items():
+        print(f"success [{agent}] by feature: {_cells(wins, features)}")
+
+
+def _cells(wins: list[bool], groups: dict[str, list[int]]) -> str:
+    return ", ".join(
+        f"{name} {sum(wins[i] for i in idx)}/{len(idx)} ({sum(wins[i] for i in idx) / len(idx):.0%})"
+        for name, idx in groups.items()
+        if idx
+    )
+
+
+def _ci(k: int, n: int) -> str:
+    """The 95% Wilson interval of a success share, as "[lo%, hi%]"."""
+    if not n:
+        return ""
+    z, p = 1.96, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"[95% {max(0.0, centre - half):.0%}-{min(1.0, centre + half):.0%}]"
 
 
 def import_rows(path: Path, work: Path, size: int, seed: int) -> None:

@@ -251,7 +251,9 @@ def sessions(tmp_path_factory) -> tuple[str, str, list[str]]:
     root = tmp_path_factory.mktemp("sessions")
     build_catalog(5, 8000, root / "cat", workers=1)
     catalog = Catalog.open(root / "cat")
-    problems = generate_sessions(catalog, 8, seed=2)[:3]  # the generator gives up on some draws
+    # easy sessions (one item): the template's to solve, so pass^k has something to count; the generator gives up on
+    # some draws
+    problems = generate_sessions(catalog, 8, seed=2, mix={"easy": 1.0})[:3]
     assert len(problems) == 3
     problems += [p for p in generate_problems(catalog, 8, seed=3).problems if p.task == "product"][:1]
     (root / "problems.jsonl").write_text("".join(p.model_dump_json() + "\n" for p in problems))

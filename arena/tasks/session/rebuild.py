@@ -92,7 +92,7 @@ def selfcheck_imported(
     problems: Sequence[SessionProblem], catalog: Catalog, *, min_needed: int = MIN_NEEDED
 ) -> ImportCheck:
     """Every check on every problem (imported sessions have no events: ``bites`` passes vacuously); the problems
-    that pass them all, labelled by difficulty."""
+    that pass them all, labelled by difficulty (a generated one keeps its features' level)."""
     report = ImportCheck(problems=len(problems))
     for problem in problems:
         verdict = check_session(problem, catalog, min_needed=min_needed)
@@ -100,7 +100,8 @@ def selfcheck_imported(
         if verdict.failed:
             report.failures.append(f"{problem.problem_id} ({problem.source}): {verdict.failed}: {verdict.reason}")
             continue
-        label = verdict.difficulty(problem)
+        # a generated problem keeps the level its features make (docs/sessions.md, "Difficulty")
+        label = problem.difficulty if "features" in problem.meta else verdict.difficulty(problem)
         report.kept.append(
             problem.model_copy(update={"difficulty": label, "meta": {**problem.meta, **verdict.figures()}})
         )

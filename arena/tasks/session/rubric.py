@@ -18,7 +18,7 @@ from arena.tasks.session.trace import Trace
 
 Tier = Literal["required", "important", "optional"]
 WEIGHTS: dict[Tier, float] = {"required": 3.0, "important": 2.0, "optional": 1.0}
-VERSION = "s1"
+VERSION = "s2"  # s2: the plan minimum counts one confirmation per item (sessions of several items)
 FORMULA = "final = success * (0.8 + 0.2 * weighted_pass)"
 #: the turns over the plan's minimum a session may take and still be paced
 PACE_SLACK = 3

@@ -4,8 +4,9 @@
   constraints the agent never uncovered count too, as in EComAgentBench. An event that never fired (the agent never
   made an acceptable proposal) is still part of S*: the agent is judged against the shopper's final intent.
 - Success: the agent committed while the session was open (the shopper neither left nor ran out of turns), and the
-  committed product passes every rule of S*, checked by the shopping domain's product checks (`truth.check`, which is
-  `arena.tasks.shopping.strict_product.score_product`). A session commits one product: the answer's first id.
+  committed products pass every rule of S*, checked by the shopping domain's product checks (`truth.check`, which is
+  `arena.tasks.shopping.strict_product.score_product`). A session commits one product per item (`place`: a one-item
+  session reads the answer's first id), none vetoed, a bundle's within its budget (`whole`).
 - Attribution, one record per constraint: its source, the turn that revealed it, whether the commit satisfies it,
   the proposals that broke it, and for a broken one the reason (``no_commit``, ``user_exit``, ``rejected_again``,
   ``stale_after_update``, ``ignored_revealed``, ``missed_hidden``).

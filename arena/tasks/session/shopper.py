@@ -20,6 +20,12 @@ intent revealed only when asked) and tau2-bench's user loop (the user ends the c
   first time); at zero the shopper leaves. A user turn past ``max_user_turns`` ends the session; the commit
   (``recommend_product``) ends it too.
 
+The shopper talks about one item at a time (`ShopperState.active`, the first not settled): questions and proposals
+are judged by that item's constraints; a confirmation settles the item and brings up the next (its patience and
+questions counted anew); a bundle refuses a product dearer than the budget leaves; a vetoed product is refused for
+good; a late change of mind about an earlier item is said with the next verdict and unsettles that item if its
+product no longer fits.
+
 A reply reveals at most one constraint, and its words (`Reply.public`) carry no label, count or constraint id.
 """
 
