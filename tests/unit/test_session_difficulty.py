@@ -212,3 +212,18 @@ def test_the_strict_check_scores_several_items_from_the_gateway_log(catalog: Cat
     assert first is not None
     short = tasks.score(problem, first.split(",")[0], catalog.get, events=events)
     assert not short.success and not {c.name: c.passed for c in short.checks}["one product per item"]
+    # and with more products than items (the right ones among them) too: the attacker's shotgun earns nothing
+    extra = ",".join(d["product_id"] for d in opening_hits(problem, catalog, 0)[:4])
+    many = tasks.score(problem, f"{first},{extra}", catalog.get, events=events)
+    assert not many.success and many.final == 0
+
+
+def test_committing_more_products_than_items_earns_nothing(catalog: Catalog) -> None:
+    """The attacker: with several items the commit is placed on the items, so an agent might commit every candidate
+    and hope each item finds its product among them. A commit holds one product per item, or it fails."""
+    problem = kept(catalog, Features(items=2))
+    golds = list(problem.gold_ids)
+    shotgun = [d["product_id"] for item in range(problem.items) for d in opening_hits(problem, catalog, item)[:5]]
+    for ids in (golds + shotgun, golds[:1], golds[:1] * 2, shotgun):
+        assert not commit(Session(problem, catalog), ids), ids
+    assert commit(Session(problem, catalog), golds[::-1])  # one product per item, in any order
