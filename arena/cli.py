@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cliutil import err, fail, out, parse_size, progress_bar
+from arena.cliutil import check_writable, err, fail, out, parse_size, progress_bar, utf8_text
 from arena.log import configure_logging, get_logger
 from arena.problems.cli import app as problems_app
 from arena.problems.cli.scoring import score_cmd
@@ -79,6 +79,7 @@ def catalog_build(
         fail(str(exc))
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
+    check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
     with progress_bar() as progress:
         task = progress.add_task("generating + indexing", total=n, rate="")
         try:
@@ -109,6 +110,7 @@ def catalog_load(
 
     if not file.is_file():
         fail(f"{file} does not exist; pass a documents.jsonl or documents.jsonl.gz file")
+    check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
     with progress_bar() as progress:
         task = progress.add_task("loading", total=file.stat().st_size, rate="bytes")
         try:
@@ -197,11 +199,11 @@ def catalog_search(
 
     if not 1 <= page <= 5:
         fail(f"--page must be from 1 to 5 (find_product serves 5 pages of 10), got {page}")
-    catalog = _open_catalog(directory)
-    arguments: dict[str, Any] = {"q": query, "page": page, "sort": sort}
+    arguments: dict[str, Any] = {"q": utf8_text(query, "the query"), "page": page, "sort": utf8_text(sort, "--sort")}
     for key, value in (("price", price), ("service", service), ("shop_id", shop)):
         if value is not None:
-            arguments[key] = value
+            arguments[key] = utf8_text(value, f"--{key.removesuffix('_id')}")
+    catalog = _open_catalog(directory)
     try:
         results = _tools(DEFAULT_TASK).call("find_product", arguments, ToolContext(catalog))
     except ToolError as exc:
@@ -274,9 +276,10 @@ def tools_call(
     if name not in registry:
         fail(f"unknown tool {name!r}; available tools: {', '.join(registry.names())}")
     try:
-        parsed = json.loads(args)
+        parsed = json.loads(utf8_text(args, "--args"))
     except json.JSONDecodeError as exc:
         fail(f'--args is not valid JSON ({exc.msg} at column {exc.colno}); pass an object like \'{{"q": "shoes"}}\'')
+    utf8_text(json.dumps(parsed, ensure_ascii=False), "--args (a \\u escape)")
     catalog = _open_catalog(directory)
     try:
         result = registry.call(name, parsed, ToolContext(catalog))

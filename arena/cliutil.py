@@ -1,9 +1,11 @@
-"""Shared pieces of the command lines: consoles, the one-line error, progress bars, size parsing."""
+"""Shared pieces of the command lines: consoles, the one-line error, the write check, progress bars, size parsing."""
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -18,6 +20,41 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """One clear line on stderr, then exit non-zero."""
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
     raise typer.Exit(code)
+
+
+def check_writable(path: Path, what: str) -> None:
+    """One line and exit 2 unless files can be made at `path` (a file or folder to create, or a folder to fill),
+    before any work: its nearest existing folder is probed with a real temporary file, so a read-only mount, /proc
+    or missing permissions are caught for root as for anyone."""
+    folder = path
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if not folder.is_dir():
+        fail(f"{what}: {folder} is a file, not a folder; choose a path in a folder")
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".arena-write-check-")
+        os.close(handle)
+        os.unlink(name)
+    except OSError as exc:
+        shown = folder.absolute() if str(folder) == "." else folder
+        fail(f"{what}: cannot write in {shown} ({exc.strerror or exc}); choose a folder you can write to")
+
+
+def utf8_text(value: str, what: str) -> str:
+    """`value` unchanged when it is text (UTF-8); one line and exit 2 when it holds bytes that are not (a shell
+    passes them as lone surrogates, which the search index and JSON cannot take)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        char = value[exc.start]
+        try:
+            shown = f"byte 0x{char.encode('utf-8', 'surrogateescape')[0]:02x}"
+        except UnicodeEncodeError:
+            shown = f"U+{ord(char):04X}, a lone surrogate"
+        fail(
+            f"{what} is not UTF-8 text ({shown} at character {exc.start + 1}); set your terminal to UTF-8 or retype it"
+        )
+    return value
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")

@@ -22,8 +22,33 @@ DEFAULT_WALLETS = Path("~/.bittensor/wallets")
 
 
 class WalletError(CodedError):
-    """A wallet that cannot sign: `code` is `no_wallet` (a key file is missing) or `bad_wallet` (encrypted or
-    unreadable); `message` is one line, naming the file and the `btcli` command that fixes it."""
+    """A wallet that cannot sign: `code` is `no_wallet` (a key file is missing) or `bad_wallet` (encrypted,
+    unreadable, or a name that is no file name); `message` is one line, naming the file and the `btcli` command that
+    fixes it."""
+
+
+def localchain_wallets(localchain_path: str | Path) -> Path:
+    """Where a LocalChain's dev wallets live unless a wallet path is given: `wallets/` beside its chain file, never
+    the user's real `~/.bittensor/wallets`."""
+    return Path(localchain_path).expanduser().parent / "wallets"
+
+
+def localchain_wallet_path(localchain_path: str | Path, name: str) -> Path:
+    """The wallets folder a LocalChain command reads wallet `name` from when no wallet path is given: the chain's dev
+    wallets (`localchain_wallets`) when `name` is there, else bittensor's default folder (a wallet made by btcli)."""
+    dev = localchain_wallets(localchain_path)
+    return dev if (dev / name).is_dir() or not (DEFAULT_WALLETS.expanduser() / name).is_dir() else DEFAULT_WALLETS
+
+
+def check_names(name: str, hotkey: str) -> None:
+    """Refuse a wallet or hotkey name that is not one plain file name (bittensor joins it into a path)."""
+    for what, flag, value in (("wallet", "--wallet.name", name), ("hotkey", "--wallet.hotkey", hotkey)):
+        if not value or value in (".", "..") or "/" in value or "\\" in value or "\0" in value:
+            raise WalletError(
+                "bad_wallet",
+                f"{what} name {value!r} is not a plain name (no path separators, not empty, '.' or '..'): give the "
+                f"name with {flag} and its folder with --wallet.path",
+            )
 
 
 def btcli(
@@ -100,6 +125,7 @@ def load_wallet(name: str, hotkey: str, path: str | Path = DEFAULT_WALLETS) -> b
     `coldkeypub.txt` is read only when present. `WalletError` when it cannot sign."""
     import bittensor as bt
 
+    check_names(name, hotkey)
     root = Path(path).expanduser()
     wallet = bt.Wallet(name=name, hotkey=hotkey, path=str(root))
     hotkey_address(wallet)  # load and check the key file now, not at the first signature

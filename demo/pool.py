@@ -77,7 +77,7 @@ def race_two_validators(demo: Any, *, wall_seconds: float, concurrency: int) -> 
         settings = validator_settings(
             demo, wallet, folder, upstream=llm.base_url.rstrip("/"), concurrency=each, wall=wall_seconds
         )
-        engine = make_engine(settings.db_url)
+        engine = make_engine(settings.db_url, own_dir=settings.data_dir)
         upgrade(engine)
         engine.dispose()
         store = open_store(settings)

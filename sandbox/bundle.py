@@ -73,7 +73,9 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
         total += path.stat().st_size
         if path.suffix == ".py":
             try:
-                syntax.parse(path.read_bytes(), filename=str(rel))
+                syntax.parse(source_text(path.read_bytes()), filename=str(rel))
+            except UnicodeError as exc:
+                problems.append(f"{rel}: {exc}")
             except SyntaxError as exc:
                 problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}")
             except ValueError as exc:
@@ -92,9 +94,34 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
     return problems
 
 
+def source_text(data: bytes) -> str:
+    """A Python file's text as CPython reads it: UTF-8 unless a PEP 263 line declares another encoding, every byte
+    decoded (`ast.parse` of the bytes lets undecodable bytes in a comment pass; the interpreter refuses the file).
+    `UnicodeError` naming the line when it does not decode."""
+    import io
+    import tokenize
+
+    declared: SyntaxError | None = None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # undecodable first lines, an unknown declared encoding, or a bad BOM
+        encoding, declared = "utf-8", exc
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise UnicodeError(
+            f"line {line}: byte 0x{data[exc.start]:02x} is not {encoding} and no other encoding is declared "
+            "(Python refuses the file); save it as UTF-8"
+        ) from None
+    if declared is not None:
+        raise UnicodeError(f"cannot be read: {declared.msg}")
+    return text
+
+
 def _check_entrypoint(agent: Path) -> list[str]:
     try:
-        tree = syntax.parse(agent.read_bytes(), filename=str(agent))
+        tree = syntax.parse(source_text(agent.read_bytes()), filename=str(agent))
     except (SyntaxError, ValueError, RecursionError):
         return []  # already reported
     for node in tree.body:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import err, fail, out
+from arena.cliutil import check_writable, err, fail, out
 from miner_template.cli.app import TEMPLATES
 
 
@@ -25,6 +25,9 @@ def init_cmd(
     """Start an agent from a template: agent.py with agent_main(problem) -> dict | None."""
     if template not in ("offline", "llm", "sn15"):
         fail(f"unknown template {template!r}; use offline, llm or sn15")
+    if directory.exists() and not directory.is_dir():
+        fail(f"{directory} is a file; give a folder to create the agent in")
+    check_writable(directory, f"cannot create the agent in {directory}")
     if directory.exists() and any(directory.iterdir()) and not force:
         fail(f"{directory} is not empty; choose another folder or pass --force")
     from sandbox.bundle import copy_dir

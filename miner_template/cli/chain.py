@@ -135,7 +135,7 @@ def _open_chain_and_wallet(options: ChainOptions) -> tuple[Any, Any]:
     """The miner's wallet (hotkey, never prompting) and the chain; one clear line and exit 2 when either fails."""
     import logging
 
-    from arena.wallet import WalletError, load_wallet
+    from arena.wallet import WalletError, load_wallet, localchain_wallet_path
     from validator.chain import connect
     from validator.chain.port import ChainError
 
@@ -146,7 +146,10 @@ def _open_chain_and_wallet(options: ChainOptions) -> tuple[Any, Any]:
     if o.endpoint and not o.endpoint.startswith(("ws://", "wss://")):
         fail(f"--subtensor.chain_endpoint {o.endpoint!r} is not a ws:// or wss:// URL")
     try:
-        wallet = load_wallet(o.wallet_name, o.wallet_hotkey, o.wallet_path)
+        path = o.wallet_path
+        if o.chain == "localchain" and path == DEFAULT_WALLET_PATH:  # the chain's dev wallets, as `localchain register`
+            path = localchain_wallet_path(o.localchain_path, o.wallet_name)
+        wallet = load_wallet(o.wallet_name, o.wallet_hotkey, path)
         port = connect(
             o.chain, network=o.network, netuid=o.netuid, endpoint=o.endpoint, localchain_path=o.localchain_path
         )

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import err, fail, progress_bar
+from arena.cliutil import check_writable, err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
 from miner_template.cli.scorecard import first_line, llm_notes, run_row, write_run, write_scorecard
@@ -82,13 +82,13 @@ def test_cmd(
     """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
     from sandbox.gateway import Upstream
 
+    out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
     _check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir, k)
     _check_llm_options(llm_base_url, model or [])
     bundle = pack_or_exit(directory)
     backend = _backend(sandbox, unsafe_local)
     judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
     catalog, problems, pack = _open_problems(problems_path, catalog_dir, n, task)
-    out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
     (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     (out_dir / "reports").mkdir(parents=True, exist_ok=True)
     upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
@@ -110,7 +110,7 @@ def _check_test_options(
     problems_path: Path | None,
     catalog_dir: Path | None,
     json_out: Path | None,
-    out_dir: Path | None,
+    out_dir: Path,
     k: int = 1,
 ) -> None:
     """One line and exit 2 for options that cannot work together, before any work."""
@@ -126,8 +126,11 @@ def _check_test_options(
         fail(f"--json {json_out} is a folder; give a file name inside it")
     if json_out is not None and not json_out.parent.is_dir():
         fail(f"--json: folder {json_out.parent} does not exist; create it first")
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+    if out_dir.exists() and not out_dir.is_dir():
         fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
+    check_writable(out_dir, "--out (the trajectories and reports; default var/miner-test/ here)")
+    if json_out is not None:
+        check_writable(json_out, "--json")
 
 
 def _open_problems(

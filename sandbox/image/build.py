@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from sandbox.env import HARNESS_DIR, SANDBOX_PACKAGES, SDK_DIR
 
@@ -186,8 +186,27 @@ def build_image(log: Callable[[str], object] = print) -> str:
     return str(image.id)
 
 
+def _fail(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main() -> None:
-    image_id = build_image(log=lambda m: print(m, file=sys.stderr))
+    """Build (or find) the sandbox image and print its id; a missing Docker engine or a failed debootstrap is one
+    line on stderr and exit 2."""
+    from docker.errors import DockerException
+
+    try:
+        image_id = build_image(log=lambda m: print(m, file=sys.stderr))
+    except DockerException as exc:
+        where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        _fail(
+            f"no Docker engine answers at {where} ({reason[:160]}); start Docker (a private daemon: "
+            '`eval "$(bash scripts/dockerd start)"`), or point DOCKER_HOST at one'
+        )
+    except subprocess.CalledProcessError as exc:
+        _fail(f"{' '.join(map(str, exc.cmd[:2]))} failed (exit {exc.returncode}); see its output above")
     print(image_id)
 
 

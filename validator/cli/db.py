@@ -18,7 +18,7 @@ def _engine(settings: Settings, *, create: bool = True) -> Any:
     from validator.store.repository import StoreError, make_engine, wait_for
 
     try:
-        engine = make_engine(settings.db_url, create=create)
+        engine = make_engine(settings.db_url, create=create, own_dir=settings.data_dir)
         wait_for(engine)
     except StoreError as exc:
         fail(exc.message)

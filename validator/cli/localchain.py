@@ -57,24 +57,39 @@ def localchain_register(
         bool, typer.Option("--validator-permit", help="Give the hotkey a validator permit.")
     ] = False,
     stake: Annotated[float, typer.Option(help="Stake to record for the hotkey (TAO).", min=0)] = 0.0,
-    create: Annotated[bool, typer.Option("--create", help="Create the wallet (unencrypted keys) if missing.")] = False,
+    create: Annotated[
+        bool,
+        typer.Option(
+            "--create",
+            help="Create the wallet (unencrypted dev keys) if missing: in wallets/ beside the chain file unless "
+            "--wallet.path is given.",
+        ),
+    ] = False,
 ) -> None:
     """Register the wallet's hotkey (--wallet.name/--wallet.hotkey/--wallet.path) on the LocalChain."""
 
+    from arena.wallet import localchain_wallet_path, localchain_wallets
     from validator.chain.bittensor_chain import create_wallet, load_wallet
     from validator.chain.local import LocalChain
     from validator.chain.port import ChainError
 
+    folder = settings.wallet_dir
+    if "wallet_path" not in settings.model_fields_set:  # dev wallets stay with the chain, never in ~/.bittensor
+        chain_file = _chain_path(settings)
+        folder = localchain_wallets(chain_file) if create else localchain_wallet_path(chain_file, settings.wallet_name)
     try:
         chain = LocalChain(_chain_path(settings))
         if create:
-            create_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
-        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, settings.wallet_dir)
+            create_wallet(settings.wallet_name, settings.wallet_hotkey, folder)
+        wallet = load_wallet(settings.wallet_name, settings.wallet_hotkey, folder)
         neuron = chain.register(wallet, validator_permit=validator_permit, stake=stake)
     except ChainError as exc:
         fail(exc.message)
     role = "validator" if neuron.validator_permit else "miner"
-    out.print(f"registered {neuron.hotkey} as uid {neuron.uid} ({role}) on netuid {chain.netuid}")
+    out.print(
+        f"registered {neuron.hotkey} as uid {neuron.uid} ({role}) on netuid {chain.netuid} (wallet "
+        f"{settings.wallet_name!r} in {folder})"
+    )
 
 
 @chain_app.command("show")

@@ -350,6 +350,12 @@ class Settings(BaseSettings):
 
     @property
     def wallet_dir(self) -> Path:
+        """The wallets folder: --wallet.path when given; with --chain localchain and no path, the chain's dev wallets
+        (`arena.wallet.localchain_wallet_path`), so `localchain register --create` never writes into ~/.bittensor."""
+        if self.chain == "localchain" and "wallet_path" not in self.model_fields_set:
+            from arena.wallet import localchain_wallet_path
+
+            return localchain_wallet_path(self.localchain_path, self.wallet_name).expanduser()
         return self.wallet_path.expanduser()
 
     def masked(self) -> dict[str, Any]:

@@ -4,12 +4,13 @@ the server to answer, the JSON columns' serializer, and how many rows one bulk s
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 
 from validator.store.errors import StoreError
 
@@ -17,11 +18,12 @@ from validator.store.errors import StoreError
 EVENT_BATCH = 1000
 
 
-def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
+def make_engine(url: str, *, create: bool = True, own_dir: Path | None = None, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout so several processes can share it.
 
     With `create=False` (read-only commands) a SQLite file that does not exist is a `StoreError` (`no_store`), so a
-    mistyped path never leaves a new database or folder behind."""
+    mistyped path never leaves a new database or folder behind. With `create=True` a SQLite file's folder must exist,
+    or lie inside `own_dir` (the node's data folder), the only place where missing folders are made (`no_folder`)."""
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -32,15 +34,13 @@ def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:":
-            from pathlib import Path
-
             if not create and not Path(database).expanduser().is_file():
                 raise StoreError(
                     "no_store",
                     f"no store at {database}: the file does not exist (check --database-url "
                     "or --data-dir; `arena-validator db upgrade` creates a store)",
                 )
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            _store_folder(Path(database).expanduser(), own_dir)
         engine = create_engine(url, connect_args={"timeout": 30}, json_serializer=dumps, **kwargs)
 
         @event.listens_for(engine, "connect")
@@ -58,6 +58,23 @@ def make_engine(url: str, *, create: bool = True, **kwargs: Any) -> Engine:
         parsed = parsed.set(drivername="postgresql+psycopg")
     return create_engine(
         parsed, pool_pre_ping=True, connect_args={"connect_timeout": 5}, json_serializer=dumps, **kwargs
+    )
+
+
+def _store_folder(database: Path, own_dir: Path | None) -> None:
+    """Make a new SQLite store's folder only inside the node's own data folder; elsewhere it must exist already."""
+    folder = database.parent
+    if folder.is_dir():
+        return
+    if folder.exists():
+        raise StoreError("no_folder", f"cannot create the store {database}: {folder} is not a folder")
+    if own_dir is not None and folder.resolve().is_relative_to(own_dir.expanduser().resolve()):
+        folder.mkdir(parents=True, exist_ok=True)
+        return
+    raise StoreError(
+        "no_folder",
+        f"cannot create the store {database}: the folder {folder} does not exist (check --database-url; "
+        f"create the folder first if the path is right)",
     )
 
 
@@ -85,6 +102,13 @@ def wait_for(
                 log.warning("store.unreachable", target=where, attempt=attempt, retry_in=delay, error=reason)
             time.sleep(delay)
             delay = min(delay * 2, max_backoff)
+        except DatabaseError as error:  # SQLite: a file that is no database (never worth a retry)
+            reason = str(error.orig or error).strip().splitlines()[0]
+            raise StoreError(
+                "not_a_database",
+                f"{engine.url.database or where} is not a usable store ({reason}): check --database-url "
+                "or --data-dir; a new path gets a new store from `arena-validator db upgrade`",
+            ) from None
 
 
 def dumps(value: Any) -> str:

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.table import Table
 
-from arena.cliutil import fail, out
+from arena.cliutil import check_writable, fail, out
 from arena.tasks import TASKS
 
 
@@ -37,7 +38,23 @@ def check_file(path: Path | None, flag: str) -> Path | None:
         fail(f"{flag}: {path.parent} is a file, not a folder")
     if path is not None and not path.parent.is_dir():
         fail(f"{flag}: folder {path.parent} does not exist; create it first")
+    if path is not None:
+        check_writable(path, flag)
     return path
+
+
+#: the one overwrite policy of every command that writes a pack: an existing file is replaced only with --force
+Force = Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")]
+
+
+def not_over(path: Path | None, force: bool, flag: str = "--out", *, same_as: Path | None = None) -> None:
+    """Refuse to replace an existing `path` without --force (checked before any work); `same_as`, the command's
+    input, may be rewritten in place when --out names it (`split var/gen.json --out var/gen.json`)."""
+    if path is None or force or not path.exists():
+        return
+    if same_as is not None and path.resolve() == same_as.resolve():
+        return
+    fail(f"{flag} {path} already exists; choose another {flag} or pass --force to replace it")
 
 
 def write(pack: Any, path: Path) -> None:

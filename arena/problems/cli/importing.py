@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cliutil import err, fail, out, parse_size, progress_bar
-from arena.problems.cli.common import new_pack, out_file, write
+from arena.problems.cli.common import new_pack, not_over, out_file, write
 from arena.tasks import Family, families
 from arena.tasks.hooks import Importer, ImportOptions
 
@@ -39,7 +39,9 @@ def import_command(fam: Family, importer: Importer) -> Callable[..., None]:
             ),
         ] = importer.default_background,
         background_seed: Annotated[int, typer.Option(help="Seed of the background catalog.")] = 0,
-        force: Annotated[bool, typer.Option("--force", help="Replace an existing rebuilt catalog.")] = False,
+        force: Annotated[
+            bool, typer.Option("--force", help="Replace an existing --out pack and rebuilt catalog.")
+        ] = False,
         keep_failing: Annotated[
             bool, typer.Option("--keep-failing", help="Also pack the problems that fail a self-check (off: left out).")
         ] = False,
@@ -48,6 +50,7 @@ def import_command(fam: Family, importer: Importer) -> Callable[..., None]:
             typer.Option(help=f"The strict checks the pack scores these problems by (default: {fam.name}'s first)."),
         ] = None,
     ) -> None:
+        not_over(out_pack, force)
         chosen = _ruleset(fam, ruleset)
         options = _options(importer, files, rebuild_catalog, background_size_text, background_seed, force)
         options = ImportOptions(**{**options.__dict__, "keep_failing": keep_failing and importer.keep_failing})

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cliutil import err, fail, out, progress_bar
-from arena.problems.cli.common import new_pack, out_file, write
+from arena.problems.cli.common import Force, new_pack, not_over, out_file, write
 from arena.tasks import all_tasks, family
 
 #: the family whose task types `arena problems generate` makes by default (`arena problems` is ShoppingBench's
@@ -37,6 +37,7 @@ def generate_cmd(
     paraphrase_key_env: Annotated[
         str, typer.Option(help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
+    force: Force = False,
 ) -> None:
     """Generate problems (ground truth first, then the query), each checked solvable and labelled by difficulty, by
     the generator of each task type's family (`arena.tasks`).
@@ -45,6 +46,7 @@ def generate_cmd(
     number and required value (the ground truth never changes)."""
     from arena.catalog import Catalog, CatalogError
 
+    not_over(out_pack, force)
     known = all_tasks()
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     bad = [t for t in task_list if t not in known]

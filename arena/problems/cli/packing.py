@@ -1,5 +1,5 @@
-"""`arena problems pack` and `open`: combine packs, set their rotation and ruleset, seal the race pool to drand
-rounds and sign; and open a sealed batch once its round is out."""
+"""`arena problems pack`: combine packs, set their rotation and ruleset, seal the race pool to drand rounds and
+sign (`opening` opens a sealed batch once its round is out)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import fail, out, progress_bar
-from arena.problems.cli.common import load, new_pack, out_file, print_counts, write
+from arena.cliutil import err, fail, out, progress_bar
+from arena.problems.cli.common import Force, load, new_pack, not_over, out_file, write
 from arena.problems.fresh import mix_counts
 
 # the longer options of `pack_cmd`
@@ -100,8 +100,11 @@ def pack_cmd(
     ] = None,
     seal_block_time: Annotated[float, typer.Option("--seal.block_time", help="Seconds per block.")] = 12.0,
     ruleset: RulesetOption = None,
+    force: Force = False,
 ) -> None:
     """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
+    not_over(out_pack, force)
+    keypair = None if public_only else _keypair(wallet_name, wallet_hotkey, wallet_path, key_uri)  # before any work
     packs, problems = _combine(inputs)
     rot = _rotation(
         packs[0].rotation.model_dump(),
@@ -123,9 +126,17 @@ def pack_cmd(
         write(pack, out_pack)
         out.print(f"wrote the public split ({len(pack.problems)} problems, answers included) -> {out_pack}")
         return
-    _sign_and_write(
-        pack, out_pack, wallet_name=wallet_name, wallet_hotkey=wallet_hotkey, wallet_path=wallet_path, key_uri=key_uri
-    )
+    pack = pack.signed(keypair)
+    write(pack, out_pack)
+    out.print(f"signed {len(pack.problems)} problems by {pack.signer} -> {out_pack}")
+    _warn_dev_signer(pack.signer)
+    raced = sum(p.split == "race" for p in pack.problems)
+    if raced and not pack.sealed:
+        out.print(
+            f"not sealed: its {raced} race problems are in clear, readable by anyone who holds the pack before their "
+            "races; seal them with --seal.anchor_block (docs/operator.md, Sealed race batches)",
+            highlight=False,
+        )
 
 
 def _combine(inputs: list[Path]) -> tuple[list[Any], list[Any]]:
@@ -257,16 +268,9 @@ def _rulesets(packs: list[Any], option: str | None) -> tuple[str, dict[str, str]
     return legacy, per_family
 
 
-def _sign_and_write(
-    pack: Any,
-    out_pack: Path,
-    *,
-    wallet_name: str | None,
-    wallet_hotkey: str | None,
-    wallet_path: str | None,
-    key_uri: str | None,
-) -> None:
-    """Sign with the operator's wallet hotkey (or a dev key URI) and write the pack."""
+def _keypair(wallet_name: str | None, wallet_hotkey: str | None, wallet_path: str | None, key_uri: str | None) -> Any:
+    """The operator's signing key (its wallet hotkey, or a key URI), loaded before any work; a warning for a public
+    development key, which every validator refuses."""
     from arena.problems.pack import PackError, load_keypair
 
     if not key_uri and not wallet_name:
@@ -277,9 +281,21 @@ def _sign_and_write(
         )
     except PackError as exc:
         fail(str(exc))
-    pack = pack.signed(keypair)
-    write(pack, out_pack)
-    out.print(f"signed {len(pack.problems)} problems by {pack.signer} -> {out_pack}")
+    return keypair
+
+
+def _warn_dev_signer(signer: str) -> None:
+    """Warn when a pack is signed by a public development key, which every validator refuses."""
+    from arena.problems.pack.trust import ALLOW_DEV_FLAG, dev_key_uri
+
+    dev = dev_key_uri(signer)
+    if dev is not None:
+        err.print(
+            f"warning: signed by {dev}, a public development key (anyone can sign as it): every validator refuses "
+            f"this pack unless started with {ALLOW_DEV_FLAG} (a local demo or test only); sign a real pack with "
+            "your own hotkey (--wallet.name, --wallet.hotkey)",
+            highlight=False,
+        )
 
 
 def _seal(
@@ -326,63 +342,3 @@ def _seal(
         highlight=False,
     )
     return sealed
-
-
-def open_cmd(
-    pack_path: Annotated[Path, typer.Argument(help="A pack with sealed race batches.")],
-    slot: Annotated[int, typer.Option("--slot", help="The batch (rotation slot, from 0) to open.")],
-    signature: Annotated[
-        str | None, typer.Option(help="The drand quicknet signature of the batch's round (hex).")
-    ] = None,
-    relay: Annotated[
-        str | None, typer.Option(help="A drand HTTP relay to fetch it from, e.g. https://api.drand.sh")
-    ] = None,
-    out_pack: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write the batch's problems (answers included) as an unsigned pack here."),
-    ] = None,
-) -> None:
-    """Open a sealed race batch whose drand round has passed (its race is over): anyone can, with the round's
-    signature from any drand relay. Before the round, no one can."""
-    from arena.problems.pack import new_pack
-    from arena.problems.seal import SealError, open_batch
-
-    pack = load(pack_path)
-    if not pack.sealed:
-        fail(f"{pack_path} has no sealed batches; its race problems are in clear (`arena problems show`)")
-    if not 0 <= slot < len(pack.sealed):
-        fail(f"--slot {slot}: the pack has batches 0 to {len(pack.sealed) - 1}")
-    if (signature is None) == (relay is None):
-        fail("give the round's signature with --signature HEX, or a drand relay with --relay URL")
-    if out_pack is not None and out_pack.is_dir():
-        fail(f"--out {out_pack} is a folder; give a file name")
-    batch = pack.sealed[slot]
-    if relay is not None:
-        from arena.beacon import BeaconError, DrandRelay
-
-        try:
-            signature = DrandRelay(relay).signature(batch.reveal_round)
-        except BeaconError as exc:
-            fail(str(exc))
-        if signature is None:
-            fail(f"drand round {batch.reveal_round} is not out yet: {batch.describe()} stays sealed until then")
-    try:
-        opened = open_batch(batch, signature or "")
-    except SealError as exc:
-        fail(str(exc))
-    print_counts(opened.problems, f"{batch.describe()}: {len(opened.problems)} problems")
-    if out_pack is not None:
-        from arena.problems.pack import Pack
-
-        made = new_pack(
-            opened.problems,
-            catalog_digest=pack.catalog_digest,
-            generator_version=pack.generator_version,
-            rotation=pack.rotation,
-            embed=False,
-            ruleset=pack.ruleset,
-        )
-        vectors = {k: v for k, v in opened.title_embeddings.items() if v}
-        made = Pack.model_validate({**made.model_dump(mode="json"), "title_embeddings": vectors})
-        write(made, out_pack)
-        out.print(f"wrote {len(opened.problems)} problems of {batch.describe()} -> {out_pack}", highlight=False)

@@ -12,22 +12,29 @@ import typer
 from rich.table import Table
 
 from arena.cliutil import err, fail, out, progress_bar
-from arena.problems.cli.common import json_file, load, out_file, print_counts, write
+from arena.problems.cli.common import Force, json_file, load, not_over, out_file, print_counts, write
 
 
 def split_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to split.")],
     out_pack: Annotated[
-        Path, typer.Option("--out", help="Where to write the split pack (may be the same file).", callback=out_file)
+        Path,
+        typer.Option(
+            "--out",
+            help="Where to write the split pack (may be the input file: rewritten in place).",
+            callback=out_file,
+        ),
     ],
     public: Annotated[float, typer.Option(help="Share of problems for the public split.")] = 0.2,
     race: Annotated[float, typer.Option(help="Share for races.")] = 0.6,
     held_out: Annotated[float, typer.Option("--held-out", help="Share never raced (kept for evaluation).")] = 0.2,
     seed: Annotated[int, typer.Option(help="Seed of the cluster order.")] = 0,
+    force: Force = False,
 ) -> None:
     """Cluster near-duplicate problems and give whole clusters to public, race and held_out (no answer leaks)."""
     from arena.problems.splits import assign_splits, leaks
 
+    not_over(out_pack, force, same_as=pack_path)  # the input itself may be rewritten in place
     fractions = {"public": public, "race": race, "held_out": held_out}
     if any(not 0 <= f <= 1 for f in fractions.values()) or not sum(fractions.values()) > 0:
         fail(

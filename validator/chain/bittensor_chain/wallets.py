@@ -14,6 +14,10 @@ from validator.chain.port import ChainError
 def create_wallet(name: str, hotkey: str, path: str | Path) -> bt.Wallet:
     """Wallet `name`/`hotkey` under `path`, its coldkey and hotkey created (unencrypted) where missing: for dev chains,
     demos and tests. Production wallets come from btcli."""
+    try:
+        wallets.check_names(name, hotkey)
+    except wallets.WalletError as error:
+        raise ChainError(error.code, error.message) from None
     wallet = bt.Wallet(name=name, hotkey=hotkey, path=str(Path(path).expanduser()))
     if not wallet.coldkeypub_file.exists_on_device():
         wallet.create_new_coldkey(use_password=False, suppress=True)
