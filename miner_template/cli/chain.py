@@ -28,7 +28,11 @@ WalletHotkey = Annotated[
 WalletPath = Annotated[
     Path,
     typer.Option(
-        "--wallet.path", envvar="ARENA_WALLET_PATH", help="Folder holding the wallets.", rich_help_panel=_PANEL
+        "--wallet.path",
+        envvar="ARENA_WALLET_PATH",
+        help="Folder holding the wallets (with --chain localchain and no path: wallets/ beside the chain file, "
+        "where `arena-validator localchain register --create` makes them, else ~/.bittensor/wallets).",
+        rich_help_panel=_PANEL,
     ),
 ]
 ChainName = Annotated[

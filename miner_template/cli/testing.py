@@ -130,7 +130,7 @@ def _check_test_options(
         fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
     check_writable(out_dir, "--out (the trajectories and reports; default var/miner-test/ here)")
     if json_out is not None:
-        check_writable(json_out, "--json")
+        check_writable(json_out.parent, "--json")
 
 
 def _open_problems(

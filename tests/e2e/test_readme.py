@@ -26,7 +26,7 @@ def quick_starts(readme: str) -> list[str]:
 
 def test_the_readme_marks_its_quick_starts() -> None:
     blocks = quick_starts((ROOT / "README.md").read_text())
-    assert len(blocks) == 6
+    assert len(blocks) == 7
     assert blocks[0].strip().endswith("bash scripts/demo")
     assert "../" not in (ROOT / "README.md").read_text().split("## Layout")[1]  # the layout points inside the repo
 
@@ -64,6 +64,10 @@ def test_every_quick_start_block_of_the_readme_runs_as_written_in_a_fresh_clone(
         assert "Traceback" not in proc.stderr, f"quick start {number}:\n{proc.stderr}"
     # what the quick starts promise is there
     assert (clone / "var" / "demo" / "validator" / "validator.sqlite").is_file()
-    assert (clone / "card.json").is_file() and (clone / "var" / "gen.signed.json").is_file()
+    assert (clone / "card.json").is_file() and (clone / "var" / "pack.json").is_file()
     assert (clone / "var" / "corpus" / "train.jsonl").is_file()
-    assert (home / ".bittensor" / "wallets" / "owner" / "hotkeys" / "default").is_file()
+    exported = [clone / "var" / "corpus-b" / name for name in ("train.jsonl", "eval.jsonl")]
+    assert any(path.read_text().strip() for path in exported)  # the demo's winning runs, as the block says
+    assert (home / ".bittensor" / "wallets" / "owner" / "hotkeys" / "default").is_file()  # btcli's, for the operator
+    assert (clone / "var" / "wallets" / "val" / "hotkeys" / "default").is_file()  # dev wallets beside the LocalChain
+    assert not (home / ".bittensor" / "wallets" / "val").exists()

@@ -91,13 +91,7 @@ def config_check(settings: Settings) -> None:
     except ChainError as exc:
         report("chain" if exc.code not in {"not_registered", "no_permit"} else "hotkey", False, exc.message)
     if settings.pack is not None or settings.catalog is not None:
-        from validator.node import NodeError, open_pack
-
-        try:
-            _, pack = open_pack(settings)
-            report("pack", True, f"{pack.pack_id}: {len(pack.problems)} problems signed by the pinned {pack.signer}")
-        except NodeError as exc:
-            report("pack", False, str(exc))
+        _check_catalog_and_pack(settings, report)
     if settings.dispatch == "ray":
         from validator.dispatch.ray import cluster_report
 
@@ -105,3 +99,26 @@ def config_check(settings: Settings) -> None:
             report(name, ok, detail)
     if failures:
         raise typer.Exit(1)
+
+
+def _check_catalog_and_pack(settings: Settings, report: Any) -> None:
+    """`config check`'s catalog line (its size and digest) and pack line (signature, signer, catalog)."""
+    from arena.catalog import Catalog, CatalogError
+    from validator.node import NodeError, open_pack
+
+    if settings.catalog is not None:
+        try:
+            catalog = Catalog.open(settings.catalog.expanduser())
+            report("catalog", True, f"{settings.catalog}: {catalog.num_products:,} products, {catalog.digest}")
+        except CatalogError as exc:
+            report("catalog", False, str(exc))
+            report("pack", False, "not checked: a pack is checked against its catalog, which did not open")
+            return
+    try:
+        _, pack = open_pack(settings)
+        sealed = f", race problems sealed in {len(pack.sealed)} batches" if pack.sealed else ""
+        report(
+            "pack", True, f"{pack.pack_id}: {len(pack.problems)} problems signed by the pinned {pack.signer}{sealed}"
+        )
+    except NodeError as exc:
+        report("pack", False, str(exc))

@@ -68,11 +68,15 @@ def localchain_register(
 ) -> None:
     """Register the wallet's hotkey (--wallet.name/--wallet.hotkey/--wallet.path) on the LocalChain."""
 
-    from arena.wallet import localchain_wallet_path, localchain_wallets
+    from arena.wallet import WalletError, check_names, localchain_wallet_path, localchain_wallets
     from validator.chain.bittensor_chain import create_wallet, load_wallet
     from validator.chain.local import LocalChain
     from validator.chain.port import ChainError
 
+    try:
+        check_names(settings.wallet_name, settings.wallet_hotkey)
+    except WalletError as exc:
+        fail(exc.message)
     folder = settings.wallet_dir
     if "wallet_path" not in settings.model_fields_set:  # dev wallets stay with the chain, never in ~/.bittensor
         chain_file = _chain_path(settings)

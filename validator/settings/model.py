@@ -30,7 +30,10 @@ class Settings(BaseSettings):
     wallet_name: str = Field("default", description="wallet (coldkey) name", json_schema_extra=flag("--wallet.name"))
     wallet_hotkey: str = Field("default", description="hotkey name", json_schema_extra=flag("--wallet.hotkey"))
     wallet_path: Path = Field(
-        Path("~/.bittensor/wallets"), description="folder holding the wallets", json_schema_extra=flag("--wallet.path")
+        Path("~/.bittensor/wallets"),
+        description="folder holding the wallets (with --chain localchain and none given: the chain's dev wallets, "
+        "wallets/ beside its file, when they hold --wallet.name)",
+        json_schema_extra=flag("--wallet.path"),
     )
     chain: Literal["subtensor", "localchain"] = Field(
         "subtensor",

@@ -39,7 +39,7 @@ def check_file(path: Path | None, flag: str) -> Path | None:
     if path is not None and not path.parent.is_dir():
         fail(f"{flag}: folder {path.parent} does not exist; create it first")
     if path is not None:
-        check_writable(path, flag)
+        check_writable(path.parent, flag)
     return path
 
 
