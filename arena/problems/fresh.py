@@ -14,6 +14,8 @@ from arena.tasks import ProblemBase, family_for
 
 #: the split fresh problems carry: they are in no pack, and the node stores them apart from the pack's
 FRESH_SPLIT = "qualifying"
+#: how many times the places a generator gave up on are drawn again (with the next seed)
+TOP_UPS = 3
 
 
 @dataclass
@@ -77,8 +79,17 @@ def fresh_problems(
     catalog: Any, *, pack_id: str, seed_hash: str, n: int, task_mix: Mapping[str, float]
 ) -> tuple[list[ProblemBase], list[str]]:
     """`n` problems made fresh for a qualifying round (split `qualifying`), the task mix's share each, and the
-    lines of those a generator gave up on; the same on every validator with the pack's catalog."""
-    counts = mix_counts(n, task_mix)
-    made = generate_counts(catalog, counts, seed=fresh_seed(pack_id, seed_hash))
-    problems = [p.model_copy(update={"split": FRESH_SPLIT}) for p in made.problems]
-    return sorted(problems, key=lambda p: p.problem_id), made.skipped
+    lines of those a generator gave up on; the same on every validator with the pack's catalog. Places a generator
+    gave up on are drawn again by the mix with the next seed, up to `TOP_UPS` times."""
+    found: dict[str, ProblemBase] = {}
+    skipped: list[str] = []
+    for top_up in range(TOP_UPS + 1):
+        missing = n - len(found)
+        if missing <= 0:
+            break
+        seed = fresh_seed(pack_id, seed_hash if top_up == 0 else f"{seed_hash}#{top_up}")
+        made = generate_counts(catalog, mix_counts(missing, task_mix), seed=seed)
+        skipped += made.skipped
+        for problem in made.problems[:missing]:
+            found.setdefault(problem.problem_id, problem.model_copy(update={"split": FRESH_SPLIT}))
+    return sorted(found.values(), key=lambda p: p.problem_id), skipped

@@ -48,7 +48,7 @@ def test_fresh_problems_are_the_same_for_every_validator_and_new_for_every_round
     made, skipped = fresh_problems(catalog, pack_id="pack-x", seed_hash=BLOCK_A, n=8, task_mix=MIX)
     again, _ = fresh_problems(catalog, pack_id="pack-x", seed_hash=BLOCK_A, n=8, task_mix=MIX)
     assert [p.model_dump() for p in made] == [p.model_dump() for p in again]
-    assert len(made) + len(skipped) == 8 and len(made) >= 6
+    assert len(made) == 8  # places a generator gave up on are drawn again
     assert {p.split for p in made} == {"qualifying"} and {p.task for p in made} == set(MIX)
     for problem in made:  # ground truth fixed by the generator: its gold answer passes its own checks
         assert score(problem, ",".join(problem.gold_ids), catalog.get).success, problem.problem_id
