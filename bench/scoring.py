@@ -10,7 +10,9 @@ Rows:
 - the import of N ShoppingBench-format records, and import + rebuild of them on a background catalog: wall time and
   peak memory of the whole process tree, measured on a child process; how many are playable, how many left out;
 - the blind baseline's success per task on the rebuilt set (top `find_product` hits for the query; for web
-  problems also the top hit for the top web result's words): it should stay low.
+  problems also the top hit for the top web result's words): it should stay low;
+- the rebuilt catalog's products that contradict their own attributes, per field (0 expected), and the tool-visible
+  oracle per task (every problem solved, no distractor passing), as `arena problems selfcheck` checks them.
 
 Imported problems are made in ShoppingBench's test-file format and proportions (250 product, 250 shop, 250 voucher,
 150 web of 900) from a generated catalog's products (their titles, attributes, SKU options, services and prices),
@@ -42,7 +44,9 @@ from arena.catalog.build import build_catalog  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
 from arena.tasks.shopping import render  # noqa: E402
 from arena.tasks.shopping.rebuild import rebuild_catalog  # noqa: E402
+from arena.tasks.shopping.rebuild.distractors import tags_key  # noqa: E402
 from arena.tasks.shopping.rulesets import RULESETS  # noqa: E402
+from arena.tasks.shoppingbench.fairness import consistency, oracle  # noqa: E402
 from arena.tasks.shoppingbench.generate import constraints_for, generate_problems, voucher_for  # noqa: E402
 from arena.tasks.shoppingbench.importer import import_files  # noqa: E402
 from arena.tasks.shoppingbench.selfcheck import blind_baseline, selfcheck  # noqa: E402
@@ -204,6 +208,25 @@ def rebuild_in_child(files: list[Path], size: int, out: Path) -> tuple[float, in
     return wall, peak, json.loads(proc.stdout.read().strip().splitlines()[-1])
 
 
+def fairness_rows(problems: list, catalog: Catalog, size: int) -> None:
+    """The rebuilt catalog's products that contradict themselves, per field, and the tool-visible oracle per task
+    (arena/tasks/shoppingbench/fairness.py): both as `arena problems selfcheck` checks them."""
+    started = time.perf_counter()
+    found = consistency(problems, catalog, tags_key(problems))
+    fields = ", ".join(f"{f} {n}" for f, n in found.figures()["by_field"].items())
+    print(
+        f"consistency: {found.contradicting} of {found.products:,} products contradict their own attributes "
+        f"({fields}) [{time.perf_counter() - started:.1f}s]"
+    )
+    started = time.perf_counter()
+    by_task, _ = oracle(problems, catalog)
+    rows = ", ".join(
+        f"{t} {r.solved}/{r.problems} solved, {r.distractors_passed}/{r.distractors} distractors pass"
+        for t, r in by_task.items()
+    )
+    print(f"tool-visible oracle ({size:,} background): {rows} [{time.perf_counter() - started:.1f}s]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="100k", help="background catalog size")
@@ -267,6 +290,7 @@ def main() -> None:
             f"{rows} [{base_s:.1f}s]"
         )
         big = Catalog.open(work / "rebuilt")
+        fairness_rows(rebuilt.problems, big, size)
         web = [p for p in rebuilt.problems if p.task == "web"]
         first = sum(
             bool(

@@ -133,14 +133,14 @@ def _read_values(text: str, pos: int, held: set[str], ends: Sequence[str]) -> li
         return [w for w in wrong if w]
 
 
-#: the sentences the catalog generator writes from attribute values: (pattern before the values, the key it states
-#: or None for the product's own key, what ends the list)
-_FORMS: list[tuple[str, str | None, tuple[str, ...]]] = [
-    (r"[.;]\s*{name}:\s*", None, ()),
-    (r"\bIts {name} is ", None, (", just what you need.",)),
-    (r"\bMade with ", "material", (" for lasting quality.",)),
-    (r"\bComes in ", "color_family", (" to match your style.",)),
-    (r"\bAvailable options: ", "*", ()),
+#: the sentences the catalog generator and the rebuild write from attribute values: (the pattern before the values,
+#: its group ``name`` naming the product's key, or the key it states; what ends the list)
+_FORMS: list[tuple[re.Pattern[str], str | None, tuple[str, ...]]] = [
+    (re.compile(r"[.;]\s*(?P<name>[^.;:]{1,80}?):\s*"), None, ()),
+    (re.compile(r"\bIts (?P<name>[^.;]{1,80}?) is "), None, (", just what you need.",)),
+    (re.compile(r"\bMade with "), "material", (" for lasting quality.",)),
+    (re.compile(r"\bComes in "), "color_family", (" to match your style.",)),
+    (re.compile(r"\bAvailable options: "), "*", ()),
 ]
 
 
@@ -150,14 +150,12 @@ def statements(text: str, product: dict[str, Any]) -> Iterator[tuple[str, list[s
     for lasting quality.`` (material), ``Comes in v to match your style.`` (color_family), ``Available options:
     ...`` (key ``*``: any SKU option's value)."""
     held = values_of(product)
+    named = {key_name(k).casefold(): k for k in held}
     held["*"] = {str(v).casefold() for o in (product.get("sku_options") or {}).values() for v in (o or {}).values()}
     for pattern, fixed, ends in _FORMS:
-        keys = [fixed] if fixed else [k for k in held if k != "*"]
-        for key in keys:
-            if key not in held:
-                continue
-            flags = re.IGNORECASE if fixed is None else 0
-            for m in re.finditer(pattern.format(name=re.escape(key_name(key))), text, flags):
+        for m in pattern.finditer(text):
+            key = fixed or named.get(m.group("name").strip().casefold())
+            if key is not None and key in held:
                 yield key, _read_values(text, m.end(), held[key], ends)
 
 
