@@ -20,6 +20,8 @@ app = typer.Typer(
 TEMPLATES = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("ARENA_CACHE", Path(__file__).resolve().parents[2] / "var" / "miner-cache"))
 DEFAULT_TIMEOUT = 300.0
+#: the most problems `arena-miner test` makes for its built-in public pack (each made, then run, one at a time)
+MAX_DEFAULT_PROBLEMS = 1000
 
 
 @app.callback()

@@ -19,9 +19,10 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cliutil import check_writable, err, fail, progress_bar
+from arena.cliutil import err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
+from miner_template.cli.options import check_llm_options, check_test_options
 from miner_template.cli.scorecard import first_line, llm_notes, run_row, write_run, write_scorecard
 
 
@@ -83,8 +84,8 @@ def test_cmd(
     from sandbox.gateway import Upstream
 
     out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
-    _check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir, k)
-    _check_llm_options(llm_base_url, model or [])
+    check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir, k)
+    check_llm_options(llm_base_url, model or [])
     bundle = pack_or_exit(directory)
     backend = _backend(sandbox, unsafe_local)
     judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
@@ -102,35 +103,6 @@ def test_cmd(
             f"agent's doing: a validator retries such runs and never scores them); see {out_dir}/reports",
             code=3,
         )
-
-
-def _check_test_options(
-    n: int,
-    timeout: float,
-    problems_path: Path | None,
-    catalog_dir: Path | None,
-    json_out: Path | None,
-    out_dir: Path,
-    k: int = 1,
-) -> None:
-    """One line and exit 2 for options that cannot work together, before any work."""
-    if n < 1:
-        fail(f"--n must be at least 1, got {n}")
-    if k < 1:
-        fail(f"--k must be at least 1, got {k}")
-    if timeout <= 0:
-        fail(f"--timeout must be positive, got {timeout}")
-    if (problems_path is None) != (catalog_dir is None):
-        fail("--problems and --catalog go together (the pack's catalog); give both or neither")
-    if json_out is not None and json_out.is_dir():
-        fail(f"--json {json_out} is a folder; give a file name inside it")
-    if json_out is not None and not json_out.parent.is_dir():
-        fail(f"--json: folder {json_out.parent} does not exist; create it first")
-    if out_dir.exists() and not out_dir.is_dir():
-        fail(f"--out {out_dir} is a file; give a folder for the trajectories and reports")
-    check_writable(out_dir, "--out (the trajectories and reports; default var/miner-test/ here)")
-    if json_out is not None:
-        check_writable(json_out.parent, "--json")
 
 
 def _open_problems(
@@ -299,6 +271,7 @@ def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
         err.print("building the default test catalog (once) ...")
         build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
     if not pack_path.exists():
+        err.print(f"making the default public pack of {n} problems (once) ...")
         catalog = Catalog.open(catalog_dir)
         if task is None:  # the first built-in family's mix (ShoppingBench's four task types)
             fam = family("shoppingbench")
@@ -346,16 +319,6 @@ def _load_problems(path: Path, catalog_digest: str) -> tuple[list[Any], Any]:
     except PackError as exc:
         fail(str(exc))
     return pack.problems, pack
-
-
-def _check_llm_options(base_url: str | None, models: list[str]) -> None:
-    """--llm-base-url and --model go together; one line naming the missing half."""
-    if base_url and not models:
-        fail("--llm-base-url needs --model M: the model the agent is told to use at that endpoint")
-    if models and not base_url:
-        fail("--model needs --llm-base-url URL: the OpenAI-compatible endpoint that serves the model")
-    if base_url and not base_url.startswith(("http://", "https://")):
-        fail(f"--llm-base-url {base_url!r} is not an http:// or https:// URL")
 
 
 def _backend(name: str, unsafe_local: bool) -> Any:

@@ -167,6 +167,16 @@ CASES: list[tuple[str, list[str | bytes], tuple[str, ...]]] = [
         ("agent.py: line 1: byte 0xe9 is not utf-8", "save it as UTF-8"),
     ),
     (
+        "problems generate of a billion problems",
+        ["arena", "problems", "generate", "--catalog", "{kit}/cat", "--n", "1000000000", "--out", "{tmp}/big.json"],
+        ("--n 1,000,000,000 is more than the 100,000 problems",),
+    ),
+    (
+        "arena-miner test of a million built-in problems",
+        ["arena-miner", "test", "{kit}/agent", "--n", "1000000", "--unsafe-local"],
+        ("--n 1,000,000", "at most 1,000 problems", "--problems"),
+    ),
+    (
         "problems generate over an existing file",
         ["arena", "problems", "generate", "--catalog", "{kit}/cat", "--n", "2", "--out", "{tmp}/notes.txt"],
         ("--out {tmp}/notes.txt already exists", "--force"),

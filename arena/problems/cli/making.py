@@ -15,6 +15,8 @@ from arena.tasks import all_tasks, family
 #: the family whose task types `arena problems generate` makes by default (`arena problems` is ShoppingBench's
 #: toolbox: import, generate, paraphrase, self-check; other families' task types are generated on request)
 DEFAULT_FAMILY = "shoppingbench"
+#: the most problems one `arena problems generate` makes (a pack of about 400 MB)
+MAX_GENERATE = 100_000
 
 
 def generate_cmd(
@@ -54,6 +56,11 @@ def generate_cmd(
         fail(f"unknown task(s) {', '.join(bad) or tasks!r}; use {', '.join(known)}")
     if n < 1:
         fail(f"--n must be at least 1, got {n}")
+    if n > MAX_GENERATE:
+        fail(
+            f"--n {n:,} is more than the {MAX_GENERATE:,} problems one generate makes (each about 4 KB in the pack "
+            "and tens of milliseconds to make); ask for fewer, or make several packs with different --seed values"
+        )
     try:
         catalog = Catalog.open(catalog_dir)
     except CatalogError as exc:
