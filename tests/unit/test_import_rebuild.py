@@ -32,7 +32,7 @@ from arena.tasks.shoppingbench.selfcheck import blind_baseline, selfcheck
 from arena.tasks.shoppingbench.strict import score_run
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-SHARED = sorted((FIXTURES / "shoppingbench_shared").glob("*.jsonl"))
+SHARED = sorted((FIXTURES / "shoppingbench_shared").glob("synthesize_*.jsonl"))
 SUITE = FIXTURES / "oro" / "problem_suite.json"
 TRAY = "7500000001"
 

@@ -184,7 +184,7 @@ def test_only_bad_records_write_nothing(tmp_path):
 
 
 def test_import_of_shared_golds_and_an_oro_suite_selfchecks_with_a_blind_baseline(tmp_path):
-    shared = sorted(str(p) for p in (SB.parent / "shoppingbench_shared").glob("*.jsonl"))
+    shared = sorted(str(p) for p in (SB.parent / "shoppingbench_shared").glob("synthesize_*.jsonl"))
     suite = str(SB.parent / "oro" / "problem_suite.json")
     proc = arena(
         "problems",

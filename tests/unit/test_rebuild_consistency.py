@@ -25,7 +25,7 @@ from arena.tasks.shoppingbench.selfcheck import selfcheck
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = sorted((FIXTURES / "shoppingbench_consistency").glob("*.jsonl"))
-SHARED = sorted((FIXTURES / "shoppingbench_shared").glob("*.jsonl"))
+SHARED = sorted((FIXTURES / "shoppingbench_shared").glob("synthesize_*.jsonl"))
 KIT, CHILI = "7600000102", "7600000201"
 
 
