@@ -56,6 +56,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from arena.tasks.answer import answer_tools, final_recommendation, raw_product_ids
@@ -213,8 +214,8 @@ def _llm_lines(event: TrajectoryEvent, limit: int) -> list[str]:
     return lines
 
 
-def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
-    """One event as a delimited block."""
+def event_block(event: TrajectoryEvent, max_result_chars: int, notes: list[str] | None = None) -> str:
+    """One event as a delimited block; ``notes`` (lines this module wrote: what the judge discounts) at its end."""
     head = f"<event seq={int(event.seq)} kind={label(event.kind)} name={label(event.name)} status={int(event.status)}>"
     lines = [head]
     if event.kind == "llm_call":
@@ -226,6 +227,7 @@ def event_block(event: TrajectoryEvent, max_result_chars: int) -> str:
             lines.extend(_field("result", event.result, max_result_chars))
     if event.error is not None:
         lines.extend(_field("error", event.error, max_result_chars))
+    lines.extend(notes or ())
     lines.append("</event>")
     return "\n".join(lines)
 
@@ -257,10 +259,12 @@ def build_evidence(
     *,
     max_result_chars: int = 1500,
     max_total_chars: int = 60000,
+    notes: Mapping[int, list[str]] | None = None,
 ) -> str:
     """The judge's input for one run: the problem as its family shows it to the judge (`Family.judge_context`: the
     query and what else the agent was given), each gateway event as a quoted block, the final answer.
 
+    ``notes``: lines ending an event's block, by seq (`arena.judge.echo.Discounts.notes`: what the judge discounts).
     Deterministic. Raises `ValueError` if ``max_total_chars`` cannot hold even the problem and the answer.
     """
     if max_result_chars < 1:
@@ -285,7 +289,7 @@ def build_evidence(
             tail_lines.append(f"[truncated: {max_result_chars} of {len(ids)} chars]")
         tail_lines.append("</answer>")
     tail = "\n".join(tail_lines)
-    blocks = [event_block(e, max_result_chars) for e in ordered]
+    blocks = [event_block(e, max_result_chars, (notes or {}).get(e.seq)) for e in ordered]
 
     def size(parts: list[str]) -> int:  # joined by newlines
         return sum(len(p) + 1 for p in parts) - 1 if parts else 0

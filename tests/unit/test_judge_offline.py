@@ -507,7 +507,8 @@ TAG = re.compile(
 LABEL = re.compile(
     r"^(query|arguments|result|error|content|tool_calls|response):$|^request: |^completion: |"
     r"^\[truncated: \d+ of \d+ chars\]$|^\[dropped: \d+ events? \(seq \d+ to \d+\) to keep|"
-    r"^none: no answer call$"
+    r"^none: no answer call$|^\[repeats the agent's own messages: \d+ of the \d+ words |"
+    r"^\[planted: \d+ words? of this result "
 )
 
 

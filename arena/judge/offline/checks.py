@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.judge.echo import Echo, Repeat
 from arena.judge.evidence import completion_message, message_text, message_tool_calls, usage_tokens
 from arena.judge.offline.known import Candidate, Known
 from arena.judge.offline.words import COMPARATIVE, numbers_in, tokens
@@ -32,9 +33,12 @@ class Completion:
     words: frozenset[str]
     padded: str  # " tok tok ... "
     numbers: frozenset[int]
+    repeat: Repeat | None = None  # what it repeats of the agent's own messages (`arena.judge.echo`)
 
     @classmethod
-    def of(cls, event: TrajectoryEvent) -> Completion | None:
+    def of(cls, event: TrajectoryEvent, echo: Echo | None = None) -> Completion | None:
+        """A successful LLM call's completion; with ``echo`` (the run read so far), the words it repeats of the
+        agent's own messages are cut from its text and its token count scaled down by their share."""
         if event.kind != "llm_call" or event.error is not None or not 200 <= event.status < 300:
             return None
         message = completion_message(event.result)
@@ -46,6 +50,11 @@ class Completion:
         if count is None:
             calls = " ".join(f"{n} {a}" for n, a in message_tool_calls(message))
             count, source = len(_ESTIMATE.findall(f"{text} {calls}")), "estimate"
+        repeat = None if echo is None else echo.completion(event.seq, text, event.arguments)
+        if repeat is not None and repeat.repeated:
+            text = repeat.kept
+            count = count * (repeat.words - repeat.repeated) // repeat.words
+            source += ", repeats discounted"
         toks = tokens(text)
         return cls(
             seq=event.seq,
@@ -55,6 +64,7 @@ class Completion:
             words=frozenset(toks),
             padded=f" {' '.join(toks)} ",
             numbers=frozenset(numbers_in(text)),
+            repeat=repeat,
         )
 
     def says(self, norm: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.judge import Verdict
+from arena.judge.echo import Echo, Repeat
 from arena.judge.evidence import context_text
 from arena.judge.offline.checks import MIN_SHARED_WORDS, Completion, Match, compare, shared_facts
 from arena.judge.offline.facts import remembered_facts
@@ -16,6 +17,7 @@ from arena.trajectory import TrajectoryEvent
 OFFLINE_VERSION = "offline-v1"
 MIN_COMPLETION_TOKENS = 30
 CHECKS = ("reasoning", "analysis", "datum", "comparison")
+MAX_LISTED = 12  # repeated completions and planted results listed in `Verdict.checks["discounted"]`
 
 
 class OfflineJudge:
@@ -33,23 +35,27 @@ class OfflineJudge:
         self.rubric = rubric
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
-        known = Known.for_query(context_text(problem))
+        context = context_text(problem)
+        known = Known.for_query(context)
+        echo = Echo.for_context(context)
         found = {check: Match() for check in CHECKS}
         longest = 0
         completions = 0
         after_result = 0
+        repeats: list[Repeat] = []
         for event in sorted(events, key=lambda e: e.seq):
-            if (
-                event.kind == "tool_call"
-                and event.error is None
-                and 200 <= event.status < 300
-                and event.result is not None
-            ):
-                known.add(event.seq, remembered_facts(event.name, event.arguments, event.result))
+            if event.kind == "tool_call":
+                ok = event.error is None and 200 <= event.status < 300 and event.result is not None
+                known.write(event.arguments)
+                echo.tool(event.arguments, event.result, ok)
+                if ok:
+                    known.add(event.seq, remembered_facts(event.name, event.arguments, event.result))
                 continue
-            c = Completion.of(event)
+            c = Completion.of(event, echo)
             if c is None:
                 continue
+            if c.repeat is not None and c.repeat.repeated:
+                repeats.append(c.repeat)
             completions += 1
             longest = max(longest, c.tokens)
             if not found["reasoning"].passed and c.tokens >= MIN_COMPLETION_TOKENS:
@@ -63,22 +69,8 @@ class OfflineJudge:
             if known.results == 0:
                 continue  # nothing to analyse yet: a completion before any tool result earns nothing here
             after_result += 1
-            if found["analysis"].passed and found["datum"].passed and found["comparison"].passed:
-                continue
-            shared = shared_facts(c, known)
-            if not found["analysis"].passed:
-                strong = shared["id"] + shared["price"] + shared["number"] + shared["attribute"]
-                if strong or len(shared["word"]) >= MIN_SHARED_WORDS:
-                    facts = strong + shared["word"]
-                    found["analysis"] = Match(True, c.seq, sorted({s for _, s in facts}), [d for d, _ in facts])
-            if not found["datum"].passed:
-                data = shared["id"] + shared["price"] + shared["attribute"]
-                if data:
-                    found["datum"] = Match(True, c.seq, sorted({s for _, s in data}), [d for d, _ in data])
-            if not found["comparison"].passed:
-                comparison = compare(c, known)
-                if comparison is not None:
-                    found["comparison"] = comparison
+            if not (found["analysis"].passed and found["datum"].passed and found["comparison"].passed):
+                _check_results(c, known, found)
 
         reached = len(CHECKS)
         for i, check in enumerate(CHECKS):
@@ -100,6 +92,10 @@ class OfflineJudge:
             "candidates": len(known.candidates),
             "longest_completion_tokens": longest,
         }
+        checks["discounted"] = {
+            "repeated": [r.as_dict() for r in repeats[:MAX_LISTED]],
+            "planted": [{"seq": seq, "facts": facts} for seq, facts in known.planted[:MAX_LISTED]],
+        }
         return Verdict(
             judge=self.name,
             rubric_version=self.rubric.version,
@@ -107,10 +103,29 @@ class OfflineJudge:
             gate=gate.name,
             quality=gate.quality,
             coefficient=self.rubric.coefficient(gate.quality),
-            explanation=_explain(gate.name, gate.quality, reached, found, completions, after_result, longest),
+            explanation=_explain(gate.name, gate.quality, reached, found, completions, after_result, longest)
+            + _discounted(repeats, known.planted),
             evidence=sorted(evidence),
             checks=checks,
         )
+
+
+def _check_results(c: Completion, known: Known, found: dict[str, Match]) -> None:
+    """Checks 2 to 4 on a completion after tool results: what it refers to, cites, compares (the first pass kept)."""
+    shared = shared_facts(c, known)
+    if not found["analysis"].passed:
+        strong = shared["id"] + shared["price"] + shared["number"] + shared["attribute"]
+        if strong or len(shared["word"]) >= MIN_SHARED_WORDS:
+            facts = strong + shared["word"]
+            found["analysis"] = Match(True, c.seq, sorted({s for _, s in facts}), [d for d, _ in facts])
+    if not found["datum"].passed:
+        data = shared["id"] + shared["price"] + shared["attribute"]
+        if data:
+            found["datum"] = Match(True, c.seq, sorted({s for _, s in data}), [d for d, _ in data])
+    if not found["comparison"].passed:
+        comparison = compare(c, known)
+        if comparison is not None:
+            found["comparison"] = comparison
 
 
 def _explain(
@@ -147,3 +162,21 @@ def _explain(
         f"{head} Completion seq {c.seq} compares candidates {names} from earlier tool results "
         f"({'; '.join(c.extra.get('how', []))}), and seq {d.seq} cites {', '.join(d.matched[:2])}."
     )
+
+
+def _discounted(repeats: list[Repeat], planted: list[tuple[int, list[str]]]) -> str:
+    """What the verdict discounted, in words (empty when nothing was)."""
+    parts = [
+        f"completion seq {r.seq} repeats {r.repeated} of its {r.words} words from the agent's own messages"
+        for r in repeats[:3]
+    ]
+    if len(repeats) > 3:
+        parts.append(f"{len(repeats) - 3} more completions repeat the agent's own messages")
+    if planted:
+        facts = [f for _, fs in planted for f in fs]
+        seqs = ", ".join(str(seq) for seq, _ in planted[:4])
+        parts.append(
+            f"{len(facts)} fact(s) of tool results (seq {seqs}{', ...' if len(planted) > 4 else ''}) came back from "
+            f"the agent's own arguments ({', '.join(facts[:3])}{', ...' if len(facts) > 3 else ''})"
+        )
+    return f" Discounted: {'; '.join(parts)}." if parts else ""

@@ -582,7 +582,7 @@ async function runPage(runId) {
     <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · <code>${esc(run.problem.problem_id)}</code>${run.problem.shown_id ? ` <span class="muted">shown to the agent as <code>${esc(run.problem.shown_id)}</code></span>` : ""}<p id="query">${esc(run.problem.query)}</p></div>
     ${sectionsHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
-      <p>${esc(judge.explanation)}</p><p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
+      <p>${esc(judge.explanation)}</p>${discountedHtml(judge)}<p class="muted">cited steps: ${[...cited].map((s) => `<a href="#/run/${enc(run.run_id)}" onclick="document.getElementById('step-${s}').scrollIntoView();return false;">#${s}</a>`).join(" ") || "none"}</p>` : `<p class="muted">not judged yet</p>`}</div>
     ${(run.score_revisions || []).length ? `<h2>Earlier verdicts (replaced by a rescore)</h2>${table([
       { title: "ruleset", value: (r) => `${r.ruleset ?? "?"} v${r.ruleset_version ?? "?"}` },
       { title: "rubric", value: (r) => r.rubric_version ?? "" },
@@ -592,6 +592,16 @@ async function runPage(runId) {
     <h2>Steps (${run.steps.length}) <a class="download" id="download" href="/api/runs/${enc(run.run_id)}/trajectory?download=true" download="trajectory-${esc(run.run_id)}.jsonl">download the trajectory (JSONL)</a></h2>
     <div id="steps">${run.steps.map((s) => stepHtml(s, cited)).join("") || `<p class="muted">no calls reached the gateway</p>`}</div>
     ${run.status !== "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}`;
+}
+
+// what the judge discounted: completions repeating the agent's own messages, facts planted in its own arguments
+function discountedHtml(judge) {
+  const d = (judge.checks || {}).discounted || {};
+  const items = [
+    ...(d.repeated || []).map((r) => `step #${r.seq}: ${r.repeated} of ${r.words} words repeat the agent's own messages (“${esc(r.sample)}”)`),
+    ...(d.planted || []).map((p) => `step #${p.seq}: planted by the agent's own arguments: ${esc((p.facts || p.words || []).join(", "))}`),
+  ];
+  return items.length ? `<div id="discounted"><p><b>Discounted</b> (earns nothing):</p><ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul></div>` : "";
 }
 
 // --- miners ----------------------------------------------------------------------------------------------------------

@@ -1,0 +1,264 @@
+"""What a run's agent wrote itself, and what of it comes back to the judge (`Echo`): both judges discount it.
+
+Two ways an agent can make its own text look like reasoning or like facts it learned:
+
+- **Parroting.** The agent writes its own analysis into the request (a comparison of the products it found, with
+  their ids, titles and prices) and asks the model to repeat it. The completion is then the agent's text, not the
+  model's reasoning. Rule: each stretch of the completion that the messages the agent sent the model (this request
+  or an earlier one) also contain, as runs of `NGRAM` consecutive words, is *repeated* and earns nothing (every
+  check reads the completion with it cut out, its token count scaled down in proportion), unless the whole stretch
+  is also in what the agent did not write: the problem as the judge is shown it (the query), a tool result the
+  gateway returned (less what its arguments put there), or the credited text of the model's earlier completions (a
+  model restating its own reasoning, sent back as history). So a model quoting a product title it was sent in a
+  tool result keeps it, and a parrot's sentence around that title loses the title too. Why cut rather than a share
+  threshold: a threshold lets a completion that is half parroted keep the parroted half; cutting keeps what the
+  model added and nothing else.
+- **Planted words.** The agent writes words into its tool arguments (a search query of words the catalog will echo
+  in result titles) and has the model say them back. Rule: a fact a tool result shows counts as learned only if the
+  agent had not written it into any tool call's arguments before (or in) the call that returned it
+  (`arena.judge.offline.known.Known`). `Echo.tool` gives the planted words of each result for the evidence.
+
+Words are `arena.judge.offline.words.tokens` (NFKC, case-folded letter/digit runs). `NGRAM` = 5: shorter runs match
+the stock phrases of honest completions ("i will search the ..."), longer ones let a parrot dodge the rule by
+changing one word in seven.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from arena.judge.evidence import completion_message, message_text, quote, render
+
+NGRAM = 5
+#: the words of a repeated run kept as a sample in the evidence
+SAMPLE_WORDS = 16
+_TOKEN = re.compile(r"[^\W_]+")
+_STOP = frozenset("a an and are as at be by for from i in is it of on or so the this to with".split())
+
+Gram = tuple[str, ...]
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _grams(words: list[str]) -> set[Gram]:
+    return set(zip(*(words[i:] for i in range(NGRAM)), strict=False))
+
+
+@lru_cache(maxsize=4096)
+def text_grams(text: str) -> frozenset[Gram]:
+    """The runs of `NGRAM` consecutive words of a text (cached: a conversation sends the same messages again)."""
+    return frozenset(_grams(_TOKEN.findall(_norm(text))))
+
+
+@lru_cache(maxsize=4096)
+def text_words(text: str) -> frozenset[str]:
+    return frozenset(_TOKEN.findall(_norm(text)))
+
+
+def request_texts(request: Any) -> list[str]:
+    """The texts of a chat request's messages: contents, reasoning, the arguments of tool calls (as sent)."""
+    messages = request.get("messages") if isinstance(request, dict) else None
+    out: list[str] = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict):
+            continue
+        out.append(message_text(message))
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                out.append(render(function.get("arguments") or ""))
+    return [t for t in out if t]
+
+
+@dataclass
+class Repeat:
+    """What a completion repeats of the agent's own text."""
+
+    seq: int
+    words: int  # the completion's words
+    repeated: int  # of which inside a repeated run
+    kept: str  # the completion's normalized text with each repeated run cut out (a line break in its place)
+    sample: str = ""  # the first repeated run's words (up to `SAMPLE_WORDS`)
+
+    @property
+    def share(self) -> float:
+        return self.repeated / self.words if self.words else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "words": self.words, "repeated": self.repeated, "sample": self.sample}
+
+
+@dataclass
+class Echo:
+    """A run read in seq order: what the agent wrote (tool arguments, requests) and what came back."""
+
+    given: frozenset[Gram]  # the problem's text as the judge is shown it
+    given_words: frozenset[str]
+    sent: set[Gram] = field(default_factory=set)  # every run of words the agent sent the model so far
+    args: set[Gram] = field(default_factory=set)
+    arg_words: set[str] = field(default_factory=set)
+    results: set[Gram] = field(default_factory=set)
+    result_words: set[str] = field(default_factory=set)
+    credited: set[Gram] = field(default_factory=set)
+    _texts: set[str] = field(default_factory=set)
+    _pending: list[str] = field(default_factory=list)
+
+    @classmethod
+    def for_context(cls, context: str) -> Echo:
+        return cls(given=text_grams(context), given_words=text_words(context))
+
+    def tool(self, arguments: Any, result: Any, ok: bool) -> list[str]:
+        """Take a tool call in; the words of its result (successful) the agent had written into arguments before
+        they first came back: planted, sorted."""
+        if arguments is not None:
+            self.args |= text_grams(render(arguments))
+            self.arg_words |= text_words(_values(arguments))
+        if not ok or result is None:
+            return []
+        self._pending.append(render(result))
+        words = text_words(_values(result))
+        planted = sorted(w for w in (words & self.arg_words) - self.result_words - self.given_words if len(w) >= 3)
+        self.result_words |= words - self.arg_words
+        return planted
+
+    def completion(self, seq: int, text: str, request: Any) -> Repeat:
+        """The completion ``text`` of the call at ``seq`` (its ``request`` taken in first), with what it repeats."""
+        for message in request_texts(request):
+            if message not in self._texts:
+                self._texts.add(message)
+                self.sent |= text_grams(message)
+        norm = _norm(text)
+        spans = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(norm)]
+        words = [w for _, _, w in spans]
+        cut = [False] * len(words)
+        grams = list(zip(*(words[j:] for j in range(NGRAM)), strict=False))
+        hits = self.sent.intersection(grams)
+        if hits - self.given - self.credited:
+            for a, b in _runs([g in hits for g in grams]):  # each stretch the completion shares with the request
+                if not all(self._explained(g) for g in grams[a:b]):
+                    cut[a : b + NGRAM - 1] = [True] * (b + NGRAM - 1 - a)
+        self.credited |= _kept_grams(words, cut)
+        if not any(cut):
+            return Repeat(seq, len(words), 0, norm)
+        parts: list[str] = []
+        start, i, sample = 0, 0, ""
+        while i < len(words):
+            if not cut[i]:
+                i += 1
+                continue
+            j = i
+            while j < len(words) and cut[j]:
+                j += 1
+            parts.append(norm[start : spans[i][0]])
+            start = spans[j - 1][1]
+            sample = sample or " ".join(words[i : min(j, i + SAMPLE_WORDS)])
+            i = j
+        parts.append(norm[start:])
+        return Repeat(seq, len(words), sum(cut), "\n".join(parts), sample)
+
+    def _explained(self, gram: Gram) -> bool:
+        """Whether a run of words the agent sent is also what it did not write: the problem, the model's credited
+        text, a tool result (less what its arguments put there), or stop words only."""
+        if gram in self.given or gram in self.credited or all(w in _STOP for w in gram):
+            return True
+        if self._pending:
+            for text in self._pending:
+                self.results |= text_grams(text)
+            self._pending.clear()
+        return gram in self.results and gram not in self.args
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """The maximal stretches [a, b) of true flags."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, flag in enumerate([*flags, False]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            out.append((start, i))
+            start = None
+    return out
+
+
+def _values(value: Any) -> str:
+    """The text of a JSON value's leaves (strings and numbers; no keys), one per line."""
+    if isinstance(value, dict):
+        return "\n".join(_values(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_values(v) for v in value)
+    return "" if value is None or isinstance(value, bool) else str(value)
+
+
+def _kept_grams(words: list[str], cut: list[bool]) -> set[Gram]:
+    """The runs of words of a completion that no repeated run touches: the model's own text, credited."""
+    out: set[Gram] = set()
+    run: list[str] = []
+    for word, c in zip(words, cut, strict=True):
+        if c:
+            out |= _grams(run)
+            run = []
+        else:
+            run.append(word)
+    return out | _grams(run)
+
+
+@dataclass
+class Discounts:
+    """What a run's judge discounts, by event seq: each completion's repeats, each tool result's planted words."""
+
+    repeats: dict[int, Repeat] = field(default_factory=dict)
+    planted: dict[int, list[str]] = field(default_factory=dict)
+
+    def as_dict(self, limit: int = 12) -> dict[str, Any]:
+        """The verdict's record (`Verdict.checks["discounted"]`), at most ``limit`` entries of each."""
+        return {
+            "repeated": [r.as_dict() for _, r in sorted(self.repeats.items())[:limit]],
+            "planted": [{"seq": s, "words": w[:limit]} for s, w in sorted(self.planted.items())[:limit]],
+        }
+
+    def notes(self) -> dict[int, list[str]]:
+        """The lines that tell the LLM judge what is discounted, by event seq (`arena.judge.evidence`'s notes; the
+        planted words quoted: they are data)."""
+        out: dict[int, list[str]] = {}
+        for seq, repeat in self.repeats.items():
+            out.setdefault(seq, []).append(
+                f"[repeats the agent's own messages: {repeat.repeated} of the {repeat.words} words of this completion "
+                f"are runs of {NGRAM} or more words the agent itself sent the model (in no tool result, not the "
+                "query); they are discounted: they are no reasoning of the model]"
+            )
+        for seq, planted in self.planted.items():
+            out.setdefault(seq, []).append(
+                f"[planted: {len(planted)} word{'' if len(planted) == 1 else 's'} of this result the agent had "
+                "written into its own tool arguments before they came back; they are discounted: no fact it learned, "
+                "no reference to results:]"
+            )
+            out[seq].extend(quote(" ".join(planted[:24])))
+        return out
+
+
+def discounts(context: str, events: list[Any]) -> Discounts:
+    """The discounts of a run's gateway log (events of `arena.trajectory`), read in seq order; ``context`` is the
+    text of the problem as the judge is shown it."""
+    echo = Echo.for_context(context)
+    out = Discounts()
+    for event in sorted(events, key=lambda e: e.seq):
+        ok = event.error is None and 200 <= event.status < 300
+        if event.kind == "tool_call":
+            planted = echo.tool(event.arguments, event.result, ok and event.result is not None)
+            if planted:
+                out.planted[event.seq] = planted
+        elif event.kind == "llm_call" and ok:
+            message = completion_message(event.result)
+            if message:
+                repeat = echo.completion(event.seq, message_text(message), event.arguments)
+                if repeat.repeated:
+                    out.repeats[event.seq] = repeat
+    return out
