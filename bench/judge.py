@@ -11,7 +11,8 @@ of the five SN15 gates (cycled), so every branch of the offline judge is timed.
 
 Rows:
 - offline judge: judgments per second and time per judgment; the gates reached; the share of runs that reached the
-  gate they were written for (a self-check of the synthetic runs, not an agreement figure with the LLM judge);
+  gate they were written for (a self-check of the synthetic runs, not an agreement figure with the LLM judge); the
+  gates of the sound runs made parrots (each completion first written by the agent into its request);
 - `build_evidence` with the default limits: time per run, size in characters (median, p95, max), how many runs had
   middle events dropped, and a rough token estimate (4 characters per token);
 - the LLM judge: prompt and completion tokens per run, counted by the scripted local server (or a real endpoint with
@@ -238,6 +239,19 @@ def synthetic_run(index: int, pool: list[dict[str, Any]], n_events: int) -> tupl
     return problem, events, level
 
 
+def parroted(events: list[TrajectoryEvent]) -> list[TrajectoryEvent]:
+    """The run with every completion's text written by the agent into the request first (a parrot: the model is
+    asked to repeat it), which the judge must not credit (`arena/judge/echo.py`)."""
+    out = []
+    for event in events:
+        if event.kind == "llm_call":
+            text = event.result["choices"][0]["message"]["content"]
+            messages = [*event.arguments["messages"], {"role": "user", "content": f"Repeat exactly: {text}"}]
+            event = event.model_copy(update={"arguments": {**event.arguments, "messages": messages}})
+        out.append(event)
+    return out
+
+
 # --- the LLM judge -------------------------------------------------------------------------------------------------
 def llm_rows(
     runs: list[Run], *, url: str | None = None, models: list[str] | None = None, sample: int = 50
@@ -323,6 +337,12 @@ def main() -> None:
         1 for v, (_, _, level) in zip(verdicts, built, strict=True) if v.gate == SN15_RUBRIC.gates[level].name
     )
     print(f"  designed gate   {on_design}/{args.runs} runs reached the gate they were written for (self-check)")
+    sound = [(p, parroted(e)) for (p, e), (_, _, level) in zip(runs, built, strict=True) if level == 4]
+    gates = Counter(judge.judge(problem, events).gate for problem, events in sound)
+    print(
+        f"  parroted        the {len(sound)} sound runs, each completion first written by the agent into its request: "
+        + ", ".join(f"{g.name} {gates.get(g.name, 0)}" for g in SN15_RUBRIC.gates)
+    )
 
     t0 = time.perf_counter()
     texts = [build_evidence(problem, events) for problem, events in runs]
