@@ -14,9 +14,10 @@ Two ways an agent can make its own text look like reasoning or like facts it lea
   threshold: a threshold lets a completion that is half parroted keep the parroted half; cutting keeps what the
   model added and nothing else.
 - **Planted words.** The agent writes words into its tool arguments (a search query of words the catalog will echo
-  in result titles) and has the model say them back. Rule: a fact a tool result shows counts as learned only if the
-  agent had not written it into any tool call's arguments before (or in) the call that returned it
-  (`arena.judge.offline.known.Known`). `Echo.tool` gives the planted words of each result for the evidence.
+  in result titles) and has the model say them back. Rule: a word or attribute value a tool result shows counts as
+  learned only if the agent had not written it into any tool call's arguments before (or in) the call that returned
+  it (`arena.judge.offline.known.Known`): neither a datum nor a reference to results. Ids, prices and numbers are
+  the catalog's own whoever asked for them. `Echo.tool` gives each result's planted words for the evidence.
 
 Words are `arena.judge.offline.words.tokens` (NFKC, case-folded letter/digit runs). `NGRAM` = 5: shorter runs match
 the stock phrases of honest completions ("i will search the ..."), longer ones let a parrot dodge the rule by
@@ -124,7 +125,8 @@ class Echo:
             return []
         self._pending.append(render(result))
         words = text_words(_values(result))
-        planted = sorted(w for w in (words & self.arg_words) - self.result_words - self.given_words if len(w) >= 3)
+        fresh = (words & self.arg_words) - self.result_words - self.given_words
+        planted = sorted(w for w in fresh if len(w) >= 3 and not w.isdigit())
         self.result_words |= words - self.arg_words
         return planted
 

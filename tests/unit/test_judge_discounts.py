@@ -9,6 +9,7 @@ from arena.judge.evidence import build_evidence, context_text
 from arena.judge.llm import system_prompt
 from arena.judge.rubric import SN15_RUBRIC
 from tests.unit.test_judge_offline import (
+    A_DETAIL,
     NO_ANALYSIS_TEXT,
     NO_COMPARISON_TEXT,
     NO_DATUM_TEXT,
@@ -138,16 +139,27 @@ def test_words_planted_in_the_agents_own_search_are_no_reference_to_tool_results
     assert "came back from the agent's own arguments" in planted.explanation
 
 
-def test_ids_prices_and_values_the_agent_wrote_before_they_came_back_are_no_datum() -> None:
-    log = Log().llm(PLAN, 45)
-    # an agent that knows an id, a price and a value before searching, and searches with them
-    log.tool("find_product", {"q": "5001000001 349 brown"}, [A])
-    log.tool("view_product_information", {"product_ids": "5001000001"}, [{**A, "attributes": {"color": ["brown"]}}])
-    log.llm("Product 5001000001 costs 349 and it is brown, which is what the shopper wants; I will take it.", 40)
-    v = verdict(log.finish().events)
+def test_values_the_agent_wrote_before_they_came_back_are_no_datum() -> None:
+    def run(q: str) -> list:
+        log = Log().llm(PLAN, 45)
+        log.tool("find_product", {"q": q}, [A])
+        log.tool(
+            "view_product_information",
+            {"product_ids": "5001000001"},
+            [{**A_DETAIL, "attributes": {"tone": ["walnut"]}}],
+        )
+        log.llm(
+            "It is walnut, which is exactly the finish the shopper wants, so I will take this one and finish now.", 40
+        )
+        return log.finish().events
+
+    assert verdict(run("rattan storage basket")).gate == "no_comparison"  # walnut learned from the details: a datum
+    v = verdict(run("rattan storage basket walnut"))  # walnut written by the agent first
     assert v.gate == "no_analysis", v.checks
-    # ids learned from a result and only then written (viewed) still count
-    assert verdict(run_with(NO_COMPARISON_TEXT)).gate == "no_comparison"
+    assert v.checks["discounted"]["planted"] == [{"seq": 2, "facts": ["attribute 'walnut'", "word 'walnut'"]}]
+    # ids and prices are the catalog's own, whoever asked for them: an id viewed before any search still counts
+    log = Log().llm(PLAN, 45).view()
+    assert verdict(log.llm(NO_COMPARISON_TEXT, 40).finish().events).gate == "no_comparison"
 
 
 def evidence(events: list) -> str:

@@ -38,9 +38,9 @@ So text the agent wrote (completions, tool arguments, "ignore previous instructi
 
 What the agent wrote itself earns nothing either (`arena.judge.echo`, the same rules the LLM judge is given):
 a completion's words inside a run of five or more words the agent sent the model (a comparison it composed and asked
-the model to repeat) are cut before every check, its token count scaled down by their share; and a fact a result
-showed first counts only if the agent had not written it into a tool call's arguments before it came back (words
-planted in a search query and echoed in titles, an id or price it searched with). ``Verdict.checks["discounted"]``
+the model to repeat) are cut before every check, its token count scaled down by their share; and a word or attribute
+value a result showed first counts only if the agent had not written it into a tool call's arguments before it came
+back (words planted in a search query and echoed in titles). ``Verdict.checks["discounted"]``
 lists both (``repeated``: seq, words, repeated, a sample; ``planted``: seq and facts) and the explanation says so.
 
 The package, along its seams: `words` (normalizing text and numbers), `facts` (a tool result's facts and their

@@ -1,6 +1,8 @@
-"""What a run has learned from its tool results so far (`Known`): each fact not in the query and not written by the
-agent into a tool call's arguments before it came back (`arena.judge.echo`: planted), with the seq of the first
-result that showed it, and the candidate products seen."""
+"""What a run has learned from its tool results so far (`Known`): each fact not in the query, with the seq of the
+first result that showed it, and the candidate products seen. Words and attribute values the agent had written into
+a tool call's arguments before a result showed them are planted (`arena.judge.echo`), not learned: ids, prices and
+numbers are the catalog's own whoever asked for them (an id the agent knew beforehand is a lookup, which the judge
+cannot see)."""
 
 from __future__ import annotations
 
@@ -44,11 +46,10 @@ class Known:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     by_title_word: dict[str, set[str]] = field(default_factory=dict)  # title word -> candidate ids
     results: int = 0
-    #: what the agent wrote into tool arguments so far: words, numbers (cents) and its phrases (" tok tok | ... ")
+    #: what the agent wrote into tool arguments so far: its words and phrases (" tok tok | ... ")
     written_words: set[str] = field(default_factory=set)
-    written_numbers: set[int] = field(default_factory=set)
     written_phrase: str = " "
-    #: per result (seq): the facts it showed first that the agent had written before: planted, not learned
+    #: per result (seq): the words and values it showed first that the agent had written before: planted, not learned
     planted: list[tuple[int, list[str]]] = field(default_factory=list)
 
     @classmethod
@@ -68,54 +69,44 @@ class Known:
             return
         text = render(arguments)
         self.written_words.update(tokens(text))
-        self.written_numbers.update(numbers_in(text))
         self.written_phrase += f"{phrase(text)} | "
 
     def _written(self, norm: str) -> bool:
         return f" {norm} " in self.written_phrase
 
     def add(self, seq: int, facts: Facts) -> None:
-        """Count a tool result and keep its facts not in the query and not written by the agent before (planted),
-        each with the seq of the first result that showed it (set differences: only the facts not known yet are
-        looked at)."""
+        """Count a tool result and keep its facts not in the query (its words and values only if the agent had not
+        written them before: planted), each with the seq of the first result that showed it (set differences: only
+        the facts not known yet are looked at)."""
         self.results += 1
         ids, prices, numbers, attrs, words, products = self._view(facts)
-        new_ids, new_attrs = ids.difference(self.ids), attrs.difference(self.attrs)
-        new_prices, new_numbers = prices.difference(self.prices), numbers.difference(self.numbers)
-        new_words = words.difference(self.words)
-        planted = (
-            [f"id {i}" for i in sorted(i for i in new_ids if self._written(i))]
-            + [f"price {p / 100:g}" for p in sorted(new_prices & self.written_numbers)]
-            + [f"attribute '{a}'" for a in sorted(a for a in new_attrs if self._written(a))]
-            + [f"word '{w}'" for w in sorted(new_words & self.written_words)]
-        )
+        new_attrs, new_words = attrs.difference(self.attrs), words.difference(self.words)
+        planted = [f"attribute '{a}'" for a in sorted(a for a in new_attrs if self._written(a))]
+        planted += [f"word '{w}'" for w in sorted(new_words & self.written_words)]
         if planted:
             self.planted.append((seq, planted[:MAX_PLANTED]))
-            new_ids = frozenset(i for i in new_ids if not self._written(i))
             new_attrs = frozenset(a for a in new_attrs if not self._written(a))
-        self.ids.update(dict.fromkeys(new_ids, seq))
-        self.prices.update(dict.fromkeys(new_prices - self.written_numbers, seq))
-        self.numbers.update(dict.fromkeys(new_numbers - self.written_numbers, seq))
+        self.ids.update(dict.fromkeys(ids.difference(self.ids), seq))
+        self.prices.update(dict.fromkeys(prices.difference(self.prices), seq))
+        self.numbers.update(dict.fromkeys(numbers.difference(self.numbers), seq))
         self.attrs.update(dict.fromkeys(new_attrs, seq))
         self.words.update(dict.fromkeys(new_words - self.written_words, seq))
         for pid, title, product_prices, product_attrs in products:
             self._candidate(seq, pid, title, product_prices, product_attrs)
 
     def _candidate(self, seq: int, pid: str, title: str, prices: frozenset[int], attrs: frozenset[str]) -> None:
-        """A product seen in a result, less what the agent wrote before: an id it wrote names nothing, title words
-        it wrote are no title words of the candidate."""
+        """A product seen in a result, less what the agent wrote before: title words and values it wrote are not the
+        candidate's (they name nothing)."""
         candidate = self.candidates.get(pid)
         if candidate is None:
-            norm = phrase(pid)
-            candidate = Candidate(product_id=pid, seq=seq, id_phrase="" if self._written(norm) else norm)
-            self.candidates[pid] = candidate
+            candidate = self.candidates[pid] = Candidate(product_id=pid, seq=seq, id_phrase=phrase(pid))
         if title and not candidate.title:
             candidate.title = title
             candidate.title_phrase = "" if self._written(phrase(title)) else phrase(title)
             candidate.title_words = text_facts(title)[0] - self.query_words - self.written_words
             for word in candidate.title_words:
                 self.by_title_word.setdefault(word, set()).add(pid)
-        candidate.prices |= prices - self.written_numbers
+        candidate.prices |= prices
         candidate.attrs |= {a for a in attrs if not self._written(a)}
 
     def _view(self, facts: Facts) -> tuple[Any, ...]:
