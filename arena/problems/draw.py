@@ -1,6 +1,6 @@
-"""Drawing problems from a pack: a race's from its race pool, seeded by the block hash at the race's start, and the
-qualifying set from the public split; the same on every honest validator (pure: a function of the pool, the pack id
-and the seed)."""
+"""Drawing problems from a pack: a race's from its race pool, seeded by the block hash at the race's start (a
+qualifying round's are made fresh instead, `arena.problems.fresh`); the same on every honest validator (pure: a
+function of the pool, the pack id and the seed)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def draw_problems(
     task_mix: dict[str, float],
     split: str = "race",
 ) -> list[str]:
-    """`n` problem ids from the race pool (split `race`; the qualifying set draws from `public`), deterministic in
+    """`n` problem ids from the race pool (split `race`, or the one named), deterministic in
     (`seed_hash`, `pack_id`, the pool).
 
     Each task gets its share of `n` by the mix (largest remainders, ties by task name); within a task, problems are

@@ -1,5 +1,5 @@
 """The qualifying round on the node's code: a pack with `qualify_share`, real store, LocalChain, bubblewrap sandbox,
-gateway, strict scoring and the offline judge. A new submission first races the pack's public qualifying set; the
+gateway, strict scoring and the offline judge. A new submission first races problems made fresh for its round; the
 rotation's race waits until the submissions committed before it are decided, then races only those that passed; a
 later submission that scores under the share of the leader's qualifying score never races; a qualifying round the
 validator failed is void and run again, never a miner's exclusion."""
