@@ -6,7 +6,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -55,6 +55,20 @@ def utf8_text(value: str, what: str) -> str:
             f"{what} is not UTF-8 text ({shown} at character {exc.start + 1}); set your terminal to UTF-8 or retype it"
         )
     return value
+
+
+def print_table(table: Any) -> None:
+    """Print a table whose cells must not be cut: in a terminal it fits the terminal's width (folding what can
+    fold); into a file or a pipe it takes its natural width, however wide, rather than 80 columns."""
+    if out.is_terminal or natural_width(table) <= out.width:
+        out.print(table)
+        return
+    Console(file=out.file, width=natural_width(table), soft_wrap=True).print(table)  # print() caps at the width
+
+
+def natural_width(table: Any) -> int:
+    """The columns a table takes with no cell wrapped or cut."""
+    return out.measure(table, options=out.options.update_width(100_000)).maximum
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")

@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 
 from arena import tasks
-from arena.cliutil import err, out
+from arena.cliutil import err, out, print_table
 
 
 class DemoRun(Protocol):
@@ -34,7 +34,7 @@ def print_results(demo: DemoRun, names: dict[str, str]) -> int:
         err.print("[bold red]error:[/] the race did not close; see the log above")
         return 1
     race = races[0]
-    out.print(_leaderboard(store, race, names))
+    print_table(_leaderboard(store, race, names))
     out.print(
         "score: mean over the race's problems of success x the judge's coefficient (the offline judge finds no "
         "LLM reasoning in the rule-based agents: gate 0.1, coefficient 0.39; sn15 reasons through the scripted "

@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from arena.blame import JUDGE_UNAVAILABLE
-from arena.cliutil import err, out
+from arena.cliutil import err, out, print_table
 
 #: the tools whose calls are turns of a conversation with the shopper (the session family's)
 CONVERSATION_TOOLS = ("get_user_profile", "ask_user", "respond", "recommend_product")
@@ -313,8 +313,10 @@ def print_scorecard(
     judged = [r for r in rows if r.get("judge_gate")]
     if judged:
         verdicts = Table(title="reasoning judge, per problem")
-        for column in ("problem", "task", "success", "gate", "quality", "final"):
-            verdicts.add_column(column, justify="left" if column in ("problem", "task", "gate") else "right")
+        width = max(len(r["problem_id"]) for r in judged)
+        verdicts.add_column("problem", no_wrap=True, min_width=width)  # an id is never wrapped or cut
+        for column in ("task", "success", "gate", "quality", "final"):
+            verdicts.add_column(column, justify="left" if column in ("task", "gate") else "right")
         for r in judged:
             verdicts.add_row(
                 r["problem_id"],
@@ -324,7 +326,7 @@ def print_scorecard(
                 f"{r['judge_quality']:.1f}",
                 f"{r['final']:.2f}",
             )
-        out.print(verdicts)
+        print_table(verdicts)
     from arena.cliutil import SCORECARD_LEGEND
 
     out.print(SCORECARD_LEGEND, highlight=False)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cliutil import fail, out
+from arena.cliutil import fail, natural_width, out
 from validator.cli.flags import with_settings
 from validator.settings import Settings
 
@@ -129,21 +129,20 @@ def localchain_show(
     )
     table = Table(title=f"{len(graph.neurons)} neurons")
     for column in ("uid", "hotkey", "role", "stake", "axon", "commitment", "at block"):
-        table.add_column(
-            column, no_wrap=column == "hotkey", min_width=48 if column == "hotkey" else None, overflow="fold"
-        )
+        table.add_column(column, no_wrap=True)
+    lines = []
     for n in graph.neurons:
         c = commitments.get(n.hotkey)
-        table.add_row(
-            str(n.uid),
-            n.hotkey,
-            "validator" if n.validator_permit else "miner",
-            f"{n.stake:g}",
-            n.axon.url if n.axon else "",
-            c.value if c else "",
-            str(c.block) if c else "",
-        )
-    out.print(table)
+        role, axon = "validator" if n.validator_permit else "miner", n.axon.url if n.axon else ""
+        table.add_row(str(n.uid), n.hotkey, role, f"{n.stake:g}", axon, c.value if c else "", str(c.block) if c else "")
+        committed = f"commitment {c.value} at block {c.block}" if c else "no commitment"
+        lines.append(f"uid {n.uid} {role}, stake {n.stake:g}: {n.hotkey}; axon {axon or '-'}; {committed}")
+    if natural_width(table) <= out.width:
+        out.print(table)
+    else:  # too narrow for the table: a line per neuron, never cut (hotkeys and commitments copy whole)
+        out.print(f"{len(graph.neurons)} neurons", highlight=False)
+        for line in lines:
+            out.print(f"  {line}", highlight=False, soft_wrap=True, markup=False)
     for uid, row in sorted(weights.items()):
         shown = ", ".join(f"{u}: {w:.4f}" for u, w in sorted(row.items()))
         out.print(f"weights set by uid {uid}: {shown}")

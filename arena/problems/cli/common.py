@@ -86,9 +86,11 @@ def new_pack(
 def print_counts(problems: list[Any], title: str) -> None:
     from arena.problems.splits import split_report
 
+    report = split_report(problems)
+    tasks = [t for t in TASKS if any(row.get(t, 0) for row in report.values())]  # the task types it holds
     table = Table(title=title)
-    for column in ("split", "problems", "clusters", *TASKS):
-        table.add_column(column, justify="left" if column == "split" else "right")
-    for split, row in sorted(split_report(problems).items()):
-        table.add_row(split, *(str(row.get(c, 0)) for c in ("problems", "clusters", *TASKS)))
+    for column in ("split", "problems", "clusters", *tasks):
+        table.add_column(column, justify="left" if column == "split" else "right", min_width=len(column), no_wrap=True)
+    for split, row in sorted(report.items()):
+        table.add_row(split, *(str(row.get(c, 0)) for c in ("problems", "clusters", *tasks)))
     out.print(table)

@@ -107,35 +107,45 @@ def show_cmd(
     if as_json:
         out.print_json(json.dumps(summary))
         return
-    table = Table(show_header=False, title=f"pack {pack_path}")
+    rows: list[tuple[str, str]] = []  # one line each, never wrapped or cut: ids and digests copy whole
     for key, value in summary.items():
         if key == "sealed_batches":
-            table.add_row(
-                key,
-                f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
-                f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
-                if value
-                else "none: the race pool is in clear",
+            rows.append(
+                (
+                    key,
+                    f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
+                    f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
+                    if value
+                    else "none: the race pool is in clear",
+                )
             )
         elif key != "splits":
-            table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+            rows.append((key, json.dumps(value) if isinstance(value, dict) else str(value)))
     rot = pack.rotation
-    table.add_row(
-        "qualifying",
-        f"{rot.qualify_problems} problems made fresh for each round; a submission races once it scores at least "
-        f"{rot.qualify_share:g} x the leader's score on the same problems"
-        if rot.qualify_share > 0
-        else "off: every accepted submission races",
+    rows.append(
+        (
+            "qualifying",
+            f"{rot.qualify_problems} problems made fresh for each round; a submission races once it scores at least "
+            f"{rot.qualify_share:g} x the leader's score on the same problems"
+            if rot.qualify_share > 0
+            else "off: every accepted submission races",
+        )
     )
-    table.add_row(
-        "samples",
-        f"{rot.samples} per (miner, problem) a race; standings over the last {rot.window} race(s); "
-        + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
+    rows.append(
+        (
+            "samples",
+            f"{rot.samples} per (miner, problem) a race; standings over the last {rot.window} race(s); "
+            + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
+        )
     )
-    out.print(table)
+    out.print(f"pack {pack_path}", highlight=False)
+    for key, text in rows:
+        out.print(f"  {key:<18} {text}", highlight=False, soft_wrap=True, markup=False)
     print_counts(pack.problems, "problems")
     sample = Table(title="first problems")
-    for column in ("problem_id", "task", "split", "difficulty", "query"):
+    width = max((len(p.problem_id) for p in pack.problems[:8]), default=10)
+    sample.add_column("problem_id", no_wrap=True, min_width=width)  # an id is never wrapped or cut
+    for column in ("task", "split", "difficulty", "query"):
         sample.add_column(column, overflow="fold")
     for p in pack.problems[:8]:
         sample.add_row(p.problem_id, p.task, p.split, p.difficulty, p.query[:140])
