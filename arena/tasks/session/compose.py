@@ -55,7 +55,8 @@ TURNS, TURNS_PER_ITEM = 12, 8
 
 
 def style(features: Features, slots: int, rng: Rng) -> Style:
-    """The shopper's style for the persona (plain: the patience and question cap of earlier generators)."""
+    """The shopper's style for the persona (plain: the patience and question cap of earlier generators); ``slots``:
+    the most needs one item has that the shopper tells only when asked."""
     if features.persona == "sceptical":
         return Style(patience=3, max_questions=6, skeptic=True, persona="sceptical")
     if features.persona == "low_patience":
@@ -106,7 +107,8 @@ def join(parts: list[SessionProblem], golds: list[dict[str, Any]], features: Fea
         budget = float(math.ceil(total * (1.0 + 0.05 * rng.u())))
         lead = rng.pick(BUNDLE_LINES).format(n=NUMBERS[len(parts)], b=f"{budget:g}")
         query = f"{lead} {FIRST_ITEM} {query}"
-    slots = sum(1 for c in constraints if c.src == "slot")
+    # the question cap holds per item (the shopper counts anew for each item): the most slots one item has
+    slots = max(sum(1 for c in constraints if c.src == "slot" and c.item == i) for i in range(len(parts)))
     return SessionProblem(
         problem_id=parts[0].problem_id,
         query=query,

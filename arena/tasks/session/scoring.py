@@ -131,15 +131,19 @@ def _commit_superseded(trace: Trace, placed: list[Placed], ruleset: Any) -> bool
 
 
 def whole(problem: SessionProblem, ids: list[str], placed: list[Placed]) -> list[Check]:
-    """The checks on the commit as a whole: one product per item, none the shopper vetoed, the bundle's budget."""
-    out = [
-        Check(
-            name="one product per item",
-            passed=len(set(ids)) == problem.items,
-            evidence=f"{len(set(ids))} distinct products committed for {problem.items} item(s)",
+    """The checks on the commit as a whole: one product per item (a one-item session reads the first id, as it
+    always has), none the shopper vetoed, the bundle's budget."""
+    out: list[Check] = []
+    if problem.items > 1:
+        distinct = len(set(ids))
+        out.append(
+            Check(
+                name="one product per item",
+                passed=distinct == problem.items,
+                evidence=f"{distinct} distinct products committed for {problem.items} items",
+            )
         )
-    ]
-    vetoed = sorted({v.product_id for v in problem.vetoes} & set(ids))
+    vetoed = sorted({v.product_id for v in problem.vetoes} & {pid for pid, _ in placed if pid})
     if problem.vetoes:
         out.append(Check(name="no vetoed product", passed=not vetoed, evidence=f"vetoed products committed: {vetoed}"))
     if problem.bundle_budget is not None:
