@@ -33,6 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from arena.judge.evidence import completion_message, message_text, quote, render
+from arena.judge.kinds import NO_FACTS, result_kind
 
 NGRAM = 5
 #: the words of a repeated run kept as a sample in the evidence
@@ -107,6 +108,7 @@ class Echo:
     arg_words: set[str] = field(default_factory=set)
     results: set[Gram] = field(default_factory=set)
     result_words: set[str] = field(default_factory=set)
+    planted_words: set[str] = field(default_factory=set)
     credited: set[Gram] = field(default_factory=set)
     _texts: set[str] = field(default_factory=set)
     _pending: list[str] = field(default_factory=list)
@@ -115,9 +117,10 @@ class Echo:
     def for_context(cls, context: str) -> Echo:
         return cls(given=text_grams(context), given_words=text_words(context))
 
-    def tool(self, arguments: Any, result: Any, ok: bool) -> list[str]:
-        """Take a tool call in; the words of its result (successful) the agent had written into arguments before
-        they first came back: planted, sorted."""
+    def tool(self, arguments: Any, result: Any, ok: bool, kind: str = "other") -> list[str]:
+        """Take a tool call in (of result kind ``kind``); the words of its result (successful) the agent had written
+        into arguments before they first came back: planted, sorted (none for a result that only echoes the agent
+        or is a person's reply: `arena.judge.kinds.NO_FACTS`)."""
         if arguments is not None:
             self.args |= text_grams(render(arguments))
             self.arg_words |= text_words(_values(arguments))
@@ -125,9 +128,12 @@ class Echo:
             return []
         self._pending.append(render(result))
         words = text_words(_values(result))
-        fresh = (words & self.arg_words) - self.result_words - self.given_words
+        if kind in NO_FACTS:
+            return []
+        fresh = (words & self.arg_words) - self.result_words - self.given_words - self.planted_words
         planted = sorted(w for w in fresh if len(w) >= 3 and not w.isdigit())
         self.result_words |= words - self.arg_words
+        self.planted_words.update(planted)
         return planted
 
     def completion(self, seq: int, text: str, request: Any) -> Repeat:
@@ -254,7 +260,8 @@ def discounts(context: str, events: list[Any]) -> Discounts:
     for event in sorted(events, key=lambda e: e.seq):
         ok = event.error is None and 200 <= event.status < 300
         if event.kind == "tool_call":
-            planted = echo.tool(event.arguments, event.result, ok and event.result is not None)
+            kind = result_kind(event.name)
+            planted = echo.tool(event.arguments, event.result, ok and event.result is not None, kind)
             if planted:
                 out.planted[event.seq] = planted
         elif event.kind == "llm_call" and ok:

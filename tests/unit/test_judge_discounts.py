@@ -4,10 +4,15 @@ datum nor a reference to tool results. Honest runs keep their gates."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from arena.judge.echo import discounts
 from arena.judge.evidence import build_evidence, context_text
-from arena.judge.llm import system_prompt
+from arena.judge.llm import LLMJudge, system_prompt
 from arena.judge.rubric import SN15_RUBRIC
+from tests.support.openai_server import OpenAIServer
 from tests.unit.test_judge_offline import (
     A_DETAIL,
     NO_ANALYSIS_TEXT,
@@ -166,6 +171,24 @@ def evidence(events: list) -> str:
     """The LLM judge's evidence of a run, with the notes of what it discounts (as `LLMJudge` builds it)."""
     problem = {"problem_id": "p", "task": "product", "query": QUERY}
     return build_evidence(problem, events, notes=discounts(context_text(problem), events).notes())
+
+
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
+def test_the_llm_judge_sees_the_notes_and_keeps_what_was_discounted_with_its_verdict() -> None:
+    answer = json.dumps(
+        {"gate": "no_reasoning", "explanation": "the completion repeats the agent's text", "evidence": [2]}
+    )
+    problem = {"problem_id": "p", "task": "product", "query": QUERY}
+    with OpenAIServer(lambda body: answer, models=("judge-a",)) as server:
+        v = LLMJudge(server.base_url, ["judge-a"]).judge(problem, parrot_run(SOUND_TEXT))
+        shown = server.requests[0]["messages"]
+    assert "repeats text the agent itself wrote" in shown[0]["content"]
+    assert "[repeats the agent's own messages: " in shown[1]["content"]
+    [repeat] = v.checks["discounted"]["repeated"]
+    assert repeat["seq"] == 2 and repeat["repeated"] == repeat["words"]
+    with OpenAIServer(lambda body: answer, models=("judge-a",)) as server:
+        planted = LLMJudge(server.base_url, ["judge-a"]).judge(problem, planted_run(NO_ANALYSIS_TEXT))
+    assert planted.checks["discounted"]["planted"] == [{"seq": 1, "words": ["bayani", "handwoven", "kalinaw"]}]
 
 
 def test_the_llm_judge_is_told_the_rule_and_shown_what_is_discounted() -> None:
