@@ -111,25 +111,28 @@ class Echo:
     planted_words: set[str] = field(default_factory=set)
     credited: set[Gram] = field(default_factory=set)
     _texts: set[str] = field(default_factory=set)
-    _pending: list[str] = field(default_factory=list)
+    planted: bool = True  # whether `tool` reports planted words (the offline judge reads them from its facts)
+    _pending: list[Any] = field(default_factory=list)  # results and arguments not yet read as text
+    _pending_args: list[Any] = field(default_factory=list)
 
     @classmethod
-    def for_context(cls, context: str) -> Echo:
-        return cls(given=text_grams(context), given_words=text_words(context))
+    def for_context(cls, context: str, *, planted: bool = True) -> Echo:
+        return cls(given=text_grams(context), given_words=text_words(context), planted=planted)
 
     def tool(self, arguments: Any, result: Any, ok: bool, kind: str = "other") -> list[str]:
-        """Take a tool call in (of result kind ``kind``); the words of its result (successful) the agent had written
-        into arguments before they first came back: planted, sorted (none for a result that only echoes the agent
-        or is a person's reply: `arena.judge.kinds.NO_FACTS`)."""
+        """Take a tool call in (of result kind ``kind``); with ``planted`` on, the words of its result (successful)
+        the agent had written into arguments before they first came back: planted, sorted (none for a result that
+        only echoes the agent or is a person's reply: `arena.judge.kinds.NO_FACTS`). Texts are read when needed."""
         if arguments is not None:
-            self.args |= text_grams(render(arguments))
-            self.arg_words |= text_words(_values(arguments))
+            self._pending_args.append(arguments)
         if not ok or result is None:
             return []
-        self._pending.append(render(result))
-        words = text_words(_values(result))
-        if kind in NO_FACTS:
+        self._pending.append(result)
+        if not self.planted or kind in NO_FACTS:
             return []
+        if arguments is not None:
+            self.arg_words |= text_words(_values(arguments))
+        words = text_words(_values(result))
         fresh = (words & self.arg_words) - self.result_words - self.given_words - self.planted_words
         planted = sorted(w for w in fresh if len(w) >= 3 and not w.isdigit())
         self.result_words |= words - self.arg_words
@@ -176,10 +179,13 @@ class Echo:
         text, a tool result (less what its arguments put there), or stop words only."""
         if gram in self.given or gram in self.credited or all(w in _STOP for w in gram):
             return True
-        if self._pending:
-            for text in self._pending:
-                self.results |= text_grams(text)
+        if self._pending or self._pending_args:
+            for value in self._pending:
+                self.results |= text_grams(render(value))
+            for value in self._pending_args:
+                self.args |= text_grams(render(value))
             self._pending.clear()
+            self._pending_args.clear()
         return gram in self.results and gram not in self.args
 
 

@@ -37,7 +37,7 @@ class OfflineJudge:
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
         context = context_text(problem)
         known = Known.for_query(context)
-        echo = Echo.for_context(context)
+        echo = Echo.for_context(context, planted=False)  # planted facts: `Known`, by result kind
         found = {check: Match() for check in CHECKS}
         longest = 0
         completions = 0
