@@ -156,7 +156,7 @@ def _writer(out: Path, docs: list[dict]) -> Catalog:
     return Catalog.open(out)
 
 
-def _listing(pid: str, color: str, **extra) -> dict:
+def _listing(pid: str, color: str, tags: tuple[str, ...] = ("blue", "red"), **extra) -> dict:
     doc = next(gen.iter_products(3, 1))
     return {
         **doc,
@@ -166,7 +166,7 @@ def _listing(pid: str, color: str, **extra) -> dict:
         "short_description": "Kape Ceramic Mug 350ml;",
         "description": "A ceramic mug.",
         "sku_options": {},
-        "attributes": {"color_family": [color], "tags": ["red", "blue"]},
+        "attributes": {"color_family": [color], "tags": list(tags)},
         "service": [],
         "price": 199.0,
         **extra,
@@ -174,10 +174,10 @@ def _listing(pid: str, color: str, **extra) -> dict:
 
 
 def test_selfcheck_refuses_a_pack_whose_answer_no_agent_can_reach_naming_the_problem(tmp_path):
-    """Sixty listings tie with the gold on every word and are written first: the 50 hits a search keeps never
-    include it, so no agent reading the tools can answer. The golds pass and the distractor fails, yet the pack is
-    refused, the problem named."""
-    crowd = [_listing(f"80000{i:05d}", "blue") for i in range(60)]
+    """Sixty listings at the gold's price tie with it on every word (the values asked for too) and are written
+    first: the 50 hits a search keeps never include it, whatever the words or the price band, so no agent reading
+    the tools can answer. The golds pass and the distractor fails, yet the pack is refused, the problem named."""
+    crowd = [_listing(f"80000{i:05d}", "blue", tags=("red", "red")) for i in range(60)]
     catalog = _writer(tmp_path / "cat", [*crowd, _listing("8100000001", "red")])
     problem = Problem.model_validate(
         {

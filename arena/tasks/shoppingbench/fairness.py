@@ -3,13 +3,14 @@
 every problem while no recorded distractor passes it.
 
 The oracle is an agent with the answer key's constraints but not its ids. Per slot it searches the catalog with
-``find_product`` (the reward's title as the words; the price rules and services as the tool's filters; a one-shop
-basket's later slots within the shop found first), views the hits with ``view_product_information``, and checks
-each hit as the strict check does (`score_product`) against a product made only of the fields those two tools
-returned. It answers with the first hit of each slot that meets every constraint (a shop whose every slot has one,
-for a one-shop basket; the cheapest such hits under a voucher), and the answer is then scored by the pack's ruleset
-on the real catalog. Each recorded distractor is checked the same way, from its products' tool-visible fields: none
-may pass.
+``find_product`` three times (the reward's title; the title with the values asked for; the query: a large catalog
+holds many listings titled alike; then price band by price band when none of those hits meets the constraints),
+with the price rules and services as the tool's filters (a one-shop basket's
+slots again within each shop found), views the hits with ``view_product_information``, and checks each hit as the
+strict check does (`score_product`) against a product made only of the fields those two tools returned. It answers
+with the hits that meet every constraint (in one shop for a one-shop basket; the cheapest first under a voucher),
+and the answer is then scored by the pack's ruleset on the real catalog. Each recorded distractor is checked the
+same way, from its products' tool-visible fields: none may pass.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from arena.tasks.shoppingbench.strict import score_product, score_run
 
 #: how many search pages the oracle reads per slot (find_product's most)
 PAGES = 5
+#: the price bands the oracle searches one by one when a slot's listings crowd its answer out of every search
+PRICE_BANDS = [(0.0, 1.0)] + [(2.0**k, 2.0 ** (k + 1)) for k in range(20)]
 
 
 @dataclass
@@ -144,13 +147,16 @@ def _passing(view: ToolView, slot: int, reward: ProductReward, hits: Sequence[di
 def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
     """The oracle's answer to one problem (see the module docstring), as the raw ``product_ids`` it would send."""
     if problem.task == "web":
-        for h in view.search(_words(problem, problem.reward[0])):
-            if score_run(problem, h["product_id"], view.lookup, **kw).success:
-                return str(h["product_id"])
+        words = _words(problem, problem.reward[0])
+        searches: list[tuple[str, dict[str, str]]] = [(q, {}) for q in words] + [
+            (words[0], {"price": f"{lo:.0f}-{hi:.0f}"}) for lo, hi in PRICE_BANDS
+        ]
+        for q, filters in searches:
+            for h in view.search(q, **filters):
+                if score_run(problem, h["product_id"], view.lookup, **kw).success:
+                    return str(h["product_id"])
         return ""
-    slots = [
-        _passing(view, i, r, view.search(_words(problem, r), **_filters(r)), **kw) for i, r in enumerate(problem.reward)
-    ]
+    slots = [_found(problem, view, i, r, **kw) for i, r in enumerate(problem.reward)]
     one_shop = problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
     for choices in _in_one_shop(problem, view, slots, **kw) if one_shop else iter([slots]):
         if problem.voucher is not None:  # the cheapest first: the budget is the last thing to fit
@@ -162,8 +168,27 @@ def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
     return ",".join(s[0] if s else "" for s in slots)
 
 
-def _words(problem: Problem, reward: ProductReward) -> str:
-    return reward.title[0] if reward.title else problem.query
+def _words(problem: Problem, reward: ProductReward) -> list[str]:
+    """What the oracle searches for, in turn: the title, the title with the values asked for (the knowledge
+    attribute for a web problem), the query."""
+    title = reward.title[0] if reward.title else ""
+    values = [v for _, v in reward.required_pairs()] + (
+        [problem.knowledge_attribute or ""] if problem.task == "web" else []
+    )
+    return [q for q in dict.fromkeys([title, " ".join([title, *values]), problem.query]) if q.strip()]
+
+
+def _found(problem: Problem, view: ToolView, slot: int, reward: ProductReward, **kw: Any) -> list[str]:
+    """The hits of every search of the slot (`_words`, with the reward's filters) that meet its constraints."""
+    found: dict[str, None] = {}
+    filters = {**_filters(reward), **({"shop_id": kw.pop("shop_id")} if "shop_id" in kw else {})}
+    for q in _words(problem, reward):
+        found.update(dict.fromkeys(_passing(view, slot, reward, view.search(q, **filters), **kw)))
+    if not found and "price" not in filters:  # crowded out of the 50 kept hits: the title again, band by band
+        for lo, hi in PRICE_BANDS:
+            hits = view.search(_words(problem, reward)[0], **filters, price=f"{lo:.0f}-{hi:.0f}")
+            found.update(dict.fromkeys(_passing(view, slot, reward, hits, **kw)))
+    return list(found)
 
 
 def _in_one_shop(problem: Problem, view: ToolView, slots: list[list[str]], **kw: Any) -> Iterator[list[list[str]]]:
@@ -172,8 +197,7 @@ def _in_one_shop(problem: Problem, view: ToolView, slots: list[list[str]], **kw:
     for shop in shops:
         kept = []
         for i, reward in enumerate(problem.reward):
-            hits = view.search(_words(problem, reward), shop_id=shop, **_filters(reward))
-            kept.append(_passing(view, i, reward, hits, **kw))
+            kept.append(_found(problem, view, i, reward, shop_id=shop, **kw))
             if not kept[-1]:
                 break
         else:
