@@ -102,9 +102,8 @@ class Settings(BaseSettings):
     races_fault_wait: float | None = Field(
         None,
         ge=0,
-        description="seconds a race waits for a validator fault (its upstream LLM, its Docker engine, ...) that kept "
-        "a run past --max-attempts to clear, its runs retried meanwhile; then the race is voided: no weights from "
-        "it, the last vector stands, never a miner dropped (default: half the pack's cadence)",
+        description="seconds a race waits for a validator fault (LLM, Docker) that outlasted --max-attempts to "
+        "clear; then the race is voided, the last weights stand (default: half the cadence)",
         json_schema_extra=flag("--races.fault_wait"),
     )
     dispatch: Literal["local", "ray"] = Field(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -65,6 +65,42 @@ def verify_cmd(
     )
 
 
+def _summary_rows(pack: Any, summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The pack's summary as (key, text) lines, one line each, never wrapped or cut: ids and digests copy whole."""
+    rows: list[tuple[str, str]] = []
+    for key, value in summary.items():
+        if key == "sealed_batches":
+            rows.append(
+                (
+                    key,
+                    f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
+                    f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
+                    if value
+                    else "none: the race pool is in clear",
+                )
+            )
+        elif key != "splits":
+            rows.append((key, json.dumps(value) if isinstance(value, dict) else str(value)))
+    rot = pack.rotation
+    rows.append(
+        (
+            "qualifying",
+            f"{rot.qualify_problems} problems made fresh for each round; a submission races once it scores at least "
+            f"{rot.qualify_share:g} x the leader's score on the same problems"
+            if rot.qualify_share > 0
+            else "off: every accepted submission races",
+        )
+    )
+    rows.append(
+        (
+            "samples",
+            f"{rot.samples} per (miner, problem) a race; standings over the last {rot.window} race(s); "
+            + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
+        )
+    )
+    return rows
+
+
 def show_cmd(
     pack_path: Annotated[Path, typer.Argument(help="The pack to show.")],
     problem_id: Annotated[str | None, typer.Option("--problem", help="Show one problem whole.")] = None,
@@ -107,37 +143,7 @@ def show_cmd(
     if as_json:
         out.print_json(json.dumps(summary))
         return
-    rows: list[tuple[str, str]] = []  # one line each, never wrapped or cut: ids and digests copy whole
-    for key, value in summary.items():
-        if key == "sealed_batches":
-            rows.append(
-                (
-                    key,
-                    f"{len(value)} (slots at blocks {value[0]['open_block']}..{value[-1]['open_block']}, "
-                    f"drand rounds {value[0]['drand_round']}..{value[-1]['drand_round']})"
-                    if value
-                    else "none: the race pool is in clear",
-                )
-            )
-        elif key != "splits":
-            rows.append((key, json.dumps(value) if isinstance(value, dict) else str(value)))
-    rot = pack.rotation
-    rows.append(
-        (
-            "qualifying",
-            f"{rot.qualify_problems} problems made fresh for each round; a submission races once it scores at least "
-            f"{rot.qualify_share:g} x the leader's score on the same problems"
-            if rot.qualify_share > 0
-            else "off: every accepted submission races",
-        )
-    )
-    rows.append(
-        (
-            "samples",
-            f"{rot.samples} per (miner, problem) a race; standings over the last {rot.window} race(s); "
-            + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
-        )
-    )
+    rows = _summary_rows(pack, summary)
     out.print(f"pack {pack_path}", highlight=False)
     for key, text in rows:
         out.print(f"  {key:<18} {text}", highlight=False, soft_wrap=True, markup=False)
