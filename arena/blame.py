@@ -35,6 +35,7 @@ BAD_RETURN = 1005
 NO_ANSWER = 1006
 BUDGET_EXHAUSTED = 1007
 BUNDLE_INVALID = 1008
+MINER_KEY_REFUSED = 1009
 SANDBOX_FAILED = 2001
 GATEWAY_FAULT = 2002
 STORE_FAULT = 2003
@@ -45,6 +46,7 @@ SCORING_FAILED = 2007
 WORKER_LOST = 2008
 WORKER_REFUSED = 2009
 RACE_VOIDED = 2010
+PROVIDER_DOWN = 2011
 
 CODES: dict[int, ErrorCode] = {
     c.code: c
@@ -79,6 +81,14 @@ CODES: dict[int, ErrorCode] = {
             "bundle_invalid",
             "agent",
             "the submitted bundle cannot be unpacked into a runnable agent",
+            False,
+        ),
+        ErrorCode(
+            MINER_KEY_REFUSED,
+            "miner_key_refused",
+            "agent",
+            "the miner pays and its provider refused its key (401, 403), says it has no credit (402) or is over its "
+            "own quota (429)",
             False,
         ),
         ErrorCode(
@@ -141,6 +151,14 @@ CODES: dict[int, ErrorCode] = {
             "validator",
             "the run's race was voided (a validator fault outlasted the race's wait) before the run was made: it "
             "counts for nobody",
+            True,
+        ),
+        ErrorCode(
+            PROVIDER_DOWN,
+            "provider_down",
+            "validator",
+            "the miner pays and its provider failed (unreachable, timeout, 5xx, a body that is not JSON): nobody's "
+            "fault, retried as 2005 is",
             True,
         ),
     )

@@ -61,6 +61,9 @@ class Outcome:
     steps: int | None = None
     gateway_alive: bool = True
     task: str | None = None  # the problem's task type: its family's answer tool is the run's answer
+    payer: str = "validator"  # whose key the run's LLM calls went upstream with (`arena.spend.Payer`)
+    #: the miner's own key refused (401, 403), out of credit (402) or over its quota (429) by its provider
+    payer_errors: Sequence[Mapping[str, Any]] = ()
 
 
 class Judgment(BaseModel):
@@ -132,9 +135,11 @@ def error_of(outcome: Outcome) -> tuple[int | None, str | None]:
     """The run's error code and message (`arena.blame`), or (None, None) for a run whose answer is to be scored.
 
     In order: the sandbox failing is the node's (2001); the upstream LLM failing at any point of the run is the
-    node's (2005) whatever the agent did with the error, caught or not; then the agent's own outcome (1001-1005);
-    an agent that returned without answering spent its budget (1007) or simply gave no answer (1006). A node whose
-    gateway stopped serving during the run takes any agent's error (or answer) on itself (2002)."""
+    node's (2005) whatever the agent did with the error, caught or not (the miner's own provider failing: nobody's,
+    2011, retried alike); the miner's key refused by its provider is the miner's (1009); then the agent's own
+    outcome (1001-1005); an agent that returned without answering spent its budget (1007) or simply gave no answer
+    (1006). A node whose gateway stopped serving during the run takes any agent's error (or answer) on itself
+    (2002)."""
     code, error = _error_of(outcome)
     if not outcome.gateway_alive and blame.blame_of(code) != "validator":
         return blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
@@ -147,10 +152,17 @@ def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
         return code, outcome.sandbox_error
     if outcome.upstream_errors:
         first = outcome.upstream_errors[0]
+        if outcome.payer == "miner":
+            return blame.PROVIDER_DOWN, (
+                f"the miner's provider failed {len(outcome.upstream_errors)} time(s) during the run; "
+                f"first: {first.get('error')}"
+            )
         return blame.UPSTREAM_LLM_DOWN, (
             f"the node's upstream LLM failed {len(outcome.upstream_errors)} time(s) "
             f"during the run; first: {first.get('error')}"
         )
+    if outcome.payer_errors:
+        return blame.MINER_KEY_REFUSED, str(outcome.payer_errors[0].get("error"))
     if code is not None:
         return code, outcome.sandbox_error
     if answered(outcome.events, outcome.task):

@@ -5,7 +5,9 @@ own responders.
 
 A responder returns the assistant's text, or a whole assistant message (a dict with ``content`` and optionally
 ``tool_calls`` in OpenAI's shape) to script a tool-calling model; it raises `Fail` to answer with an HTTP error.
-Every request is recorded (``requests``, and its ``Authorization`` header in ``auth_headers``)."""
+Every request is recorded (``requests``, and its ``Authorization`` header in ``auth_headers``). With ``keys`` it
+answers 401 to a request whose bearer key is not one of them (a provider checking a key); with ``usage=False`` its
+answers carry no ``usage`` (a provider that reports none)."""
 
 from __future__ import annotations
 
@@ -32,10 +34,18 @@ class OpenAIServer:
     """The server, started and stopped as a context manager; ``base_url`` ends in ``/v1``."""
 
     def __init__(
-        self, responder: Responder, models: tuple[str, ...] = ("test-model",), *, name: str = "scripted-llm"
+        self,
+        responder: Responder,
+        models: tuple[str, ...] = ("test-model",),
+        *,
+        name: str = "scripted-llm",
+        keys: tuple[str, ...] | None = None,
+        usage: bool = True,
     ) -> None:
         self.responder = responder
         self.models = models
+        self.keys = keys
+        self.usage = usage
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -73,7 +83,7 @@ class OpenAIServer:
         completion_tokens = len(str(message.get("content") or "").split()) + sum(
             len(str(c.get("function", {}).get("arguments", "")).split()) for c in calls
         )
-        return 200, {
+        answer_body: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -85,6 +95,9 @@ class OpenAIServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+        if not self.usage:
+            del answer_body["usage"]
+        return 200, answer_body
 
 
 def _handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
@@ -116,6 +129,10 @@ def _handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             server.auth_headers.append(self.headers.get("Authorization", ""))
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, {"error": {"message": "not found"}})
+                return
+            given = self.headers.get("Authorization", "")
+            if server.keys is not None and given.removeprefix("Bearer ") not in server.keys:
+                self._send(401, {"error": {"message": f"Incorrect API key provided: {given.removeprefix('Bearer ')}"}})
                 return
             self._send(*server.complete(body))
 

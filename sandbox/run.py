@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from arena import verdict
+from arena.spend import RunSpend, run_spend
 from arena.tasks import ProblemBase
 from arena.tasks.answer import raw_answer
 from arena.trajectory import TrajectoryEvent
 from sandbox.backends import Limits, Sandbox, SandboxResult, SandboxSpec
-from sandbox.gateway import Budgets, Gateway
+from sandbox.gateway import Budgets, Gateway, MinerRoute
 
 
 @dataclass
@@ -32,6 +33,9 @@ class RunOutcome:
     unserved: list[str] = field(default_factory=list)  # routes the agent asked for that the gateway does not serve
     worker: str | None = None  # where it ran: "local", or the Ray worker's node id (`validator.dispatch`)
     task: str | None = None  # the problem's task type: its family's answer tool is the answer (`arena.tasks.answer`)
+    #: the miner's key refused, out of credit or over its quota (the miner's fault, `arena.blame.MINER_KEY_REFUSED`)
+    payer_errors: list[dict[str, Any]] = field(default_factory=list)
+    spend: RunSpend = field(default_factory=RunSpend)  # tokens in and out, cost, per model, and who paid
 
     @property
     def answered(self) -> bool:
@@ -51,6 +55,8 @@ class RunOutcome:
             steps=self.result.steps,
             gateway_alive=gateway_alive,
             task=self.task,
+            payer=self.spend.payer,
+            payer_errors=self.payer_errors,
         )
 
     def error_code(self, *, gateway_alive: bool = True) -> tuple[int | None, str | None]:
@@ -70,16 +76,20 @@ async def run_one(
     budgets: Budgets | None = None,
     run_id: str | None = None,
     shown_id: str | None = None,
+    route: MinerRoute | None = None,
 ) -> RunOutcome:
     """Run ``problem`` against the agent in ``bundle_dir``: only its public view enters the sandbox; the whole problem
     stays at the gateway for its family's tools (a dict is taken as the public view). The answer comes from the log.
     The agent is told the gateway's model (`Gateway.agent_model`) in ``ARENA_LLM_MODEL``; with ``shown_id`` it is
-    shown that id for the problem (a validator's opaque per-race id, `arena.problems.alias`), never the stable one."""
+    shown that id for the problem (a validator's opaque per-race id, `arena.problems.alias`), never the stable one.
+    With ``route`` the run's LLM calls go to the miner's own provider with its key (the miner pays)."""
     run_id = run_id or uuid.uuid4().hex[:12]
     public = problem.public() if isinstance(problem, ProblemBase) else problem
     if shown_id is not None:
         public = {**public, "problem_id": shown_id}
-    handle = gateway.open_run(run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds, problem=problem)
+    handle = gateway.open_run(
+        run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds, problem=problem, route=route
+    )
     try:
         spec = SandboxSpec(
             run_id=run_id,
@@ -88,7 +98,7 @@ async def run_one(
             token=handle.token,
             socket_dir=socket_dir,
             limits=limits or Limits(),
-            model=gateway.agent_model,
+            model=gateway.model_for(handle),
         )
         result = await sandbox.run(spec)
     finally:
@@ -106,6 +116,8 @@ async def run_one(
         record.budget_refusals,
         list(record.unserved),
         task=_task(problem),
+        payer_errors=list(record.payer_errors),
+        spend=run_spend(record.events, payer=record.payer, provider=record.route.name if record.route else ""),
     )
 
 

@@ -149,6 +149,7 @@ class Metrics:
             "upstream LLM failures seen by the gateway during runs",
             registry=self.registry,
         )
+        self._spend_counters()
         self.job_failures = Counter(
             "shoparena_job_failures", "scheduled jobs that failed", ["job"], registry=self.registry
         )
@@ -170,6 +171,26 @@ class Metrics:
 
     def run_final(self, outcome: str, blame: str | None) -> None:
         self.runs.labels(outcome=outcome, blame=blame or "none").inc()
+
+    def _spend_counters(self) -> None:
+        self.llm_spend = Counter(
+            "shoparena_llm_spend_usd",
+            "USD agents' LLM calls cost at the operator's prices, by who paid (validator or miner)",
+            ["payer"],
+            registry=self.registry,
+        )
+        self.llm_tokens = Counter(
+            "shoparena_llm_tokens",
+            "agents' LLM tokens, by who paid and direction (in, out)",
+            ["payer", "direction"],
+            registry=self.registry,
+        )
+
+    def spent(self, spend: Any) -> None:
+        """A run's LLM spend (`arena.spend.RunSpend`), by who paid."""
+        self.llm_spend.labels(payer=spend.payer).inc(spend.cost)
+        self.llm_tokens.labels(payer=spend.payer, direction="in").inc(spend.prompt_tokens)
+        self.llm_tokens.labels(payer=spend.payer, direction="out").inc(spend.completion_tokens)
 
     def sandbox(self, seconds: float, events: Sequence[TrajectoryEvent], worker: str | None = None) -> None:
         self.sandbox_seconds.observe(seconds)

@@ -6,7 +6,8 @@ forwarder attaches (agents never handle it). Endpoints:
 - ``GET /tools``: the OpenAI schemas of the seven tools; ``POST /tools/{name}``: call one (``{"ok", "result"}`` or
   ``{"ok": false, "error"}`` for a tool's own error);
 - ``POST /v1/chat/completions`` and ``GET /v1/models``: proxied to the configured upstream OpenAI-compatible endpoint
-  with the node's key (which never reaches a sandbox); models outside the allowlist are refused; no streaming.
+  with the node's key, or where the miner pays to its provider with its own key (`MinerRoute`; neither key ever
+  reaches a sandbox); models outside the allowlist are refused; no streaming; each call's tokens and cost recorded.
 
 Subnet 15's routes are served too, from the same registry and LLM proxy, logged and budgeted the same way:
 ``GET /search/find_product`` and ``GET /search/view_product_information`` (query parameters, a plain JSON list back,
@@ -33,7 +34,7 @@ from sandbox.gateway.access import BUDGET_HEADERS
 from sandbox.gateway.app import Gateway
 from sandbox.gateway.recorders import JsonlRecorder, MemoryRecorder, Recorder
 from sandbox.gateway.registry import RunRegistry
-from sandbox.gateway.runs import Budgets, RunHandle, Upstream, upstream_fault
+from sandbox.gateway.runs import Budgets, MinerRoute, RunHandle, Upstream, upstream_fault
 from sandbox.gateway.search import SN15_SEARCH_TOOLS, sn15_search_arguments
 from sandbox.gateway.server import GatewayServer
 
@@ -45,6 +46,7 @@ __all__ = [
     "GatewayServer",
     "JsonlRecorder",
     "MemoryRecorder",
+    "MinerRoute",
     "Recorder",
     "RunHandle",
     "RunRegistry",

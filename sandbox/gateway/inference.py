@@ -1,8 +1,12 @@
 """The inference proxy: ``GET /v1/models`` and ``POST /v1/chat/completions`` (and subnet 15's
 ``POST /inference/chat/completions``, the same proxy), forwarded to the node's upstream OpenAI-compatible endpoint
-with the node's key (which never reaches a sandbox). Models outside the allowlist are refused; no streaming; LLM calls,
-tokens and cost budgeted per run; the upstream failing (unreachable, timing out, answering 5xx, 402 or 429, or a body
-that is not JSON) is recorded in the run's `upstream_errors`: it is the node's fault, not the agent's."""
+with the node's key, or, where the miner pays (`MinerRoute`), to the miner's provider with the miner's key; no key
+ever reaches a sandbox (an answer that holds the miner's key has it cut out). Models outside the allowlist are
+refused; no streaming; LLM calls, tokens and cost budgeted per run, each call's tokens the provider's ``usage`` (or
+counted by the gateway, `arena.spend.call_tokens`) and its cost at the operator's price. The upstream failing
+(unreachable, timing out, answering 5xx, or a body that is not JSON; the node's own upstream also 402 or 429) is
+recorded in the run's `upstream_errors`: not the agent's fault. The miner's key refused (401, 403), out of credit
+(402) or over its quota (429) is recorded in `payer_errors`: the miner's fault."""
 
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ from datetime import datetime
 from typing import Any
 
 import httpx
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now, upstream_fault
@@ -65,10 +71,11 @@ class _Completion:
         if body.get("stream"):
             raise _Refused(400, "streaming is not supported by the gateway; send stream=false")
         model = body.get("model")
-        if not gateway.upstream.base_url:  # said first: no model is allowed when there is no endpoint at all
+        if handle.route is None and not gateway.upstream.base_url:  # no model is allowed without an endpoint
             raise _Refused(503, "this node has no LLM endpoint configured")
-        if model not in gateway.upstream.models:
-            raise _Refused(403, f"model {model!r} is not allowed; allowed: {', '.join(gateway.upstream.models)}")
+        allowed = gateway.models_for(handle)
+        if model not in allowed:
+            raise _Refused(403, f"model {model!r} is not allowed; allowed: {', '.join(allowed)}")
         with handle.lock:
             over = (
                 handle.llm_calls >= handle.budgets.llm_calls
@@ -86,8 +93,11 @@ class _Completion:
         """The upstream's answer, at most `Budgets.llm_concurrency` of the run's calls in flight at once; a call
         still pending when the agent hangs up is checked for a stall."""
         gateway, handle = self.gateway, self.handle
-        upstream = gateway.upstream
-        key = upstream.api_key.get_secret_value() if upstream.api_key else "none"
+        upstream, route = gateway.upstream, handle.route
+        if route is not None:
+            base_url, key = route.provider.base_url, route.key.get_secret_value()
+        else:
+            base_url, key = upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
         with handle.lock:
             if handle.llm_gate is None:
                 handle.llm_gate = asyncio.Semaphore(handle.budgets.llm_concurrency)
@@ -96,9 +106,7 @@ class _Completion:
         try:
             async with (
                 gate,
-                httpx.AsyncClient(
-                    base_url=upstream.base_url or "", timeout=upstream.timeout, transport=gateway._transport
-                ) as client,
+                httpx.AsyncClient(base_url=base_url, timeout=upstream.timeout, transport=gateway._transport) as client,
             ):
                 with handle.lock:
                     handle.upstream_pending[pending] = (time.monotonic(), self.started, str(self.body.get("model")))
@@ -115,36 +123,51 @@ class _Completion:
             with handle.lock:
                 handle.upstream_pending.pop(pending, None)
             kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
-            raise _Refused(502, f"upstream LLM {kind} ({type(exc).__name__})", upstream=True) from exc
+            raise _Refused(502, f"{self.who} {kind} ({type(exc).__name__})", upstream=True) from None
         with handle.lock:
             handle.upstream_pending.pop(pending, None)
         return resp
 
+    @property
+    def who(self) -> str:
+        route = self.handle.route
+        return "upstream LLM" if route is None else f"the miner's provider {route.name!r}"
+
+    def read(self, resp: httpx.Response) -> Any:
+        """The upstream's answer as JSON, the miner's key cut out of it wherever the provider echoed it."""
+        if len(resp.content) > self.handle.budgets.max_response_bytes:
+            raise _Refused(502, f"upstream answer over {self.handle.budgets.max_response_bytes} bytes; ask for less")
+        content = resp.content
+        if self.handle.route is not None:
+            key = self.handle.route.key.get_secret_value().encode()
+            content = content.replace(key, b"[miner key]") if key and key in content else content
+        try:
+            return orjson.loads(content)
+        except ValueError:
+            raise _Refused(
+                502, f"{self.who} answered {resp.status_code} with a body that is not JSON", upstream=True
+            ) from None
+
     def answer(self, resp: httpx.Response) -> JSONResponse:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""
         gateway, handle = self.gateway, self.handle
-        if len(resp.content) > handle.budgets.max_response_bytes:
-            raise _Refused(502, f"upstream answer over {handle.budgets.max_response_bytes} bytes; ask for less")
-        try:
-            data = resp.json()
-        except ValueError:
-            raise _Refused(
-                502, f"upstream answered {resp.status_code} with a body that is not JSON", upstream=True
-            ) from None
-        usage = data.get("usage") or {} if isinstance(data, dict) else {}
-        tokens = {k: int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        cost = (
-            tokens["prompt_tokens"] * gateway.upstream.usd_per_1k_prompt
-            + tokens["completion_tokens"] * gateway.upstream.usd_per_1k_completion
-        ) / 1000
+        if handle.route is not None and resp.status_code in MINER_KEY_STATUSES:
+            return self.key_refused(resp.status_code)
+        data = self.read(resp)
+        model = str(self.body.get("model"))
+        tokens = call_tokens(self.body, data) if resp.is_success else {}
+        price = handle.route.provider.price(model) if handle.route is not None else gateway.upstream.price(model)
+        cost = price.cost(tokens.get("prompt_tokens", 0), tokens.get("completion_tokens", 0))
         with handle.lock:
-            handle.tokens += tokens["total_tokens"]
+            handle.tokens += tokens.get("total_tokens", 0)
+            handle.prompt_tokens += tokens.get("prompt_tokens", 0)
+            handle.completion_tokens += tokens.get("completion_tokens", 0)
             handle.cost += cost
         event = gateway._record(
             handle,
             {
                 "kind": "llm_call",
-                "name": str(self.body.get("model")),
+                "name": model,
                 "arguments": self.body,
                 "result": data,
                 "started_at": self.started,
@@ -152,14 +175,39 @@ class _Completion:
                 "tokens": tokens,
                 "cost": cost,
                 "status": resp.status_code,
-                "error": None if resp.is_success else f"upstream answered {resp.status_code}",
+                "error": None if resp.is_success else f"{self.who} answered {resp.status_code}",
             },
         )
-        if upstream_fault(resp.status_code):
+        if resp.status_code >= 500 or (handle.route is None and upstream_fault(resp.status_code)):
             gateway._upstream_failed(handle, event)
-        else:
+        elif handle.route is None:
             gateway.upstream_last = (True, f"answered {resp.status_code}")
         return JSONResponse(data, status_code=resp.status_code)
+
+    def key_refused(self, status: int) -> JSONResponse:
+        """The miner's provider refused its key, its credit or its quota: the miner's fault, recorded in the run's
+        `payer_errors`; the agent is told so in the gateway's own words (never the provider's body)."""
+        why = {
+            401: "refused the miner's key",
+            403: "refused the miner's key",
+            402: "says the miner's account has no credit",
+        }
+        message = f"{self.who} {why.get(status, 'says the miner is over its own quota')} ({status})"
+        event = self.gateway._record(
+            self.handle,
+            {
+                "kind": "llm_call",
+                "name": str(self.body.get("model")),
+                "arguments": self.body,
+                "started_at": self.started,
+                "duration_ms": (time.perf_counter() - self.t0) * 1000,
+                "status": status,
+                "error": message,
+            },
+        )
+        with self.handle.lock:
+            self.handle.payer_errors.append({"seq": event.seq, "status": status, "error": message})
+        return JSONResponse({"error": {"message": message}}, status_code=status)
 
 
 async def chat_completion(gateway: RunRegistry, request: Request) -> Any:
@@ -187,7 +235,7 @@ def add_inference_routes(app: FastAPI, gateway: RunRegistry) -> None:
         gateway._record(handle, {"kind": "llm_call", "name": "models", "started_at": now()})
         return {
             "object": "list",
-            "data": [{"id": m, "object": "model", "owned_by": "node"} for m in gateway.upstream.models],
+            "data": [{"id": m, "object": "model", "owned_by": "node"} for m in gateway.models_for(handle)],
         }
 
     @app.post("/v1/chat/completions")

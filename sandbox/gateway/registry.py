@@ -16,7 +16,7 @@ from arena.tasks import ProblemBase
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from sandbox.gateway.recorders import Recorder
-from sandbox.gateway.runs import Budgets, RunHandle, Upstream
+from sandbox.gateway.runs import Budgets, MinerRoute, RunHandle, Upstream
 
 
 class RunRegistry:
@@ -51,6 +51,17 @@ class RunRegistry:
         upstream to serve it."""
         return self.upstream.models[0] if self.upstream.base_url and self.upstream.models else None
 
+    def model_for(self, handle: RunHandle) -> str | None:
+        """The model a run's agent is told: its miner's where the miner pays (the one it named, else its provider's
+        first), else the node's (`agent_model`)."""
+        if handle.route is None:
+            return self.agent_model
+        return handle.route.model or next(iter(handle.route.provider.models))
+
+    def models_for(self, handle: RunHandle) -> list[str]:
+        """The models a run may call: its miner's provider's allowlist, or the node's."""
+        return list(handle.route.provider.models) if handle.route is not None else list(self.upstream.models)
+
     def tools_for(self, task: str) -> ToolRegistry:
         """The tools runs of task type ``task`` may call: the family's registry (made once per family)."""
         if self.registry is not None:
@@ -67,9 +78,11 @@ class RunRegistry:
         *,
         wall_seconds: float | None = None,
         problem: ProblemBase | dict[str, Any] | None = None,
+        route: MinerRoute | None = None,
     ) -> RunHandle:
         """Open a run of ``problem``: the whole problem (the family's tools may need it: a simulated shopper), or
-        its public view (tools that need the whole problem then answer with an error), or None (a product task)."""
+        its public view (tools that need the whole problem then answer with an error), or None (a product task).
+        ``route``: the miner's own provider and key, where the miner pays for the run's LLM calls."""
         task = problem.task if isinstance(problem, ProblemBase) else str((problem or {}).get("task") or "product")
         tools = self.tools_for(task)
         state = tasks.family_for(task).run_state(problem) if isinstance(problem, ProblemBase) else RunState()
@@ -83,6 +96,7 @@ class RunRegistry:
                 wall_seconds=wall_seconds,
                 state=state,
                 tools=tools,
+                route=route,
             )
             handle._allowance = float(handle.budgets.burst)
             self._runs[run_id] = handle
@@ -137,7 +151,9 @@ class RunRegistry:
         return ev
 
     def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
-        self.upstream_last = (False, f"{event.status}: {event.error}")
+        """The run's upstream failed: the node's (its health says so), or the miner's provider (nobody's fault)."""
+        if handle.route is None:
+            self.upstream_last = (False, f"{event.status}: {event.error}")
         with handle.lock:
             handle.upstream_errors.append(
                 {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}

@@ -1,5 +1,6 @@
-"""One run at the gateway: what it may spend (`Budgets`), the node's LLM endpoint (`Upstream`) and the run's record
-(`RunHandle`: its token, events, answer state, spend, refusals and upstream failures)."""
+"""One run at the gateway: what it may spend (`Budgets`), the node's LLM endpoint (`Upstream`), the miner's own
+provider and key where the miner pays (`MinerRoute`) and the run's record (`RunHandle`: its token, events, answer
+state, spend, refusals, upstream failures and the miner's key refused)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SecretStr
 
+from arena.spend import Payer, Price, Provider
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 
@@ -44,6 +46,26 @@ class Upstream(BaseModel):
     stall_seconds: float = 30.0
     usd_per_1k_prompt: float = 0.0
     usd_per_1k_completion: float = 0.0
+    #: a model's own price where it differs from the two above (`arena.spend.Price`)
+    prices: dict[str, Price] = Field(default_factory=dict)
+
+    def price(self, model: str) -> Price:
+        return self.prices.get(model) or Price(prompt=self.usd_per_1k_prompt, completion=self.usd_per_1k_completion)
+
+
+@dataclass(frozen=True)
+class MinerRoute:
+    """A run whose miner pays: its calls go to the operator-allowed `provider` (by `name`) with the miner's own
+    `key`, which lives in the node's memory for the race only and is added by the gateway to the upstream request
+    (never shown to the agent: an answer that echoes it has it cut out). `model`: the one the agent is told."""
+
+    name: str
+    provider: Provider
+    key: SecretStr
+    model: str | None = None
+
+    def __repr__(self) -> str:  # never the key, whatever prints a route
+        return f"MinerRoute({self.name!r})"
 
 
 @dataclass
@@ -64,6 +86,13 @@ class RunHandle:
     #: node's fault, whatever the agent made of it (`arena.blame.UPSTREAM_LLM_DOWN`)
     upstream_errors: list[dict[str, Any]] = field(default_factory=list)
     budget_refusals: int = 0  # calls refused because a budget of the run was spent
+    #: where the run's LLM calls go: None for the node's upstream (the validator pays), else the miner's provider
+    route: MinerRoute | None = None
+    #: the miner's key refused by its provider (401, 403), out of credit (402), over its quota (429): the miner's
+    #: fault (`arena.blame.MINER_KEY_REFUSED`)
+    payer_errors: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     #: routes the agent asked for that the gateway does not serve ("GET /search/get_product_raw"), in order
     unserved: list[str] = field(default_factory=list)
     wall_seconds: float | None = None  # the run's wall-clock limit, for the remaining-seconds header
@@ -73,6 +102,10 @@ class RunHandle:
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def payer(self) -> Payer:
+        return "validator" if self.route is None else "miner"
 
     def remaining(self) -> dict[str, Any]:
         """What the run may still spend: tool calls, LLM calls, tokens, cost (None: no cost budget) and seconds

@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from arena.scoring.models import normalize_strict
+from arena.spend import RunSpend
 from arena.tasks import UnknownTask, all_tasks, family_for, parse_problem
 from arena.tasks.hooks import Section
 from validator.api import views
@@ -176,6 +177,16 @@ def _in_full(
     # the node's own faults met by this run: its upstream LLM failing (this attempt, and each earlier attempt
     # that ended in an error, with its code and blame)
     out["upstream_errors"] = sandbox.get("upstream_errors") or []
+    # what the run's LLM calls cost and who paid (`arena.spend.RunSpend`), with its one line
+    out["spend"] = _spend(sandbox)
     out["attempts"] = sandbox.get("attempts") or []
     out["error_description"] = describe(found.error_code)
     return out
+
+
+def _spend(sandbox: dict[str, Any]) -> dict[str, Any] | None:
+    raw = sandbox.get("spend")
+    if not isinstance(raw, dict):
+        return None
+    spend = RunSpend.model_validate(raw)
+    return {**spend.model_dump(mode="json"), "line": spend.line()}

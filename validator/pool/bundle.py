@@ -40,6 +40,9 @@ class BundleRun(BaseModel):
     final: float = Field(ge=0.0, le=1.0)  # strict x judge coefficient (0 for an agent's error)
     error_code: int | None = None
     blame: Literal["agent", "validator"] | None = None
+    #: what the run's LLM calls cost and who paid (`arena.spend.RunSpend` json: tokens in and out, cost per model at
+    #: the publisher's prices; each call's tokens and cost are in the trajectory too); None for a run stored before
+    spend: dict[str, Any] | None = None
 
 
 class ResultsBundle(BaseModel):

@@ -147,9 +147,13 @@ class Arena(ArenaParts):
 
     def _fault_holds(self, code: int) -> tuple[bool, str]:
         """Whether the node's own probe still meets the fault behind a held race (`Closing.confirm`): its upstream
-        LLM answering a one-token completion (2005), its sandbox backend answering (2001, this host's); any other
-        validator fault is taken as the node's. Returns (still down, what the probe saw)."""
+        LLM answering a one-token completion (2005), its sandbox backend answering (2001, this host's); a miner's own
+        provider failing (2011) is never the node's: the race goes on without those runs; any other validator fault
+        is taken as the node's. Returns (still down, what the probe saw)."""
         from validator.health import sandbox_check, upstream_answers
+
+        if code == blame.PROVIDER_DOWN:
+            return False, "the miner's own provider failed: nobody's fault, the race goes on without those runs"
 
         if code == blame.UPSTREAM_LLM_DOWN:
             return upstream_answers(self.gateway)

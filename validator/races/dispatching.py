@@ -189,6 +189,7 @@ class Dispatching:
             self.metrics.sandbox(outcome.result.elapsed_s, outcome.events, worker=outcome.worker)
             if outcome.upstream_errors:
                 self.metrics.upstream_errors.inc(len(outcome.upstream_errors))
+            self.metrics.spent(outcome.spend)
         written = self.stages.now()
         if code is None:
             self._record_scored(run, problem, outcome.events, spend, written)
@@ -212,6 +213,8 @@ class Dispatching:
             "worker": outcome.worker,
             "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
             "budget_refusals": outcome.budget_refusals,
+            "spend": outcome.spend.model_dump(mode="json"),  # tokens in and out, cost per model, who paid
+            "payer_errors": outcome.payer_errors[:KEEP_UPSTREAM_ERRORS],
             "attempts": self._attempts(run, code, error, outcome.upstream_errors),
         }
         return {

@@ -300,6 +300,7 @@ class RunsStore:
                         "final": float(score.final or 0.0) if score is not None and run.status == "finished" else 0.0,
                         "error_code": run.error_code,
                         "blame": run.blame,
+                        "spend": (run.sandbox or {}).get("spend"),
                     }
                 )
             return out

@@ -547,7 +547,7 @@ function stepHtml(step, cited) {
   if (raw.length > 20000) raw = `${raw.slice(0, 20000)}… [${raw.length} chars]`;
   return `<div class="step${cited.has(step.seq) ? " cited" : ""}" id="step-${step.seq}">
     <header><span>#${step.seq}</span><span class="badge">${esc(step.kind)}</span><span>${esc(step.name)}</span>
-    <span class="muted">${num(step.duration_ms, 1)} ms${step.tokens && step.tokens.total_tokens ? ` · ${step.tokens.total_tokens} tokens` : ""}${step.status && step.status !== 200 ? ` · HTTP ${step.status}` : ""}</span>
+    <span class="muted">${num(step.duration_ms, 1)} ms${step.tokens && step.tokens.total_tokens ? ` · ${step.tokens.prompt_tokens ?? 0} in / ${step.tokens.completion_tokens ?? 0} out tokens · $${Number(step.cost || 0).toFixed(6)}` : ""}${step.status && step.status !== 200 ? ` · HTTP ${step.status}` : ""}</span>
     ${cited.has(step.seq) ? `<span class="warn">cited by the judge</span>` : ""}</header>
     ${call}<div class="step-body">${body}</div><details><summary>raw JSON</summary><pre>${esc(raw)}</pre></details></div>`;
 }
@@ -577,8 +577,10 @@ async function runPage(runId) {
     { title: "attempt", value: (e) => e.attempt, num: true }, { title: "step", value: (e) => e.seq, num: true },
     { title: "status", value: (e) => e.status, num: true }, { title: "error", value: (e) => e.error || "" },
     { title: "at", value: (e) => e.at }], upstream, "upstream")}</div>` : "";
+  // what the run's LLM calls cost and who paid (tokens in and out at the operator's prices)
+  const spend = run.spend ? `<p id="spend">cost: ${esc(run.spend.line)}</p>` : "";
   app.innerHTML = `${head}
-    ${blame}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
+    ${blame}${spend}${run.status === "errored" ? sandboxHtml(run.sandbox_facts, run) : ""}${upstreamHtml}${attempts}
     <div class="card"><b>${esc(run.problem.task)}</b> · ${esc(run.problem.difficulty)} · <code>${esc(run.problem.problem_id)}</code>${run.problem.shown_id ? ` <span class="muted">shown to the agent as <code>${esc(run.problem.shown_id)}</code></span>` : ""}<p id="query">${esc(run.problem.query)}</p></div>
     ${sectionsHtml(run)}
     <div class="card verdict" id="verdict"><h2>Judge</h2>${judge ? `<p>gate <b>${esc(judge.gate)}</b> (quality ${num(judge.quality, 1)}, coefficient ${num(judge.coefficient, 3)}) by ${esc(judge.judge)} · rubric ${esc(judge.rubric_version)}</p>
