@@ -11,6 +11,7 @@ import typer
 
 from arena.cliutil import err, fail, out, progress_bar
 from arena.problems.cli.common import Force, load, new_pack, not_over, out_file, write
+from arena.problems.difficulty import TOO_EASY, DifficultyError, pack_warnings, read_outcomes
 from arena.problems.fresh import mix_counts
 
 # the longer options of `pack_cmd`
@@ -67,6 +68,20 @@ RulesetOption = Annotated[
         "when none was chosen)."
     ),
 ]
+DifficultyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--difficulty",
+        help="Figures of bench/difficulty.py --json on these problems: warn about a task whose problems the offline "
+        "template solves above --too-easy (too easy to rank agents).",
+    ),
+]
+TooEasyOption = Annotated[
+    float,
+    typer.Option(
+        "--too-easy", envvar="ARENA_TOO_EASY", help="With --difficulty: the template success a task is too easy above."
+    ),
+]
 
 
 def pack_cmd(
@@ -100,12 +115,19 @@ def pack_cmd(
     ] = None,
     seal_block_time: Annotated[float, typer.Option("--seal.block_time", help="Seconds per block.")] = 12.0,
     ruleset: RulesetOption = None,
+    difficulty: DifficultyOption = None,
+    too_easy: TooEasyOption = TOO_EASY,
     force: Force = False,
 ) -> None:
     """Combine packs, set the rotation schedule and the ruleset, and sign with the operator's hotkey (sr25519)."""
     not_over(out_pack, force)
     keypair = None if public_only else _keypair(wallet_name, wallet_hotkey, wallet_path, key_uri)  # before any work
+    outcomes = _outcomes(difficulty, too_easy)
     packs, problems = _combine(inputs)
+    if outcomes is not None:
+        raced = [p for p in problems if p.split != "public"] or problems
+        for line in pack_warnings(raced, outcomes, too_easy):
+            err.print(f"[yellow]warning:[/] {line}", highlight=False)
     rot = _rotation(
         packs[0].rotation.model_dump(),
         problems,
@@ -137,6 +159,17 @@ def pack_cmd(
             "races; seal them with --seal.anchor_block (docs/operator.md, Sealed race batches)",
             highlight=False,
         )
+
+
+def _outcomes(path: Path | None, too_easy: float) -> dict[str, Any] | None:
+    """The problems' outcomes of a bench/difficulty.py figures file (None without one); one line and exit 2 when
+    it cannot be read or the threshold is no share."""
+    if not 0 <= too_easy <= 1:
+        fail(f"--too-easy must be a share between 0 and 1, got {too_easy:g}")
+    try:
+        return None if path is None else read_outcomes(path)
+    except DifficultyError as exc:
+        fail(str(exc))
 
 
 def _combine(inputs: list[Path]) -> tuple[list[Any], list[Any]]:
