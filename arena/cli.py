@@ -10,20 +10,21 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from arena.clihelp import App
 from arena.cliutil import check_writable, err, fail, out, parse_size, progress_bar, utf8_text
 from arena.log import configure_logging, get_logger
 from arena.problems.cli import app as problems_app
 from arena.problems.cli.scoring import score_cmd
 
-app = typer.Typer(
+app = App(
     name="arena",
     help="ShopArena operator tools: catalogs, the shopping tools, problem packs.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-catalog_app = typer.Typer(help="Build, load, inspect and search product catalogs.", no_args_is_help=True)
-tools_app = typer.Typer(help="The seven shopping tools agents use.", no_args_is_help=True)
+catalog_app = App(help="Build, load, inspect and search product catalogs.", no_args_is_help=True)
+tools_app = App(help="The seven shopping tools agents use.", no_args_is_help=True)
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(tools_app, name="tools")
 app.add_typer(problems_app, name="problems")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import typer
-
+from arena.clihelp import App
 from arena.log import configure_logging
 
-app = typer.Typer(
+app = App(
     name="arena-miner",
     help="Miner tools: init, check, test, submit and serve an agent bundle.",
     no_args_is_help=True,

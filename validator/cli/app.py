@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 
-import typer
-
+from arena.clihelp import App
 from arena.log import configure_logging
 
-app = typer.Typer(
+app = App(
     name="arena-validator",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

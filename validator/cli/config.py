@@ -9,15 +9,22 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from arena.clihelp import App
 from arena.cliutil import out
 from validator.cli.flags import with_settings
 from validator.settings import Settings, field_flag, setting_sources
 
-config_app = typer.Typer(no_args_is_help=True, help="The node's effective settings.")
+config_app = App(no_args_is_help=True, help="The node's effective settings.")
+
+#: where `config show` and `config check` send a reader for the settings they take (every one, as the node does)
+SETTINGS_EPILOG = (
+    "Takes every setting of the node, as flag, ARENA_* variable or .env line: `arena-validator run --help` lists "
+    "them by group, deploy/.env.example and docs/validator.md (Settings) document each."
+)
 
 
-@config_app.command("show")
-@with_settings()
+@config_app.command("show", epilog=SETTINGS_EPILOG)
+@with_settings(hidden=True)
 def config_show(
     settings: Settings,
     given: dict[str, Any],
@@ -44,8 +51,8 @@ def config_show(
     )
 
 
-@config_app.command("check")
-@with_settings()
+@config_app.command("check", epilog=SETTINGS_EPILOG)
+@with_settings(hidden=True)
 def config_check(settings: Settings) -> None:
     """Check what the node needs before it starts: the store (reachable, schema current), the chain (reachable),
     the wallet (hotkey readable), our hotkey on the metagraph with a validator permit, (when --catalog or --pack

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.table import Table
 
+from arena.clihelp import App
 from arena.cliutil import err, fail, out
 from validator.cli.flags import STORE, with_settings
 from validator.settings import Settings
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     from validator.corpus import ExportOptions, ExportResult
 
-corpus_app = typer.Typer(no_args_is_help=True, help="Training corpora from the stored trajectories.")
+corpus_app = App(no_args_is_help=True, help="Training corpora from the stored trajectories.")
 
 # the longer options of `corpus export`
 JudgeThresholdOption = Annotated[

@@ -6,11 +6,12 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.clihelp import App
 from arena.cliutil import fail, out
 from validator.cli.flags import STORE, with_settings
 from validator.settings import Settings
 
-db_app = typer.Typer(no_args_is_help=True, help="The store's schema (Alembic migrations).")
+db_app = App(no_args_is_help=True, help="The store's schema (Alembic migrations).")
 
 
 def _engine(settings: Settings, *, create: bool = True) -> Any:

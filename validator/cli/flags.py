@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from arena.cliutil import err
-from validator.settings import Settings, SettingsError, field_flag, load_settings
+from validator.settings import GROUPS, Settings, SettingsError, field_flag, field_group, load_settings
 
 
 def _metavar(annotation: Any) -> str:
@@ -41,21 +41,26 @@ def _default_text(name: str) -> str:
     return f"; default: {default}"
 
 
-def _settings_parameters(fields: tuple[str, ...] | None = None) -> list[inspect.Parameter]:
+def _settings_parameters(fields: tuple[str, ...] | None = None, *, hidden: bool = False) -> list[inspect.Parameter]:
     """One keyword-only typer option per settings field (all, or `fields`), named by its btcli-style flag, with its
-    type and default in the help; "not given" is None, so the environment, .env and defaults still apply."""
+    type and default in the help, under its group's heading ("Settings (chain)", in `GROUPS` order; `hidden`: taken
+    but not listed); "not given" is None, so the environment, .env and defaults still apply."""
     params = []
-    for name, info in Settings.model_fields.items():
+    grouped = [name for group in GROUPS.values() for name in group]
+    for name in grouped + [name for name in Settings.model_fields if name not in grouped]:
         if fields is not None and name not in fields:
             continue
+        info = Settings.model_fields[name]
         flag = field_flag(name)
         help_text = f"{info.description} (env ARENA_{name.upper()}{_default_text(name)})"
+        heading = f"Settings ({field_group(name)})"
         if info.annotation is bool:
             option = typer.Option(
                 None,
                 f"{flag}/--no-{flag.removeprefix('--')}",
                 help=help_text,
-                rich_help_panel="Settings",
+                rich_help_panel=heading,
+                hidden=hidden,
                 show_default=False,
             )
             annotation: Any = bool | None
@@ -64,7 +69,8 @@ def _settings_parameters(fields: tuple[str, ...] | None = None) -> list[inspect.
                 None,
                 flag,
                 help=help_text,
-                rich_help_panel="Settings",
+                rich_help_panel=heading,
+                hidden=hidden,
                 show_default=False,
                 metavar=_metavar(info.annotation),
             )
@@ -79,10 +85,11 @@ STORE = ("data_dir", "database_url")  # the settings a command that only opens t
 
 
 def with_settings(
-    *, require: tuple[str, ...] = (), fields: tuple[str, ...] | None = None
+    *, require: tuple[str, ...] = (), fields: tuple[str, ...] | None = None, hidden: bool = False
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command the settings flags it reads (`fields`; default: all); it receives the loaded `settings` (or
-    exits 2 listing every problem), and `given` (the flags given) when it asks for it."""
+    """Give a command the settings flags it reads (`fields`; default: all; `hidden`: taken but left out of its help);
+    it receives the loaded `settings` (or exits 2 listing every problem), and `given` (the flags given) when it asks
+    for it."""
 
     def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)
@@ -109,7 +116,7 @@ def with_settings(
                 kwargs["given"] = {k: v for k, v in given.items() if v is not None}
             return command(settings=settings, **kwargs)
 
-        signature = inspect.Signature(own + _settings_parameters(fields))
+        signature = inspect.Signature(own + _settings_parameters(fields, hidden=hidden))
         # inspect.signature (and so typer) reads a function's __signature__, which typeshed does not declare
         run.__signature__ = signature  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}

@@ -9,11 +9,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from arena.clihelp import App
 from arena.cliutil import fail, natural_width, out
 from validator.cli.flags import with_settings
 from validator.settings import Settings
 
-chain_app = typer.Typer(no_args_is_help=True, help="LocalChain: a dev chain in a SQLite file, for demos and tests.")
+chain_app = App(no_args_is_help=True, help="LocalChain: a dev chain in a SQLite file, for demos and tests.")
 
 
 def _chain_path(settings: Settings) -> Path:

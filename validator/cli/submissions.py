@@ -9,10 +9,11 @@ from typing import Annotated
 
 import typer
 
+from arena.clihelp import App
 from arena.cliutil import fail, out
 from arena.copies import COPY_THRESHOLD
 
-submissions_app = typer.Typer(no_args_is_help=True, help="Submissions: the copy check, as the node runs it.")
+submissions_app = App(no_args_is_help=True, help="Submissions: the copy check, as the node runs it.")
 
 
 @submissions_app.command("compare")

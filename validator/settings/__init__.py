@@ -7,17 +7,20 @@ settings never connects anywhere. Every problem is collected and reported at onc
 
 from validator.settings.example import env_example
 from validator.settings.load import (
+    GROUPS,
     REQUIREMENTS,
     SettingsError,
     Source,
     env_name,
     field_flag,
+    field_group,
     load_settings,
     setting_sources,
 )
 from validator.settings.model import Settings, flag, mask_url
 
 __all__ = [
+    "GROUPS",
     "REQUIREMENTS",
     "Settings",
     "SettingsError",
@@ -25,6 +28,7 @@ __all__ = [
     "env_example",
     "env_name",
     "field_flag",
+    "field_group",
     "flag",
     "load_settings",
     "mask_url",

@@ -41,6 +41,52 @@ def field_flag(name: str) -> str:
     return str(extra["flag"]) if isinstance(extra, dict) else f"--{name}"
 
 
+#: the headings a command's help lists the settings flags under, each with its fields (every field in one)
+GROUPS: dict[str, tuple[str, ...]] = {
+    "chain": (
+        "wallet_name",
+        "wallet_hotkey",
+        "wallet_path",
+        "chain",
+        "subtensor_network",
+        "subtensor_chain_endpoint",
+        "netuid",
+        "localchain_path",
+    ),
+    "store": ("data_dir", "database_url"),
+    "pack": ("catalog", "pack", "pack_signer", "pack_allow_dev_signer"),
+    "sandbox": ("sandbox_backend", "sandbox_image", "sandbox_wall_seconds", "sandbox_memory_mb", "sandbox_pids"),
+    "races": ("concurrency", "max_attempts", "copy_similarity", "races_fault_wait", "beacon_relay"),
+    "cluster": ("dispatch", "ray_address", "ray_cpus_per_run"),
+    "agents' LLM": (
+        "gateway_upstream",
+        "gateway_api_key",
+        "gateway_models",
+        "gateway_token_budget",
+        "gateway_cost_budget",
+        "gateway_usd_per_1k_prompt",
+        "gateway_usd_per_1k_completion",
+    ),
+    "judge": ("judge", "judge_url", "judge_api_key", "judge_models", "judge_concurrency", "judge_token_budget"),
+    "weights": ("weight_policy", "burn_uid", "weight_shadow"),
+    "pooling": (
+        "pool",
+        "pool_cutoff_blocks",
+        "pool_early",
+        "pool_wait_blocks",
+        "pool_max_mb",
+        "pool_url",
+        "pool_public_blocks",
+    ),
+    "API and logs": ("api_host", "api_port", "log_json"),
+}
+
+
+def field_group(name: str) -> str:
+    """The heading a setting is listed under in a command's help (`GROUPS`; "other" for one not yet in a group)."""
+    return next((group for group, fields in GROUPS.items() if name in fields), "other")
+
+
 def env_name(name: str) -> str:
     return f"ARENA_{name.upper()}"
 

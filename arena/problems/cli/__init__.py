@@ -10,11 +10,10 @@ the top-level app: answers of any harness against a pack).
 
 from __future__ import annotations
 
-import typer
-
+from arena.clihelp import App
 from arena.problems.cli import importing, inspecting, making, opening, packing, splitting
 
-app = typer.Typer(
+app = App(
     help="Problems of every task family: import, generate, split, self-check, sign and inspect packs.",
     no_args_is_help=True,
 )
