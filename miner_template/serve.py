@@ -8,6 +8,10 @@ permit on the subnet's metagraph. The metagraph is re-read every `refresh_second
 Answers: 200 with the packed bundle (``application/gzip``); 401 for an unsigned, malformed, stale, replayed, wrongly
 addressed or badly signed request; 403 for a hotkey without a validator permit; 404 for a bundle this server does not
 hold. Every refusal is one short reason in ``{"detail": ...}``.
+
+A miner that pays for its own inference also answers ``POST /llm-key`` (`validator.chain.sealedkey`): to the same
+signed requests from the same permit holders, its provider, model and key sealed to the fresh X25519 public key the
+request's body holds; 400 for a body without one, 404 when this server holds no key. The key is never logged.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+import orjson
 from bittensor import http_auth
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -27,6 +32,7 @@ from sandbox.serving import ThreadedServer
 from validator.chain.httpauth import nonce_store as new_nonce_store
 from validator.chain.httpauth import refuse, signed_caller
 from validator.chain.port import ChainError, ChainPort
+from validator.chain.sealedkey import KEY_ROUTE, MinerKeyConfig, SealedKeyError, read_request, seal_answer
 
 DEFAULT_REFRESH_SECONDS = 120.0
 DEFAULT_MIN_REFRESH_SECONDS = 5.0
@@ -104,8 +110,10 @@ def create_app(
     max_age: float = http_auth.DEFAULT_MAX_AGE,
     nonce_store: http_auth.NonceStore | None = None,
     log: Any = None,
+    llm_key: MinerKeyConfig | None = None,
 ) -> FastAPI:
-    """The bundle server: `bundles` by sha256, for requests signed to `hotkey_ss58` by a validator-permit holder."""
+    """The bundle server: `bundles` by sha256, for requests signed to `hotkey_ss58` by a validator-permit holder;
+    with `llm_key`, that key sealed to each validator that asks (``POST /llm-key``)."""
     held = {b.sha256: b for b in (bundles if isinstance(bundles, list) else [bundles])}
     store = nonce_store or new_nonce_store(max_age)
     log = log or get_logger("miner.serve")
@@ -115,12 +123,12 @@ def create_app(
     async def healthz() -> dict[str, Any]:
         return {"ok": True, "hotkey": hotkey_ss58, "bundles": sorted(held)}
 
-    @app.get("/bundle/{sha256}")
-    async def bundle(sha256: str, request: Request) -> Response:
+    async def validator_caller(request: Request, what: str) -> Any:
+        """The permit holder that signed `request`, or the refusal (401, 403) to answer with."""
         client = request.client.host if request.client else "?"
         caller, reason = await signed_caller(request, hotkey_ss58=hotkey_ss58, max_age=max_age, nonces=store)
         if caller is None:
-            log.warning("bundle.refused", status=401, client=client, reason=reason)
+            log.warning(f"{what}.refused", status=401, client=client, reason=reason)
             return refuse(401, reason)
         allowed = await run_in_threadpool(permits.holds_permit, caller.hotkey_ss58)
         if not allowed:
@@ -128,8 +136,32 @@ def create_app(
                 f"hotkey {caller.hotkey_ss58} holds no validator permit on netuid "
                 f"{permits.chain.netuid}; bundles are served to validators only"
             )
-            log.warning("bundle.refused", status=403, client=client, hotkey=caller.hotkey_ss58, reason=reason)
+            log.warning(f"{what}.refused", status=403, client=client, hotkey=caller.hotkey_ss58, reason=reason)
             return refuse(403, reason)
+        return caller
+
+    @app.post(KEY_ROUTE)
+    async def llm_key_route(request: Request) -> Response:
+        caller = await validator_caller(request, "llm_key")
+        if isinstance(caller, Response):
+            return caller
+        if llm_key is None:
+            return refuse(404, "this miner holds no LLM key: the validator's key pays for its runs")
+        try:
+            pubkey = read_request(await request.body())
+        except SealedKeyError as exc:
+            return refuse(400, str(exc))
+        nonce = request.headers.get(http_auth.HEADER_NONCE, "")
+        answer = seal_answer(llm_key, pubkey, nonce=nonce, miner=hotkey_ss58, validator=caller.hotkey_ss58)
+        log.info("llm_key.sealed", hotkey=caller.hotkey_ss58, provider=llm_key.provider)
+        return Response(orjson.dumps(answer), media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    @app.get("/bundle/{sha256}")
+    async def bundle(sha256: str, request: Request) -> Response:
+        client = request.client.host if request.client else "?"
+        caller = await validator_caller(request, "bundle")
+        if isinstance(caller, Response):
+            return caller
         found = held.get(sha256)
         if found is None:
             log.warning("bundle.unknown", client=client, hotkey=caller.hotkey_ss58, sha256=sha256)

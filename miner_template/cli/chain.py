@@ -16,6 +16,7 @@ import typer
 from arena.cliutil import err, fail, out
 from arena.wallet import DEFAULT_WALLETS, btcli
 from miner_template.cli.bundle import pack_or_exit
+from miner_template.cli.llmkey import DEFAULT_KEY_ENV, LlmKeyEnv, LlmKeyFile, LlmModel, LlmProvider, read_llm_key
 
 _PANEL = "Chain and wallet"
 WalletName = Annotated[
@@ -237,20 +238,26 @@ def serve_cmd(
     max_age: Annotated[
         float, typer.Option("--max-age", help="Oldest signed request accepted, in seconds.", min=1, max=300)
     ] = 10.0,
+    llm_provider: LlmProvider = None,
+    llm_model: LlmModel = None,
+    llm_key_env: LlmKeyEnv = DEFAULT_KEY_ENV,
+    llm_key_file: LlmKeyFile = None,
     *,
     options: ChainOptions,
 ) -> None:
     """Serve the packed bundle at GET /bundle/<sha256> to validators only (signed btauth/1 requests from hotkeys
-    with a validator permit), and publish this server as your axon."""
+    with a validator permit), and publish this server as your axon. With --llm-provider, also your LLM key, sealed to
+    each validator that asks (POST /llm-key), so your runs' LLM calls are paid with it."""
     from miner_template.serve import BundleServer, ValidatorPermits, create_app
 
+    llm_key = read_llm_key(llm_provider, llm_model, llm_key_env, llm_key_file, directory)
     bundle = pack_or_exit(directory)
     wallet, port = _open_chain_and_wallet(options)
     hotkey = wallet.hotkey.ss58_address
     permits = ValidatorPermits(port, refresh_seconds=refresh)
     _read_permits_and_commitment(port, permits, hotkey, bundle.sha256, directory)
     server = BundleServer(
-        create_app(bundle, hotkey_ss58=hotkey, permits=permits, max_age=max_age),
+        create_app(bundle, hotkey_ss58=hotkey, permits=permits, max_age=max_age, llm_key=llm_key),
         host=host,
         port=port_number,
         log_level="warning",
@@ -274,7 +281,9 @@ def serve_cmd(
         )
         out.print(
             f"serving {bundle.sha256} ({len(bundle.data):,} bytes) on {host}:{server.port} to "
-            f"{len(permits.hotkeys)} validator-permit holder(s); Ctrl-C to stop",
+            f"{len(permits.hotkeys)} validator-permit holder(s)"
+            + (f", with your LLM key for {llm_key.provider} (sealed to each)" if llm_key else "")
+            + "; Ctrl-C to stop",
             highlight=False,
         )
         permits.start()

@@ -246,6 +246,11 @@ class Subnet:
 
 @pytest.fixture
 def subnet(tmp_path: Path) -> Iterator[Subnet]:
+    yield from open_subnet(tmp_path)
+
+
+def open_subnet(tmp_path: Path) -> Iterator[Subnet]:
+    """A LocalChain subnet with a validator-permit holder and the validator's store (closed after)."""
     chain_path = tmp_path / "localchain.sqlite"
     chain = LocalChain.init(chain_path, netuid=3, block_time=BLOCK_TIME)
     url = f"sqlite:///{tmp_path / 'validator.sqlite'}"
