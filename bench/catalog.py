@@ -2,6 +2,7 @@
 
     python bench/catalog.py                       # 100k, 1M and 2.5M products, 1,000 queries each
     python bench/catalog.py --sizes 20k --queries 300
+    python bench/catalog.py --sizes 250k --json rows.json   # the rows also written to a file
 
 Each build runs as `arena catalog build` in a child process; its peak memory is the sampled RSS of the whole
 process tree (the builder and its generator workers). Queries are drawn from the catalog's own products (2-4 title
@@ -172,7 +173,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, default=ROOT / "var" / "bench")
     parser.add_argument("--keep", action="store_true", help="keep the built catalogs")
-    parser.add_argument("--json", action="store_true", help="also print the rows as JSON")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write the rows to FILE as JSON (each: size, build_seconds, p95_ms (find_product), and every column)",
+    )
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -187,7 +193,7 @@ def main() -> None:
         out = args.workdir / f"catalog-{size}"
         b = build(size, out, args.seed)
         q = query_bench(out, args.queries, args.seed)
-        row = {"size": size, **b, **q}
+        row = {"size": size, "build_seconds": b["seconds"], "p95_ms": q["tool_p95"], **b, **q}
         rows.append(row)
         print(
             f"{size:>9,} {b['seconds']:>8.1f} {b['index_bytes'] / 2**20:>9.0f} {b['peak_rss'] / 2**20:>8.0f} | "
@@ -199,7 +205,8 @@ def main() -> None:
             shutil.rmtree(out)
     print("latencies in ms over", args.queries, "queries; ratio = find_product tool / raw tantivy")
     if args.json:
-        print(json.dumps(rows, indent=1))
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+        print(f"rows written to {args.json}")
 
 
 if __name__ == "__main__":

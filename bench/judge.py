@@ -2,6 +2,7 @@
 
     python bench/judge.py                          # 2000 synthetic runs of 40 events
     python bench/judge.py --runs 500 --events 80
+    python bench/judge.py --runs 300 --json judge.json   # the figures also written to a file
 
 Runs are synthetic but shaped like real ones: generated catalog products (`arena.catalog.generator`), a query drawn
 from a target product, then alternating LLM calls (the request carrying the growing conversation, the completion a
@@ -13,8 +14,11 @@ Rows:
 - offline judge: judgments per second and time per judgment; the gates reached; the share of runs that reached the
   gate they were written for (a self-check of the synthetic runs, not an agreement figure with the LLM judge); the
   gates of the sound runs made parrots (each completion first written by the agent into its request);
-- `build_evidence` with the default limits: time per run, size in characters (median, p95, max), how many runs had
-  middle events dropped, and a rough token estimate (4 characters per token);
+- the LLM judge's evidence, before (`build_evidence` with the default limits, every result whole up to 1500 chars) and
+  as the judge sends it (focused, `arena.judge.focus`): time per run, tokens at 4 characters per token (median, p95,
+  max; `tokens_per_run` in the JSON is the focused median), and the facts the offline judge's verdicts matched (ids,
+  prices, words) that the evidence's tool results still show (the judge model can check a claim only against what
+  it is shown);
 - the LLM judge: prompt and completion tokens per run, counted by the scripted local server (or a real endpoint with
   `--llm-url/--llm-model`, which also prints the agreement between the offline and the LLM judge on `--sample` runs).
 """
@@ -37,9 +41,9 @@ sys.path.insert(0, str(ROOT))
 
 from arena.catalog import generator as gen  # noqa: E402
 from arena.judge import SN15_RUBRIC  # noqa: E402
-from arena.judge.evidence import build_evidence  # noqa: E402
 from arena.judge.offline import OfflineJudge  # noqa: E402
 from arena.trajectory import TrajectoryEvent  # noqa: E402
+from bench.judge_evidence import evidence_rows  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 SYSTEM = (
@@ -314,6 +318,7 @@ def main() -> None:
     parser.add_argument("--llm-url", default=None, help="a real OpenAI-compatible endpoint to measure agreement on")
     parser.add_argument("--llm-model", action="append", default=None, help="the LLM judge's model(s)")
     parser.add_argument("--sample", type=int, default=50, help="runs the LLM judge reads")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures (tokens_per_run...) to FILE")
     args = parser.parse_args()
 
     pool = list(itertools.islice(gen.iter_products(args.seed, 5000), 5000))
@@ -344,26 +349,13 @@ def main() -> None:
         + ", ".join(f"{g.name} {gates.get(g.name, 0)}" for g in SN15_RUBRIC.gates)
     )
 
-    t0 = time.perf_counter()
-    texts = [build_evidence(problem, events) for problem, events in runs]
-    elapsed = time.perf_counter() - t0
-    sizes = sorted(len(t) for t in texts)
-    p95 = sizes[int(0.95 * (len(sizes) - 1))]
-    dropped = sum(1 for t in texts if "\n[dropped: " in t)
-    truncated = sum(t.count("\n[truncated: ") for t in texts) / len(texts)
-    print(f"build_evidence    {args.runs / elapsed:10,.0f} runs/s        {elapsed / args.runs * 1000:7.2f} ms each")
-    print(
-        f"  size (chars)    median {statistics.median(sizes):,.0f}  p95 {p95:,}  max {sizes[-1]:,}  "
-        f"(~{statistics.median(sizes) / 4:,.0f} tokens median at 4 chars/token); limits 1500 per result, "
-        "60000 total"
-    )
-    print(
-        f"  cuts            {truncated:.1f} truncated fields per run; {dropped}/{args.runs} runs had middle "
-        "events dropped"
-    )
-
+    figures = {"runs": args.runs, "events_per_run": n_events / args.runs, "on_design": on_design}
+    figures |= evidence_rows(runs, verdicts)
     for label, value in llm_rows(runs, url=args.llm_url, models=args.llm_model, sample=args.sample):
         print(f"{label:17s} {value}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+        print(f"figures written to {args.json}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
     python bench/race.py                                  # 32 miners x 30 problems, offline agent, bubblewrap
     python bench/race.py --miners 4 --problems 6          # a quick look
     python bench/race.py --dispatch ray --miners 8 --problems 10   # local, then a local Ray cluster of 1 and 2 workers
+    python bench/race.py --miners 4 --problems 6 --json race.json  # the rows also written to a file
 
 A real race on the node's code path: a built catalog and a signed pack, a LocalChain with a validator and N miners
 (each a distinct bundle of the offline template), the store on SQLite, the process sandbox (bubblewrap), the gateway,
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import resource
 import statistics
 import sys
@@ -70,7 +72,16 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=2, help="the most Ray workers to race on (--dispatch ray)")
     parser.add_argument("--worker-cpus", type=int, default=1, help="CPUs of each Ray worker (one run each)")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write one row per race to FILE as JSON: label, runs, seconds, runs_per_min, node_ms_per_run, and with "
+        "Ray workers and overhead_ms_per_run (the node's time per run over local dispatch's)",
+    )
     args = parser.parse_args()
+    if args.json is not None and not args.json.parent.is_dir():
+        parser.error(f"--json: no folder {args.json.parent}")
 
     with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
         root = Path(tmp)
@@ -97,6 +108,7 @@ def main() -> None:
         if args.dispatch == "local":
             for row in bench.qualifying(args.concurrency):
                 print(row)
+            write_json(args.json, [local])
             return
         from tests.support.ray_cluster import LocalRayCluster
         from validator.dispatch.ray import RayDispatcher
@@ -110,11 +122,39 @@ def main() -> None:
                 dispatcher = RayDispatcher.connect(
                     cluster.address, catalog_digest=catalog.digest, memory_mb=Limits().memory_mb
                 )
-                rows.append(bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher))
+                row = bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher)
+                rows.append({**row, "workers": n})
             import ray
 
             ray.shutdown()
         print_dispatch_summary(rows)
+        write_json(args.json, rows)
+
+
+def write_json(path: Path | None, rows: list[dict[str, Any]]) -> None:
+    """The races' rows as JSON (the figures only: no vectors or per-run finals)."""
+    if path is None:
+        return
+    local = rows[0]
+    out = []
+    for row in rows:
+        item = {
+            "label": row["label"],
+            "runs": row["runs"],
+            "seconds": round(row["wall"], 3),
+            "runs_per_min": round(row["per_min"], 1),
+            "node_ms_per_run": round(row["overhead"] * 1000, 1),
+            "agent_s_per_run": round(row["agent"], 3),
+            "slots": row["slots"],
+            "errored": row["errored"],
+        }
+        if "workers" in row:
+            item["workers"] = row["workers"]
+            item["overhead_ms_per_run"] = round((row["overhead"] - local["overhead"]) * 1000, 1)
+            item["same_as_local"] = all(row[key] == local[key] for key in ("finals", "scores", "vector"))
+        out.append(item)
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"rows written to {path}")
 
 
 class RaceBench:
@@ -296,6 +336,7 @@ def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int)
         "agent": agent / max(len(runs), 1),
         "overhead": node_time / max(len(runs), 1),
         "slots": concurrency,
+        "errored": errored,
     }
 
 

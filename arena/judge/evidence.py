@@ -48,7 +48,7 @@ completion text to twice that), with the original length noted; JSON is rendered
 same events give the same text whether they come from memory or from a JSONB column. When the whole would exceed
 ``max_total_chars``, events are dropped from the middle (the first and last ones are kept, then alternately the next
 from the front and from the back) and one note says which. For an LLM call only the new assistant output is shown
-(content, reasoning content, tool calls); the request is summarized by its size.
+(content, reasoning content, tool calls), the request by its size. The LLM judge's is focused: `arena.judge.focus`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from arena.tasks.answer import answer_tools, final_recommendation, raw_product_ids
 from arena.trajectory import TrajectoryEvent
@@ -74,6 +74,18 @@ _INVISIBLE = re.compile(
 )
 _UNSAFE_LABEL = re.compile(r"[^A-Za-z0-9._:/@+\-]")
 _LABEL_MAX = 80
+
+
+class Lens(Protocol):
+    """What a focused evidence shows of a tool result (`arena.judge.focus.Focus`)."""
+
+    def result(self, name: str, seq: int, result: Any) -> tuple[Any, list[str]]: ...
+
+    def made(self, ordered: list[TrajectoryEvent]) -> dict[int, dict[tuple[str, str], int]]: ...
+
+    def content(self, seq: int, text: str, limit: int) -> list[str]: ...
+
+    def same(self, event: TrajectoryEvent) -> int | None: ...
 
 
 def _neutral(text: str) -> str:
@@ -184,29 +196,48 @@ def _message_chars(messages: Any) -> int:
     return total
 
 
-def _llm_lines(event: TrajectoryEvent, limit: int) -> list[str]:
-    lines: list[str] = []
+def _request_line(event: TrajectoryEvent, focused: bool) -> str:
+    """An LLM call's request by its size (focused: tokens, or characters when none are reported; tools if any)."""
     request = event.arguments if isinstance(event.arguments, dict) else {}
     messages = request.get("messages")
     tools = request.get("tools")
     size = [_count(len(messages) if isinstance(messages, list) else 0, "message")]
-    if isinstance(tools, list):
+    if isinstance(tools, list) and (tools or not focused):
         size.append(_count(len(tools), "tool"))
     prompt_tokens = usage_tokens(event, "prompt_tokens")
     if prompt_tokens is not None:
-        size.append(f"{prompt_tokens} prompt tokens")
-    size.append(f"{_message_chars(messages)} chars of message text")
-    lines.append("request: " + ", ".join(size))
+        size.append(f"{prompt_tokens} {'' if focused else 'prompt '}tokens")
+    if not focused or prompt_tokens is None:
+        size.append(f"{_message_chars(messages)} chars of message text")
+    return "request: " + ", ".join(size)
+
+
+def _llm_lines(
+    event: TrajectoryEvent, limit: int, made: dict[tuple[str, str], int] | None = None, focus: Lens | None = None
+) -> list[str]:
+    """An LLM call's lines; ``made``, ``focus``: focused (`arena.judge.focus`: a logged tool call named by its seq)."""
+    lines = [_request_line(event, made is not None)]
     message = completion_message(event.result)
     if message:
         finish = (event.result.get("choices") or [{}])[0].get("finish_reason")
         tokens = usage_tokens(event, "completion_tokens")
+        text, calls = message_text(message), message_tool_calls(message)
+        logged = [made.get(call) for call in calls] if made is not None else []
+        named = bool(logged) and all(seq is not None for seq in logged)  # focused: calls the gateway logged
         completion = "completion: " + (f"{tokens} tokens" if tokens is not None else "tokens not reported")
-        lines.append(completion + (f", finish_reason={label(finish)}" if finish is not None else ""))
-        text = message_text(message)
-        if text:
+        if finish is not None and not (named and finish == "tool_calls"):
+            completion += f", finish_reason={label(finish)}"
+        if named:
+            completion += "; tool calls: seq " + ", ".join(str(seq) for seq in logged)
+            calls = []
+        if made is None:
+            lines.append(completion)
+        else:  # focused: one line, the request's size and the completion's
+            lines[-1] += "; " + completion
+        if text and focus is not None:
+            lines.extend(["content:", *focus.content(event.seq, text, limit * COMPLETION_FACTOR)])
+        elif text:
             lines.extend(_field("content", text, limit * COMPLETION_FACTOR))
-        calls = message_tool_calls(message)
         if calls:
             lines.extend(_field("tool_calls", "\n".join(f"{name} {args}" for name, args in calls), limit))
     elif event.result is not None and event.error is None:
@@ -214,17 +245,30 @@ def _llm_lines(event: TrajectoryEvent, limit: int) -> list[str]:
     return lines
 
 
-def event_block(event: TrajectoryEvent, max_result_chars: int, notes: list[str] | None = None) -> str:
-    """One event as a delimited block; ``notes`` (lines this module wrote: what the judge discounts) at its end."""
+def event_block(
+    event: TrajectoryEvent,
+    max_result_chars: int,
+    notes: list[str] | None = None,
+    focus: Lens | None = None,
+    made: dict[tuple[str, str], int] | None = None,
+) -> str:
+    """One event as a delimited block; ``notes`` (lines this module wrote: what the judge discounts) at its end. With
+    ``focus`` (`arena.judge.focus`), a tool result shows the products the run's completions refer to in full and
+    names the others; ``made``: see `_llm_lines`."""
     head = f"<event seq={int(event.seq)} kind={label(event.kind)} name={label(event.name)} status={int(event.status)}>"
     lines = [head]
     if event.kind == "llm_call":
-        lines.extend(_llm_lines(event, max_result_chars))
+        lines.extend(_llm_lines(event, max_result_chars, made, focus))
     else:
         if event.arguments is not None:
             lines.extend(_field("arguments", event.arguments, max_result_chars))
-        if event.result is not None:
-            lines.extend(_field("result", event.result, max_result_chars))
+        same = focus.same(event) if focus is not None and event.result is not None else None
+        if same is not None:
+            lines.append(f"result: the same as seq {same}'s")
+        elif event.result is not None:
+            result, cut = (event.result, []) if focus is None else focus.result(event.name, event.seq, event.result)
+            lines.extend(_field("result", result, max_result_chars))
+            lines.extend(cut)
     if event.error is not None:
         lines.extend(_field("error", event.error, max_result_chars))
     lines.extend(notes or ())
@@ -253,6 +297,14 @@ def context_text(problem: dict[str, Any]) -> str:
     return "\n".join(render(value) for _, value in context_fields(problem))
 
 
+def _answer_block(answer: TrajectoryEvent | None, limit: int) -> str:
+    if answer is None:
+        return "\n".join(["</events>", "<answer>", "none: no answer call", "</answer>"])
+    ids = raw_product_ids(answer) or ""  # the raw answer exactly as the scorer reads it
+    cut = [f"[truncated: {limit} of {len(ids)} chars]"] if len(ids) > limit else []
+    return "\n".join(["</events>", f"<answer seq={int(answer.seq)}>", *quote(ids[:limit]), *cut, "</answer>"])
+
+
 def build_evidence(
     problem: dict[str, Any],
     events: list[TrajectoryEvent],
@@ -260,11 +312,13 @@ def build_evidence(
     max_result_chars: int = 1500,
     max_total_chars: int = 60000,
     notes: Mapping[int, list[str]] | None = None,
+    focus: Lens | None = None,
 ) -> str:
     """The judge's input for one run: the problem as its family shows it to the judge (`Family.judge_context`: the
     query and what else the agent was given), each gateway event as a quoted block, the final answer.
 
     ``notes``: lines ending an event's block, by seq (`arena.judge.echo.Discounts.notes`: what the judge discounts).
+    ``focus``: the LLM judge's lens (`arena.judge.focus.Focus`): the products the run refers to in full, each once.
     Deterministic. Raises `ValueError` if ``max_total_chars`` cannot hold even the problem and the answer.
     """
     if max_result_chars < 1:
@@ -279,17 +333,12 @@ def build_evidence(
         ]
     )
     task = problem.get("task")
-    answer = final_answer(ordered, task if isinstance(task, str) else None)
-    if answer is None:
-        tail_lines = ["</events>", "<answer>", "none: no answer call", "</answer>"]
-    else:
-        ids = raw_product_ids(answer) or ""  # the raw answer exactly as the scorer reads it
-        tail_lines = ["</events>", f"<answer seq={int(answer.seq)}>", *quote(ids[:max_result_chars])]
-        if len(ids) > max_result_chars:
-            tail_lines.append(f"[truncated: {max_result_chars} of {len(ids)} chars]")
-        tail_lines.append("</answer>")
-    tail = "\n".join(tail_lines)
-    blocks = [event_block(e, max_result_chars, (notes or {}).get(e.seq)) for e in ordered]
+    tail = _answer_block(final_answer(ordered, task if isinstance(task, str) else None), max_result_chars)
+    made = focus.made(ordered) if focus is not None else {}
+    blocks = [
+        event_block(e, max_result_chars, (notes or {}).get(e.seq), focus, made.get(e.seq) if focus else None)
+        for e in ordered
+    ]
 
     def size(parts: list[str]) -> int:  # joined by newlines
         return sum(len(p) + 1 for p in parts) - 1 if parts else 0
