@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TextIO
 
 import structlog
 
@@ -49,3 +50,41 @@ def get_logger(name: str | None = None, **bound: object) -> structlog.stdlib.Bou
     """A structlog logger bound with ``logger=name`` and any context given."""
     log = structlog.get_logger(name)
     return log.bind(**bound) if bound else log
+
+
+class _Tee:
+    """stderr and a log file another process may rotate (rename away): the file is opened again whenever its path
+    names another file, or none, so a rotated log is never written to after the rotation."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._fh: TextIO | None = None
+        self._inode: int | None = None
+
+    def write(self, text: str) -> int:
+        sys.stderr.write(text)
+        return self._file().write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+        if self._fh is not None:
+            self._fh.flush()
+
+    def _file(self) -> TextIO:
+        try:
+            inode: int | None = os.stat(self.path).st_ino
+        except OSError:
+            inode = None
+        if self._fh is None or inode != self._inode:
+            if self._fh is not None:
+                self._fh.close()
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            self._fh = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - kept open, reopened above
+            self._inode = os.fstat(self._fh.fileno()).st_ino
+        return self._fh
+
+
+def log_to_file(path: str | os.PathLike[str]) -> None:
+    """Also write the log to `path` (appended; reopened when it is rotated away). Call before the first log line."""
+    configure_logging()
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=_Tee(path)))  # type: ignore[arg-type]

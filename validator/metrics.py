@@ -169,6 +169,12 @@ class Metrics:
         if self.collector is not None:
             self.collector.progress = progress
 
+    def watch_host(self, host: Any) -> None:
+        """Report the host (`validator.upkeep.host.Host`: disk, memory, chain, weights, janitor) at each scrape."""
+        from validator.upkeep.host import HostCollector
+
+        self.registry.register(HostCollector(host))
+
     def run_final(self, outcome: str, blame: str | None) -> None:
         self.runs.labels(outcome=outcome, blame=blame or "none").inc()
 

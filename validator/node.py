@@ -217,7 +217,53 @@ def build_node(
     def sync() -> Any:
         return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)
 
-    return Node(arena, sync=sync, block_time=block_time, log=log)
+    host, janitor = upkeep_for(settings, arena, log=log, block_time=block_time)
+    return Node(
+        arena,
+        sync=sync,
+        block_time=block_time,
+        log=log,
+        host=host,
+        janitor=janitor,
+        janitor_seconds=settings.janitor_seconds,
+    )
+
+
+def janitor_for(settings: Settings, store: Any, sandbox: Any, *, log: Any = None, arena: Any = None) -> Any:
+    """The janitor of the node the settings describe (`validator.upkeep.Janitor`): in the node (`arena` given: its
+    work folder and the runs in flight spared too), or beside it (`arena-validator janitor`)."""
+    from validator.upkeep import Grounds, Janitor, Retention
+
+    grounds = Grounds(
+        store=store,
+        data_dir=settings.data_dir,
+        retention=Retention.from_settings(settings),
+        sandbox=sandbox,
+        docker=getattr(sandbox, "client", None) if settings.sandbox_backend == "docker" else None,
+        images_in_use={settings.sandbox_image} if settings.sandbox_image else set(),
+        in_flight=(lambda: set(arena.in_flight)) if arena is not None else set,
+    )
+    work = (lambda: arena.dispatching.work) if arena is not None else None
+    return Janitor(grounds, log=log, metrics=getattr(arena, "metrics", None), work=work)
+
+
+def upkeep_for(settings: Settings, arena: Any, *, log: Any = None, block_time: float = 12.0) -> tuple[Any, Any]:
+    """The node's host checks (with its floors) and janitor, both reported on /healthz and /metrics."""
+    from validator.upkeep import Host
+
+    janitor = janitor_for(settings, arena.store, arena.sandbox, log=log, arena=arena)
+    host = Host(
+        arena,
+        floor_disk_mb=settings.floor_disk_mb,
+        floor_memory_mb=settings.floor_memory_mb,
+        janitor=janitor,
+        janitor_seconds=settings.janitor_seconds,
+        docker=janitor.grounds.docker,
+        block_time=block_time,
+    )
+    if arena.metrics is not None:
+        arena.metrics.watch_host(host)
+    return host, janitor
 
 
 def serve_api(node: Any, settings: Settings, *, log: Any = None) -> Any:

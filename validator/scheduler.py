@@ -47,8 +47,14 @@ class Node:
         recover_seconds: float = 15.0,
         stale_after: float | None = None,
         log: Any = None,
+        host: Any = None,
+        janitor: Any = None,
+        janitor_seconds: float = 3600.0,
     ) -> None:
         self.arena = arena
+        self.host = host  # `validator.upkeep.Host`: the host's checks, and the floors below which no race opens
+        self.janitor = janitor  # `validator.upkeep.Janitor`: a pass every `janitor_seconds`
+        self.floor_reason: str | None = None  # why no new race opens now (the host below a floor), None when one may
         self.sync = sync
         self.log = log
         self.intervals = {
@@ -61,6 +67,7 @@ class Node:
             "pool": max(block_time, 0.5),
             "reap": reap_seconds,
             "recover": recover_seconds,
+            "janitor": janitor_seconds,
         }
         #: how long the event loop may go without a tick, or the dispatch job without running, before health
         #: says the scheduler is stuck (a dispatch job awaiting its runs is running, however long they take)
@@ -119,6 +126,8 @@ class Node:
         async def open_race() -> None:
             if self.sync is not None and "sync" not in self.last_ok:
                 return  # a race opens on synced submissions only (else a fresh node would race nobody)
+            if self.host is not None and not await asyncio.to_thread(self._above_floor):
+                return  # the host is below a floor: no race opens (nobody is charged), until the floor is met
             await asyncio.to_thread(self.arena.open_race)
 
         return open_race()
@@ -137,6 +146,17 @@ class Node:
             await asyncio.to_thread(self.arena.pooling.pool)
 
         return pool()
+
+    def _above_floor(self) -> bool:
+        """Whether the host is above its floors; logs once when it falls below one (why) and once when it is back."""
+        why = self.host.floor()
+        if why != self.floor_reason and self.log is not None:
+            if why:
+                self.log.warning("races.floor", reason=why)
+            else:
+                self.log.info("races.floor_met", was=self.floor_reason)
+        self.floor_reason = why
+        return why is None
 
     def _weights(self) -> Awaitable[Any]:
         return asyncio.to_thread(self.arena.set_weights)
@@ -164,6 +184,8 @@ class Node:
         }
         if self.sync is not None:
             jobs = {"sync": self._sync, **jobs}
+        if self.janitor is not None:
+            jobs["janitor"] = lambda: asyncio.to_thread(self.janitor.run)
         now = datetime.now(UTC)
         for name, job in jobs.items():
             scheduler.add_job(
@@ -181,6 +203,8 @@ class Node:
             checks["chain"] = (False, str(exc)[:200])
         checks["scheduler"] = self._scheduler_check()
         checks.update(self._infrastructure())
+        if self.host is not None:
+            checks.update(self.host.checks())
         failing = {
             name: n
             for name, n in self.failures.items()

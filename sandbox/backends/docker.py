@@ -87,6 +87,15 @@ class DockerSandbox:
                 count += 1
         return count
 
+    def leftovers(self) -> set[str]:
+        """The run ids of every container of this backend on the engine (running or not), for the janitor: it
+        reaps those whose runs are final (`validator.upkeep`)."""
+        return {
+            str(c.labels.get(LABEL))
+            for c in self.client.containers.list(all=True, filters={"label": LABEL})
+            if c.labels.get(LABEL)
+        }
+
     def stop_running(self) -> int:
         """Remove (killing) the container of every run in progress; the thread waiting on it then returns."""
         running = list(self._running.values())

@@ -164,15 +164,21 @@ class ProcessSandbox:
     def reap(self, run_ids: set[str] | None = None) -> int:
         """Kill what is left in the cgroups of runs a previous node left behind (all of them, or only these runs')
         and remove the cgroups. Call it for runs that are not in progress. Returns how many runs were reaped."""
+        found = self.leftovers()
+        targets = found if run_ids is None else found & run_ids
+        for run_id in targets:
+            _kill_cgroups(_cgroup_dirs(run_id))
+        return len(targets)
+
+    def leftovers(self) -> set[str]:
+        """The run ids of every cgroup of this backend on the host (processes left in them or not), for the janitor:
+        it reaps those whose runs are final (`validator.upkeep`)."""
         found: set[str] = set()
         for controller in ("memory", "pids", "cpu"):
             base = CGROUP_ROOT / controller / "shoparena"
             if base.is_dir():
                 found |= {d.name for d in base.iterdir() if d.is_dir()}
-        targets = found if run_ids is None else found & run_ids
-        for run_id in targets:
-            _kill_cgroups(_cgroup_dirs(run_id))
-        return len(targets)
+        return found
 
     def stop_running(self) -> int:
         """Kill the whole process tree of every run in progress (in bare mode the agent runs in a session of its own,

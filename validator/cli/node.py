@@ -25,6 +25,10 @@ def run_cmd(settings: Settings) -> None:
 
     if settings.log_json:
         os.environ["ARENA_LOG_JSON"] = "1"
+    if settings.log_file is not None:
+        from arena.log import log_to_file
+
+        log_to_file(settings.log_file.expanduser())  # rotated by the janitor (--retention.log_mb)
     log = get_logger("validator")
     try:
         node = build_node(settings, log=log)

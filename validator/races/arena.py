@@ -31,6 +31,7 @@ from validator.races.stages import StageTimes
 from validator.races.weighing import Weighing
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
+from validator.upkeep.sweeps import OWNER_FILE
 
 
 class Arena(ArenaParts):
@@ -123,6 +124,7 @@ class Arena(ArenaParts):
         """Serve the gateway on a private unix socket and register the pack; safe to call once per process."""
         work = self.dispatching.work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
         os.chmod(work, 0o711)
+        (work / OWNER_FILE).write_text(str(os.getpid()))  # whose it is: the janitor removes it once that node is gone
         self.dispatching.server = GatewayServer(self.gateway, work / "gw" / "gateway.sock").start()
         self.store.add_pack(
             pack_id=self.pack.pack_id,

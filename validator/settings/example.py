@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from validator.settings.load import env_name, field_flag
+from validator.settings.load import env_name, field_flag, ordered_fields
 from validator.settings.model import Settings
 
 
@@ -36,7 +36,8 @@ def env_example() -> str:
         "# --- the node's settings ---",
         "",
     ]
-    for name, info in Settings.model_fields.items():
+    for name in ordered_fields():
+        info = Settings.model_fields[name]
         default = info.get_default(call_default_factory=True)
         if isinstance(default, list):
             default = ",".join(default)

@@ -36,6 +36,14 @@ def _is_secret(name: str) -> bool:
 REQUIREMENTS: dict[str, tuple[str, ...]] = {"run": ("netuid",)}
 
 
+def ordered_fields() -> list[str]:
+    """The settings' field names in the order help and `.env.example` show them: the node's, then its upkeep's."""
+    from validator.settings.upkeep import UpkeepSettings
+
+    upkeep = list(UpkeepSettings.model_fields)
+    return [name for name in Settings.model_fields if name not in upkeep] + upkeep
+
+
 def field_flag(name: str) -> str:
     extra = Settings.model_fields[name].json_schema_extra
     return str(extra["flag"]) if isinstance(extra, dict) else f"--{name}"
@@ -78,7 +86,19 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "pool_url",
         "pool_public_blocks",
     ),
-    "API and logs": ("api_host", "api_port", "log_json"),
+    "API and logs": ("api_host", "api_port", "log_json", "log_file"),
+    "upkeep": (
+        "janitor_seconds",
+        "retention_bundle_days",
+        "retention_images_keep",
+        "retention_corpus_days",
+        "retention_log_mb",
+        "retention_log_keep",
+        "retention_trajectory_days",
+        "retention_archive",
+        "floor_disk_mb",
+        "floor_memory_mb",
+    ),
 }
 
 

@@ -13,14 +13,16 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from arena.copies import COPY_THRESHOLD
 from arena.weights import POLICIES
+from validator.settings.upkeep import UpkeepSettings
 
 
 def flag(name: str) -> dict[str, Any]:
     return {"flag": name}
 
 
-class Settings(BaseSettings):
-    """Everything a validator node is configured by."""
+class Settings(BaseSettings, UpkeepSettings):
+    """Everything a validator node is configured by (the janitor's retention and the host floors:
+    `validator.settings.upkeep`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True

@@ -38,6 +38,7 @@ from validator.store.races import RacesStore
 from validator.store.runs import RunsStore
 from validator.store.scores import ScoresStore
 from validator.store.submissions import SubmissionsStore
+from validator.store.upkeep import UpkeepStore
 from validator.store.views import ViewsStore
 from validator.store.weights import WeightsStore
 
@@ -61,6 +62,7 @@ class Store(
     CorpusStore,
     QualifyingStore,
     ViewsStore,
+    UpkeepStore,
 ):
     """The node's repository over one database (PostgreSQL or SQLite)."""
 

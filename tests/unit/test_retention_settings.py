@@ -1,0 +1,66 @@
+"""Retention settings that would delete live data are refused with one line each (negative, zero where not allowed,
+a path outside the node's folder, trajectories dropped with no archive), before the janitor touches anything; a dry
+run on a good store lists every sweep and removes nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow  # runs arena-validator as a subprocess
+
+EXE = str(Path(sys.executable).parent / "arena-validator")
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    return subprocess.run([EXE, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--retention.bundle_days", "-1"], "--retention.bundle_days"),
+        (["--retention.log_keep", "0"], "--retention.log_keep"),
+        (["--retention.corpus_days", "0"], "--retention.corpus_days"),
+        (["--retention.images_keep", "-2"], "--retention.images_keep"),
+        (["--retention.trajectory_days", "0", "--retention.archive", "data/a.jsonl"], "--retention.trajectory_days"),
+        (["--log.file", "/etc/node.log"], "--log.file /etc/node.log is outside the node's folder"),
+        (["--retention.trajectory_days", "30", "--retention.archive", "../a.jsonl"], "--retention.archive"),
+        (["--retention.trajectory_days", "30"], "needs --retention.archive"),
+        (["--retention.archive", "data"], "--retention.archive data is outside"),
+    ],
+)
+def test_bad_retention_is_one_line_and_nothing_is_touched(args: list[str], names: str, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "bundles").mkdir(parents=True)
+    kept = data / "bundles" / ("a" * 64)
+    kept.mkdir()
+    done = cli("janitor", "--data-dir", "data", *args, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and names in errors[0], done.stderr
+    assert "Traceback" not in done.stderr
+    assert kept.is_dir()
+
+
+def test_a_dry_run_lists_every_sweep_and_removes_nothing(tmp_path: Path) -> None:
+    assert cli("db", "upgrade", "--data-dir", "data", cwd=tmp_path).returncode == 0
+    stale = tmp_path / "data" / "bundles" / ("b" * 64)
+    stale.mkdir(parents=True)
+    (stale / "agent.py").write_text("def agent_main(problem):\n    return None\n")
+    os.utime(stale, (0, 0))  # decades old, and no submission of the store has it
+    done = cli("janitor", "--data-dir", "data", "--dry-run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "bundles: would free 1 (0.0 MB)" in lines
+    for sweep in ("sandbox leftovers", "staged agents", "dead nodes' work folders", "corpus workspaces", "logs"):
+        assert any(line.startswith(f"{sweep}: would free") for line in lines), done.stdout
+    assert lines[-1].startswith("would free 1 item(s)") and stale.is_dir()
+    done = cli("janitor", "--data-dir", "data", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("freed 1 item(s)"), done.stdout
+    assert not stale.exists()

@@ -1,0 +1,126 @@
+"""The store's reads and the one write of the node's upkeep (`validator.upkeep`): what on disk is still needed (the
+bundles of miners' latest and pending submissions and of unclosed races), which sandboxes' runs are final, the
+latest weights set, and the trajectories of old races (read to be archived, then dropped)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from validator.store.models import Event, Race, Run, Submission, WeightSet
+from validator.store.moves import FINAL_STATUSES
+
+#: races whose runs may still start or need their agent
+UNCLOSED = ("open", "running")
+
+
+class UpkeepStore:
+    """Mixed into `validator.store.repository.Store` (which provides `session`)."""
+
+    session: Callable[[], AbstractContextManager[Session]]
+
+    def bundles_in_use(self) -> set[str]:
+        """The sha256 of every bundle something still needs: each hotkey's latest submission (whatever its status: a
+        copy is judged again on every sync), every pending one, and the submissions of runs of unclosed races or not
+        final."""
+        with self.session() as s:
+            latest = (
+                select(Submission.hotkey, func.max(Submission.commitment_block).label("block"))
+                .group_by(Submission.hotkey)
+                .subquery()
+            )
+            found = set(
+                s.scalars(
+                    select(Submission.sha256).join(
+                        latest, (Submission.hotkey == latest.c.hotkey) & (Submission.commitment_block == latest.c.block)
+                    )
+                )
+            )
+            found |= set(s.scalars(select(Submission.sha256).where(Submission.status == "pending")))
+            live_runs = select(Run.submission_id).where(
+                Run.race_id.in_(select(Race.race_id).where(Race.status.in_(UNCLOSED)))
+                | Run.status.notin_(tuple(FINAL_STATUSES))
+            )
+            found |= set(s.scalars(select(Submission.sha256).where(Submission.id.in_(live_runs))))
+            return found
+
+    def run_statuses(self, run_ids: Iterable[str]) -> dict[str, str]:
+        """The status of each of `run_ids` the store holds (absent: not a run of this store)."""
+        ids = list(run_ids)
+        if not ids:
+            return {}
+        with self.session() as s:
+            return {r: st for r, st in s.execute(select(Run.run_id, Run.status).where(Run.run_id.in_(ids))).all()}
+
+    def last_weights_set(self) -> WeightSet | None:
+        """The latest weight set the chain took (status `set`), or None."""
+        with self.session() as s:
+            query = select(WeightSet).where(WeightSet.status == "set").order_by(WeightSet.id.desc()).limit(1)
+            return s.scalar(query)
+
+    def races_to_archive(self, closed_before: datetime) -> list[str]:
+        """Races ended (closed, voided or cancelled) before `closed_before` that still hold trajectory events and have
+        no weight set waiting to be sent, oldest first."""
+        with self.session() as s:
+            waiting = select(WeightSet.race_id).where(
+                WeightSet.status.in_(("pending", "rate_limited")), WeightSet.race_id.is_not(None)
+            )
+            with_events = select(Run.race_id).where(Run.run_id.in_(select(Event.run_id)))
+            query = (
+                select(Race.race_id)
+                .where(
+                    Race.status.in_(("closed", "voided", "cancelled")),
+                    func.coalesce(Race.closed_at, Race.opened_at) < closed_before,
+                    Race.race_id.notin_(waiting),
+                    Race.race_id.in_(with_events),
+                )
+                .order_by(Race.opened_at)
+            )
+            return list(s.scalars(query))
+
+    def race_trajectories(self, race_id: str) -> list[dict[str, Any]]:
+        """Each run of the race with its trajectory events (as stored), for the archive."""
+        with self.session() as s:
+            runs = list(s.scalars(select(Run).where(Run.race_id == race_id).order_by(Run.run_id)))
+            out = []
+            for run in runs:
+                events = s.scalars(select(Event).where(Event.run_id == run.run_id).order_by(Event.seq))
+                out.append(
+                    {
+                        "race_id": race_id,
+                        "run_id": run.run_id,
+                        "hotkey": run.hotkey,
+                        "problem_id": run.problem_id,
+                        "status": run.status,
+                        "events": [_event(e) for e in events],
+                    }
+                )
+            return out
+
+    def drop_trajectories(self, race_id: str) -> int:
+        """Delete the trajectory events of the race's runs (the runs, scores and results stay). Returns how many."""
+        with self.session() as s:
+            runs = select(Run.run_id).where(Run.race_id == race_id)
+            done = s.execute(delete(Event).where(Event.run_id.in_(runs)))
+            return int(getattr(done, "rowcount", 0) or 0)
+
+
+def _event(e: Event) -> dict[str, Any]:
+    return {
+        "seq": e.seq,
+        "kind": e.kind,
+        "name": e.name,
+        "arguments": e.arguments,
+        "result": e.result,
+        "started_at": e.started_at.isoformat(),
+        "duration_ms": e.duration_ms,
+        "tokens": e.tokens,
+        "cost": e.cost,
+        "error": e.error,
+        "status": e.status,
+    }
