@@ -131,7 +131,11 @@ def test_a_pass_frees_what_nothing_needs_and_spares_a_running_race(inputs: Any, 
                 freed = {f.what: f for f in done.freed}
                 assert freed["sandbox leftovers"].items == [finished.run_id]
                 assert (data_dir / "bundles" / raced.sha256).is_dir()  # superseded, still raced
-                assert not stale_stage.exists() and (work / "agents" / raced.sha256).is_dir()
+                flying_run = store.run(flying)
+                assert flying_run is not None
+                flying_sub = store.submission(flying_run.submission_id)
+                assert flying_sub is not None
+                assert not stale_stage.exists() and (work / "agents" / flying_sub.sha256).is_dir()  # in flight
                 assert not dead_work.exists() and live_work.is_dir()
                 assert not abandoned.exists() and held.is_dir()
                 assert (log_file.parent / "node.log.1").read_text().startswith("line\n")
