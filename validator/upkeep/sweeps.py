@@ -171,7 +171,7 @@ def images(grounds: Grounds) -> Freed:
     from sandbox.image.build import image_tag
 
     client = grounds.docker
-    keep = {image_tag(), *grounds.images_in_use}
+    keep = {image_tag(), getattr(grounds.sandbox, "image", None), *grounds.images_in_use}
     used = {c.attrs.get("Image") for c in client.containers.list(all=True)}
     tagged = []
     for image in client.images.list(name=grounds.image_repo):
