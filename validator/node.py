@@ -88,6 +88,26 @@ def gateway_for(settings: Settings, catalog: Any) -> Any:
     return Gateway(catalog, upstream=upstream)
 
 
+def key_ring(settings: Settings, *, store: Any, chain: Any, wallet: Any, pack: Any, log: Any = None) -> Any:
+    """Who pays for runs' LLM calls (`validator.races.keys.KeyRing`): None when the node's key pays for every run
+    (--gateway.payer validator and no pack rotation that says otherwise). `NodeError` for what cannot work."""
+    from arena.spend import load_providers
+    from validator.races.keys import KeyRing
+
+    payer = pack.rotation.payer or settings.gateway_payer
+    if payer == "validator":
+        return None
+    if settings.gateway_providers is None:
+        raise NodeError(f"the pack's rotation has miners pay ({payer}); give --gateway.providers (where they may pay)")
+    if settings.dispatch != "local":
+        raise NodeError(f"--gateway.payer {payer} needs --dispatch local: a miner's key never leaves this node")
+    providers = load_providers(settings.gateway_providers)
+    warn = None if log is None else log.warning
+    return KeyRing(
+        store=store, chain=chain, wallet=wallet, providers=providers, payer=settings.gateway_payer, pack=pack, log=warn
+    )
+
+
 def gateway_budgets(settings: Settings) -> Any:
     """What one run may spend at the gateway: the defaults, with the operator's LLM token and cost budgets."""
     from sandbox.gateway import Budgets
@@ -213,6 +233,7 @@ def build_node(
         log=log,
         dispatcher=dispatcher,
     )
+    arena.dispatching.keys = key_ring(settings, store=store, chain=chain, wallet=wallet, pack=pack, log=log)
 
     def sync() -> Any:
         return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)

@@ -46,6 +46,9 @@ class Attempt:
     limits: Limits
     budgets: Budgets
     shown_id: str | None = None
+    #: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`; local dispatch only, never sent to
+    #: a cluster worker); None: the node's upstream
+    route: Any = None
 
 
 class Dispatcher(Protocol):

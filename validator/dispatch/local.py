@@ -32,6 +32,7 @@ class LocalDispatcher:
             budgets=a.budgets,
             run_id=a.run_id,
             shown_id=a.shown_id,
+            route=a.route,
         )
         outcome.worker = LOCAL_WORKER
         return outcome

@@ -49,6 +49,7 @@ class Dispatching:
         self.lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
+        self.keys: Any = None  # who pays for a run's LLM calls (`validator.races.keys.KeyRing`); None: the node
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
 
@@ -156,6 +157,9 @@ class Dispatching:
         if not staged:
             self.store.transition(run_id, "running")
         launched = self.stages.add("staging", began)
+        route = await self._route(run)
+        if route is False:
+            return
         try:
             attempt = Attempt(
                 run_id,
@@ -166,6 +170,7 @@ class Dispatching:
                 self.config.limits,
                 self.config.budgets,
                 shown_id=self.shown_id(run),
+                route=route,
             )
             outcome = await self.dispatcher.run(attempt)
         except asyncio.CancelledError:
@@ -178,6 +183,19 @@ class Dispatching:
             await asyncio.to_thread(self.fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
         self._record(run, problem, outcome, launched)
+
+    async def _route(self, run: Run) -> Any:
+        """The miner's provider and key where it pays for the run's LLM calls (None: the node pays); False when the
+        miner must pay and cannot (the run ended 1009, its one line)."""
+        from validator.races.keys import KeyRefused
+
+        if self.keys is None:
+            return None
+        try:
+            return await asyncio.to_thread(self.keys.route_for, run)
+        except KeyRefused as exc:
+            await asyncio.to_thread(self.fail, run.run_id, blame.MINER_KEY_REFUSED, str(exc))
+            return False
 
     def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one

@@ -12,6 +12,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from arena.copies import COPY_THRESHOLD
+from arena.spend import load_providers
 from arena.weights import POLICIES
 from validator.settings.upkeep import UpkeepSettings
 
@@ -164,6 +165,18 @@ class Settings(BaseSettings, UpkeepSettings):
         ge=0,
         description="USD per 1000 completion tokens, for the cost budget (0: completions are free)",
         json_schema_extra=flag("--gateway.usd_per_1k_completion"),
+    )
+    gateway_payer: Literal["validator", "miner", "either"] = Field(
+        "validator",
+        description="who pays agents' LLM calls: validator (your key), miner (its own key only), either (its key where "
+        "it has one); a pack's rotation payer wins",
+        json_schema_extra=flag("--gateway.payer"),
+    )
+    gateway_providers: str | None = Field(
+        None,
+        description="providers miners may pay at: a JSON file (or text) of {name: {base_url, models: {model: "
+        "{prompt, completion}}}}, USD per 1000 tokens (docs/validator.md)",
+        json_schema_extra=flag("--gateway.providers"),
     )
     catalog: Path | None = Field(
         None, description="the catalog folder the pack was made for", json_schema_extra=flag("--catalog")
@@ -336,6 +349,10 @@ class Settings(BaseSettings, UpkeepSettings):
     def _consistent(self) -> Settings:
         if self.gateway_models and not self.gateway_upstream:
             raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
+        if self.gateway_providers is not None:
+            load_providers(self.gateway_providers)  # a ValueError of one line
+        elif self.gateway_payer != "validator":
+            raise ValueError(f"--gateway.payer {self.gateway_payer} needs --gateway.providers (where miners may pay)")
         if self.dispatch == "ray" and not self.ray_address:
             raise ValueError(
                 "--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head prints it)"

@@ -97,6 +97,9 @@ class Rotation(BaseModel):
     #: r: with r >= 2 a race's (miner, problem, sample) runs are split among the validators that published results
     #: last race, each run given to r of them; 0: every validator runs every run
     shard_r: int = Field(default=0, ge=0, le=64)
+    #: who pays for agents' LLM calls in this pack's races (`arena.spend.PayerPolicy`: validator, miner, either);
+    #: None: each validator's --gateway.payer (set here, it wins over the setting)
+    payer: Literal["validator", "miner", "either"] | None = None
 
     @model_validator(mode="after")
     def _window(self) -> Rotation:
@@ -225,6 +228,7 @@ class Pack(BaseModel):
             ("samples", 1),
             ("window", 1),
             ("shard_r", 0),
+            ("payer", None),
         )
         for later, default in rotation_later:
             if data["rotation"].get(later) == default:

@@ -1,0 +1,112 @@
+"""Who pays for a run's LLM calls, and the miners' keys where they pay (`docs/validator.md`, "Who pays for
+inference").
+
+`KeyRing.route_for(run)` is asked before each attempt: under the payer policy ``validator`` (the pack's rotation
+``payer`` wins over ``--gateway.payer``) the node's key pays (None); under ``miner`` and ``either`` the run's miner is
+asked once per race for its key, sealed (`validator.submissions.llmkey`), at its axon (or the host of its
+commitment's URL), and the run goes to the miner's provider with it (`sandbox.gateway.MinerRoute`). A miner that
+cannot hand a usable key (none, a provider the operator does not allow, an answer that does not open, its server
+down or slow) pays nothing under ``either`` (the node's key pays) and under ``miner`` has its runs refused
+(`KeyRefused`: the run ends 1009, one line, never the key). The keys live in this object's memory only, per race,
+and are forgotten as soon as their race is no longer running."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from arena.spend import PayerPolicy, Provider
+from sandbox.gateway import MinerRoute
+from validator.chain.sealedkey import OpenedKey, SealedKeyError
+from validator.submissions.llmkey import request_key
+
+
+class KeyRefused(Exception):
+    """The miner pays and handed no usable key: one line saying why (never a key)."""
+
+
+class KeyRing:
+    """The miners' LLM keys of the races running now, in memory only."""
+
+    def __init__(
+        self,
+        *,
+        store: Any,
+        chain: Any,
+        wallet: Any,
+        providers: dict[str, Provider],
+        payer: PayerPolicy,
+        pack: Any = None,
+        timeout: float = 10.0,
+        log: Any = None,
+    ) -> None:
+        self.store, self.chain, self.wallet, self.pack, self.log = store, chain, wallet, pack, log
+        self.providers, self.payer, self.timeout = providers, payer, timeout
+        #: (race id, miner hotkey) -> its opened key, or the one line saying why it has none
+        self._held: dict[tuple[str, str], OpenedKey | str] = {}
+        self._lock = threading.Lock()
+
+    def policy(self) -> PayerPolicy:
+        """The pack's rotation ``payer`` where it sets one, else the operator's setting."""
+        rotation = getattr(self.pack, "rotation", None)
+        return getattr(rotation, "payer", None) or self.payer
+
+    def route_for(self, run: Any) -> MinerRoute | None:
+        """Where `run`'s LLM calls go: None (the node's key), or the miner's provider with its key; `KeyRefused`
+        when the miner must pay and cannot."""
+        policy = self.policy()
+        if policy == "validator":
+            return None
+        held = self._key(run)
+        if isinstance(held, str):
+            if policy == "miner":
+                raise KeyRefused(f"the miner pays for its LLM calls in this race and handed no usable key: {held}")
+            return None
+        return MinerRoute(held.provider, self.providers[held.provider], held.key, held.model)
+
+    def forget(self, race_id: str | None = None) -> None:
+        """Drop the keys of `race_id` (None: of every race no longer running)."""
+        with self._lock:
+            races = {race for race, _ in self._held}
+            gone = {race_id} if race_id is not None else {r for r in races if not self._running(r)}
+            for key in [k for k in self._held if k[0] in gone]:
+                del self._held[key]
+
+    def held(self) -> int:
+        """How many miners' keys are held now (for a status line: never the keys)."""
+        return sum(1 for v in self._held.values() if not isinstance(v, str))
+
+    def _running(self, race_id: str) -> bool:
+        race = self.store.race(race_id)
+        return race is not None and race.status == "running"
+
+    def _key(self, run: Any) -> OpenedKey | str:
+        race_id, hotkey = run.race_id, run.hotkey
+        with self._lock:
+            if (race_id, hotkey) in self._held:
+                return self._held[(race_id, hotkey)]
+        self.forget()
+        try:
+            held: OpenedKey | str = request_key(
+                self._source(run), wallet=self.wallet, miner_hotkey=hotkey, allowed=self.providers, timeout=self.timeout
+            )
+        except SealedKeyError as exc:
+            held = str(exc)
+            if self.log is not None:
+                self.log("races.miner_key_refused", race_id=race_id, hotkey=hotkey, reason=held)
+        with self._lock:
+            return self._held.setdefault((race_id, hotkey), held)
+
+    def _source(self, run: Any) -> Any:
+        """The miner's axon, else the URL its run's submission was fetched from."""
+        try:
+            neuron = next((n for n in self.chain.metagraph().neurons if n.hotkey == run.hotkey), None)
+        except Exception:  # noqa: BLE001 - the chain away: the submission's URL may still serve
+            neuron = None
+        if neuron is not None and neuron.axon is not None and neuron.axon.port > 0:
+            return neuron.axon
+        source = str(getattr(self.store.submission(run.submission_id), "source", "") or "")
+        return source.removeprefix("axon ").strip() or None
+
+
+__all__ = ["KeyRefused", "KeyRing"]
