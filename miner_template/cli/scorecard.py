@@ -112,6 +112,10 @@ def run_row(problem: Any, outcome: Any, decided: Any, trial: int = 1) -> dict[st
         "raw_answer": outcome.answer,
         "tool_calls": outcome.tool_calls,
         "llm_calls": outcome.llm_calls,
+        "prompt_tokens": outcome.spend.prompt_tokens,
+        "completion_tokens": outcome.spend.completion_tokens,
+        "cost": outcome.spend.cost,  # USD at --llm-price
+        "payer": outcome.spend.payer,
         "seconds": round(outcome.result.elapsed_s, 2),
         "before_judge": decided.before_judge,
         "judge_gate": judged.verdict.gate if judged else None,
@@ -328,6 +332,7 @@ def print_scorecard(
             )
         print_table(verdicts)
     from arena.cliutil import SCORECARD_LEGEND
+    from miner_template.cli.paying import spend_line
 
     out.print(SCORECARD_LEGEND, highlight=False)
     out.print(headline(rows), highlight=False)
@@ -335,6 +340,7 @@ def print_scorecard(
     seconds = sum(r["seconds"] for r in rows)
     calls = sum(r["tool_calls"] for r in rows)
     out.print(f"per-field pass rates: {fields or 'n/a'}; wall time {seconds:.1f}s; tool calls {calls}")
+    out.print(spend_line(rows), highlight=False)
     errors = [r for r in rows if r["error_code"]]
     for r in errors[:10]:
         err.print(

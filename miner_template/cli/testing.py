@@ -23,6 +23,7 @@ from arena.cliutil import err, fail, progress_bar
 from miner_template.cli.app import CACHE, DEFAULT_TIMEOUT
 from miner_template.cli.bundle import pack_or_exit
 from miner_template.cli.options import check_llm_options, check_test_options
+from miner_template.cli.paying import ApiKeyEnv, LlmPrice, gateway_route, parse_price
 from miner_template.cli.scorecard import first_line, llm_notes, run_row, write_run, write_scorecard
 
 
@@ -79,22 +80,23 @@ def test_cmd(
     judge_model: Annotated[
         list[str] | None, typer.Option("--judge-model", help="The LLM judge's model(s), tried in order.")
     ] = None,
+    api_key_env: ApiKeyEnv = None,
+    llm_price: LlmPrice = None,
 ) -> None:
     """Run the agent on problems with the validator's harness and gateway, score each run, print a scorecard."""
-    from sandbox.gateway import Upstream
-
     out_dir = out_dir or Path("var") / "miner-test" / time.strftime("%Y%m%d-%H%M%S")
     check_test_options(n, timeout, problems_path, catalog_dir, json_out, out_dir, k)
     check_llm_options(llm_base_url, model or [])
+    parse_price(llm_price)
     bundle = pack_or_exit(directory)
     backend = _backend(sandbox, unsafe_local)
     judge = _judge(judge_name, judge_url or llm_base_url, judge_model or [])
     catalog, problems, pack = _open_problems(problems_path, catalog_dir, n, task)
     (out_dir / "trajectories").mkdir(parents=True, exist_ok=True)
     (out_dir / "reports").mkdir(parents=True, exist_ok=True)
-    upstream = Upstream(base_url=llm_base_url, api_key=os.environ.get("OPENAI_API_KEY"), models=model or [])
-    ran = _run_problems(bundle, backend, judge, catalog, problems, pack, upstream, out_dir, timeout, k)
-    model_used = upstream.models[0] if llm_base_url and upstream.models else None
+    upstream, route = gateway_route(llm_base_url, model or [], api_key_env, llm_price)
+    ran = _run_problems(bundle, backend, judge, catalog, problems, pack, (upstream, route), out_dir, timeout, k)
+    model_used = model[0] if llm_base_url and model else None
     notes = llm_notes(ran.asked, llm_base_url, model or [])
     write_scorecard(ran, bundle, backend, model_used, notes, k, out_dir, json_out)
     if ran.faults:
@@ -166,12 +168,13 @@ def _run_problems(
     ran = _Ran()
     try:
         agent_dir = unpack(bundle.data, work / "agent")
+        upstream, route = upstream  # the node's endpoint, and the miner's own key where it pays (`paying`)
         gateway = Gateway(catalog, upstream=upstream, recorder=JsonlRecorder(out_dir / "gateway.jsonl"))
         with _stopped_by_signals(backend), GatewayServer(gateway, work / "gw" / "gateway.sock"), progress_bar() as bar:
             task = bar.add_task("running problems", total=len(problems) * k, rate="")
             for problem in problems:
                 for trial in range(1, k + 1):
-                    outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout))
+                    outcome = asyncio.run(_run(gateway, backend, agent_dir, work / "gw", problem, timeout, route))
                     _one_run(ran, judge, catalog, pack, problem, outcome, out_dir, trial, k)
                     bar.advance(task)
     except KeyboardInterrupt as stop:
@@ -339,11 +342,14 @@ def _backend(name: str, unsafe_local: bool) -> Any:
         fail(f"{exc} (or pass --unsafe-local to run without isolation)" if name == "process" else str(exc))
 
 
-async def _run(gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, problem: Any, timeout: float) -> Any:
+async def _run(
+    gateway: Any, backend: Any, agent_dir: Path, socket_dir: Path, problem: Any, timeout: float, route: Any = None
+) -> Any:
     from sandbox.backends import Limits
     from sandbox.run import run_one
 
-    return await run_one(gateway, backend, agent_dir, socket_dir, problem, limits=Limits(wall_seconds=timeout))
+    limits = Limits(wall_seconds=timeout)
+    return await run_one(gateway, backend, agent_dir, socket_dir, problem, limits=limits, route=route)
 
 
 def _judge(name: str, url: str | None, models: list[str]) -> Any:

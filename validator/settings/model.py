@@ -168,14 +168,12 @@ class Settings(BaseSettings, UpkeepSettings):
     )
     gateway_payer: Literal["validator", "miner", "either"] = Field(
         "validator",
-        description="who pays agents' LLM calls: validator (your key), miner (its own key only), either (its key where "
-        "it has one); a pack's rotation payer wins",
+        description="who pays agents' LLM calls: validator, miner (its own key), either (a pack's rotation wins)",
         json_schema_extra=flag("--gateway.payer"),
     )
     gateway_providers: str | None = Field(
         None,
-        description="providers miners may pay at: a JSON file (or text) of {name: {base_url, models: {model: "
-        "{prompt, completion}}}}, USD per 1000 tokens (docs/validator.md)",
+        description="providers miners may pay at, a JSON file or text (docs/validator.md, Who pays for inference)",
         json_schema_extra=flag("--gateway.providers"),
     )
     catalog: Path | None = Field(
