@@ -64,3 +64,23 @@ def test_a_dry_run_lists_every_sweep_and_removes_nothing(tmp_path: Path) -> None
     done = cli("janitor", "--data-dir", "data", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("freed 1 item(s)"), done.stdout
     assert not stale.exists()
+
+
+def test_a_pass_that_fails_half_way_is_finished_by_the_next(tmp_path: Path) -> None:
+    assert cli("db", "upgrade", "--data-dir", "data", cwd=tmp_path).returncode == 0
+    stale = tmp_path / "data" / "bundles" / ("c" * 64)
+    (stale / "pkg").mkdir(parents=True)
+    stuck = stale / "pkg" / "agent.py"
+    stuck.write_text("x = 1\n")
+    os.utime(stale, (0, 0))
+    subprocess.run(["chattr", "+i", str(stuck)], check=True)  # the delete fails half way, as a full disk or EIO would
+    try:
+        done = cli("janitor", "--data-dir", "data", cwd=tmp_path)
+        assert done.returncode == 1 and "sweep(s) failed: bundles: " in done.stdout.splitlines()[-1], done.stdout
+        assert not stale.exists()  # renamed away first: no half-deleted bundle under its name
+        (trash,) = (tmp_path / "data" / "bundles").glob(".janitor-trash-*")
+    finally:
+        subprocess.run(["chattr", "-i", str(next((tmp_path / "data").rglob("agent.py")))], check=True)
+    done = cli("janitor", "--data-dir", "data", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not trash.exists() and list((tmp_path / "data" / "bundles").iterdir()) == []
