@@ -7,6 +7,7 @@ not fit."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from baseline.query import Item, parse_item, parse_voucher, split_voucher_items
@@ -16,6 +17,8 @@ from baseline.text import fmt
 
 #: Score of an item a shop does not seem to sell (until an in-shop search finds it).
 MISSING_PENALTY = -6.0
+#: Leading picks per item a shop's voucher basket is chosen among (the budget decides between them).
+SHOP_COMBO_WIDTH = 3
 #: Score for a voucher basket whose total after the voucher is where the budget suggests.
 WINDOW_WEIGHT = 3.0
 
@@ -268,24 +271,27 @@ def _plans(
 def _shop_plan(
     s: Session, items: list[Item], per_item: list[list[str]], sid: str, voucher: dict[str, Any] | None
 ) -> Plan:
-    """One shop's best pick per item; a missing item has pick "" and counts as weak."""
+    """One shop's best pick per item (with a voucher: the best combination of each item's leading picks that fits
+    the budget, as a near miss may differ from the gold only in price); a missing item has pick "" and counts as
+    weak."""
     total = 0.0
-    picks: list[str] = []
-    bads: list[int] = []
+    options: list[Ranked] = []
     for i, item in enumerate(items):
-        ids = [p for p in per_item[i] if str(s.summaries[p].get("shop_id")) == sid]
-        ranked = s.rank_item(item, ids)
+        ranked = s.rank_item(item, [p for p in per_item[i] if str(s.summaries[p].get("shop_id")) == sid])
+        options.append(ranked[:SHOP_COMBO_WIDTH])
         if not ranked:
             total += MISSING_PENALTY
-            bads.append(99)
-            picks.append("")
-            continue
-        total += ranked[0][0]
-        bads.append(ranked[0][1])
-        picks.append(ranked[0][2])
-    if voucher is not None and all(picks):
-        prices = [float(s.summaries[p].get("price") or 0) for p in picks]
-        total += window_bonus(prices, True, voucher)
+    picks = [o[0][2] if o else "" for o in options]
+    bads = [o[0][1] if o else 99 for o in options]
+    if voucher is None or not all(options):
+        return total + sum(o[0][0] for o in options if o), picks, bads, sid
+    best: Plan | None = None
+    for combo in itertools.product(*options):
+        prices = [s.price_of(pid) for _, _, pid in combo]
+        score = sum(c[0] for c in combo) + window_bonus(prices, True, voucher)
         if not fits_budget(prices, True, voucher):
-            total -= 20.0
-    return total, picks, bads, sid
+            score -= 20.0
+        if best is None or score > best[0]:
+            best = (score, [c[2] for c in combo], [c[1] for c in combo], sid)
+    assert best is not None
+    return best

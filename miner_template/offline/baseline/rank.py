@@ -2,7 +2,8 @@
 wording its attribute and SKU values (and, for the product noun, its title) explain, whether it meets the price and
 service filters (and sits where the query's price rule suggests the price is), how many query words its title
 shares, and how many other candidates look like listings of the same product model (a common model is the likelier
-one)."""
+one). A listing's tags (`TAG_KEYS`) are search keywords, not statements about the product: they never explain a
+constraint."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ HEAD_PHRASE_WEIGHT = 1.5
 KEY_MISMATCH_WEIGHT = 3.0
 #: Score for a price where the query's price rule suggests the product's price is.
 LIKELY_WEIGHT = 2.0
+
+#: Attribute names that hold a listing's search tags: keywords the seller added, not statements about the product
+#: (a near miss may be tagged with the very value it lacks), so they never meet a constraint.
+TAG_KEYS = ("tags", "listing_tags", "keywords")
 
 #: (score, unmet constraints, product id), best first: what ranking an item's candidates gives.
 Ranked = list[tuple[float, int, str]]
@@ -77,6 +82,8 @@ class Ranker:
                 values.setdefault(v, set()).add(str(key).lower().replace("_", " ").replace("-", " "))
 
         for key, vs in (doc.get("attributes") or {}).items():
+            if str(key).lower().endswith(TAG_KEYS):
+                continue
             for v in vs if isinstance(vs, list) else [vs]:
                 add(key, v)
         for option in (doc.get("sku_options") or {}).values():
@@ -88,7 +95,7 @@ class Ranker:
     def keys_of(self, pid: str) -> set[str]:
         """The product's attribute and SKU option names (normalised: "wheel size", not "wheel_size")."""
         doc = self.details.get(pid, {})
-        keys = {str(k) for k in (doc.get("attributes") or {})}
+        keys = {str(k) for k in (doc.get("attributes") or {}) if not str(k).lower().endswith(TAG_KEYS)}
         for option in (doc.get("sku_options") or {}).values():
             if isinstance(option, dict):
                 keys.update(str(k) for k in option)
@@ -205,7 +212,7 @@ class Ranker:
         brand = " ".join(str((attrs.get("brand") or [""])[0]).lower().split())
         shown: dict[str, set[str]] = {}
         for key, values in attrs.items():
-            if key == "brand":
+            if key == "brand" or str(key).lower().endswith(TAG_KEYS):
                 continue
             for v in values if isinstance(values, list) else [values]:
                 pattern = value_pattern(str(v))

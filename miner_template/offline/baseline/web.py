@@ -1,5 +1,7 @@
 """Web tasks: ``web_search`` the question, read the answer off the fact page, then look for the requested kind of
-product carrying that value in its title or description."""
+product carrying that value in its title or description. A fact page states its value in a known phrase
+(`fact_value`) or in a sentence that is the question turned into a statement (`statement_value`): of several pages
+about related entities, the one whose sentence holds every detail of the question is read."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 
 from baseline.query import parse_item
 from baseline.search import Session
-from baseline.text import CATEGORY, strip_intro
+from baseline.text import CATEGORY, stem, strip_intro, tokens
 
 #: Score for a web task's candidate that the answer's value alone retrieves.
 WEB_CORE_WEIGHT = 3.0
@@ -63,14 +65,111 @@ def fact_value(pages: list[dict[str, Any]], question: str) -> str | None:
     return None
 
 
+#: Past forms a page's statement uses for the question's verb ("did ... win" -> "won").
+_PAST = {
+    "won": "win",
+    "made": "make",
+    "took": "take",
+    "became": "become",
+    "wrote": "write",
+    "began": "begin",
+    "held": "hold",
+    "found": "find",
+    "gave": "give",
+    "built": "build",
+    "sold": "sell",
+    "led": "lead",
+    "left": "leave",
+    "met": "meet",
+    "ran": "run",
+    "sang": "sing",
+    "went": "go",
+    "came": "come",
+    "got": "get",
+    "bought": "buy",
+    "chose": "choose",
+    "drew": "draw",
+    "flew": "fly",
+    "grew": "grow",
+    "knew": "know",
+    "lost": "lose",
+    "paid": "pay",
+    "saw": "see",
+    "said": "say",
+    "spent": "spend",
+    "taught": "teach",
+    "told": "tell",
+    "thought": "think",
+    "was": "be",
+    "were": "be",
+    "had": "have",
+    "did": "do",
+}
+#: Words a statement adds around the question's details that are never the answer.
+_GLUE = frozenset("the a an of in on at by to for from and was were is are be been their its his her first".split())
+
+
+def _explained(word: str, asked: set[str]) -> bool:
+    """Whether a statement's word comes from the question (same stem, a past form of its verb, or a regular past
+    tense of it: "reported" for "report")."""
+    w = stem(word)
+    return (
+        w in asked or _PAST.get(word) in asked or (word.endswith("ed") and (word[:-2] in asked or word[:-1] in asked))
+    )
+
+
+def statement_value(pages: list[dict[str, Any]], question: str) -> str | None:
+    """The answer a page states in a sentence that is the question turned into a statement ("2019: The Comets won
+    their first national title."): the sentence holding the most of the question's details (near-miss pages change
+    one), then the part of it the question does not explain ("X: sentence", "sentence: X", else the longest run of
+    words the question does not hold). A page's "see also" line names other pages' details and is never read."""
+    asked = {stem(w) for w in tokens(question)}
+    best: tuple[int, int, str] | None = None
+    for page in pages:
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(str(page.get("content", "")).split())):
+            if not sentence or sentence.lower().startswith("see also"):
+                continue
+            words = tokens(sentence)
+            held = len({stem(w) for w in words if _explained(w, asked) and w not in _GLUE})
+            extra = sum(1 for w in words if not _explained(w, asked) and w not in _GLUE)
+            if extra and (best is None or (held, -extra) > best[:2]):
+                best = (held, -extra, sentence)
+    if best is None or best[0] < 2:
+        return None
+    return _unexplained_part(best[2].rstrip(" ."), asked)
+
+
+def _unexplained_part(sentence: str, asked: set[str]) -> str | None:
+    def foreign(text: str) -> float:
+        words = tokens(text)
+        return sum(not _explained(w, asked) for w in words) / max(1, len(words))
+
+    head, sep, tail = sentence.partition(": ")
+    if sep and len(head) <= 60 and foreign(head) >= 0.5 and foreign(tail) < 0.5:
+        return head.strip()
+    head, sep, tail = sentence.rpartition(": ")
+    if sep and len(tail) <= 60 and foreign(tail) >= 0.5:
+        return tail.strip()
+    runs: list[list[str]] = [[]]
+    for word in sentence.split():
+        bare = word.strip(",;()\"'")
+        if bare and any(not _explained(w, asked) and w not in _GLUE for w in tokens(bare)):
+            runs[-1].append(bare)
+        elif runs[-1]:
+            runs.append([])
+    longest = max(runs, key=len)
+    return " ".join(longest) or None
+
+
 def solve_web(s: Session, query: str) -> None:
     """The question answered from the web, then the requested product carrying the answer."""
     q = " ".join(query.split())
     q = re.sub(r"^quick question first:\s*", "", q, flags=re.IGNORECASE)
     cut = q.find("?")
     question, rest = (q[: cut + 1], q[cut + 1 :]) if cut >= 0 else (q, q)
-    pages = s.tool("web_search", q=question, max_results=5)
-    value = fact_value(pages if isinstance(pages, list) else [], question)
+    pages = s.tool("web_search", q=question, max_results=10)
+    pages = pages if isinstance(pages, list) else []
+    value = fact_value(pages[:5], question) or statement_value(pages, question)
     rest_low = " " + strip_intro(rest.lower().strip(" .?!")) + " "
     rest_low = _ANAPHOR.sub(" ", rest_low)
     rest_low = CATEGORY.sub(" ", rest_low)
