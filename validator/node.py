@@ -243,6 +243,7 @@ def build_node(
         arena,
         sync=sync,
         block_time=block_time,
+        drain_seconds=settings.stop_drain_seconds,
         log=log,
         host=host,
         janitor=janitor,

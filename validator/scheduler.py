@@ -10,8 +10,9 @@ and serves the gateway again if it died; a `finished` run is never run again.
 A job that fails (database or chain unreachable, a bug) logs its error with the traceback and runs again at its next
 interval; it never stops the node. `health()` reports, beside the chain and the scheduler, whether the node
 progresses (`Arena.progress`: runs past their wall clock, a race that cannot close, weights not set) and which jobs
-keep failing. SIGTERM and SIGINT stop the node gracefully: no new job starts, running sandboxes are killed and their
-runs put back to pending for the next start.
+keep failing. SIGTERM and SIGINT stop the node gracefully (`Node.drain`): no new job and no new run starts, the runs in
+flight finish and are recorded for up to `drain_seconds` (`--stop.drain_seconds`), then the sandboxes still running
+are killed and their runs put back to pending for the next start (never an error of the miner's).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Node:
         reap_seconds: float = 60.0,
         recover_seconds: float = 15.0,
         stale_after: float | None = None,
+        drain_seconds: float = 0.0,
         log: Any = None,
         host: Any = None,
         janitor: Any = None,
@@ -72,6 +74,7 @@ class Node:
         #: how long the event loop may go without a tick, or the dispatch job without running, before health
         #: says the scheduler is stuck (a dispatch job awaiting its runs is running, however long they take)
         self.stale_after = stale_after if stale_after is not None else max(30.0, 10 * dispatch_seconds)
+        self.drain_seconds = drain_seconds  # on stop, how long runs in flight may take to finish
         self.stopping = asyncio.Event()
         self.failures: dict[str, int] = {}
         self.last_ok: dict[str, float] = {}
@@ -323,9 +326,24 @@ class Node:
                 self.log.info("node.stopped")
 
     async def _drain(self) -> None:
-        """Kill running sandboxes (their runs go back to pending) and wait for the tasks to finish."""
-        tasks = list(self.arena.in_flight.values())
-        for task in tasks:
+        """No run starts any more; the runs in flight get `drain_seconds` to finish (recorded as ever), then the
+        sandboxes still running are killed and their runs put back to pending for the next start."""
+        dispatching = self.arena.dispatching
+        dispatching.draining = True
+        tasks = dict(self.arena.in_flight)
+        waiting = [t for run_id, t in tasks.items() if run_id not in dispatching.started]
+        for task in waiting:  # past the dispatch job but not started: they stay pending, untouched
+            task.cancel()
+        running = [t for run_id, t in tasks.items() if run_id in dispatching.started]
+        if running and self.drain_seconds > 0 and self.log is not None:
+            self.log.info("node.draining", runs=len(running), deadline_s=self.drain_seconds)
+        done: set[asyncio.Task[Any]] = set()
+        if running and self.drain_seconds > 0:
+            done, _ = await asyncio.wait(running, timeout=self.drain_seconds)
+        late = [t for t in running if t not in done]
+        for task in late:
             task.cancel()
         if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks.values(), return_exceptions=True)
+        if running and self.log is not None:
+            self.log.info("node.drained", finished=len(done), put_back=len(late))

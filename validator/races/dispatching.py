@@ -46,6 +46,8 @@ class Dispatching:
         self.store, self.config, self.catalog, self.pack, self.dispatcher = store, config, catalog, pack, dispatcher
         self.problems, self.judging, self.stages, self.signals = problems, judging, stages, signals
         self.in_flight: dict[str, asyncio.Task[Any]] = {}
+        self.started: set[str] = set()  # the runs of `in_flight` past the gate (claimed, or about to be)
+        self.draining = False  # the node stops: no run starts any more (`validator.scheduler.Node`)
         self.lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
@@ -66,7 +68,7 @@ class Dispatching:
         for race_id in races:
             ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
         ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
-        if not ready:
+        if not ready or self.draining:
             return 0
         slots = self.dispatcher.capacity(self.config.concurrency)
         if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
@@ -76,6 +78,9 @@ class Dispatching:
 
         async def one(run: Run) -> None:
             async with gate:
+                if self.draining:  # the node stops: a run not started stays pending, untouched
+                    return
+                self.started.add(run.run_id)
                 await self._execute(run)
             await self.judging.judge_waiting(run)  # its sandbox slot is free meanwhile; the judge has its own gate
 
@@ -85,11 +90,16 @@ class Dispatching:
             self.in_flight[run.run_id] = task
             task.add_done_callback(functools.partial(self._landed, run.run_id))
             tasks.append(task)
-        await asyncio.gather(*tasks)
+        # shielded: the scheduler cancels this job when the node stops, and the runs must outlive it to drain
+        landed = await asyncio.shield(asyncio.gather(*tasks, return_exceptions=True))
+        for outcome in landed:
+            if isinstance(outcome, Exception):
+                raise outcome
         return len(ready)
 
     def _landed(self, run_id: str, _task: asyncio.Task[Any]) -> None:
         self.in_flight.pop(run_id, None)
+        self.started.discard(run_id)
 
     def _agent_dir(self, sha256: str) -> Path:
         """The submission's bundle, staged once into the node's private work folder (`sandbox.bundle.stage`: the

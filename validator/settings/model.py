@@ -109,6 +109,19 @@ class Settings(BaseSettings, UpkeepSettings):
         "clear; then the race is voided, the last weights stand (default: half the cadence)",
         json_schema_extra=flag("--races.fault_wait"),
     )
+    stop_drain_seconds: float = Field(
+        45.0,
+        ge=0,
+        le=3600,
+        description="on SIGTERM, seconds the runs in flight may take to finish; the rest are put back for the next "
+        "start (0: at once; keep it below systemd's TimeoutStopSec and compose's stop_grace_period)",
+        json_schema_extra=flag("--stop.drain_seconds"),
+    )
+    upgrade_channel: str | None = Field(
+        None,
+        description="the pinned release channel upgrade-check reads: a file or an http(s) URL naming a version",
+        json_schema_extra=flag("--upgrade.channel"),
+    )
     dispatch: Literal["local", "ray"] = Field(
         "local",
         description="where runs' sandboxes run: local (this host) or ray (the workers of a Ray cluster, "

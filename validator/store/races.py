@@ -62,6 +62,14 @@ class RacesStore:
                 query = query.where(Race.kind == kind)
             return list(s.scalars(query))
 
+    def in_race(self) -> tuple[list[str], int]:
+        """The running races' ids and how many runs are in flight, read by columns every schema revision has
+        (`arena-validator upgrade-check` reads a store its code may be behind or ahead of)."""
+        with self.session() as s:
+            races = list(s.scalars(select(Race.race_id).where(Race.status == "running").order_by(Race.race_id)))
+            flying = s.scalar(select(func.count()).select_from(Run).where(Run.status.in_(("starting", "running"))))
+            return races, int(flying or 0)
+
     def set_race_plan(self, race_id: str, plan: dict[str, Any]) -> None:
         """Store how the race is raced (`validator.races.sharding`)."""
         with self.session() as s:
