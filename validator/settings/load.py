@@ -101,6 +101,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "floor_disk_mb",
         "floor_memory_mb",
     ),
+    "stop and upgrade": ("stop_drain_seconds", "upgrade_channel"),
 }
 
 
