@@ -12,19 +12,7 @@ groups `config` (show, check), `db` (upgrade, downgrade, current), `localchain` 
 
 from __future__ import annotations
 
-from validator.cli import (
-    audit,
-    config,
-    corpus,
-    db,
-    janitor,
-    localchain,
-    node,
-    rescore,
-    standings,
-    submissions,
-    upgrade,
-)
+from validator.cli import audit, config, corpus, db, janitor, localchain, node, rescore, standings, submissions, upgrade
 from validator.cli.app import app
 
 app.command("run")(node.run_cmd)
