@@ -152,6 +152,7 @@ def arena_config(settings: Settings, retry_backoff: float) -> Any:
         pool_max_bytes=int(settings.pool_max_mb * 1024 * 1024),
         pool_url=settings.pool_url,
         pool_public_blocks=settings.pool_public_blocks,
+        copy_similarity=settings.copy_similarity,
     )
 
 

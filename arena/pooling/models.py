@@ -26,6 +26,8 @@ class PooledRun(BaseModel):
     success: Rate
     error_code: int | None = None
     blame: Literal["agent", "validator"] | None = None
+    #: the run's tool calls as tokens (`arena.copies.behaviour.behaviour_of`): the fork rule's behaviour evidence
+    behaviour: tuple[str, ...] | None = None
 
 
 class Standing(BaseModel):

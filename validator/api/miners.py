@@ -26,11 +26,17 @@ def router(store: Store) -> APIRouter:
         found = store.page_submissions(status=status, hotkey=miner, limit=limit, offset=offset)
         active = store.active_pack()
         qualifying = store.qualifying_by_submission(active.pack_id) if active is not None else {}
+        copies = store.latest_copy_verdicts()
         return page(
             found,
             limit,
             offset,
-            lambda sub, uid: {**row(sub, *SUBMISSION_FIELDS), "uid": uid, "qualifying": qualifying.get(sub.id)},
+            lambda sub, uid: {
+                **row(sub, *SUBMISSION_FIELDS),
+                "uid": uid,
+                "qualifying": qualifying.get(sub.id),
+                "copy_verdict": copies.get(sub.id),
+            },
         )
 
     @api.get("/api/miners", tags=["miners"], summary="Every miner: uid, submissions, races run, latest and best rank")

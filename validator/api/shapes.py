@@ -76,6 +76,7 @@ SUBMISSION_FIELDS = (
     "copy_of",
     "normalized_sha256",
     "size_bytes",
+    "code_notes",
     "created_at",
     "checked_at",
 )

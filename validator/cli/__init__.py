@@ -7,7 +7,7 @@ environment or `.env`. Bad settings are all listed at once, and the command exit
 One module per command group, registered here on the one app (`validator.cli.app`) in the order `--help` lists them:
 `node` (run, dashboard, demo), `rescore`, `audit`, `standings`, `janitor`, `upgrade` (upgrade-check), and the
 groups `config` (show, check), `db` (upgrade, downgrade, current), `localchain` (init, register, show), `corpus`
-(export) and `submissions` (compare).
+(export) and `submissions` (compare, show).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.copies.behaviour import behaviour_of
 from arena.pooling import PooledRun
 from arena.scoring.models import strict_score
 from validator.pool.models import VerifiedBundle
@@ -9,7 +10,7 @@ from validator.pool.models import VerifiedBundle
 
 def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
     """One `PooledRun` per run of the bundle: its final score, its strict score before the judge as re-derived from
-    its trajectory (0 for an error), its error code and blame (a run blamed on the validator is left out by the rule,
+    its trajectory (0 for an error), its error code and blame, its tool calls (the fork rule's behaviour evidence; a run blamed on the validator is left out by the rule,
     not counted as 0)."""
     body = verified.bundle
     strict = verified.strict or tuple(
@@ -26,6 +27,7 @@ def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
             success=score,
             error_code=run.error_code,
             blame=run.blame,
+            behaviour=behaviour_of(run.trajectory),
         )
         for run, score in zip(body.runs, strict, strict=True)
     ]

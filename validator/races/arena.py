@@ -23,6 +23,7 @@ from validator.qualifying import Qualifying
 from validator.races.base import ArenaParts, Problems, Signals
 from validator.races.closing import Closing
 from validator.races.config import ArenaConfig
+from validator.races.copying import Copying
 from validator.races.dispatching import Dispatching
 from validator.races.judging import Judging
 from validator.races.opening import Opening
@@ -80,6 +81,7 @@ class Arena(ArenaParts):
         self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
+        self.weighing.copies = Copying(store=store, config=config, signals=self.signals).judge  # the fork rule: copies earn nothing
 
     @property
     def policy(self) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.copies import COPY_THRESHOLD
 from sandbox.backends import Limits
 from sandbox.gateway import Budgets
 
@@ -41,4 +42,5 @@ class ArenaConfig:
     pool_wait_blocks: int | None = None  # after the cut-off, retrying unfetched bundles; None: 1/8 of the cadence
     pool_max_bytes: int = 128 * 1024 * 1024  # the largest bundle fetched from another validator
     pool_url: str | None = None  # the base URL others fetch this node's bundles from (None: its axon)
+    copy_similarity: float = COPY_THRESHOLD  # code similarity at which the fork rule judges two agents alike
     pool_public_blocks: int = 360  # after the weights are due, a bundle is served to anyone (auditors)

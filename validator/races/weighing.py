@@ -30,13 +30,16 @@ class Weighing:
             parse_policy(config.weight_shadow, burn_uid=config.burn_uid) if config.weight_shadow else None
         )
         self.source: StandingsSource | None = None
+        #: the fork rule: the standings without the race's copies (`validator.races.copying`)
+        self.copies: Callable[[Race, list[MinerResult]], list[MinerResult]] | None = None
 
     @property
     def hotkey(self) -> str:
         return str(self.wallet.hotkey.ss58_address)
 
     def standings(self, race: Race) -> list[MinerResult] | None:
-        """The race's standings to weigh: this node's results, or the source's (None: not ready yet)."""
+        """The race's standings to weigh: this node's results, or the source's (None: not ready yet), without the
+        copies the fork rule finds (they earn nothing)."""
         own = [
             MinerResult(
                 hotkey=r.hotkey,
@@ -47,7 +50,10 @@ class Weighing:
             )
             for r in self.store.race_results(race.race_id)
         ]
-        return own if self.source is None else self.source(race, own)
+        results = own if self.source is None else self.source(race, own)
+        if results is None or self.copies is None:
+            return results
+        return self.copies(race, results)
 
     def weigh(self) -> int | None:
         """A weight set for the latest closed race that has none; returns its id."""

@@ -98,6 +98,8 @@ class Submission(Base):
     copy_of: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
     normalized_sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     size_bytes: Mapped[int | None] = mapped_column(Integer)
+    #: what the code-similarity check could not read of the bundle (binary, not UTF-8, over size), one line each
+    code_notes: Mapped[list[str] | None] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
@@ -332,3 +334,25 @@ class RacePool(Base):
     #: "standings": [...], "note"}
     state: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class CopyVerdict(Base):
+    """The fork rule's verdict on a later miner similar to an earlier one in a race (`arena.copies.fork`): whom it
+    is close to, by what evidence, and whether it beat the earlier one beyond noise (a copy earns nothing)."""
+
+    __tablename__ = "copy_verdicts"
+    race_id: Mapped[str] = mapped_column(ForeignKey("races.race_id"), primary_key=True)
+    hotkey: Mapped[str] = mapped_column(String(64), primary_key=True)
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"), index=True)
+    copy_of: Mapped[str] = mapped_column(String(64))  # the earlier miner's hotkey
+    copy_of_submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
+    via: Mapped[str | None] = mapped_column(String(64))  # the template both are close to, when that is the evidence
+    kind: Mapped[str] = mapped_column(String(16))  # code|behaviour
+    similarity: Mapped[float] = mapped_column(Float)
+    problems: Mapped[list[str]] = mapped_column(Json, default=list)  # the matching problems (behaviour)
+    score: Mapped[float] = mapped_column(Float)
+    earlier_score: Mapped[float] = mapped_column(Float)
+    earlier_high: Mapped[float] = mapped_column(Float)
+    copy: Mapped[bool] = mapped_column(Boolean)
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

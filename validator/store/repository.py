@@ -14,7 +14,7 @@ backoff) and that its schema is the code's (`validator.store.schema.check_curren
 The repository is one class, `Store`, mixed from one part per aggregate: runs and their events (`runs`), races and
 their results (`races`), scores (`scores`), miners and submissions (`submissions`), packs and problems (`packs`),
 weight sets (`weights`), race pools (`pools`), the corpus export's reads (`corpus`), qualifying rounds
-(`qualifying`) and the API's pages (`views`); connecting is `validator.store.engine`, the run status machine
+(`qualifying`), copy verdicts (`copies`) and the API's pages (`views`); connecting is `validator.store.engine`, the run status machine
 `validator.store.moves`.
 """
 
@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from validator.store.copies import CopiesStore
 from validator.store.corpus import CorpusStore
 from validator.store.engine import EVENT_BATCH, make_engine, wait_for
 from validator.store.errors import StoreError
@@ -61,6 +62,7 @@ class Store(
     PoolsStore,
     CorpusStore,
     QualifyingStore,
+    CopiesStore,
     ViewsStore,
     UpkeepStore,
 ):

@@ -6,6 +6,7 @@ noted in the fingerprint and compared on what could be read."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from arena.copies import COPY_THRESHOLD, VERSION, Fingerprint, fingerprint_files, similarity
+from arena.copies.fork import Similar
 from sandbox.bundle import SKIP_DIRS, BundleError, unpack
 
 #: The public agents every miner may start from: a submission similar to one counts as later than it.
@@ -140,3 +142,20 @@ def copies_of(
     order given: earliest first)."""
     found = [compare(fp, later, names=(label, name), threshold=threshold) for label, fp in earlier]
     return sorted((c for c in found if c.copy_), key=lambda c: -c.similarity)
+
+
+def code_evidence(agents: Iterable[tuple[str, Path]], *, threshold: float = COPY_THRESHOLD) -> list[Similar]:
+    """Every pair of stored bundles (given in commitment order: hotkey, bundle folder) similar at ``threshold`` or
+    above, and every bundle similar to a template (the template first: it counts as earlier). A folder this node
+    does not hold is left out."""
+    held = [(h, cached_fingerprint(folder)) for h, folder in agents if folder.is_dir()]
+    out = [
+        Similar(a=name, b=h, kind="code", similarity=figure)
+        for name, template in template_fingerprints().items()
+        for h, fp in held
+        if (figure := similarity(template, fp)) >= threshold
+    ]
+    for (a, early), (b, late) in itertools.combinations(held, 2):
+        if (figure := similarity(early, late)) >= threshold:
+            out.append(Similar(a=a, b=b, kind="code", similarity=figure))
+    return out

@@ -21,6 +21,7 @@ from validator.chain.port import Axon, ChainPort, Commitment, Metagraph, Neuron
 from validator.store.repository import Store
 from validator.submissions.bundles import archive_path, bundles_dir, clean_tmp, stored
 from validator.submissions.copies import judge_copies, normalized_source_hash
+from validator.submissions.similarity import cached_fingerprint
 from validator.submissions.fetch import fetch_bundle, http_client
 from validator.submissions.models import (
     DEFAULT_TIMEOUT,
@@ -264,6 +265,9 @@ def _record(
                 store.set_submission(
                     item.submission_id, status="pending", reason=VERIFIED, normalized_sha256=norm, size_bytes=size
                 )
+                # its code fingerprints made now (cached beside the bundle for the fork rule), and what of it the
+                # similarity check could not read kept for the submissions page
+                store.set_code_notes(item.submission_id, cached_fingerprint(into / item.sha256).notes)
                 continue
         error = result.error
         assert error is not None

@@ -669,8 +669,20 @@ async function submissionsPage() {
     { title: "sha256", html: (r) => `<code>${esc(r.sha256.slice(0, 12))}</code>` },
     { title: "status", html: (r) => badge(r.status) },
     { title: "qualifying", html: (r) => qualifyingCell(r.qualifying) },
+    { title: "copy evidence", html: copyCell },
     { title: "reason", value: (r) => r.reason || "" }, { title: "source", value: (r) => r.source },
   ], subs.items, "submissions")}`;
+}
+
+// The fork rule's verdict on a submission (its latest race's): whom it is close to, by what, and whether it beat
+// them beyond noise; then what of its bundle the similarity check could not read.
+function copyCell(r) {
+  const v = r.copy_verdict;
+  const notes = (r.code_notes || []).map((n) => `<div class="muted">not read: ${esc(n)}</div>`).join("");
+  if (!v) return notes;
+  const close = `${esc(v.kind)} ${v.similarity.toFixed(3)} to ${minerLink(v.copy_of)}${v.via ? ` (via ${esc(v.via)})` : ""}`;
+  const probs = v.problems.length ? ` <span class="muted">on ${v.problems.map(esc).join(", ")}</span>` : "";
+  return `${badge(v.copy ? "copy" : "fork")} <span title="${esc(v.reason)}">${close}</span>${probs}${notes}`;
 }
 
 // A submission's qualifying round on the active pack: its status, then its score against the leader's.

@@ -1,0 +1,144 @@
+"""The fork rule, applied to a race's standings before they are weighed: a fork is not a copy, but it must earn its
+place. A later submission similar to an earlier one (by code or by behaviour) earns only if its score beats the
+earlier one's standing beyond noise, that is above the top of the earlier one's 95% interval (the intervals of the
+pooled standings, `arena.pooling`); otherwise it is a copy: it earns nothing and the earlier one keeps its rank.
+
+The templates count as earlier ones: the miners similar to one template are judged against the earliest of them
+(the templates are not raced, so the earliest miner to race one stands for it), each later one by the same rule.
+
+Pure and deterministic: every pooled validator holds the same standings, the same bundles (content-addressed, so the
+same fingerprints) and the same trajectories (the results bundles), so each reaches the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.weights import MinerResult
+
+Kind = Literal["code", "behaviour"]
+
+
+class Similar(BaseModel):
+    """Evidence that two agents are alike: ``a`` and ``b`` are hotkeys, or ``a`` a template's name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    a: str
+    b: str
+    kind: Kind
+    similarity: float
+    problems: tuple[str, ...] = ()
+
+
+class CopyVerdict(BaseModel):
+    """What the fork rule found of one later miner similar to an earlier one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hotkey: str
+    copy_of: str
+    via: str | None = None  # the template both are similar to, when that is the evidence
+    kind: Kind
+    similarity: float
+    problems: tuple[str, ...] = ()
+    score: float
+    earlier_score: float
+    earlier_high: float
+    copy_: bool
+
+    @property
+    def reason(self) -> str:
+        through = f" (both close to {self.via})" if self.via else ""
+        evidence = f"{self.kind} similarity {self.similarity:.3f}{through}"
+        if self.problems:
+            evidence += f" on {len(self.problems)} problem(s)"
+        if self.copy_:
+            return (
+                f"copy of {self.copy_of}: {evidence}; its score {self.score:.4f} does not beat the earlier's "
+                f"{self.earlier_score:.4f} beyond noise (interval top {self.earlier_high:.4f}): earns nothing"
+            )
+        return (
+            f"fork of {self.copy_of}: {evidence}; its score {self.score:.4f} beats the earlier's interval top "
+            f"{self.earlier_high:.4f}: earns"
+        )
+
+
+def _order(r: MinerResult) -> tuple[int, str]:
+    return (r.commitment_block, r.hotkey)
+
+
+def _pairs(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> dict[tuple[str, str], tuple[Similar, str]]:
+    """(earlier, later) hotkeys -> the strongest evidence (and the template it went through, or "")."""
+    by = {r.hotkey: r for r in results}
+    out: dict[tuple[str, str], tuple[Similar, str]] = {}
+
+    def keep(x: str, y: str, ev: Similar, via: str) -> None:
+        if x == y or x not in by or y not in by:
+            return
+        early, late = sorted((by[x], by[y]), key=_order)
+        key = (early.hotkey, late.hotkey)
+        best = out.get(key)
+        if best is None or ev.similarity > best[0].similarity:
+            out[key] = (ev, via)
+
+    templates: dict[str, list[Similar]] = {}
+    for ev in evidence:
+        if ev.a in by:
+            keep(ev.a, ev.b, ev, "")
+        else:
+            templates.setdefault(ev.a, []).append(ev)
+    for name, close in sorted(templates.items()):
+        members = sorted((e for e in close if e.b in by), key=lambda e: _order(by[e.b]))
+        for ev in members[1:]:  # the earliest stands for the template
+            keep(members[0].b, ev.b, ev, name)
+    return out
+
+
+def fork_verdicts(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> list[CopyVerdict]:
+    """One verdict per later miner with an earlier similar one, in commitment order. It earns only if it beats every
+    earlier one it is similar to beyond noise; a copy's verdict names the most similar one it did not beat, a fork's
+    the most similar one."""
+    by = {r.hotkey: r for r in results}
+    pairs = _pairs(results, evidence)
+    verdicts = []
+    for later in sorted(results, key=_order):
+        mine = sorted(
+            ((by[e], ev, via) for (e, late), (ev, via) in pairs.items() if late == later.hotkey),
+            key=lambda t: (-t[1].similarity, _order(t[0])),
+        )
+        if not mine:
+            continue
+        failed = [t for t in mine if later.score <= _top(t[0])]
+        earlier, ev, via = (failed or mine)[0]
+        verdicts.append(
+            CopyVerdict(
+                hotkey=later.hotkey,
+                copy_of=earlier.hotkey,
+                via=via or None,
+                kind=ev.kind,
+                similarity=ev.similarity,
+                problems=ev.problems,
+                score=later.score,
+                earlier_score=earlier.score,
+                earlier_high=_top(earlier),
+                copy_=bool(failed),
+            )
+        )
+    return verdicts
+
+
+def _top(r: MinerResult) -> float:
+    return r.high if r.high is not None else r.score
+
+
+def without_copies(results: Sequence[MinerResult], verdicts: Sequence[CopyVerdict]) -> list[MinerResult]:
+    """The standings the weights come from: the copies' left out (they earn nothing), everyone else as they were."""
+    copies = {v.hotkey for v in verdicts if v.copy_}
+    return [r for r in results if r.hotkey not in copies]
+
+
+__all__ = ["CopyVerdict", "Similar", "fork_verdicts", "without_copies"]

@@ -1,0 +1,141 @@
+"""The fork rule: a later agent similar to an earlier one (by code or by behaviour; the templates count as earlier)
+earns only if it beats the earlier one beyond noise, else it is a copy and earns nothing while the earlier keeps its
+rank. Each of the nine kinds of copies of the offline template is a hostile agent here: it must not earn more than
+the honest template it copies, judged from real bundles' fingerprints and the same tool calls."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.copies.behaviour import behaviour_of, compare_behaviour
+from arena.copies.fork import Similar, fork_verdicts, without_copies
+from arena.weights import MinerResult, compute_weights, parse_policy
+from tests.support.copy_variants import VARIANTS, write_variants
+from validator.pool.copies import find_copies
+from validator.submissions.similarity import TEMPLATES
+
+POLICY = parse_policy("top_heavy")
+
+
+def result(hotkey: str, score: float, block: int, low: float | None = None, high: float | None = None) -> MinerResult:
+    if low is None:
+        low, high = max(0.0, score - 0.1), min(1.0, score + 0.1)
+    return MinerResult(hotkey=hotkey, score=score, commitment_block=block, low=low, high=high)
+
+
+def call(name: str, **arguments: object) -> dict[str, object]:
+    return {"kind": "tool_call", "name": name, "arguments": arguments}
+
+
+def honest_calls(problem: str) -> tuple[str, ...]:
+    return behaviour_of(
+        [
+            call("find_product", q=f"shoes for {problem}"),
+            {"kind": "llm_call", "name": "chat", "arguments": {"messages": ["my own words"]}},
+            call("view_product_information", product_ids=["p1"]),
+            call("recommend_product", product_ids=[f"p-{problem}"]),
+        ]
+    )
+
+
+def test_the_same_tool_calls_and_answers_on_every_problem_is_a_behaviour_copy() -> None:
+    problems = {p: [honest_calls(p)] for p in ("a", "b", "c")}
+    match = compare_behaviour(problems, {p: [calls] for p, [calls] in problems.items()})
+    assert match.copy_ and match.similarity == 1.0 and match.matching == ("a", "b", "c")
+    other_answer = {p: [honest_calls(p)[:-1] + behaviour_of([call("recommend_product", product_ids=["x"])])] for p in problems}
+    assert compare_behaviour(problems, other_answer).similarity == 0.0
+    # two agents that make no tool call (both crash) are not copies of each other
+    assert not compare_behaviour({"a": [()], "b": [()]}, {"a": [()], "b": [()]}).copy_
+    # one problem is too little to call anything a copy
+    assert not compare_behaviour({"a": [honest_calls("a")]}, {"a": [honest_calls("a")]}).copy_
+
+
+def test_a_sampled_agent_copied_is_found_within_its_own_spread_and_a_different_one_is_not() -> None:
+    def sampled(problem: str, i: int, *, mine: bool = True) -> tuple[str, ...]:
+        words = ["cheap", "red", "large", "quiet"] if mine else ["gift", "blue", "tiny", "loud"]
+        return behaviour_of(
+            [
+                call("find_product", q=f"{words[i % 4]} {problem}"),
+                call("find_product", q=f"{problem} shoes"),
+                call("recommend_product", product_ids=[f"p-{problem}"] if mine else [f"q-{problem}-{i}"]),
+            ]
+        )
+
+    original = {p: [sampled(p, i) for i in range(4)] for p in "abc"}
+    copied = {p: [sampled(p, i + 1) for i in range(4)] for p in "abc"}  # its own draws of the same agent
+    other = {p: [sampled(p, i, mine=False) for i in range(4)] for p in "abc"}
+    assert compare_behaviour(original, copied).copy_
+    assert not compare_behaviour(original, other).copy_
+
+
+def test_a_similar_later_agent_earns_only_by_beating_the_earlier_beyond_noise() -> None:
+    results = [result("first", 0.50, 10), result("copier", 0.55, 20), result("fork", 0.75, 30), result("own", 0.4, 5)]
+    evidence = [
+        Similar(a="first", b="copier", kind="code", similarity=0.97),
+        Similar(a="fork", b="first", kind="behaviour", similarity=1.0, problems=("p1", "p2")),
+    ]
+    verdicts = {v.hotkey: v for v in fork_verdicts(results, evidence)}
+    assert set(verdicts) == {"copier", "fork"}
+    assert verdicts["copier"].copy_ and verdicts["copier"].copy_of == "first"
+    assert "copy of first: code similarity 0.970" in verdicts["copier"].reason
+    assert not verdicts["fork"].copy_ and verdicts["fork"].problems == ("p1", "p2")  # 0.75 > 0.60: beyond noise
+    kept = without_copies(results, list(verdicts.values()))
+    assert [r.hotkey for r in kept] == ["first", "fork", "own"]
+    weights = compute_weights(kept, {"first": 1, "copier": 2, "fork": 3, "own": 4}, POLICY)
+    assert 2 not in weights and weights[3] > weights[1] > 0  # the earlier keeps its rank behind the real fork
+
+
+def test_the_templates_count_as_earlier_ones() -> None:
+    """Two miners close to a template: the earliest stands for the template, the later must beat it."""
+    results = [result("a", 0.5, 10), result("b", 0.52, 20), result("c", 0.9, 30, 0.85, 0.95)]
+    evidence = [
+        Similar(a="template:offline", b=h, kind="code", similarity=s) for h, s in (("b", 0.96), ("a", 0.99), ("c", 0.9))
+    ]
+    verdicts = {v.hotkey: v for v in fork_verdicts(results, evidence)}
+    assert set(verdicts) == {"b", "c"} and verdicts["b"].via == "template:offline"
+    assert verdicts["b"].copy_of == "a" and verdicts["b"].copy_ and not verdicts["c"].copy_
+    assert "both close to template:offline" in verdicts["b"].reason
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_variants(tmp_path_factory.mktemp("variants"))
+
+
+@pytest.mark.parametrize("kind", list(VARIANTS))
+def test_no_copy_of_the_template_earns_more_than_the_honest_template(kind: str, variants: dict[str, Path]) -> None:
+    """The honest miner races the offline template; the hostile one races a copy of it (each kind), committed
+    later, with the same tool calls and answers (a copy of a deterministic agent) and a score a hair above within
+    noise. It earns nothing; the honest one keeps rank 1."""
+    folders = {"honest-sha": variants["identical"], "copy-sha": variants[kind]}
+    runs = [
+        {"miner": miner, "submission": sha, "problem_id": p, "behaviour": honest_calls(p)}
+        for miner, sha in (("honest", "honest-sha"), ("hostile", "copy-sha"))
+        for p in ("p1", "p2", "p3")
+    ]
+    results = [result("honest", 0.50, 10), result("hostile", 0.56, 11)]
+    kept, verdicts = find_copies(results, runs, folders.get)
+    (verdict,) = verdicts
+    assert verdict.copy_ and verdict.copy_of == "honest" and verdict.hotkey == "hostile"
+    weights = compute_weights(kept, {"honest": 1, "hostile": 2}, POLICY)
+    assert weights.get(2, 0.0) <= weights[1]
+    assert weights.get(2, 0.0) == 0.0
+
+
+def test_a_copy_by_behaviour_alone_earns_nothing(variants: dict[str, Path], tmp_path: Path) -> None:
+    """Other code (the LLM template's) that makes exactly the template's calls is a copy by behaviour."""
+    other = tmp_path / "llm"
+    shutil.copytree(TEMPLATES["template:llm"], other, ignore=shutil.ignore_patterns("__pycache__"))
+    folders = {"honest-sha": variants["identical"], "other-sha": other}
+    runs = [
+        {"miner": miner, "submission": sha, "problem_id": p, "behaviour": list(honest_calls(p))}
+        for miner, sha in (("honest", "honest-sha"), ("mimic", "other-sha"))
+        for p in ("p1", "p2", "p3")
+    ]
+    kept, verdicts = find_copies([result("honest", 0.5, 10), result("mimic", 0.5, 12)], runs, folders.get)
+    (verdict,) = verdicts
+    assert verdict.copy_ and verdict.kind == "behaviour" and verdict.problems == ("p1", "p2", "p3")
+    assert [r.hotkey for r in kept] == ["honest"]

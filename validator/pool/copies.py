@@ -1,0 +1,52 @@
+"""The fork rule's evidence read one way for the node (`validator.races.copying`) and for `arena-validator audit`
+(`validator.audit`), so both find the same copies from the same runs and bundles: code similarity of the raced
+agents' bundles (and the templates) and the behaviour of their runs (`PooledRun.behaviour`, the tool calls of each
+run's trajectory), then `arena.copies.fork`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.copies import COPY_THRESHOLD
+from arena.copies.behaviour import Calls, behaviour_evidence
+from arena.copies.fork import CopyVerdict, fork_verdicts, without_copies
+from arena.weights import MinerResult
+from validator.submissions.similarity import code_evidence
+
+
+def _field(run: Mapping[str, Any] | Any, key: str) -> Any:
+    return run.get(key) if isinstance(run, Mapping) else getattr(run, key, None)
+
+
+def find_copies(
+    results: Sequence[MinerResult],
+    runs: Iterable[Mapping[str, Any] | Any],
+    folder_of: Callable[[str], Path | None],
+    *,
+    threshold: float = COPY_THRESHOLD,
+) -> tuple[list[MinerResult], list[CopyVerdict]]:
+    """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
+    or their json: miner, submission, problem_id, behaviour); ``folder_of`` gives an agent bundle's folder by its
+    sha256 (None: not held, no code evidence for it)."""
+    hotkeys = {r.hotkey for r in results}
+    agent: dict[str, str] = {}
+    calls: dict[str, dict[str, list[Calls]]] = {}
+    for run in runs:
+        miner = str(_field(run, "miner"))
+        if miner not in hotkeys:
+            continue
+        agent.setdefault(miner, str(_field(run, "submission")))
+        behaviour = _field(run, "behaviour")
+        if behaviour is not None:
+            calls.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(tuple(behaviour))
+    order = [r.hotkey for r in sorted(results, key=lambda r: (r.commitment_block, r.hotkey)) if r.hotkey in agent]
+    folders = [(h, folder) for h in order if (folder := folder_of(agent[h])) is not None]
+    evidence = code_evidence(folders, threshold=threshold)
+    evidence += behaviour_evidence([(h, calls[h]) for h in order if h in calls])
+    verdicts = fork_verdicts(results, evidence)
+    return without_copies(results, verdicts), verdicts
+
+
+__all__ = ["find_copies"]

@@ -1,0 +1,87 @@
+"""Copying: the fork rule (`arena.copies.fork`) applied to a closed race's standings before they are weighed.
+
+The evidence is what every pooled validator holds alike (`validator.pool.copies`): the raced agents' bundles
+(content-addressed, so the same fingerprints everywhere; the templates count as earlier agents) and the tool calls
+of the race's runs, from the pooled runs when the race was pooled (read from the results bundles' trajectories),
+else from this node's own runs. The verdicts are stored (`copy_verdicts`, shown by `arena-validator submissions
+show` and the dashboard's submissions page); a copy is left out of the standings the weights come from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena.copies.behaviour import behaviour_of
+from arena.copies.fork import CopyVerdict
+from arena.weights import MinerResult
+from validator.pool.copies import find_copies
+from validator.races.base import Signals
+from validator.races.config import ArenaConfig
+from validator.store.models import Race
+from validator.store.repository import Store
+from validator.submissions.bundles import bundle_path
+
+
+class Copying:
+    """`judge`: a race's standings without its copies, the verdicts stored."""
+
+    def __init__(self, *, store: Store, config: ArenaConfig, signals: Signals) -> None:
+        self.store, self.config, self.signals = store, config, signals
+
+    def _runs(self, race: Race) -> list[dict[str, Any]]:
+        """The race's runs (miner, submission, problem_id, behaviour): the pooled ones when pooled."""
+        pool = self.store.race_pool(race.race_id)
+        if pool is not None and pool.status == "pooled":
+            return [run for rows in (pool.state.get("runs") or {}).values() for run in rows]
+        return [
+            {
+                "miner": row["miner"],
+                "submission": row["submission"],
+                "problem_id": row["problem_id"],
+                "behaviour": behaviour_of(row["trajectory"]),
+            }
+            for row in self.store.race_evidence(race.race_id)
+        ]
+
+    def _folder(self, sha256: str) -> Path | None:
+        folder = bundle_path(self.config.data_dir, sha256)
+        return folder if folder.is_dir() else None
+
+    def judge(self, race: Race, results: list[MinerResult]) -> list[MinerResult]:
+        kept, verdicts = find_copies(
+            results, self._runs(race), self._folder, threshold=self.config.copy_similarity
+        )
+        self._save(race, verdicts)
+        for v in verdicts:
+            self.signals.info(
+                "copies.copy" if v.copy_ else "copies.fork",
+                race_id=race.race_id,
+                hotkey=v.hotkey,
+                copy_of=v.copy_of,
+                kind=v.kind,
+                similarity=v.similarity,
+            )
+        return kept
+
+    def _save(self, race: Race, verdicts: list[CopyVerdict]) -> None:
+        ids = {row["hotkey"]: row["submission_id"] for row in self.store.race_rows(race.race_id)}
+        rows = [
+            {
+                "hotkey": v.hotkey,
+                "submission_id": ids.get(v.hotkey),
+                "copy_of": v.copy_of,
+                "copy_of_submission_id": ids.get(v.copy_of),
+                "via": v.via,
+                "kind": v.kind,
+                "similarity": v.similarity,
+                "problems": list(v.problems),
+                "score": v.score,
+                "earlier_score": v.earlier_score,
+                "earlier_high": v.earlier_high,
+                "copy": v.copy_,
+                "reason": v.reason,
+            }
+            for v in verdicts
+        ]
+        self.store.save_copy_verdicts(race.race_id, rows)
