@@ -185,6 +185,8 @@ def audit(demo: Any, race_id: str, names: dict[str, str]) -> int:
         str(demo.wallets),
         "--wallet.name",
         wallet,
+        "--data-dir",  # where the audit keeps the raced agents it fetches from the miners (the fork rule's evidence)
+        str(demo.root / "audit"),
     ]
     done = subprocess.run(
         command, capture_output=True, text=True, env={**os.environ, "ARENA_LOG_LEVEL": "WARNING", "COLUMNS": "200"}

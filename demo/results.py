@@ -55,6 +55,15 @@ def print_results(demo: DemoRun, names: dict[str, str]) -> int:
                 f"[yellow]{sub.status}[/]: {names.get(sub.hotkey, sub.hotkey)} ({sub.sha256[:12]}): {sub.reason}",
                 highlight=False,
             )
+    for v in store.copy_verdicts(race_id=race.race_id):  # the fork rule: a later agent close to an earlier one
+        who, of = names.get(v.hotkey, v.hotkey[:12]), names.get(v.copy_of, v.copy_of[:12])
+        verdict = "earns nothing" if v.copy else "earns: it beats the earlier beyond noise"
+        out.print(
+            f"[yellow]{'copy' if v.copy else 'fork'}[/]: {who} is close to {of} ({v.kind} similarity "
+            f"{v.similarity:.3f}{f', via {v.via}' if v.via else ''}); its score {v.score:.3f} against {of}'s "
+            f"interval top {v.earlier_high:.3f}: {verdict}",
+            highlight=False,
+        )
     _weights(demo, race, names)
     published = [store.problem(pid) for pid in race.problem_ids]
     out.print(

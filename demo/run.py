@@ -50,7 +50,7 @@ def _wallet(path: Path, name: str) -> Any:
 
 DEMO_MARKER = ".shoparena-demo"  # the demo replaces only a folder holding this (or an earlier demo's files)
 _DEMO_NAMES = re.compile(
-    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator2?|wallets|audit\.json|"
+    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator2?|wallets|audit(\.json)?|"
     r"trajectories)$"
 )
 

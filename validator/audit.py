@@ -15,10 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bittensor.intents.weights import normalize
 
+from arena.copies import COPY_THRESHOLD
+from arena.copies.fork import CopyVerdict
 from arena.pooling import Standing
 from arena.problems.draw import draw_problems
 from arena.weights import AnyPolicy, MinerResult, compute_weights
@@ -27,6 +30,8 @@ from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
 from validator.pool.fetch import fetch_each, walk_back
 from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, window_starts
+from validator.pool.agents import fetch_agents
+from validator.pool.copies import find_copies
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -60,6 +65,7 @@ class AuditReport:
     refusals: list[Refusal] = field(default_factory=list)
     miner_runs: list[dict[str, Any]] = field(default_factory=list)  # --miner: that miner's runs, per validator
     note: str = ""
+    copies: list[CopyVerdict] = field(default_factory=list)  # the fork rule's verdicts (a copy earns nothing)
 
 
 def race_problems(chain: ChainPort, pack: Any, race_id: str) -> tuple[int, str, list[Any]]:
@@ -128,8 +134,11 @@ def audit_race(
     miner: str | None = None,
     timeout: float = 20.0,
     max_bytes: int = MAX_BUNDLE_BYTES,
+    agents: Path | None = None,
+    threshold: float = COPY_THRESHOLD,
 ) -> AuditReport:
-    """The audit of race `race_id` (see the module's docstring)."""
+    """The audit of race `race_id` (see the module's docstring). With ``agents`` (a folder the raced agents' bundles
+    are fetched into) the fork rule is applied before the weights, as every node applies it; without, it is not."""
     fetching = (wallet, timeout, max_bytes)
     start, seed_hash, problems = race_problems(chain, pack, race_id)
     cadence = pack.rotation.cadence_blocks
@@ -164,10 +173,16 @@ def audit_race(
         if runs
         else ([], {})
     )
-    expected = _implied_weights(graph, standings, blocks, policy)
+    results = _results(graph, standings, blocks)
+    copies: list[CopyVerdict] = []
+    copy_notes: list[str] = []
+    if agents is not None and results:
+        results, copies, copy_notes = _without_copies(chain, start, runs, results, agents, threshold, fetching)
+    expected = compute_weights(results, {n.hotkey: n.uid for n in graph.neurons}, policy)
     at = min(now, weights_block) if weights_block is not None else now
     report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
     report.refusals = refusals
+    report.copies = copies
     if pinned is None:
         report.note = f"stakes and permits read as now: this node does not hold block {cutoff}'s state. "
     if len(verified) < 2:
@@ -175,19 +190,36 @@ def audit_race(
             f"{len(verified)} bundle(s) verified: with fewer than two a node weighs its own results alone (its "
             "window included), which the audit reads here from its bundle of this race only"
         )
+    report.note += "".join(f" {n}." for n in copy_notes)
     report.validators = _judge_weights(chain, holders, expected, at, verified, refusals)
     if miner is not None:
         report.miner_runs = _miner_runs(verified, miner)
     return report
 
 
-def _implied_weights(
-    graph: Any, standings: list[Standing], blocks: dict[str, int], policy: AnyPolicy
-) -> dict[int, float]:
-    """The weight vector the pooled standings imply, by `policy`, over the miners the metagraph has a uid for (as
-    every node weighs them)."""
+def _without_copies(
+    chain: ChainPort,
+    start: int,
+    runs: dict[str, list[Any]],
+    results: list[MinerResult],
+    agents: Path,
+    threshold: float,
+    fetching: tuple[Any, float, int],
+) -> tuple[list[MinerResult], list[CopyVerdict], list[str]]:
+    """The fork rule as the node applies it (`validator.pool.copies`): the raced agents fetched into ``agents``."""
+    flat = [run for rows in runs.values() for run in rows]
+    folders, notes = fetch_agents(
+        chain, start, {(r.miner, r.submission) for r in flat}, agents, wallet=fetching[0], timeout=fetching[1]
+    )
+    kept, verdicts = find_copies(results, flat, folders.get, threshold=threshold)
+    return kept, verdicts, notes
+
+
+def _results(graph: Any, standings: list[Standing], blocks: dict[str, int]) -> list[MinerResult]:
+    """The pooled standings as the weights read them, over the miners the metagraph has a uid for (as every node
+    weighs them)."""
     uids = {n.hotkey: n.uid for n in graph.neurons}
-    results = [
+    return [
         MinerResult(
             hotkey=s.miner,
             score=_unit(s.score),
@@ -198,7 +230,6 @@ def _implied_weights(
         for s in standings
         if s.miner in uids
     ]
-    return compute_weights(results, uids, policy)
 
 
 def _miner_runs(verified: list[VerifiedBundle], miner: str) -> list[dict[str, Any]]:

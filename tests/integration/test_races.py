@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,7 +75,15 @@ def make_arena(
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     if rotation is not None:
         pack = pack.model_copy(update={"rotation": rotation})
-    settings = {"concurrency": 2, "max_attempts": 2, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60), **config}
+    # the fork rule off unless a test asks for it: "offline" and "lite" race as distinct miners for the other rules
+    settings = {
+        "concurrency": 2,
+        "max_attempts": 2,
+        "retry_backoff": 0.2,
+        "limits": Limits(wall_seconds=60),
+        "fork_rule": False,
+        **config,
+    }
     return Arena(
         store=store,
         chain=chain,
@@ -114,7 +126,14 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(
     data_dir = tmp_path / "node"
     hotkeys = seed_submissions(store, setup, tmp_path, data_dir)
     arena = make_arena(
-        store, setup.chain, setup.validators[0], inputs, data_dir, kind, metrics=Metrics(store, run_timeout=60)
+        store,
+        setup.chain,
+        setup.validators[0],
+        inputs,
+        data_dir,
+        kind,
+        metrics=Metrics(store, run_timeout=60),
+        fork_rule=True,
     )
     run_race(arena, store)
 
@@ -140,25 +159,44 @@ def test_a_whole_race_scores_miners_and_sets_weights_on_chain(
     results = {r.hotkey: r for r in store.race_results(race.race_id)}
     assert results[hotkeys["hostile"]].score == 0.0
     assert results[hotkeys["offline"]].score >= results[hotkeys["hostile"]].score
-    # the weight vector is the policy's over the metagraph, and the chain holds it
+    # the fork rule: "lite" is the offline template with one constant changed, committed after "offline": it does
+    # not beat it beyond noise, so it is a copy, earns nothing, and "offline" keeps its rank
+    (verdict,) = store.copy_verdicts(race_id=race.race_id)
+    assert (verdict.hotkey, verdict.copy_of, verdict.copy) == (hotkeys["lite"], hotkeys["offline"], True)
+    assert verdict.kind == "code" and verdict.similarity >= 0.8 and verdict.earlier_high >= verdict.score
+    # the weight vector is the policy's over the metagraph without the copy, and the chain holds it
     graph = setup.chain.metagraph()
     uids = {n.hotkey: n.uid for n in graph.neurons}
     expected = compute_weights(
-        [MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block) for r in results.values()],
+        [
+            MinerResult(hotkey=r.hotkey, score=r.score, commitment_block=r.commitment_block, low=r.low, high=r.high)
+            for r in results.values()
+            if r.hotkey != hotkeys["lite"]
+        ],
         uids,
         parse_policy("top_heavy"),
     )
     ws = store.weight_sets()[-1]
     assert ws.status == "set" and {int(k): v for k, v in ws.vector.items()} == expected
+    assert uids[hotkeys["lite"]] not in expected and expected[uids[hotkeys["offline"]]] > 0
+    # `arena-validator submissions show` gives the evidence
+    cli = [sys.executable, "-m", "validator.cli", "submissions", "show", hotkeys["lite"], "--database-url", url]
+    shown = subprocess.run(cli, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    assert shown.returncode == 0, shown.stderr
+    assert f"copy of {hotkeys['offline']}: code similarity {verdict.similarity:.3f}" in shown.stdout
+    assert "earns nothing" in shown.stdout
     on_chain = setup.chain.weights()[uids[setup.validators[0].hotkey.ss58_address]]
     assert set(on_chain) == set(expected)
     assert all(abs(on_chain[u] - expected[u]) < 1e-4 for u in expected)
-    # what the node observed, as Prometheus scrapes it
+    # what the node observed, as Prometheus scrapes it (of every race: the next slot's race may have opened while
+    # the weights were made)
     scraped = generate_latest(arena.metrics.registry).decode()
-    hostile = len(by_name["hostile"])
-    assert f'shoparena_runs_final_total{{blame="none",outcome="finished"}} {float(len(runs) - hostile)}' in scraped
-    assert f'shoparena_runs_final_total{{blame="agent",outcome="errored"}} {float(hostile)}' in scraped
-    assert f"shoparena_sandbox_seconds_count {float(len(runs))}" in scraped
+    finished, errored = store.runs(status="finished"), store.runs(status="errored")
+    assert f'shoparena_runs_final_total{{blame="none",outcome="finished"}} {float(len(finished))}' in scraped
+    assert f'shoparena_runs_final_total{{blame="agent",outcome="errored"}} {float(len(errored))}' in scraped
+    assert len(finished) >= len(runs) - len(by_name["hostile"]) and all(r.blame == "agent" for r in errored)
+    sandboxes = re.search(r"^shoparena_sandbox_seconds_count (\S+)$", scraped, re.M)
+    assert sandboxes is not None and float(sandboxes[1]) >= len(runs)
     assert 'shoparena_set_weights_total{result="set"} 1.0' in scraped
     assert 'shoparena_gateway_calls_total{kind="tool_call",outcome="ok"}' in scraped
     assert 'shoparena_judge_seconds_count{judge="offline"}' in scraped and "shoparena_queue_depth " in scraped

@@ -80,8 +80,13 @@ def make_arena(
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    config = ArenaConfig(
-        data_dir=data_dir, concurrency=2, max_attempts=3, retry_backoff=0.2, limits=Limits(wall_seconds=60)
+    config = ArenaConfig(  # the fork rule off: "offline" and "lite" race as distinct miners
+        data_dir=data_dir,
+        concurrency=2,
+        max_attempts=3,
+        retry_backoff=0.2,
+        limits=Limits(wall_seconds=60),
+        fork_rule=False,
     )
     arena = Arena(
         store=store,

@@ -46,7 +46,9 @@ def test_the_shadow_vector_is_stored_and_shown_but_only_the_live_one_is_set(inpu
         pack=pack,
         catalog=catalog,
         sandbox=ProcessSandbox("bwrap"),
-        config=ArenaConfig(data_dir=tmp_path / "node", weight_policy="winner_take_all", weight_shadow="sn15_top_half"),
+        config=ArenaConfig(  # five miners of one agent: the fork rule (off here) would leave only the first
+            data_dir=tmp_path / "node", weight_policy="winner_take_all", weight_shadow="sn15_top_half", fork_rule=False
+        ),
     )
     arena.start()  # registers the pack in the store
     agent = write_agent(tmp_path / "agent", "offline")

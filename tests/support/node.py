@@ -128,7 +128,16 @@ def make_arena(
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
-    settings = {"concurrency": 2, "max_attempts": 3, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60), **config}
+    # the fork rule off: these races field the template's variants as distinct miners (tests/unit/test_fork_rule.py
+    # and test_races race it on)
+    settings = {
+        "concurrency": 2,
+        "max_attempts": 3,
+        "retry_backoff": 0.2,
+        "limits": Limits(wall_seconds=60),
+        "fork_rule": False,
+        **config,
+    }
     return Arena(
         store=store,
         chain=chain,

@@ -138,7 +138,14 @@ def start_pool_node(
     pack = pack.model_copy(update={"rotation": rotation})
     llm = OpenAIServer(varying_model(index), models=(MODEL,)).__enter__()
     gateway = Gateway(catalog, upstream=Upstream(base_url=llm.base_url.rstrip("/"), models=[MODEL]))
-    settings = {"concurrency": 2, "max_attempts": 2, "retry_backoff": 0.2, "limits": Limits(wall_seconds=60)}
+    # the fork rule off: the pool races the template's variants as distinct miners (test_races races it on)
+    settings = {
+        "concurrency": 2,
+        "max_attempts": 2,
+        "retry_backoff": 0.2,
+        "limits": Limits(wall_seconds=60),
+        "fork_rule": False,
+    }
     arena = Arena(
         store=store,
         chain=chain,

@@ -145,7 +145,7 @@ def start_node(url: str, chain: Any, wallet: Any, inputs: tuple[Path, Path, str]
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
     store.upsert_miners(chain.metagraph().neurons)
-    settings = {"data_dir": data_dir, "limits": Limits(wall_seconds=60), **config}
+    settings = {"data_dir": data_dir, "limits": Limits(wall_seconds=60), "fork_rule": False, **config}  # variants race
     arena = Arena(
         store=store,
         chain=chain,

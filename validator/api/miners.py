@@ -11,6 +11,16 @@ from validator.api.shapes import RESULT_FIELDS, SUBMISSION_FIELDS, Limit, Offset
 from validator.store.repository import Store
 
 
+def _submission_row(qualifying: dict[int, Any], copies: dict[int, Any]) -> Any:
+    """A submission as `/api/submissions` lists it: with its qualifying round and the fork rule's latest verdict."""
+    return lambda sub, uid: {
+        **row(sub, *SUBMISSION_FIELDS),
+        "uid": uid,
+        "qualifying": qualifying.get(sub.id),
+        "copy_verdict": copies.get(sub.id),
+    }
+
+
 def router(store: Store) -> APIRouter:
     """`/api/submissions`, `/api/miners` (and one miner), `/api/standings` and `/api/leaderboard` over
     `store`."""
@@ -26,18 +36,7 @@ def router(store: Store) -> APIRouter:
         found = store.page_submissions(status=status, hotkey=miner, limit=limit, offset=offset)
         active = store.active_pack()
         qualifying = store.qualifying_by_submission(active.pack_id) if active is not None else {}
-        copies = store.latest_copy_verdicts()
-        return page(
-            found,
-            limit,
-            offset,
-            lambda sub, uid: {
-                **row(sub, *SUBMISSION_FIELDS),
-                "uid": uid,
-                "qualifying": qualifying.get(sub.id),
-                "copy_verdict": copies.get(sub.id),
-            },
-        )
+        return page(found, limit, offset, _submission_row(qualifying, store.latest_copy_verdicts()))
 
     @api.get("/api/miners", tags=["miners"], summary="Every miner: uid, submissions, races run, latest and best rank")
     def miners() -> dict[str, Any]:

@@ -21,7 +21,18 @@ WALLET = ("wallet_name", "wallet_hotkey", "wallet_path")
 
 
 @with_settings(
-    fields=(*CHAIN, *WALLET, "catalog", "pack", "pack_signer", "pack_allow_dev_signer", "weight_policy", "burn_uid")
+    fields=(
+        *CHAIN,
+        *WALLET,
+        "catalog",
+        "pack",
+        "pack_signer",
+        "pack_allow_dev_signer",
+        "weight_policy",
+        "burn_uid",
+        "data_dir",
+        "copy_similarity",
+    )
 )
 def audit_cmd(
     settings: Settings,
@@ -46,8 +57,10 @@ def audit_cmd(
 ) -> None:
     """Audit a past race: fetch every results bundle its validators committed by the cut-off, re-derive every strict
     verdict from its trajectory, pool the verified runs, compute the weights they imply with the subnet's policy,
-    and say per validator whether the weights it set on chain match, u16 for u16. Needs the race's --pack and
-    --catalog, the chain, and a wallet whose hotkey signs the fetches; no store."""
+    and say per validator whether the weights it set on chain match, u16 for u16. The fork rule is applied as every
+    node applies it (a later agent close to an earlier one by code or behaviour earns only by beating it beyond
+    noise): the raced agents' bundles are fetched into --data-dir's bundles folder (a node's own are reused). Needs
+    the race's --pack and --catalog, the chain, and a wallet whose hotkey signs the fetches; no store."""
     from arena.weights import parse_policy
     from validator.audit import AuditError, audit_race
     from validator.chain import open_chain
@@ -69,6 +82,8 @@ def audit_cmd(
             weights_block=weights_block,
             miner=miner,
             timeout=timeout,
+            agents=settings.data_dir,
+            threshold=settings.copy_similarity,
         )
     except (NodeError, AuditError) as exc:
         fail(str(exc))
@@ -108,6 +123,8 @@ def print_report(report: AuditReport, miner: str | None) -> None:
             str(s.validators),
         )
     out.print(standings)
+    for c in report.copies:
+        out.print(f"{c.hotkey}: {c.reason}", highlight=False, soft_wrap=True)
     out.print(f"implied weights: {json.dumps({str(k): round(v, 6) for k, v in report.expected.items()})}")
     table = Table(title="validators")
     for column in ("uid", "hotkey", "bundle", "runs", "weights match", "reason"):

@@ -81,7 +81,8 @@ class Arena(ArenaParts):
         self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
-        self.weighing.copies = Copying(store=store, config=config, signals=self.signals).judge  # the fork rule: copies earn nothing
+        if config.fork_rule:  # copies earn nothing
+            self.weighing.copies = Copying(store=store, config=config, signals=self.signals).judge
 
     @property
     def policy(self) -> Any:

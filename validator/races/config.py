@@ -43,4 +43,7 @@ class ArenaConfig:
     pool_max_bytes: int = 128 * 1024 * 1024  # the largest bundle fetched from another validator
     pool_url: str | None = None  # the base URL others fetch this node's bundles from (None: its axon)
     copy_similarity: float = COPY_THRESHOLD  # code similarity at which the fork rule judges two agents alike
+    #: the fork rule before the weights (`validator.races.copying`): on in every node; off only for tests that race
+    #: the template's variants as distinct miners to exercise another rule
+    fork_rule: bool = True
     pool_public_blocks: int = 360  # after the weights are due, a bundle is served to anyone (auditors)
