@@ -11,6 +11,11 @@ reordered (`tests/support/copy_variants.py`). Timed, as the node's sync runs the
 `new` fingerprinting the new bundle; `check_warm` comparing it with every earlier one and the templates held in
 memory (a running node); `check_cold` the same after reading every earlier fingerprint from its file (a node just
 started). The goal is check_warm + new <= 2 s on 2 cores.
+
+The fork rule's behaviour part (`arena.copies.behaviour.behaviour_evidence`) is timed on a race of `--miners` agents
+(`--problems` problems, `--samples` runs each): honestly different agents (each its own searches and answers, one
+word of its query changing from one sample to the next), plus one exact copy of the first; `behaviour_s` is the
+time to compare every pair, `behaviour_copies` how many pairs were found (1 expected: the copy).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.copies import Fingerprint, fingerprint_files  # noqa: E402
+from arena.copies.behaviour import behaviour_evidence, behaviour_of  # noqa: E402
 from tests.support.copy_variants import TEMPLATE, read_bundle, reordered, write_bundle  # noqa: E402
 from validator.submissions import similarity  # noqa: E402
 
@@ -57,10 +63,33 @@ def earlier_bundles(n: int, pool: list[Fingerprint], rng: random.Random) -> list
     return out
 
 
+def race_behaviour(miners: int, problems: int, samples: int) -> list[tuple[str, dict[str, list[tuple[str, ...]]]]]:
+    """Each miner's runs' tool calls by problem: its own searches and answer, a word of its query drawn per sample."""
+
+    def run(m: int, p: int, s: int) -> tuple[str, ...]:
+        call = lambda name, **a: {"kind": "tool_call", "name": name, "arguments": a}  # noqa: E731
+        return behaviour_of(
+            [
+                call("find_product", q=f"agent {m} problem {p} word {(m * 7 + s) % 5}"),
+                call("find_product", q=f"problem {p} by {m}"),
+                *(call("view_product_information", product_ids=[f"p{m}-{p}-{i}"]) for i in range(m % 4)),
+                call("recommend_product", product_ids=[f"answer-{m}-{p}"]),
+            ]
+        )
+
+    agents = [
+        (f"m{m}", {f"p{p}": [run(m, p, s) for s in range(samples)] for p in range(problems)}) for m in range(miners)
+    ]
+    return [*agents, ("copy-of-m0", agents[0][1])]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--earlier", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--miners", type=int, default=64, help="agents in the race the behaviour check compares")
+    parser.add_argument("--problems", type=int, default=30)
+    parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rng = random.Random(7)
@@ -90,6 +119,10 @@ def main() -> None:
             loaded = [(f.name[:8], similarity.cached_fingerprint(f)) for f in folders]
             similarity.copies_of(new, [*similarity.template_fingerprints().items(), *loaded])
             cold_s.append(time.perf_counter() - t)
+    agents = race_behaviour(args.miners, args.problems, args.samples)
+    t = time.perf_counter()
+    behaving = behaviour_evidence(agents)
+    behaviour_s = time.perf_counter() - t
     sizes = [len(fp.hashes) for fp in earlier]
     row = {
         "earlier": args.earlier,
@@ -101,6 +134,9 @@ def main() -> None:
         "total_warm_s": round(statistics.median(new_s) + statistics.median(warm_s), 3),
         "similar_earlier": len(found),
         "template_similarity": next((c.similarity for c in found if c.earlier == "template:offline"), None),
+        "behaviour_race": f"{args.miners + 1} agents x {args.problems} problems x {args.samples} samples",
+        "behaviour_s": round(behaviour_s, 3),
+        "behaviour_copies": len(behaving),
         "setup_s": round(setup, 1),
     }
     for key, value in row.items():

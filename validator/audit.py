@@ -28,10 +28,10 @@ from arena.weights import AnyPolicy, MinerResult, compute_weights
 from validator.chain.port import ChainError, ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
-from validator.pool.fetch import fetch_each, walk_back
-from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, window_starts
 from validator.pool.agents import fetch_agents
 from validator.pool.copies import find_copies
+from validator.pool.fetch import fetch_each, walk_back
+from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, window_starts
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535

@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -75,8 +78,16 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _spread(runs: Sequence[Calls]) -> float:
+@lru_cache(maxsize=65536)
+def _spread(runs: tuple[Calls, ...]) -> float:
+    """The mean distance between two runs of one agent on one problem (made once per agent and problem)."""
     return _mean([distance(a, b) for a, b in itertools.combinations(runs, 2)])
+
+
+def _floor(a: Calls, b: Calls) -> float:
+    """A lower bound of `distance` from the calls alone, in any order (as `SequenceMatcher.quick_ratio`)."""
+    common = sum((Counter(a) & Counter(b)).values())
+    return 1.0 - 2.0 * common / (len(a) + len(b)) if a or b else 0.0
 
 
 class BehaviourMatch(BaseModel):
@@ -96,16 +107,29 @@ class BehaviourMatch(BaseModel):
 def _matches(a: Sequence[Calls], b: Sequence[Calls]) -> bool:
     if not all(a) or not all(b):
         return False
-    cross = _mean([distance(x, y) for x in a for y in b])
-    return cross <= SPREAD_SLACK * min(_spread(a), _spread(b))
+    limit = SPREAD_SLACK * min(_spread(tuple(a)), _spread(tuple(b)))
+    if limit == 0:  # a deterministic agent: only the same calls match
+        return all(x == y for x in a for y in b)
+    if _mean([_floor(x, y) for x in a for y in b]) > limit:  # too far whatever the order: no need to align
+        return False
+    return _mean([distance(x, y) for x in a for y in b]) <= limit
 
 
 def compare_behaviour(earlier: Mapping[str, Sequence[Calls]], later: Mapping[str, Sequence[Calls]]) -> BehaviourMatch:
     """Two agents' runs by problem id (each a list of runs' calls) compared on the problems both ran."""
     shared = sorted(set(earlier) & set(later))
-    matching = tuple(p for p in shared if _matches(earlier[p], later[p]))
+    allowed = len(shared) - math.ceil(BEHAVIOUR_SHARE * len(shared))  # problems that may fail to match
+    matching: list[str] = []
+    failed = 0
+    for p in shared:
+        if _matches(earlier[p], later[p]):
+            matching.append(p)
+            continue
+        failed += 1
+        if failed > allowed:
+            break  # it can no longer reach the share: the figure counts the matches found until here
     figure = round(len(matching) / len(shared), 4) if shared else 0.0
-    return BehaviourMatch(similarity=figure, shared=len(shared), matching=matching)
+    return BehaviourMatch(similarity=figure, shared=len(shared), matching=tuple(matching))
 
 
 def behaviour_evidence(agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]]]) -> list[Similar]:
@@ -118,4 +142,12 @@ def behaviour_evidence(agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]
     return out
 
 
-__all__ = ["BEHAVIOUR_SHARE", "MIN_PROBLEMS", "BehaviourMatch", "Calls", "behaviour_evidence", "behaviour_of", "compare_behaviour"]
+__all__ = [
+    "BEHAVIOUR_SHARE",
+    "MIN_PROBLEMS",
+    "BehaviourMatch",
+    "Calls",
+    "behaviour_evidence",
+    "behaviour_of",
+    "compare_behaviour",
+]

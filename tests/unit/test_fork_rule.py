@@ -45,7 +45,9 @@ def test_the_same_tool_calls_and_answers_on_every_problem_is_a_behaviour_copy() 
     problems = {p: [honest_calls(p)] for p in ("a", "b", "c")}
     match = compare_behaviour(problems, {p: [calls] for p, [calls] in problems.items()})
     assert match.copy_ and match.similarity == 1.0 and match.matching == ("a", "b", "c")
-    other_answer = {p: [honest_calls(p)[:-1] + behaviour_of([call("recommend_product", product_ids=["x"])])] for p in problems}
+    other_answer = {
+        p: [honest_calls(p)[:-1] + behaviour_of([call("recommend_product", product_ids=["x"])])] for p in problems
+    }
     assert compare_behaviour(problems, other_answer).similarity == 0.0
     # two agents that make no tool call (both crash) are not copies of each other
     assert not compare_behaviour({"a": [()], "b": [()]}, {"a": [()], "b": [()]}).copy_

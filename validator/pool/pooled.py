@@ -10,8 +10,8 @@ from validator.pool.models import VerifiedBundle
 
 def to_pooled(verified: VerifiedBundle) -> list[PooledRun]:
     """One `PooledRun` per run of the bundle: its final score, its strict score before the judge as re-derived from
-    its trajectory (0 for an error), its error code and blame, its tool calls (the fork rule's behaviour evidence; a run blamed on the validator is left out by the rule,
-    not counted as 0)."""
+    its trajectory (0 for an error), its error code and blame (a run blamed on the validator is left out by the rule,
+    not counted as 0), and its tool calls (the fork rule's behaviour evidence)."""
     body = verified.bundle
     strict = verified.strict or tuple(
         strict_score(run.strict, float(run.strict.get("success", 0.0))) if run.strict else 0.0 for run in body.runs

@@ -49,9 +49,7 @@ class Copying:
         return folder if folder.is_dir() else None
 
     def judge(self, race: Race, results: list[MinerResult]) -> list[MinerResult]:
-        kept, verdicts = find_copies(
-            results, self._runs(race), self._folder, threshold=self.config.copy_similarity
-        )
+        kept, verdicts = find_copies(results, self._runs(race), self._folder, threshold=self.config.copy_similarity)
         self._save(race, verdicts)
         for v in verdicts:
             self.signals.info(

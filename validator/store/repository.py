@@ -14,8 +14,8 @@ backoff) and that its schema is the code's (`validator.store.schema.check_curren
 The repository is one class, `Store`, mixed from one part per aggregate: runs and their events (`runs`), races and
 their results (`races`), scores (`scores`), miners and submissions (`submissions`), packs and problems (`packs`),
 weight sets (`weights`), race pools (`pools`), the corpus export's reads (`corpus`), qualifying rounds
-(`qualifying`), copy verdicts (`copies`) and the API's pages (`views`); connecting is `validator.store.engine`, the run status machine
-`validator.store.moves`.
+(`qualifying`), copy verdicts (`copies`) and the API's pages (`views`); connecting is `validator.store.engine`, the
+run status machine `validator.store.moves`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from validator.chain.port import Axon, ChainPort, Commitment, Metagraph, Neuron
 from validator.store.repository import Store
 from validator.submissions.bundles import archive_path, bundles_dir, clean_tmp, stored
 from validator.submissions.copies import judge_copies, normalized_source_hash
-from validator.submissions.similarity import cached_fingerprint
 from validator.submissions.fetch import fetch_bundle, http_client
 from validator.submissions.models import (
     DEFAULT_TIMEOUT,
@@ -31,6 +30,7 @@ from validator.submissions.models import (
     SyncSummary,
     short,
 )
+from validator.submissions.similarity import cached_fingerprint
 
 DEFAULT_MAX_ATTEMPTS = 3
 DEFAULT_RETRY_INTERVAL = 60.0
