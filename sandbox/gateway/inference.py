@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
@@ -104,14 +104,14 @@ class _Completion:
             gate = handle.llm_gate
         pending = id(self.body)
         try:
-            async with (
-                gate,
-                httpx.AsyncClient(base_url=base_url, timeout=upstream.timeout, transport=gateway._transport) as client,
-            ):
+            async with gate:
                 with handle.lock:
                     handle.upstream_pending[pending] = (time.monotonic(), self.started, str(self.body.get("model")))
-                resp = await client.post(
-                    "/chat/completions", json=self.body, headers={"Authorization": f"Bearer {key}"}
+                resp = await gateway.llm_client().post(
+                    base_url.rstrip("/") + "/chat/completions",
+                    json=self.body,
+                    headers={"Authorization": f"Bearer {key}"},
+                    timeout=upstream.timeout,
                 )
         except asyncio.CancelledError:  # the agent hung up: a stalled upstream is still the node's failure
             with handle.lock:
@@ -133,8 +133,9 @@ class _Completion:
         route = self.handle.route
         return "upstream LLM" if route is None else f"the miner's provider {route.name!r}"
 
-    def read(self, resp: httpx.Response) -> Any:
-        """The upstream's answer as JSON, the miner's key cut out of it wherever the provider echoed it."""
+    def read(self, resp: httpx.Response) -> tuple[Any, bytes]:
+        """The upstream's answer as JSON and as the bytes passed on, the miner's key cut out of both wherever the
+        provider echoed it."""
         if len(resp.content) > self.handle.budgets.max_response_bytes:
             raise _Refused(502, f"upstream answer over {self.handle.budgets.max_response_bytes} bytes; ask for less")
         content = resp.content
@@ -142,18 +143,18 @@ class _Completion:
             key = self.handle.route.key.get_secret_value().encode()
             content = content.replace(key, b"[miner key]") if key and key in content else content
         try:
-            return orjson.loads(content)
+            return orjson.loads(content), content
         except ValueError:
             raise _Refused(
                 502, f"{self.who} answered {resp.status_code} with a body that is not JSON", upstream=True
             ) from None
 
-    def answer(self, resp: httpx.Response) -> JSONResponse:
+    def answer(self, resp: httpx.Response) -> Response:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""
         gateway, handle = self.gateway, self.handle
         if handle.route is not None and resp.status_code in MINER_KEY_STATUSES:
             return self.key_refused(resp.status_code)
-        data = self.read(resp)
+        data, content = self.read(resp)
         model = str(self.body.get("model"))
         tokens = call_tokens(self.body, data) if resp.is_success else {}
         price = handle.route.provider.price(model) if handle.route is not None else gateway.upstream.price(model)
@@ -182,7 +183,7 @@ class _Completion:
             gateway._upstream_failed(handle, event)
         elif handle.route is None:
             gateway.upstream_last = (True, f"answered {resp.status_code}")
-        return JSONResponse(data, status_code=resp.status_code)
+        return Response(content, status_code=resp.status_code, media_type="application/json")
 
     def key_refused(self, status: int) -> JSONResponse:
         """The miner's provider refused its key, its credit or its quota: the miner's fault, recorded in the run's

@@ -44,6 +44,19 @@ class RunRegistry:
         self.rejected: list[TrajectoryEvent] = []
         #: the upstream LLM's last answer to a run's call: (answered, what), None before any (the node's health)
         self.upstream_last: tuple[bool, str] | None = None
+        #: one HTTP client for every proxied LLM call, made on the gateway's event loop (a client per call spent
+        #: ~200 ms making its TLS context: bench/gateway_llm.py)
+        self._llm_client: tuple[Any, httpx.AsyncClient] | None = None
+
+    def llm_client(self) -> httpx.AsyncClient:
+        """The HTTP client of the proxied LLM calls, for the running event loop (a gateway served again after a
+        fault runs on a new loop, and gets a new client)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if self._llm_client is None or self._llm_client[0] is not loop:
+            self._llm_client = (loop, httpx.AsyncClient(transport=self._transport, timeout=self.upstream.timeout))
+        return self._llm_client[1]
 
     @property
     def agent_model(self) -> str | None:

@@ -1,0 +1,105 @@
+"""The gateway's added latency per proxied LLM call (prints figures; asserts nothing).
+
+    python bench/gateway_llm.py [--calls 300] [--json FILE]
+
+A local OpenAI-compatible upstream (the scripted server, requiring its bearer key and reporting usage) is called,
+call by call interleaved, three ways: directly (the baseline), through the gateway's unix socket with the node's key
+(the validator pays) and through it with a miner's own key (`MinerRoute`: the miner pays). The added latency of a
+call is its time through the gateway less the direct call next to it; rows give p50 and p90 of each, in ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.catalog import Catalog  # noqa: E402
+from arena.catalog.build import build_catalog  # noqa: E402
+from arena.spend import Price, Provider  # noqa: E402
+from demo.scripted_llm import OpenAIServer  # noqa: E402
+from sandbox.gateway import Budgets, Gateway, GatewayServer, MinerRoute, Upstream  # noqa: E402
+
+NODE_KEY, MINER_KEY, MODEL = "node-key-0123456789", "sk-miner-bench-key-0123456789", "bench-model"
+BODY = {"model": MODEL, "messages": [{"role": "user", "content": "find a cotton shirt under 500 pesos, size M"}]}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def timed(client: httpx.Client, url: str, headers: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    reply = client.post(url, json=BODY, headers=headers)
+    elapsed = (time.perf_counter() - t0) * 1000
+    if reply.status_code != 200:
+        raise SystemExit(f"call failed: {reply.status_code} {reply.text[:200]}")
+    return elapsed
+
+
+def measure(calls: int, work: Path) -> dict[str, Any]:
+    build_catalog(1, 300, work / "cat")
+    catalog = Catalog.open(work / "cat")
+    budgets = Budgets(llm_calls=10 * calls, tokens=10**9, cost=0, requests_per_second=10**6, burst=10**6)
+    with OpenAIServer(
+        lambda body: "a cotton shirt, size M, 420 pesos", models=(MODEL,), keys=(NODE_KEY, MINER_KEY)
+    ) as up:
+        upstream = Upstream(base_url=up.base_url, api_key=NODE_KEY, models=[MODEL], usd_per_1k_prompt=0.1)
+        gateway = Gateway(catalog, upstream=upstream)
+        route = MinerRoute(
+            "local", Provider(base_url=up.base_url, models={MODEL: Price(prompt=0.1)}), SecretStr(MINER_KEY)
+        )
+        with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
+            node_run = gateway.open_run("validator-pays", budgets)
+            miner_run = gateway.open_run("miner-pays", budgets, route=route)
+            sock = httpx.HTTPTransport(uds=str(server.socket_path))
+            direct: list[float] = []
+            added: dict[str, list[float]] = {"validator": [], "miner": []}
+            with (
+                httpx.Client(timeout=30) as plain,
+                httpx.Client(transport=sock, base_url="http://gw", timeout=30) as gw,
+            ):
+                for i in range(calls + 20):  # the first 20 warm up
+                    base = timed(plain, f"{up.base_url}/chat/completions", {"Authorization": f"Bearer {NODE_KEY}"})
+                    node = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {node_run.token}"})
+                    miner = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {miner_run.token}"})
+                    if i >= 20:
+                        direct.append(base)
+                        added["validator"].append(node - base)
+                        added["miner"].append(miner - base)
+            gateway.close_run("validator-pays")
+            gateway.close_run("miner-pays")
+    rows = {"direct_ms": {"p50": statistics.median(direct), "p90": pct(direct, 0.9)}}
+    for payer, values in added.items():
+        rows[f"added_ms_{payer}_pays"] = {"p50": statistics.median(values), "p90": pct(values, 0.9)}
+    return {"calls": calls, **rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=300, help="measured calls of each kind (after 20 to warm up)")
+    parser.add_argument("--json", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args()
+    figures = measure(args.calls, Path(tempfile.mkdtemp(prefix="bench-gw-llm-")))
+    print(f"{'':28} {'p50 ms':>8} {'p90 ms':>8}   ({args.calls} calls each, local upstream)")
+    for name, row in figures.items():
+        if isinstance(row, dict):
+            print(f"{name:28} {row['p50']:8.2f} {row['p90']:8.2f}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
