@@ -5,12 +5,21 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -85,9 +94,50 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
+#: in a pipe or a log file, seconds before a long command's first progress line, and between two
+PLAIN_EVERY = 30.0
+
+
+class _Progress(Progress):
+    """rich's progress bar in a terminal; into a pipe or a log file (`plain`), a line on stderr once the work has
+    gone on for PLAIN_EVERY seconds, then every PLAIN_EVERY seconds, and a last one when it ends (if any was said)."""
+
+    def __init__(self, *columns: Any, plain: bool, **options: Any) -> None:
+        super().__init__(*columns, **options)
+        self.plain, self.said_at, self.said = plain, time.monotonic(), False
+        self.shown: dict[TaskID, tuple[float, float | None]] = {}  # what each task's last line said
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        self._line()
+
+    def update(self, task_id: TaskID, **changes: Any) -> None:
+        super().update(task_id, **changes)
+        self._line()
+
+    def stop(self) -> None:
+        if self.said:
+            self._line(now=True)
+        super().stop()
+
+    def _line(self, *, now: bool = False) -> None:
+        if not self.plain or (not now and time.monotonic() - self.said_at < PLAIN_EVERY):
+            return
+        self.said_at, self.said = time.monotonic(), True
+        for task in self.tasks:
+            of = f"/{task.total:,.0f}" if task.total else ""
+            rate = f" {task.fields.get('rate')}" if task.fields.get("rate") else ""
+            if self.shown.get(task.id) != (task.completed, task.total):
+                self.shown[task.id] = (task.completed, task.total)
+                err.print(f"{task.description}: {task.completed:,.0f}{of}{rate} ({task.elapsed or 0:.0f} s)")
+
+
 def progress_bar() -> Progress:
-    """A rich progress bar on stderr; shown in a terminal (or with ARENA_PROGRESS=1), silent otherwise."""
-    return Progress(
+    """A progress bar on stderr: rich's in a terminal (or with ARENA_PROGRESS=1); into a pipe or a log file, a plain
+    line every PLAIN_EVERY seconds of long work (none with ARENA_PROGRESS=0)."""
+    forced = os.environ.get("ARENA_PROGRESS")
+    live = err.is_terminal or forced == "1"
+    return _Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -96,7 +146,8 @@ def progress_bar() -> Progress:
         TimeRemainingColumn(),
         console=err,
         transient=False,
-        disable=not err.is_terminal and os.environ.get("ARENA_PROGRESS") != "1",
+        disable=not live,
+        plain=not live and forced != "0",
     )
 
 

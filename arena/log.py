@@ -1,7 +1,8 @@
 """structlog, configured once for the whole process.
 
 Console rendering by default (coloured when stderr is a terminal), JSON lines when ``ARENA_LOG_JSON=1``
-(deployments). Logs go to stderr so that command output on stdout stays machine-readable.
+(deployments). Logs go to stderr so that command output on stdout stays machine-readable; a command that knows
+better configures again with `log_to` (`--log.json`; the demo's log file, its terminal kept for its own lines).
 """
 
 from __future__ import annotations
@@ -22,28 +23,40 @@ def configure_logging(level: str | None = None) -> None:
     if _configured:
         return
     _configured = True
+    _configure(sys.stderr, json=os.environ.get("ARENA_LOG_JSON") == "1", level=level, replace=False)
+
+
+def log_to(stream: TextIO, *, json: bool, level: str | None = None) -> None:
+    """Send every log line (structlog's and the stdlib's, the stdlib's handlers replaced) to `stream`, as JSON lines
+    or console lines (coloured only on a terminal); call it before the loggers it should reach are first used (they
+    are cached then)."""
+    global _configured
+    _configured = True
+    _configure(stream, json=json, level=level, replace=True)
+
+
+def _configure(stream: TextIO, *, json: bool, level: str | None, replace: bool) -> None:
     level_name = (level or os.environ.get("ARENA_LOG_LEVEL", "INFO")).upper()
     numeric = logging.getLevelName(level_name)
     if not isinstance(numeric, int):
         numeric = logging.INFO
-    want_json = os.environ.get("ARENA_LOG_JSON") == "1"
     processors: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),
     ]
-    if want_json:
+    if json:
         processors += [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
     else:
-        processors += [structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())]
+        processors += [structlog.dev.ConsoleRenderer(colors=stream.isatty())]
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=True,
     )
-    logging.basicConfig(level=numeric, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=numeric, stream=stream, format="%(levelname)s %(name)s: %(message)s", force=replace)
 
 
 def get_logger(name: str | None = None, **bound: object) -> structlog.stdlib.BoundLogger:

@@ -11,8 +11,9 @@ import os
 import subprocess
 from typing import Any
 
-from arena.cliutil import err, out, progress_bar
+from arena.cliutil import err, out
 from demo.local import executable, free_port
+from demo.progress import RaceProgress
 
 #: the pooling cut-off, from the slot's block (1 s blocks): the two pool as soon as both committed, well before it
 CUTOFF_BLOCKS = 300
@@ -60,8 +61,9 @@ def validator_settings(demo: Any, wallet: str, folder: str, *, upstream: str, co
 
 def race_two_validators(demo: Any, *, wall_seconds: float, concurrency: int) -> list[Any]:
     """5. Both validator nodes (`build_node`, the code path of `arena-validator run`, each with its API serving its
-    results bundles) race the slot, pool and set weights; a progress bar over both until both weights are set (or
-    failed). Returns the nodes' stores, the first validator's first."""
+    results bundles) race the slot, pool and set weights, until both weights are set (or
+    failed), a line per race stage on stdout meanwhile (`demo.progress`). Returns the nodes' stores, the first
+    validator's first."""
     from arena.log import get_logger
     from demo.llm import ScriptedLLMServer
     from validator.node import build_node, open_store, serve_api
@@ -88,29 +90,20 @@ def race_two_validators(demo: Any, *, wall_seconds: float, concurrency: int) -> 
         stores.append(store)
         if demo.settings is None:
             demo.settings, demo.store = settings, store
-    with progress_bar() as bar:
-        task = bar.add_task("runs of both validators", total=None, rate="")
+    progress = RaceProgress(stores, VALIDATOR_NAMES, chain=demo.chain, slot_block=demo.slot_block)
 
-        def done() -> bool:
-            total = final = errored = 0
-            for store in stores:
-                for race in store.races():
-                    counts = store.count_runs(race.race_id)
-                    total += sum(counts.values())
-                    final += counts.get("finished", 0) + counts.get("errored", 0)
-                    errored += counts.get("errored", 0)
-            bar.update(task, total=total or None, completed=final, rate=f"{errored} errored")
-            return all(s.weight_sets() and s.weight_sets()[0].status in {"set", "failed"} for s in stores)
+    def done() -> bool:
+        progress.update()
+        return all(s.weight_sets() and s.weight_sets()[0].status in {"set", "failed"} for s in stores)
 
-        def until() -> bool:  # both weights set, or Ctrl-C (the first node handles the signals)
-            return nodes[0].stopping.is_set() or done()
+    def until() -> bool:  # both weights set, or Ctrl-C (the first node handles the signals)
+        return nodes[0].stopping.is_set() or done()
 
-        async def both() -> None:
-            await asyncio.gather(
-                *(node.run(until=until, poll=0.5, handle_signals=i == 0) for i, node in enumerate(nodes))
-            )
+    async def both() -> None:
+        await asyncio.gather(*(node.run(until=until, poll=0.5, handle_signals=i == 0) for i, node in enumerate(nodes)))
 
-        asyncio.run(both())
+    asyncio.run(both())
+    progress.update(now=True)
     return stores
 
 

@@ -50,7 +50,7 @@ def _wallet(path: Path, name: str) -> Any:
 
 DEMO_MARKER = ".shoparena-demo"  # the demo replaces only a folder holding this (or an earlier demo's files)
 _DEMO_NAMES = re.compile(
-    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|serve-[\w-]+\.log|validator2?|wallets|audit(\.json)?|"
+    r"^(agents|catalog|chain\.sqlite(-wal|-shm)?|pack\.json|(serve-[\w-]+|demo)\.log|validator2?|wallets|audit(\.json)?|"
     r"trajectories)$"
 )
 
@@ -87,6 +87,7 @@ class _Demo:
     chain: Any = None
     agents: dict[str, Path] = field(default_factory=dict)
     pack_path: Path | None = None
+    slot_block: int = 0  # the block the race's slot opens at (step 4)
     settings: Any = None
     store: Any = None
     servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
@@ -121,8 +122,11 @@ def run_demo(
     per_race: int = 5,
     wall_seconds: float = 60.0,
     concurrency: int = 2,
+    log_json: bool = False,
 ) -> int:
-    """The whole demo in `root` (made afresh). Returns the process exit code."""
+    """The whole demo in `root` (made afresh). Returns the process exit code. The terminal gets the demo's own lines
+    (a line per race stage, `demo.progress`); the nodes' log lines go to `root`/demo.log, or with `log_json` to
+    stderr as JSON lines."""
     from arena.log import get_logger
 
     demo = _Demo(root, log=get_logger("demo"), started=time.time())
@@ -133,6 +137,7 @@ def run_demo(
         shutil.rmtree(root)
     root.mkdir(parents=True)
     (root / DEMO_MARKER).write_text("made by `arena-validator demo`, which replaces this folder when run again\n")
+    _log(root, log_json)
     _catalog_and_pack(demo, size=size, problems=problems, per_race=per_race)
     _local_chain(demo)
     try:
@@ -144,6 +149,21 @@ def run_demo(
     finally:
         demo.stop()
     return code
+
+
+def _log(root: Path, json: bool) -> None:
+    """The nodes' log lines (and the libraries' warnings) into root/demo.log, or JSON lines on stderr."""
+    import logging
+    import sys
+
+    from arena.log import log_to
+
+    log_to(sys.stderr if json else open(root / "demo.log", "a", encoding="utf-8"), json=json)
+    logging.captureWarnings(True)
+    for noisy in ("alembic", "bittensor", "httpx"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    where = "stderr, as JSON lines" if json else root / "demo.log"
+    out.print(f"the nodes' log: {where}", highlight=False)
 
 
 SHOPPING_TASKS = ("product", "shop", "voucher", "web")
@@ -259,7 +279,7 @@ def _seal(demo: _Demo) -> None:
     from arena.problems.pack import sealed_pack, write_pack
 
     out.rule("[bold]4. the race pool, sealed until its slot")
-    start = demo.chain.block() + 3
+    start = demo.slot_block = demo.chain.block() + 3
     timed = demo.unsealed.model_copy(update={"rotation": demo.rotation.model_copy(update={"start_block": start})})
     # every batch is sealed to quicknet round 1000, the one pulse that exists offline; on a real chain each
     # batch has the future round of its own slot

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,10 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
     assert "each sealed with drand timelock encryption (round 1000)" in text
     assert "published: the race closed" in text and "shadow weights (sn15_top_half" in text
     assert "INFO httpx" not in done.stdout + done.stderr
+    # a line per race stage on stdout; the nodes' log lines in demo.log, not on the terminal
+    assert "opening: validator opened race" in text and "weights: validator2: set" in text
+    assert re.search(r"race: runs dispatched (\d+)/\1, scoring \1/\1, judging \1/\1", text)
+    assert "[info" not in done.stderr and "races.closed" in (root / "demo.log").read_text()
     assert "Traceback" not in done.stdout + done.stderr  # the node stops its jobs quietly
 
     store = Store.open(f"sqlite:///{root / 'validator' / 'validator.sqlite'}")

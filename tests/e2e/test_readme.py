@@ -62,6 +62,10 @@ def test_every_quick_start_block_of_the_readme_runs_as_written_in_a_fresh_clone(
         print(f"quick start {number}: {time.monotonic() - started:.0f} s")  # the README states these times
         assert proc.returncode == 0, f"quick start {number} failed:\n{block}\n{proc.stdout[-3000:]}\n{proc.stderr}"
         assert "Traceback" not in proc.stderr, f"quick start {number}:\n{proc.stderr}"
+        if number == 1:  # the demo says what its validators are doing, its nodes' log lines kept in a file
+            assert re.search(r"race: runs dispatched (\d+)/\1, scoring \1/\1, judging \1/\1", proc.stdout)
+            assert "weights: validator: set" in proc.stdout and "the nodes' log: var/demo/demo.log" in proc.stdout
+            assert "submissions.synced" not in proc.stdout + proc.stderr and "[info" not in proc.stderr
     # what the quick starts promise is there
     assert (clone / "var" / "demo" / "validator" / "validator.sqlite").is_file()
     assert (clone / "card.json").is_file() and (clone / "var" / "pack.json").is_file()

@@ -66,3 +66,26 @@ def test_a_table_piped_to_a_file_keeps_its_columns() -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "compatibility" in proc.stdout and "offline-deep-copycat-lite" in proc.stdout and "…" not in proc.stdout
+
+
+def test_long_work_into_a_log_file_says_how_far_it_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A progress bar into a pipe or a file (not a terminal) is a plain line on stderr every PLAIN_EVERY seconds and
+    a last one at the end; short work says nothing, and ARENA_PROGRESS=0 silences it."""
+    from arena import cliutil
+
+    def work(n: int) -> list[str]:
+        with cliutil.progress_bar() as bar:
+            task = bar.add_task("generating problems", total=n, rate="")
+            for _ in range(n):
+                bar.advance(task)
+        return [line.rsplit(" (", 1)[0] for line in capsys.readouterr().err.splitlines()]
+
+    monkeypatch.delenv("ARENA_PROGRESS", raising=False)
+    monkeypatch.setattr(cliutil, "PLAIN_EVERY", 3600.0)
+    assert work(3) == []  # done before the first line is due
+    monkeypatch.setattr(cliutil, "PLAIN_EVERY", 0.0)
+    assert work(3) == [f"generating problems: {k}/3" for k in (1, 2, 3)]
+    monkeypatch.setenv("ARENA_PROGRESS", "0")
+    assert work(3) == []

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -20,11 +20,11 @@ def run_cmd(settings: Settings) -> None:
     --database-url postgresql+psycopg://..., --sandbox.backend docker, --chain subtensor (the default)."""
     import asyncio
 
-    from arena.log import get_logger
+    from arena.log import get_logger, log_to
     from validator.node import NodeError, build_node, serve_api
 
-    if settings.log_json:
-        os.environ["ARENA_LOG_JSON"] = "1"
+    if settings.log_json:  # the app's callback configured the log before the settings were read
+        log_to(sys.stderr, json=True)
     if settings.log_file is not None:
         from arena.log import log_to_file
 
@@ -105,10 +105,15 @@ def demo_cmd(
     problems: Annotated[int, typer.Option(help="Problems to generate for the pack.", min=10)] = 60,
     per_race: Annotated[int, typer.Option("--per-race", help="Problems drawn per race.", min=1)] = 5,
     concurrency: Annotated[int, typer.Option(help="Runs at once.", min=1)] = 2,
+    log_json: Annotated[
+        bool, typer.Option("--log.json", help="The nodes' log as JSON lines on stderr (default: in demo.log in --dir).")
+    ] = False,
 ) -> None:
     """One whole race on this machine: catalog, signed pack, a local chain, six miners publishing agents through
     it (one a copy, one hostile), two validator nodes racing them in the bubblewrap sandbox on SQLite and pooling
     their results, weights set on chain, then the audit of the race."""
     from demo.run import run_demo  # the one way from the node's CLI into the demo package
 
-    raise typer.Exit(run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency))
+    raise typer.Exit(
+        run_demo(root, size=size, problems=problems, per_race=per_race, concurrency=concurrency, log_json=log_json)
+    )

@@ -235,15 +235,24 @@ class Opening:
                 cutoff, self.config.sync_grace
             )
             if unsynced:
-                raise BeaconError(unsynced)
+                raise _Undecided(unsynced)
             return open_batch(batch, signature), cutoff
-        except (BeaconError, SealError) as exc:
-            backoff = doubling(self.config.beacon_retry, failures + 1, cap=60.0)
+        except (BeaconError, SealError, _Undecided) as exc:
+            # this node's own sync or qualifying rounds still going on is progress, not a fault: tried again at the
+            # first retry's delay (doubled, the demo's batch stood 23 s after its last round was decided)
+            retry = failures + 1 if not isinstance(exc, _Undecided) else 1
+            backoff = doubling(self.config.beacon_retry, retry, cap=60.0)
+            said = self._batch_wait.get(slot, (0.0, 0, ""))[2]
             self._batch_wait[slot] = (now + backoff, failures + 1, str(exc))
             self.batch_since.setdefault(slot, now)
-            self.signals.warn(
-                "races.batch_waiting", slot=slot, round=batch.reveal_round, reason=str(exc), retry_in=round(backoff, 1)
-            )
+            if str(exc) != said:  # said once per reason, not at every retry
+                self.signals.warn(
+                    "races.batch_waiting",
+                    slot=slot,
+                    round=batch.reveal_round,
+                    reason=str(exc),
+                    retry_in=round(backoff, 1),
+                )
             return None
 
     def _say_cut(self, slot: int, batch: Any, cutoff: int) -> None:
@@ -375,3 +384,8 @@ class Opening:
                         latest[s.hotkey] = s
             subs = list(latest.values())
         return [s for s in subs if s.hotkey in registered and s.hotkey != self.hotkey]
+
+
+class _Undecided(Exception):
+    """A batch waits for this node's own work: commitments before its cut-off not synced, or their qualifying rounds
+    not decided (the one line why)."""

@@ -139,19 +139,20 @@ def sync_submissions(
     _record(store, work, results, into, summary, log, max_attempts)
     summary.changes += judge_copies(store, log)
     summary.changes += _supersede(store, current, log)
-    log.info(
-        "submissions.synced",
-        block=summary.block,
-        neurons=summary.neurons,
-        commitments=summary.commitments,
-        new=summary.new,
-        fetched=summary.fetched,
-        accepted=summary.accepted,
-        copies=summary.copies,
-        rejected=summary.rejected,
-        retrying=summary.retrying,
-        ignored=summary.ignored,
-    )
+    if summary.new or summary.fetched or summary.changes or summary.unregistered:  # else not news (every few blocks)
+        log.info(
+            "submissions.synced",
+            block=summary.block,
+            neurons=summary.neurons,
+            commitments=summary.commitments,
+            new=summary.new,
+            fetched=summary.fetched,
+            accepted=summary.accepted,
+            copies=summary.copies,
+            rejected=summary.rejected,
+            retrying=summary.retrying,
+            ignored=summary.ignored,
+        )
     return summary
 
 
