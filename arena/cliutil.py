@@ -67,12 +67,34 @@ def utf8_text(value: str, what: str) -> str:
 
 
 def print_table(table: Any) -> None:
-    """Print a table whose cells must not be cut: in a terminal it fits the terminal's width (folding what can
-    fold); into a file or a pipe it takes its natural width, however wide, rather than 80 columns."""
-    if out.is_terminal or natural_width(table) <= out.width:
+    """Print a table whose cells must not be cut: as a table when it fits; too wide for a terminal, a line per row
+    (each cell after its column's header, the line left whole for the terminal to wrap, so an id copies whole);
+    into a file or a pipe at its natural width, however wide, rather than 80 columns."""
+    wide = natural_width(table)
+    if wide <= out.width:
         out.print(table)
-        return
-    Console(file=out.file, width=natural_width(table), soft_wrap=True).print(table)  # print() caps at the width
+    elif out.is_terminal:
+        print_rows(table)
+    else:
+        Console(file=out.file, width=wide, soft_wrap=True).print(table)  # print() caps at the width
+
+
+def print_rows(table: Any) -> None:
+    """A table as a line per row: "header: cell; header: cell ..." (empty cells left out), under its title."""
+    from rich.text import Text
+
+    def plain(cell: Any) -> str:
+        return cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
+
+    if table.title:
+        out.print(plain(table.title), highlight=False, markup=False)
+    columns = [(plain(column.header), list(column.cells)) for column in table.columns]
+    for row in range(table.row_count):
+        cells = [(header, plain(cells[row])) for header, cells in columns]
+        line = "; ".join(f"{header}: {cell}" if header else cell for header, cell in cells if cell)
+        out.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+    if table.caption:
+        out.print(plain(table.caption), highlight=False, markup=False)
 
 
 def natural_width(table: Any) -> int:

@@ -89,3 +89,39 @@ def test_long_work_into_a_log_file_says_how_far_it_is(
     assert work(3) == [f"generating problems: {k}/3" for k in (1, 2, 3)]
     monkeypatch.setenv("ARENA_PROGRESS", "0")
     assert work(3) == []
+
+
+def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena import cliutil
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cliutil, "out", Console(file=screen, width=80, force_terminal=True, color_system=None))
+    hotkey, url = (
+        "5GgGpyabUYQ6YbhVVWmEAFJ5w2LXSprsXwrn8GuQE8Xbr7WS",
+        "postgresql+psycopg://arena:****@db.example:5432/x",
+    )
+    table = Table(title="arena-validator settings")
+    for column in ("setting", "flag", "value", "from"):
+        table.add_column(column)
+    table.add_row("pack_signer", "--pack.signer", hotkey, "env")
+    table.add_row("database_url", "--database-url", url, ".env")
+    table.add_row("netuid", "--netuid", "", "default")
+    cliutil.print_table(table)
+    assert screen.getvalue().splitlines() == [
+        "arena-validator settings",
+        f"  setting: pack_signer; flag: --pack.signer; value: {hotkey}; from: env",
+        f"  setting: database_url; flag: --database-url; value: {url}; from: .env",
+        "  setting: netuid; flag: --netuid; from: default",
+    ]
+    narrow = Table(title="fits")
+    narrow.add_column("uid")
+    narrow.add_row("7")
+    cliutil.print_table(narrow)
+    assert "┃ uid ┃" in screen.getvalue()  # a table that fits stays a table

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from arena.clihelp import App
-from arena.cliutil import out
+from arena.cliutil import out, print_table
 from validator.cli.flags import with_settings
 from validator.settings import Settings, field_flag, setting_sources
 
@@ -44,7 +44,7 @@ def config_show(
     table.add_column("from", overflow="fold")
     for name, value in shown.items():
         table.add_row(name, field_flag(name), "" if value is None else str(value), sources[name])
-    out.print(table)
+    print_table(table)
     out.print(
         "from: flag (this command line), env (ARENA_* in the environment), .env (the file in this folder), default",
         highlight=False,

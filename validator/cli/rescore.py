@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cliutil import fail, out
+from arena.cliutil import fail, print_table
 from validator.cli.flags import STORE, with_settings
 from validator.settings import Settings
 
@@ -56,4 +56,4 @@ def rescore_cmd(
         table.add_column(column, justify="left" if column == "hotkey" else "right")
     for hotkey, (before, after) in report.per_miner.items():
         table.add_row(hotkey, f"{before:.4f}", f"{after:.4f}")
-    out.print(table)
+    print_table(table)

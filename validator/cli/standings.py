@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cliutil import fail, out
+from arena.cliutil import fail, out, print_table
 from validator.cli.flags import STORE, with_settings
 from validator.settings import Settings
 
@@ -112,6 +112,6 @@ def standings_cmd(
             "–" if r["samples"] is None else str(r["samples"]),
             _pass(r),
         )
-    out.print(table)
+    print_table(table)
     out.print(found["noise"]["note"] + ".", soft_wrap=True)
     out.print(found["certainty"] + ".", soft_wrap=True)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cliutil import check_writable, fail, out
+from arena.cliutil import check_writable, fail, print_table
 from arena.tasks import TASKS
 
 
@@ -93,4 +93,4 @@ def print_counts(problems: list[Any], title: str) -> None:
         table.add_column(column, justify="left" if column == "split" else "right", min_width=len(column), no_wrap=True)
     for split, row in sorted(report.items()):
         table.add_row(split, *(str(row.get(c, 0)) for c in ("problems", "clusters", *tasks)))
-    out.print(table)
+    print_table(table)
