@@ -1,7 +1,8 @@
 """The node's jobs on APScheduler 3.11 (`AsyncIOScheduler`): sync, open race, dispatch, judge, close race, pool
 (results bundles committed and pooled with the other validators', `validator.races.pooling`), set weights, reap,
-recover, and the janitor (`validator.upkeep`; open race opens nothing while the host is below a floor). Every job is idempotent and reads its state from the store, so a node killed at any moment
-and started again resumes where it stopped, and a node that lives through a fault (the store or the chain away for a
+recover, and the janitor (`validator.upkeep`; open race opens nothing while the host is below a floor). Every job
+is idempotent and reads its state from the store, so a node killed at any moment and started again resumes where
+it stopped, and a node that lives through a fault (the store or the chain away for a
 while, the gateway dying) heals itself without a restart: `Arena.recover`, at start and then every
 `recover_seconds`, ends and retries the attempts of runs left `starting`/`running` with no sandbox behind them,
 scores runs left `scoring` from their stored trajectory (the judge job judges them), finishes runs left `judged`,
