@@ -84,10 +84,11 @@ SYSTEM = (
 
 
 def trajectory(
-    world: World, run_id: str, problem: Any, rng: random.Random, *, solve: bool, searches: int = 3
+    world: World, run_id: str, problem: Any, rng: random.Random, *, solve: bool, searches: int = 3, style: int = 0
 ) -> list[TrajectoryEvent]:
     """An LLM agent's gateway log: per step an LLM call whose arguments are the whole conversation so far (as the
-    gateway logs a chat completion) and a search returning a page of ten products; one product view; the answer."""
+    gateway logs a chat completion) and a search returning a page of ten products; one product view; the answer.
+    Each agent (`style`) pages through the results in its own order: agents that behave alike are copies."""
     page = world.pages[problem.problem_id]
     at = START
     events: list[TrajectoryEvent] = []
@@ -111,7 +112,7 @@ def trajectory(
         )
 
     for i in range(searches):
-        call = {"name": "find_product", "arguments": {"q": problem.query, "page": i % 5 + 1}}
+        call = {"name": "find_product", "arguments": {"q": problem.query, "page": (i + style) % 5 + 1}}
         reply = {"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": call}]}}]}
         add(
             "llm_call",
@@ -173,7 +174,9 @@ def closed_race(
     problems = {p.problem_id: p for p in world.pack.problems}
     for run in store.runs(race_id=race_id):
         problem = problems[run.problem_id]
-        events = trajectory(world, run.run_id, problem, rng, solve=rng.random() < miners[run.hotkey], searches=searches)
+        solve = rng.random() < miners[run.hotkey]
+        style = list(miners).index(run.hotkey)
+        events = trajectory(world, run.run_id, problem, rng, solve=solve, searches=searches, style=style)
         strict = tasks.score(
             problem, raw_answer(events), world.catalog.get, events=events, ruleset=world.pack.ruleset_for(problem.task)
         )
