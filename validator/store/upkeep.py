@@ -70,14 +70,17 @@ class UpkeepStore:
             waiting = select(WeightSet.race_id).where(
                 WeightSet.status.in_(("pending", "rate_limited")), WeightSet.race_id.is_not(None)
             )
-            with_events = select(Run.race_id).where(Run.run_id.in_(select(Event.run_id)))
+            # an EXISTS per race (the events' primary key starts with run_id), never a scan of every event
+            with_events = (
+                select(Event.run_id).join(Run, Run.run_id == Event.run_id).where(Run.race_id == Race.race_id).exists()
+            )
             query = (
                 select(Race.race_id)
                 .where(
                     Race.status.in_(("closed", "voided", "cancelled")),
                     func.coalesce(Race.closed_at, Race.opened_at) < closed_before,
                     Race.race_id.notin_(waiting),
-                    Race.race_id.in_(with_events),
+                    with_events,
                 )
                 .order_by(Race.opened_at)
             )
