@@ -272,26 +272,30 @@ def _default_problems(n: int, task: str | None = None) -> tuple[Path, Path]:
     pack_path = CACHE / (f"public-{n}.json" if task is None else f"public-{task}-{n}.json")
     if not (catalog_dir / "catalog.json").exists():
         err.print("building the default test catalog (once) ...")
-        build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists())
+        with progress_bar() as bar:
+            built = bar.add_task("building the default catalog", total=20_000, rate="")
+            build_catalog(0, 20_000, catalog_dir, force=catalog_dir.exists(), progress=lambda k: bar.advance(built, k))
     if not pack_path.exists():
         err.print(f"making the default public pack of {n} problems (once) ...")
         catalog = Catalog.open(catalog_dir)
-        if task is None:  # the first built-in family's mix (ShoppingBench's four task types)
-            fam = family("shoppingbench")
-            made = fam.generate(catalog, n, tasks=fam.tasks, seed=0)
-            problems, version = list(made.problems), made.version
-        else:
-            problems, version = _generate(catalog, n, task)
+        with progress_bar() as bar:
+            made_so_far = bar.add_task("making the default pack", total=n, rate="")
+            if task is None:  # the first built-in family's mix (ShoppingBench's four task types)
+                fam = family("shoppingbench")
+                made = fam.generate(catalog, n, tasks=fam.tasks, seed=0, progress=lambda k: bar.advance(made_so_far, k))
+                problems, version = list(made.problems), made.version
+            else:
+                problems, version = _generate(catalog, n, task, progress=lambda k: bar.advance(made_so_far, k))
         write_pack(new_pack(problems, catalog_digest=catalog.digest, generator_version=version), pack_path)
     return catalog_dir, pack_path
 
 
-def _generate(catalog: Any, n: int, task: str) -> tuple[list[Any], str]:
+def _generate(catalog: Any, n: int, task: str, *, progress: Any = None) -> tuple[list[Any], str]:
     """``n`` public problems of task type ``task`` from its family's generator, and the generator's version."""
     from arena.tasks import family_for
 
     err.print(f"generating {n} {task} problems for the default test pack (once) ...")
-    made = family_for(task).generate(catalog, n, tasks=[task], seed=0)
+    made = family_for(task).generate(catalog, n, tasks=[task], seed=0, progress=progress)
     if not made.problems:
         fail(f"the {task} generator kept no problem: {'; '.join(made.skipped[:3]) or 'no reason given'}")
     return list(made.problems), made.version
