@@ -47,6 +47,7 @@ def test_every_help_fits_80_columns_with_every_flag_and_arena_name_whole(monkeyp
     for typed, command, ctx in ALL:
         text = command.get_help(ctx)
         assert "╭" not in text and "│" not in text, typed  # no boxes
+        assert not re.search(r"\[/?(bold|dim|red|green|yellow|cyan|italic|b|i)?\]", text), typed  # no rich markup
         assert max(len(line) for line in text.splitlines()) <= 80, (typed, text)
         words = {word.rstrip(".:") for word in re.split(r"[\s,;()\[\]$`]+", text)}
         for param in command.get_params(ctx):
