@@ -76,6 +76,61 @@ def build(size: int, out: Path, seed: int) -> dict[str, float]:
     return {"seconds": seconds, "peak_rss": peak, "index_bytes": index_bytes}
 
 
+def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
+    """Where a generated build's CPU goes, in microseconds per product, measured in this process on the first
+    `sample` products of catalog (seed, size) (CPU time, steadier than wall time on a shared machine): generating
+    a product (`arena.catalog.generator`, with its search text and canonical JSON), the tantivy document,
+    adding and indexing it (tantivy's indexing threads included), the digest and statistics; and the web pages
+    (seconds for the whole catalog). A build's wall time on N cores is about the sum over N."""
+    import tempfile
+
+    import tantivy
+
+    from arena.catalog import build as b
+    from arena.catalog import generator as gen
+    from arena.catalog.stats import StatsCollector
+    from arena.catalog.webcorpus import generate_web_pages
+    from arena.catalog.writer import CatalogWriter
+
+    cpu = time.process_time
+    b._init_worker(seed, size)
+    rows: list[b.Row] = []
+    t = cpu()
+    for chunk in range(min((size + gen.CHUNK - 1) // gen.CHUNK, (sample + gen.CHUNK - 1) // gen.CHUNK)):
+        rows.extend(b._chunk_rows(chunk))
+    out = {"generate_us": (cpu() - t) / len(rows) * 1e6}
+    with tempfile.TemporaryDirectory(prefix="bench-phases-") as tmp:
+        writer = CatalogWriter(Path(tmp) / "c")
+        t = cpu()
+        docs = [
+            tantivy.Document(
+                product_id=r[0], contents=r[3], shop_id=r[1], service=list(r[4]), price=r[5], sold_count=r[6],
+                shop_ord=0, services=0, row=i, doc=r[9],
+            )
+            for i, r in enumerate(rows)
+        ]  # fmt: skip
+        out["document_us"] = (cpu() - t) / len(rows) * 1e6
+        t = cpu()
+        for doc in docs:
+            writer._writer.add_document(doc)
+        writer._writer.commit()
+        writer._writer.wait_merging_threads()
+        out["index_us"] = (cpu() - t) / len(rows) * 1e6
+        writer.abort()
+    digest, stats = gen.Digest(), StatsCollector()
+    t = cpu()
+    for _pid, shop_id, category, _contents, services, price, sold, n_sku, model_key, doc_json in rows:
+        digest.update(doc_json)
+        stats.add_fields(category, shop_id, services, price, sold, n_sku, model_key)
+    out["digest_stats_us"] = (cpu() - t) / len(rows) * 1e6
+    t = cpu()
+    pages = sum(1 for _ in generate_web_pages(seed, size))
+    out["web_pages_s"], out["web_pages"] = cpu() - t, pages
+    per_product = out["generate_us"] + out["document_us"] + out["index_us"] + out["digest_stats_us"]
+    out["cpu_s"] = per_product * size / 1e6 + out["web_pages_s"]
+    return out
+
+
 def make_queries(catalog: Catalog, n: int, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
     pool = []
@@ -174,6 +229,12 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=ROOT / "var" / "bench")
     parser.add_argument("--keep", action="store_true", help="keep the built catalogs")
     parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also say where each size's build CPU goes (microseconds per product by phase, measured on its first "
+        "40,960 products) and the build's CPU seconds, extrapolated",
+    )
+    parser.add_argument(
         "--json",
         type=Path,
         metavar="FILE",
@@ -194,6 +255,8 @@ def main() -> None:
         b = build(size, out, args.seed)
         q = query_bench(out, args.queries, args.seed)
         row = {"size": size, "build_seconds": b["seconds"], "p95_ms": q["tool_p95"], **b, **q}
+        if args.phases:
+            row["phases"] = phases(size, args.seed)
         rows.append(row)
         print(
             f"{size:>9,} {b['seconds']:>8.1f} {b['index_bytes'] / 2**20:>9.0f} {b['peak_rss'] / 2**20:>8.0f} | "
@@ -201,6 +264,14 @@ def main() -> None:
             f"{q['raw_p95']:>6.2f} {q['raw_p99']:>6.2f} | {q['ratio_p50']:>9.2f} {q['ratio_p95']:>5.2f}",
             flush=True,
         )
+        if args.phases:
+            f = row["phases"]
+            print(
+                f"{'':>9} CPU per product: generate {f['generate_us']:.0f} us, tantivy doc {f['document_us']:.0f}, "
+                f"add and index {f['index_us']:.0f}, digest and stats {f['digest_stats_us']:.0f}; web pages "
+                f"{f['web_pages_s']:.1f} s; the build's CPU {f['cpu_s']:.0f} s ({f['cpu_s'] / 2:.0f} s on 2 cores)",
+                flush=True,
+            )
         if not args.keep:
             shutil.rmtree(out)
     print("latencies in ms over", args.queries, "queries; ratio = find_product tool / raw tantivy")

@@ -25,9 +25,11 @@ Rows:
 
 With `--dispatch ray` the same race (same pack, slot, miners) is run three times, each by its own validator on the
 same chain: dispatched locally at `--concurrency`, then across a real Ray cluster started on this machine (a head and
-`--workers` worker nodes of `--worker-cpus` CPUs each, every one its own `ray start` process group), and the
+`--workers` worker nodes of `--worker-cpus` CPUs each, by default as many as `--concurrency`, every one its own `ray
+start` process group; the node readies their worker processes before the race, as it does when it starts), and the
 summary prints runs per minute for each, the node's per-run overhead of Ray dispatch against local dispatch, and
-whether scores and weight vectors are identical to local dispatch's.
+whether scores and weight vectors are identical to local dispatch's. `--agent-sleep S` makes every agent wait S
+seconds before it solves (an agent waiting on its model): the runs are then bound by waiting, not by the CPU.
 """
 
 from __future__ import annotations
@@ -71,7 +73,20 @@ def main() -> None:
         help="ray: race locally, then on a local Ray cluster of 1 and 2 workers (up to --workers)",
     )
     parser.add_argument("--workers", type=int, default=2, help="the most Ray workers to race on (--dispatch ray)")
-    parser.add_argument("--worker-cpus", type=int, default=1, help="CPUs of each Ray worker (one run each)")
+    parser.add_argument(
+        "--worker-cpus",
+        type=int,
+        default=None,
+        help="CPUs of each Ray worker, one run each (default: --concurrency, so one worker takes as many runs at once "
+        "as local dispatch)",
+    )
+    parser.add_argument(
+        "--agent-sleep",
+        type=float,
+        default=0.0,
+        help="seconds each agent sleeps before it solves a problem (an agent that waits on its model, as a real LLM "
+        "agent does); with Ray, where two workers should approach 2x one",
+    )
     parser.add_argument(
         "--json",
         type=Path,
@@ -80,6 +95,7 @@ def main() -> None:
         "Ray workers and overhead_ms_per_run (the node's time per run over local dispatch's)",
     )
     args = parser.parse_args()
+    args.worker_cpus = args.worker_cpus or args.concurrency
     if args.json is not None and not args.json.parent.is_dir():
         parser.error(f"--json: no folder {args.json.parent}")
 
@@ -93,6 +109,11 @@ def main() -> None:
         races = 1 if args.dispatch == "local" else 1 + args.workers
         setup = make_chain(root, names, validators=races, block_time=0.5, rate_limit=5)
         template = MINER_TEMPLATE.read_text()
+        if args.agent_sleep:
+            template += (
+                f"\n\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n    import time\n\n"
+                f"    time.sleep({args.agent_sleep})\n    return _solve_now(problem)\n"
+            )
         agents = {name: write_template(root / "agents" / name, f"# {name}\n" + template) for name in names}
         catalog = Catalog.open(catalog_dir)
         pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})
@@ -122,6 +143,7 @@ def main() -> None:
                 dispatcher = RayDispatcher.connect(
                     cluster.address, catalog_digest=catalog.digest, memory_mb=Limits().memory_mb
                 )
+                dispatcher.warm()  # as the node does when it starts: worker processes ready before the race
                 row = bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher)
                 rows.append({**row, "workers": n})
             import ray

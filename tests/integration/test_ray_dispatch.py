@@ -485,3 +485,33 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
         assert seqs and seqs == list(range(len(seqs)))
     assert [r.status for r in store.races()] == ["closed"] and store.weight_sets()[-1].status == "set"
     store.close()
+
+
+def test_warm_up_finds_a_refusing_worker_before_any_run_and_a_restarted_worker_takes_runs(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
+    """The node readies the workers' processes when it starts (`RayDispatcher.warm`): a worker holding another
+    catalog is found then, so no run is sent to it and none needs a second attempt; worker b, killed and started
+    again by the test before this one, re-attached and takes runs beside a."""
+    other = tmp_path / "other-catalog"
+    build_catalog(4, 300, other, force=True)
+    stray = cluster.add_worker("stray", other)
+    try:
+        stray_id = stray.node_id()
+        dispatcher = ray_dispatcher(cluster, inputs)
+        problems = dispatcher.warm()
+        assert list(problems) == [stray_id] and "refuses runs: its catalog" in problems[stray_id]
+        assert dispatcher.capacity(2) == 2  # a and b, one run each
+        setup = make_chain(tmp_path, MINERS[:2])
+        store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+        agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS[:2]}
+        seed(store, setup, tmp_path, tmp_path / "node", agents)
+        race(make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher), store)
+        runs = store.runs()
+        assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+        assert not [r for r in runs if r.sandbox.get("attempts")]  # no run went to the stray worker
+        workers = {r.sandbox["worker"] for r in runs}
+        assert workers == {cluster.workers[n].node_id()[:12] for n in ("a", "b")}, workers
+        store.close()
+    finally:
+        cluster.kill("stray")

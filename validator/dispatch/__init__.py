@@ -71,7 +71,7 @@ def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest
     if settings.dispatch == "ray":
         from validator.dispatch.ray import RayDispatcher
 
-        return RayDispatcher.connect(
+        dispatcher = RayDispatcher.connect(
             settings.ray_address,
             catalog_digest=catalog_digest,
             backend=settings.sandbox_backend,
@@ -80,6 +80,8 @@ def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest
             cpus_per_run=settings.ray_cpus_per_run,
             memory_mb=settings.sandbox_memory_mb,
         )
+        dispatcher.warm()  # each worker process readied now, not by its first run
+        return dispatcher
     from validator.dispatch.local import LocalDispatcher
 
     return LocalDispatcher(gateway, sandbox)

@@ -27,10 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from arena import blame
+from arena.log import get_logger
 from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
 from validator.dispatch import Attempt, DispatchError
-from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, execute, survey
+from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, execute, survey, warm
+
+log = get_logger("validator.dispatch")
 
 #: seconds past a run's wall clock after which a worker that has not returned it is taken as lost
 GRACE = 60.0
@@ -74,6 +77,7 @@ class RayDispatcher:
         self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
         self._execute = ray.remote(execute)
         self._survey = ray.remote(survey)
+        self._warm = ray.remote(warm)
 
     @classmethod
     def connect(cls, address: str | None, **kw: Any) -> RayDispatcher:
@@ -211,6 +215,38 @@ class RayDispatcher:
     @staticmethod
     def _future(ref: Any) -> Any:
         return asyncio.wrap_future(ref.future())
+
+    # --- worker processes readied before the first run
+
+    def warm(self, timeout: float = 120.0) -> dict[str, str]:
+        """Ready a worker process for each run slot of every live worker (`worker.warm`: about 1.5 s of imports,
+        catalog and gateway per process, otherwise paid by each process's first run), each warm-up shaped as a run
+        (its CPUs and memory) and pinned to its node. A worker that refuses is left out of placement, as a refused
+        run leaves it; one that does not answer in `timeout` seconds is only reported. Returns node id -> problem."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        refs = {}
+        for worker in self.workers():
+            for slot in range(worker["slots"] if worker["refused"] is None else 0):
+                refs[(worker["node_id"], slot)] = self._warm.options(
+                    num_cpus=self.cpus_per_run,
+                    memory=self.memory_mb * 2**20,
+                    max_retries=0,
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(worker["node_id"], soft=False),
+                    name="warm",
+                ).remote(self.catalog_digest, self.backend, self.image, self.upstream, 1.0)
+        problems: dict[str, str] = {}
+        for (node_id, _slot), ref in refs.items():
+            try:
+                reply: WorkerReply = self.ray.get(ref, timeout=timeout)
+            except Exception as exc:  # noqa: BLE001 - a worker that does not warm up still gets runs
+                problems[node_id] = f"{type(exc).__name__}: {_first_line(exc)}"
+                continue
+            if reply.refused is not None:
+                self.refused[node_id] = problems[node_id] = reply.refused
+        for node_id, problem in problems.items():
+            log.warning("ray.warm_failed", node=node_id[:12], problem=problem)
+        return problems
 
     # --- the cluster, for `arena-validator config check`
 
