@@ -36,6 +36,7 @@ NO_ANSWER = 1006
 BUDGET_EXHAUSTED = 1007
 BUNDLE_INVALID = 1008
 MINER_KEY_REFUSED = 1009
+SYSCALL_DENIED = 1010
 SANDBOX_FAILED = 2001
 GATEWAY_FAULT = 2002
 STORE_FAULT = 2003
@@ -89,6 +90,14 @@ CODES: dict[int, ErrorCode] = {
             "agent",
             "the miner pays and its provider refused its key (401, 403), says it has no credit (402) or is over its "
             "own quota (429)",
+            False,
+        ),
+        ErrorCode(
+            SYSCALL_DENIED,
+            "syscall_denied",
+            "agent",
+            "the agent made a system call the sandbox's seccomp filter kills for (io_uring, bpf, ptrace, ...): the "
+            "call did not run and the agent's process was ended; the error names the call",
             False,
         ),
         ErrorCode(
@@ -172,6 +181,7 @@ HARNESS_STATUS = {
     "killed": OUT_OF_MEMORY,
     "bad_return": BAD_RETURN,
     "no_result": RAISED,
+    "syscall_denied": SYSCALL_DENIED,
     "harness_fault": SANDBOX_FAILED,
     "sandbox_failed": SANDBOX_FAILED,
 }

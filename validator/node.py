@@ -29,8 +29,8 @@ def open_sandbox(settings: Settings) -> Any:
     from sandbox.backends import BackendUnavailable, open_backend
 
     try:
-        return open_backend(settings.sandbox_backend, image=settings.sandbox_image)
-    except BackendUnavailable as exc:
+        return open_backend(settings.sandbox_backend, image=settings.sandbox_image, runtime=settings.sandbox_runtime)
+    except (BackendUnavailable, ValueError) as exc:
         raise NodeError(str(exc)) from None
 
 

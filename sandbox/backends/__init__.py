@@ -137,19 +137,27 @@ class BackendUnavailable(RuntimeError):
     """A sandbox backend that cannot run on this host (no bubblewrap, no Docker engine...): the message, one line."""
 
 
-def open_backend(name: str, *, image: str | None = None, unsafe_local: bool = False) -> Sandbox:
+def open_backend(
+    name: str, *, image: str | None = None, unsafe_local: bool = False, runtime: str | None = None
+) -> Sandbox:
     """The one choice of a sandbox backend: ``process`` (bubblewrap; with ``unsafe_local`` a bare subprocess, no
-    isolation) or ``docker`` (``image``, else the default sandbox image). `BackendUnavailable` (one line) when it
-    cannot run here; `ValueError` for an unknown name or options that do not go together."""
+    isolation) or ``docker`` (``image``, else the default sandbox image; ``runtime``: an OCI runtime the engine knows,
+    runsc for gVisor). Both apply the seccomp allowlist (`sandbox.seccomp`). `BackendUnavailable` (one line) when it
+    cannot run here, its profile does not load or the runtime is absent; `ValueError` for an unknown name or options
+    that do not go together."""
     if name not in ("process", "docker"):
         raise ValueError(f"unknown sandbox {name!r}; use process or docker")
+    if runtime is not None and name != "docker":
+        raise ValueError(
+            "--sandbox.runtime applies to the docker backend only; drop it or use --sandbox.backend docker"
+        )
     if name == "docker":
         if unsafe_local:
             raise ValueError("--unsafe-local applies to the process sandbox only; drop it or use --sandbox process")
         from sandbox.backends.docker import DockerSandbox, DockerUnavailable
 
         try:
-            return DockerSandbox(image)
+            return DockerSandbox(image, runtime=runtime)
         except DockerUnavailable as exc:
             raise BackendUnavailable(str(exc)) from None
     from sandbox.backends.process import ProcessSandbox, SandboxUnavailable

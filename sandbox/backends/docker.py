@@ -18,6 +18,7 @@ from typing import Any
 
 from requests.exceptions import ReadTimeout
 
+from sandbox import seccomp
 from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
 
 LABEL = "shoparena.run"
@@ -30,7 +31,9 @@ class DockerUnavailable(RuntimeError):
 class DockerSandbox:
     name = "docker"
 
-    def __init__(self, image: str | None = None, client: Any = None) -> None:
+    def __init__(
+        self, image: str | None = None, client: Any = None, *, runtime: str | None = None, seccomp: bool = True
+    ) -> None:
         import docker
 
         try:
@@ -52,6 +55,12 @@ class DockerSandbox:
                 f"the sandbox image {image} is missing; build it with `python -m sandbox.image.build`"
             ) from None
         self.image = image
+        #: the OCI runtime (None: the engine's default, runc; "runsc": gVisor), and the seccomp allowlist
+        self.runtime, self.seccomp = runtime, seccomp
+        self._security = ["no-new-privileges"] + ([f"seccomp={_profile()}"] if seccomp else [])
+        if runtime is not None:
+            _check_runtime(self.client, runtime)
+            self.name = f"docker-{runtime}"
         self._running: dict[str, Any] = {}  # run id -> its container, from creation to removal
 
     def _engine_fault(self, container: Any, doing: str, error: object, started: float) -> SandboxResult:
@@ -123,6 +132,7 @@ class DockerSandbox:
             "sdk_dir": "/opt/arena/sdk",
             "max_output": limits.output_bytes,
             "model": spec.model,
+            "trapped": seccomp.trapped() if self.seccomp else {},
         }
         return self.client.containers.create(
             self.image,
@@ -133,7 +143,8 @@ class DockerSandbox:
             tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
             user="65534:65534",
             cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
+            security_opt=self._security,
+            runtime=self.runtime,
             mem_limit=f"{limits.memory_mb}m",
             memswap_limit=f"{limits.memory_mb}m",
             pids_limit=limits.pids,
@@ -203,3 +214,23 @@ class DockerSandbox:
                     container.remove(force=True)
                 except Exception:  # noqa: BLE001 - reap() takes what is left
                     pass
+
+
+def _profile() -> str:
+    """The seccomp allowlist as Docker's JSON profile; `DockerUnavailable` (one line) when it does not build, so
+    agents never run without it."""
+    try:
+        seccomp.bpf()  # libseccomp checks every rule the JSON profile holds
+        return seccomp.docker_profile()
+    except seccomp.ProfileError as exc:
+        raise DockerUnavailable(f"{exc}; agents are not run without it") from None
+
+
+def _check_runtime(client: Any, runtime: str) -> None:
+    """`DockerUnavailable` (one line) when the engine does not know the OCI runtime ``runtime``."""
+    known = sorted((client.info().get("Runtimes") or {}).keys())
+    if runtime not in known:
+        raise DockerUnavailable(
+            f"the Docker engine has no runtime {runtime!r} (it has {', '.join(known) or 'none'}); install it "
+            "(apt-get install -y runsc), register it (runsc install; restart dockerd) or drop --sandbox.runtime"
+        )

@@ -22,6 +22,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
+from sandbox import seccomp
 from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
 from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, state_dir
 
@@ -122,6 +123,15 @@ def staged_runtime() -> tuple[Path, Path]:
     return root / "harness", root / "sdk"
 
 
+def _check_profile() -> None:
+    """The seccomp profile builds and loads (`sandbox.seccomp.check_loads`); `SandboxUnavailable` (one line) when
+    not: agents never run with one wall less."""
+    try:
+        seccomp.check_loads()
+    except seccomp.ProfileError as exc:
+        raise SandboxUnavailable(f"{exc}; agents are not run without it") from None
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -131,7 +141,7 @@ def _free_port() -> int:
 class ProcessSandbox:
     """``mode="bwrap"`` (default, isolated) or ``mode="bare"`` (unsafe, local debugging only)."""
 
-    def __init__(self, mode: str = "bwrap", python: str | None = None) -> None:
+    def __init__(self, mode: str = "bwrap", python: str | None = None, *, seccomp: bool = True) -> None:
         if mode not in ("bwrap", "bare"):
             raise ValueError(f"unknown process sandbox mode {mode!r}; use bwrap, or bare with --unsafe-local")
         self.mode = mode
@@ -150,6 +160,10 @@ class ProcessSandbox:
                         f"{tool} is not installed; install it (apt-get install -y bubblewrap "
                         "util-linux) or use the docker backend"
                     )
+        #: the seccomp allowlist (`sandbox.seccomp`), on in bwrap mode; off only to record it or measure its cost
+        self.seccomp = seccomp and mode == "bwrap"
+        if self.seccomp:
+            _check_profile()
 
     def health(self) -> str:
         """What this sandbox needs is still here (the agents' Python, bubblewrap and setpriv); `SandboxUnavailable`
@@ -189,7 +203,7 @@ class ProcessSandbox:
             _kill_cgroups(dirs)
         return len(running)
 
-    def _command(self, spec: SandboxSpec) -> list[str]:
+    def _command(self, spec: SandboxSpec, seccomp_fd: int | None = None) -> list[str]:
         if self.mode == "bare":
             return [self.python, str(HARNESS_DIR / "harness.py")]
         venv = Path(self.python).parent.parent
@@ -251,6 +265,7 @@ class ProcessSandbox:
             "C.UTF-8",
             "--chdir",
             "/tmp",
+            *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             "/opt/agent/bin/python",
             "-I",
             "/opt/arena/harness/harness.py",
@@ -259,28 +274,37 @@ class ProcessSandbox:
             return [bwrap[0], "--uid", str(NOBODY), "--gid", str(NOBODY), *bwrap[1:]]
         return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", *bwrap]
 
+    def _payload(self, spec: SandboxSpec) -> dict[str, object]:
+        """The harness's input (`sandbox.harness.harness`)."""
+        inside = self.mode == "bwrap"
+        return {
+            "problem": spec.problem,
+            "token": spec.token,
+            "timeout": spec.limits.wall_seconds,
+            "socket": "/run/arena/" + spec.socket_name if inside else str(spec.socket_dir / spec.socket_name),
+            "agent_dir": "/agent" if inside else str(spec.bundle_dir),
+            "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR),
+            "max_output": spec.limits.output_bytes,
+            "model": spec.model,
+            "trapped": seccomp.trapped() if self.seccomp else {},
+        }
+
     async def run(self, spec: SandboxSpec) -> SandboxResult:
         started = time.monotonic()
         limits = spec.limits
         inside = self.mode == "bwrap"
-        payload = {
-            "problem": spec.problem,
-            "token": spec.token,
-            "timeout": limits.wall_seconds,
-            "socket": "/run/arena/" + spec.socket_name if inside else str(spec.socket_dir / spec.socket_name),
-            "agent_dir": "/agent" if inside else str(spec.bundle_dir),
-            "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR),
-            "max_output": limits.output_bytes,
-            "model": spec.model,
-        }
+        payload = self._payload(spec)
         if not inside:
             payload["port"] = _free_port()
         dirs = _cgroup_dirs(spec.run_id) if inside and os.geteuid() == 0 else {}
         proc = None
         timed_out = False
+        seccomp_fd = None
         try:
             if dirs:
                 _setup_cgroups(dirs, spec)
+            if self.seccomp:
+                seccomp_fd = seccomp.bpf_fd()
             joins = " ".join(f'echo $$ > "{path}/cgroup.procs";' for path in dirs.values())
             script = f'{joins} ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
@@ -289,13 +313,17 @@ class ProcessSandbox:
                 "-c",
                 script,
                 "sh",
-                *self._command(spec),
+                *self._command(spec, seccomp_fd),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=env,
                 start_new_session=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+                seccomp_fd = None
             self._running[spec.run_id] = (proc.pid, dirs)
             try:
                 out, err = await asyncio.wait_for(
@@ -324,6 +352,8 @@ class ProcessSandbox:
                 backend=self.name,
             )
         finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
             self._running.pop(spec.run_id, None)
             if proc is not None and proc.returncode is None:
                 _killpg(proc.pid)

@@ -1,7 +1,7 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
 Reads one JSON object on stdin (or from ``$ARENA_HARNESS_INPUT``):
-``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model"}`` (``model``: the
+``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "trapped"}`` (``model``: the
 node's LLM model, given to the agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 Then it:
 
@@ -13,7 +13,8 @@ Then it:
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
    trajectory and the only source of the answer;
 6. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
-   ``no_result``, ``harness_fault``), the error, the bounded return value, the tails of the agent's output.
+   ``no_result``, ``syscall_denied``: a call the seccomp filter traps, named; ``harness_fault``), the error, the
+   bounded return value, the tails of the agent's output.
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
 """
@@ -36,7 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LISTEN = ("127.0.0.1", 8080)
 MAX_HEADER = 64 * 1024
 MAX_BODY = 4 * 1024 * 1024
-AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
+AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return", "syscall_denied")
+SIGSYS = 31
 #: headers only the harness may send the gateway: stripped from every request of the agent's
 HARNESS_HEADERS = ("x-arena-origin", "x-arena-steps")
 
@@ -207,6 +209,8 @@ def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]
         "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder",
         "ARENA_RESULT_FD": str(write_fd),
+        # the calls the seccomp filter traps, by number: the runner names the one an agent made (runner.py)
+        "ARENA_TRAPPED": json.dumps(spec.get("trapped") or {}),
     }
     # subnet 15's names for the same door: ProxyClient reads SANDBOX_PROXY_URL, its agents SANDBOX_MODEL
     env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
@@ -280,7 +284,7 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
     try:
         outcome = json.loads(raw)
     except ValueError:
-        outcome = {}
+        outcome = _denied_first(raw)
     if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
         outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
     report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
@@ -290,6 +294,16 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
         report.update(contract="sn15", steps=count)
         if steps.get("recommend") is not None:
             report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
+
+
+def _denied_first(raw: bytes) -> Any:
+    """A forked child of the agent's that a trapped call ended wrote its ``syscall_denied`` outcome before the agent's
+    own: that one is taken (anything else in a pipe that holds more than one result is not)."""
+    try:
+        first, _ = json.JSONDecoder().raw_decode(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return {}
+    return first if isinstance(first, dict) and first.get("status") == "syscall_denied" else {}
 
 
 def _report(
@@ -316,6 +330,12 @@ def _report(
         report.update(status="timeout", error=f"agent_main did not return within {timeout:g}s")
     elif raw:
         _take_outcome(report, raw, spec)
+    elif child.returncode == -SIGSYS:
+        report.update(
+            status="syscall_denied",
+            error="the agent's process was ended by SIGSYS: it made a call the sandbox's syscall filter kills for "
+            f"({', '.join(sorted(set((spec.get('trapped') or {}).values()))) or 'see docs/validator.md'})",
+        )
     elif child.returncode is not None and child.returncode < 0:
         sig = -child.returncode
         report.update(

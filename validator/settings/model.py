@@ -77,6 +77,11 @@ class Settings(BaseSettings, UpkeepSettings):
         description="Docker image for the docker backend (default: the built one)",
         json_schema_extra=flag("--sandbox.image"),
     )
+    sandbox_runtime: Literal["runsc"] | None = Field(
+        None,
+        description="OCI runtime for the docker backend: runsc (gVisor); default: the engine's (runc)",
+        json_schema_extra=flag("--sandbox.runtime"),
+    )
     sandbox_wall_seconds: float = Field(
         300.0, gt=0, le=3600, description="wall-clock limit per run", json_schema_extra=flag("--sandbox.wall_seconds")
     )
