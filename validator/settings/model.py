@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from arena.copies import COPY_THRESHOLD
 from arena.spend import load_providers
 from arena.weights import POLICIES
+from validator.settings.sandbox import SandboxSettings
 from validator.settings.upkeep import UpkeepSettings
 
 
@@ -21,9 +22,9 @@ def flag(name: str) -> dict[str, Any]:
     return {"flag": name}
 
 
-class Settings(BaseSettings, UpkeepSettings):
-    """Everything a validator node is configured by (the janitor's retention and the host floors:
-    `validator.settings.upkeep`)."""
+class Settings(BaseSettings, SandboxSettings, UpkeepSettings):
+    """Everything a validator node is configured by (the sandbox: `validator.settings.sandbox`; the janitor's
+    retention and the host floors: `validator.settings.upkeep`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True
@@ -68,28 +69,6 @@ class Settings(BaseSettings, UpkeepSettings):
         None,
         description="SQLAlchemy URL (postgresql+psycopg://... or sqlite:///...); default: SQLite in --data-dir",
         json_schema_extra=flag("--database-url"),
-    )
-    sandbox_backend: Literal["process", "docker"] = Field(
-        "process", description="process (bubblewrap) or docker", json_schema_extra=flag("--sandbox.backend")
-    )
-    sandbox_image: str | None = Field(
-        None,
-        description="Docker image for the docker backend (default: the built one)",
-        json_schema_extra=flag("--sandbox.image"),
-    )
-    sandbox_runtime: Literal["runsc"] | None = Field(
-        None,
-        description="OCI runtime for the docker backend: runsc (gVisor); default: the engine's (runc)",
-        json_schema_extra=flag("--sandbox.runtime"),
-    )
-    sandbox_wall_seconds: float = Field(
-        300.0, gt=0, le=3600, description="wall-clock limit per run", json_schema_extra=flag("--sandbox.wall_seconds")
-    )
-    sandbox_memory_mb: int = Field(
-        1024, ge=64, le=65536, description="memory limit per run", json_schema_extra=flag("--sandbox.memory_mb")
-    )
-    sandbox_pids: int = Field(
-        128, ge=8, le=4096, description="process limit per run", json_schema_extra=flag("--sandbox.pids")
     )
     concurrency: int = Field(2, ge=1, le=256, description="runs at once", json_schema_extra=flag("--concurrency"))
     max_attempts: int = Field(
