@@ -102,6 +102,17 @@ def test_demo_races_the_miners_rejects_the_copy_and_sets_weights(tmp_path: Path)
         assert pool is not None and pool.status == "pooled"
         assert [v["status"] for v in pool.state["validators"].values()] == ["verified", "verified"]
     assert other.weight_sets()[0].vector == store.weight_sets()[0].vector
+    # the fork rule reached the same verdicts on both from the pooled evidence: the template's lighter and deeper
+    # variants are close to it (code), and each earns only if it beat the template beyond noise
+    verdicts = [
+        sorted((v.hotkey, v.copy_of, v.kind, v.similarity, v.copy) for v in node.copy_verdicts(race_id=race.race_id))
+        for node in (store, other)
+    ]
+    assert verdicts[0] == verdicts[1] and len(verdicts[0]) >= 2
+    paid = {int(k) for k, w in store.weight_sets()[0].vector.items() if w > 0}
+    uid_of = {r.hotkey: r.uid for r in results}
+    assert all(uid_of[h] not in paid for h, _, _, _, copy in verdicts[0] if copy)
+    assert "copy: offline-lite is close to offline" in text or "fork: offline-lite is close to offline" in text
     audit = json.loads((root / "audit.json").read_text())
     assert len(audit) == 2 and all(row["matches"] for row in audit)
     assert "audit: validator: its weights match" in text and "audit: validator2: its weights match" in text

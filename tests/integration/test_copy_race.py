@@ -4,17 +4,18 @@ later, races too and earns nothing more than the honest template (nothing at all
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.copy_variants import VARIANTS, write_variants
-from tests.support.race import build_arena_inputs, make_chain, place_submission, run_race, start_node
+from tests.support.race import build_arena_inputs, make_chain, open_store, place_submission, run_race, start_node
 from validator.submissions.similarity import TEMPLATES
 
-pytestmark = pytest.mark.slow  # a race of ten miners in bubblewrap
 
-
+@pytest.mark.slow  # a race of ten miners in bubblewrap
 def test_no_copy_of_the_template_earns_more_than_the_honest_template_in_a_race(tmp_path: Path) -> None:
     inputs = build_arena_inputs(tmp_path / "arena", size=2000, problems=12, per_race=2)
     names = ["honest", *VARIANTS]
@@ -45,3 +46,13 @@ def test_no_copy_of_the_template_earns_more_than_the_honest_template_in_a_race(t
         assert verdict.copy_of in set(hotkeys.values()) and verdict.similarity >= 0.8
     arena.stop()
     store.close()
+
+
+def test_submissions_show_of_an_unknown_miner_is_one_clear_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'node.sqlite'}"
+    open_store(url).close()
+    cli = [sys.executable, "-m", "validator.cli", "submissions", "show", "5Nobody", "--database-url", url]
+    done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "no submission '5Nobody' in the store" in lines[0], lines
