@@ -20,6 +20,8 @@ floats once at the end, so identical inputs give byte-identical vectors in any o
   share; an exact tie is still broken by the earlier commitment: a miner whose score equals an earlier band
   member's exactly (what a copied agent scores) is not in the band. A miner without an interval is never in a band,
   so without intervals ``band`` pays as ``top_heavy``.
+- ``cost_aware``: ``top_heavy``'s shares, miners of equal score ranked by their cost per solved problem, the cheaper
+  first (a shadow policy: each validator measures the cost itself).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class MinerResult(BaseModel):
     commitment_block: int = Field(ge=0)
     low: Share | None = None
     high: Share | None = None
+    #: USD its runs' LLM calls cost per problem solved (None: unknown or nothing solved); read by ``cost_aware`` only
+    cost_per_solved: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] | None = None
 
     @model_validator(mode="after")
     def _interval(self) -> MinerResult:
@@ -180,7 +184,23 @@ def within_noise(ranked: Sequence[MinerResult]) -> list[MinerResult]:
     return band if len(band) > 1 else []
 
 
-AnyPolicy = TopHeavy | WinnerTakeAll | Proportional | SN15TopHalf | Band
+class CostAware(_TopTail):
+    """``top_heavy``'s shares, ranked by score, then by cost per solved problem (the cheaper first; unknown last),
+    then commitment and hotkey: a shadow policy to try cost-awareness before switching (the cost is this validator's
+    own measure, so validators may disagree on it)."""
+
+    name: Literal["cost_aware"] = "cost_aware"
+
+    def pay(self, ranked: Sequence[MinerResult]) -> list[tuple[MinerResult, Fraction]]:
+        def key(r: MinerResult) -> tuple[Fraction, int, Fraction, int, str]:
+            cost = r.cost_per_solved
+            return -_exact(r.score), cost is None, _exact(cost or 0.0), r.commitment_block, r.hotkey
+
+        order = sorted(ranked, key=key)
+        return list(zip(order, self.shares([_exact(r.score) for r in order]), strict=True))
+
+
+AnyPolicy = TopHeavy | WinnerTakeAll | Proportional | SN15TopHalf | Band | CostAware
 WeightPolicy = Annotated[AnyPolicy, Field(discriminator="name")]
 """A weight policy, told apart by ``name``; a settings field can be typed with it directly."""
 
@@ -190,6 +210,7 @@ POLICIES: dict[str, type[AnyPolicy]] = {
     "proportional": Proportional,
     "sn15_top_half": SN15TopHalf,
     "band": Band,
+    "cost_aware": CostAware,
 }
 
 _ADAPTER: TypeAdapter[AnyPolicy] = TypeAdapter(WeightPolicy)

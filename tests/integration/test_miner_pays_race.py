@@ -197,6 +197,13 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
     scraped = client.get("/metrics").text
     paid = [line for line in scraped.splitlines() if line.startswith('shoparena_llm_spend_usd_total{payer="miner"}')]
     assert paid and float(paid[0].split()[-1]) == pytest.approx(race_cost)
+    # per miner: the race's cost and solved problems, the miner page's cost per solved problem
+    solved = sum(1 for r in runs["payer"] if (store.score(r.run_id) and store.score(r.run_id).success))
+    assert store.miner_costs(race_id)[hotkeys["payer"]] == (pytest.approx(race_cost), solved)
+    assert store.miner_costs(race_id)[hotkeys["keyless"]] == (0.0, 0)
+    shown = client.get(f"/api/miners/{hotkeys['payer']}").json()["llm_cost"]
+    assert shown["cost"] == pytest.approx(race_cost) and shown["solved"] == solved
+    assert shown["cost_per_solved"] == (pytest.approx(race_cost / solved) if solved else None)
     # the results bundle carries each run's spend
     built = build_bundle(store, race_id, setup.validators[0], netuid=1, created_block=setup.chain.block())
     in_bundle = sum((r.spend or {}).get("cost", 0.0) for r in built.body.runs if r.miner == hotkeys["payer"])

@@ -77,3 +77,21 @@ def test_payer_settings_that_cannot_work_are_one_line(given: dict[str, str], lin
     with pytest.raises(SettingsError) as caught:
         load_settings(given, env_file=None)
     assert any(line in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_the_cost_aware_policy_breaks_equal_scores_by_cost_per_solved_problem() -> None:
+    from arena.weights import MinerResult, compute_weights, parse_policy
+
+    uids = {"early": 1, "cheap": 2, "unknown": 3, "better": 4}
+    results = [
+        MinerResult(hotkey="early", score=0.5, commitment_block=10, cost_per_solved=0.02),
+        MinerResult(hotkey="cheap", score=0.5, commitment_block=20, cost_per_solved=0.005),
+        MinerResult(hotkey="unknown", score=0.5, commitment_block=5),
+        MinerResult(hotkey="better", score=0.6, commitment_block=30, cost_per_solved=1.0),
+    ]
+    live = compute_weights(results, uids, parse_policy("top_heavy"))
+    shadow = compute_weights(results, uids, parse_policy("cost_aware"))
+    # score first, whatever it cost; then the cheaper per solved problem, an unknown cost last
+    assert max(shadow, key=lambda uid: shadow[uid]) == 4 == max(live, key=lambda uid: live[uid])
+    assert shadow[2] > shadow[1] > shadow[3]
+    assert live[3] > live[1] > live[2]  # top_heavy: the earlier commitment, cost unread

@@ -354,7 +354,7 @@ def test_bad_miner_results_are_rejected(bad: dict) -> None:
 
 
 def test_parse_policy_builds_each_policy() -> None:
-    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half", "band"}
+    assert set(POLICIES) == {"top_heavy", "winner_take_all", "proportional", "sn15_top_half", "band", "cost_aware"}
     assert parse_policy("sn15_top_half", burn_uid=3) == SN15TopHalf(top_share=0.25, burn_uid=3)
     assert parse_policy("top_heavy", top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2) == TopHeavy(
         top_share=0.6, tail_share=0.2, tail_k=3, burn_uid=2
@@ -374,7 +374,7 @@ def test_parse_policy_builds_each_policy() -> None:
             "nope",
             {},
             "unknown weight policy 'nope'; choose one of: "
-            "band, proportional, sn15_top_half, top_heavy, winner_take_all",
+            "band, cost_aware, proportional, sn15_top_half, top_heavy, winner_take_all",
         ),
         (
             "top_heavy",

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
 
+from arena.spend import cost_per_solved
 from validator.api import views
 from validator.api.shapes import RESULT_FIELDS, SUBMISSION_FIELDS, Limit, Offset, page, race_row, row
 from validator.store.repository import Store
@@ -51,6 +52,9 @@ def router(store: Store) -> APIRouter:
         found = views.miner(store, hotkey)
         if found is None:
             raise HTTPException(404, f"no miner {hotkey!r}; list them at /api/miners")
+        # what its runs' LLM calls cost over every race, and per problem solved (None: nothing solved)
+        cost, solved = store.miner_costs().get(hotkey, (0.0, 0))
+        found["llm_cost"] = {"cost": cost, "solved": solved, "cost_per_solved": cost_per_solved(cost, solved)}
         return found
 
     @api.get(

@@ -51,9 +51,20 @@ class Weighing:
             for r in self.store.race_results(race.race_id)
         ]
         results = own if self.source is None else self.source(race, own)
-        if results is None or self.copies is None:
+        if results is None:
             return results
-        return self.copies(race, results)
+        results = self.with_costs(race, results)
+        return results if self.copies is None else self.copies(race, results)
+
+    def with_costs(self, race: Race, results: list[MinerResult]) -> list[MinerResult]:
+        """Each miner's cost per solved problem in the race, as this node measured it (the ``cost_aware`` policy's
+        tie-break; no other policy reads it)."""
+        from arena.spend import cost_per_solved
+
+        costs = self.store.miner_costs(race.race_id)
+        return [
+            r.model_copy(update={"cost_per_solved": cost_per_solved(*costs.get(r.hotkey, (0.0, 0)))}) for r in results
+        ]
 
     def weigh(self) -> int | None:
         """A weight set for the latest closed race that has none; returns its id."""

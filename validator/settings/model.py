@@ -12,8 +12,8 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from arena.copies import COPY_THRESHOLD
-from arena.spend import load_providers
 from arena.weights import POLICIES
+from validator.settings.payer import PayerSettings
 from validator.settings.sandbox import SandboxSettings
 from validator.settings.upkeep import UpkeepSettings
 
@@ -22,9 +22,10 @@ def flag(name: str) -> dict[str, Any]:
     return {"flag": name}
 
 
-class Settings(BaseSettings, SandboxSettings, UpkeepSettings):
+class Settings(BaseSettings, SandboxSettings, UpkeepSettings, PayerSettings):
     """Everything a validator node is configured by (the sandbox: `validator.settings.sandbox`; the janitor's
-    retention and the host floors: `validator.settings.upkeep`)."""
+    retention and the host floors: `validator.settings.upkeep`; who pays for agents' LLM calls:
+    `validator.settings.payer`)."""
 
     model_config = SettingsConfigDict(
         env_prefix="ARENA_", env_file=".env", env_file_encoding="utf-8", extra="ignore", validate_default=True
@@ -162,16 +163,6 @@ class Settings(BaseSettings, SandboxSettings, UpkeepSettings):
         ge=0,
         description="USD per 1000 completion tokens, for the cost budget (0: completions are free)",
         json_schema_extra=flag("--gateway.usd_per_1k_completion"),
-    )
-    gateway_payer: Literal["validator", "miner", "either"] = Field(
-        "validator",
-        description="who pays agents' LLM calls: validator, miner (its own key), either (a pack's rotation wins)",
-        json_schema_extra=flag("--gateway.payer"),
-    )
-    gateway_providers: str | None = Field(
-        None,
-        description="providers miners may pay at, a JSON file or text (docs/validator.md, Who pays for inference)",
-        json_schema_extra=flag("--gateway.providers"),
     )
     catalog: Path | None = Field(
         None, description="the catalog folder the pack was made for", json_schema_extra=flag("--catalog")
@@ -344,10 +335,6 @@ class Settings(BaseSettings, SandboxSettings, UpkeepSettings):
     def _consistent(self) -> Settings:
         if self.gateway_models and not self.gateway_upstream:
             raise ValueError("--gateway.models needs --gateway.upstream (the endpoint those models are served by)")
-        if self.gateway_providers is not None:
-            load_providers(self.gateway_providers)  # a ValueError of one line
-        elif self.gateway_payer != "validator":
-            raise ValueError(f"--gateway.payer {self.gateway_payer} needs --gateway.providers (where miners may pay)")
         if self.dispatch == "ray" and not self.ray_address:
             raise ValueError(
                 "--dispatch ray needs --ray.address (the Ray head's host:port, as ray start --head prints it)"

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from validator.store.errors import StoreError
@@ -214,3 +214,18 @@ class RacesStore:
         with self.session() as s:
             query = select(RaceResult).where(RaceResult.race_id == race_id)
             return list(s.scalars(query.order_by(RaceResult.rank, RaceResult.hotkey)))
+
+    def miner_costs(self, race_id: str | None = None) -> dict[str, tuple[float, int]]:
+        """Per miner: what its final runs' LLM calls cost (USD) and how many of them solved their problem, in race
+        `race_id` (None: over every race); a run's cost is whoever paid it."""
+
+        with self.session() as s:
+            query = (
+                select(Run.hotkey, func.sum(Run.cost), func.sum(case((Score.success > 0, 1), else_=0)))
+                .outerjoin(Score, Score.run_id == Run.run_id)
+                .where(Run.status.in_(("finished", "errored")))
+                .group_by(Run.hotkey)
+            )
+            if race_id is not None:
+                query = query.where(Run.race_id == race_id)
+            return {hotkey: (float(cost or 0.0), int(solved or 0)) for hotkey, cost, solved in s.execute(query)}

@@ -629,7 +629,8 @@ async function minerPage(hotkey) {
     <p class="muted"><code>${esc(m.hotkey)}</code> · coldkey <code>${esc(short(m.coldkey))}</code> · ${m.registered ? "registered" : "not registered"} · first seen ${when(m.first_seen_at, m.first_seen_block)}</p>
     <div class="stats" id="miner-stats"><div><b>${m.submissions.length}</b><span>submissions</span></div><div><b>${m.races.length}</b><span>races closed</span></div>
       <div><b>${m.races.length ? Math.min(...m.races.map((r) => r.rank || 99)) : "–"}</b><span>best rank</span></div>
-      <div><b>${m.submissions.filter((s) => s.status === "copy" || s.status === "rejected").length}</b><span>copies and rejections</span></div></div>
+      <div><b>${m.submissions.filter((s) => s.status === "copy" || s.status === "rejected").length}</b><span>copies and rejections</span></div>
+      <div id="miner-cost"><b>${m.llm_cost && m.llm_cost.cost_per_solved !== null ? `$${Number(m.llm_cost.cost_per_solved).toFixed(6)}` : "–"}</b><span>LLM cost per solved problem ($${Number((m.llm_cost || {}).cost || 0).toFixed(6)} over ${(m.llm_cost || {}).solved || 0} solved)</span></div></div>
     <p><a id="miner-runs" href="#/runs?miner=${enc(m.hotkey)}">all ${Object.values(m.runs_by_status).reduce((a, b) => a + b, 0)} runs of this miner →</a>
       ${Object.entries(m.runs_by_status).map(([s, n]) => `<a href="#/runs?miner=${enc(m.hotkey)}&status=${enc(s)}">${badge(`${s} ${n}`)}</a>`).join(" ")}</p>
     ${m.open_races.length ? `<div class="card notice" id="miner-open">In races not closed yet: ${m.open_races.map((r) => `${raceLink(r.race_id)} ${Object.entries(r.runs_by_status).map(([s, n]) => `${esc(s)} ${n}`).join(", ")}`).join("; ")} <span class="muted">(content shown after close)</span></div>` : ""}
