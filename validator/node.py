@@ -234,7 +234,9 @@ def build_node(
         log=log,
         dispatcher=dispatcher,
     )
-    arena.dispatching.keys = key_ring(settings, store=store, chain=chain, wallet=wallet, pack=pack, log=log)
+    keys = key_ring(settings, store=store, chain=chain, wallet=wallet, pack=pack, log=log)
+    if keys is not None:
+        arena.use_keys(keys)
 
     def sync() -> Any:
         return sync_submissions(store, chain, wallet=wallet, data_dir=settings.data_dir, log=log)

@@ -146,9 +146,10 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
         arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, gateway=gateway, log=log)
         arena.metrics = metrics
         providers = {"local": Provider(base_url=miner.base_url, models={MODEL: PRICE})}
-        arena.dispatching.keys = KeyRing(
+        ring = KeyRing(
             store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="miner", log=log
         )
+        arena.use_keys(ring)
         arena.start()
         try:
             race_id = arena.open_race()
@@ -158,7 +159,9 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
                 assert time.time() < deadline, "the race's runs did not end"
                 asyncio.run(arena.dispatch())
                 asyncio.run(arena.judge_runs())
+            assert ring.held() == 2  # the keys that opened (the refused miner's too), in memory for the race
             assert arena.close_races() == [race_id]
+            assert ring.held() == 0  # forgotten as the race closed
         finally:
             arena.stop()
             for server in servers:

@@ -150,6 +150,12 @@ class Arena(ArenaParts):
     def _pack_digest(self) -> str:
         return hashlib.sha256(self.pack.payload_bytes()).hexdigest()
 
+    def use_keys(self, keys: Any) -> None:
+        """Miners pay for their runs' LLM calls with their own keys (`validator.races.keys.KeyRing`), each race's
+        keys forgotten as soon as it closes."""
+        self.dispatching.keys = keys
+        self.closing.on_closed.append(keys.forget)
+
     def _fault_holds(self, code: int) -> tuple[bool, str]:
         """Whether the node's own probe still meets the fault behind a held race (`Closing.confirm`): its upstream
         LLM answering a one-token completion (2005), its sandbox backend answering (2001, this host's); a miner's own

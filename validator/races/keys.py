@@ -45,6 +45,7 @@ class KeyRing:
         #: (race id, miner hotkey) -> its opened key, or the one line saying why it has none
         self._held: dict[tuple[str, str], OpenedKey | str] = {}
         self._lock = threading.Lock()
+        self._asking: dict[tuple[str, str], threading.Lock] = {}  # one request per miner and race at a time
 
     def policy(self) -> PayerPolicy:
         """The pack's rotation ``payer`` where it sets one, else the operator's setting."""
@@ -71,6 +72,8 @@ class KeyRing:
             gone = {race_id} if race_id is not None else {r for r in races if not self._running(r)}
             for key in [k for k in self._held if k[0] in gone]:
                 del self._held[key]
+            for key in [k for k in self._asking if k[0] in gone]:
+                del self._asking[key]
 
     def held(self) -> int:
         """How many miners' keys are held now (for a status line: never the keys)."""
@@ -83,8 +86,15 @@ class KeyRing:
     def _key(self, run: Any) -> OpenedKey | str:
         race_id, hotkey = run.race_id, run.hotkey
         with self._lock:
-            if (race_id, hotkey) in self._held:
-                return self._held[(race_id, hotkey)]
+            asking = self._asking.setdefault((race_id, hotkey), threading.Lock())
+        with asking:  # the miner's runs in flight at once ask it once
+            with self._lock:
+                if (race_id, hotkey) in self._held:
+                    return self._held[(race_id, hotkey)]
+            return self._ask(run)
+
+    def _ask(self, run: Any) -> OpenedKey | str:
+        race_id, hotkey = run.race_id, run.hotkey
         self.forget()
         try:
             held: OpenedKey | str = request_key(
