@@ -17,6 +17,12 @@ from baseline.text import fmt
 
 #: Score of an item a shop does not seem to sell (until an in-shop search finds it).
 MISSING_PENALTY = -6.0
+#: Leading candidates per item a voucher basket is chosen among, and how many equal matches' prices beside them
+#: (four items or more: the first OPTION_WIDTH options only).
+LEADING = 10
+OPTION_WIDTH = 6
+#: How far below the best an item's candidate may score and still be an equal match.
+TIE = 2.5
 #: Leading picks per item a shop's voucher basket is chosen among (the budget decides between them).
 SHOP_COMBO_WIDTH = 3
 #: Score for a voucher basket whose total after the voucher is where the budget suggests.
@@ -124,7 +130,7 @@ def solve_voucher(s: Session, query: str) -> None:
             more = s.search(item.query, 1, span, item.service)
             s.view(more)
             ids += more
-        options.append(s.rank_item(item, ids)[:10])
+        options.append(_options(s, s.rank_item(item, ids)))
     basket = pick_basket(s, options, voucher)
     if not basket:
         return
@@ -132,6 +138,18 @@ def solve_voucher(s: Session, query: str) -> None:
     if confirm(s, basket, voucher) or not all(options):
         return
     _cheaper_until_it_fits(s, items, options, basket, voucher)
+
+
+def _options(s: Session, ranked: Ranked) -> Ranked:
+    """An item's options for the basket: its leading candidates, then a spread of prices among those as good as the
+    best (within `TIE`): between equal matches, the budget decides."""
+    leading = ranked[:LEADING]
+    if not ranked:
+        return leading
+    top_score, top_unmet = ranked[0][0], ranked[0][1]
+    equal = sorted((r for r in ranked if r[0] >= top_score - TIE and r[1] <= top_unmet), key=lambda r: s.price_of(r[2]))
+    step = max(1, len(equal) // OPTION_WIDTH)
+    return list(dict.fromkeys(leading + equal[::step][:OPTION_WIDTH]))
 
 
 def _cheaper_until_it_fits(
@@ -175,7 +193,7 @@ def pick_basket(s: Session, options: list[Ranked], voucher: dict[str, Any]) -> l
             if fallback is None or score - 0.001 * sum(prices) > fallback[0]:
                 fallback = (score - 0.001 * sum(prices), list(picks))
             return
-        for option_score, _, pid in options[i][: 10 if len(options) <= 3 else 6]:
+        for option_score, _, pid in options[i][: LEADING + OPTION_WIDTH if len(options) <= 3 else OPTION_WIDTH]:
             picks.append(pid)
             walk(i + 1, score + option_score, picks)
             picks.pop()

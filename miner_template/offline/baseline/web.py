@@ -16,6 +16,8 @@ from baseline.text import CATEGORY, stem, strip_intro, tokens
 WEB_CORE_WEIGHT = 3.0
 #: Score for a candidate whose title or description carries the answer's value.
 CARRIES_WEIGHT = 20.0
+#: Score per word of the request a web candidate's title holds (and for the value in its title).
+TITLE_WORD_WEIGHT = 0.5
 
 #: Where fact pages state their value.
 _FACT_PATTERNS = tuple(
@@ -192,19 +194,18 @@ def solve_web(s: Session, query: str) -> None:
     ids += s.candidates(item, deep=True)
     ranked = s.rank_item(item, ids)
     if value:
+        wanted = {stem(w) for w in tokens(rest_low)} - _GLUE
 
-        def carries(pid: str) -> bool:
-            doc = s.details.get(pid, {})
-            text = " ".join(
-                (str(s.summaries.get(pid, {}).get("title", "")) + " " + str(doc.get("description", ""))).lower().split()
-            )
-            return value in text
+        def carries(pid: str) -> float:
+            """The value in the title (the product named after it), else in the description; and the title's
+            words the request uses (any word: "a sale" asks for a listing titled "... Sale ...")."""
+            title = " ".join(str(s.summaries.get(pid, {}).get("title", "")).lower().split())
+            description = " ".join(str(s.details.get(pid, {}).get("description", "")).lower().split())
+            shared = len(wanted & {stem(w) for w in tokens(title)})
+            weight = CARRIES_WEIGHT if value in title or value in description else 0.0
+            return weight + (TITLE_WORD_WEIGHT if value in title else 0.0) + TITLE_WORD_WEIGHT * shared
 
-        ranked.sort(
-            key=lambda t: (
-                -(t[0] + (CARRIES_WEIGHT if carries(t[2]) else 0.0) + (WEB_CORE_WEIGHT if t[2] in core else 0.0))
-            )
-        )
+        ranked.sort(key=lambda t: -(t[0] + carries(t[2]) + (WEB_CORE_WEIGHT if t[2] in core else 0.0)))
     if ranked:
         s.recommend([ranked[0][2]])
 
