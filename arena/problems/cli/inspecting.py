@@ -98,6 +98,7 @@ def _summary_rows(pack: Any, summary: dict[str, Any]) -> list[tuple[str, str]]:
             + (f"each run by {rot.shard_r} validators (sharded)" if rot.shard_r else "every validator runs every run"),
         )
     )
+    rows.append(("payer", rot.payer or "each validator's --gateway.payer"))
     return rows
 
 

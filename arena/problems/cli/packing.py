@@ -108,6 +108,14 @@ def pack_cmd(
     samples: SamplesOption = None,
     window: WindowOption = None,
     shard_r: ShardOption = None,
+    payer: Annotated[
+        str | None,
+        typer.Option(
+            "--payer",
+            help="Who pays agents' LLM calls in the races: validator, miner or either (default: "
+            "each validator's --gateway.payer; set here, it wins).",
+        ),
+    ] = None,
     seal_round: SealRoundOption = None,
     seal_anchor_block: SealAnchorBlockOption = None,
     seal_anchor_time: Annotated[
@@ -137,7 +145,7 @@ def pack_cmd(
         qualify_share=qualify_share,
         qualify_problems=qualify_problems,
         task_mix=task_mix,
-        sampling={"samples": samples, "window": window, "shard_r": shard_r},
+        sampling={"samples": samples, "window": window, "shard_r": shard_r, "payer": payer},
     )
     pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, *_rulesets(packs, ruleset))
     pack = pack.model_copy(update={"rotation": rot})
@@ -200,7 +208,7 @@ def _rotation(
     qualify_share: float | None,
     qualify_problems: int | None,
     task_mix: str | None,
-    sampling: dict[str, int | None] | None = None,
+    sampling: dict[str, int | str | None] | None = None,
 ) -> Any:
     """The first pack's rotation with the options given applied, checked against the problems; the task mix, when
     given, printed as the shares each race draws."""
