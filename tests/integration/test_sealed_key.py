@@ -141,3 +141,45 @@ def test_serve_refuses_a_key_it_cannot_hand_over_in_one_line(
     proc = run("arena-miner", "serve", str(agent), *filled, cwd=tmp_path, env=env)
     one_error_line(proc, line)
     assert KEY not in proc.stdout + proc.stderr
+
+
+def test_who_pays_a_run_under_each_payer_setting(subnet: Subnet) -> None:
+    from types import SimpleNamespace
+
+    from arena.spend import Price, Provider
+    from validator.races.keys import KeyRefused, KeyRing
+
+    paying, keyless = subnet.wallet("paying"), subnet.wallet("keyless")
+    providers = {"local": Provider(base_url="http://127.0.0.1:9/v1", models={"miner-model": Price()})}
+    with serve(subnet, paying, config()) as with_key, serve(subnet, keyless, None) as without:
+        subnet.chain.serve_axon(paying, "127.0.0.1", with_key.port)
+        subnet.chain.serve_axon(keyless, "127.0.0.1", without.port)
+
+        def ring(payer: str, pack_payer: str | None = None) -> KeyRing:
+            pack = SimpleNamespace(rotation=SimpleNamespace(payer=pack_payer))
+            return KeyRing(
+                store=subnet.store,
+                chain=subnet.chain,
+                wallet=subnet.validator,
+                providers=providers,
+                payer=payer,
+                pack=pack,
+            )
+
+        def run(wallet) -> SimpleNamespace:
+            return SimpleNamespace(race_id="r1", hotkey=wallet.hotkey.ss58_address, submission_id=0)
+
+        assert ring("validator").route_for(run(paying)) is None  # the node pays: nobody is asked
+        route = ring("either").route_for(run(paying))
+        assert route is not None and route.name == "local" and route.key.get_secret_value() == KEY
+        assert KEY not in repr(route)
+        assert ring("either").route_for(run(keyless)) is None  # no key: the node's pays
+        with pytest.raises(KeyRefused, match="handed no usable key: .*404 this miner holds no LLM key"):
+            ring("miner").route_for(run(keyless))
+        assert ring("miner", pack_payer="validator").route_for(run(keyless)) is None  # the pack's rotation wins
+        with pytest.raises(KeyRefused):
+            ring("validator", pack_payer="miner").route_for(run(keyless))
+        others = ring("miner")
+        others.providers = {"openrouter": providers["local"]}
+        with pytest.raises(KeyRefused, match="provider 'local', which this validator does not allow"):
+            others.route_for(run(paying))
