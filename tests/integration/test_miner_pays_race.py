@@ -107,12 +107,12 @@ class Lines:
         self.lines.append(f"warning {event} {fields}")
 
 
-def serve_key(setup: Any, name: str, key: str | None) -> BundleServer:
+def serve_key(setup: Any, name: str, key: str | None, provider: str = "local") -> BundleServer:
     """The miner's `arena-miner serve` app with its key (None: it holds none), its axon published on chain."""
     wallet = setup.miners[name]
     bundle = pack_dir(write_template(setup.path.parent / "served" / name, MINER_TEMPLATE.read_text()))
     permits = ValidatorPermits(setup.chain, refresh_seconds=60, min_refresh_seconds=0.0)
-    llm_key = None if key is None else MinerKeyConfig("local", SecretStr(key), MODEL)
+    llm_key = None if key is None else MinerKeyConfig(provider, SecretStr(key), MODEL)
     server = BundleServer(create_app(bundle, hotkey_ss58=wallet.hotkey.ss58_address, permits=permits, llm_key=llm_key))
     server.start()
     setup.chain.serve_axon(wallet, "127.0.0.1", server.port)
@@ -232,4 +232,71 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
     for where, data in haystacks.items():
         assert MINER_KEY.encode() not in data and b"sk-miner" not in data, f"the miner's key leaked into {where}"
         assert NODE_KEY.encode() not in data, f"the node's key leaked into {where}"
+    store.close()
+
+
+def test_a_miners_provider_that_keeps_failing_is_nobodys_fault_and_the_race_goes_on_without_it(tmp_path: Path) -> None:
+    from tests.support.openai_server import Fail
+
+    def down(body: dict[str, Any]) -> str:
+        raise Fail(503, "provider overloaded")
+
+    inputs = build_arena_inputs(tmp_path / "arena", problems=16, per_race=2)
+    names = ["steady", "flaky"]
+    setup = make_chain(tmp_path, names)
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    store.upsert_miners(setup.chain.metagraph().neurons)
+    hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
+    for i, name in enumerate(names):
+        agent = write_template(tmp_path / "agents" / name, MINER_TEMPLATE.read_text() + HUNTER)
+        place_submission(store, data_dir, hotkeys[name], agent, block=10 + i)
+    servers = [serve_key(setup, "steady", MINER_KEY), serve_key(setup, "flaky", MINER_KEY, provider="flaky")]
+    log = Lines()
+    with (
+        OpenAIServer(lambda body: "look for the cheapest match", models=(MODEL,), keys=(MINER_KEY,)) as good,
+        OpenAIServer(down, models=(MODEL,), keys=(MINER_KEY,)) as bad,
+    ):
+        gateway = Gateway(Catalog.open(inputs[0]), upstream=Upstream())
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            gateway=gateway,
+            log=log,
+            max_attempts=2,
+            fault_retry=0.3,
+            fault_wait=60.0,
+        )
+        providers = {
+            "local": Provider(base_url=good.base_url, models={MODEL: PRICE}),
+            "flaky": Provider(base_url=bad.base_url, models={MODEL: PRICE}),
+        }
+        arena.use_keys(
+            KeyRing(store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="miner")
+        )
+        arena.start()
+        try:
+            race_id = arena.open_race()
+            assert race_id is not None
+            deadline = time.time() + 300
+            while store.race(race_id).status == "running":  # type: ignore[union-attr]
+                assert time.time() < deadline, "the race did not close"
+                asyncio.run(arena.dispatch())
+                asyncio.run(arena.judge_runs())
+                arena.close_races()
+                time.sleep(0.2)
+        finally:
+            arena.stop()
+            for server in servers:
+                server.stop()
+    race = store.race(race_id)
+    assert race is not None and race.status == "closed" and "closed without" in (race.reason or ""), race.reason
+    flaky = [r for r in store.runs(race_id=race_id) if r.hotkey == hotkeys["flaky"]]
+    assert flaky and all(r.error_code == blame.PROVIDER_DOWN and r.blame == "validator" for r in flaky)
+    assert all(store.score(r.run_id) is None for r in flaky)  # never a zero: left out
+    results = {r.hotkey: r for r in store.race_results(race_id)}
+    assert hotkeys["steady"] in results and results[hotkeys["steady"]].runs == 2
     store.close()
