@@ -137,7 +137,7 @@ class LocalRayCluster:
                 "--labels",
                 "shoparena=worker",
             ],
-            {"ARENA_CATALOG": str(catalog)},
+            {"ARENA_CATALOG": str(catalog), "RAY_worker_niceness": "0"},  # as docs/cluster.md starts a worker
         )
         self.workers[name] = node
         return node

@@ -335,7 +335,8 @@ def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
                     True,
                     f"{w['node_id'][:12]} on {w['host']}: catalog {w['catalog']} "
                     f"({str(w['digest'])[:19]}), sandbox {w['sandbox']}, {w['cpus']:g} CPU, "
-                    f"{w['memory_mb']} MiB, {w['slots']} runs at once",
+                    f"{w['memory_mb']} MiB, {w['slots']} runs at once, nice {w.get('nice', '?')}"
+                    + (" (start it with RAY_worker_niceness=0: its runs yield the CPU)" if w.get("nice") else ""),
                 )
             )
     return lines

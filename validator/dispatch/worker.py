@@ -197,7 +197,12 @@ def survey(catalog_digest: str, backend: str, image: str | None) -> WorkerReply:
     """This worker's catalog and sandbox, as `arena-validator config check` reports them."""
     node_id, host = _here()
     state = _host()
-    facts: dict[str, Any] = {"catalog": os.environ.get("ARENA_CATALOG"), "digest": None, "sandbox": None}
+    facts: dict[str, Any] = {
+        "catalog": os.environ.get("ARENA_CATALOG"),
+        "digest": None,
+        "sandbox": None,
+        "nice": os.getpriority(os.PRIO_PROCESS, 0),  # Ray's default 15 starves runs on a busy host
+    }
     refused = None
     try:
         facts["digest"] = state.open_catalog(catalog_digest, node_id, host).digest
