@@ -157,6 +157,8 @@ def _unexplained_part(sentence: str, asked: set[str]) -> str | None:
         bare = word.strip(",;()\"'")
         if bare and any(not _explained(w, asked) and w not in _GLUE for w in tokens(bare)):
             runs[-1].append(bare)
+        elif runs[-1] and bare[:1].isupper():  # a name goes on ("Bued River": "river" was asked about)
+            runs[-1].append(bare)
         elif runs[-1]:
             runs.append([])
     longest = max(runs, key=len)
