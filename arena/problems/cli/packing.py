@@ -42,6 +42,14 @@ ShardOption = Annotated[
         "to r of them; 0 (default): every validator runs every run.",
     ),
 ]
+PayerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--payer",
+        help="Who pays agents' LLM calls in the races: validator, miner or either (default: each validator's "
+        "--gateway.payer; set here, it wins).",
+    ),
+]
 SealRoundOption = Annotated[
     int | None,
     typer.Option(
@@ -108,14 +116,7 @@ def pack_cmd(
     samples: SamplesOption = None,
     window: WindowOption = None,
     shard_r: ShardOption = None,
-    payer: Annotated[
-        str | None,
-        typer.Option(
-            "--payer",
-            help="Who pays agents' LLM calls in the races: validator, miner or either (default: "
-            "each validator's --gateway.payer; set here, it wins).",
-        ),
-    ] = None,
+    payer: PayerOption = None,
     seal_round: SealRoundOption = None,
     seal_anchor_block: SealAnchorBlockOption = None,
     seal_anchor_time: Annotated[
