@@ -515,3 +515,26 @@ def test_warm_up_finds_a_refusing_worker_before_any_run_and_a_restarted_worker_t
         store.close()
     finally:
         cluster.kill("stray")
+
+
+def test_a_race_on_a_ray_worker_runs_in_the_docker_sandbox(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
+    """`--sandbox.backend docker` with `--dispatch ray`: the worker opens the Docker sandbox (the engine of its host,
+    DOCKER_HOST in the environment it started in) and every run of the race finishes in a container there."""
+    setup = make_chain(tmp_path, MINERS[:1])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS[:1]}
+    seed(store, setup, tmp_path, tmp_path / "node", agents)
+    dispatcher = RayDispatcher.connect(
+        cluster.address, catalog_digest=Catalog.open(inputs[0]).digest, memory_mb=1024, backend="docker"
+    )
+    assert dispatcher.warm() == {}  # both workers open the Docker sandbox
+    race(make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher), store)
+    runs = store.runs()
+    assert len(runs) == 4 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    assert {r.sandbox["backend"] for r in runs} == {"docker"}
+    workers = {cluster.workers[n].node_id()[:12] for n in ("a", "b")}
+    assert {r.sandbox["worker"] for r in runs} <= workers
+    assert all(store.score(r.run_id) is not None for r in runs)
+    store.close()
