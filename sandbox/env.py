@@ -12,6 +12,7 @@ user, 65534, can traverse wherever the project is checked out) or ``~/.cache/sho
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -56,6 +57,42 @@ def ensure_sandbox_venv() -> Path:
         raise SystemExit(f"could not install the sandbox packages into {venv}:\n{done.stderr[-2000:]}")
     os.chmod(venv, 0o755)
     return venv
+
+
+def staged_runtime() -> tuple[Path, Path]:
+    """The harness and SDK copied to a folder every user can read (the project may sit under a private home)."""
+    import hashlib
+
+    digest = hashlib.sha256(b"compiled")  # the SDK staged with its bytecode (read-only in the sandbox)
+    files = sorted(p for d in (HARNESS_DIR, SDK_DIR) for p in d.rglob("*.py"))
+    for path in files:
+        digest.update(str(path.relative_to(path.parents[1])).encode() + path.read_bytes())
+    root = state_dir() / "runtime" / digest.hexdigest()[:16]
+    if not (root / ".complete").exists():
+        tmp = root.with_name(root.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(HARNESS_DIR, tmp / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(SDK_DIR, tmp / "sdk", ignore=shutil.ignore_patterns("__pycache__"))
+        _compile(tmp / "sdk")
+        (tmp / ".complete").touch()
+        for path in [tmp, *tmp.rglob("*")]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        for parent in (root.parent, root.parent.parent):
+            parent.mkdir(parents=True, exist_ok=True)
+            os.chmod(parent, 0o755)
+        try:
+            tmp.rename(root)
+        except OSError:  # another process staged it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root / "harness", root / "sdk"
+
+
+def _compile(folder: Path) -> None:
+    """Bytecode for the staged SDK, by the agents' Python: the sandbox mounts it read-only, so an agent importing
+    ``arena_agent`` would otherwise compile it at every start. Best effort: without it the SDK still imports."""
+    python = sandbox_python()
+    if Path(python).exists():
+        subprocess.run([python, "-m", "compileall", "-q", str(folder)], capture_output=True, timeout=120)
 
 
 if __name__ == "__main__":

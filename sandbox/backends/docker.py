@@ -136,7 +136,7 @@ class DockerSandbox:
         }
         return self.client.containers.create(
             self.image,
-            command=["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"],
+            command=["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/harness.py"],
             environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
             network_mode="none",
             read_only=True,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sandbox import seccomp
 from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
-from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, state_dir
+from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 # Not root: no setpriv and no cgroups; bwrap's own user namespace, rlimits, tmpfs cap and the deadline remain.
@@ -94,33 +94,6 @@ def _oom(dirs: dict[str, Path]) -> bool:
         return int((memory / "memory.failcnt").read_text()) > 0
     except (OSError, ValueError, IndexError):
         return False
-
-
-def staged_runtime() -> tuple[Path, Path]:
-    """The harness and SDK copied to a folder every user can read (the project may sit under a private home)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    files = sorted(p for d in (HARNESS_DIR, SDK_DIR) for p in d.rglob("*.py"))
-    for path in files:
-        digest.update(str(path.relative_to(path.parents[1])).encode() + path.read_bytes())
-    root = state_dir() / "runtime" / digest.hexdigest()[:16]
-    if not (root / ".complete").exists():
-        tmp = root.with_name(root.name + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(HARNESS_DIR, tmp / "harness", ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copytree(SDK_DIR, tmp / "sdk", ignore=shutil.ignore_patterns("__pycache__"))
-        (tmp / ".complete").touch()
-        for path in [tmp, *tmp.rglob("*")]:
-            os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        for parent in (root.parent, root.parent.parent):
-            parent.mkdir(parents=True, exist_ok=True)
-            os.chmod(parent, 0o755)
-        try:
-            tmp.rename(root)
-        except OSError:  # another process staged it first
-            shutil.rmtree(tmp, ignore_errors=True)
-    return root / "harness", root / "sdk"
 
 
 def _check_profile() -> None:
@@ -268,6 +241,7 @@ class ProcessSandbox:
             *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
             "/opt/agent/bin/python",
             "-I",
+            "-S",  # the harness is standard library only: no site-packages to set up
             "/opt/arena/harness/harness.py",
         ]
         if os.geteuid() != 0:  # an unprivileged user: bwrap's user namespace maps it to 65534 inside

@@ -22,7 +22,6 @@ Nothing the agent prints or returns is trusted for scoring; the gateway's log is
 from __future__ import annotations
 
 import ctypes
-import http.client
 import json
 import os
 import signal
@@ -137,20 +136,22 @@ def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> N
         threading.Thread(target=_forward, args=(conn, socket_path, token), daemon=True).start()
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float) -> None:
-        super().__init__("gateway", timeout=timeout)
-        self._path = path
+def _unix_connection(path: str, timeout: float) -> Any:
+    """An HTTP connection to the gateway's socket (http.client, the largest import, only when SN15 hands over)."""
+    import http.client
 
-    def connect(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(self.timeout)
-        self.sock.connect(self._path)
+    class UnixConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(self.timeout)
+            self.sock.connect(path)
+
+    return UnixConnection("gateway", timeout=timeout)
 
 
 def _hand_over(socket_path: str, token: str, parameters: Any, steps: int) -> dict[str, Any]:
     """The last ``recommend_product`` of an SN15 agent's returned steps, made as a call at the gateway."""
-    conn = _UnixConnection(socket_path, timeout=60)
+    conn = _unix_connection(socket_path, timeout=60)
     try:
         conn.request(
             "POST",
@@ -297,8 +298,7 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
 
 
 def _denied_first(raw: bytes) -> Any:
-    """A forked child of the agent's that a trapped call ended wrote its ``syscall_denied`` outcome before the agent's
-    own: that one is taken (anything else in a pipe that holds more than one result is not)."""
+    """A forked child's ``syscall_denied`` outcome (a trapped call ended it) ahead of the agent's own: that one."""
     try:
         first, _ = json.JSONDecoder().raw_decode(raw.decode("utf-8", errors="replace"))
     except ValueError:

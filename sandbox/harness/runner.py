@@ -9,11 +9,11 @@ the gateway, whose log is the trajectory. A subnet-15 agent that returns anythin
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 
 MAX_RETURN = 64 * 1024
 SA_SIGINFO = 4
@@ -80,7 +80,7 @@ def main() -> None:
         entry = getattr(module, "agent_main", None)
         if not callable(entry):
             raise ImportError("agent.py defines no callable agent_main")
-        if len(inspect.signature(entry).parameters) != 1:
+        if _arity(entry) != 1:
             raise ImportError("agent_main must take exactly one argument (the problem)")
     except BaseException as exc:  # noqa: BLE001 - any failure to load is the agent's
         finish({"status": "import_failed", "error": _describe(exc)})
@@ -158,6 +158,18 @@ def steps_outcome(steps: list) -> dict:
             "error": f"the last recommend_product step's parameters are {size} bytes (limit {MAX_RETURN})",
         }
     return {"status": "ok", "return": None, "steps": {"count": len(steps), "recommend": recommend}}
+
+
+def _arity(entry: Callable[..., object]) -> int:
+    """How many arguments ``entry`` takes: a plain function's from its code object (``inspect`` is a large import,
+    paid at every sandbox's start), anything else by ``inspect.signature``."""
+    code = getattr(entry, "__code__", None) if type(entry) is type(_arity) else None  # a plain function only
+    defaults = getattr(entry, "__defaults__", None) or getattr(entry, "__kwdefaults__", None)
+    if code is not None and not defaults and not code.co_flags & 0x0C and code.co_kwonlyargcount == 0:
+        return int(code.co_argcount)  # no defaults, no *args, **kwargs or keyword-only arguments
+    import inspect
+
+    return len(inspect.signature(entry).parameters)
 
 
 def _kind(value: object) -> str:
