@@ -82,7 +82,7 @@ def _pairs(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> dict[
         early, late = sorted((by[x], by[y]), key=_order)
         key = (early.hotkey, late.hotkey)
         best = out.get(key)
-        if best is None or ev.similarity > best[0].similarity:
+        if best is None or (ev.similarity, ev.kind, ev.problems) > (best[0].similarity, best[0].kind, best[0].problems):
             out[key] = (ev, via)
 
     templates: dict[str, list[Similar]] = {}

@@ -141,3 +141,26 @@ def test_a_copy_by_behaviour_alone_earns_nothing(variants: dict[str, Path], tmp_
     (verdict,) = verdicts
     assert verdict.copy_ and verdict.kind == "behaviour" and verdict.problems == ("p1", "p2", "p3")
     assert [r.hotkey for r in kept] == ["honest"]
+
+
+def test_validators_given_the_same_evidence_in_any_order_reach_the_same_verdicts() -> None:
+    """Pooled validators read the same standings and evidence, each in its own order: one verdict for all."""
+    import random
+
+    results = [result(f"m{i}", 0.3 + 0.05 * (i % 4), 10 + i) for i in range(8)]
+    evidence = [
+        Similar(a="template:offline", b="m1", kind="code", similarity=0.95),
+        Similar(a="template:offline", b="m5", kind="code", similarity=0.91),
+        Similar(a="m2", b="m6", kind="behaviour", similarity=1.0, problems=("p1", "p2")),
+        Similar(a="m2", b="m6", kind="code", similarity=0.88),
+        Similar(a="m3", b="m7", kind="code", similarity=0.99),
+        Similar(a="m7", b="m3", kind="behaviour", similarity=0.99, problems=("p3",)),  # a tie: one is kept, always
+    ]
+    first = fork_verdicts(results, evidence)
+    rng = random.Random(3)
+    for _ in range(20):
+        shuffled_results, shuffled_evidence = results[:], evidence[:]
+        rng.shuffle(shuffled_results)
+        rng.shuffle(shuffled_evidence)
+        assert fork_verdicts(shuffled_results, shuffled_evidence) == first
+    assert {v.hotkey for v in first} == {"m5", "m6", "m7"}
