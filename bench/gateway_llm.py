@@ -5,7 +5,8 @@
 A local OpenAI-compatible upstream (the scripted server, requiring its bearer key and reporting usage) is called,
 call by call interleaved, three ways: directly (the baseline), through the gateway's unix socket with the node's key
 (the validator pays) and through it with a miner's own key (`MinerRoute`: the miner pays). The added latency of a
-call is its time through the gateway less the direct call next to it; rows give p50 and p90 of each, in ms.
+call is its time through the gateway less the direct call next to it; rows give p50 and p90 of each, in ms, beside
+one hop through the gateway that goes nowhere upstream (``GET /budget``): the floor any proxied call pays.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def measure(calls: int, work: Path) -> dict[str, Any]:
             miner_run = gateway.open_run("miner-pays", budgets, route=route)
             sock = httpx.HTTPTransport(uds=str(server.socket_path))
             direct: list[float] = []
+            floor: list[float] = []  # one hop through the gateway and nothing upstream: GET /budget
             added: dict[str, list[float]] = {"validator": [], "miner": []}
             with (
                 httpx.Client(timeout=30) as plain,
@@ -75,13 +77,20 @@ def measure(calls: int, work: Path) -> dict[str, Any]:
                     base = timed(plain, f"{up.base_url}/chat/completions", {"Authorization": f"Bearer {NODE_KEY}"})
                     node = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {node_run.token}"})
                     miner = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {miner_run.token}"})
+                    t0 = time.perf_counter()
+                    gw.get("/budget", headers={"Authorization": f"Bearer {node_run.token}"})
+                    hop = (time.perf_counter() - t0) * 1000
                     if i >= 20:
+                        floor.append(hop)
                         direct.append(base)
                         added["validator"].append(node - base)
                         added["miner"].append(miner - base)
             gateway.close_run("validator-pays")
             gateway.close_run("miner-pays")
-    rows = {"direct_ms": {"p50": statistics.median(direct), "p90": pct(direct, 0.9)}}
+    rows = {
+        "direct_ms": {"p50": statistics.median(direct), "p90": pct(direct, 0.9)},
+        "gateway_hop_ms": {"p50": statistics.median(floor), "p90": pct(floor, 0.9)},
+    }
     for payer, values in added.items():
         rows[f"added_ms_{payer}_pays"] = {"p50": statistics.median(values), "p90": pct(values, 0.9)}
     return {"calls": calls, **rows}
