@@ -95,3 +95,26 @@ def test_the_cost_aware_policy_breaks_equal_scores_by_cost_per_solved_problem() 
     assert max(shadow, key=lambda uid: shadow[uid]) == 4 == max(live, key=lambda uid: live[uid])
     assert shadow[2] > shadow[1] > shadow[3]
     assert live[3] > live[1] > live[2]  # top_heavy: the earlier commitment, cost unread
+
+
+def test_a_node_that_cannot_hold_miners_keys_says_so_in_one_line() -> None:
+    from types import SimpleNamespace
+
+    from validator.node import NodeError, key_ring
+
+    providers = json.dumps(PROVIDERS)
+    pack = SimpleNamespace(rotation=SimpleNamespace(payer=None))
+    parts = {"store": None, "chain": None, "wallet": None}
+    plain = load_settings({}, env_file=None)
+    assert key_ring(plain, pack=pack, **parts) is None  # the node's key pays: no ring at all
+    ray = load_settings(
+        {"gateway_payer": "either", "gateway_providers": providers, "dispatch": "ray", "ray_address": "h:1"},
+        env_file=None,
+    )
+    with pytest.raises(NodeError, match="needs --dispatch local: a miner's key never leaves this node"):
+        key_ring(ray, pack=pack, **parts)
+    by_pack = SimpleNamespace(rotation=SimpleNamespace(payer="miner"))
+    with pytest.raises(NodeError, match="the pack's rotation has miners pay \\(miner\\); give --gateway.providers"):
+        key_ring(plain, pack=by_pack, **parts)
+    ring = key_ring(load_settings({"gateway_providers": providers}, env_file=None), pack=by_pack, **parts)
+    assert ring is not None and ring.policy() == "miner" and set(ring.providers) == {"local"}
