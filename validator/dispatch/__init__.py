@@ -67,9 +67,16 @@ class Dispatcher(Protocol):
 
 def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest: str) -> Dispatcher:
     """The dispatcher the settings name (`--dispatch`); `RayUnavailable` (one line) when Ray is missing or its
-    cluster cannot be reached."""
+    cluster cannot be reached, or for a sandbox runtime the workers are not given (their sandboxes use the engine's
+    default runtime)."""
     if settings.dispatch == "ray":
-        from validator.dispatch.ray import RayDispatcher
+        from validator.dispatch.ray import RayDispatcher, RayUnavailable
+
+        if getattr(settings, "sandbox_runtime", None):
+            raise RayUnavailable(
+                f"--sandbox.runtime {settings.sandbox_runtime} is not passed to Ray workers; drop it or use "
+                "--dispatch local"
+            )
 
         dispatcher = RayDispatcher.connect(
             settings.ray_address,
