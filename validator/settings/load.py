@@ -63,7 +63,14 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "store": ("data_dir", "database_url"),
     "pack": ("catalog", "pack", "pack_signer", "pack_allow_dev_signer"),
-    "sandbox": ("sandbox_backend", "sandbox_image", "sandbox_wall_seconds", "sandbox_memory_mb", "sandbox_pids"),
+    "sandbox": (
+        "sandbox_backend",
+        "sandbox_runtime",
+        "sandbox_image",
+        "sandbox_wall_seconds",
+        "sandbox_memory_mb",
+        "sandbox_pids",
+    ),
     "races": ("concurrency", "max_attempts", "copy_similarity", "races_fault_wait", "beacon_relay"),
     "cluster": ("dispatch", "ray_address", "ray_cpus_per_run"),
     "agents' LLM": (
