@@ -124,7 +124,15 @@ def test_the_offline_templates_score_is_unchanged_by_the_filter(template_world, 
 def test_a_stopped_sandbox_ends_its_run_and_leaves_nothing(node, request):
     known_gap(request, node[2], "kill")
     backend = node[2]
-    stopper = threading.Timer(3.0, backend.stop_running)
+    done = threading.Event()
+
+    def stop_once_running() -> None:  # the run's sandbox is up (however long the machine takes): stop it
+        while not done.is_set() and not backend._running:
+            done.wait(0.05)
+        if not done.wait(1.0):
+            backend.stop_running()
+
+    stopper = threading.Thread(target=stop_once_running, daemon=True)
     stopper.start()
     try:
         outcome = run_agent(
@@ -132,6 +140,7 @@ def test_a_stopped_sandbox_ends_its_run_and_leaves_nothing(node, request):
             limits=Limits(wall_seconds=120),
         )  # fmt: skip
     finally:
-        stopper.cancel()
+        done.set()
+        stopper.join()
     assert outcome.result.status not in ("ok", "timeout") and outcome.result.error_code is not None  # the stop's
     assert backend.stop_running() == 0  # nothing of the run is left to stop
