@@ -298,6 +298,7 @@ class Node:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self.stopping.set)
         self.arena.start()
+        self.arena.dispatching.draining = False  # an arena a stopped node drained runs again under this one
         try:
             await asyncio.to_thread(self.arena.reap)  # sandboxes of runs a dead node left behind, then the runs
             await asyncio.to_thread(self.arena.recover)

@@ -15,8 +15,10 @@ Faults, each a `DispatchError` (validator-blamed, retried with backoff, never a 
   to that worker (until it restarts), so the retry lands elsewhere;
 - the sandbox failing on the worker: 2001, as on one host.
 
-A node that stops or dies mid-race takes its tasks with it (Ray ends a driver's tasks when it goes), and on restart
-`Arena.recover` ends their attempts (2006) and dispatches them again, as it does for local runs.
+A node that stops (SIGTERM) waits for its tasks up to --stop.drain_seconds and records them as local runs; the tasks
+the deadline cuts are cancelled and their runs put back to pending. A node that dies mid-race takes its tasks with it
+(Ray ends a driver's tasks when it goes): a restarted node does not re-attach to them; `Arena.recover` ends their
+attempts (2006) and dispatches them again, as it does for local runs.
 """
 
 from __future__ import annotations

@@ -1,0 +1,395 @@
+"""Soak benchmark: one node left alone for many races (prints figures; asserts nothing).
+
+    python bench/soak.py --races 200 --json var/soak.json     # the goal: 200 races
+    python bench/soak.py --races 20                           # a quick look (about 15 minutes on 2 busy cores)
+
+`arena-validator run` as an operator runs it, a process of its own: the store on PostgreSQL (a fresh database on the
+test server, `tests/support/postgres.py`), a LocalChain at fast blocks (`--block-time` seconds a block; a race every
+`--cadence` blocks, minutes of chain time at 12 s a block), bubblewrap sandboxes, pooling on (alone, the node weighs
+its own results after the cut-off), an OpenAI-compatible upstream on loopback for the agents that call a model
+(`tests/support/hostile.obedient_model`). Eight miners commit bundles on chain, served over HTTP: the offline
+template and two variants of it, a slow template, the hostile agent of the demo, the parrot and the planted-word
+agents of the test suite, and a template that calls the model; two of them commit a new version every
+`--resubmit-every` races.
+
+Sampled every time a race closes (or is voided): the node's RSS, open file descriptors, threads and child processes
+(psutil), the store's size (pg_database_size), the work folders' size (--data-dir and the node's private work folder),
+the Docker containers and images present, runs lost (a closed race's run not final, or ended by a fault of the
+validator's) and doubled (two runs of one unit, or a trajectory not 0..n-1), races closed and voided, races whose
+weights are set. Prints the growth per 100 races; RSS growth is measured from the sample of race
+min(20, races/2) (the first races warm caches). `--json FILE` writes the totals and every sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import psutil  # noqa: E402
+from sqlalchemy import create_engine, text  # noqa: E402
+
+from demo.agents import HOSTILE_AGENT, MINER_TEMPLATE, variant, write_template  # noqa: E402
+from demo.scripted_llm import OpenAIServer  # noqa: E402
+from sandbox.bundle import pack_dir  # noqa: E402
+from tests.support.hostile import obedient_model, write_agent  # noqa: E402
+from tests.support.llm_agents import CATCH, MODEL, llm_agent  # noqa: E402
+from tests.support.postgres import fresh_database  # noqa: E402
+from tests.support.race import build_arena_inputs, make_chain, open_store  # noqa: E402
+from validator.chain.commitment import encode_commitment  # noqa: E402
+
+EXE = str(Path(sys.executable).parent / "arena-validator")
+RESUBMITTERS = ("offline", "lite")
+MINERS = ("offline", "lite", "deep", "slow", "hostile", "parrot", "planted", "asks")
+FINAL = {"finished", "errored"}
+
+
+def agent_source(name: str, version: int) -> str | None:
+    """The agent.py of miner `name`'s `version` (None: a hostile agent of the test suite, written whole)."""
+    template = MINER_TEMPLATE.read_text()
+    tag = f"\n\nSOAK_MINER = {name!r}\nSOAK_VERSION = {version}\n"
+    if name == "offline":
+        return template + tag
+    if name == "lite":
+        return variant(template, MAX_CALLS=4) + tag
+    if name == "deep":
+        return variant(template, MAX_CALLS=60, VIEW_BATCH=30) + tag
+    if name == "slow":
+        return (
+            template
+            + tag
+            + "\n_solve_now = agent_main\n\n\ndef agent_main(problem):\n    time.sleep(1.5)\n"
+            + ("    return _solve_now(problem)\n")
+        )
+    return None
+
+
+def write_miner(folder: Path, name: str, version: int) -> Path:
+    if name in {"parrot", "planted"}:
+        return write_agent(name, folder)
+    if name == "asks":  # one model call per problem through the gateway (errors caught), then the template's answer
+        return llm_agent(folder, name, CATCH)
+    if name == "hostile":
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "agent.py").write_text(HOSTILE_AGENT)
+        return folder
+    return write_template(folder, agent_source(name, version))
+
+
+class Soak:
+    def __init__(self, root: Path, args: argparse.Namespace) -> None:
+        self.root, self.args = root, args
+        self.www = root / "www"
+        self.www.mkdir(parents=True)
+        handler = lambda *a, **kw: _Quiet(*a, directory=str(self.www), **kw)  # noqa: E731
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.http.server_address[1]}"
+
+    def commit(self, name: str, version: int) -> None:
+        """Miner `name` commits its bundle `version` on chain (served from the bench's HTTP server)."""
+        bundle = pack_dir(write_miner(self.root / "agents" / f"{name}-{version}", name, version))
+        (self.www / f"{name}-{version}.tar.gz").write_bytes(bundle.data)
+        url = f"{self.base}/{name}-{version}.tar.gz"
+        self.setup.chain.set_commitment(self.setup.miners[name], encode_commitment(bundle.sha256, url))
+
+    def run(self, url: str) -> dict[str, Any]:
+        a, root = self.args, self.root
+        t0 = time.perf_counter()
+        catalog, pack, signer = build_arena_inputs(
+            root, size=a.catalog_size, problems=max(40, a.per_race * 8), per_race=a.per_race, cadence=a.cadence
+        )
+        self.setup = make_chain(root, list(MINERS), block_time=a.block_time, rate_limit=max(1, a.cadence // 4))
+        for name in MINERS:
+            self.commit(name, 1)
+        store = open_store(url)
+        print(
+            f"setup {time.perf_counter() - t0:.1f}s: {len(MINERS)} miners, {a.per_race} problems a race, a race "
+            f"every {a.cadence} blocks ({a.cadence * a.block_time:.0f}s here, {a.cadence * 12 / 60:.0f} min of "
+            f"chain time at 12 s a block)",
+            flush=True,
+        )
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        (root / "tmp").mkdir()
+        with OpenAIServer(obedient_model, models=(MODEL,)) as llm:
+            node = subprocess.Popen(
+                [
+                    EXE,
+                    "run",
+                    "--chain",
+                    "localchain",
+                    "--localchain.path",
+                    str(self.setup.path),
+                    "--wallet.name",
+                    "validator0",
+                    "--wallet.path",
+                    str(self.setup.wallets),
+                    "--data-dir",
+                    str(root / "node"),
+                    "--database-url",
+                    url,
+                    "--catalog",
+                    str(catalog),
+                    "--pack",
+                    str(pack),
+                    "--pack.signer",
+                    signer,
+                    "--concurrency",
+                    str(a.concurrency),
+                    "--sandbox.wall_seconds",
+                    "60",
+                    "--api.port",
+                    str(port),
+                    "--gateway.upstream",
+                    llm.base_url,
+                    "--gateway.models",
+                    MODEL,
+                    "--stop.drain_seconds",
+                    "30",
+                ],
+                stdout=open(root / "node.log", "ab"),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, "ARENA_LOG_LEVEL": "INFO", "TMPDIR": str(root / "tmp")},
+            )
+            try:
+                samples = self.watch(node, store, url)
+            finally:
+                node.send_signal(signal.SIGTERM)
+                try:
+                    node.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    os.killpg(node.pid, signal.SIGKILL)
+                    node.wait()
+        store.close()
+        return summary(samples)
+
+    def watch(self, node: subprocess.Popen[bytes], store: Any, url: str) -> list[dict[str, Any]]:
+        a = self.args
+        proc = psutil.Process(node.pid)
+        engine = create_engine(url)
+        samples: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        deadline = time.time() + a.races * a.cadence * a.block_time * 3 + 600
+        version = 1
+        try:
+            while len(samples) < a.races:
+                if node.poll() is not None:
+                    print(f"the node exited {node.returncode}; see {self.root / 'node.log'}", flush=True)
+                    break
+                if time.time() > deadline:
+                    print("the soak ran out of time: races did not close", flush=True)
+                    break
+                ended = [r for r in store.races(kind=None) if r.status in {"closed", "voided"}]
+                new = [r for r in ended if r.race_id not in seen]
+                if not new:
+                    time.sleep(1.0)
+                    continue
+                seen.update(r.race_id for r in new)
+                row = self.sample(proc, store, engine, ended)
+                samples.append(row)
+                print(line(len(samples), a.races, row), flush=True)
+                if len(samples) % a.resubmit_every == 0:
+                    version += 1
+                    for name in RESUBMITTERS:
+                        self.commit(name, version)
+            self.settle(store)
+            if samples:
+                samples[-1].update(weights_set=weights_set(store))
+        finally:
+            engine.dispose()
+        return samples
+
+    def settle(self, store: Any, timeout: float = 300.0) -> None:
+        """Wait (bounded) for the last closed race's weights, so the count is not one behind."""
+        until = time.time() + timeout
+        while time.time() < until:
+            closed = store.races(status="closed")
+            if not closed or closed[-1].race_id in {w.race_id for w in store.weight_sets() if w.status == "set"}:
+                return
+            time.sleep(1.0)
+
+    def sample(self, proc: psutil.Process, store: Any, engine: Any, ended: list[Any]) -> dict[str, Any]:
+        with engine.connect() as conn:
+            db = int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar() or 0)
+            dup_units = int(
+                conn.execute(
+                    text(
+                        "SELECT count(*) FROM (SELECT race_id, hotkey, problem_id, sample FROM runs "
+                        "GROUP BY race_id, hotkey, problem_id, sample HAVING count(*) > 1) d"
+                    )
+                ).scalar()
+                or 0
+            )
+            bad_logs = int(
+                conn.execute(
+                    text(
+                        "SELECT count(*) FROM (SELECT run_id FROM trajectory_events GROUP BY run_id "
+                        "HAVING min(seq) <> 0 OR max(seq) + 1 <> count(*)) b"
+                    )
+                ).scalar()
+                or 0
+            )
+        closed = {r.race_id for r in ended if r.status == "closed"}
+        lost = sum(1 for r in store.runs() if r.race_id in closed and (r.status not in FINAL or r.blame == "validator"))
+        children = proc.children(recursive=True)
+        return {
+            "at": round(time.time(), 1),
+            "rss_bytes": proc.memory_info().rss,
+            "fds": proc.num_fds(),
+            "threads": proc.num_threads(),
+            "children": len(children),
+            "store_bytes": db,
+            "work_bytes": du(self.root / "node") + du(self.root / "tmp"),
+            "containers": docker_count("ps", "-aq"),
+            "images": docker_count("images", "-q"),
+            "runs_lost": lost,
+            "runs_doubled": dup_units + bad_logs,
+            "races_closed": len(closed),
+            "races_voided": sum(1 for r in ended if r.status == "voided"),
+            "weights_set": weights_set(store),
+        }
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def weights_set(store: Any) -> int:
+    return len({w.race_id for w in store.weight_sets() if w.status == "set"})
+
+
+def du(path: Path) -> int:
+    total = 0
+    for folder, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def docker_count(*args: str) -> int | None:
+    docker = shutil.which("docker")
+    if docker is None:
+        return None
+    done = subprocess.run([docker, *args], capture_output=True, text=True, timeout=60)
+    return len(done.stdout.split()) if done.returncode == 0 else None
+
+
+def line(i: int, n: int, row: dict[str, Any]) -> str:
+    return (
+        f"race {i:>3}/{n}: rss {row['rss_bytes'] / 2**20:.0f} MiB, fds {row['fds']}, threads {row['threads']}, "
+        f"children {row['children']}, store {row['store_bytes'] / 2**20:.1f} MiB, work "
+        f"{row['work_bytes'] / 2**20:.1f} MiB, containers {row['containers']}, images {row['images']}, closed "
+        f"{row['races_closed']}, voided {row['races_voided']}, weights set {row['weights_set']}, lost "
+        f"{row['runs_lost']}, doubled {row['runs_doubled']}"
+    )
+
+
+def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    if not samples:
+        return {"races": 0, "samples": []}
+    first, last = samples[0], samples[-1]
+    base = samples[max(min(20, len(samples) // 2) - 1, 0)]
+
+    def per_100(key: str) -> float:  # from the warm sample on (caches of the judge fill over the first races)
+        return round(
+            (float(last[key] or 0) - float(base[key] or 0)) / max(len(samples) - samples.index(base) - 1, 1) * 100, 1
+        )
+
+    disk = ("store_bytes", "work_bytes")
+    return {
+        "races": len(samples),
+        "races_closed": last["races_closed"],
+        "races_voided": last["races_voided"],
+        "weights_set": last["weights_set"],
+        "runs_lost": last["runs_lost"],
+        "runs_doubled": last["runs_doubled"],
+        "rss_growth_pct": round((last["rss_bytes"] - base["rss_bytes"]) / base["rss_bytes"] * 100, 2),
+        "rss_from_race": samples.index(base) + 1,
+        "fds_first": first["fds"],
+        "fds_last": last["fds"],
+        "threads_first": first["threads"],
+        "threads_last": last["threads"],
+        "children_max": max(s["children"] for s in samples),
+        "disk_growth_bytes": sum(last[k] for k in disk) - sum(first[k] for k in disk),
+        "per_100_races": {
+            k: per_100(k) for k in ("rss_bytes", "fds", "threads", "children", *disk, "containers", "images")
+        },
+        "samples": samples,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--races", type=int, default=200, help="races to run (each sampled when it closes)")
+    parser.add_argument("--per-race", type=int, default=2, help="problems a race (x 8 miners = runs a race)")
+    parser.add_argument("--cadence", type=int, default=24, help="blocks between races (the pack's rotation)")
+    parser.add_argument("--block-time", type=float, default=2.0, help="the LocalChain's seconds a block")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--resubmit-every", type=int, default=5, help="races between two new versions")
+    parser.add_argument("--catalog-size", type=int, default=3000)
+    parser.add_argument("--json", type=Path, default=None, help="write the totals and every sample to this file")
+    args = parser.parse_args()
+    if args.races < 1 or args.per_race < 1 or args.cadence < 4 or args.block_time <= 0 or args.resubmit_every < 1:
+        parser.error("--races, --per-race and --resubmit-every must be >= 1, --cadence >= 4, --block-time > 0")
+    signal.signal(signal.SIGTERM, _stop)  # the node is stopped and the database dropped on the way out
+    with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, fresh_database("arena_soak") as url:
+        os.chmod(tmp, 0o711)  # the sandbox's user traverses it to the node's work folder (TMPDIR below)
+        result = Soak(Path(tmp), args).run(url)
+    print_summary(result)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def _stop(*_: Any) -> None:
+    raise SystemExit(143)
+
+
+def print_summary(r: dict[str, Any]) -> None:
+    if not r["races"]:
+        print("no race closed")
+        return
+    print(
+        f"--- {r['races']} races: {r['races_closed']} closed, {r['races_voided']} voided, weights set for "
+        f"{r['weights_set']}; runs lost {r['runs_lost']}, doubled {r['runs_doubled']}"
+    )
+    print(f"rss       {r['rss_growth_pct']:+.2f}% from race {r['rss_from_race']} to the last")
+    print(
+        f"fds       {r['fds_first']} -> {r['fds_last']}; threads {r['threads_first']} -> {r['threads_last']}; "
+        f"children at most {r['children_max']} at a close"
+    )
+    print(f"disk      {r['disk_growth_bytes'] / 2**20:+.1f} MiB (store and work folders)")
+    growth = [
+        f"{k.removesuffix('_bytes')} {v / 2**20:+.1f} MiB" if k.endswith("_bytes") else f"{k} {v:+g}"
+        for k, v in r["per_100_races"].items()
+    ]
+    print(
+        f"per 100   races from race {r['rss_from_race']}: "
+        + ", ".join(growth)
+        + " (containers and images: the whole engine, shared on this machine)"
+    )
+
+
+if __name__ == "__main__":
+    main()
