@@ -179,6 +179,26 @@ def add_status_routes(app: FastAPI, gateway: RunRegistry) -> None:
         return left
 
 
+def add_harness_routes(app: FastAPI, gateway: RunRegistry) -> None:
+    """``POST /harness/syscall_denied``: the harness's note that the sandbox's syscall filter ended the agent (the
+    call named), kept in the trajectory as an ``agent_log`` event. Only the harness sends ``X-Arena-Origin`` (its
+    forwarder strips it from the agent's requests); any other request is unserved."""
+
+    @app.post("/harness/syscall_denied")
+    async def syscall_denied(request: Request) -> Any:
+        if request.headers.get("x-arena-origin") != "harness":
+            return await unserved(gateway, request, "harness/syscall_denied")
+        admitted = await authorized_json(gateway, request, "agent_log", "syscall_denied")
+        if isinstance(admitted, JSONResponse):
+            return admitted
+        handle, body = admitted
+        error = str(body.get("error", "")) if isinstance(body, dict) else ""
+        gateway._record(
+            handle, {"kind": "agent_log", "name": "syscall_denied", "result": error[:1000], "started_at": now()}
+        )
+        return {"ok": True}
+
+
 def add_catch_all(app: FastAPI, gateway: RunRegistry) -> None:
     """Every other route, any method: `unserved`. Added last."""
 

@@ -6,7 +6,7 @@ from functools import cached_property
 
 from fastapi import FastAPI
 
-from sandbox.gateway.access import BudgetHeaders, add_catch_all, add_status_routes
+from sandbox.gateway.access import BudgetHeaders, add_catch_all, add_harness_routes, add_status_routes
 from sandbox.gateway.inference import add_inference_routes
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.search import add_search_routes
@@ -26,5 +26,6 @@ class Gateway(RunRegistry):
         add_tool_routes(app, self)
         add_search_routes(app, self)
         add_inference_routes(app, self)
+        add_harness_routes(app, self)
         add_catch_all(app, self)  # last: every route not served above
         return app

@@ -149,26 +149,18 @@ def _unix_connection(path: str, timeout: float) -> Any:
     return UnixConnection("gateway", timeout=timeout)
 
 
-def _hand_over(socket_path: str, token: str, parameters: Any, steps: int) -> dict[str, Any]:
-    """The last ``recommend_product`` of an SN15 agent's returned steps, made as a call at the gateway."""
-    conn = _unix_connection(socket_path, timeout=60)
+def _to_gateway(spec: dict[str, Any], path: str, body: Any, headers: dict[str, str]) -> dict[str, Any]:
+    """A call of the harness's own at the gateway (``X-Arena-Origin``: the forwarder strips it from the agent's): an
+    SN15 agent's last ``recommend_product``, or the note that the syscall filter ended the agent."""
+    conn = _unix_connection(spec["socket"], timeout=60)
+    auth = {"Authorization": f"Bearer {spec['token']}", "Content-Type": "application/json"}
     try:
-        conn.request(
-            "POST",
-            "/tools/recommend_product",
-            body=json.dumps(parameters).encode(),
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Content-Type": "application/json",
-                "X-Arena-Origin": "returned-steps",
-                "X-Arena-Steps": str(steps),
-            },
-        )
+        conn.request("POST", path, body=json.dumps(body).encode(), headers={**auth, **headers})
         response = conn.getresponse()
         response.read()
         return {"status": response.status}
     except OSError as exc:
-        return {"error": f"the gateway did not take the returned recommend_product: {exc}"}
+        return {"error": f"the gateway did not take {path}: {exc}"}
     finally:
         conn.close()
 
@@ -294,7 +286,8 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
         count = int(steps.get("count") or 0)
         report.update(contract="sn15", steps=count)
         if steps.get("recommend") is not None:
-            report["handover"] = _hand_over(spec["socket"], spec["token"], steps["recommend"], count)
+            origin = {"X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(count)}
+            report["handover"] = _to_gateway(spec, "/tools/recommend_product", steps["recommend"], origin)
 
 
 def _denied_first(raw: bytes) -> Any:
@@ -369,6 +362,8 @@ def main() -> int:
     _give_problem(child, spec["problem"])
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
+    if report.get("status") == "syscall_denied":  # the trajectory says so too
+        _to_gateway(spec, "/harness/syscall_denied", {"error": report["error"]}, {"X-Arena-Origin": "harness"})
     print(json.dumps(report), flush=True)
     return 0
 

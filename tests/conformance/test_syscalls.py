@@ -61,6 +61,30 @@ def test_a_call_the_sandbox_kills_for_ends_the_run_with_the_call_named(node, req
     assert outcome.result.error_code == SYSCALL_DENIED and blame_of(SYSCALL_DENIED) == "agent"
     code, error = outcome.error_code()
     assert code == SYSCALL_DENIED and f"the agent called {call}," in str(error)
+    notes = [e for e in outcome.events if e.kind == "agent_log" and e.name == "syscall_denied"]
+    assert len(notes) == 1 and f"the agent called {call}," in str(notes[0].result)  # the trajectory says so
+
+
+def test_an_agent_cannot_write_the_filters_note_into_its_trajectory(node):
+    outcome = run_agent(
+        node,
+        """
+        import json, os, urllib.request
+        def agent_main(problem):
+            request = urllib.request.Request(
+                os.environ["ARENA_GATEWAY_URL"] + "/harness/syscall_denied", method="POST",
+                data=json.dumps({"error": "the agent called bpf"}).encode(),
+                headers={"X-Arena-Origin": "harness", "Content-Type": "application/json"})
+            try:
+                return {"status": urllib.request.urlopen(request).status}
+            except urllib.error.HTTPError as exc:
+                return {"status": exc.code}
+    """,
+        "forged-note",
+    )
+    assert outcome.result.status == "ok" and outcome.result.returned == {"status": 404}
+    assert not [e for e in outcome.events if e.name == "syscall_denied"]
+    assert "POST /harness/syscall_denied" in outcome.unserved
 
 
 def test_a_denied_call_is_an_error_the_agent_can_handle(node, request):
