@@ -59,9 +59,8 @@ def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_sigterm_drains_then_puts_back_and_the_next_start_finishes_the_race(
-    tmp_path: Path, bundle_server: tuple[str, Path]
-) -> None:
+def world(tmp_path: Path, bundle_server: tuple[str, Path], url: str) -> list[str]:
+    """A LocalChain whose miners committed sleepy agents, a catalog and pack: the node's `run` flags."""
     base_url, www = bundle_server
     catalog_dir, pack_path, signer = build_arena_inputs(
         tmp_path, size=3000, problems=12, per_race=PER_RACE, cadence=100_000
@@ -71,15 +70,21 @@ def test_sigterm_drains_then_puts_back_and_the_next_start_finishes_the_race(
         bundle = pack_dir(sleepy_agent(tmp_path / "agents" / name, name))
         (www / f"{name}.tar.gz").write_bytes(bundle.data)
         setup.chain.set_commitment(setup.miners[name], encode_commitment(bundle.sha256, f"{base_url}/{name}.tar.gz"))
+    return [
+        *("--chain", "localchain", "--localchain.path", str(setup.path)),
+        *("--wallet.name", "validator0", "--wallet.path", str(setup.wallets)),
+        *("--data-dir", str(tmp_path / "node"), "--database-url", url),
+        *("--catalog", str(catalog_dir), "--pack", str(pack_path), "--pack.signer", signer),
+        *("--concurrency", "2", "--sandbox.wall_seconds", "120", "--api.port", "0", "--no-pool"),
+    ]
+
+
+def test_sigterm_drains_then_puts_back_and_the_next_start_finishes_the_race(
+    tmp_path: Path, bundle_server: tuple[str, Path]
+) -> None:
     with fresh_database("arena_drain") as url:
         store = open_store(url)
-        args = [
-            *("--chain", "localchain", "--localchain.path", str(setup.path)),
-            *("--wallet.name", "validator0", "--wallet.path", str(setup.wallets)),
-            *("--data-dir", str(tmp_path / "node"), "--database-url", url),
-            *("--catalog", str(catalog_dir), "--pack", str(pack_path), "--pack.signer", signer),
-            *("--concurrency", "2", "--sandbox.wall_seconds", "120", "--api.port", "0", "--no-pool"),
-        ]
+        args = world(tmp_path, bundle_server, url)
         log = tmp_path / "node.log"
 
         def start(drain: float) -> subprocess.Popen[bytes]:
@@ -133,4 +138,83 @@ def test_sigterm_drains_then_puts_back_and_the_next_start_finishes_the_race(
             seqs = [e.seq for e in store.events(run.run_id)]
             assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run
         assert len(store.race_results(store.races()[0].race_id)) == len(MINERS)
+        store.close()
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie no longer does)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+STOP = """import os, signal, sys, time
+pid = int(open(sys.argv[1]).read())
+os.kill(pid, signal.SIGTERM)
+def alive():
+    try:
+        return open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+while alive():
+    time.sleep(0.2)
+"""
+START = """import os, subprocess, sys
+log, pid_file, *command = sys.argv[1:]
+node = subprocess.Popen(command, stdout=open(log, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
+open(pid_file, "w").write(str(node.pid))
+"""
+
+
+def test_upgrade_check_restarts_a_running_node_between_races_only(
+    tmp_path: Path, bundle_server: tuple[str, Path]
+) -> None:
+    """`upgrade-check --apply` beside a running node: while its race runs nothing is done (exit 3, the node keeps
+    racing); once the race closed, the node is stopped (it drains and exits 0) and started again."""
+    import shlex
+
+    with fresh_database("arena_upgrade_node") as url:
+        store = open_store(url)
+        command = [EXE, "run", *world(tmp_path, bundle_server, url), "--stop.drain_seconds", "600"]
+        log, pid_file, channel = tmp_path / "node.log", tmp_path / "node.pid", tmp_path / "channel"
+        (tmp_path / "stop.py").write_text(STOP)
+        (tmp_path / "start.py").write_text(START)
+        channel.write_text("99.0.0\n")
+        node = subprocess.Popen(command, stdout=open(log, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
+        pid_file.write_text(str(node.pid))
+        steps = [
+            *("--install", f"{sys.executable} -c pass"),
+            *("--stop", shlex.join([sys.executable, str(tmp_path / "stop.py"), str(pid_file)])),
+            *("--start", shlex.join([sys.executable, str(tmp_path / "start.py"), str(log), str(pid_file), *command])),
+        ]
+
+        def check() -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [EXE, "upgrade-check", "--database-url", url, "--upgrade.channel", str(channel), "--apply", *steps],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+
+        try:
+            wait_until(lambda: any(r.status == "running" for r in store.runs()), 240, "a run in flight")
+            during = check()
+            assert during.returncode == 3 and "is running (restarts happen between races only)" in during.stdout
+            assert node.poll() is None  # left alone mid-race
+            wait_until(lambda: [r.status for r in store.races()] == ["closed"], 600, "the race to close")
+            done = check()
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert node.wait(timeout=60) == 0  # stopped by the upgrade, drained
+            restarted = int(pid_file.read_text())
+            assert restarted != node.pid and alive(restarted)
+            wait_until(lambda: log.read_text().count("node.started") == 2, 240, "the node to start again")
+        finally:
+            for pid in {node.pid, int(pid_file.read_text())}:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            node.wait(timeout=120)
+            wait_until(lambda: not alive(int(pid_file.read_text())), 120, "the restarted node to stop")
         store.close()
