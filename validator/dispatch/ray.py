@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +225,8 @@ class RayDispatcher:
         """Ready a worker process for each run slot of every live worker (`worker.warm`: about 1.5 s of imports,
         catalog and gateway per process, otherwise paid by each process's first run), each warm-up shaped as a run
         (its CPUs and memory) and pinned to its node. A worker that refuses is left out of placement, as a refused
-        run leaves it; one that does not answer in `timeout` seconds is only reported. Returns node id -> problem."""
+        run leaves it; one that does not answer within `timeout` seconds in all is only reported (a node that died
+        just now and is still listed cannot be warmed). Returns node id -> problem."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         refs = {}
@@ -238,9 +240,10 @@ class RayDispatcher:
                     name="warm",
                 ).remote(self.catalog_digest, self.backend, self.image, self.upstream, 1.0)
         problems: dict[str, str] = {}
+        deadline = time.monotonic() + timeout  # for all of them: a node start never waits longer
         for (node_id, _slot), ref in refs.items():
             try:
-                reply: WorkerReply = self.ray.get(ref, timeout=timeout)
+                reply: WorkerReply = self.ray.get(ref, timeout=max(0.1, deadline - time.monotonic()))
             except Exception as exc:  # noqa: BLE001 - a worker that does not warm up still gets runs
                 problems[node_id] = f"{type(exc).__name__}: {_first_line(exc)}"
                 continue
