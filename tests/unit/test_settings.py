@@ -206,7 +206,9 @@ def test_several_bad_values_are_all_listed_each_naming_its_flag_and_env_variable
         (line,) = [p for p in problems if p.startswith(f"{field_flag(name)} (or {env_name(name)}): ")]
         assert repr(value) in line, line
         assert "\n" not in line
-    assert any("choose one of band, cost_aware, proportional, sn15_top_half, top_heavy, winner_take_all" in p for p in problems)
+    assert any(
+        "choose one of band, cost_aware, proportional, sn15_top_half, top_heavy, winner_take_all" in p for p in problems
+    )
     assert any("not a ws:// or wss:// URL" in p for p in problems)
 
 
