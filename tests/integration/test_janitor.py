@@ -193,3 +193,54 @@ def test_old_trajectories_are_archived_before_they_are_dropped(inputs: Any, tmp_
             assert janitor.run().items == 0  # nothing left to do: a second pass is a no-op
         finally:
             store.close()
+
+
+def test_old_results_bundles_go_and_those_still_needed_stay(tmp_path: Path) -> None:
+    """Races at blocks 100..500 of a rotation whose window is 2; the weights of the race at 400 set at block 480 (the
+    store's latest block: 500), those of the race at 500 not yet. Old and public: gone; not yet public, in the window,
+    or weights not set: kept; an envelope with no release (a put cut short): left alone."""
+    import hashlib
+
+    from validator.node import janitor_for
+    from validator.pool.shelf import Release, ResultsShelf
+
+    data_dir = tmp_path / "node"
+    shelf = ResultsShelf(data_dir / "results")
+
+    def bundle(race_id: str, start: int, public: int, who: str = "own") -> str:
+        data = json.dumps({"body": {"race_id": race_id, "validator": who}, "signature": "0x00"}).encode()
+        sha = hashlib.sha256(data).hexdigest()
+        shelf.put(sha, data, Release(race_id=race_id, race_start=start, public_block=public))
+        return sha
+
+    with fresh_database("janitor") as url:
+        store = open_store(url)
+        try:
+            store.add_pack(pack_id="pk", name="t", digest="d" * 64, problems=[])
+            for start in (100, 200, 300, 400, 500):
+                store.create_race(race_id=f"pk-{start}", pack_id="pk", seed_block=start, seed_hash="0x", problem_ids=[])
+                store.set_race_plan(f"pk-{start}", {"window": 2})
+                store.set_race_status(f"pk-{start}", "closed")
+            ws = store.add_weight_set(policy="wta", vector={0: 1.0}, race_id="pk-400")
+            store.update_weight_set(ws.id, status="set", outcome={}, block=480)
+            old = [bundle("pk-100", 100, 250), bundle("pk-100", 100, 250, "other"), bundle("pk-200", 200, 350)]
+            unpublic = bundle("pk-300", 300, 900)  # public from block 900: still served to racing validators only
+            windowed = bundle("pk-400", 400, 450)  # weights set, public, but the next pools read it back
+            pending = bundle("pk-500", 500, 450)  # its weights not set yet
+            cut_short = data_dir / "results" / ("c" * 64)  # an envelope whose release was never written
+            cut_short.write_bytes(b"{}")
+            settings = settings_for(data_dir)
+            assert settings.retention_results_days == 30
+            kept = janitor_for(settings, store, None).run()  # every race ended just now: within 30 days
+            assert {f.what: f for f in kept.freed}["results bundles"].items == []
+            janitor = janitor_for(settings_for(data_dir, retention_results_days=0), store, None)
+            looked = {f.what: f for f in janitor.run(dry_run=True).freed}["results bundles"]
+            assert sorted(looked.items) == sorted(old) and all(shelf.has(sha) for sha in old)
+            done = {f.what: f for f in janitor.run().freed}["results bundles"]
+            assert sorted(done.items) == sorted(old) and done.bytes == looked.bytes > 0
+            for sha in old:
+                assert shelf.get(sha) is None and shelf.release(sha) is None  # GET /results/<sha256>: 404
+            assert all(shelf.has(sha) for sha in (unpublic, windowed, pending)) and cut_short.exists()
+            assert sorted(p.name for p in (data_dir / "results").iterdir() if p.name.startswith(".")) == []
+        finally:
+            store.close()

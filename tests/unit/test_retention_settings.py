@@ -25,6 +25,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("args", "names"),
     [
         (["--retention.bundle_days", "-1"], "--retention.bundle_days"),
+        (["--retention.results_days", "-1"], "--retention.results_days"),
         (["--retention.log_keep", "0"], "--retention.log_keep"),
         (["--retention.corpus_days", "0"], "--retention.corpus_days"),
         (["--retention.images_keep", "-2"], "--retention.images_keep"),
@@ -58,7 +59,14 @@ def test_a_dry_run_lists_every_sweep_and_removes_nothing(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "bundles: would free 1 (0.0 MB)" in lines
-    for sweep in ("sandbox leftovers", "staged agents", "dead nodes' work folders", "corpus workspaces", "logs"):
+    for sweep in (
+        "results bundles",
+        "sandbox leftovers",
+        "staged agents",
+        "dead nodes' work folders",
+        "corpus workspaces",
+        "logs",
+    ):
         assert any(line.startswith(f"{sweep}: would free") for line in lines), done.stdout
     assert lines[-1].startswith("would free 1 item(s)") and stale.is_dir()
     done = cli("janitor", "--data-dir", "data", cwd=tmp_path)

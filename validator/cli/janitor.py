@@ -15,6 +15,7 @@ FIELDS = (
     "sandbox_backend",
     "sandbox_image",
     "retention_bundle_days",
+    "retention_results_days",
     "retention_images_keep",
     "retention_corpus_days",
     "log_file",
@@ -30,10 +31,11 @@ def janitor_cmd(
     settings: Settings,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what a pass would free; remove nothing.")] = False,
 ) -> None:
-    """One janitor pass now: superseded agent bundles, sandbox leftovers of finished runs (containers, cgroups and
-    their processes), dead nodes' work folders, older sandbox images, abandoned corpus workspaces, the node's log
-    rotation and, with --retention.trajectory_days, old races' trajectories (archived first). Never what a running
-    race, a pending weight or a miner's latest submission needs; safe beside a running node (docs/validator.md)."""
+    """One janitor pass now: superseded agent bundles, old races' pooled results bundles, sandbox leftovers of
+    finished runs (containers, cgroups and their processes), dead nodes' work folders, older sandbox images,
+    abandoned corpus workspaces, the node's log rotation and, with --retention.trajectory_days, old races'
+    trajectories (archived first). Never what a running race, a pending weight, the pooling window, an unpublished
+    release or a miner's latest submission needs; safe beside a running node (docs/validator.md)."""
     from arena.log import get_logger
     from validator.node import NodeError, janitor_for, open_sandbox, open_store
     from validator.upkeep import Freed

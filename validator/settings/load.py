@@ -99,6 +99,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "upkeep": (
         "janitor_seconds",
         "retention_bundle_days",
+        "retention_results_days",
         "retention_images_keep",
         "retention_corpus_days",
         "retention_log_mb",

@@ -30,6 +30,14 @@ class UpkeepSettings(BaseModel):
         "miner's latest or pending submission or an unclosed race uses is never removed",
         json_schema_extra=_flag("--retention.bundle_days"),
     )
+    retention_results_days: float = Field(
+        30.0,
+        ge=0,
+        description="days the pooled results bundles of a race (<data-dir>/results: this node's and those fetched "
+        "from other validators) are kept after it ended, for auditors; a bundle of a race whose weights are not set "
+        "yet, of the pooling window's races, or not yet public is never removed",
+        json_schema_extra=_flag("--retention.results_days"),
+    )
     retention_images_keep: int = Field(
         1,
         ge=0,

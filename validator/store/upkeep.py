@@ -6,17 +6,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from validator.store.models import Event, Race, Run, Submission, WeightSet
+from validator.store.models import Event, Race, RacePool, Run, Submission, WeightSet
 from validator.store.moves import FINAL_STATUSES
 
 #: races whose runs may still start or need their agent
 UNCLOSED = ("open", "running")
+#: race pools still pooling (`validator.races.pooling.WAITING`): the race's weights wait for them
+POOLING = ("building", "committing", "committed", "late")
+
+
+@dataclass
+class ResultsNeeds:
+    """What the results-bundle sweep reads from the store: the races whose bundles are still needed (`keep`), the
+    latest block the store has seen (the chain is at least there), and when each race ended (else opened)."""
+
+    keep: set[str] = field(default_factory=set)
+    block: int = 0
+    ended: dict[str, datetime] = field(default_factory=dict)
 
 
 class UpkeepStore:
@@ -62,6 +75,38 @@ class UpkeepStore:
         with self.session() as s:
             query = select(WeightSet).where(WeightSet.status == "set").order_by(WeightSet.id.desc()).limit(1)
             return s.scalar(query)
+
+    def results_needs(self) -> ResultsNeeds:
+        """The races whose results bundles are still needed: not closed yet, still pooling, with a weight set waiting
+        to be sent, after the race of the latest weights set (theirs are not set yet; all closed races when none
+        ever was), and the newest W races of the rotation (W the newest race's window: the pooling window the next
+        pools read back)."""
+        with self.session() as s:
+            rows = s.execute(
+                select(Race.race_id, Race.status, Race.seed_block, Race.plan, Race.opened_at, Race.closed_at)
+                .where(Race.kind == "race")
+                .order_by(Race.seed_block, Race.race_id)
+            ).all()
+            pooling = set(s.scalars(select(RacePool.race_id).where(RacePool.status.in_(POOLING))))
+            sending = select(WeightSet.race_id).where(WeightSet.status.in_(("pending", "rate_limited")))
+            waiting = {r for r in s.scalars(sending) if r is not None}
+            last = s.scalar(
+                select(Race.seed_block)
+                .join(WeightSet, WeightSet.race_id == Race.race_id)
+                .where(WeightSet.status == "set")
+                .order_by(Race.seed_block.desc())
+                .limit(1)
+            )
+            blocks = [
+                s.scalar(select(func.max(WeightSet.block))),
+                s.scalar(select(func.max(RacePool.committed_block))),
+                rows[-1].seed_block if rows else None,
+            ]
+        window = int((rows[-1].plan or {}).get("window", 1)) if rows else 1
+        keep = pooling | waiting | {r.race_id for r in rows[-max(1, window) :]}
+        keep |= {r.race_id for r in rows if r.status in UNCLOSED or (last is None or r.seed_block > last)}
+        ended = {r.race_id: r.closed_at or r.opened_at for r in rows}
+        return ResultsNeeds(keep=keep, block=max((int(b) for b in blocks if b is not None), default=0), ended=ended)
 
     def races_to_archive(self, closed_before: datetime) -> list[str]:
         """Races ended (closed, voided or cancelled) before `closed_before` that still hold trajectory events and have

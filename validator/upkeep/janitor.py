@@ -1,7 +1,7 @@
-"""The janitor: one pass of every sweep (`validator.upkeep.sweeps`, `validator.upkeep.archive`), safe to run any time,
-in the node (a scheduled job, every `--janitor.seconds`) or beside it (`arena-validator janitor [--dry-run]`). Each
-pass logs what each sweep freed; a sweep that fails is logged and the others still run; the pass is kept for
-/healthz and /metrics (`last`)."""
+"""The janitor: one pass of every sweep (`validator.upkeep.sweeps`, `validator.upkeep.results`,
+`validator.upkeep.archive`), safe to run any time, in the node (a scheduled job, every `--janitor.seconds`) or beside
+it (`arena-validator janitor [--dry-run]`). Each pass logs what each sweep freed; a sweep that fails is logged and the
+others still run; the pass is kept for /healthz and /metrics (`last`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from validator.upkeep import sweeps
 from validator.upkeep.archive import trajectories
+from validator.upkeep.results import results
 from validator.upkeep.sweeps import Freed, Grounds
 
 #: the sweeps in the order a pass runs them
@@ -20,6 +21,7 @@ SWEEPS: tuple[Callable[[Grounds], Freed], ...] = (
     sweeps.sandboxes,
     sweeps.staged,
     sweeps.bundles,
+    results,
     sweeps.dead_work,
     sweeps.images,
     sweeps.corpus_workspaces,

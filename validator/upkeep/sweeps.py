@@ -26,6 +26,7 @@ class Retention:
     """What the janitor keeps (`validator.settings.upkeep`)."""
 
     bundle_days: float = 7.0
+    results_days: float = 30.0
     images_keep: int = 1
     corpus_days: float = 7.0
     log_file: Path | None = None
@@ -38,6 +39,7 @@ class Retention:
     def from_settings(cls, settings: Any) -> Retention:
         return cls(
             bundle_days=settings.retention_bundle_days,
+            results_days=settings.retention_results_days,
             images_keep=settings.retention_images_keep,
             corpus_days=settings.retention_corpus_days,
             log_file=settings.log_file,
