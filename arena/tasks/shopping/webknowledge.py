@@ -19,7 +19,7 @@ copy of the gold product carrying that value instead of the answer: the product 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from arena.catalog.rng import Rng
 from arena.tasks.shopping.webknowledge_data import (
@@ -247,10 +247,15 @@ def _replacement(token: str, kind: str, rng: Rng, proper_pool: Sequence[str], qu
     return f"{rng.pick(QUALIFIERS)} {token}"
 
 
-def related_questions(question: str, rng: Rng, k: int, proper_pool: Sequence[str]) -> list[tuple[str, str, str]]:
+def related_questions(
+    question: str, rng: Rng, k: int, proper_pool: Sequence[str], avoid: Collection[str] = ()
+) -> list[tuple[str, str, str]]:
     """Up to ``k`` questions about related entities: (question, the detail changed, its replacement), each differing
-    from ``question`` in one detail, preferring numbers, dates and names over other words."""
+    from ``question`` in one detail, preferring numbers, dates and names over other words. A variant whose statement
+    drops the changed detail (it would read as the true page with another value), or that is another problem's
+    question (``avoid``: its page would state that problem's question with a wrong value), is never used."""
     spans = _details(question)
+    true_statement = statement(question, "\x00")
     order = {"number": 0, "word": 0, "proper": 1, "content": 2, "loose": 3}
     rng.shuffle(spans)
     spans.sort(key=lambda s: order[s[2]])
@@ -260,7 +265,7 @@ def related_questions(question: str, rng: Rng, k: int, proper_pool: Sequence[str
         token = question[start:end]
         new = _replacement(token, kind, rng, proper_pool, question)
         variant = question[:start] + new + question[end:]
-        if new == token or variant in seen:
+        if new == token or variant in seen or variant in avoid or statement(variant, "\x00") == true_statement:
             continue
         seen.add(variant)
         out.append((variant, token, new))
@@ -287,10 +292,12 @@ def fact_pages(
     proper_pool: Sequence[str],
     rng: Rng,
     near_misses: int = 5,
+    avoid: Collection[str] = (),
 ) -> tuple[list[dict[str, object]], list[str]]:
-    """The pages of one web problem (the true page and its near misses, shuffled) and the near-miss values used."""
+    """The pages of one web problem (the true page and its near misses, shuffled) and the near-miss values used;
+    ``avoid``: the other problems' questions, which no near miss may restate."""
     question = knowledge_question(query)
-    related = related_questions(question, rng, near_misses, proper_pool)
+    related = related_questions(question, rng, near_misses, proper_pool, avoid)
     values = near_miss_values(answer, [v for v in value_pool if v != answer], rng, len(related))
     related = related[: len(values)]
     entries = [(question, answer, None)] + [

@@ -9,8 +9,11 @@ with the price rules and services as the tool's filters (a one-shop basket's
 slots again within each shop found), views the hits with ``view_product_information``, and checks each hit as the
 strict check does (`score_product`) against a product made only of the fields those two tools returned. It answers
 with the hits that meet every constraint (in one shop for a one-shop basket; the cheapest first under a voucher),
-and the answer is then scored by the pack's ruleset on the real catalog. Each recorded distractor is checked the
-same way, from its products' tool-visible fields: none may pass.
+and the answer is then scored by the pack's ruleset on the real catalog. A web problem's answer key holds the
+value the question asks for; the oracle does not read it: it reads the value from the pages ``web_search`` returns
+(`arena.tasks.shoppingbench.webreading`) and fails when they state none or several (a near-miss page that reads as
+the true one), then checks the hits against the value it read. Each recorded distractor is checked the same way,
+from its products' tool-visible fields: none may pass.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from typing import Any
 from arena.tasks.shopping.consistency import FIELDS, Contradiction, contradictions
 from arena.tasks.shopping.problem import Problem, ProductReward
 from arena.tasks.shopping.rebuild.prices import price_interval
+from arena.tasks.shopping.webknowledge import knowledge_question
 from arena.tasks.shoppingbench.strict import score_product, score_run
+from arena.tasks.shoppingbench.webreading import read_values
 
 #: how many search pages the oracle reads per slot (find_product's most)
 PAGES = 5
@@ -100,6 +105,13 @@ class ToolView:
         self.registry = default_registry()
         self.ctx = ToolContext(catalog=catalog)
         self.seen: dict[str, dict[str, Any]] = {}
+        self.read: Problem | None = None  # a web problem as its pages read (the value they state)
+
+    def web(self, query: str) -> list[dict[str, Any]]:
+        """The pages ``web_search`` returns for a web problem's question, and for its whole query."""
+        pages = self.registry.call("web_search", {"q": knowledge_question(query), "max_results": 20}, self.ctx)
+        more = self.registry.call("web_search", {"q": query, "max_results": 20}, self.ctx)
+        return list({p["url"]: p for p in [*pages, *more]}.values())
 
     def search(self, q: str, **filters: Any) -> list[dict[str, Any]]:
         hits: list[dict[str, Any]] = []
@@ -147,15 +159,7 @@ def _passing(view: ToolView, slot: int, reward: ProductReward, hits: Sequence[di
 def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
     """The oracle's answer to one problem (see the module docstring), as the raw ``product_ids`` it would send."""
     if problem.task == "web":
-        words = _words(problem, problem.reward[0])
-        searches: list[tuple[str, dict[str, str]]] = [(q, {}) for q in words] + [
-            (words[0], {"price": f"{lo:.0f}-{hi:.0f}"}) for lo, hi in PRICE_BANDS
-        ]
-        for q, filters in searches:
-            for h in view.search(q, **filters):
-                if score_run(problem, h["product_id"], view.lookup, **kw).success:
-                    return str(h["product_id"])
-        return ""
+        return _web_answer(problem, view, **kw)
     slots = [_found(problem, view, i, r, **kw) for i, r in enumerate(problem.reward)]
     one_shop = problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
     for choices in _in_one_shop(problem, view, slots, **kw) if one_shop else iter([slots]):
@@ -166,6 +170,26 @@ def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
             if score_run(problem, answer, view.lookup, **kw).success:
                 return answer
     return ",".join(s[0] if s else "" for s in slots)
+
+
+def _web_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
+    """A web problem: the value the pages ``web_search`` returns state as the question's answer (none when the
+    pages state several, or none), then the first hit carrying it, checked as the reference does with that value."""
+    pages = view.web(problem.query)
+    values = read_values(problem.query, pages)
+    if len(values) != 1:
+        return ""
+    read = problem.model_copy(update={"knowledge_attribute": values[0]})
+    words = _words(read, read.reward[0])
+    searches: list[tuple[str, dict[str, str]]] = [(q, {}) for q in words] + [
+        (words[0], {"price": f"{lo:.0f}-{hi:.0f}"}) for lo, hi in PRICE_BANDS
+    ]
+    for q, filters in searches:
+        for h in view.search(q, **filters):
+            if score_run(read, h["product_id"], view.lookup, **kw).success:
+                view.read = read
+                return str(h["product_id"])
+    return ""
 
 
 def _words(problem: Problem, reward: ProductReward) -> list[str]:
@@ -239,7 +263,7 @@ def oracle(
                     found = catalog.get(pid)
                     if found is not None:
                         view.search(found["title"], shop_id=found["shop_id"])
-            if score_run(problem, distractor["answer"], view.lookup, **kw).success:
+            if score_run(view.read or problem, distractor["answer"], view.lookup, **kw).success:
                 row.distractors_passed += 1
                 failures.append(
                     f"{problem.problem_id}: distractor breaking {distractor['breaks']} passes the tool-visible oracle"

@@ -177,7 +177,8 @@ def rebuild_catalog(
 def _web_knowledge(web: Sequence[Problem], seed: int) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     """(the fact pages of the web problems, their near-miss values by problem id)."""
     value_pool = list(dict.fromkeys(p.knowledge_attribute or "" for p in web))
-    proper_pool = _proper_nouns([knowledge_question(p.query) for p in web])
+    questions = [knowledge_question(p.query) for p in web]
+    proper_pool, asked = _proper_nouns(questions), set(questions)
     pages: list[dict[str, Any]] = []
     near_values: dict[str, list[str]] = {}
     for problem in web:
@@ -190,6 +191,7 @@ def _web_knowledge(web: Sequence[Problem], seed: int) -> tuple[list[dict[str, An
             proper_pool,
             page_rng,
             WEB_NEAR_MISSES,
+            asked,
         )
         pages.extend(made)
         near_values[problem.problem_id] = values

@@ -1,0 +1,81 @@
+"""What a reader learns from the web pages a ``web_search`` returns: the value a page states as the answer to a
+web problem's question. The tool-visible oracle (`arena.tasks.shoppingbench.fairness`) reads it here instead of the
+answer key, so a problem whose true page cannot be told from a near miss by its text fails the oracle.
+
+Two layouts are read: the rebuild's fact pages (`arena.tasks.shopping.webknowledge`: the question turned into a
+statement with the value in the answer's place) and the generated corpus's fact pages (`arena.catalog.webcorpus`:
+a template about the entity the question names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
+
+from arena.catalog.webcorpus import _FACT_KINDS
+from arena.tasks.shopping.webknowledge import knowledge_question, statement
+
+_HOLE = "\x00"
+#: a value: no sentence end inside it
+_VALUE = r"((?:(?!\. ).)+?)"
+
+
+def _statement_pattern(question: str) -> re.Pattern[str]:
+    """The rebuild's statement of ``question`` with the value as the one group."""
+    prefix, _, suffix = statement(question, _HOLE).partition(_HOLE)
+    return re.compile(r"(?:^|(?<=[.!?] ))" + re.escape(prefix) + _VALUE + re.escape(suffix))
+
+
+@cache
+def _template_patterns() -> list[re.Pattern[str]]:
+    """The generated corpus's page templates, with the entity's name and the value as groups."""
+    out = []
+    for *_, templates in _FACT_KINDS:
+        for template in templates:
+            parts = re.split(r"\{(\w+)\}", template)
+            regex, seen = "^", set()
+            for i, part in enumerate(parts):
+                if i % 2 == 0:
+                    regex += re.escape(part)
+                elif part in ("name", "value"):
+                    regex += f"(?P={part})" if part in seen else f"(?P<{part}>.+?)"
+                    seen.add(part)
+                else:
+                    regex += ".+?"
+            out.append(re.compile(regex + "$"))
+    return out
+
+
+def read_values(query: str, pages: Iterable[dict[str, Any]]) -> list[str]:
+    """The distinct values the pages state as the answer to the query's question, first found first (one value
+    when the pages are fair; none or several when the text cannot tell the true page from the others)."""
+    question = knowledge_question(query)
+    pattern = _statement_pattern(question)
+    pages = list(pages)
+    found: dict[str, str] = {}
+    for read in (_stated, _templated):  # the rebuild's statements first; the generated corpus's pages else
+        for page in pages:
+            for value in read(pattern, question, page):
+                found.setdefault(value.lower(), value)
+        if found:
+            break
+    return list(found.values())
+
+
+def _stated(pattern: re.Pattern[str], question: str, page: dict[str, Any]) -> Sequence[str]:
+    m = pattern.search(str(page.get("content", "")))
+    return [m.group(1)] if m else []
+
+
+def _templated(pattern: re.Pattern[str], question: str, page: dict[str, Any]) -> Sequence[str]:
+    content = str(page.get("content", ""))
+    for template in _template_patterns():
+        t = template.match(content)
+        if not t:
+            continue
+        name = t.groupdict().get("name") or str(page.get("title", "")).split(" - ")[0]
+        if name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I):
+            return [t.group("value")]
+    return []
