@@ -196,9 +196,10 @@ def test_old_trajectories_are_archived_before_they_are_dropped(inputs: Any, tmp_
 
 
 def test_old_results_bundles_go_and_those_still_needed_stay(tmp_path: Path) -> None:
-    """Races at blocks 100..500 of a rotation whose window is 2; the weights of the race at 400 set at block 480 (the
-    store's latest block: 500), those of the race at 500 not yet. Old and public: gone; not yet public, in the window,
-    or weights not set: kept; an envelope with no release (a put cut short): left alone."""
+    """Races at blocks 100..500 of a rotation whose window is 2 (the race at 500 raced with 1); the weights of the
+    race at 400 set at block 480 (the store's latest block: 500), those of the race at 500 not yet; the race at 150
+    still pooling. Old and public: gone; still pooling, not yet public, in the window, or weights not set: kept; an
+    envelope with no release (a put cut short): left alone."""
     import hashlib
 
     from validator.node import janitor_for
@@ -217,13 +218,15 @@ def test_old_results_bundles_go_and_those_still_needed_stay(tmp_path: Path) -> N
         store = open_store(url)
         try:
             store.add_pack(pack_id="pk", name="t", digest="d" * 64, problems=[])
-            for start in (100, 200, 300, 400, 500):
+            for start in (100, 150, 200, 300, 400, 500):
                 store.create_race(race_id=f"pk-{start}", pack_id="pk", seed_block=start, seed_hash="0x", problem_ids=[])
-                store.set_race_plan(f"pk-{start}", {"window": 2})
+                store.set_race_plan(f"pk-{start}", {"window": 2 if start == 300 else 1})
                 store.set_race_status(f"pk-{start}", "closed")
             ws = store.add_weight_set(policy="wta", vector={0: 1.0}, race_id="pk-400")
             store.update_weight_set(ws.id, status="set", outcome={}, block=480)
             old = [bundle("pk-100", 100, 250), bundle("pk-100", 100, 250, "other"), bundle("pk-200", 200, 350)]
+            store.save_race_pool("pk-150", status="committed", cutoff_block=175, due_block=190, state={})
+            pooling = bundle("pk-150", 150, 260)  # still pooling: its weights wait for it
             unpublic = bundle("pk-300", 300, 900)  # public from block 900: still served to racing validators only
             windowed = bundle("pk-400", 400, 450)  # weights set, public, but the next pools read it back
             pending = bundle("pk-500", 500, 450)  # its weights not set yet
@@ -240,7 +243,7 @@ def test_old_results_bundles_go_and_those_still_needed_stay(tmp_path: Path) -> N
             assert sorted(done.items) == sorted(old) and done.bytes == looked.bytes > 0
             for sha in old:
                 assert shelf.get(sha) is None and shelf.release(sha) is None  # GET /results/<sha256>: 404
-            assert all(shelf.has(sha) for sha in (unpublic, windowed, pending)) and cut_short.exists()
+            assert all(shelf.has(sha) for sha in (pooling, unpublic, windowed, pending)) and cut_short.exists()
             assert sorted(p.name for p in (data_dir / "results").iterdir() if p.name.startswith(".")) == []
         finally:
             store.close()

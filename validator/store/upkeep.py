@@ -79,8 +79,8 @@ class UpkeepStore:
     def results_needs(self) -> ResultsNeeds:
         """The races whose results bundles are still needed: not closed yet, still pooling, with a weight set waiting
         to be sent, after the race of the latest weights set (theirs are not set yet; all closed races when none
-        ever was), and the newest W races of the rotation (W the newest race's window: the pooling window the next
-        pools read back)."""
+        ever was), and the newest W races of the rotation (W the largest window a race was raced with: the pooling
+        window the next pools read back)."""
         with self.session() as s:
             rows = s.execute(
                 select(Race.race_id, Race.status, Race.seed_block, Race.plan, Race.opened_at, Race.closed_at)
@@ -102,7 +102,7 @@ class UpkeepStore:
                 s.scalar(select(func.max(RacePool.committed_block))),
                 rows[-1].seed_block if rows else None,
             ]
-        window = int((rows[-1].plan or {}).get("window", 1)) if rows else 1
+        window = max((int((r.plan or {}).get("window", 1)) for r in rows), default=1)
         keep = pooling | waiting | {r.race_id for r in rows[-max(1, window) :]}
         keep |= {r.race_id for r in rows if r.status in UNCLOSED or (last is None or r.seed_block > last)}
         ended = {r.race_id: r.closed_at or r.opened_at for r in rows}
