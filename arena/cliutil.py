@@ -66,40 +66,43 @@ def utf8_text(value: str, what: str) -> str:
     return value
 
 
-def print_table(table: Any) -> None:
-    """Print a table whose cells must not be cut: as a table when it fits; too wide for a terminal, a line per row
-    (each cell after its column's header, the line left whole for the terminal to wrap, so an id copies whole);
-    into a file or a pipe at its natural width, however wide, rather than 80 columns."""
-    wide = natural_width(table)
-    if wide <= out.width:
-        out.print(table)
-    elif out.is_terminal:
-        print_rows(table)
+def print_table(table: Any, console: Console | None = None) -> None:
+    """Print a table whose cells must not be cut (on stdout, or `console`): as a table when it fits; too wide for a
+    terminal, a line per row (each cell after its column's header, the line left whole for the terminal to wrap, so
+    an id copies whole); into a file or a pipe at its natural width, however wide, rather than 80 columns."""
+    console = console or out
+    wide = natural_width(table, console)
+    if wide <= console.width:
+        console.print(table)
+    elif console.is_terminal:
+        print_rows(table, console)
     else:
-        Console(file=out.file, width=wide, soft_wrap=True).print(table)  # print() caps at the width
+        Console(file=console.file, width=wide, soft_wrap=True).print(table)  # print() caps at the width
 
 
-def print_rows(table: Any) -> None:
+def print_rows(table: Any, console: Console | None = None) -> None:
     """A table as a line per row: "header: cell; header: cell ..." (empty cells left out), under its title."""
     from rich.text import Text
 
     def plain(cell: Any) -> str:
         return cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
 
+    console = console or out
     if table.title:
-        out.print(plain(table.title), highlight=False, markup=False)
+        console.print(plain(table.title), highlight=False, markup=False)
     columns = [(plain(column.header), list(column.cells)) for column in table.columns]
     for row in range(table.row_count):
         cells = [(header, plain(cells[row])) for header, cells in columns]
         line = "; ".join(f"{header}: {cell}" if header else cell for header, cell in cells if cell)
-        out.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     if table.caption:
-        out.print(plain(table.caption), highlight=False, markup=False)
+        console.print(plain(table.caption), highlight=False, markup=False)
 
 
-def natural_width(table: Any) -> int:
+def natural_width(table: Any, console: Console | None = None) -> int:
     """The columns a table takes with no cell wrapped or cut."""
-    return out.measure(table, options=out.options.update_width(100_000)).maximum
+    console = console or out
+    return console.measure(table, options=console.options.update_width(100_000)).maximum
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -124,9 +127,9 @@ class _Progress(Progress):
     """rich's progress bar in a terminal; into a pipe or a log file (`plain`), a line on stderr once the work has
     gone on for PLAIN_EVERY seconds, then every PLAIN_EVERY seconds, and a last one when it ends (if any was said)."""
 
-    def __init__(self, *columns: Any, plain: bool, **options: Any) -> None:
+    def __init__(self, *columns: Any, plain: bool, every: float = PLAIN_EVERY, **options: Any) -> None:
         super().__init__(*columns, **options)
-        self.plain, self.said_at, self.said = plain, time.monotonic(), False
+        self.plain, self.every, self.said_at, self.said = plain, every, time.monotonic(), False
         self.shown: dict[TaskID, tuple[float, float | None]] = {}  # what each task's last line said
 
     def advance(self, task_id: TaskID, advance: float = 1) -> None:
@@ -143,7 +146,7 @@ class _Progress(Progress):
         super().stop()
 
     def _line(self, *, now: bool = False) -> None:
-        if not self.plain or (not now and time.monotonic() - self.said_at < PLAIN_EVERY):
+        if not self.plain or (not now and time.monotonic() - self.said_at < self.every):
             return
         self.said_at, self.said = time.monotonic(), True
         for task in self.tasks:
@@ -154,9 +157,9 @@ class _Progress(Progress):
                 err.print(f"{task.description}: {task.completed:,.0f}{of}{rate} ({task.elapsed or 0:.0f} s)")
 
 
-def progress_bar() -> Progress:
+def progress_bar(every: float = PLAIN_EVERY) -> Progress:
     """A progress bar on stderr: rich's in a terminal (or with ARENA_PROGRESS=1); into a pipe or a log file, a plain
-    line every PLAIN_EVERY seconds of long work (none with ARENA_PROGRESS=0)."""
+    line every `every` seconds of long work (none with ARENA_PROGRESS=0)."""
     forced = os.environ.get("ARENA_PROGRESS")
     live = err.is_terminal or forced == "1"
     return _Progress(
@@ -170,6 +173,7 @@ def progress_bar() -> Progress:
         transient=False,
         disable=not live,
         plain=not live and forced != "0",
+        every=every,
     )
 
 

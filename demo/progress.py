@@ -23,21 +23,24 @@ ENDED = {"closed", "cancelled", "voided"}
 
 
 class RaceProgress:
-    """Prints a line when a stage starts, moves on (at most every `EVERY` seconds) or completes; `update` is cheap to
+    """Prints a line when a stage starts, moves on (at most every `every` seconds) or completes; `update` is cheap to
     call often (it reads the stores at most once a second)."""
 
-    def __init__(self, stores: list[Any], names: tuple[str, ...], *, chain: Any = None, slot_block: int = 0) -> None:
+    def __init__(
+        self, stores: list[Any], names: tuple[str, ...], *, chain: Any = None, slot_block: int = 0, every: float = EVERY
+    ) -> None:
         self.stores, self.names, self.chain, self.slot_block = stores, names, chain, slot_block
+        self.every = every  # the fewest seconds between two lines of a stage that moves on
         self.started = self.read_at = time.monotonic()
         self.shown: dict[str, Any] = {}  # what each stage's line last said
         self.shown_at: dict[str, float] = {}
         self.say("start", 0, "syncing: both validators read the miners' commitments, fetch and check their bundles")
 
     def say(self, key: str, value: Any, text: str, *, final: bool = True) -> None:
-        """Print `text` unless stage `key` last said `value`; a line that is not `final` waits `EVERY` seconds after
+        """Print `text` unless stage `key` last said `value`; a line that is not `final` waits `every` seconds after
         the stage's last one."""
         now = time.monotonic()
-        if self.shown.get(key) == value or (key in self.shown and not final and now - self.shown_at[key] < EVERY):
+        if self.shown.get(key) == value or (key in self.shown and not final and now - self.shown_at[key] < self.every):
             return
         self.shown[key], self.shown_at[key] = value, now
         out.print(f"{now - self.started:5.0f} s  {text}", highlight=False, soft_wrap=True)

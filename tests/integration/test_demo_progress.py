@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-import demo.progress
 from demo.progress import RaceProgress
 from validator.chain.port import Neuron
 from validator.store.repository import Store, make_engine
@@ -44,11 +43,9 @@ def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
     return [re.sub(r"^\s*\d+ s  ", "", line) for line in capsys.readouterr().out.splitlines()]
 
 
-def test_the_demo_prints_a_line_per_race_stage(
-    store: Store, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(demo.progress, "EVERY", 3600.0)  # a stage that moves on says so only when it completes
-    progress = RaceProgress([store], ("validator",))
+def test_the_demo_prints_a_line_per_race_stage(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    # a stage that moves on says so only when it completes
+    progress = RaceProgress([store], ("validator",), every=3600.0)
     progress.update(now=True)
     assert lines(capsys) == [
         "syncing: both validators read the miners' commitments, fetch and check their bundles",
@@ -64,11 +61,11 @@ def test_the_demo_prints_a_line_per_race_stage(
         store.transition(run_id, "starting")
         store.transition(run_id, "running")
     progress.update(now=True)
-    assert lines(capsys) == []  # moving on, said again only EVERY seconds after its last line
-    monkeypatch.setattr(demo.progress, "EVERY", 0.0)
+    assert lines(capsys) == []  # moving on, said again only `every` seconds after its last line
+    progress.every = 0.0
     progress.update(now=True)
     assert lines(capsys) == ["race: runs dispatched 4/6, scoring 0/6, judging 0/6"]
-    monkeypatch.setattr(demo.progress, "EVERY", 3600.0)
+    progress.every = 3600.0
     for run_id in runs[4:]:
         store.transition(run_id, "starting")
         store.transition(run_id, "errored", error_code=1003, error="timed out")

@@ -71,29 +71,25 @@ def test_a_table_piped_to_a_file_keeps_its_columns() -> None:
 def test_long_work_into_a_log_file_says_how_far_it_is(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A progress bar into a pipe or a file (not a terminal) is a plain line on stderr every PLAIN_EVERY seconds and
+    """A progress bar into a pipe or a file (not a terminal) is a plain line on stderr every `every` seconds and
     a last one at the end; short work says nothing, and ARENA_PROGRESS=0 silences it."""
     from arena import cliutil
 
-    def work(n: int) -> list[str]:
-        with cliutil.progress_bar() as bar:
+    def work(n: int, every: float) -> list[str]:
+        with cliutil.progress_bar(every) as bar:
             task = bar.add_task("generating problems", total=n, rate="")
             for _ in range(n):
                 bar.advance(task)
         return [line.rsplit(" (", 1)[0] for line in capsys.readouterr().err.splitlines()]
 
     monkeypatch.delenv("ARENA_PROGRESS", raising=False)
-    monkeypatch.setattr(cliutil, "PLAIN_EVERY", 3600.0)
-    assert work(3) == []  # done before the first line is due
-    monkeypatch.setattr(cliutil, "PLAIN_EVERY", 0.0)
-    assert work(3) == [f"generating problems: {k}/3" for k in (1, 2, 3)]
+    assert work(3, 3600.0) == []  # done before the first line is due
+    assert work(3, 0.0) == [f"generating problems: {k}/3" for k in (1, 2, 3)]
     monkeypatch.setenv("ARENA_PROGRESS", "0")
-    assert work(3) == []
+    assert work(3, 0.0) == []
 
 
-def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole() -> None:
     import io
 
     from rich.console import Console
@@ -102,7 +98,7 @@ def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole
     from arena import cliutil
 
     screen = io.StringIO()
-    monkeypatch.setattr(cliutil, "out", Console(file=screen, width=80, force_terminal=True, color_system=None))
+    terminal = Console(file=screen, width=80, force_terminal=True, color_system=None)
     hotkey, url = (
         "5GgGpyabUYQ6YbhVVWmEAFJ5w2LXSprsXwrn8GuQE8Xbr7WS",
         "postgresql+psycopg://arena:****@db.example:5432/x",
@@ -113,7 +109,7 @@ def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole
     table.add_row("pack_signer", "--pack.signer", hotkey, "env")
     table.add_row("database_url", "--database-url", url, ".env")
     table.add_row("netuid", "--netuid", "", "default")
-    cliutil.print_table(table)
+    cliutil.print_table(table, terminal)
     assert screen.getvalue().splitlines() == [
         "arena-validator settings",
         f"  setting: pack_signer; flag: --pack.signer; value: {hotkey}; from: env",
@@ -123,5 +119,5 @@ def test_a_table_too_wide_for_the_terminal_is_a_line_per_row_with_every_id_whole
     narrow = Table(title="fits")
     narrow.add_column("uid")
     narrow.add_row("7")
-    cliutil.print_table(narrow)
+    cliutil.print_table(narrow, terminal)
     assert "┃ uid ┃" in screen.getvalue()  # a table that fits stays a table
