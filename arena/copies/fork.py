@@ -12,7 +12,7 @@ same fingerprints) and the same trajectories (the results bundles), so each reac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -67,11 +67,24 @@ class CopyVerdict(BaseModel):
         )
 
 
-def _order(r: MinerResult) -> tuple[int, str]:
-    return (r.commitment_block, r.hotkey)
+Order = Callable[[MinerResult], tuple[int, str]]
 
 
-def _pairs(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> dict[tuple[str, str], tuple[Similar, str]]:
+def order_by(since: Mapping[str, int] | None = None) -> Order:
+    """Which of two agents is the earlier: the block each has stood for its agent since (``since``: hotkey -> the
+    block of its earliest submission similar to the one raced, so an honest update keeps its place ahead of a copy
+    of its first version), else its commitment block; then its hotkey."""
+    given = since or {}
+
+    def key(r: MinerResult) -> tuple[int, str]:
+        return (min(given.get(r.hotkey, r.commitment_block), r.commitment_block), r.hotkey)
+
+    return key
+
+
+def _pairs(
+    results: Sequence[MinerResult], evidence: Sequence[Similar], _order: Order
+) -> dict[tuple[str, str], tuple[Similar, str]]:
     """(earlier, later) hotkeys -> the strongest evidence (and the template it went through, or "")."""
     by = {r.hotkey: r for r in results}
     out: dict[tuple[str, str], tuple[Similar, str]] = {}
@@ -98,12 +111,15 @@ def _pairs(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> dict[
     return out
 
 
-def fork_verdicts(results: Sequence[MinerResult], evidence: Sequence[Similar]) -> list[CopyVerdict]:
-    """One verdict per later miner with an earlier similar one, in commitment order. It earns only if it beats every
-    earlier one it is similar to beyond noise; a copy's verdict names the most similar one it did not beat, a fork's
-    the most similar one."""
+def fork_verdicts(
+    results: Sequence[MinerResult], evidence: Sequence[Similar], since: Mapping[str, int] | None = None
+) -> list[CopyVerdict]:
+    """One verdict per later miner with an earlier similar one, in order (`order_by`). It earns only if it beats
+    every earlier one it is similar to beyond noise; a copy's verdict names the most similar one it did not beat, a
+    fork's the most similar one."""
     by = {r.hotkey: r for r in results}
-    pairs = _pairs(results, evidence)
+    _order = order_by(since)
+    pairs = _pairs(results, evidence, _order)
     verdicts = []
     for later in sorted(results, key=_order):
         mine = sorted(
@@ -141,4 +157,4 @@ def without_copies(results: Sequence[MinerResult], verdicts: Sequence[CopyVerdic
     return [r for r in results if r.hotkey not in copies]
 
 
-__all__ = ["CopyVerdict", "Similar", "fork_verdicts", "without_copies"]
+__all__ = ["CopyVerdict", "Similar", "fork_verdicts", "order_by", "without_copies"]

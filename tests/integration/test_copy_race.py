@@ -48,6 +48,36 @@ def test_no_copy_of_the_template_earns_more_than_the_honest_template_in_a_race(t
     store.close()
 
 
+@pytest.mark.slow  # a race of two miners in bubblewrap
+def test_an_honest_update_is_not_zeroed_in_favour_of_a_copy_of_its_first_version(tmp_path: Path) -> None:
+    """The updater commits the template (block 10); the copier commits a copy of it (block 20); the updater then
+    commits v2, still similar to v1 (block 30). The node orders by the block each has stood for its agent since:
+    the copier is the copy, the updater earns."""
+    inputs = build_arena_inputs(tmp_path / "arena", size=2000, problems=12, per_race=2)
+    setup = make_chain(tmp_path, ["updater", "copier"])
+    data_dir = tmp_path / "node"
+    arena = start_node(
+        f"sqlite:///{tmp_path / 'node.sqlite'}", setup.chain, setup.validators[0], inputs, data_dir, fork_rule=True
+    )
+    store = arena.store
+    variants = write_variants(tmp_path / "variants")
+    updater, copier = (setup.miners[n].hotkey.ss58_address for n in ("updater", "copier"))
+    place_submission(store, data_dir, updater, TEMPLATES["template:offline"], block=10)
+    place_submission(store, data_dir, copier, variants["local_renamed"], block=20)
+    place_submission(store, data_dir, updater, variants["dead_code"], block=30)
+    run_race(arena, store)
+
+    race = next(r for r in store.races() if r.status == "closed" and r.kind == "race")
+    verdicts = {v.hotkey: v for v in store.copy_verdicts(race_id=race.race_id)}
+    assert updater not in verdicts and verdicts[copier].copy and verdicts[copier].copy_of == updater
+    uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
+    (ws,) = [w for w in store.weight_sets() if w.race_id == race.race_id]
+    assert float(ws.vector.get(str(uids[updater]), 0.0)) > 0
+    assert float(ws.vector.get(str(uids[copier]), 0.0)) == 0.0
+    arena.stop()
+    store.close()
+
+
 def test_submissions_show_of_an_unknown_miner_is_one_clear_line(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'node.sqlite'}"
     open_store(url).close()

@@ -15,7 +15,7 @@ from arena.copies.fork import Similar, fork_verdicts, without_copies
 from arena.weights import MinerResult, compute_weights, parse_policy
 from tests.support.copy_variants import VARIANTS, write_variants
 from validator.pool.copies import find_copies
-from validator.submissions.similarity import TEMPLATES
+from validator.submissions.similarity import TEMPLATES, similar_since
 
 POLICY = parse_policy("top_heavy")
 
@@ -125,6 +125,30 @@ def test_no_copy_of_the_template_earns_more_than_the_honest_template(kind: str, 
     weights = compute_weights(kept, {"honest": 1, "hostile": 2}, POLICY)
     assert weights.get(2, 0.0) <= weights[1]
     assert weights.get(2, 0.0) == 0.0
+
+
+def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(variants: dict[str, Path]) -> None:
+    """Miner A commits v1 (block 10); B copies v1 and commits it (block 20); A then commits v2, still similar to v1
+    (block 30). Ordered by the latest commitment B would be the earlier and A a copy earning nothing; ordered by the
+    block A has stood for its agent since (its earliest similar stored submission), A is the earlier, B the copy."""
+    v1, copied, v2 = variants["identical"], variants["local_renamed"], variants["dead_code"]
+    folders = {"a-v2": v2, "b-v1": copied}
+    runs = [
+        {"miner": miner, "submission": sha, "problem_id": p, "behaviour": honest_calls(p)}
+        for miner, sha in (("updater", "a-v2"), ("copier", "b-v1"))
+        for p in ("p1", "p2", "p3")
+    ]
+    results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
+    _, by_latest = find_copies(results, runs, folders.get)
+    assert [(v.hotkey, v.copy_) for v in by_latest] == [("updater", True)]  # what ordering by the latest did
+    assert similar_since(v2, [(30, v2), (10, v1)]) == 10
+    assert similar_since(v2, [(30, v2), (5, TEMPLATES["template:llm"])]) == 30  # an unlike old agent does not count
+    since = {"updater": 10, "copier": 20}
+    kept, verdicts = find_copies(results, runs, folders.get, since=since)
+    (verdict,) = verdicts
+    assert verdict.hotkey == "copier" and verdict.copy_of == "updater" and verdict.copy_
+    weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
+    assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
 
 
 def test_a_copy_by_behaviour_alone_earns_nothing(variants: dict[str, Path], tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from arena.copies import COPY_THRESHOLD
 from arena.copies.behaviour import Calls, behaviour_evidence
-from arena.copies.fork import CopyVerdict, fork_verdicts, without_copies
+from arena.copies.fork import CopyVerdict, fork_verdicts, order_by, without_copies
 from arena.weights import MinerResult
 from validator.submissions.similarity import code_evidence
 
@@ -26,10 +26,13 @@ def find_copies(
     folder_of: Callable[[str], Path | None],
     *,
     threshold: float = COPY_THRESHOLD,
+    since: Mapping[str, int] | None = None,
 ) -> tuple[list[MinerResult], list[CopyVerdict]]:
     """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
     or their json: miner, submission, problem_id, behaviour); ``folder_of`` gives an agent bundle's folder by its
-    sha256 (None: not held, no code evidence for it)."""
+    sha256 (None: not held, no code evidence for it); ``since`` each agent's order key (`arena.copies.fork.order_by`;
+    default its commitment block). A pooled race passes none: the audit holds no miner's submission history, so
+    node and audit order by the commitment blocks both read from chain."""
     hotkeys = {r.hotkey for r in results}
     agent: dict[str, str] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
@@ -41,11 +44,11 @@ def find_copies(
         behaviour = _field(run, "behaviour")
         if behaviour is not None:
             calls.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(tuple(behaviour))
-    order = [r.hotkey for r in sorted(results, key=lambda r: (r.commitment_block, r.hotkey)) if r.hotkey in agent]
+    order = [r.hotkey for r in sorted(results, key=order_by(since)) if r.hotkey in agent]
     folders = [(h, folder) for h in order if (folder := folder_of(agent[h])) is not None]
     evidence = code_evidence(folders, threshold=threshold)
     evidence += behaviour_evidence([(h, calls[h]) for h in order if h in calls])
-    verdicts = fork_verdicts(results, evidence)
+    verdicts = fork_verdicts(results, evidence, since)
     return without_copies(results, verdicts), verdicts
 
 

@@ -21,6 +21,7 @@ from validator.races.config import ArenaConfig
 from validator.store.models import Race
 from validator.store.repository import Store
 from validator.submissions.bundles import bundle_path
+from validator.submissions.similarity import similar_since
 
 
 class Copying:
@@ -44,12 +45,37 @@ class Copying:
             for row in self.store.race_evidence(race.race_id)
         ]
 
+    def _since(self, race: Race, runs: list[dict[str, Any]]) -> dict[str, int] | None:
+        """Each raced miner's order key from its stored submissions (`similar_since`), for a race this node judged
+        alone; None for a pooled race: the pooled validators (and the audit) hold different histories, so there
+        every node orders by the commitment blocks read from chain, the same everywhere."""
+        pool = self.store.race_pool(race.race_id)
+        if pool is not None and pool.status == "pooled":
+            return None
+        raced = {str(run["miner"]): str(run["submission"]) for run in runs}
+        history: dict[str, list[tuple[int, Path]]] = {}
+        for sub in self.store.all_submissions():
+            if sub.hotkey in raced:
+                history.setdefault(sub.hotkey, []).append(
+                    (sub.commitment_block, bundle_path(self.config.data_dir, sub.sha256))
+                )
+        since = {}
+        for hotkey, sha256 in raced.items():
+            current = bundle_path(self.config.data_dir, sha256)
+            block = similar_since(current, history.get(hotkey, []), threshold=self.config.copy_similarity)
+            if block is not None:
+                since[hotkey] = block
+        return since
+
     def _folder(self, sha256: str) -> Path | None:
         folder = bundle_path(self.config.data_dir, sha256)
         return folder if folder.is_dir() else None
 
     def judge(self, race: Race, results: list[MinerResult]) -> list[MinerResult]:
-        kept, verdicts = find_copies(results, self._runs(race), self._folder, threshold=self.config.copy_similarity)
+        runs = self._runs(race)
+        kept, verdicts = find_copies(
+            results, runs, self._folder, threshold=self.config.copy_similarity, since=self._since(race, runs)
+        )
         self._save(race, verdicts)
         for v in verdicts:
             self.signals.info(

@@ -159,3 +159,19 @@ def code_evidence(agents: Iterable[tuple[str, Path]], *, threshold: float = COPY
         if (figure := similarity(early, late)) >= threshold:
             out.append(Similar(a=a, b=b, kind="code", similarity=figure))
     return out
+
+
+def similar_since(
+    current: Path, history: Iterable[tuple[int, Path]], *, threshold: float = COPY_THRESHOLD
+) -> int | None:
+    """The earliest commitment block among a miner's stored bundles (block, folder) whose code is similar to its
+    ``current`` bundle at ``threshold`` or above (the same bundle counts), None if none is held: the block an
+    honest updater has stood for its agent since (`arena.copies.fork.order_by`)."""
+    if not current.is_dir():
+        return None
+    now = cached_fingerprint(current)
+    held = sorted((block, folder) for block, folder in history if folder.is_dir())
+    for block, folder in held:
+        if folder == current or similarity(cached_fingerprint(folder), now) >= threshold:
+            return block
+    return None
