@@ -127,7 +127,9 @@ def test_no_copy_of_the_template_earns_more_than_the_honest_template(kind: str, 
     assert weights.get(2, 0.0) == 0.0
 
 
-def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(variants: dict[str, Path]) -> None:
+def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(
+    variants: dict[str, Path], tmp_path: Path
+) -> None:
     """Miner A commits v1 (block 10); B copies v1 and commits it (block 20); A then commits v2, still similar to v1
     (block 30). Ordered by the latest commitment B would be the earlier and A a copy earning nothing; ordered by the
     block A has stood for its agent since (its earliest similar stored submission), A is the earlier, B the copy."""
@@ -142,7 +144,9 @@ def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(v
     _, by_latest = find_copies(results, runs, folders.get)
     assert [(v.hotkey, v.copy_) for v in by_latest] == [("updater", True)]  # what ordering by the latest did
     assert similar_since(v2, [(30, v2), (10, v1)]) == 10
-    assert similar_since(v2, [(30, v2), (5, TEMPLATES["template:llm"])]) == 30  # an unlike old agent does not count
+    unlike = tmp_path / "llm"  # a copy: a stored bundle's fingerprint is cached beside its folder
+    shutil.copytree(TEMPLATES["template:llm"], unlike, ignore=shutil.ignore_patterns("__pycache__"))
+    assert similar_since(v2, [(30, v2), (5, unlike)]) == 30  # an unlike old agent does not count
     since = {"updater": 10, "copier": 20}
     kept, verdicts = find_copies(results, runs, folders.get, since=since)
     (verdict,) = verdicts
