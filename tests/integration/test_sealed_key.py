@@ -183,3 +183,38 @@ def test_who_pays_a_run_under_each_payer_setting(subnet: Subnet) -> None:
         others.providers = {"openrouter": providers["local"]}
         with pytest.raises(KeyRefused, match="provider 'local', which this validator does not allow"):
             others.route_for(run(paying))
+
+
+def test_a_miner_whose_server_does_not_answer_is_asked_again_never_refused(subnet: Subnet) -> None:
+    """A miner's server that does not answer the key request looks the same as a blip on the node's side: the
+    attempt is nobody's fault (retried, 2011) and the next attempt asks again; its key is used once it answers."""
+    from types import SimpleNamespace
+
+    from arena import blame
+    from arena.spend import Price, Provider
+    from validator.races.keys import KeyRing, KeyUnreachable
+
+    miner = subnet.wallet("sleepy")
+    providers = {"local": Provider(base_url="http://127.0.0.1:9/v1", models={"miner-model": Price()})}
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    subnet.chain.serve_axon(miner, "127.0.0.1", dead)
+    run = SimpleNamespace(race_id="r1", hotkey=miner.hotkey.ss58_address, submission_id=0)
+    ring = KeyRing(
+        store=subnet.store, chain=subnet.chain, wallet=subnet.validator, providers=providers, payer="miner", timeout=2
+    )
+    with pytest.raises(KeyUnreachable, match="cannot reach the miner"):
+        ring.route_for(run)
+    assert ring.held() == 0
+    either = KeyRing(
+        store=subnet.store, chain=subnet.chain, wallet=subnet.validator, providers=providers, payer="either", timeout=2
+    )
+    assert either.route_for(run) is None  # the node's key pays this attempt
+    with serve(subnet, miner, config()) as server:
+        subnet.chain.serve_axon(miner, "127.0.0.1", server.port)
+        route = ring.route_for(run)  # the same race: asked again, and now it answers
+        assert route is not None and route.key.get_secret_value() == KEY
+        again = either.route_for(run)
+        assert again is not None and again.key.get_secret_value() == KEY
+    assert blame.blame_of(blame.PROVIDER_DOWN) == "validator"  # how the dispatcher ends such an attempt

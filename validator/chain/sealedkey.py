@@ -30,6 +30,11 @@ class SealedKeyError(Exception):
     """A key request or sealed answer that cannot be used: one line saying why (never the key)."""
 
 
+class MinerUnreachable(SealedKeyError):
+    """The miner's server did not answer the key request (unreachable, timed out): from here the node's side and the
+    miner's look the same, so it is nobody's fault and the key is asked for again at the run's next attempt."""
+
+
 @dataclass(frozen=True)
 class MinerKeyConfig:
     """What the miner's server hands over: the operator-allowed provider it pays at, the model its agent uses (None:

@@ -196,8 +196,9 @@ class Dispatching:
 
     async def _route(self, run: Run) -> Any:
         """The miner's provider and key where it pays for the run's LLM calls (None: the node pays); False when the
-        miner must pay and cannot (the run ended 1009, its one line)."""
-        from validator.races.keys import KeyRefused
+        miner must pay and cannot (the run ended 1009, its one line) or its server did not answer (ended 2011,
+        retried)."""
+        from validator.races.keys import KeyRefused, KeyUnreachable
 
         if self.keys is None:
             return None
@@ -205,6 +206,9 @@ class Dispatching:
             return await asyncio.to_thread(self.keys.route_for, run)
         except KeyRefused as exc:
             await asyncio.to_thread(self.fail, run.run_id, blame.MINER_KEY_REFUSED, str(exc))
+            return False
+        except KeyUnreachable as exc:  # nobody's fault: retried like its provider failing
+            await asyncio.to_thread(self.fail, run.run_id, blame.PROVIDER_DOWN, str(exc))
             return False
 
     def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:

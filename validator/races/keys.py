@@ -5,10 +5,12 @@ inference").
 ``payer`` wins over ``--gateway.payer``) the node's key pays (None); under ``miner`` and ``either`` the run's miner is
 asked once per race for its key, sealed (`validator.submissions.llmkey`), at its axon (or the host of its
 commitment's URL), and the run goes to the miner's provider with it (`sandbox.gateway.MinerRoute`). A miner that
-cannot hand a usable key (none, a provider the operator does not allow, an answer that does not open, its server
-down or slow) pays nothing under ``either`` (the node's key pays) and under ``miner`` has its runs refused
-(`KeyRefused`: the run ends 1009, one line, never the key). The keys live in this object's memory only, per race,
-and are forgotten as soon as their race is no longer running."""
+cannot hand a usable key (none, a provider the operator does not allow, an answer that does not open) pays nothing
+under ``either`` (the node's key pays) and under ``miner`` has its runs refused (`KeyRefused`: the run ends 1009,
+one line, never the key). A miner's server that does not answer at all is never held against it: a blip on the
+node's side looks the same, so it is not kept for the race (`KeyUnreachable`: under ``miner`` the attempt ends 2011,
+nobody's fault, and is tried again, asking again; under ``either`` the node's key pays that attempt). The keys live
+in this object's memory only, per race, and are forgotten as soon as their race is no longer running."""
 
 from __future__ import annotations
 
@@ -17,12 +19,17 @@ from typing import Any
 
 from arena.spend import PayerPolicy, Provider
 from sandbox.gateway import MinerRoute
-from validator.chain.sealedkey import OpenedKey, SealedKeyError
+from validator.chain.sealedkey import MinerUnreachable, OpenedKey, SealedKeyError
 from validator.submissions.llmkey import request_key
 
 
 class KeyRefused(Exception):
     """The miner pays and handed no usable key: one line saying why (never a key)."""
+
+
+class KeyUnreachable(Exception):
+    """The miner pays and its server did not answer the key request: nobody's fault (a blip on the node's side looks
+    the same), never kept for the race; the run is tried again and asks again."""
 
 
 class KeyRing:
@@ -58,7 +65,12 @@ class KeyRing:
         policy = self.policy()
         if policy == "validator":
             return None
-        held = self._key(run)
+        try:
+            held = self._key(run)
+        except KeyUnreachable:
+            if policy == "miner":
+                raise
+            return None  # `either`: the node's key pays for this attempt; the next run asks again
         if isinstance(held, str):
             if policy == "miner":
                 raise KeyRefused(f"the miner pays for its LLM calls in this race and handed no usable key: {held}")
@@ -100,6 +112,10 @@ class KeyRing:
             held: OpenedKey | str = request_key(
                 self._source(run), wallet=self.wallet, miner_hotkey=hotkey, allowed=self.providers, timeout=self.timeout
             )
+        except MinerUnreachable as exc:  # not kept: asked again by the miner's next attempt
+            if self.log is not None:
+                self.log("races.miner_key_unreachable", race_id=race_id, hotkey=hotkey, reason=str(exc))
+            raise KeyUnreachable(f"the miner pays for its LLM calls in this race and {exc}") from None
         except SealedKeyError as exc:
             held = str(exc)
             if self.log is not None:
@@ -119,4 +135,4 @@ class KeyRing:
         return source.removeprefix("axon ").strip() or None
 
 
-__all__ = ["KeyRefused", "KeyRing"]
+__all__ = ["KeyRefused", "KeyRing", "KeyUnreachable"]

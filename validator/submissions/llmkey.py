@@ -11,7 +11,7 @@ import bittensor as bt
 import httpx
 
 from validator.chain.port import Axon
-from validator.chain.sealedkey import KEY_ROUTE, KeyRequest, OpenedKey, SealedKeyError
+from validator.chain.sealedkey import KEY_ROUTE, KeyRequest, MinerUnreachable, OpenedKey, SealedKeyError
 
 #: the largest answer read: a sealed key is a few hundred bytes
 MAX_ANSWER_BYTES = 16 * 1024
@@ -39,7 +39,8 @@ def request_key(
     client: httpx.Client | None = None,
 ) -> OpenedKey:
     """The miner's key, opened: its provider must be one of `allowed`. `SealedKeyError` (one line) when the miner
-    is down or slow, refuses, answers with something that does not open or answers another request."""
+    refuses, answers with something that does not open or answers another request; `MinerUnreachable` (one
+    of them) when it does not answer at all."""
     url = key_url(source)
     request = KeyRequest(miner=miner_hotkey, validator=wallet.hotkey.ss58_address)
     body = request.body()
@@ -50,9 +51,9 @@ def request_key(
     try:
         response = http.post(url, content=body, headers=headers)
     except httpx.TimeoutException:
-        raise SealedKeyError(f"the miner at {url} did not answer the key request within {timeout:g}s") from None
+        raise MinerUnreachable(f"the miner at {url} did not answer the key request within {timeout:g}s") from None
     except (httpx.HTTPError, OSError) as exc:
-        raise SealedKeyError(f"cannot reach the miner at {url} for its key ({type(exc).__name__})") from None
+        raise MinerUnreachable(f"cannot reach the miner at {url} for its key ({type(exc).__name__})") from None
     finally:
         if client is None:
             http.close()
