@@ -57,7 +57,7 @@ def _event_row(event: TrajectoryEvent | dict[str, Any], run_id: str | None = Non
     }
 
 
-def _event_json(e: Event) -> dict[str, Any]:
+def event_json(e: Event) -> dict[str, Any]:
     """A stored event as a trajectory's json (`arena.trajectory.TrajectoryEvent` without its run id)."""
     return {
         "seq": e.seq,
@@ -276,7 +276,7 @@ class RunsStore:
                 .order_by(Event.run_id, Event.seq)
             )
             for e in s.scalars(query):
-                events.setdefault(e.run_id, []).append(_event_json(e))
+                events.setdefault(e.run_id, []).append(event_json(e))
             out = []
             for run, sha256, score in rows:
                 judged = score is not None and score.judge_coefficient is not None and score.judge is not None

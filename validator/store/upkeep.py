@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from validator.store.models import Event, Race, RacePool, Run, Submission, WeightSet
 from validator.store.moves import FINAL_STATUSES
+from validator.store.runs import event_json
 
 #: races whose runs may still start or need their agent
 UNCLOSED = ("open", "running")
@@ -145,7 +146,7 @@ class UpkeepStore:
                         "hotkey": run.hotkey,
                         "problem_id": run.problem_id,
                         "status": run.status,
-                        "events": [_event(e) for e in events],
+                        "events": [event_json(e) for e in events],
                     }
                 )
             return out
@@ -156,19 +157,3 @@ class UpkeepStore:
             runs = select(Run.run_id).where(Run.race_id == race_id)
             done = s.execute(delete(Event).where(Event.run_id.in_(runs)))
             return int(getattr(done, "rowcount", 0) or 0)
-
-
-def _event(e: Event) -> dict[str, Any]:
-    return {
-        "seq": e.seq,
-        "kind": e.kind,
-        "name": e.name,
-        "arguments": e.arguments,
-        "result": e.result,
-        "started_at": e.started_at.isoformat(),
-        "duration_ms": e.duration_ms,
-        "tokens": e.tokens,
-        "cost": e.cost,
-        "error": e.error,
-        "status": e.status,
-    }
