@@ -132,7 +132,7 @@ class DockerSandbox:
             "sdk_dir": "/opt/arena/sdk",
             "max_output": limits.output_bytes,
             "model": spec.model,
-            "trapped": seccomp.trapped() if self.seccomp else {},
+            "killed": seccomp.killed() if self.seccomp else [],
         }
         return self.client.containers.create(
             self.image,

@@ -260,7 +260,7 @@ class ProcessSandbox:
             "sdk_dir": "/opt/arena/sdk" if inside else str(SDK_DIR),
             "max_output": spec.limits.output_bytes,
             "model": spec.model,
-            "trapped": seccomp.trapped() if self.seccomp else {},
+            "killed": seccomp.killed() if self.seccomp else [],
         }
 
     async def run(self, spec: SandboxSpec) -> SandboxResult:

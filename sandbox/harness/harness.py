@@ -1,7 +1,7 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
 Reads one JSON object on stdin (or from ``$ARENA_HARNESS_INPUT``):
-``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "trapped"}`` (``model``: the
+``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "killed"}`` (``model``: the
 node's LLM model, given to the agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 Then it:
 
@@ -13,7 +13,8 @@ Then it:
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
    trajectory and the only source of the answer;
 6. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
-   ``no_result``, ``syscall_denied``: a call the seccomp filter traps, named; ``harness_fault``), the error, the
+   ``no_result``, ``syscall_denied``: SIGSYS ended the agent, a call the seccomp filter kills for, those calls
+   named (``killed``); ``harness_fault``), the error, the
    bounded return value, the tails of the agent's output.
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
@@ -36,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LISTEN = ("127.0.0.1", 8080)
 MAX_HEADER = 64 * 1024
 MAX_BODY = 4 * 1024 * 1024
-AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return", "syscall_denied")
+AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
 SIGSYS = 31
 #: headers only the harness may send the gateway: stripped from every request of the agent's
 HARNESS_HEADERS = ("x-arena-origin", "x-arena-steps")
@@ -202,8 +203,6 @@ def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]
         "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder",
         "ARENA_RESULT_FD": str(write_fd),
-        # the calls the seccomp filter traps, by number: the runner names the one an agent made (runner.py)
-        "ARENA_TRAPPED": json.dumps(spec.get("trapped") or {}),
     }
     # subnet 15's names for the same door: ProxyClient reads SANDBOX_PROXY_URL, its agents SANDBOX_MODEL
     env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
@@ -277,7 +276,7 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
     try:
         outcome = json.loads(raw)
     except ValueError:
-        outcome = _denied_first(raw)
+        outcome = {}
     if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
         outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
     report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
@@ -288,15 +287,6 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
         if steps.get("recommend") is not None:
             origin = {"X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(count)}
             report["handover"] = _to_gateway(spec, "/tools/recommend_product", steps["recommend"], origin)
-
-
-def _denied_first(raw: bytes) -> Any:
-    """A forked child's ``syscall_denied`` outcome (a trapped call ended it) ahead of the agent's own: that one."""
-    try:
-        first, _ = json.JSONDecoder().raw_decode(raw.decode("utf-8", errors="replace"))
-    except ValueError:
-        return {}
-    return first if isinstance(first, dict) and first.get("status") == "syscall_denied" else {}
 
 
 def _report(
@@ -321,14 +311,14 @@ def _report(
     }
     if timed_out:
         report.update(status="timeout", error=f"agent_main did not return within {timeout:g}s")
-    elif raw:
-        _take_outcome(report, raw, spec)
-    elif child.returncode == -SIGSYS:
+    elif child.returncode == -SIGSYS:  # the filter's kill: no handler of the agent's runs, whatever it wrote
         report.update(
             status="syscall_denied",
             error="the agent's process was ended by SIGSYS: it made a call the sandbox's syscall filter kills for "
-            f"({', '.join(sorted(set((spec.get('trapped') or {}).values()))) or 'see docs/validator.md'})",
+            f"({', '.join(spec.get('killed') or []) or 'see docs/validator.md'}); the call did not run",
         )
+    elif raw:
+        _take_outcome(report, raw, spec)
     elif child.returncode is not None and child.returncode < 0:
         sig = -child.returncode
         report.update(

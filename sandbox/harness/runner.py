@@ -16,51 +16,12 @@ import traceback
 from collections.abc import Callable
 
 MAX_RETURN = 64 * 1024
-SA_SIGINFO = 4
-
-
-def trap_denied_calls(result_fd: int, trapped: dict) -> object:
-    """A SIGSYS handler for the calls the sandbox's seccomp filter traps (``trapped``: number -> name): the call never
-    ran; the outcome ``syscall_denied`` naming it goes to the result pipe and the process ends. Returns the handler
-    (kept alive by the caller); None where libc's sigaction cannot be reached (the filter still stops the call, and
-    SIGSYS still ends the process)."""
-    import ctypes
-
-    class SigInfo(ctypes.Structure):  # siginfo_t's head and its SIGSYS fields (x86_64)
-        _fields_ = [("signo", ctypes.c_int), ("errno", ctypes.c_int), ("code", ctypes.c_int), ("pad", ctypes.c_int),
-                    ("call_addr", ctypes.c_void_p), ("syscall", ctypes.c_int), ("arch", ctypes.c_uint)]  # fmt: skip
-
-    handler_type = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.POINTER(SigInfo), ctypes.c_void_p)
-
-    class SigAction(ctypes.Structure):  # glibc's struct sigaction
-        _fields_ = [("handler", handler_type), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
-                    ("restorer", ctypes.c_void_p)]  # fmt: skip
-
-    def on_sigsys(signo: int, info: object, context: object) -> None:
-        number = info.contents.syscall  # type: ignore[attr-defined]
-        name = trapped.get(str(number), f"system call {number}")
-        error = (
-            f"the agent called {name}, which the sandbox's syscall filter does not allow (the call did not run "
-            "and the agent's process was ended)"
-        )
-        os.write(result_fd, json.dumps({"status": "syscall_denied", "error": error, "syscall": name}).encode())
-        os._exit(1)
-
-    handler = handler_type(on_sigsys)
-    try:
-        action = SigAction(handler=handler, flags=SA_SIGINFO)
-        if ctypes.CDLL(None, use_errno=True).sigaction(31, ctypes.byref(action), None) != 0:
-            return None
-    except (OSError, AttributeError):
-        return None
-    return handler
 
 
 def main() -> None:
     agent_dir = sys.argv[1]
     result_fd = int(os.environ.pop("ARENA_RESULT_FD"))
     result = os.fdopen(result_fd, "w")
-    _handler = trap_denied_calls(result_fd, json.loads(os.environ.pop("ARENA_TRAPPED", "{}") or "{}"))
 
     def finish(outcome: dict) -> None:
         result.write(json.dumps(outcome))

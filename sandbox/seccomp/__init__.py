@@ -10,8 +10,9 @@ ENOSYS (its flags sit in memory a filter cannot read; the C library then falls b
 
 `KILL`: the calls that only attack the kernel (io_uring, eBPF, userfaultfd, perf events, the key rings, kernel
 modules and kexec, another process's memory or tracing): no agent needs them, and they are where most recent kernel
-privilege escalations began. They are trapped: the call never runs and SIGSYS ends the agent's process; the harness's
-runner names the call (`sandbox.harness.runner`), and the run ends ``syscall_denied`` (1010, the agent's).
+privilege escalations began. They kill the process that makes one (libseccomp's ``KILL_PROCESS``): the call never
+runs and the kernel ends the whole process by SIGSYS, which no signal handler of the agent's can catch; the harness
+sees its agent end so and the run ends ``syscall_denied`` (1010, the agent's), the error naming these calls.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class ProfileError(RuntimeError):
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule: ``action`` (allow, errno, trap) for ``name`` when argument ``arg`` (if any) compares true:
+    """One rule: ``action`` (allow, errno, kill) for ``name`` when argument ``arg`` (if any) compares true:
     ``op`` is ``eq`` (equals ``value``) or ``masked_eq`` (``arg & value == 0``)."""
 
     name: str
@@ -85,14 +86,14 @@ def rules() -> list[Rule]:
     out.append(Rule("clone3", "errno", errno=errno.ENOSYS))
     out += [Rule("socket", "allow", arg=0, value=family) for family in SOCKET_FAMILIES]
     out.append(Rule("personality", "allow", arg=0, value=PERSONALITY_QUERY))
-    out += [Rule(name, "trap") for name in KILL]
+    out += [Rule(name, "kill") for name in KILL]
     return out
 
 
 def _filter():  # noqa: ANN202 - pyseccomp's SyscallFilter
     import pyseccomp as sc
 
-    actions = {"allow": lambda r: sc.ALLOW, "errno": lambda r: sc.ERRNO(r.errno), "trap": lambda r: sc.TRAP}
+    actions = {"allow": lambda r: sc.ALLOW, "errno": lambda r: sc.ERRNO(r.errno), "kill": lambda r: sc.KILL_PROCESS}
     flt = sc.SyscallFilter(sc.ERRNO(errno.EPERM))
     for rule in rules():
         if sc.resolve_syscall(sc.Arch.NATIVE, rule.name) < 0:
@@ -126,13 +127,12 @@ def bpf() -> bytes:
 
 
 @functools.cache
-def trapped() -> dict[str, str]:
-    """The calls the filter traps (`KILL`), by this machine's number (as text): the harness's runner names the one
-    an agent made from it."""
+def killed() -> list[str]:
+    """The calls the filter kills the process for (`KILL`) that this machine has, by name: the harness names them
+    when SIGSYS ended its agent (the kernel ends the process without saying which call it made)."""
     import pyseccomp as sc
 
-    numbers = {name: sc.resolve_syscall(sc.Arch.NATIVE, name) for name in KILL}
-    return {str(number): name for name, number in numbers.items() if isinstance(number, int) and number >= 0}
+    return sorted(name for name in KILL if sc.resolve_syscall(sc.Arch.NATIVE, name) >= 0)
 
 
 def bpf_fd() -> int:
@@ -173,7 +173,7 @@ def docker_profile() -> str:
     """The same allowlist as Docker's JSON seccomp profile (``security_opt=["seccomp=<json>"]``)."""
     import json
 
-    actions = {"allow": "SCMP_ACT_ALLOW", "errno": "SCMP_ACT_ERRNO", "trap": "SCMP_ACT_TRAP"}
+    actions = {"allow": "SCMP_ACT_ALLOW", "errno": "SCMP_ACT_ERRNO", "kill": "SCMP_ACT_KILL_PROCESS"}
     entries: list[dict[str, object]] = []
     for rule in rules():
         entry: dict[str, object] = {"names": [rule.name], "action": actions[rule.action]}

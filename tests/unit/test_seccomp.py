@@ -21,7 +21,7 @@ def test_docker_gets_the_same_rules_the_bubblewrap_filter_is_compiled_from():
         (e["names"][0], e["action"], tuple((a["index"], a["op"], a["value"]) for a in e.get("args", [])))
         for e in profile["syscalls"]
     )
-    actions = {"allow": "SCMP_ACT_ALLOW", "errno": "SCMP_ACT_ERRNO", "trap": "SCMP_ACT_TRAP"}
+    actions = {"allow": "SCMP_ACT_ALLOW", "errno": "SCMP_ACT_ERRNO", "kill": "SCMP_ACT_KILL_PROCESS"}
     ops = {"eq": "SCMP_CMP_EQ", "masked_eq": "SCMP_CMP_MASKED_EQ"}
     from_rules = sorted(
         (r.name, actions[r.action], () if r.arg is None else ((r.arg, ops[r.op], r.value),)) for r in seccomp.rules()
@@ -37,8 +37,8 @@ def test_what_is_allowed_is_what_was_recorded_and_nothing_it_kills_for():
     assert not allowed & set(seccomp.KILL)
     for never in ("unshare", "setns", "mount", "pivot_root", "chroot", "init_module", "bpf", "io_uring_setup"):
         assert never not in allowed or never in seccomp.CONDITIONAL, never
-    trapped = {r.name for r in seccomp.rules() if r.action == "trap"}
-    assert trapped == set(seccomp.KILL) and set(seccomp.trapped().values()) == trapped
+    killed = {r.name for r in seccomp.rules() if r.action == "kill"}
+    assert killed == set(seccomp.KILL) and set(seccomp.killed()) == killed
 
 
 def test_clone_is_allowed_without_namespace_flags_only():
