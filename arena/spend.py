@@ -25,8 +25,6 @@ PAYER_POLICIES: tuple[str, ...] = ("validator", "miner", "either")
 
 #: the miner's key refused (401, 403), out of credit (402), over its own quota (429): the miner's fault
 MINER_KEY_STATUSES = (401, 402, 403, 429)
-#: the largest key a miner may hand over (real provider keys are well under 200 characters)
-MAX_KEY_CHARS = 512
 
 
 class Price(BaseModel):

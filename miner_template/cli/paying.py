@@ -47,6 +47,7 @@ def gateway_route(base_url: str | None, models: list[str], key_env: str | None, 
     """(the node's `Upstream`, the miner's `MinerRoute` or None) for the options given."""
     from pydantic import SecretStr
 
+    from arena.keymask import key_problem
     from arena.spend import Provider
     from sandbox.gateway import MinerRoute, Upstream
 
@@ -65,6 +66,9 @@ def gateway_route(base_url: str | None, models: list[str], key_env: str | None, 
     key = os.environ.get(key_env, "").strip()
     if not key:
         fail(f"--api-key-env {key_env}: ${key_env} is empty or not set; export your key there")
+    problem = key_problem(key)
+    if problem is not None:
+        fail(f"--api-key-env {key_env}: {problem}")
     provider = Provider(base_url=base_url, models=dict.fromkeys(models, price))
     return Upstream(), MinerRoute("local", provider, SecretStr(key), models[0])
 

@@ -1,7 +1,7 @@
-"""The inference proxy: ``GET /v1/models`` and ``POST /v1/chat/completions`` (and subnet 15's
-``POST /inference/chat/completions``, the same proxy), forwarded to the node's upstream OpenAI-compatible endpoint
-with the node's key, or, where the miner pays (`MinerRoute`), to the miner's provider with the miner's key; no key
-ever reaches a sandbox (an answer that holds the miner's key has it cut out). Models outside the allowlist are
+"""The inference proxy: ``GET /v1/models`` and ``POST /v1/chat/completions`` (and subnet 15's ``POST
+/inference/chat/completions``, the same proxy), forwarded to the node's upstream OpenAI-compatible endpoint with the
+node's key, or, where the miner pays (`MinerRoute`), to the miner's provider with the miner's key; no key ever
+reaches a sandbox (an answer has the key it was sent with cut out: `arena.keymask`). Models outside the allowlist are
 refused; no streaming; LLM calls, tokens and cost budgeted per run, each call's tokens the provider's ``usage`` (or
 counted by the gateway, `arena.spend.call_tokens`) and its cost at the operator's price. The upstream failing
 (unreachable, timing out, answering 5xx, or a body that is not JSON; the node's own upstream also 402 or 429) is
@@ -11,6 +11,7 @@ recorded in the run's `upstream_errors`: not the agent's fault. The miner's key 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,10 +22,15 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from arena.keymask import MASK, MIN_KEY_CHARS, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now, upstream_fault
+
+# httpcore's DEBUG trace writes every answer's headers to the log, and a provider's headers may reflect the key the
+# call was sent with: that trace is never written, whatever level the node logs at
+logging.getLogger("httpcore").setLevel(logging.INFO)
 
 
 class _Refused(Exception):
@@ -134,20 +140,31 @@ class _Completion:
         return "upstream LLM" if route is None else f"the miner's provider {route.name!r}"
 
     def read(self, resp: httpx.Response) -> tuple[Any, bytes]:
-        """The upstream's answer as JSON and as the bytes passed on, the miner's key cut out of both wherever the
-        provider echoed it."""
+        """The upstream's answer as JSON and as the bytes passed on: parsed, the key the call was sent with cut out
+        of every string of it (`arena.keymask.KeyMask`: whole or in pieces, JSON-escaped, URL-encoded, across
+        fields, in any case), and written anew from what was parsed, so nothing the parse did not keep (a repeated
+        field) passes. The provider's headers never pass."""
         if len(resp.content) > self.handle.budgets.max_response_bytes:
             raise _Refused(502, f"upstream answer over {self.handle.budgets.max_response_bytes} bytes; ask for less")
-        content = resp.content
-        if self.handle.route is not None:
-            key = self.handle.route.key.get_secret_value().encode()
-            content = content.replace(key, b"[miner key]") if key and key in content else content
         try:
-            return orjson.loads(content), content
+            data = orjson.loads(resp.content)
         except ValueError:
             raise _Refused(
                 502, f"{self.who} answered {resp.status_code} with a body that is not JSON", upstream=True
             ) from None
+        mask = self.mask()
+        if mask is None:
+            return data, resp.content
+        data, _ = mask.mask(data)
+        return data, orjson.dumps(data)
+
+    def mask(self) -> KeyMask | None:
+        """The mask of the key this call went upstream with: the miner's, or the node's own (when it has a real one)."""
+        route, upstream = self.handle.route, self.gateway.upstream
+        if route is not None:
+            return KeyMask(route.key.get_secret_value(), MASK)
+        key = upstream.api_key.get_secret_value() if upstream.api_key else ""
+        return KeyMask(key, "[node key]") if len(key) >= MIN_KEY_CHARS else None
 
     def answer(self, resp: httpx.Response) -> Response:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""

@@ -26,6 +26,7 @@ from miner_template.serve import BundleServer, ValidatorPermits, create_app
 from sandbox.bundle import pack_dir
 from sandbox.gateway import Gateway, Upstream
 from tests.integration.test_blame import make_arena, open_store
+from tests.support.keyleak import entities, leaks, percent
 from tests.support.llm_agents import MODEL
 from tests.support.openai_server import OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
@@ -119,6 +120,11 @@ def serve_key(setup: Any, name: str, key: str | None, provider: str = "local") -
     return server
 
 
+def reflecting(body: dict[str, Any]) -> str:
+    """A provider that reflects the key it was sent: whole, percent-encoded, as HTML entities, upper-cased."""
+    return f"look for the cheapest match ({MINER_KEY} {percent(MINER_KEY)} {entities(MINER_KEY)} {MINER_KEY.upper()})"
+
+
 def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: Path) -> None:
     inputs = build_arena_inputs(tmp_path / "arena", problems=16, per_race=2)
     names = ["payer", "refused", "keyless"]
@@ -138,7 +144,7 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
     log, metrics = Lines(), Metrics(store)
     with (
         OpenAIServer(lambda body: "look for the cheapest match", models=(MODEL,), keys=(NODE_KEY,)) as node,
-        OpenAIServer(lambda body: "look for the cheapest match", models=(MODEL,), keys=(MINER_KEY,)) as miner,
+        OpenAIServer(reflecting, models=(MODEL,), keys=(MINER_KEY,)) as miner,
     ):
         catalog = Catalog.open(inputs[0])
         upstream = Upstream(base_url=node.base_url, api_key=NODE_KEY, models=[MODEL])
@@ -231,6 +237,7 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
     assert len(haystacks) > 10
     for where, data in haystacks.items():
         assert MINER_KEY.encode() not in data and b"sk-miner" not in data, f"the miner's key leaked into {where}"
+        assert leaks(data, MINER_KEY) == [], f"the miner's key leaked into {where}"
         assert NODE_KEY.encode() not in data, f"the node's key leaked into {where}"
     store.close()
 

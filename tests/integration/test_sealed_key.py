@@ -95,6 +95,18 @@ def test_a_tampered_answer_does_not_open() -> None:
     assert request.open(answer, nonce="1").key.get_secret_value() == KEY
 
 
+def test_the_validator_refuses_a_sealed_key_outside_the_token_alphabet() -> None:
+    """A miner's server that skips `arena-miner serve`'s check and seals a key a provider could reflect in another
+    form (a quote JSON escapes, a space a URL encodes): the validator refuses it in one line, never holding it."""
+    request = KeyRequest(miner="miner", validator="validator")
+    bad = config()
+    object.__setattr__(bad, "key", SecretStr('sk-miner-"own"-key-abcdefgh'))  # past the serving side's check
+    answer = seal_answer(bad, bytes.fromhex(request.pubkey), nonce="1", miner="miner", validator="validator")
+    with pytest.raises(SealedKeyError, match="outside A-Z a-z 0-9") as refused:
+        request.open(answer, nonce="1")
+    assert "own" not in str(refused.value)
+
+
 def test_a_replayed_answer_from_an_earlier_request_is_refused() -> None:
     earlier = KeyRequest(miner="miner", validator="validator")
     answer = seal_answer(config(), bytes.fromhex(earlier.pubkey), nonce="1", miner="miner", validator="validator")
@@ -113,6 +125,9 @@ def test_a_replayed_answer_from_an_earlier_request_is_refused() -> None:
         ("", "local", "the LLM key is empty"),
         ("k" * 600, "local", "600 characters, over the 512"),
         ("sk-a\nsk-b", "local", "a line break"),
+        ('sk-miner-"quoted"-key-0123', "local", "outside A-Z a-z 0-9"),
+        ("sk-miner key-0123456789", "local", "outside A-Z a-z 0-9"),
+        ("sk-short", "local", "at least 16"),
         (KEY, " ", "no provider named"),
     ],
 )
@@ -126,6 +141,7 @@ def test_an_empty_oversized_or_unnamed_key_is_refused_before_serving(key: str, p
     [
         (["--llm-provider", "local"], {}, "--llm-provider local needs your key in $ARENA_MINER_LLM_KEY"),
         (["--llm-provider", "local"], {"ARENA_MINER_LLM_KEY": "k" * 600}, "over the 512 a key may have"),
+        (["--llm-provider", "local"], {"ARENA_MINER_LLM_KEY": "sk-miner%2Fkey%3D0123456789"}, "outside A-Z a-z 0-9"),
         (["--llm-provider", "local", "--llm-key-file", "{agent}/key.txt"], {}, "is inside the bundle folder"),
         (["--llm-key-file", "{tmp}/key.txt"], {}, "--llm-key-file needs --llm-provider"),
     ],

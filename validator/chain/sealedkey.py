@@ -19,7 +19,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import PrivateKey, PublicKey, SealedBox
 from pydantic import SecretStr
 
-from arena.spend import MAX_KEY_CHARS
+from arena.keymask import MAX_KEY_CHARS, key_problem
 
 #: the route a miner's server answers key requests on
 KEY_ROUTE = "/llm-key"
@@ -52,15 +52,13 @@ class MinerKeyConfig:
 
 
 def check_key(key: str, provider: str) -> None:
-    """`SealedKeyError` for an empty, oversized or multi-line key, or no provider named."""
+    """`SealedKeyError` for no provider named, or a key that is not a provider token (`arena.keymask.key_problem`:
+    empty, oversized, too short, or holding a character outside ``A-Z a-z 0-9 . _ ~ -``)."""
     if not provider.strip():
         raise SealedKeyError("no provider named for the LLM key; name one the validators allow (--llm-provider)")
-    if not key.strip():
-        raise SealedKeyError("the LLM key is empty")
-    if len(key) > MAX_KEY_CHARS:
-        raise SealedKeyError(f"the LLM key is {len(key)} characters, over the {MAX_KEY_CHARS} a key may have")
-    if any(c in key for c in "\r\n\x00") or key != key.strip():
-        raise SealedKeyError("the LLM key holds whitespace, a line break or a NUL; give the key alone")
+    problem = key_problem(key)
+    if problem is not None:
+        raise SealedKeyError(problem)
 
 
 @dataclass(frozen=True)
