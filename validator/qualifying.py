@@ -14,7 +14,8 @@ against the leader's on those same problems. The submission passes when
 and races from then on; before any race has closed (no leader) every qualifying score passes. A round in which the
 validator failed every run of the submission, or of the leader, is `void`, never failed: it qualifies again on the
 same problems (a validator's fault never shuts a miner out). A decision is final for the submission (a new version
-qualifies anew). Why fresh problems and not the public split (which stays for miners to practise on) or sealed
+qualifies anew). Under the payer policy ``miner``, a miner that hands no usable key for its LLM calls is refused
+before its round opens, in one line (`validator.races.keys.KeyRing.refusal`). Why fresh problems and not the public split (which stays for miners to practise on) or sealed
 batches: docs/validator.md, "Qualifying rounds".
 """
 
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.problems.fresh import fresh_problems
 from validator.chain.port import ChainError
+from validator.chain.sealedkey import MinerUnreachable
 
 if TYPE_CHECKING:
     from arena.problems.pack import Pack
@@ -69,6 +71,8 @@ class Qualifying:
         self.arena = arena
         self._made: dict[str, list[str]] = {}  # seed hash -> the ids of the problems made for it
         self._waiting: dict[int, float] = {}  # open block -> when the slot first waited for qualifications
+        #: who pays for runs' LLM calls (`validator.races.keys.KeyRing`, set by `Arena.use_keys`); None: the node
+        self.keys: Any = None
 
     @property
     def share(self) -> float:
@@ -131,18 +135,35 @@ class Qualifying:
                 continue  # the block after its commitment is not produced yet
             attempt = 1 if known is None else known.attempt + 1
             race_id = self.race_id(sub.id, attempt)
+            try:
+                refused = self.keys.refusal(race_id, sub) if self.keys is not None else None
+            except MinerUnreachable:  # its server did not answer: nothing decided, asked again at the next tick
+                continue
             store.create_race(
                 race_id=race_id,
                 pack_id=self.pack_id,
                 seed_block=seed[0],
                 seed_hash=seed[1],
-                problem_ids=self.problem_ids(seed[1]),
+                problem_ids=[] if refused else self.problem_ids(seed[1]),
                 kind="qualifying",
             )
             store.start_qualification(submission_id=sub.id, pack_id=self.pack_id, race_id=race_id, share=self.share)
-            self._open(race_id, block)
+            if refused:
+                self._refuse(race_id, sub, refused)
+            else:
+                self._open(race_id, block)
             started += 1
         return started
+
+    def _refuse(self, race_id: str, sub: Any, line: str) -> None:
+        """A miner that must pay for its runs' LLM calls and handed no usable key: refused before its round, one
+        line (its round cancelled with no run; a new submission qualifies anew)."""
+        reason = f"refused before its round: {line}"[:500]
+        self.arena.store.set_race_status(race_id, "cancelled", reason=reason)
+        self.arena.store.decide_qualification(
+            sub.id, self.pack_id, status="failed", score=None, leader_hotkey=None, leader_score=None, reason=reason
+        )
+        self.arena._info("qualifying.refused", race_id=race_id, hotkey=sub.hotkey, submission_id=sub.id, reason=reason)
 
     def _reference(self, candidate: Any) -> int | None:
         """The submission a round measures its candidate against: the leader's (rank 1 of the newest closed race),

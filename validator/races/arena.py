@@ -154,6 +154,7 @@ class Arena(ArenaParts):
         """Miners pay for their runs' LLM calls with their own keys (`validator.races.keys.KeyRing`), each race's
         keys forgotten as soon as it closes."""
         self.dispatching.keys = keys
+        self.qualifying.keys = keys
         self.closing.on_closed.append(keys.forget)
 
     def _fault_holds(self, code: int) -> tuple[bool, str]:

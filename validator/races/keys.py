@@ -1,20 +1,21 @@
-"""Who pays for a run's LLM calls, and the miners' keys where they pay (`docs/validator.md`, "Who pays for
-inference").
+"""Who pays for a run's LLM calls, and the miners' keys where they pay (`docs/validator.md`, "Who pays for inference").
 
 `KeyRing.route_for(run)` is asked before each attempt: under the payer policy ``validator`` (the pack's rotation
-``payer`` wins over ``--gateway.payer``) the node's key pays (None); under ``miner`` and ``either`` the run's miner is
-asked once per race for its key, sealed (`validator.submissions.llmkey`), at its axon (or the host of its
+``payer`` wins over ``--gateway.payer``) the node's key pays (None); under ``miner`` and ``either`` the run's miner
+is asked once per race for its key, sealed (`validator.submissions.llmkey`), at its axon (or the host of its
 commitment's URL), and the run goes to the miner's provider with it (`sandbox.gateway.MinerRoute`). A miner that
 cannot hand a usable key (none, a provider the operator does not allow, an answer that does not open) pays nothing
-under ``either`` (the node's key pays) and under ``miner`` has its runs refused (`KeyRefused`: the run ends 1009,
-one line, never the key). A miner's server that does not answer at all is never held against it: a blip on the
-node's side looks the same, so it is not kept for the race (`KeyUnreachable`: under ``miner`` the attempt ends 2011,
-nobody's fault, and is tried again, asking again; under ``either`` the node's key pays that attempt). The keys live
-in this object's memory only, per race, and are forgotten as soon as their race is no longer running."""
+under ``either`` (the node's key pays) and under ``miner`` is refused at qualifying, before its round opens
+(`KeyRing.refusal`, one line), and has any run refused (`KeyRefused`: the run ends 1009, one line, never the key). A
+miner's server that does not answer at all is never held against it: a blip on the node's side looks the same, so it
+is not kept for the race (`KeyUnreachable`: under ``miner`` the attempt ends 2011, nobody's fault, and is tried
+again, asking again; under ``either`` the node's key pays that attempt). The keys live in this object's memory only,
+per race, and are forgotten as soon as their race is no longer running."""
 
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 from arena.spend import PayerPolicy, Provider
@@ -76,6 +77,20 @@ class KeyRing:
                 raise KeyRefused(f"the miner pays for its LLM calls in this race and handed no usable key: {held}")
             return None
         return MinerRoute(held.provider, self.providers[held.provider], held.key, held.model)
+
+    def refusal(self, race_id: str, submission: Any) -> str | None:
+        """Before `submission`'s qualifying round `race_id` opens: under the payer policy ``miner``, the one line
+        refusing a miner that hands no usable key (none, a provider the operator does not allow, an answer that does
+        not open); None when it may race. The key opened is held for the round. `MinerUnreachable` when the miner's
+        server does not answer (nothing decided: asked again at the next tick)."""
+        if self.policy() != "miner":
+            return None
+        asked = SimpleNamespace(race_id=race_id, hotkey=submission.hotkey, submission_id=submission.id)
+        try:
+            held = self._key(asked)
+        except KeyUnreachable as exc:
+            raise MinerUnreachable(str(exc)) from None
+        return held if isinstance(held, str) else None
 
     def forget(self, race_id: str | None = None) -> None:
         """Drop the keys of `race_id` (None: of every race no longer running)."""
