@@ -15,9 +15,8 @@ and races from then on; before any race has closed (no leader) every qualifying 
 validator failed every run of the submission, or of the leader, is `void`, never failed: it qualifies again on the
 same problems (a validator's fault never shuts a miner out). A decision is final for the submission (a new version
 qualifies anew). Under the payer policy ``miner``, a miner that hands no usable key for its LLM calls is refused
-before its round opens, in one line (`validator.races.keys.KeyRing.refusal`). Why fresh problems and not the public split (which stays for miners to practise on) or sealed
-batches: docs/validator.md, "Qualifying rounds".
-"""
+before its round opens, in one line (`validator.races.keys.KeyRing.refusal`). Why fresh problems and not the public
+split (which stays for miners to practise on) or sealed batches: docs/validator.md, "Qualifying rounds"."""
 
 from __future__ import annotations
 
