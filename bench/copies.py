@@ -14,8 +14,11 @@ started). The goal is check_warm + new <= 2 s on 2 cores.
 
 The fork rule's behaviour part (`arena.copies.behaviour.behaviour_evidence`) is timed on a race of `--miners` agents
 (`--problems` problems, `--samples` runs each): honestly different agents (each its own searches and answers, one
-word of its query changing from one sample to the next), plus one exact copy of the first; `behaviour_s` is the
-time to compare every pair, `behaviour_copies` how many pairs were found (1 expected: the copy).
+word of its query changing from one sample to the next, or fixed for the last eighth), plus four planted copies: an
+exact copy of m0, m0 with its queries padded with spaces and in capitals, m1 with a no-op search added at random, m2
+made deterministic. `behaviour_s` is the time to compare every pair, `behaviour_copies` how many pairs were found,
+`behaviour_planted_found` how many planted copies were (4/4 expected), `behaviour_false_copies` pairs found between
+agents that are not copies of one another (0 expected).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -63,24 +67,45 @@ def earlier_bundles(n: int, pool: list[Fingerprint], rng: random.Random) -> list
     return out
 
 
-def race_behaviour(miners: int, problems: int, samples: int) -> list[tuple[str, dict[str, list[tuple[str, ...]]]]]:
-    """Each miner's runs' tool calls by problem: its own searches and answer, a word of its query drawn per sample."""
+def race_behaviour(
+    miners: int, problems: int, samples: int
+) -> tuple[list[tuple[str, dict[str, list[tuple[str, ...]]]]], dict[str, str]]:
+    """Each miner's runs' tool calls by problem (its own searches and answer, a word of its query drawn per sample;
+    the last eighth deterministic, the same word every sample), then the planted copies, and which miner each copies:
+    an exact copy of m0, m0's queries padded with a space and in capitals, m1 with a no-op search at random, m2 made
+    deterministic (its first sample's draw every time)."""
+    call = lambda name, **a: {"kind": "tool_call", "name": name, "arguments": a}  # noqa: E731
+    rng = random.Random(11)
 
-    def run(m: int, p: int, s: int) -> tuple[str, ...]:
-        call = lambda name, **a: {"kind": "tool_call", "name": name, "arguments": a}  # noqa: E731
-        return behaviour_of(
-            [
-                call("find_product", q=f"agent {m} problem {p} word {(m * 7 + s) % 5}"),
-                call("find_product", q=f"problem {p} by {m}"),
-                *(call("view_product_information", product_ids=[f"p{m}-{p}-{i}"]) for i in range(m % 4)),
-                call("recommend_product", product_ids=[f"answer-{m}-{p}"]),
-            ]
-        )
+    def events(m: int, p: int, s: int) -> list[dict[str, Any]]:
+        word = (m * 7 + (s if m < miners - miners // 8 else 0)) % 5
+        return [
+            call("find_product", q=f"agent {m} problem {p} word {word}"),
+            call("find_product", q=f"problem {p} by {m}"),
+            *(call("view_product_information", product_ids=[f"p{m}-{p}-{i}"]) for i in range(m % 4)),
+            call("recommend_product", product_ids=[f"answer-{m}-{p}"]),
+        ]
 
-    agents = [
-        (f"m{m}", {f"p{p}": [run(m, p, s) for s in range(samples)] for p in range(problems)}) for m in range(miners)
-    ]
-    return [*agents, ("copy-of-m0", agents[0][1])]
+    def padded(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**e, "arguments": {k: f" {v} ".upper() if k == "q" else v for k, v in e["arguments"].items()}} for e in evs
+        ]
+
+    def noop(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        at = rng.randrange(len(evs) + 1)
+        return [*evs[:at], call("find_product", q=f"nothing {rng.random()}"), *evs[at:]]
+
+    plain = {m: {p: [events(m, p, s) for s in range(samples)] for p in range(problems)} for m in range(miners)}
+    agents = [(f"m{m}", {f"p{p}": [behaviour_of(r) for r in runs] for p, runs in plain[m].items()}) for m in plain]
+    planted = {
+        "copy-of-m0": {p: list(runs) for p, runs in plain[0].items()},
+        "padded-m0": {p: [padded(r) for r in runs] for p, runs in plain[0].items()},
+        "noop-m1": {p: [noop(r) for r in runs] for p, runs in plain[1].items()},
+        "fixed-m2": {p: [runs[0]] * samples for p, runs in plain[2].items()},
+    }
+    for name, by_problem in planted.items():
+        agents.append((name, {f"p{p}": [behaviour_of(r) for r in runs] for p, runs in by_problem.items()}))
+    return agents, {name: name.rsplit("-", 1)[1] for name in planted}
 
 
 def main() -> None:
@@ -119,10 +144,12 @@ def main() -> None:
             loaded = [(f.name[:8], similarity.cached_fingerprint(f)) for f in folders]
             similarity.copies_of(new, [*similarity.template_fingerprints().items(), *loaded])
             cold_s.append(time.perf_counter() - t)
-    agents = race_behaviour(args.miners, args.problems, args.samples)
+    agents, origin = race_behaviour(args.miners, args.problems, args.samples)
     t = time.perf_counter()
     behaving = behaviour_evidence(agents)
     behaviour_s = time.perf_counter() - t
+    family = lambda name: origin.get(name, name)  # noqa: E731
+    true = {(e.a, e.b) for e in behaving if family(e.a) == family(e.b)}
     sizes = [len(fp.hashes) for fp in earlier]
     row = {
         "earlier": args.earlier,
@@ -134,9 +161,11 @@ def main() -> None:
         "total_warm_s": round(statistics.median(new_s) + statistics.median(warm_s), 3),
         "similar_earlier": len(found),
         "template_similarity": next((c.similarity for c in found if c.earlier == "template:offline"), None),
-        "behaviour_race": f"{args.miners + 1} agents x {args.problems} problems x {args.samples} samples",
+        "behaviour_race": f"{len(agents)} agents x {args.problems} problems x {args.samples} samples",
         "behaviour_s": round(behaviour_s, 3),
         "behaviour_copies": len(behaving),
+        "behaviour_planted_found": f"{len({b for a, b in true if b in origin})}/{len(origin)}",
+        "behaviour_false_copies": len(behaving) - len(true),
         "setup_s": round(setup, 1),
     }
     for key, value in row.items():

@@ -5,6 +5,7 @@ run's trajectory), then `arena.copies.fork`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,25 @@ from validator.submissions.similarity import code_evidence
 
 def _field(run: Mapping[str, Any] | Any, key: str) -> Any:
     return run.get(key) if isinstance(run, Mapping) else getattr(run, key, None)
+
+
+def _run_key(run: Mapping[str, Any] | Any) -> tuple[str, str, str, int, str, tuple[str, ...]]:
+    """The order runs are read in, whatever order they arrived in: by validator, miner, problem and attempt."""
+    behaviour = _field(run, "behaviour")
+    return (
+        str(_field(run, "validator") or ""),
+        str(_field(run, "miner")),
+        str(_field(run, "problem_id")),
+        int(_field(run, "attempt") or 0),
+        str(_field(run, "submission")),
+        tuple(behaviour) if behaviour is not None else (),
+    )
+
+
+def _most_run(counts: Counter[str]) -> str:
+    """The agent a miner raced: the bundle most of its runs ran (a validator that raced an older one is outvoted),
+    the smallest sha256 of equals."""
+    return min(counts, key=lambda sha: (-counts[sha], sha))
 
 
 def find_copies(
@@ -34,16 +54,17 @@ def find_copies(
     default its commitment block). A pooled race passes none: the audit holds no miner's submission history, so
     node and audit order by the commitment blocks both read from chain."""
     hotkeys = {r.hotkey for r in results}
-    agent: dict[str, str] = {}
+    submissions: dict[str, Counter[str]] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
-    for run in runs:
+    for run in sorted(runs, key=_run_key):
         miner = str(_field(run, "miner"))
         if miner not in hotkeys:
             continue
-        agent.setdefault(miner, str(_field(run, "submission")))
+        submissions.setdefault(miner, Counter())[str(_field(run, "submission"))] += 1
         behaviour = _field(run, "behaviour")
         if behaviour is not None:
             calls.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(tuple(behaviour))
+    agent = {miner: _most_run(counts) for miner, counts in submissions.items()}
     order = [r.hotkey for r in sorted(results, key=order_by(since)) if r.hotkey in agent]
     folders = [(h, folder) for h in order if (folder := folder_of(agent[h])) is not None]
     evidence = code_evidence(folders, threshold=threshold)
