@@ -3,7 +3,7 @@ the catalog's own products carry (for web tasks), and filler pages that compete 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.catalog.generator import CHUNK, World, _leaves, generate_chunk
 from arena.catalog.rng import Rng
@@ -170,9 +170,24 @@ def _knowledge_values(world: World) -> dict[str, list[str]]:
     return {kind: sorted(values) for kind, values in found.items()}
 
 
-_FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
-    # (kind of value, entity type, relation, attribute key, page templates)
-    (
+class FactKind(NamedTuple):
+    """One kind of fact page: which attribute value it ties to which kind of entity, and the page's templates.
+
+    A template's fields: ``{value}`` the attribute value the page states; ``{name}`` the entity (a person, a
+    place), or ``{place} {team}`` for a team; the rest (``{year}``, ``{event}``, ...) filler that carries no answer.
+    The page's title starts with the entity's name. A reader of the pages (`arena.tasks.shoppingbench.webreading`)
+    matches a page against these templates to learn the value it states about the entity a question names."""
+
+    kind: str  #: the kind of value (the key of the catalog's values a fact can be about)
+    entity_type: str  #: musician, athlete, place or team (the page's URL folder)
+    relation: str  #: how the entity relates to the value ("plays", "competes in", ...)
+    attribute: str  #: the product attribute key the value belongs to
+    templates: list[str]  #: the page texts, one picked per page
+
+
+#: every kind of fact page the corpus writes (public: the web-page reader matches pages against their templates)
+FACT_KINDS: list[FactKind] = [
+    FactKind(
         "instrument",
         "musician",
         "plays",
@@ -184,7 +199,7 @@ _FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
             "became its principal {value} player.",
         ],
     ),
-    (
+    FactKind(
         "sport",
         "athlete",
         "competes in",
@@ -195,7 +210,7 @@ _FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
             "{name} ({year}) took up {value} at the age of {age} and now captains the {place} {team}.",
         ],
     ),
-    (
+    FactKind(
         "flavor",
         "place",
         "is famous for the flavor",
@@ -206,7 +221,7 @@ _FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
             "Travel notes: the signature flavor of {place} is {value}; local bakeries have used it since {year}.",
         ],
     ),
-    (
+    FactKind(
         "material",
         "place",
         "is known for crafts made of",
@@ -216,7 +231,7 @@ _FACT_KINDS: list[tuple[str, str, str, str, list[str]]] = [
             "{place}'s main export is handmade goods of {value}, a tradition dating to {year}.",
         ],
     ),
-    (
+    FactKind(
         "color_family",
         "team",
         "wears the home color",
@@ -254,7 +269,7 @@ def generate_web_pages(seed: int, size: int) -> list[dict[str, Any]]:
     world = World.build(seed, size)
     rng = Rng("web", seed, size)
     values = _knowledge_values(world)
-    kinds = [k for k in _FACT_KINDS if values.get(k[0])]
+    kinds = [k for k in FACT_KINDS if values.get(k.kind)]
     n_facts = max(40, min(5000, size // 200))
     pages: list[dict[str, Any]] = []
     used_names: set[str] = set()

@@ -4,7 +4,7 @@ answer key, so a problem whose true page cannot be told from a near miss by its 
 
 Two layouts are read: the rebuild's fact pages (`arena.tasks.shopping.webknowledge`: the question turned into a
 statement with the value in the answer's place) and the generated corpus's fact pages (`arena.catalog.webcorpus`:
-a template about the entity the question names).
+a template about the entity the question names, `arena.catalog.webcorpus.FACT_KINDS`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from arena.catalog.webcorpus import _FACT_KINDS
+from arena.catalog.webcorpus import FACT_KINDS
 from arena.tasks.shopping.webknowledge import knowledge_question, statement
 
 _HOLE = "\x00"
@@ -32,8 +32,8 @@ def _statement_pattern(question: str) -> re.Pattern[str]:
 def _template_patterns() -> list[re.Pattern[str]]:
     """The generated corpus's page templates, with the entity's name and the value as groups."""
     out = []
-    for *_, templates in _FACT_KINDS:
-        for template in templates:
+    for kind in FACT_KINDS:
+        for template in kind.templates:
             parts = re.split(r"\{(\w+)\}", template)
             regex, seen = "^", set()
             for i, part in enumerate(parts):
