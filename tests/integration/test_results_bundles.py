@@ -430,3 +430,46 @@ def test_attacker_a_verified_forgery_in_three_earns_its_miner_nothing(arena: Are
         alone = _pooled_weights(arena, {"alice": forged["alice"]}, policy)
         assert alone.get(uid[favoured], 0.0) > fair.get(uid[favoured], 0.0)  # the forgery has teeth alone
         assert _pooled_weights(arena, forged, policy) == fair
+
+
+def test_a_claimed_spend_is_re_derived_from_the_trajectorys_calls(arena: Arena) -> None:
+    """A run's `spend` is the publisher's claim; each LLM call's tokens and cost are in its trajectory: a spend that
+    adds up verifies, one that does not (a cost or tokens made up) refuses the bundle in one line naming the run."""
+    from arena.spend import run_spend
+
+    body = built(arena).body.model_copy(deep=True)
+    run = next(r for r in body.runs if r.error_code is None)
+    call = {**run.trajectory[0], "kind": "llm_call", "name": "miner-model", "arguments": {}, "result": {}}
+    calls = [
+        {
+            **call,
+            "seq": -2,
+            "tokens": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+            "cost": 0.003,
+        },
+        {
+            **call,
+            "seq": -1,
+            "tokens": {"prompt_tokens": 80, "completion_tokens": 10, "total_tokens": 90},
+            "cost": 0.0013,
+        },
+    ]
+    run.trajectory = [*calls, *run.trajectory]
+    run.spend = run_spend(run.trajectory, payer="miner", provider="local").model_dump(mode="json")
+    sha, data = reseal(arena, body)
+    assert isinstance(check(arena, data, sha), VerifiedBundle)  # an honest spend adds up
+    for field, value in (("cost", 0.0001), ("prompt_tokens", 20), ("calls", 1)):
+        forged = body.model_copy(deep=True)
+        target = next(
+            r
+            for r in forged.runs
+            if r.miner == run.miner and r.problem_id == run.problem_id and r.attempt == run.attempt
+        )
+        target.spend = {**target.spend, field: value}  # e.g. a cheaper run than its calls cost
+        sha, data = reseal(arena, forged)
+        reason = refused(check(arena, data, sha), "forged_spend").reason
+        assert (
+            run.miner in reason
+            and f"{field} differ" in reason
+            and f"its trajectory's calls add up to {run_spend(run.trajectory).calls} LLM call(s)" in reason
+        )

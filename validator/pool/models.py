@@ -19,6 +19,7 @@ RefusalKind = Literal[
     "bad_signature",
     "wrong_race",
     "forged_verdict",
+    "forged_spend",
     "replayed",
     "no_permit",
     "foreign_run",

@@ -1,6 +1,7 @@
 """Verifying a fetched results bundle: its bytes, hash, signature and committer's permit, its race, that it holds
-only runs of the race's problems and miners without duplicates, and that every claimed strict verdict re-derives
-from its trajectory (`validator.pool.rederive`). The first failure refuses the whole bundle with one line naming the
+only runs of the race's problems and miners without duplicates, that every claimed strict verdict re-derives
+from its trajectory (`validator.pool.rederive`), and that every run's claimed spend is what its trajectory's LLM calls
+add up to. The first failure refuses the whole bundle with one line naming the
 validator (`Refusal`); a bundle passes whole (`VerifiedBundle`) or not at all."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import orjson
 from pydantic import ValidationError
 
 from arena.blame import blame_of
+from arena.spend import RunSpend, run_spend
 from arena.trajectory import TrajectoryEvent
 from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, canonical, paused_gc, signature_valid
 from validator.pool.models import RaceFacts, Refusal, RefusalKind, VerifiedBundle
@@ -70,6 +72,8 @@ def _verify(
         _check_race(bundle, sha256, race)
         _check_runs(bundle, race)
         strict = tuple(_check_verdict(run, race) for run in bundle.runs)
+        for run in bundle.runs:
+            _check_spend(run)
     except _Refused as refused:
         return Refusal(
             validator=validator, kind=refused.kind, reason=f"results of validator {validator} refused: {refused.reason}"
@@ -164,6 +168,40 @@ def _check_verdict(run: BundleRun, race: RaceFacts) -> float:
             f"coefficient {coefficient:g}",
         )
     return score
+
+
+def _check_spend(run: BundleRun) -> None:
+    """The run's claimed spend (the publisher's figures) against what its trajectory's LLM calls add up to (each
+    call's tokens and cost, `arena.spend.run_spend`): calls, tokens in and out, counted calls and cost, per model."""
+    if run.spend is None:
+        return
+    where = f"the run of miner {run.miner} on {run.problem_id} (sample {run.attempt})"
+    try:
+        claimed = RunSpend.model_validate(run.spend)
+    except ValidationError:
+        raise _Refused("malformed", f"{where} has a spend that is not a run's spend") from None
+    derived = run_spend(run.trajectory, payer=claimed.payer, provider=claimed.provider)
+    if _figures(claimed) != _figures(derived) or set(claimed.models) != set(derived.models):
+        wrong = sorted(k for k, v in _figures(claimed).items() if _figures(derived).get(k) != v)
+        raise _Refused(
+            "forged_spend",
+            f"{where} claims {claimed.line()}; its trajectory's calls add up to {derived.line()} "
+            f"({', '.join(wrong) or 'models'} differ)",
+        )
+
+
+def _figures(spend: RunSpend) -> dict[str, Any]:
+    """A spend's figures as compared: counts exact, costs to 1e-9 USD."""
+    figures: dict[str, Any] = {
+        "calls": spend.calls,
+        "prompt_tokens": spend.prompt_tokens,
+        "completion_tokens": spend.completion_tokens,
+        "counted_calls": spend.counted_calls,
+        "cost": round(spend.cost, 9),
+    }
+    for name, model in spend.models.items():
+        figures[f"models[{name}]"] = (model.calls, model.prompt_tokens, model.completion_tokens, round(model.cost, 9))
+    return figures
 
 
 __all__ = ["verify_bundle"]
