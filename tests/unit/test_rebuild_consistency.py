@@ -140,6 +140,7 @@ def test_generated_packs_of_every_task_are_consistent_and_solved_by_the_oracle(t
     check = selfcheck(problems, catalog.get, catalog=catalog)
     assert check.ok, check.failures
     assert check.consistency["contradicting_products"] == 0 and check.consistency["products"] == 2500
+    assert _each_field(check.consistency) == dict.fromkeys(FIELDS, 0)
     assert {t: (r.problems, r.solved) for t, r in check.oracle.items()} == {t: (6, 6) for t in check.oracle}
     assert set(check.oracle) == {"product", "shop", "voucher", "web"}
 
@@ -221,3 +222,49 @@ def test_selfcheck_refuses_a_catalog_that_contradicts_itself_reporting_the_field
     assert _each_field(check.consistency) == {**dict.fromkeys(FIELDS, 0), "description": 1}
     (line,) = [f for f in check.failures if f.startswith("catalog:")]
     assert "description 1" in line and "color family 'blue'" in line
+
+
+def test_the_oracle_finds_a_voucher_basket_that_needs_a_dearer_item_to_reach_the_threshold(tmp_path):
+    """Nine mugs cheaper than the gold pass its slot; with any of them the basket is over budget as it is and
+    below the voucher's threshold. Only the gold mug (2,700) reaches the threshold (6,000) and fits the budget
+    after the discount (6,700 - 2,700 = 4,000). The oracle used to try the eight cheapest listings of a slot only,
+    so it failed such a problem (as on the stand-in set); it now searches baskets by what the voucher admits."""
+    board = _listing(
+        "8200000001",
+        "brown",
+        title="Acacia Bamboo Cutting Board",
+        short_description="Acacia Bamboo Cutting Board;",
+        description="A cutting board.",
+        price=4000.0,
+    )
+    cheap = [_listing(f"80000{i:05d}", "blue", price=100.0 * (i + 1)) for i in range(9)]
+    dear = _listing("8100000002", "blue", price=5000.0)
+    catalog = _writer(tmp_path / "cat", [*cheap, dear, _listing("8100000001", "blue", price=2700.0), board])
+    problem = Problem.model_validate(
+        {
+            "problem_id": "p-threshold",
+            "task": "voucher",
+            "query": "A Kape mug and a bamboo cutting board.",
+            "reward": [
+                {"product_id": "8100000001", "title": ["Kape Ceramic Mug 350ml"]},
+                {"product_id": "8200000001", "title": ["Acacia Bamboo Cutting Board"]},
+            ],
+            "voucher": {
+                "voucher_type": "platform",
+                "threshold": 6000,
+                "discount_type": "fixed",
+                "face_value": 2700,
+                "budget": 4000,
+            },
+            "meta": {
+                "distractors": [
+                    {"breaks": "budget", "answer": ["8100000002", "8200000001"]},
+                    {"breaks": "threshold", "answer": ["8000000008", "8200000001"]},
+                ]
+            },
+        }
+    )
+    check = selfcheck([problem], catalog.get, catalog=catalog)
+    assert check.by_task["voucher"].gold_rate == 1.0 and check.by_task["voucher"].distractor_pass_rate == 0.0
+    assert check.oracle["voucher"].solved == 1 and check.oracle["voucher"].distractors_passed == 0
+    assert check.ok, check.failures

@@ -4,16 +4,17 @@ every problem while no recorded distractor passes it.
 
 The oracle is an agent with the answer key's constraints but not its ids. Per slot it searches the catalog with
 ``find_product`` three times (the reward's title; the title with the values asked for; the query: a large catalog
-holds many listings titled alike; then price band by price band when none of those hits meets the constraints),
-with the price rules and services as the tool's filters (a one-shop basket's
-slots again within each shop found), views the hits with ``view_product_information``, and checks each hit as the
-strict check does (`score_product`) against a product made only of the fields those two tools returned. It answers
-with the hits that meet every constraint (in one shop for a one-shop basket; the cheapest first under a voucher),
-and the answer is then scored by the pack's ruleset on the real catalog. A web problem's answer key holds the
-value the question asks for; the oracle does not read it: it reads the value from the pages ``web_search`` returns
-(`arena.tasks.shoppingbench.webreading`) and fails when they state none or several (a near-miss page that reads as
-the true one), then checks the hits against the value it read. Each recorded distractor is checked the same way,
-from its products' tool-visible fields: none may pass.
+holds many listings titled alike; then price band by price band when none of those hits meets the constraints), with
+the price rules and services as the tool's filters (a one-shop basket's slots again within each shop found), views the
+hits with ``view_product_information``, and checks each hit as the strict check does (`score_product`) against a
+product made only of the fields those two tools returned. It answers with the hits that meet every constraint (in one
+shop for a one-shop basket; under a voucher, a basket whose total the voucher admits as the reference reads it, the
+cheapest listings tried first: within budget, or at or above the threshold and within budget after the discount,
+however many cheaper listings of a slot fall short of the threshold), and the answer is then scored by the pack's
+ruleset on the real catalog. A web problem's answer key holds the value the question asks for; the oracle does not
+read it: it reads the value from the pages ``web_search`` returns (`arena.tasks.shoppingbench.webreading`) and fails
+when they state none or several (a near-miss page that reads as the true one), then checks the hits against the value
+it read. Each recorded distractor is checked the same way, from its products' tool-visible fields: none may pass.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from arena.tasks.shopping.consistency import FIELDS, Contradiction, contradictio
 from arena.tasks.shopping.problem import Problem, ProductReward
 from arena.tasks.shopping.rebuild.prices import price_interval
 from arena.tasks.shopping.webknowledge import knowledge_question
-from arena.tasks.shoppingbench.strict import score_product, score_run
+from arena.tasks.shoppingbench.strict import budget_check, score_product, score_run
 from arena.tasks.shoppingbench.webreading import read_values
 
 #: how many search pages the oracle reads per slot (find_product's most)
@@ -163,13 +164,65 @@ def oracle_answer(problem: Problem, view: ToolView, **kw: Any) -> str:
     slots = [_found(problem, view, i, r, **kw) for i, r in enumerate(problem.reward)]
     one_shop = problem.task == "shop" or (problem.voucher is not None and problem.voucher.voucher_type == "shop")
     for choices in _in_one_shop(problem, view, slots, **kw) if one_shop else iter([slots]):
-        if problem.voucher is not None:  # the cheapest first: the budget is the last thing to fit
-            choices = [sorted(c, key=lambda pid: float(view.seen[pid]["price"])) for c in choices]
-        for combo in itertools.islice(itertools.product(*[c[:8] for c in choices]), 4096):
+        combos = (
+            _within_budget(problem, view, choices)
+            if problem.voucher is not None
+            else itertools.product(*[c[:8] for c in choices])
+        )
+        for combo in itertools.islice(combos, 4096):
             answer = ",".join(combo)
             if score_run(problem, answer, view.lookup, **kw).success:
                 return answer
     return ",".join(s[0] if s else "" for s in slots)
+
+
+def _within_budget(problem: Problem, view: ToolView, choices: list[list[str]]) -> Iterator[tuple[str, ...]]:
+    """Every basket of one passing hit per slot whose total the voucher admits (`strict.budget_check`: within
+    budget as it is, or at or above the threshold and within budget after the discount), cheapest first; one hit
+    per price per slot, and no branch whose reachable totals the voucher cannot admit. A basket that needs a dearer
+    item to reach the threshold is found however many cheaper listings pass the slot."""
+    voucher = problem.voucher
+    assert voucher is not None
+    priced = []
+    for found in choices:
+        by_price: dict[float, str] = {}
+        for pid in found:
+            by_price.setdefault(float(view.seen[pid]["price"]), pid)
+        priced.append(sorted(by_price.items()))
+    if not all(priced):
+        return
+    least = [sum(p[0][0] for p in priced[i:]) for i in range(len(priced) + 1)]
+    most = [sum(p[-1][0] for p in priced[i:]) for i in range(len(priced) + 1)]
+    ceiling = _voucher_ceiling(voucher)
+    slack = 1e-6 * max(1.0, float(voucher.budget))  # pruning only: each basket is then checked exactly
+
+    def admits(lo: float, hi: float) -> bool:
+        return lo <= voucher.budget + slack or (hi >= voucher.threshold - slack and lo <= ceiling + slack)
+
+    def walk(i: int, total: float, picked: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        if i == len(priced):
+            if budget_check(problem, [view.seen[pid] for pid in picked])[0] >= 1:
+                yield picked
+            return
+        for price, pid in priced[i]:
+            lo, hi = total + price + least[i + 1], total + price + most[i + 1]
+            if lo > max(float(voucher.budget), ceiling) + slack:
+                break  # dearer hits only raise the total
+            if admits(lo, hi):
+                yield from walk(i + 1, total + price, (*picked, pid))
+
+    yield from walk(0, 0.0, ())
+
+
+def _voucher_ceiling(voucher: Any) -> float:
+    """The largest total the voucher brings within budget (`strict.discounted_total` is increasing in the
+    total): fixed, ``budget + face_value``; percentage, ``budget / (1 - discount)`` and at most ``budget + cap``."""
+    budget = float(voucher.budget)
+    if voucher.discount_type == "fixed":
+        return budget + float(voucher.face_value)
+    rate = 1 - float(voucher.discount)
+    ceiling = budget / rate if rate > 0 else float("inf")
+    return ceiling if voucher.cap is None else min(ceiling, budget + float(voucher.cap))
 
 
 def _web_answer(problem: Problem, view: ToolView, **kw: Any) -> str:

@@ -36,7 +36,17 @@ from arena.tasks.shopping.similarity import TitleEmbedder, similarities
 from arena.tasks.shopping.strict_product import lookup_answer, pair_hits, score_product
 from arena.tasks.shopping.verdict import FIELDS, ProductScore, ShoppingExtras
 
-__all__ = ["FIELDS", "Check", "ProductScore", "RunScore", "pair_hits", "parse_answer", "score_product", "score_run"]
+__all__ = [
+    "FIELDS",
+    "Check",
+    "ProductScore",
+    "RunScore",
+    "budget_check",
+    "pair_hits",
+    "parse_answer",
+    "score_product",
+    "score_run",
+]
 
 
 def parse_answer(raw: Any, ruleset: str | Ruleset | None = None) -> list[str]:
