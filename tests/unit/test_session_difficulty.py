@@ -114,6 +114,38 @@ def test_a_vetoed_product_must_not_return(catalog: Catalog) -> None:
     assert not passes_truth(problem, vetoed["product_id"], catalog)
 
 
+def test_a_budget_cut_rules_out_what_fitted_the_first_budget(catalog: Catalog) -> None:
+    problem = next(
+        p
+        for attempt in range(60)
+        if (p := _drawn(catalog, Features(), attempt)) is not None and p.events and p.events[0].update.rule.price
+    )
+    oracle_solves(problem, catalog)
+    # the mistake: propose a product within the budget first said, hear the budget drop, and commit it anyway
+    first_rules = {c.cid: c.rule for c in problem.constraints}
+    first = list(problem.item_rules(0, first_rules).values())
+    final = list(problem.item_rules(0).values())
+    stale = next(
+        d
+        for d in opening_hits(problem, catalog, 0)
+        if truth.check(first, d).rule >= 1 and truth.check(final, d).rule < 1
+    )
+    assert float(stale["price"]) > float(catalog.get(problem.gold_ids[0])["price"])  # type: ignore[index]
+    session = Session(problem, catalog)
+    session.call("get_user_profile")
+    assert problem.events[0].say in propose(session, stale)["user"]
+    assert not commit(session, [stale["product_id"]])
+
+
+def _drawn(catalog: Catalog, features: Features, attempt: int) -> SessionProblem | None:
+    """The draft of ``attempt`` if the self-checks keep it."""
+    try:
+        problem = draft(catalog, Rng("difficulty-test", str(features), attempt), features)
+    except Undrawable:
+        return None
+    return problem if check_session(problem, catalog).ok else None
+
+
 @pytest.mark.parametrize("persona", ["sceptical", "low_patience", "efficiency_first"])
 def test_a_persona_changes_the_pace(catalog: Catalog, persona: str) -> None:
     problem = kept(catalog, Features(persona=persona))  # type: ignore[arg-type]
