@@ -19,7 +19,9 @@ whose template success is above ``--too-easy`` (default: `TOO_EASY`, as `arena p
 
 ``--standin N`` measures on bench/scoring.py's made-up ShoppingBench-format records (N in the real test set's
 proportions), imported and rebuilt on a ``--size`` background, as ``arena problems import --rebuild-catalog`` does:
-the real 900 records are not shipped with the repository.
+the real 900 records are not shipped with the repository. ``--records DIR`` measures the same way on the
+ShoppingBench-format files in DIR (``synthesize_*.jsonl``: the real test set where you have it; it is read, never
+copied).
 """
 
 from __future__ import annotations
@@ -168,13 +170,18 @@ def standin(n: int, size: int, seed: int, work: Path) -> tuple[list[Any], Catalo
     sys.path.insert(0, str(ROOT / "bench"))
     from scoring import shoppingbench_files
 
+    return rebuilt(shoppingbench_files(n, work, seed), size, work, f"stand-in: {n} made-up records")
+
+
+def rebuilt(files: Sequence[Path], size: int, work: Path, what: str) -> tuple[list[Any], Catalog]:
+    """ShoppingBench-format record files, imported and rebuilt on a ``size`` background."""
     from arena.tasks.shopping.rebuild import rebuild_catalog
     from arena.tasks.shoppingbench.importer import import_files
 
-    imported = import_files(shoppingbench_files(n, work, seed))
-    rebuilt = rebuild_catalog(imported.problems, work / "rebuilt", background_size=size, force=True)
-    print(f"stand-in: {n} made-up records, {len(rebuilt.problems)} playable on a {size:,} background")
-    return list(rebuilt.problems), Catalog.open(work / "rebuilt")
+    imported = import_files(files)
+    report = rebuild_catalog(imported.problems, work / "rebuilt", background_size=size, force=True)
+    print(f"{what}, {len(report.problems)} playable on a {size:,} background")
+    return list(report.problems), Catalog.open(work / "rebuilt")
 
 
 def main() -> None:
@@ -182,7 +189,8 @@ def main() -> None:
     parser.add_argument("--pack", type=Path, help="the pack to measure")
     parser.add_argument("--catalog", type=Path, help="the catalog the pack was made for")
     parser.add_argument("--standin", type=int, help="measure on N made-up ShoppingBench records instead")
-    parser.add_argument("--size", default="100k", help="the stand-in's background catalog size")
+    parser.add_argument("--records", type=Path, help="measure on the ShoppingBench-format files in this folder")
+    parser.add_argument("--size", default="100k", help="the stand-in's (or the records') background catalog size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tasks", help="only these task types, comma-separated")
     parser.add_argument("--limit", type=int, help="at most this many problems per task")
@@ -201,6 +209,13 @@ def main() -> None:
             from arena.cliutil import parse_size
 
             problems, catalog = standin(args.standin, parse_size(args.size), args.seed, work)
+        elif args.records:
+            from arena.cliutil import parse_size
+
+            files = sorted(args.records.glob("synthesize_*.jsonl"))
+            if not files:
+                parser.error(f"--records {args.records}: no synthesize_*.jsonl file there")
+            problems, catalog = rebuilt(files, parse_size(args.size), work, f"{args.records}: {len(files)} files")
         elif args.pack and args.catalog:
             from arena.problems.pack import load_pack
 
@@ -208,7 +223,7 @@ def main() -> None:
             pack = load_pack(args.pack, catalog_digest=catalog.digest, require_signature=False)
             problems, vectors, ruleset_for = list(pack.problems), pack.gold_vectors, pack.ruleset_for
         else:
-            parser.error("give --pack and --catalog, or --standin N")
+            parser.error("give --pack and --catalog, --standin N or --records DIR")
         if args.tasks:
             problems = [p for p in problems if p.task in args.tasks.split(",")]
         if args.limit:
