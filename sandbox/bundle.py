@@ -2,8 +2,9 @@
 
 Packed as a deterministic tar.gz (sorted entries, fixed mtimes, uid/gid 0, mode 0644/0755, no gzip timestamp), so the
 sha256 of the bytes identifies a submission. Limits: 1 MiB packed, 10 MiB unpacked; no symlinks, devices, absolute
-paths or ``..``. Only the standard library, ``arena_agent`` and the sandbox packages (`sandbox.env.SANDBOX_PACKAGES`)
-can be imported inside the sandbox.
+paths or ``..``; no compiled Python, native library or archive, and at most 4 MiB for the copy check to read
+(`arena.copies.fingerprint`: the text of every file, the readable runs of a binary one). Only the standard library,
+``arena_agent`` and the sandbox packages (`sandbox.env.SANDBOX_PACKAGES`) can be imported inside the sandbox.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from arena import syntax
+from arena.copies.fingerprint import BUNDLE_CAP, code_format, reading
 
 MAX_PACKED = 1 * 2**20
 MAX_UNPACKED = 10 * 2**20
@@ -54,8 +56,7 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
     if not root.is_dir():
         return [f"{root} is not a folder; a bundle is a folder with agent.py at its root"]
     problems: list[str] = []
-    total = 0
-    count = 0
+    total = count = to_read = 0
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if any(part in SKIP_DIRS for part in rel.parts):
@@ -71,6 +72,13 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
             continue
         count += 1
         total += path.stat().st_size
+        kind, size = _readable(rel, path)
+        to_read += size
+        if kind is not None:
+            problems.append(
+                f"{rel}: {kind}; a bundle carries its code as source (the copy check reads every file, and cannot "
+                "read code in compiled Python, native libraries or archives)"
+            )
         if path.suffix == ".py":
             try:
                 syntax.parse(source_text(path.read_bytes()), filename=str(rel))
@@ -86,12 +94,25 @@ def check_dir(folder: str | os.PathLike[str]) -> list[str]:
         problems.append(f"{count} files; a bundle holds at most {MAX_FILES}")
     if total > MAX_UNPACKED:
         problems.append(f"{total:,} bytes unpacked; the limit is {MAX_UNPACKED:,}")
+    elif to_read > BUNDLE_CAP:
+        problems.append(
+            f"{to_read:,} bytes of text (every text file, and binary files' readable runs); the limit is "
+            f"{BUNDLE_CAP:,}, what the copy check reads of a bundle"
+        )
     agent = root / "agent.py"
     if not agent.is_file() or agent.is_symlink():
         problems.append("agent.py is missing at the bundle's root")
     else:
         problems += _check_entrypoint(agent)
     return problems
+
+
+def _readable(rel: Path, path: Path) -> tuple[str | None, int]:
+    """A file's code format the copy check cannot read (None: none) and how many bytes it gives it to read."""
+    if path.stat().st_size > MAX_UNPACKED:
+        return None, 0  # refused for its size already; never read whole
+    data, name = path.read_bytes(), rel.as_posix()
+    return code_format(name, data), len(reading(name, data)[0].encode("utf-8", "surrogatepass"))
 
 
 def source_text(data: bytes) -> str:

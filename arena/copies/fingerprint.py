@@ -1,21 +1,32 @@
 """A bundle's code fingerprints: token k-grams winnowed (MOSS's method, by the `copydetect` library) over every
-Python file of the bundle, and the similarity of two bundles' fingerprints.
+text file of the bundle, whatever its name, and the similarity of two bundles' fingerprints.
 
-`copydetect.utils.filter_code` tokenizes each file with Pygments and drops what a copier changes for free: comments,
-docstrings' text, whitespace and every name (variables, functions, classes and modules all become one letter), so
-renaming, reformatting and re-commenting change nothing. Each file is fingerprinted on its own and the bundle's
-fingerprints are the union, so reordering functions, moving one into a new module or renaming the package folder
-keep nearly all of them; a changed constant loses only the k-grams around it. `copydetect.utils.winnow` picks the
-fingerprints; the k-gram hashes are ours only because copydetect's use Python's `hash`, which is salted per process:
-blake2b makes the same bundle give the same fingerprints on every validator.
+`copydetect.utils.filter_code` tokenizes each file with Pygments' Python lexer and drops what a copier changes for
+free: comments, docstrings' text, whitespace and every name (variables, functions, classes and modules all become one
+letter), so renaming, reformatting and re-commenting change nothing. Every file is read, not only ``*.py``: Python
+code moved into ``agent.txt`` and run by ``exec`` or an import hook gives the same fingerprints as it did in a
+``.py`` file. Other text (prose, JSON) lexes as Python too: its k-grams are long enough (K filtered characters) that
+two honestly different documents share almost none (at most 2.7% among this repository's docs). Each file is
+fingerprinted on its own and the bundle's fingerprints are the union, so reordering functions, moving one into a new
+module or renaming the package folder keep nearly all of them; a changed constant loses only the k-grams around it.
+`copydetect.utils.winnow` picks the fingerprints; the k-gram hashes are ours only because copydetect's use Python's
+`hash`, which is salted per process: blake2b makes the same bundle give the same fingerprints on every validator.
 
-Nothing here parses Python (no `ast`): a file that is not Python, not UTF-8 or binary is tokenized as far as it reads
-and noted; a file or a bundle over the size caps is read up to the cap and noted. The check never fails on content.
+What is read (`reading`): a UTF-8 file (or a ``.py`` file in another encoding, its undecodable bytes replaced) as its
+text; a UTF-16/32 file with its byte-order mark decoded; any other file (binary) as its readable runs (64 or more
+printable ASCII characters in a row), so code stored verbatim inside a binary container (a pickle, an ``.npy`` of
+strings) is still read. What no reading can see (code compressed, encoded or encrypted, then decoded at run time)
+is the behaviour check's (`arena.copies.behaviour`): a copy behaves as its original. The formats Python loads code
+from directly (compiled Python, native libraries, archives: `code_format`) are refused by `sandbox.bundle.check_dir`,
+and so is a bundle with more than `BUNDLE_CAP` bytes to read, so the budget cannot be spent on padding. A bundle
+stored before those rules is read up to the cap and noted; the check never fails on content.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,18 +37,19 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 K = 25
 #: Winnowing window: every match of at least K + WINDOW - 1 filtered characters shares a fingerprint.
 WINDOW = 4
-#: What one file contributes at most (bytes read); the rest is noted, not read.
-FILE_CAP = 512 * 1024
-#: What one bundle contributes at most (bytes read over all its files).
+#: What one bundle gives to read at most (bytes of text and of binary files' readable runs, over all its files):
+#: `sandbox.bundle.check_dir` refuses a bundle over it; a stored one is read up to it and noted.
 BUNDLE_CAP = 4 * 1024 * 1024
+#: A binary file's readable run: this many printable ASCII characters (or more) in a row.
+RUN = 64
 #: A bundle with fewer fingerprints than this is too small to call anything a copy of it (or it a copy).
 MIN_FINGERPRINTS = 40
 #: The version of the fingerprints (K, WINDOW, the filter): stored fingerprints of another version are recomputed.
-VERSION = f"copydetect-0.5/k{K}/w{WINDOW}/blake2b"
+VERSION = f"copydetect-0.5/k{K}/w{WINDOW}/blake2b/all-files"
 
 
 class Fingerprint(BaseModel):
-    """A bundle's fingerprints (sorted, unique), how many Python files were read, and what could not be."""
+    """A bundle's fingerprints (sorted, unique), how many files were read, and what could not be."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -80,39 +92,97 @@ def _file_hashes(text: str) -> np.ndarray:
     return np.asarray(selected, dtype=np.int64)
 
 
-def _decode(name: str, raw: bytes, notes: list[str]) -> str:
-    if b"\0" in raw:
-        notes.append(f"{name}: binary (NUL bytes); its readable text compared")
-        raw = raw.replace(b"\0", b" ")
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
+_READABLE = re.compile(rb"[\t\n\r\x20-\x7e]{%d,}" % RUN)
+
+
+def reading(name: str, raw: bytes) -> tuple[str, str | None]:
+    """What the copy check reads of one file (see the module's docstring), and a note when it is not the file's
+    whole text."""
+    for bom, codec in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw.decode(codec), None
+            except UnicodeDecodeError:
+                break
+    if b"\0" not in raw:
+        try:
+            return raw.decode("utf-8"), None
+        except UnicodeDecodeError:
+            if name.endswith(".py"):
+                return raw.decode(
+                    "utf-8", errors="replace"
+                ), f"{name}: not UTF-8; read with the undecodable bytes replaced"
+    runs = _READABLE.findall(raw)
+    return b"\n".join(runs).decode("ascii"), f"{name}: binary; its readable runs read ({sum(map(len, runs))} bytes)"
+
+
+def _is_text(head: bytes) -> bool:
+    """Whether a file's first bytes read as text (UTF-8 without NUL, a character cut at the end allowed, or a
+    UTF-16/32 byte-order mark)."""
+    if head.startswith(tuple(bom for bom, _ in _BOMS)):
+        return True
     try:
-        return raw.decode("utf-8")
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError:
-        notes.append(f"{name}: not UTF-8; compared with the undecodable bytes replaced")
-        return raw.decode("utf-8", errors="replace")
+        return False
+    return b"\0" not in head
+
+
+#: Formats Python loads code from directly, which no reading sees into: (what, leading bytes) and file suffixes.
+_MAGIC = (
+    ("a native library", (b"\x7fELF", b"MZ", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe")),
+    ("a native library", (b"\xcf\xfa\xed\xfe",)),
+    ("an archive", (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd")),
+    ("an archive", (b"7z\xbc\xaf\x27\x1c",)),
+)
+_SUFFIXES = {
+    "compiled Python": (".pyc", ".pyo"),
+    "a native library": (".so", ".pyd", ".dll", ".dylib"),
+    "an archive": (".zip", ".whl", ".egg", ".pyz", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".zst", ".lzma"),
+}
+
+
+def code_format(name: str, raw: bytes) -> str | None:
+    """What kind of file Python could load code from that the copy check cannot read (compiled Python, a native
+    library, an archive: by suffix, or by content for a binary file), None for any other file."""
+    lowered = name.lower()
+    for kind, suffixes in _SUFFIXES.items():
+        if lowered.endswith(suffixes):
+            return kind
+    if _is_text(raw[:4096]):
+        return None
+    if len(raw) >= 16 and raw[2:4] == b"\r\n" and 2900 <= int.from_bytes(raw[:2], "little") < 4000:
+        return "compiled Python"
+    if len(raw) > 262 and raw[257:262] == b"ustar":
+        return "an archive"
+    return next((kind for kind, heads in _MAGIC if raw.startswith(heads)), None)
 
 
 def fingerprint_files(files: Mapping[str, bytes]) -> Fingerprint:
-    """The fingerprints of a bundle given as ``{relative path: content}``; only ``*.py`` files count."""
+    """The fingerprints of a bundle given as ``{relative path: content}``: every file, read as `reading` says, up
+    to `BUNDLE_CAP` bytes in all (in path order; the rest noted, not read)."""
     notes: list[str] = []
     found: set[int] = set()
     budget = BUNDLE_CAP
     count = 0
     for name in sorted(files):
-        if not name.endswith(".py"):
-            continue
-        raw = files[name]
+        text, note = reading(name, files[name])
+        size = len(text.encode("utf-8", "surrogatepass"))
         if budget <= 0:
-            notes.append(f"{name}: not read (the bundle's first {BUNDLE_CAP // 1024} KiB of Python were)")
+            notes.append(f"{name}: not read (the bundle's first {BUNDLE_CAP // 1024} KiB to read were)")
             continue
-        cap = min(FILE_CAP, budget)
-        if len(raw) > cap:
-            notes.append(f"{name}: {len(raw)} bytes, only the first {cap} read")
-            raw = raw[:cap]
-        budget -= len(raw)
+        if size > budget:
+            notes.append(f"{name}: {size} bytes to read, only the first {budget} read (over the bundle's cap)")
+            text = text.encode("utf-8", "surrogatepass")[:budget].decode("utf-8", "ignore")
+        budget -= size
         count += 1
-        found.update(int(h) for h in _file_hashes(_decode(name, raw, notes)))
-    if count == 0:
-        notes.append("no Python file (*.py) to compare")
+        if note:
+            notes.append(note)
+        found.update(int(h) for h in _file_hashes(text))
+    if not found:
+        notes.append("no text to compare")
     return Fingerprint(hashes=tuple(sorted(found)), files=count, notes=tuple(notes))
 
 

@@ -475,11 +475,11 @@ def test_several_submissions_fetched_at_once_are_all_verified(subnet: Subnet, we
 def test_a_bundle_the_similarity_check_cannot_read_whole_is_judged_on_the_rest_and_says_so(
     subnet: Subnet, web: WebServer
 ) -> None:
-    """A file in another encoding and one over the size the check reads: the bundle is accepted, its code compared on
-    what could be read, and the submissions page (`/api/submissions`) says what was not."""
+    """A file in another encoding and a binary one: the bundle is accepted, its code compared on what could be read,
+    and the submissions page (`/api/submissions`) says what was not."""
     folder = write_bundle(subnet.root / "odd", AGENT_OTHER)
     (folder / "latin.py").write_bytes("# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n".encode("latin-1"))
-    (folder / "huge.py").write_text("x = 1\n" * 100_000)  # 600 KB, over the 512 KiB the check reads of a file
+    (folder / "weights.bin").write_bytes(bytes(range(128, 256)) * 8)  # binary: only its readable runs are read
     bundle = pack_dir(folder)
     web.files["/odd.tgz"] = bundle.data
     erin = subnet.wallet("erin")
@@ -488,7 +488,7 @@ def test_a_bundle_the_similarity_check_cannot_read_whole_is_judged_on_the_rest_a
     sub = subnet.submissions()[erin.hotkey.ss58_address]
     assert sub.status == "accepted"
     notes = " ".join(sub.code_notes or [])
-    assert "latin.py: not UTF-8" in notes and "huge.py: 600000 bytes, only the first 524288 read" in notes
+    assert "latin.py: not UTF-8" in notes and "weights.bin: binary; its readable runs read (0 bytes)" in notes
     from fastapi.testclient import TestClient
 
     from validator.api.app import create_app

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from arena.copies import COPY_THRESHOLD, Fingerprint, fingerprint_files
-from arena.copies.fingerprint import FILE_CAP
 from tests.support.copy_variants import TEMPLATE, VARIANTS, write_variants
 from validator.submissions.similarity import TEMPLATES, compare, fingerprint_path
 
@@ -85,14 +84,12 @@ def test_bad_input_is_compared_on_what_can_be_read_and_said(template: Fingerprin
     bundle = write_variants(tmp_path)["identical"]
     (bundle / "blob.py").write_bytes(b"\x00\x01\xff" * 1000)  # binary
     (bundle / "latin.py").write_bytes("caf\xe9 = 1\n".encode("latin-1"))  # not UTF-8
-    (bundle / "huge.py").write_bytes(b"x = 1\n" * (FILE_CAP // 4))  # over the per-file cap
-    (bundle / "notes.txt").write_text("not Python")
+    (bundle / "notes.txt").write_text("not Python")  # read as any text is, said nothing about
     verdict = compare(template, fingerprint_path(bundle))
     assert verdict.copy_
     said = " ".join(verdict.notes)
-    assert (
-        "blob.py: binary" in said and "latin.py: not UTF-8" in said and "huge.py" in said and "only the first" in said
-    )
+    assert "blob.py: binary; its readable runs read (0 bytes)" in said and "latin.py: not UTF-8" in said
+    assert "notes.txt" not in said
 
     archive = tmp_path / "junk.tar.gz"
     archive.write_bytes(os.urandom(2000))
@@ -101,7 +98,11 @@ def test_bad_input_is_compared_on_what_can_be_read_and_said(template: Fingerprin
     nothing = tmp_path / "empty"
     nothing.mkdir()
     (nothing / "README").write_text("hi")
-    assert fingerprint_path(nothing).notes == ("no Python file (*.py) to compare",)
+    (nothing / "weights.bin").write_bytes(bytes(range(128, 256)) * 8)
+    assert fingerprint_path(nothing).notes == (
+        "weights.bin: binary; its readable runs read (0 bytes)",
+        "no text to compare",
+    )
 
 
 def test_a_bundle_archive_compares_as_its_folder(template: Fingerprint, tmp_path: Path) -> None:

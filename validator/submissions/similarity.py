@@ -1,8 +1,9 @@
 """Bundles' code fingerprints (`arena.copies`) as the node and `arena-validator submissions compare` read them: from
 a bundle folder or archive, cached beside a stored bundle, and the templates every submission counts as later than.
 
-Nothing here parses Python: what cannot be read (an archive that is not a bundle, binary or over-size files) is
-noted in the fingerprint and compared on what could be read."""
+Nothing here parses Python: every file of a bundle is read (`arena.copies.fingerprint.reading`); what cannot be (an
+archive that is not a bundle, binary files beyond their readable runs, what lies past the reading cap) is noted in
+the fingerprint and compared on what could be read."""
 
 from __future__ import annotations
 
@@ -47,9 +48,10 @@ class Comparison(BaseModel):
         return out
 
 
-def _folder_files(root: Path) -> dict[str, bytes]:
+def folder_files(root: Path) -> dict[str, bytes]:
+    """Every file of a bundle folder as it is packed (no caches, no symlinks): {relative path: content}."""
     files: dict[str, bytes] = {}
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if path.is_file() and not path.is_symlink() and not any(part in SKIP_DIRS for part in rel.parts):
             files[rel.as_posix()] = path.read_bytes()
@@ -61,7 +63,7 @@ def fingerprint_path(path: str | os.PathLike[str]) -> Fingerprint:
     bundle limits); what cannot be read is noted, never raised."""
     root = Path(path)
     if root.is_dir():
-        return fingerprint_files(_folder_files(root))
+        return fingerprint_files(folder_files(root))
     if not root.is_file():
         return Fingerprint(notes=(f"{root}: no such file or folder",))
     if root.suffix == ".py":
@@ -71,7 +73,7 @@ def fingerprint_path(path: str | os.PathLike[str]) -> Fingerprint:
             unpack(root.read_bytes(), Path(tmp) / "bundle")
         except BundleError as exc:
             return Fingerprint(notes=(f"{root.name}: not a readable bundle ({'; '.join(exc.problems)})",))
-        return fingerprint_files(_folder_files(Path(tmp) / "bundle"))
+        return fingerprint_files(folder_files(Path(tmp) / "bundle"))
 
 
 _MEMO: dict[Path, Fingerprint] = {}
