@@ -20,7 +20,7 @@ from typing import Any
 
 from bittensor.intents.weights import normalize
 
-from arena.copies import COPY_THRESHOLD
+from arena.copies import COPY_THRESHOLD, pinned_threshold
 from arena.copies.fork import CopyVerdict
 from arena.pooling import Standing
 from arena.problems.draw import draw_problems
@@ -139,7 +139,7 @@ def audit_race(
 ) -> AuditReport:
     """The audit of race `race_id` (see the module's docstring). With ``agents`` (a folder the raced agents' bundles
     are fetched into) the fork rule is applied before the weights, as every node applies it; without, it is not."""
-    fetching = (wallet, timeout, max_bytes)
+    fetching, threshold = (wallet, timeout, max_bytes), pinned_threshold(pack, threshold)  # the pack's wins
     start, seed_hash, problems = race_problems(chain, pack, race_id)
     cadence = pack.rotation.cadence_blocks
     cutoff = start + (cutoff_blocks if cutoff_blocks is not None else max(1, cadence * 3 // 4))

@@ -8,4 +8,20 @@ from arena.copies.fingerprint import VERSION, Fingerprint, containment, fingerpr
 #: above (`docs/validator.md`, "Copies").
 COPY_THRESHOLD = 0.8
 
-__all__ = ["COPY_THRESHOLD", "VERSION", "Fingerprint", "containment", "fingerprint_files", "similarity"]
+
+def pinned_threshold(pack: object, setting: float) -> float:
+    """The code similarity threshold a race of ``pack`` is judged at: its rotation's ``copy_similarity`` where it
+    pins one (so pooled validators agree), else the operator's ``setting`` (``--copies.similarity``)."""
+    pinned = getattr(getattr(pack, "rotation", None), "copy_similarity", None)
+    return float(pinned) if pinned is not None else setting
+
+
+__all__ = [
+    "COPY_THRESHOLD",
+    "pinned_threshold",
+    "VERSION",
+    "Fingerprint",
+    "containment",
+    "fingerprint_files",
+    "similarity",
+]

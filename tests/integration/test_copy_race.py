@@ -1,6 +1,8 @@
-"""The nine kinds of copies of the offline template as hostile miners in one race on a node (LocalChain, bubblewrap,
+"""The nine kinds of copies of the offline template, and the copies that hide its code from a check reading only
+``*.py`` files (`tests/support/hidden_copies.py`), as hostile miners in one race on a node (LocalChain, bubblewrap,
 the fork rule on, as every node runs it): the honest miner races the template, committed first; each copy, committed
-later, races too and earns nothing more than the honest template (nothing at all: none beats it beyond noise)."""
+later, races too and earns nothing more than the honest template (nothing at all: none beats it beyond noise). The
+template behind padding past the reading budget never gets that far: it is refused when packed or verified."""
 
 from __future__ import annotations
 
@@ -10,22 +12,27 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.bundle import BundleError, pack_dir
 from tests.support.copy_variants import VARIANTS, write_variants
+from tests.support.hidden_copies import write_hidden
 from tests.support.race import build_arena_inputs, make_chain, open_store, place_submission, run_race, start_node
 from validator.submissions.similarity import TEMPLATES
 
 
-@pytest.mark.slow  # a race of ten miners in bubblewrap
+@pytest.mark.slow  # a race of twelve miners in bubblewrap
 def test_no_copy_of_the_template_earns_more_than_the_honest_template_in_a_race(tmp_path: Path) -> None:
     inputs = build_arena_inputs(tmp_path / "arena", size=2000, problems=12, per_race=2)
-    names = ["honest", *VARIANTS]
+    hidden = write_hidden(tmp_path / "hidden")
+    with pytest.raises(BundleError, match="what the copy check reads of a bundle"):
+        pack_dir(hidden.pop("behind_padding"))
+    names = ["honest", *VARIANTS, *hidden]
     setup = make_chain(tmp_path, names)
     data_dir = tmp_path / "node"
     arena = start_node(
         f"sqlite:///{tmp_path / 'node.sqlite'}", setup.chain, setup.validators[0], inputs, data_dir, fork_rule=True
     )
     store = arena.store
-    folders = {"honest": TEMPLATES["template:offline"], **write_variants(tmp_path / "variants")}
+    folders = {"honest": TEMPLATES["template:offline"], **write_variants(tmp_path / "variants"), **hidden}
     hotkeys = {name: setup.miners[name].hotkey.ss58_address for name in names}
     for block, name in enumerate(names, start=10):
         place_submission(store, data_dir, hotkeys[name], folders[name], block=block)
@@ -39,11 +46,12 @@ def test_no_copy_of_the_template_earns_more_than_the_honest_template_in_a_race(t
     (ws,) = [w for w in store.weight_sets() if w.race_id == race.race_id]
     weight = {name: float(ws.vector.get(str(uids[hotkeys[name]]), 0.0)) for name in names}
     assert weight["honest"] > 0 and hotkeys["honest"] not in verdicts
-    for kind in VARIANTS:
+    for kind in names[1:]:
         assert weight[kind] <= weight["honest"], (kind, weight)
         verdict = verdicts[hotkeys[kind]]
         assert verdict.copy and weight[kind] == 0.0, (kind, verdict.reason)
         assert verdict.copy_of in set(hotkeys.values()) and verdict.similarity >= 0.8
+    assert verdicts[hotkeys["code_in_text"]].kind == "code" and verdicts[hotkeys["base64_data"]].kind == "behaviour"
     arena.stop()
     store.close()
 

@@ -18,7 +18,7 @@ from arena.copies.fingerprint import BUNDLE_CAP
 from arena.weights import compute_weights
 from sandbox.bundle import BundleError, check_dir, pack_dir
 from tests.support.copy_variants import read_bundle, write_bundle
-from tests.support.hidden_copies import HIDDEN, TEMPLATE, write_hidden
+from tests.support.hidden_copies import TEMPLATE, write_hidden
 from tests.unit.test_fork_rule import POLICY, honest_calls, result
 from validator.pool.copies import find_copies
 from validator.submissions.similarity import compare, fingerprint_path
@@ -94,7 +94,3 @@ def test_code_decoded_at_run_time_is_no_code_evidence_but_a_copy_by_behaviour(hi
     weights, (verdict,) = race_against_the_template(folder)
     assert verdict.copy_ and verdict.kind == "behaviour" and verdict.problems == ("p1", "p2", "p3")
     assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
-
-
-def test_every_hidden_copy_is_tested() -> None:
-    assert set(HIDDEN) == {"code_in_text", "behind_padding", "base64_data"}

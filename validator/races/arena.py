@@ -82,7 +82,8 @@ class Arena(ArenaParts):
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)
         if config.fork_rule:  # copies earn nothing
-            self.weighing.copies = Copying(store=store, config=config, signals=self.signals).judge
+            copying = Copying(store=store, config=config, signals=self.signals, chain=chain, wallet=wallet, pack=pack)
+            self.weighing.copies = copying.judge
 
     @property
     def policy(self) -> Any:

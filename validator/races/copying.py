@@ -3,7 +3,10 @@
 The evidence is what every pooled validator holds alike (`validator.pool.copies`): the raced agents' bundles
 (content-addressed, so the same fingerprints everywhere; the templates count as earlier agents) and the tool calls
 of the race's runs, from the pooled runs when the race was pooled (read from the results bundles' trajectories),
-else from this node's own runs. The verdicts are stored (`copy_verdicts`, shown by `arena-validator submissions
+else from this node's own runs. A pooled race's raced agents this node does not hold are fetched first, as
+`arena-validator audit` fetches them (`validator.pool.agents.fetch_agents`), so every pooled validator judges from the
+same bundles; the code similarity threshold is the pack's (`rotation.copy_similarity`) where it sets one, else
+`--copies.similarity`. The verdicts are stored (`copy_verdicts`, shown by `arena-validator submissions
 show` and the dashboard's submissions page); a copy is left out of the standings the weights come from.
 """
 
@@ -12,9 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from arena.copies import pinned_threshold
 from arena.copies.behaviour import behaviour_of
 from arena.copies.fork import CopyVerdict
 from arena.weights import MinerResult
+from validator.pool.agents import fetch_agents
 from validator.pool.copies import find_copies
 from validator.races.base import Signals
 from validator.races.config import ArenaConfig
@@ -27,8 +32,47 @@ from validator.submissions.similarity import similar_since
 class Copying:
     """`judge`: a race's standings without its copies, the verdicts stored."""
 
-    def __init__(self, *, store: Store, config: ArenaConfig, signals: Signals) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        config: ArenaConfig,
+        signals: Signals,
+        chain: Any = None,
+        wallet: Any = None,
+        pack: Any = None,
+        timeout: float = 20.0,
+    ) -> None:
         self.store, self.config, self.signals = store, config, signals
+        self.chain, self.wallet, self.pack, self.timeout = chain, wallet, pack, timeout
+
+    @property
+    def threshold(self) -> float:
+        """The code similarity at which two agents are alike: the pack's where its rotation pins one (so pooled
+        validators agree), else the operator's `--copies.similarity`."""
+        return pinned_threshold(self.pack, self.config.copy_similarity)
+
+    def _pooled(self, race: Race) -> bool:
+        pool = self.store.race_pool(race.race_id)
+        return pool is not None and pool.status == "pooled"
+
+    def _fetch(self, race: Race, runs: list[dict[str, Any]]) -> None:
+        """A pooled race's raced agents this node does not hold, fetched from their miners' commitments as of the
+        race's start (as the audit fetches them); one that cannot be is no code evidence, said in a signal."""
+        if self.chain is None or not self._pooled(race):
+            return
+        missing = {
+            (str(run["miner"]), str(run["submission"]))
+            for run in runs
+            if not bundle_path(self.config.data_dir, str(run["submission"])).is_dir()
+        }
+        if not missing:
+            return
+        _, notes = fetch_agents(
+            self.chain, race.seed_block, missing, self.config.data_dir, wallet=self.wallet, timeout=self.timeout
+        )
+        for note in notes:
+            self.signals.info("copies.unfetched", race_id=race.race_id, note=note)
 
     def _runs(self, race: Race) -> list[dict[str, Any]]:
         """The race's runs (miner, submission, problem_id, behaviour): the pooled ones when pooled."""
@@ -49,8 +93,7 @@ class Copying:
         """Each raced miner's order key from its stored submissions (`similar_since`), for a race this node judged
         alone; None for a pooled race: the pooled validators (and the audit) hold different histories, so there
         every node orders by the commitment blocks read from chain, the same everywhere."""
-        pool = self.store.race_pool(race.race_id)
-        if pool is not None and pool.status == "pooled":
+        if self._pooled(race):
             return None
         raced = {str(run["miner"]): str(run["submission"]) for run in runs}
         history: dict[str, list[tuple[int, Path]]] = {}
@@ -62,7 +105,7 @@ class Copying:
         since = {}
         for hotkey, sha256 in raced.items():
             current = bundle_path(self.config.data_dir, sha256)
-            block = similar_since(current, history.get(hotkey, []), threshold=self.config.copy_similarity)
+            block = similar_since(current, history.get(hotkey, []), threshold=self.threshold)
             if block is not None:
                 since[hotkey] = block
         return since
@@ -73,8 +116,9 @@ class Copying:
 
     def judge(self, race: Race, results: list[MinerResult]) -> list[MinerResult]:
         runs = self._runs(race)
+        self._fetch(race, runs)
         kept, verdicts = find_copies(
-            results, runs, self._folder, threshold=self.config.copy_similarity, since=self._since(race, runs)
+            results, runs, self._folder, threshold=self.threshold, since=self._since(race, runs)
         )
         self._save(race, verdicts)
         for v in verdicts:

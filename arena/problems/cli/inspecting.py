@@ -99,6 +99,8 @@ def _summary_rows(pack: Any, summary: dict[str, Any]) -> list[tuple[str, str]]:
         )
     )
     rows.append(("payer", rot.payer or "each validator's --gateway.payer"))
+    pinned = rot.copy_similarity
+    rows.append(("copy_similarity", f"{pinned:g}" if pinned is not None else "each validator's --copies.similarity"))
     return rows
 
 

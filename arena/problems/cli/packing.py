@@ -50,6 +50,14 @@ PayerOption = Annotated[
         "--gateway.payer; set here, it wins).",
     ),
 ]
+CopySimilarityOption = Annotated[
+    float | None,
+    typer.Option(
+        "--copy-similarity",
+        help="The code similarity at which the fork rule judges two agents alike, 0.01 to 1 (default: each "
+        "validator's --copies.similarity; set here, it wins, so pooled validators agree).",
+    ),
+]
 SealRoundOption = Annotated[
     int | None,
     typer.Option(
@@ -117,6 +125,7 @@ def pack_cmd(
     window: WindowOption = None,
     shard_r: ShardOption = None,
     payer: PayerOption = None,
+    copy_similarity: CopySimilarityOption = None,
     seal_round: SealRoundOption = None,
     seal_anchor_block: SealAnchorBlockOption = None,
     seal_anchor_time: Annotated[
@@ -146,7 +155,7 @@ def pack_cmd(
         qualify_share=qualify_share,
         qualify_problems=qualify_problems,
         task_mix=task_mix,
-        sampling={"samples": samples, "window": window, "shard_r": shard_r, "payer": payer},
+        sampling=dict(samples=samples, window=window, shard_r=shard_r, payer=payer, copy_similarity=copy_similarity),
     )
     pack = new_pack(problems, packs[0].catalog_digest, packs[0].generator_version, *_rulesets(packs, ruleset))
     pack = pack.model_copy(update={"rotation": rot})
@@ -209,7 +218,7 @@ def _rotation(
     qualify_share: float | None,
     qualify_problems: int | None,
     task_mix: str | None,
-    sampling: dict[str, int | str | None] | None = None,
+    sampling: dict[str, int | float | str | None] | None = None,
 ) -> Any:
     """The first pack's rotation with the options given applied, checked against the problems; the task mix, when
     given, printed as the shares each race draws."""

@@ -100,6 +100,9 @@ class Rotation(BaseModel):
     #: who pays for agents' LLM calls in this pack's races (`arena.spend.PayerPolicy`: validator, miner, either);
     #: None: each validator's --gateway.payer (set here, it wins over the setting)
     payer: Literal["validator", "miner", "either"] | None = None
+    #: the code similarity at which the fork rule judges two agents alike (`arena.copies`); None: each validator's
+    #: --copies.similarity. Set here, it wins, so pooled validators reach the same copy verdicts
+    copy_similarity: float | None = Field(default=None, ge=0.01, le=1.0)
 
     @model_validator(mode="after")
     def _window(self) -> Rotation:
@@ -229,6 +232,7 @@ class Pack(BaseModel):
             ("window", 1),
             ("shard_r", 0),
             ("payer", None),
+            ("copy_similarity", None),
         )
         for later, default in rotation_later:
             if data["rotation"].get(later) == default:
