@@ -7,7 +7,10 @@ Then it:
 
 1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
-3. runs ``runner.py`` in a child process (its own session): the child imports the agent and calls ``agent_main``;
+3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
+   input, so nothing of the run's is in the child's memory and no second interpreter starts (where the input came in
+   the environment, Docker, the child starts ``runner.py`` in a new interpreter); the child imports the agent and
+   calls ``agent_main`` (`runner`);
 4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
 5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
@@ -27,13 +30,16 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # the harness runs isolated (-I): its own folder is not on the path by itself
+
+from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
+
 LISTEN = ("127.0.0.1", 8080)
 MAX_HEADER = 64 * 1024
 MAX_BODY = 4 * 1024 * 1024
@@ -190,7 +196,7 @@ def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
     return ready.wait(5)
 
 
-def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]:
+def _agent_env(spec: dict[str, Any], port: int) -> dict[str, str]:
     """The agent's whole environment: the gateway's door (ours and subnet 15's names), its code, the result pipe."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -202,7 +208,6 @@ def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]
         "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}",
         "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder",
-        "ARENA_RESULT_FD": str(write_fd),
     }
     # subnet 15's names for the same door: ProxyClient reads SANDBOX_PROXY_URL, its agents SANDBOX_MODEL
     env["SANDBOX_PROXY_URL"] = f"http://{LISTEN[0]}:{port}"
@@ -211,30 +216,15 @@ def _agent_env(spec: dict[str, Any], port: int, write_fd: int) -> dict[str, str]
     return env
 
 
-def _start_agent(spec: dict[str, Any], env: dict[str, str], write_fd: int) -> subprocess.Popen[bytes]:
-    """Step 3: ``runner.py`` in a child process of its own session (raises OSError when it cannot start)."""
-    return subprocess.Popen(
-        [sys.executable, os.path.join(HERE, "runner.py"), spec["agent_dir"]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd="/tmp" if os.path.isdir("/tmp") else None,
-        pass_fds=(write_fd,),
-        start_new_session=True,
-    )
-
-
 class _Outputs:
     """The agent's result pipe, stdout and stderr, each drained by a thread from the start (their last bytes kept)."""
 
-    def __init__(self, child: subprocess.Popen[bytes], read_fd: int, limit: int) -> None:
+    def __init__(self, child: AgentProcess, limit: int) -> None:
         self.result: list[bytes] = []
         self.out: list[bytes] = []
         self.err: list[bytes] = []
-        result_stream = os.fdopen(read_fd, "rb", buffering=0)
         self.readers = [
-            threading.Thread(target=_drain, args=(result_stream, self.result, 1 << 20), daemon=True),
+            threading.Thread(target=_drain, args=(child.result, self.result, 1 << 20), daemon=True),
             threading.Thread(target=_drain, args=(child.stdout, self.out, limit), daemon=True),
             threading.Thread(target=_drain, args=(child.stderr, self.err, limit), daemon=True),
         ]
@@ -248,22 +238,9 @@ class _Outputs:
             reader.join(0.5)
 
 
-def _give_problem(child: subprocess.Popen[bytes], problem: Any) -> None:
-    assert child.stdin is not None
-    try:
-        child.stdin.write(json.dumps(problem).encode())
-        child.stdin.close()
-    except OSError:
-        pass
-
-
-def _wait(child: subprocess.Popen[bytes], timeout: float, outputs: _Outputs) -> bool:
+def _wait(child: AgentProcess, timeout: float, outputs: _Outputs) -> bool:
     """Step 4: the agent's end, or the wall-clock limit (True); then its whole process group killed."""
-    timed_out = False
-    try:
-        child.wait(timeout=timeout)  # the agent's own process; what it forked must not keep the run alive
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    timed_out = not child.wait(timeout)  # the agent's own process; what it forked must not keep the run alive
     _kill_group(child.pid)  # whatever the agent left running in its session dies with the run
     child.wait()
     outputs.join()
@@ -291,7 +268,7 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
 
 def _report(
     spec: dict[str, Any],
-    child: subprocess.Popen[bytes],
+    child: AgentProcess,
     outputs: _Outputs,
     *,
     timed_out: bool,
@@ -332,24 +309,26 @@ def _report(
 
 def main() -> int:
     started = time.monotonic()
+    # the agent's process is forked before the run's input is read, so nothing of it is in the agent's memory; where
+    # the input came in the environment (Docker), it is in ours from the start, and the agent gets a new interpreter
+    fresh = "ARENA_HARNESS_INPUT" in os.environ
+    child = None if fresh else AgentProcess()
     _undumpable()
     try:
         spec = _read_spec()
         timeout = float(spec.get("timeout", 300))
         limit = int(spec.get("max_output", 65536))
-    except (ValueError, TypeError) as exc:
-        return _fault(f"bad harness input: {exc}")
-    port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
+        port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
+        child = child or AgentProcess()
+    except (ValueError, TypeError, OSError) as exc:
+        if child is not None:
+            child.end()
+        return _fault(f"bad harness input: {exc}" if not isinstance(exc, OSError) else f"cannot fork the agent: {exc}")
     if not _start_forwarder(spec, port):
+        child.end()
         return _fault("forwarder did not start")
-    read_fd, write_fd = os.pipe()
-    try:
-        child = _start_agent(spec, _agent_env(spec, port, write_fd), write_fd)
-    except OSError as exc:
-        return _fault(f"cannot start the agent: {exc}")
-    os.close(write_fd)
-    outputs = _Outputs(child, read_fd, limit)
-    _give_problem(child, spec["problem"])
+    outputs = _Outputs(child, limit)
+    child.begin(_agent_env(spec, port), spec["agent_dir"], spec["problem"], fresh=fresh)
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     if report.get("status") == "syscall_denied":  # the trajectory says so too
@@ -358,13 +337,13 @@ def main() -> int:
     return 0
 
 
-def _drain(stream: Any, chunks: list[bytes], limit: int) -> None:
-    """Keep the last ``limit`` bytes of a stream (an output flood costs nothing but CPU)."""
+def _drain(fd: int, chunks: list[bytes], limit: int) -> None:
+    """Keep the last ``limit`` bytes of a pipe (an output flood costs nothing but CPU)."""
     kept = 0
     while True:
         try:
-            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-        except (OSError, ValueError):
+            chunk = os.read(fd, 65536)
+        except OSError:
             return
         if not chunk:
             return

@@ -8,11 +8,9 @@ the gateway, whose log is the trajectory. A subnet-15 agent that returns anythin
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable
 
 MAX_RETURN = 64 * 1024
@@ -31,6 +29,8 @@ def main() -> None:
     problem = json.loads(sys.stdin.read())
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the agent gets no stdin
     os.environ["PROBLEM_DATA"] = json.dumps(problem)  # subnet 15's sandbox sets it too
+    import importlib.util
+
     try:
         spec = importlib.util.spec_from_file_location("agent", os.path.join(agent_dir, "agent.py"))
         if spec is None or spec.loader is None:
@@ -139,6 +139,8 @@ def _kind(value: object) -> str:
 
 def _describe(exc: BaseException) -> str:
     """The error's own line first (what `arena-miner test` and the run page show), then the traceback's tail."""
+    import traceback
+
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
     head = traceback.format_exception_only(type(exc), exc)[-1].strip()
     if isinstance(exc, ModuleNotFoundError) and exc.name:
@@ -150,6 +152,34 @@ def _describe(exc: BaseException) -> str:
         )
     text = "".join(lines[-6:])
     return (head + "\n" + text[-4000:])[:4500]
+
+
+def forked(setup_fd: int, result_fd: int) -> None:
+    """The agent's process forked from the harness (`spawn.AgentProcess`): its setup (environment, agent folder),
+    then either ``runner.py`` in a new interpreter (``fresh``) or the agent here, set up as that interpreter would
+    be: the environment, the agent's and the SDK's folders first on the path, site-packages, unbuffered output, no
+    bytecode written."""
+    with os.fdopen(setup_fd, "rb") as source:
+        setup = json.loads(source.read())
+    env = {**setup["env"], "ARENA_RESULT_FD": str(result_fd)}
+    if setup["fresh"]:
+        os.set_inheritable(result_fd, True)
+        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), setup["agent_dir"]], env)
+    import io
+    import site
+
+    os.environ.clear()
+    os.environ.update(env)
+    if os.path.isdir("/tmp"):
+        os.chdir("/tmp")
+    sys.path[1:1] = env["PYTHONPATH"].split(os.pathsep)
+    site.main()  # the harness starts without site (-S): the agent gets the allowed packages as any Python would
+    sys.dont_write_bytecode = True
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True)
+    sys.argv = [os.path.abspath(__file__), setup["agent_dir"]]
+    main()
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,84 @@
+"""The agent's process, as the harness starts it (standard library only): forked from the harness, not a new
+interpreter, when it is forked before the harness reads the run's input (nothing of the run's, the token least of all,
+is then in its memory); else it starts ``runner.py`` in a new interpreter (`AgentProcess.begin`'s ``fresh``).
+
+The forked process waits for its setup (its environment and code folders) on a pipe of its own, then the problem on
+stdin, and runs `runner.forked`: one Python start a run instead of two."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+
+class AgentProcess:
+    """The agent's process: forked at construction (its own session), started by `begin`; ``stdout``, ``stderr``
+    and ``result`` are the read ends of its output and result pipes."""
+
+    def __init__(self) -> None:
+        setup_r, self._setup = os.pipe()
+        stdin_r, self._stdin = os.pipe()
+        self.stdout, out_w = os.pipe()
+        self.stderr, err_w = os.pipe()
+        self.result, result_w = os.pipe()
+        self.returncode: int | None = None
+        self._ended = threading.Event()
+        self.pid = os.fork()
+        if self.pid == 0:  # the agent's side
+            code = 1
+            try:
+                os.setsid()
+                os.dup2(stdin_r, 0)
+                os.dup2(out_w, 1)
+                os.dup2(err_w, 2)
+                for fd in (stdin_r, out_w, err_w, self._setup, self._stdin, self.stdout, self.stderr, self.result):
+                    os.close(fd)
+                import runner  # type: ignore[import-not-found]  # the harness's folder, as it runs
+
+                runner.forked(setup_r, result_w)
+                code = 0
+            finally:
+                os._exit(code)
+        for fd in (setup_r, stdin_r, out_w, err_w, result_w):
+            os.close(fd)
+        self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
+
+    def begin(self, env: dict[str, str], agent_dir: str, problem: Any, *, fresh: bool) -> None:
+        """Hand the process its setup and the problem; ``fresh``: it starts ``runner.py`` in a new interpreter with
+        ``env`` (the harness's memory holds the run's input by now), else it runs the agent in itself."""
+        setup = {"env": env, "agent_dir": agent_dir, "fresh": fresh}
+        threading.Thread(target=self._reap, daemon=True).start()
+        for fd, data in ((self._setup, json.dumps(setup)), (self._stdin, json.dumps(problem))):
+            try:
+                _write_all(fd, data.encode())
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+    def end(self) -> None:
+        """The process never begun (the harness's input was bad): ended."""
+        for fd in (self._setup, self._stdin):
+            os.close(fd)
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the process ended (``returncode`` set, negative: the signal that ended it), False at timeout."""
+        return self._ended.wait(timeout)
+
+    def _reap(self) -> None:
+        _, status = os.waitpid(self.pid, 0)
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self._ended.set()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
