@@ -64,8 +64,8 @@ class Product(BaseModel):
 
 def search_contents(title: str, sku_options: dict[str, dict[str, str]], attributes: dict[str, list[str]]) -> str:
     """ShoppingBench's ``contents``: ``title \\n sku values \\n attribute values`` (values joined by spaces)."""
-    sku_values = " ".join(v for option in sku_options.values() for v in option.values())
-    attr_values = " ".join(v for values in attributes.values() for v in values)
+    sku_values = " ".join([v for option in sku_options.values() for v in option.values()])
+    attr_values = " ".join([v for values in attributes.values() for v in values])
     return f"{title}\n{sku_values}\n{attr_values}"
 
 

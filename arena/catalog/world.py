@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from arena.catalog import taxonomy as tx
 from arena.catalog import vocab
-from arena.catalog.rng import Rng, cumulative
+from arena.catalog.rng import Rng, cumulative, seed_prefix
 
 CHUNK = 1024
 MAX_SIZE = 5_000_000
@@ -57,6 +58,20 @@ class Model:
     noun: str
     attrs: dict[str, tuple[str, ...]]
     base_price: float
+    #: what every listing's title takes from the model: its key values and its noun, title-cased
+    words: tuple[str, ...] = ()
+    noun_title: str = ""
+
+
+_TITLE_CASE: dict[str, str] = {}
+
+
+def title_case(value: str) -> str:
+    """Each space-separated word's first letter upper-cased (the rest kept), as titles write attribute values."""
+    cased = _TITLE_CASE.get(value)
+    if cased is None:
+        cased = _TITLE_CASE[value] = " ".join(w[:1].upper() + w[1:] for w in value.split(" "))
+    return cased
 
 
 def leaves() -> list[Leaf]:
@@ -138,6 +153,10 @@ class World:
     _models: dict[tuple[int, int], Model] = field(default_factory=dict)
     _older: dict[tuple[int, int], Model] = field(default_factory=dict)  # the cache's previous generation
     model_cache: int = MODEL_CACHE
+    _model_prefix: Any = field(init=False, repr=False)  # the hash of ("model", seed, size), for Rng.from_prefix
+
+    def __post_init__(self) -> None:
+        self._model_prefix = seed_prefix("model", self.seed, self.size)
 
     @classmethod
     def build(cls, seed: int, size: int) -> World:
@@ -194,8 +213,11 @@ class World:
         )
 
     def product_id(self, i: int) -> str:
+        return str(self.product_number(i))
+
+    def product_number(self, i: int) -> int:
         # a bijection of [0, 1e9): unique 10-digit ids that look like marketplace ids
-        return str(1_000_000_000 + (i * self.id_mult + self.id_offset) % 1_000_000_000)
+        return 1_000_000_000 + (i * self.id_mult + self.id_offset) % 1_000_000_000
 
     def model(self, leaf: Leaf, model_index: int) -> Model:
         key = (leaf.index, model_index)
@@ -206,7 +228,7 @@ class World:
                 self._keep(key, cached)
         if cached is not None:
             return cached
-        rng = Rng("model", self.seed, self.size, leaf.index, model_index)
+        rng = Rng.from_prefix(self._model_prefix, leaf.index, model_index)  # Rng("model", seed, size, ...)
         pool = self.brands[f"{leaf.top} > {leaf.mid}"]
         brand = "No Brand" if rng.chance(0.08) else pool[min(int(len(pool) * rng.u() ** 1.6), len(pool) - 1)]
         series = ""
@@ -226,7 +248,9 @@ class World:
                 attrs[k] = (rng.pick(values),)
         z = max(-2.5, min(2.5, rng.normal()))  # no 1-in-a-million outliers: +-2.5 sigma around the median
         base = leaf.price_median * math.exp(leaf.price_sigma * z)
-        model = Model(brand, series, rng.pick(leaf.nouns), attrs, max(15.0, base))
+        noun = rng.pick(leaf.nouns)
+        words = tuple(title_case(v) for vs in attrs.values() for v in vs)
+        model = Model(brand, series, noun, attrs, max(15.0, base), words, title_case(noun))
         self._keep(key, model)
         return model
 

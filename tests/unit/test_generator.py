@@ -37,6 +37,20 @@ def test_same_seed_and_size_same_digest_different_seed_differs():
     assert len({a, c, d}) == 3
 
 
+#: Digests of generated catalogs, pinned: a change to the generator (or to the order of its draws) that alters a
+#: single product or web page fails here, before it reaches the catalogs packs and validators were built on.
+PINNED = {
+    (7, 5000): "sha256:9250687a59fdbb39129e11cfb0f9eddb6ccadc3c690443081f7b44fbaf7166d0",
+    (123456789, 3000): "sha256:9ad98c3c2d76a15fede618f9886c2ea0251648e8703f31277fc229f9c9217284",
+    (1, 12000): "sha256:8a3598473c65e1a96a5741d7da126ce983c5766a5c815524b3d3212748555db5",
+}
+
+
+@pytest.mark.parametrize(("seed", "size"), list(PINNED))
+def test_a_generated_catalog_keeps_its_digest(seed, size):
+    assert catalog_digest(iter_products(seed, size), generate_web_pages(seed, size)) == PINNED[seed, size]
+
+
 @pytest.mark.slow  # builds in subprocesses of their own hash seeds
 def test_digest_is_independent_of_process_hash_seed_and_workers(tmp_path):
     # A fresh interpreter with another PYTHONHASHSEED must compute the same digest (no hash() or set order leaks).
