@@ -99,8 +99,6 @@ def key_ring(settings: Settings, *, store: Any, chain: Any, wallet: Any, pack: A
         return None
     if settings.gateway_providers is None:
         raise NodeError(f"the pack's rotation has miners pay ({payer}); give --gateway.providers (where they may pay)")
-    if settings.dispatch != "local":
-        raise NodeError(f"--gateway.payer {payer} needs --dispatch local: a miner's key never leaves this node")
     providers = load_providers(settings.gateway_providers)
     warn = None if log is None else log.warning
     return KeyRing(

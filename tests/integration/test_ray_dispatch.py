@@ -5,6 +5,7 @@ docs/cluster.md ("Faults")."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import http.server
 import json
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from prometheus_client import generate_latest
 
@@ -33,6 +35,7 @@ from tests.support.race import build_arena_inputs, make_chain, place_submission,
 from tests.support.ray_cluster import LocalRayCluster
 from validator.api.views import live
 from validator.chain.commitment import encode_commitment
+from validator.dispatch import namespace_of
 from validator.dispatch.ray import RayDispatcher
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
@@ -67,6 +70,32 @@ def cluster(inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFac
             ray.shutdown()
 
 
+@pytest.fixture(autouse=True)
+def free_runners(cluster: LocalRayCluster) -> Iterator[None]:
+    """Each test's runners (detached actors holding the workers' CPUs) ended after it: the next test's node makes
+    its own."""
+    yield
+    import ray
+
+    for actor in ray.util.list_named_actors(all_namespaces=True):
+        if actor["name"].startswith("runner-"):
+            try:
+                ray.kill(ray.get_actor(actor["name"], namespace=actor["namespace"]))
+            except ValueError:  # ended meanwhile
+                continue
+    wait_until(lambda: not runners(), "the runners to end")
+
+
+def runners(namespace: str | None = None) -> list[str]:
+    import ray
+
+    return [
+        a["name"]
+        for a in ray.util.list_named_actors(all_namespaces=True)
+        if a["name"].startswith("runner-") and namespace in (None, a["namespace"])
+    ]
+
+
 def open_store(url: str) -> Store:
     engine = make_engine(url)
     upgrade(engine)
@@ -75,7 +104,13 @@ def open_store(url: str) -> Store:
 
 
 def make_arena(
-    store: Store, setup: Any, wallet: Any, inputs: tuple[Path, Path, str], data_dir: Path, dispatcher: Any = None
+    store: Store,
+    setup: Any,
+    wallet: Any,
+    inputs: tuple[Path, Path, str],
+    data_dir: Path,
+    dispatcher: Any = None,
+    gateway: Any = None,
 ) -> Arena:
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
@@ -97,6 +132,7 @@ def make_arena(
         sandbox=None if dispatcher is not None else ProcessSandbox("bwrap"),
         config=config,
         dispatcher=dispatcher,
+        gateway=gateway,
     )
     arena.metrics = Metrics(store, run_timeout=60)
     return arena
@@ -260,17 +296,13 @@ def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(
         agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS[:2]}
         seed(store, setup, tmp_path, tmp_path / "node", agents)
         dispatcher = ray_dispatcher(cluster, inputs)
-        assert dispatcher.capacity(2) == 3  # three one-CPU workers: the first three runs go out at once, one each
+        problems = dispatcher.warm()  # the stray worker's runner refuses when it warms up: before any run
+        assert list(problems) == [stray_id] and "refuses runs: its catalog" in problems[stray_id]
         arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
         race(arena, store)
         runs = store.runs()
         assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
-        bounced = [r for r in runs if r.sandbox.get("attempts")]
-        assert bounced  # the stray worker took a run, refused it (never ran it) and the run ran elsewhere
-        for run in bounced:
-            (attempt,) = run.sandbox["attempts"]
-            assert attempt["code"] == blame.WORKER_REFUSED and attempt["blame"] == "validator"
-            assert "refuses runs: its catalog" in attempt["error"] and run.attempt == 2
+        assert not [r for r in runs if r.sandbox.get("attempts")]  # no run went to the stray worker
         assert stray_id[:12] not in {r.sandbox["worker"] for r in runs}
         assert set(dispatcher.refused) == {stray_id} and dispatcher.capacity(2) == 2
         store.close()
@@ -299,11 +331,13 @@ def bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     server.shutdown()
 
 
-def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothing_twice(
+def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the_workers(
     cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path]
 ) -> None:
-    """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race (its Ray tasks end with it) and started
-    again: the runs it had in flight are ended (2006) and dispatched again, the finished ones are never run again."""
+    """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race and started again: the runs it had in
+    flight went on on their runners (detached actors), and the restarted node takes their results instead of
+    running them again: each finishes once, on its first attempt, blamed on nobody; the finished ones are never run
+    again; none is lost or doubled."""
     base_url, www = bundle_server
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
@@ -360,11 +394,9 @@ def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothin
     interrupted = {r.run_id for r in store.runs(status=("starting", "running"))}
     finished = {r.run_id: (r.finished_at, r.attempt) for r in store.runs(status="finished")}
     assert interrupted
-    # Ray ends a dead driver's tasks: nothing of the killed node's attempts keeps running on the workers
-    wait_until(
-        lambda: not {f"run-{i}" for i in interrupted} & {t for n in ("a", "b") for t in cluster.tasks(n)},
-        "the killed node's tasks to end",
-    )
+    # the killed node's runs go on: its runners (in the node's own namespace) hold every run it had in flight
+    namespace = namespace_of(tmp_path / "node")
+    assert interrupted <= held_by_runners(namespace)
 
     node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
     try:
@@ -373,17 +405,34 @@ def test_the_node_killed_mid_race_dispatches_its_lost_runs_again_and_runs_nothin
         node.send_signal(signal.SIGTERM)
         assert node.wait(timeout=60) == 0, (tmp_path / "node.log").read_text()[-3000:]
     runs = store.runs()
-    assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    assert len(runs) == 8 and len({(r.hotkey, r.problem_id) for r in runs}) == 8
+    assert all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
     for run_id, (at, attempt) in finished.items():  # never run again
         run = store.run(run_id)
         assert run is not None and (run.finished_at, run.attempt) == (at, attempt)
     for run in runs:
         seqs = [e.seq for e in store.events(run.run_id)]
-        assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run
-        if run.run_id in interrupted:
-            assert run.attempt == 2 and [a["code"] for a in run.sandbox["attempts"]] == [blame.NODE_INTERRUPTED]
+        assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run, stored once
+    for run in [r for r in runs if r.run_id in interrupted]:  # re-attached: its first attempt, no error, no blame
+        assert run.attempt == 1 and not run.sandbox.get("attempts"), run.sandbox.get("attempts")
+        assert store.score(run.run_id) is not None
+    text = (tmp_path / "node.log").read_text()
+    reattached = [line for line in text.splitlines() if "races.reattached" in line]
+    assert {i for i in interrupted if any(f"run_id={i}" in line for line in reattached)} == interrupted
     assert {r.sandbox["worker"] for r in runs} <= {cluster.workers[n].node_id()[:12] for n in ("a", "b")}
+    # stopped cleanly, the node ended its runners: the workers are free for other work
+    wait_until(lambda: not runners(namespace), "the node's runners to end")
     store.close()
+
+
+def held_by_runners(namespace: str) -> set[str]:
+    """The run ids the runners of a node's namespace are running or hold a reply of."""
+    import ray
+
+    found: set[str] = set()
+    for name in runners(namespace):
+        found |= set(ray.get(ray.get_actor(name, namespace=namespace).held.remote(), timeout=60))
+    return found
 
 
 def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
@@ -400,16 +449,18 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
     arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
     arena.config.limits = Limits(wall_seconds=30)
     watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
-    frozen: list[str] = []
+    frozen: list[tuple[str, int]] = []
     done = threading.Event()
+
+    on_b = cluster.workers["b"].node_id()
 
     def freeze_a_run_on_b() -> None:
         while not done.is_set() and not frozen:
-            tasks = {f"run-{r.run_id}" for r in watcher.runs(status="running")} & set(cluster.tasks("b"))
-            if tasks:
-                task = sorted(tasks)[0]
-                cluster.signal_task("b", task, signal.SIGSTOP)
-                frozen.append(task.removeprefix("run-"))
+            running = {r.run_id for r in watcher.runs(status="running")}
+            busy = [s for s in list(dispatcher.pool.slots.values()) if s.node_id == on_b and s.busy & running]
+            if busy and busy[0].pid:
+                os.kill(busy[0].pid, signal.SIGSTOP)  # the runner's process (its run's thread) hangs
+                frozen.append((sorted(busy[0].busy)[0], busy[0].pid))
             else:
                 done.wait(0.1)
 
@@ -423,7 +474,8 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
         watcher.close()
     runs = store.runs()
     assert len(runs) == 8 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
-    (stuck,) = [store.run(run_id) for run_id in frozen]
+    ((run_id, pid),) = frozen
+    stuck = store.run(run_id)
     assert stuck is not None and stuck.attempt == 2
     (attempt,) = stuck.sandbox["attempts"]
     assert attempt["code"] == blame.WORKER_LOST and "within its wall clock plus 5s" in attempt["error"]
@@ -432,10 +484,10 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
         seqs = [e.seq for e in store.events(run.run_id)]
         assert seqs and seqs == list(range(len(seqs)))
     # a frozen host cannot be helped from the node: its result, if it ever comes, is taken by no one; this one
-    # thaws, and Ray's cancel ends its task
-    if f"run-{stuck.run_id}" in cluster.tasks("b"):
-        cluster.signal_task("b", f"run-{stuck.run_id}", signal.SIGCONT)
-    wait_until(lambda: f"run-{stuck.run_id}" not in cluster.tasks("b"), "the cancelled task to end")
+    # thaws, and the kill of its runner ends it
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGCONT)
+    wait_until(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie", "the runner to end")
     assert store.run(stuck.run_id).attempt == 2  # type: ignore[union-attr]
     store.close()
 
@@ -449,15 +501,16 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
     agents = {name: slow_agent(tmp_path / "agents" / name, name) for name in names}
     seed(store, setup, tmp_path, tmp_path / "node", agents)
     victim = cluster.workers["b"].node_id()
-    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", ray_dispatcher(cluster, inputs))
+    dispatcher = ray_dispatcher(cluster, inputs)
+    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
     watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
     killed = threading.Event()
 
     def kill_when_b_runs_a_run() -> None:
         # worker b is running a run's task, and that run is in its sandbox
         while not killed.is_set():
-            running = {f"run-{r.run_id}" for r in watcher.runs(status="running")}
-            if running & set(cluster.tasks("b")):
+            running = {r.run_id for r in watcher.runs(status="running")}
+            if any(s.node_id == victim and s.busy & running for s in list(dispatcher.pool.slots.values())):
                 cluster.kill("b")
                 killed.set()
             else:
@@ -544,4 +597,72 @@ def test_a_race_on_a_ray_worker_runs_in_the_docker_sandbox(
     assert {r.sandbox["backend"] for r in runs} == {"docker"}
     assert {r.sandbox["worker"] for r in runs} <= {w[:12] for w in workers}
     assert all(store.score(r.run_id) is not None for r in runs)
+    store.close()
+
+
+def test_a_miner_pays_with_its_own_key_on_a_ray_worker_and_the_key_is_nowhere_there(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
+    """`--gateway.payer miner` with `--dispatch ray`: the key goes to the run's runner in memory, in the call itself;
+    the worker's gateway adds it to the run's upstream requests. The miner's provider sees its key, the node's
+    upstream is never asked; the agent (hunting for it) finds nothing; the key is in none of the workers' files:
+    Ray's logs and spilled objects, the runners' work folders, nor the node's store and data folder."""
+    from pydantic import SecretStr
+
+    from arena.spend import Provider
+    from sandbox.gateway import Gateway, Upstream
+    from tests.integration.test_miner_pays_race import HUNTER, MINER_KEY, NODE_KEY, PRICE, serve_key
+    from tests.support.llm_agents import MODEL
+    from tests.support.openai_server import OpenAIServer
+    from validator.races.keys import KeyRing
+
+    setup = make_chain(tmp_path, ["payer"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    agent = write_template(tmp_path / "agents" / "payer", MINER_TEMPLATE.read_text() + HUNTER)
+    seed(store, setup, tmp_path, data_dir, {"payer": agent})
+    server = serve_key(setup, "payer", MINER_KEY)
+    reply = "look for the cheapest match"
+    try:
+        with (
+            OpenAIServer(lambda body: reply, models=(MODEL,), keys=(NODE_KEY,)) as node,
+            OpenAIServer(lambda body: reply, models=(MODEL,), keys=(MINER_KEY,)) as miner,
+        ):
+            upstream = Upstream(base_url=node.base_url, api_key=SecretStr(NODE_KEY), models=[MODEL])
+            dispatcher = RayDispatcher.connect(
+                cluster.address, catalog_digest=Catalog.open(inputs[0]).digest, memory_mb=1024, upstream=upstream
+            )
+            gateway = Gateway(Catalog.open(inputs[0]), upstream=upstream)
+            arena = make_arena(store, setup, setup.validators[0], inputs, data_dir, dispatcher, gateway)
+            providers = {"local": Provider(base_url=miner.base_url, models={MODEL: PRICE})}
+            arena.use_keys(
+                KeyRing(store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="miner")
+            )
+            race(arena, store)
+            works = {s.work for s in dispatcher.pool.slots.values() if s.work}
+            pids = {s.pid for s in dispatcher.pool.slots.values() if s.pid}
+    finally:
+        server.stop()
+    runs = store.runs()
+    assert len(runs) == 4 and all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
+    assert all(r.sandbox["spend"]["payer"] == "miner" and r.sandbox["worker"] != "local" for r in runs)
+    assert set(miner.auth_headers) == {f"Bearer {MINER_KEY}"} and node.auth_headers == []
+    assert works  # the runners' folders on the workers, grepped below
+    haystacks = [tmp_path / "node.sqlite", *data_dir.rglob("*"), *cluster.tmp.rglob("*"), *cluster.logs.rglob("*")]
+    for work in works:
+        haystacks += Path(work).rglob("*")
+    read = []
+    for path in haystacks:
+        if path.is_file() and not path.is_symlink():
+            try:
+                data = path.read_bytes()
+            except OSError:  # a socket, or a file Ray removed meanwhile
+                continue
+            read.append(path.name)
+            assert MINER_KEY.encode() not in data and b"sk-miner" not in data, f"the miner's key leaked into {path}"
+    # the runners' own log files were among those read (Ray names a worker process's logs after its pid)
+    assert pids and all(any(name.startswith("worker-") and f"-{pid}." in name for name in read) for pid in pids)
+    for run in runs:  # the agent's hunt (its LLM calls carry what it found) came back empty
+        for event in store.events(run.run_id):
+            assert "sk-miner" not in json.dumps(event.arguments) + json.dumps(event.result)
     store.close()

@@ -38,6 +38,7 @@ def run_cmd(settings: Settings) -> None:
     try:
         asyncio.run(node.run())
     finally:
+        node.arena.dispatcher.close()  # a Ray node's idle runners end; those holding a run stay for the next start
         if server is not None:
             server.stop()
 

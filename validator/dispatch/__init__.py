@@ -46,8 +46,8 @@ class Attempt:
     limits: Limits
     budgets: Budgets
     shown_id: str | None = None
-    #: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`; local dispatch only, never sent to
-    #: a cluster worker); None: the node's upstream
+    #: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`; with Ray, handed to the run's
+    #: runner in memory, in the call itself); None: the node's upstream
     route: Any = None
 
 
@@ -60,6 +60,15 @@ class Dispatcher(Protocol):
 
     async def run(self, attempt: Attempt) -> RunOutcome:
         """One attempt of a run, its sandbox's result and its gateway's log; `DispatchError` when it is lost."""
+        ...
+
+    def held(self, live: set[str]) -> set[str]:
+        """Of the runs `live` (left starting or running by an earlier node), those still executing under this
+        dispatcher, whose outcome `reattach` brings back instead of running them again."""
+        ...
+
+    async def reattach(self, run_id: str, limits: Limits) -> RunOutcome:
+        """The outcome of a run `held` found still executing; `DispatchError` when it is lost."""
         ...
 
     def close(self) -> None: ...
@@ -80,6 +89,7 @@ def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest
 
         dispatcher = RayDispatcher.connect(
             settings.ray_address,
+            namespace=namespace_of(settings.data_dir),
             catalog_digest=catalog_digest,
             backend=settings.sandbox_backend,
             image=settings.sandbox_image,
@@ -94,4 +104,12 @@ def open_dispatcher(settings: Any, *, gateway: Any, sandbox: Any, catalog_digest
     return LocalDispatcher(gateway, sandbox)
 
 
-__all__ = ["DispatchError", "Dispatcher", "open_dispatcher"]
+def namespace_of(data_dir: Path) -> str:
+    """The node's Ray namespace, named after its data folder: a node restarted on the same folder finds the runners
+    (and the runs on them) it left; another node on the same cluster never sees them."""
+    import hashlib
+
+    return "shoparena-" + hashlib.sha256(str(Path(data_dir).expanduser().resolve()).encode()).hexdigest()[:16]
+
+
+__all__ = ["DispatchError", "Dispatcher", "namespace_of", "open_dispatcher"]

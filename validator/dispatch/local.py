@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from sandbox.backends import Sandbox
+from arena import blame
+from sandbox.backends import Limits, Sandbox
 from sandbox.gateway import Gateway
 from sandbox.run import RunOutcome, run_one
-from validator.dispatch import Attempt
+from validator.dispatch import Attempt, DispatchError
 
 #: What the run's sandbox stats record as its worker when the node ran it itself.
 LOCAL_WORKER = "local"
@@ -36,6 +37,12 @@ class LocalDispatcher:
         )
         outcome.worker = LOCAL_WORKER
         return outcome
+
+    def held(self, live: set[str]) -> set[str]:
+        return set()  # a local run's sandbox never outlives its node
+
+    async def reattach(self, run_id: str, limits: Limits) -> RunOutcome:
+        raise DispatchError(blame.NODE_INTERRUPTED, "the node lost the run: a local sandbox ends with its node")
 
     def close(self) -> None:
         return None

@@ -1,24 +1,28 @@
-"""Ray dispatch (`--dispatch ray --ray.address ADDR`): each run is a Ray task on a worker of the cluster.
+"""Ray dispatch (`--dispatch ray --ray.address ADDR`): each run goes to a runner on a worker of the cluster.
 
-Worker nodes are the Ray nodes labelled `shoparena=worker` (`ray start --labels shoparena=worker`); Ray places each
-run on one with the CPUs (`--ray.cpus_per_run`) and memory (`--sandbox.memory_mb`) it needs free, so a worker takes as
+Worker nodes are the Ray nodes labelled `shoparena=worker` (`ray start --labels shoparena=worker`). The node keeps a
+runner (`validator.dispatch.pool`: a detached named Ray actor, warm between runs) on each run slot of every worker,
+a slot being the CPUs (`--ray.cpus_per_run`) and memory (`--sandbox.memory_mb`) one run needs, so a worker takes as
 many runs at once as its resources hold, and the node keeps as many in flight as the cluster holds (`capacity`). The
-task (`validator.dispatch.worker.execute`) runs the sandbox behind a gateway on the worker over the worker's own
-catalog and returns the gateway's log and the sandbox's result, which the node records as a local run's.
+runner (`validator.dispatch.worker.Runner`) runs the sandbox behind a gateway on the worker over the worker's own
+catalog and returns the gateway's log and the sandbox's result, which the node records as a local run's. Each
+bundle goes to a runner once (through Ray's object store); a run sends only its request.
 
 Faults, each a `DispatchError` (validator-blamed, retried with backoff, never a miner's zero):
 
 - a worker lost mid-run (killed, out of memory, network gone) or one that has not returned the run within its wall
-  clock plus `grace`: 2008 (`arena.blame.WORKER_LOST`); a stuck task is cancelled (its worker process killed, the
-  sandbox with it); Ray never retries a task itself (`max_retries=0`), so nothing runs twice;
+  clock plus `grace`: 2008 (`arena.blame.WORKER_LOST`); a stuck runner is killed (its sandbox with it) and made anew;
+  nothing is retried by Ray itself (`max_restarts=0`), so nothing runs twice;
 - a worker that refuses the run (another catalog, no sandbox): 2009 (`WORKER_REFUSED`); the node sends no more runs
-  to that worker (until it restarts), so the retry lands elsewhere;
+  to that worker (until it restarts), so the retry lands elsewhere; a refusal is mostly found when the runner warms
+  up, before any run;
 - the sandbox failing on the worker: 2001, as on one host.
 
-A node that stops (SIGTERM) waits for its tasks up to --stop.drain_seconds and records them as local runs; the tasks
-the deadline cuts are cancelled and their runs put back to pending. A node that dies mid-race takes its tasks with it
-(Ray ends a driver's tasks when it goes): a restarted node does not re-attach to them; `Arena.recover` ends their
-attempts (2006) and dispatches them again, as it does for local runs.
+A node that stops (SIGTERM) waits for its runs up to --stop.drain_seconds and records them as local runs; the runners
+whose runs the deadline cuts are killed and their runs put back to pending; its idle runners end. A node that dies
+mid-race leaves its runners running: a restarted node (same --data-dir, so the same Ray namespace) adopts them,
+`Arena.recover` leaves the runs they hold alone (`held`) and the dispatch job collects their replies (`reattach`):
+each such run finishes once, on its first attempt. A run no runner holds any more ends 2006 and runs again.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from arena.log import get_logger
 from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
 from validator.dispatch import Attempt, DispatchError
-from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, execute, survey, warm
+from validator.dispatch.pool import IDLE_SECONDS, RunnerPool, Slot
+from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, survey
 
 log = get_logger("validator.dispatch")
 
@@ -71,6 +76,8 @@ class RayDispatcher:
         cpus_per_run: float = 1.0,
         memory_mb: int = 1024,
         grace: float = GRACE,
+        namespace: str = "shoparena",
+        idle: float = IDLE_SECONDS,
     ) -> None:
         self.ray, self.address = ray, address
         self.catalog_digest, self.backend, self.image = catalog_digest, backend, image
@@ -78,9 +85,15 @@ class RayDispatcher:
         self.cpus_per_run, self.memory_mb, self.grace = cpus_per_run, memory_mb, grace
         self.refused: dict[str, str] = {}  # node id -> why it refused (it gets no more runs)
         self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
-        self._execute = ray.remote(execute)
         self._survey = ray.remote(survey)
-        self._warm = ray.remote(warm)
+        self.pool = RunnerPool(
+            ray,
+            namespace,
+            cpus=cpus_per_run,
+            memory_mb=memory_mb,
+            warm_args=(catalog_digest, backend, image, self.upstream),
+            idle=idle,
+        )
 
     @classmethod
     def connect(cls, address: str | None, **kw: Any) -> RayDispatcher:
@@ -135,17 +148,17 @@ class RayDispatcher:
             )
         return found
 
-    def capacity(self, concurrency: int) -> int:
-        """Runs the cluster's live workers take at once (those that refused work left out); --concurrency does not
-        apply: each worker's CPUs and memory set its share."""
-        return sum(w["slots"] for w in self.workers() if w["refused"] is None)
+    def _refresh(self, timeout: float = 0.0) -> dict[str, str]:
+        """The runner pool over the live workers that take runs; returns node id -> why, for runners that refused
+        or died on warming up (a refusing worker gets no more runs)."""
+        self.pool.refresh([w for w in self.workers() if w["refused"] is None])
+        return self.pool.settle(self.refused, timeout)
 
-    def _selector(self) -> dict[str, str]:
-        key, value = WORKER_LABEL
-        selector = {key: value}
-        if self.refused:
-            selector["ray.io/node-id"] = f"!in({','.join(sorted(self.refused))})"
-        return selector
+    def capacity(self, concurrency: int) -> int:
+        """Runs the cluster's live workers take now (those that refused work left out, the slots running or holding
+        a run too); --concurrency does not apply: each worker's CPUs and memory set its share."""
+        self._refresh()
+        return len(self.pool.free())
 
     def _bundle(self, sha256: str, agent_dir: Path) -> Any:
         """The agent's bundle, packed once and put in the object store once: the workers fetch it from there."""
@@ -154,6 +167,19 @@ class RayDispatcher:
 
             self._bundles[sha256] = self.ray.put(pack_dir(agent_dir).data)
         return self._bundles[sha256]
+
+    async def _free_slot(self, bound: float) -> Slot:
+        """A runner taking a run: there is one while the dispatch job keeps within `capacity`; a worker lost
+        meanwhile can leave none for a while."""
+        deadline = time.monotonic() + bound
+        while True:
+            free = self.pool.free()
+            if free:
+                return free[0]
+            if time.monotonic() > deadline:
+                raise DispatchError(blame.WORKER_LOST, f"no worker took the run within {bound:g}s")
+            await asyncio.sleep(0.2)
+            self._refresh()
 
     # --- one run
 
@@ -171,16 +197,44 @@ class RayDispatcher:
             upstream=self.upstream,
             shown_id=attempt.shown_id,
         )
-        ref = self._execute.options(
-            num_cpus=self.cpus_per_run,
-            memory=limits.memory_mb * 2**20,
-            max_retries=0,
-            label_selector=self._selector(),
-            name=f"run-{run_id}",
-        ).remote(request, self._bundle(sha256, attempt.agent_dir))
-        reply = await self._reply(ref, limits.wall_seconds + self.grace)
+        slot = await self._free_slot(self.grace)
+        slot.busy.add(run_id)
+        try:
+            bundle = None if sha256 in slot.staged else self._bundle(sha256, attempt.agent_dir)
+        except BaseException:
+            slot.busy.discard(run_id)
+            raise
+        # the miner's key (where it pays) is its own small argument: inlined in the call to the runner, never put in
+        # the object store (whose objects may spill to disk); it lives in the runner's memory for the run only
+        ref = slot.handle.run.options(name=f"run-{run_id}").remote(request, bundle, attempt.route)
+        reply = await self._reply(ref, limits.wall_seconds + self.grace, slot, run_id)
+        slot.staged.add(sha256)
+        return self._outcome(reply)
+
+    def held(self, live: set[str]) -> set[str]:
+        """Of the runs `live` (left starting or running by an earlier node), those still executing on a runner (or
+        with a reply waiting there): `reattach` takes them. Replies of runs not live are dropped."""
+        for run_id in set(self.pool.held) - live:
+            slot = self.pool.holding(run_id)
+            if slot is not None:
+                self.pool.release(slot, run_id)
+        return set(self.pool.held) & live
+
+    async def reattach(self, run_id: str, limits: Any) -> RunOutcome:
+        """The reply of a run an earlier node started on a runner that is still there (`held`)."""
+        slot = self.pool.holding(run_id)
+        if slot is None:
+            raise DispatchError(blame.NODE_INTERRUPTED, "the node lost the run: no worker holds it any more")
+        reply = await self._reply(slot.handle.collect.remote(run_id), limits.wall_seconds + self.grace, slot, run_id)
+        if reply is None:
+            raise DispatchError(blame.NODE_INTERRUPTED, "the node lost the run: its worker no longer holds it")
+        return self._outcome(reply)
+
+    def _outcome(self, reply: WorkerReply) -> RunOutcome:
         if reply.refused is not None:
             self.refused[reply.node_id] = reply.refused
+            for slot in [s for s in self.pool.slots.values() if s.node_id == reply.node_id]:
+                self.pool.drop(slot, kill=not slot.busy)
             raise DispatchError(blame.WORKER_REFUSED, reply.refused)
         assert reply.outcome is not None
         if reply.gateway_died and blame.blame_of(reply.outcome.error_code()[0]) != "validator":
@@ -190,65 +244,49 @@ class RayDispatcher:
             )
         return reply.outcome
 
-    async def _reply(self, ref: Any, bound: float) -> WorkerReply:
-        """The worker's reply to a run within ``bound`` seconds; a lost, stuck or failing worker is a
-        `DispatchError` with its code (the validator's fault, retried)."""
+    async def _reply(self, ref: Any, bound: float, slot: Slot, run_id: str) -> Any:
+        """The runner's reply to a run within ``bound`` seconds (then the runner drops it and takes the next run);
+        a lost, stuck or failing worker is a `DispatchError` with its code (the validator's fault, retried)."""
         try:
-            return await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
+            reply = await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
         except asyncio.CancelledError:
-            self.ray.cancel(ref, force=True)  # the node stops: the remote sandbox goes with the task
+            self.pool.drop(slot, kill=True)  # the node stops: the remote sandbox goes with its runner
             raise
         except TimeoutError:
-            self.ray.cancel(ref, force=True)
+            self.pool.drop(slot, kill=True)
             raise DispatchError(
                 blame.WORKER_LOST,
                 f"the worker did not return the run within its wall clock plus "
-                f"{self.grace:g}s ({bound:g}s); its task was cancelled",
+                f"{self.grace:g}s ({bound:g}s); its runner was killed",
             ) from None
         except self.ray.exceptions.RayTaskError as exc:  # our code failed on the worker: the sandbox's fault
+            self.pool.release(slot, run_id)
+            slot.staged.clear()
             cause = getattr(exc, "cause", None) or exc
             raise DispatchError(
                 blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: {_first_line(cause)}"
             ) from None
-        except self.ray.exceptions.RayError as exc:  # the node, the worker process or the object is gone
+        except self.ray.exceptions.RayError as exc:  # the node, the runner or the object is gone
+            self.pool.drop(slot, kill=True)
             raise DispatchError(
                 blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {_first_line(exc)}"
             ) from None
+        self.pool.release(slot, run_id)
+        return reply
 
     @staticmethod
     def _future(ref: Any) -> Any:
         return asyncio.wrap_future(ref.future())
 
-    # --- worker processes readied before the first run
+    # --- runners readied before the first run
 
     def warm(self, timeout: float = 120.0) -> dict[str, str]:
-        """Ready a worker process for each run slot of every live worker (`worker.warm`: about 1.5 s of imports,
-        catalog and gateway per process, otherwise paid by each process's first run), each warm-up shaped as a run
-        (its CPUs and memory) and pinned to its node. A worker that refuses is left out of placement, as a refused
-        run leaves it; one that does not answer within `timeout` seconds in all is only reported (a node that died
-        just now and is still listed cannot be warmed). Returns node id -> problem."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        refs = {}
-        for worker in self.workers():
-            for slot in range(worker["slots"] if worker["refused"] is None else 0):
-                refs[(worker["node_id"], slot)] = self._warm.options(
-                    num_cpus=self.cpus_per_run,
-                    memory=self.memory_mb * 2**20,
-                    max_retries=0,
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(worker["node_id"], soft=False),
-                    name="warm",
-                ).remote(self.catalog_digest, self.backend, self.image, self.upstream, 1.0)
-        problems: dict[str, str] = {}
-        deadline = time.monotonic() + timeout  # for all of them: a node start never waits longer
-        for (node_id, _slot), ref in refs.items():
-            try:
-                reply: WorkerReply = self.ray.get(ref, timeout=max(0.1, deadline - time.monotonic()))
-            except Exception as exc:  # noqa: BLE001 - a worker that does not warm up still gets runs
-                problems[node_id] = f"{type(exc).__name__}: {_first_line(exc)}"
-                continue
-            if reply.refused is not None:
-                self.refused[node_id] = problems[node_id] = reply.refused
+        """Ready a runner for each run slot of every live worker (`worker.warm`: about 1.5 s of imports, catalog and
+        gateway per process, otherwise paid by the first run), adopting those an earlier node of this namespace
+        left (and learning which of its runs they hold). A worker that refuses is left out of placement, as a
+        refused run leaves it; one that does not answer within `timeout` seconds in all is only reported (a node
+        that died just now and is still listed cannot be warmed). Returns node id -> problem."""
+        problems = self._refresh(timeout)
         for node_id, problem in problems.items():
             log.warning("ray.warm_failed", node=node_id[:12], problem=problem)
         return problems
@@ -278,6 +316,9 @@ class RayDispatcher:
         return workers
 
     def close(self) -> None:
+        """The node stops cleanly: its idle runners end (their slots free for other work); those holding a run
+        stay for the next start."""
+        self.pool.close()
         self._bundles.clear()
 
 

@@ -8,6 +8,12 @@ the problem exactly as `sandbox.run.run_one` runs it on one host, and returns th
 sandbox's result. The catalog, gateway, sandbox and staged agents are kept for the worker process's next runs, and
 `warm` readies a process before its first run (the imports, the catalog, the gateway: about 1.5 s per process).
 
+The node runs its attempts in `Runner`s: detached named Ray actors, one per run slot of a worker, that outlive the
+node's Ray driver. A runner runs each attempt in a thread of its own and keeps the reply until the node has it
+(`collect`, then `forget`), so a node restarted after a crash finds its runs still executing (`held`) and takes
+their replies instead of running them again. A reply nobody collects is dropped after `ORPHAN_SECONDS`; a runner
+with nothing to hand over and no call for its idle time ends itself (a node that never came back).
+
 Nothing here imports Ray at module level: the module is importable where Ray is not installed.
 """
 
@@ -17,6 +23,8 @@ import asyncio
 import os
 import socket
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +36,9 @@ from sandbox.run import RunOutcome
 
 #: The node label a Ray node carries when it takes ShopArena runs (`ray start --labels shoparena=worker`).
 WORKER_LABEL = ("shoparena", "worker")
+
+#: seconds a runner keeps a finished attempt's reply that no node collected (the node died for good)
+ORPHAN_SECONDS = 3600.0
 
 
 class Refused(Exception):
@@ -143,19 +154,29 @@ def _host() -> _Host:
     return _HOST
 
 
-def execute(request: RunRequest, bundle: bytes) -> WorkerReply:
-    """Run one attempt here (a Ray task's body); a worker that cannot take it says why in `refused`."""
+_SETUP = threading.Lock()  # a runner's attempts and warm-ups share the process's catalog, gateway and sandboxes
+
+
+def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> WorkerReply:
+    """Run one attempt here; a worker that cannot take it says why in `refused`. `bundle` None: staged already.
+    `route`: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`), in this process's memory
+    for the run only, added by the gateway to the run's upstream requests as on the node."""
     from sandbox.run import run_one
 
     node_id, host = _here()
     state = _host()
-    try:
-        state.open_catalog(request.catalog_digest, node_id, host)
-        sandbox = state.open_sandbox(request.backend, request.image, node_id, host)
-    except Refused as exc:
-        return WorkerReply(node_id, host, refused=str(exc))
-    gateway = state.serve(request.upstream)
-    agent_dir = state.stage(request.sha256, bundle)
+    with _SETUP:
+        try:
+            state.open_catalog(request.catalog_digest, node_id, host)
+            sandbox = state.open_sandbox(request.backend, request.image, node_id, host)
+        except Refused as exc:
+            return WorkerReply(node_id, host, refused=str(exc))
+        gateway = state.serve(request.upstream)
+        agent_dir = state.work / "agents" / request.sha256
+        if bundle is not None:
+            agent_dir = state.stage(request.sha256, bundle)
+        elif not agent_dir.is_dir():  # the node sends each bundle once per runner: this one lost it
+            raise FileNotFoundError(f"agent {request.sha256[:12]} is not staged on this worker")
     outcome = asyncio.run(
         run_one(
             gateway,
@@ -167,6 +188,7 @@ def execute(request: RunRequest, bundle: bytes) -> WorkerReply:
             budgets=request.budgets,
             run_id=request.run_id,
             shown_id=request.shown_id,
+            route=route,
         )
     )
     outcome.worker = node_id[:12]
@@ -190,7 +212,7 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
         return WorkerReply(node_id, host, refused=str(exc))
     state.serve(upstream)
     time.sleep(hold)
-    return WorkerReply(node_id, host, facts={"pid": os.getpid()})
+    return WorkerReply(node_id, host, facts={"pid": os.getpid(), "work": str(state.work)})
 
 
 def survey(catalog_digest: str, backend: str, image: str | None) -> WorkerReply:
@@ -214,3 +236,90 @@ def survey(catalog_digest: str, backend: str, image: str | None) -> WorkerReply:
     except Refused as exc:
         refused = refused or str(exc)
     return WorkerReply(node_id, host, refused=refused, facts=facts)
+
+
+@dataclass
+class _Held:
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: WorkerReply | None = None
+    error: BaseException | None = None
+    ended: float = 0.0  # time.monotonic() when it ended
+
+
+class Runner:
+    """A run slot of a worker: a detached named Ray actor (`validator.dispatch.ray`) that runs one attempt at a time
+    in a thread of its own and keeps its reply until the node collects it, so the attempt outlives a node that
+    dies meanwhile and a restarted node takes its reply (`held`, `collect`). Ends itself after `idle` seconds
+    with no call and nothing to hand over."""
+
+    def __init__(self, idle: float = 900.0) -> None:
+        self.idle, self.last = idle, time.monotonic()
+        self.runs: dict[str, _Held] = {}
+        self.lock = threading.Lock()
+        threading.Thread(target=self._watch, daemon=True, name="runner-watch").start()
+
+    def warm(self, catalog_digest: str, backend: str, image: str | None, upstream: Upstream) -> WorkerReply:
+        """`warm`, and what this runner holds: the run ids it is running or has a reply for (`facts['held']`)."""
+        self.last = time.monotonic()
+        with _SETUP:
+            reply = warm(catalog_digest, backend, image, upstream)
+        reply.facts["held"] = self.held()
+        return reply
+
+    def held(self) -> list[str]:
+        with self.lock:
+            return sorted(self.runs)
+
+    def run(self, request: RunRequest, bundle: bytes | None, route: Any = None) -> WorkerReply:
+        """Start the attempt (in a thread that outlives this call and the node) and wait for its reply."""
+        self.last = time.monotonic()
+        held = _Held()
+        with self.lock:
+            self.runs[request.run_id] = held
+        threading.Thread(target=self._execute, args=(held, request, bundle, route), daemon=True, name="run").start()
+        return self._wait(held)
+
+    def collect(self, run_id: str) -> WorkerReply | None:
+        """The reply of an attempt started by an earlier node (waiting for it); None when this runner has none."""
+        self.last = time.monotonic()
+        with self.lock:
+            held = self.runs.get(run_id)
+        return None if held is None else self._wait(held)
+
+    def forget(self, run_id: str) -> None:
+        """The node has the reply: drop it."""
+        self.last = time.monotonic()
+        with self.lock:
+            self.runs.pop(run_id, None)
+
+    @staticmethod
+    def _execute(held: _Held, request: RunRequest, bundle: bytes | None, route: Any) -> None:
+        try:
+            held.reply = execute(request, bundle, route)
+        except BaseException as exc:  # noqa: BLE001 - handed to the node as the run's failure
+            held.error = exc
+        held.ended = time.monotonic()
+        held.done.set()
+
+    def _wait(self, held: _Held) -> WorkerReply:
+        while not held.done.wait(5.0):
+            self.last = time.monotonic()  # a node waiting on a run is a call
+        if held.error is not None:
+            raise held.error
+        assert held.reply is not None
+        return held.reply
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(min(30.0, self.idle / 3))
+            now = time.monotonic()
+            with self.lock:
+                for run_id, held in list(self.runs.items()):
+                    if held.done.is_set() and now - held.ended > ORPHAN_SECONDS:
+                        del self.runs[run_id]  # a reply no node came back for
+                empty = not self.runs
+            if empty and now - self.last > self.idle:
+                import ray  # a runner no node has used for its idle time: it ends (its slot is free again)
+
+                ray.kill(ray.get_runtime_context().current_actor)
+                return

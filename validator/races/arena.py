@@ -178,14 +178,21 @@ class Arena(ArenaParts):
     def recover(self) -> int:
         """End the attempt of every run left `starting` or `running` with no sandbox of this node behind it (a dead
         node's, or one whose outcome a fault of ours could not store), with its code (2003 when the store failed
-        under it, else 2006), and retry it; score runs left `scoring` without a strict score; finish runs left
-        `judged`. Run at start and periodically while the node runs, on the event loop (so no run of this node moves
-        in or out of flight meanwhile). Returns how many runs were recovered; a run that cannot be recovered now
-        (the store is still down) is tried again next time."""
+        under it, else 2006), and retry it; a run still executing under the dispatcher (a Ray runner the dead node
+        left) is left to the dispatch job, which re-attaches to it (`Dispatching.hold`); score runs left `scoring`
+        without a strict score; finish runs left `judged`. Run at start and periodically while the node runs, on
+        the event loop (so no run of this node moves in or out of flight meanwhile). Returns how many runs were
+        recovered; a run that cannot be recovered now (the store is still down) is tried again next time."""
         count = 0
         self.heal()
-        for run in self.store.runs(status=("starting", "running")):
-            if run.run_id in self.in_flight:
+        left = [
+            r
+            for r in self.store.runs(status=("starting", "running"))
+            if r.run_id not in self.in_flight and r.run_id not in self.dispatching.reattaching
+        ]
+        held = self.dispatching.hold(left)  # still executing on a cluster worker: the dispatch job takes its outcome
+        for run in left:
+            if run.run_id in held:
                 continue
             code, error = self.dispatching.lost.pop(
                 run.run_id, (blame.NODE_INTERRUPTED, f"the node lost the run while it was {run.status}")

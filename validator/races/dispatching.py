@@ -20,7 +20,8 @@ from validator.dispatch import Attempt, Dispatcher, DispatchError
 from validator.races.base import Problems, Signals
 from validator.races.config import ArenaConfig
 from validator.races.judging import Judging
-from validator.races.stages import KEEP_UPSTREAM_ERRORS, StageTimes
+from validator.races.outcomes import attempts_of, run_stats
+from validator.races.stages import StageTimes
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
 
@@ -49,6 +50,7 @@ class Dispatching:
         self.started: set[str] = set()  # the runs of `in_flight` past the gate (claimed, or about to be)
         self.draining = False  # the node stops: no run starts any more (`validator.scheduler.Node`)
         self.lost: dict[str, tuple[int, str]] = {}  # runs whose attempt a fault of ours ended unrecorded
+        self.reattaching: dict[str, Run] = {}  # runs an earlier node left executing under the dispatcher (`hold`)
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
         self.keys: Any = None  # who pays for a run's LLM calls (`validator.races.keys.KeyRing`); None: the node
@@ -68,8 +70,9 @@ class Dispatching:
         for race_id in races:
             ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
         ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
+        tasks = [] if self.draining else [self._launch(run, reattach=True) for run in self._reattachable()]
         if not ready or self.draining:
-            return 0
+            return await self._landing(tasks)
         slots = self.dispatcher.capacity(self.config.concurrency)
         if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
             self.signals.warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
@@ -84,18 +87,49 @@ class Dispatching:
                 await self._execute(run)
             await self.judging.judge_waiting(run)  # its sandbox slot is free meanwhile; the judge has its own gate
 
-        tasks = []
         for run in ready:
             task = asyncio.ensure_future(one(run))
             self.in_flight[run.run_id] = task
             task.add_done_callback(functools.partial(self._landed, run.run_id))
             tasks.append(task)
+        return await self._landing(tasks)
+
+    async def _landing(self, tasks: list[asyncio.Future[Any]]) -> int:
         # shielded: the scheduler cancels this job when the node stops, and the runs must outlive it to drain
         landed = await asyncio.shield(asyncio.gather(*tasks, return_exceptions=True))
         for outcome in landed:
             if isinstance(outcome, Exception):
                 raise outcome
-        return len(ready)
+        return len(tasks)
+
+    def hold(self, runs: Sequence[Run]) -> set[str]:
+        """Of the runs an earlier node left starting or running, those still executing under the dispatcher (a Ray
+        runner outlives its node): kept for the dispatch job to re-attach to, never run again."""
+        live = {r.run_id for r in runs} | set(self.reattaching)
+        try:
+            held = self.dispatcher.held(live)
+        except Exception as exc:  # noqa: BLE001 - a cluster that does not answer: its runs are lost, run again
+            self.signals.warn("races.held_unknown", error=f"{type(exc).__name__}: {exc}")
+            return set(self.reattaching)
+        for run in runs:
+            if run.run_id in held:
+                self.reattaching[run.run_id] = run
+                self.signals.info("races.reattaching", run_id=run.run_id, attempt=run.attempt)
+        return held
+
+    def _reattachable(self) -> list[Run]:
+        return [run for run_id, run in list(self.reattaching.items()) if run_id not in self.in_flight]
+
+    def _launch(self, run: Run, *, reattach: bool) -> asyncio.Future[Any]:
+        async def one() -> None:
+            self.started.add(run.run_id)
+            await self._execute(run, reattach=reattach)
+            await self.judging.judge_waiting(run)
+
+        task = asyncio.ensure_future(one())
+        self.in_flight[run.run_id] = task
+        task.add_done_callback(functools.partial(self._landed, run.run_id))
+        return task
 
     def _landed(self, run_id: str, _task: asyncio.Task[Any]) -> None:
         self.in_flight.pop(run_id, None)
@@ -110,10 +144,10 @@ class Dispatching:
         packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
         return stage(self.work, sha256, stored if stored.is_dir() or not packed.is_file() else packed)
 
-    async def _execute(self, run: Run) -> None:
+    async def _execute(self, run: Run, *, reattach: bool = False) -> None:
         run_id = run.run_id
         try:
-            await self._attempt(run)
+            await (self._reattach(run) if reattach else self._attempt(run))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the store (or another part of ours) failed mid-run
@@ -194,6 +228,25 @@ class Dispatching:
             return
         self._record(run, problem, outcome, launched)
 
+    async def _reattach(self, run: Run) -> None:
+        """The outcome of an attempt an earlier node started and the dispatcher still holds, recorded as if this
+        node had started it (the run's attempt count unchanged)."""
+        self.reattaching.pop(run.run_id, None)
+        began = self.stages.now()
+        problem = self.problems.problem(run.problem_id)
+        try:
+            if problem is None:
+                raise DispatchError(blame.STORE_FAULT, f"problem {run.problem_id} is unknown")
+            outcome = await self.dispatcher.reattach(run.run_id, self.config.limits)
+        except asyncio.CancelledError:
+            self.store.retry_later(run.run_id, delay=timedelta(0))  # shutdown: its runner was killed; run it again
+            raise
+        except DispatchError as exc:
+            await asyncio.to_thread(self.fail, run.run_id, exc.code, str(exc))
+            return
+        self.signals.info("races.reattached", run_id=run.run_id, worker=outcome.worker)
+        self._record(run, problem, outcome, began)
+
     async def _route(self, run: Run) -> Any:
         """The miner's provider and key where it pays for the run's LLM calls (None: the node pays); False when the
         miner must pay and cannot (the run ended 1009, its one line) or its server did not answer (ended 2011,
@@ -216,7 +269,7 @@ class Dispatching:
         commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
         code, error = outcome.error_code(gateway_alive=self.server is None or self.server.alive)
-        spend = self._spend(run, outcome, code, error)
+        spend = run_stats(run, outcome, code, error)
         if self.metrics is not None:
             self.metrics.sandbox(outcome.result.elapsed_s, outcome.events, worker=outcome.worker)
             if outcome.upstream_errors:
@@ -229,33 +282,6 @@ class Dispatching:
             self.store.record_run(run.run_id, "errored", outcome.events, error_code=code, error=error, **spend)
             self.stages.add("trajectory_write", written)
             self._errored(run.run_id, verdict.errored(code, error))
-
-    def _spend(self, run: Run, outcome: Any, code: int | None, error: str | None) -> dict[str, Any]:
-        """What the attempt spent and what its sandbox said, as the run keeps them."""
-        result = outcome.result
-        stats = {
-            "backend": result.backend,
-            "status": result.status,
-            "exit_code": result.exit_code,
-            "elapsed_s": round(result.elapsed_s, 3),
-            "timed_out": result.timed_out,
-            "oom": result.oom,
-            "stderr_tail": result.stderr[-2000:],
-            "answer": outcome.answer,
-            "worker": outcome.worker,
-            "upstream_errors": outcome.upstream_errors[:KEEP_UPSTREAM_ERRORS],
-            "budget_refusals": outcome.budget_refusals,
-            "spend": outcome.spend.model_dump(mode="json"),  # tokens in and out, cost per model, who paid
-            "payer_errors": outcome.payer_errors[:KEEP_UPSTREAM_ERRORS],
-            "attempts": self._attempts(run, code, error, outcome.upstream_errors),
-        }
-        return {
-            "tool_calls": outcome.tool_calls,
-            "llm_calls": outcome.llm_calls,
-            "tokens": outcome.tokens,
-            "cost": outcome.cost,
-            "sandbox": stats,
-        }
 
     def _record_scored(
         self, run: Run, problem: ProblemBase, events: list[Any], spend: dict[str, Any], since: tuple[float, float]
@@ -317,30 +343,10 @@ class Dispatching:
         )
         self.fail(run_id, blame.SCORING_FAILED, f"scoring failed: {type(exc).__name__}: {exc}")
 
-    @staticmethod
-    def _attempts(
-        run: Run, code: int | None, error: str | None, upstream_errors: Sequence[dict[str, Any]] = ()
-    ) -> list[dict[str, Any]]:
-        """The run's earlier attempts that ended in an error, and this one if it did (the run page lists them)."""
-        earlier = list((run.sandbox or {}).get("attempts") or [])
-        if code is None:
-            return earlier
-        return [
-            *earlier,
-            {
-                "attempt": run.attempt + 1 if run.status == "pending" else run.attempt,
-                "code": code,
-                "blame": blame.blame_of(code),
-                "error": error,
-                "upstream_errors": list(upstream_errors)[:KEEP_UPSTREAM_ERRORS],
-                "upstream_error_count": len(upstream_errors),
-            },
-        ]
-
     def fail(self, run_id: str, code: int, error: str) -> None:
         run = self.store.run(run_id)
         assert run is not None
-        sandbox = {**(run.sandbox or {}), "attempts": self._attempts(run, code, error)}
+        sandbox = {**(run.sandbox or {}), "attempts": attempts_of(run, code, error)}
         self.store.transition(run_id, "errored", error_code=code, error=error, sandbox=sandbox)
         self._errored(run_id, verdict.errored(code, error))
 
