@@ -9,6 +9,7 @@ import multiprocessing as mp
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,22 +68,29 @@ def _chunk_rows(chunk: int) -> list[Row]:
     return rows
 
 
-def _generated_rows(seed: int, size: int, workers: int) -> Iterator[list[Row]]:
+@contextmanager
+def _generated_rows(seed: int, size: int, workers: int) -> Iterator[Iterator[list[Row]]]:
+    """The generated products' rows, chunk by chunk; with `workers` > 1 the pool is forked on entry, so before the
+    index writer starts its threads: a fork of a process whose other threads hold a lock can leave the forked worker
+    waiting on it for ever (a soak's catalog build hung so, twice in a row, under load)."""
     n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
     if workers <= 1 or n_chunks <= 2:
         _init_worker(seed, size)
-        for chunk in range(n_chunks):
-            yield _chunk_rows(chunk)
+        yield (_chunk_rows(chunk) for chunk in range(n_chunks))
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ctx.Pool(workers, initializer=_init_worker, initargs=(seed, size)) as pool:
-        window: deque[Any] = deque()
-        next_chunk = 0
-        while next_chunk < n_chunks or window:
-            while next_chunk < n_chunks and len(window) < workers * 3:  # bounded read-ahead keeps memory flat
-                window.append(pool.apply_async(_chunk_rows, (next_chunk,)))
-                next_chunk += 1
-            yield window.popleft().get()
+        yield _pooled_rows(pool, n_chunks, workers)
+
+
+def _pooled_rows(pool: Any, n_chunks: int, workers: int) -> Iterator[list[Row]]:
+    window: deque[Any] = deque()
+    next_chunk = 0
+    while next_chunk < n_chunks or window:
+        while next_chunk < n_chunks and len(window) < workers * 3:  # bounded read-ahead keeps memory flat
+            window.append(pool.apply_async(_chunk_rows, (next_chunk,)))
+            next_chunk += 1
+        yield window.popleft().get()
 
 
 @dataclass
@@ -112,8 +120,8 @@ def build_catalog(
         workers = max(1, os.cpu_count() or 1)
     digest = gen.Digest()
     stats = StatsCollector()
-    with CatalogWriter(out, overwrite=force) as writer:
-        for rows in _generated_rows(seed, size, workers):
+    with _generated_rows(seed, size, workers) as chunks, CatalogWriter(out, overwrite=force) as writer:
+        for rows in chunks:
             for product_id, shop_id, category, contents, services, price, sold, n_sku, model_key, doc_json in rows:
                 writer.add_row(product_id, shop_id, services, price, sold, contents, doc_json)
                 digest.update(doc_json)
