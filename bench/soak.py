@@ -1,22 +1,24 @@
 """Soak benchmark: one node left alone for many races (prints figures; asserts nothing).
 
-    python bench/soak.py --races 200 --json var/soak.json     # the goal: 200 races
-    python bench/soak.py --races 20                           # a quick look (about 15 minutes on 2 busy cores)
+    python bench/soak.py --races 200 --json var/soak.json     # the goal: 200 races (about 80 min on 2 busy cores)
+    python bench/soak.py --races 20                           # a quick look (about 8 minutes)
 
 `arena-validator run` as an operator runs it, a process of its own: the store on PostgreSQL (a fresh database on the
 test server, `tests/support/postgres.py`), a LocalChain at fast blocks (`--block-time` seconds a block; a race every
-`--cadence` blocks, minutes of chain time at 12 s a block), bubblewrap sandboxes, pooling on (alone, the node weighs
-its own results after the cut-off), an OpenAI-compatible upstream on loopback for the agents that call a model
-(`tests/support/hostile.obedient_model`). Eight miners commit bundles on chain, served over HTTP: the offline
-template and two variants of it, a slow template, the hostile agent of the demo, the parrot and the planted-word
-agents of the test suite, and a template that calls the model; two of them commit a new version every
-`--resubmit-every` races.
+`--cadence` blocks, minutes of chain time at 12 s a block; the node's results bundle committed by `--cutoff-blocks`
+after a race's start), bubblewrap sandboxes, pooling on (alone, the node weighs its own results after the cut-off),
+an OpenAI-compatible upstream on loopback for the agents that call a model (`tests/support/hostile.obedient_model`).
+Eight miners commit bundles on chain, served over HTTP: the offline template and two variants of it, a slow
+template, the demo's hostile agent, the test suite's parrot and planted-word agents, and a template that calls the
+model; two of them commit a new version every `--resubmit-every` races. One race at a time: a race whose runs
+outlast the slot delays the next one's opening (the node's rule), so on a busy machine the runs set the pace.
 
 Sampled every time a race closes (or is voided): the node's RSS, open file descriptors, threads and child processes
 (psutil), the store's size (pg_database_size), the work folders' size (--data-dir and the node's private work folder),
 the Docker containers and images present, runs lost (a closed race's run not final, or ended by a fault of the
 validator's) and doubled (two runs of one unit, or a trajectory not 0..n-1), races closed and voided, races whose
-weights are set. Prints the growth per 100 races; RSS growth is measured from the sample of race
+weights are set, races whose results bundle missed the cut-off (`pools_late`: no bundle of its own), the seconds
+since the last close. Prints the growth per 100 races; RSS growth is measured from the sample of race
 min(20, races/2) (the first races warm caches). `--json FILE` writes the totals and every sample.
 """
 
@@ -55,7 +57,6 @@ from validator.chain.commitment import encode_commitment  # noqa: E402
 EXE = str(Path(sys.executable).parent / "arena-validator")
 RESUBMITTERS = ("offline", "lite")
 MINERS = ("offline", "lite", "deep", "slow", "hostile", "parrot", "planted", "asks")
-FINAL = {"finished", "errored"}
 
 
 def agent_source(name: str, version: int) -> str | None:
@@ -95,6 +96,10 @@ class Soak:
         self.root, self.args = root, args
         self.www = root / "www"
         self.www.mkdir(parents=True)
+
+    def serve(self) -> None:
+        """The miners' bundles over HTTP: a thread, started after the catalog's forked build (a fork of a process
+        with threads can deadlock its child, as it did here once)."""
         handler = lambda *a, **kw: _Quiet(*a, directory=str(self.www), **kw)  # noqa: E731
         self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
@@ -113,6 +118,7 @@ class Soak:
         catalog, pack, signer = build_arena_inputs(
             root, size=a.catalog_size, problems=max(40, a.per_race * 8), per_race=a.per_race, cadence=a.cadence
         )
+        self.serve()
         self.setup = make_chain(root, list(MINERS), block_time=a.block_time, rate_limit=max(1, a.cadence // 4))
         for name in MINERS:
             self.commit(name, 1)
@@ -128,41 +134,26 @@ class Soak:
             port = s.getsockname()[1]
         (root / "tmp").mkdir()
         with OpenAIServer(obedient_model, models=(MODEL,)) as llm:
+            flags = {
+                "--chain": "localchain",
+                "--localchain.path": str(self.setup.path),
+                "--wallet.name": "validator0",
+                "--wallet.path": str(self.setup.wallets),
+                "--data-dir": str(root / "node"),
+                "--database-url": url,
+                "--catalog": str(catalog),
+                "--pack": str(pack),
+                "--pack.signer": signer,
+                "--concurrency": str(a.concurrency),
+                "--sandbox.wall_seconds": "60",
+                "--api.port": str(port),
+                "--gateway.upstream": llm.base_url,
+                "--gateway.models": MODEL,
+                "--stop.drain_seconds": "30",
+                "--pool.cutoff_blocks": str(a.cutoff_blocks),
+            }
             node = subprocess.Popen(
-                [
-                    EXE,
-                    "run",
-                    "--chain",
-                    "localchain",
-                    "--localchain.path",
-                    str(self.setup.path),
-                    "--wallet.name",
-                    "validator0",
-                    "--wallet.path",
-                    str(self.setup.wallets),
-                    "--data-dir",
-                    str(root / "node"),
-                    "--database-url",
-                    url,
-                    "--catalog",
-                    str(catalog),
-                    "--pack",
-                    str(pack),
-                    "--pack.signer",
-                    signer,
-                    "--concurrency",
-                    str(a.concurrency),
-                    "--sandbox.wall_seconds",
-                    "60",
-                    "--api.port",
-                    str(port),
-                    "--gateway.upstream",
-                    llm.base_url,
-                    "--gateway.models",
-                    MODEL,
-                    "--stop.drain_seconds",
-                    "30",
-                ],
+                [EXE, "run", *(x for kv in flags.items() for x in kv)],
                 stdout=open(root / "node.log", "ab"),
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -187,7 +178,7 @@ class Soak:
         samples: list[dict[str, Any]] = []
         seen: set[str] = set()
         deadline = time.time() + a.races * a.cadence * a.block_time * 3 + 600
-        version = 1
+        version, started = 1, time.time()
         try:
             while len(samples) < a.races:
                 if node.poll() is not None:
@@ -203,6 +194,7 @@ class Soak:
                     continue
                 seen.update(r.race_id for r in new)
                 row = self.sample(proc, store, engine, ended)
+                row["seconds"] = round(row["at"] - (samples[-1]["at"] if samples else started), 1)
                 samples.append(row)
                 print(line(len(samples), a.races, row), flush=True)
                 if len(samples) % a.resubmit_every == 0:
@@ -227,34 +219,30 @@ class Soak:
 
     def sample(self, proc: psutil.Process, store: Any, engine: Any, ended: list[Any]) -> dict[str, Any]:
         with engine.connect() as conn:
-            db = int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar() or 0)
-            dup_units = int(
-                conn.execute(
-                    text(
-                        "SELECT count(*) FROM (SELECT race_id, hotkey, problem_id, sample FROM runs "
-                        "GROUP BY race_id, hotkey, problem_id, sample HAVING count(*) > 1) d"
-                    )
-                ).scalar()
-                or 0
+            db = count(conn, "SELECT pg_database_size(current_database())")
+            dup_units = count(
+                conn,
+                "SELECT count(*) FROM (SELECT race_id, hotkey, problem_id, sample FROM runs "
+                "GROUP BY race_id, hotkey, problem_id, sample HAVING count(*) > 1) d",
             )
-            bad_logs = int(
-                conn.execute(
-                    text(
-                        "SELECT count(*) FROM (SELECT run_id FROM trajectory_events GROUP BY run_id "
-                        "HAVING min(seq) <> 0 OR max(seq) + 1 <> count(*)) b"
-                    )
-                ).scalar()
-                or 0
+            bad_logs = count(
+                conn,
+                "SELECT count(*) FROM (SELECT run_id FROM trajectory_events GROUP BY run_id "
+                "HAVING min(seq) <> 0 OR max(seq) + 1 <> count(*)) b",
             )
+            lost = count(  # a closed race's run not final, or ended by the validator's fault
+                conn,
+                "SELECT count(*) FROM runs JOIN races USING (race_id) WHERE races.status = 'closed' AND "
+                "(runs.status NOT IN ('finished', 'errored') OR runs.blame = 'validator')",
+            )
+            late = count(conn, "SELECT count(*) FROM race_pools WHERE status = 'late'")
         closed = {r.race_id for r in ended if r.status == "closed"}
-        lost = sum(1 for r in store.runs() if r.race_id in closed and (r.status not in FINAL or r.blame == "validator"))
-        children = proc.children(recursive=True)
         return {
             "at": round(time.time(), 1),
             "rss_bytes": proc.memory_info().rss,
             "fds": proc.num_fds(),
             "threads": proc.num_threads(),
-            "children": len(children),
+            "children": len(proc.children(recursive=True)),
             "store_bytes": db,
             "work_bytes": du(self.root / "node") + du(self.root / "tmp"),
             "containers": docker_count("ps", "-aq"),
@@ -264,12 +252,17 @@ class Soak:
             "races_closed": len(closed),
             "races_voided": sum(1 for r in ended if r.status == "voided"),
             "weights_set": weights_set(store),
+            "pools_late": late,
         }
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         return None
+
+
+def count(conn: Any, sql: str) -> int:
+    return int(conn.execute(text(sql)).scalar() or 0)
 
 
 def weights_set(store: Any) -> int:
@@ -301,7 +294,8 @@ def line(i: int, n: int, row: dict[str, Any]) -> str:
         f"children {row['children']}, store {row['store_bytes'] / 2**20:.1f} MiB, work "
         f"{row['work_bytes'] / 2**20:.1f} MiB, containers {row['containers']}, images {row['images']}, closed "
         f"{row['races_closed']}, voided {row['races_voided']}, weights set {row['weights_set']}, lost "
-        f"{row['runs_lost']}, doubled {row['runs_doubled']}"
+        f"{row['runs_lost']}, doubled {row['runs_doubled']}, pools late {row['pools_late']}, "
+        f"{row['seconds']:.0f}s"
     )
 
 
@@ -324,6 +318,8 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "weights_set": last["weights_set"],
         "runs_lost": last["runs_lost"],
         "runs_doubled": last["runs_doubled"],
+        "pools_late": last["pools_late"],
+        "seconds_a_race": round((last["at"] - first["at"]) / max(len(samples) - 1, 1), 1),
         "rss_growth_pct": round((last["rss_bytes"] - base["rss_bytes"]) / base["rss_bytes"] * 100, 2),
         "rss_from_race": samples.index(base) + 1,
         "fds_first": first["fds"],
@@ -344,15 +340,22 @@ def main() -> None:
     parser.add_argument("--races", type=int, default=200, help="races to run (each sampled when it closes)")
     parser.add_argument("--per-race", type=int, default=2, help="problems a race (x 8 miners = runs a race)")
     parser.add_argument("--cadence", type=int, default=24, help="blocks between races (the pack's rotation)")
-    parser.add_argument("--block-time", type=float, default=2.0, help="the LocalChain's seconds a block")
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--block-time", type=float, default=1.0, help="the LocalChain's seconds a block")
+    parser.add_argument(
+        "--cutoff-blocks", type=int, default=40, help="the node's --pool.cutoff_blocks (a race's runs: 20-35 s here)"
+    )
+    parser.add_argument("--concurrency", type=int, default=3, help="the node's runs at once")
     parser.add_argument("--resubmit-every", type=int, default=5, help="races between two new versions")
     parser.add_argument("--catalog-size", type=int, default=3000)
     parser.add_argument("--json", type=Path, default=None, help="write the totals and every sample to this file")
     args = parser.parse_args()
-    if args.races < 1 or args.per_race < 1 or args.cadence < 4 or args.block_time <= 0 or args.resubmit_every < 1:
-        parser.error("--races, --per-race and --resubmit-every must be >= 1, --cadence >= 4, --block-time > 0")
-    signal.signal(signal.SIGTERM, _stop)  # the node is stopped and the database dropped on the way out
+    if (
+        min(args.races, args.per_race, args.resubmit_every, args.cutoff_blocks) < 1
+        or args.cadence < 4
+        or args.block_time <= 0
+    ):
+        parser.error("--races, --per-race, --resubmit-every, --cutoff-blocks >= 1, --cadence >= 4, --block-time > 0")
+    signal.signal(signal.SIGTERM, _stop)
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, fresh_database("arena_soak") as url:
         os.chmod(tmp, 0o711)  # the sandbox's user traverses it to the node's work folder (TMPDIR below)
         result = Soak(Path(tmp), args).run(url)
@@ -362,7 +365,7 @@ def main() -> None:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
 
 
-def _stop(*_: Any) -> None:
+def _stop(*_: Any) -> None:  # the node is stopped and the database dropped on the way out
     raise SystemExit(143)
 
 
@@ -372,7 +375,8 @@ def print_summary(r: dict[str, Any]) -> None:
         return
     print(
         f"--- {r['races']} races: {r['races_closed']} closed, {r['races_voided']} voided, weights set for "
-        f"{r['weights_set']}; runs lost {r['runs_lost']}, doubled {r['runs_doubled']}"
+        f"{r['weights_set']}; runs lost {r['runs_lost']}, doubled {r['runs_doubled']}; pools late {r['pools_late']}; "
+        f"{r['seconds_a_race']:g} s a race"
     )
     print(f"rss       {r['rss_growth_pct']:+.2f}% from race {r['rss_from_race']} to the last")
     print(
