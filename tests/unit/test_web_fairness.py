@@ -121,3 +121,27 @@ def test_selfcheck_refuses_a_web_problem_whose_near_miss_page_reads_as_the_true_
     assert check.by_task["web"].gold_rate == 1.0
     assert not check.ok and check.oracle["web"].solved == 0
     assert any(line.startswith("sb-web-flag: the tool-visible oracle finds no answer") for line in check.failures)
+
+
+def _wiki(name: str, content: str) -> dict[str, str]:
+    return {"url": f"https://wiki.example/{name}", "title": f"{name} - ShopArena Encyclopedia", "content": content}
+
+
+def test_a_question_about_a_team_is_answered_by_the_teams_page_not_its_towns():
+    """A generated corpus holds a town's page and its team's page: "Bukid Hills" is named inside "the Bukid Hills
+    Typhoons". The reader used to take both values (the jersey color and the town's craft), so the oracle failed
+    9 of 50 web problems of a generated pack; the town's page now answers only a question about the town."""
+    from arena.catalog.webcorpus import FACT_KINDS
+
+    kinds = {k.kind: k for k in FACT_KINDS}
+    fields = {"year": 1970, "year2": 2003, "event": "Founders' Day", "team": "Typhoons", "place": "Bukid Hills"}
+    sharks = {"team": "Sharks"}
+    pages = [
+        _wiki("Bukid Hills Typhoons", kinds["color_family"].templates[0].format(value="midnight", **fields)),
+        _wiki("Bukid Hills", kinds["material"].templates[0].format(value="foam", **fields)),
+        _wiki("Bukid Hills Sharks", kinds["color_family"].templates[1].format(value="rainbow", **fields | sharks)),
+    ]
+    team = "What color do the Bukid Hills Typhoons play in at home? I want an ipad in that color."
+    assert read_values(team, pages) == ["midnight"]
+    town = "What material are the crafts of Bukid Hills made of? I want a bag of it."
+    assert read_values(town, pages) == ["foam"]

@@ -10,7 +10,7 @@ a template about the entity the question names, `arena.catalog.webcorpus.FACT_KI
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -55,21 +55,22 @@ def read_values(query: str, pages: Iterable[dict[str, Any]]) -> list[str]:
     pattern = _statement_pattern(question)
     pages = list(pages)
     found: dict[str, str] = {}
-    for read in (_stated, _templated):  # the rebuild's statements first; the generated corpus's pages else
-        for page in pages:
-            for value in read(pattern, question, page):
+    for page in pages:  # the rebuild's statements first
+        m = pattern.search(str(page.get("content", "")))
+        if m:
+            found.setdefault(m.group(1).lower(), m.group(1))
+    if not found:  # the generated corpus's pages else: those about the entity the question names
+        named = [hit for page in pages if (hit := _templated(question, page))]
+        for name, value in named:
+            if not any(len(other) > len(name) and name.lower() in other.lower() for other, _ in named):
                 found.setdefault(value.lower(), value)
-        if found:
-            break
     return list(found.values())
 
 
-def _stated(pattern: re.Pattern[str], question: str, page: dict[str, Any]) -> Sequence[str]:
-    m = pattern.search(str(page.get("content", "")))
-    return [m.group(1)] if m else []
-
-
-def _templated(pattern: re.Pattern[str], question: str, page: dict[str, Any]) -> Sequence[str]:
+def _templated(question: str, page: dict[str, Any]) -> tuple[str, str] | None:
+    """(the entity the page is about, the value it states) when the question names that entity. A town's page
+    ("Bukid Hills") is named by a question about the town's team too ("the Bukid Hills Typhoons"): `read_values`
+    drops a page whose entity's name lies inside a longer name another page matched."""
     content = str(page.get("content", ""))
     for template in _template_patterns():
         t = template.match(content)
@@ -77,5 +78,5 @@ def _templated(pattern: re.Pattern[str], question: str, page: dict[str, Any]) ->
             continue
         name = t.groupdict().get("name") or str(page.get("title", "")).split(" - ")[0]
         if name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I):
-            return [t.group("value")]
-    return []
+            return name, t.group("value")
+    return None
