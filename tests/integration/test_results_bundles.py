@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from validator.pool import (
     verify_bundle,
 )
 from validator.pool.bundle import ResultsBundle, seal
+from validator.pool.pooled import to_pooled
 from validator.pool.serve import ChainView, results_router
 from validator.store.repository import Store
 
@@ -115,6 +116,32 @@ def test_a_bundle_holds_every_run_signed_and_verifies_whole(arena: Arena) -> Non
     assert built(arena).sha256 == first.sha256
     second = built(arena, prev=first.sha256)
     assert second.body.prev == first.sha256 and second.sha256 != first.sha256
+
+
+def test_a_bundle_says_since_when_each_miner_has_stood_for_its_agent_and_its_pooled_runs_carry_it(arena: Arena) -> None:
+    """`since_of` (the node's `held_since`) is asked about the raced miners' agents; what it says is signed in the
+    bundle and every pooled run of the miner carries it (the fork rule's order in a pooled race); a block below 0 is
+    refused as malformed."""
+    asked: list[dict[str, str]] = []
+    first = sorted(MINERS)[0]
+
+    def since_of(raced: Mapping[str, str]) -> dict[str, int]:
+        asked.append(dict(raced))
+        return {first: 7, "someone-not-raced": 3}
+
+    bundle = build_bundle(
+        arena.store, "race-200", arena.wallets["alice"], netuid=1, created_block=230, since_of=since_of
+    )
+    assert asked and set(asked[0]) == set(MINERS) and set(asked[0].values()) == set(arena.agents.values())
+    assert bundle.body.since == {first: 7}
+    result = check(arena, bundle.data, bundle.sha256)
+    assert isinstance(result, VerifiedBundle)
+    pooled = to_pooled(result)
+    assert {r.since for r in pooled if r.miner == first} == {7}
+    assert {r.since for r in pooled if r.miner != first} == {None}
+    body = bundle.body.model_copy(deep=True)
+    sha, data = reseal(arena, body.model_copy(update={"since": {first: -1}}))
+    refused(check(arena, data, sha), "malformed")
 
 
 def test_forged_verdicts_are_refused_naming_the_run(arena: Arena) -> None:

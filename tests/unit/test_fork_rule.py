@@ -192,3 +192,114 @@ def test_validators_given_the_same_evidence_in_any_order_reach_the_same_verdicts
         rng.shuffle(shuffled_evidence)
         assert fork_verdicts(shuffled_results, shuffled_evidence) == first
     assert {v.hotkey for v in first} == {"m5", "m6", "m7"}
+
+
+def test_a_pooled_race_orders_an_honest_update_ahead_of_a_copy_of_its_first_version(variants: dict[str, Path]) -> None:
+    """The same story pooled: each validator's results bundle says since which block it holds each miner has stood
+    for its agent (`ResultsBundle.since`, carried by every pooled run). Validator a saw the updater's first version
+    (block 10), validator b joined later and holds only its update (no earlier block); the lower median of what they
+    say orders the updater first, and both validators (each reading the pooled runs in its own order) and the audit
+    reach the same verdict: the copier is the copy."""
+    import random
+
+    from arena.pooling import PooledRun
+    from validator.pool.copies import pooled_since
+
+    folders = {"a-v2": variants["dead_code"], "b-v1": variants["local_renamed"]}
+    said = {("validator-a", "updater"): 10, ("validator-a", "copier"): 20, ("validator-b", "copier"): 20}
+    runs = [
+        PooledRun(
+            validator=v,
+            miner=miner,
+            submission=sha,
+            problem_id=p,
+            attempt=0,
+            score=0.5,
+            success=0.5,
+            behaviour=honest_calls(p),
+            since=said.get((v, miner)),
+        )
+        for v in ("validator-a", "validator-b")
+        for miner, sha in (("updater", "a-v2"), ("copier", "b-v1"))
+        for p in ("p1", "p2", "p3")
+    ]
+    assert pooled_since(runs) == {"updater": 10, "copier": 20}
+    results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
+    seen = []
+    for seed in range(4):
+        shuffled = runs[:]
+        random.Random(seed).shuffle(shuffled)
+        kept, verdicts = find_copies(results, shuffled, folders.get)
+        seen.append(verdicts)
+        (verdict,) = verdicts
+        assert verdict.hotkey == "copier" and verdict.copy_of == "updater" and verdict.copy_
+        weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
+        assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
+    assert all(v == seen[0] for v in seen)
+    # without what the bundles say (bundles of before), the latest commitment orders them: the update is zeroed
+    bare = [r.model_copy(update={"since": None}) for r in runs]
+    assert [(v.hotkey, v.copy_) for v in find_copies(results, bare, folders.get)[1]] == [("updater", True)]
+    # one validator of three claiming the copier has stood since block 1 does not move the median
+    three = runs + [r.model_copy(update={"validator": "validator-c"}) for r in runs if r.validator == "validator-a"]
+    lying = [
+        r.model_copy(update={"since": 1}) if r.validator == "validator-b" and r.miner == "copier" else r for r in three
+    ]
+    assert pooled_since(lying)["copier"] == 20
+
+
+def test_two_validators_holding_different_histories_order_a_pooled_race_alike(
+    variants: dict[str, Path], tmp_path: Path
+) -> None:
+    """Two nodes' stores: validator a synced the updater's first version (block 10), the copy of it (20) and the
+    update (30); validator b joined later and holds the copy and the update only. What each says in its results bundle
+    (`held_since`, from its own store) differs; the pooled order (`pooled_since`) is the same for both, and both judge
+    the copier the copy and leave the updater its weight."""
+    import functools
+    import random
+
+    from arena.pooling import PooledRun
+    from tests.support.race import open_store, place_submission
+    from validator.pool.copies import pooled_since
+    from validator.races.copying import held_since
+    from validator.submissions.bundles import bundle_path
+
+    v1, copied, v2 = variants["identical"], variants["local_renamed"], variants["dead_code"]
+    said, subs = {}, {}
+    for name, history in (
+        ("a", [("updater", v1, 10), ("copier", copied, 20), ("updater", v2, 30)]),
+        ("b", [("copier", copied, 20), ("updater", v2, 30)]),
+    ):
+        store = open_store(f"sqlite:///{tmp_path / name}.sqlite")
+        for hotkey, folder, block in history:
+            subs[hotkey] = place_submission(store, tmp_path / name, hotkey, folder, block=block).sha256
+        said[name] = held_since(store, tmp_path / name, 0.8, subs)
+        store.close()
+    assert said == {"a": {"updater": 10, "copier": 20}, "b": {"updater": 30, "copier": 20}}
+    runs = [
+        PooledRun(
+            validator=v,
+            miner=miner,
+            submission=subs[miner],
+            problem_id=p,
+            attempt=0,
+            score=0.5,
+            success=0.5,
+            behaviour=honest_calls(p),
+            since=said[v].get(miner),
+        )
+        for v in said
+        for miner in subs
+        for p in ("p1", "p2")
+    ]
+    assert pooled_since(runs) == {"updater": 10, "copier": 20}
+    results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
+    judged = []
+    for name in said:  # each validator reads the pooled runs in its own order, its own bundle folders
+        mine = runs[:]
+        random.Random(name).shuffle(mine)
+        kept, verdicts = find_copies(results, mine, functools.partial(bundle_path, tmp_path / name))
+        judged.append(verdicts)
+        assert [(v.hotkey, v.copy_of, v.copy_) for v in verdicts] == [("copier", "updater", True)]
+        weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
+        assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
+    assert judged[0] == judged[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +21,18 @@ class BuiltBundle:
 
 
 def build_bundle(
-    store: Any, race_id: str, wallet: Any, *, netuid: int, created_block: int, prev: str = ""
+    store: Any,
+    race_id: str,
+    wallet: Any,
+    *,
+    netuid: int,
+    created_block: int,
+    prev: str = "",
+    since_of: Callable[[Mapping[str, str]], Mapping[str, int]] | None = None,
 ) -> BuiltBundle:
     """The signed results bundle of every final run of the closed race `race_id` in `store`, by `wallet`'s hotkey;
-    `prev` is the sha256 of this validator's previous results bundle ("" for its first)."""
+    `prev` is the sha256 of this validator's previous results bundle ("" for its first); `since_of` gives the raced
+    miners' order keys from their agents (hotkey -> sha256; `ResultsBundle.since`)."""
     race = store.race(race_id)
     if race is None:
         raise PoolError(f"no race {race_id!r} in the store; a results bundle is built from a race this node ran")
@@ -40,7 +49,11 @@ def build_bundle(
             "created_block": int(created_block),
             "prev": prev,
             "runs": rows,
+            "since": {},
         }
+        if since_of is not None:
+            raced = {str(row["miner"]): str(row["submission"]) for row in rows}
+            plain["since"] = {h: int(b) for h, b in sorted(since_of(raced).items()) if h in raced}
         body = ResultsBundle.model_validate(plain)
         sha256, data = seal(body, wallet, plain=plain)
     if len(data) > MAX_BUNDLE_BYTES:

@@ -13,7 +13,7 @@ import gc
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 from bittensor.sp_core import Keypair
@@ -58,6 +58,10 @@ class ResultsBundle(BaseModel):
     created_block: int
     prev: str = ""  # sha256 of this validator's previous results bundle, or ""
     runs: list[BundleRun]
+    #: each raced miner's order key as this validator holds it: the earliest block of its stored submissions similar
+    #: to the agent raced (`validator.submissions.similarity.similar_since`); the pool combines every validator's
+    #: (`validator.pool.copies`), so pooled races order a miner by it as a race judged alone does
+    since: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
 
 
 def canonical(body: ResultsBundle | dict[str, Any]) -> bytes:

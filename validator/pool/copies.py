@@ -5,6 +5,7 @@ run's trajectory), then `arena.copies.fork`."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -40,6 +41,26 @@ def _most_run(counts: Counter[str]) -> str:
     return min(counts, key=lambda sha: (-counts[sha], sha))
 
 
+def pooled_since(runs: Iterable[Mapping[str, Any] | Any]) -> dict[str, int]:
+    """Each miner's order key from the pooled runs: every validator that ran it says since which block it holds the
+    miner has stood for its agent (its results bundle's ``since``; none said counts as no earlier block), and the
+    lower median of what they say is taken: a value every node and the audit read alike from the same bundles, that
+    no minority of the validators can move (with two, the earlier of the two)."""
+    said: dict[str, dict[str, float]] = {}
+    for run in runs:
+        block = _field(run, "since")
+        said.setdefault(str(_field(run, "miner")), {})[str(_field(run, "validator") or "")] = (
+            float(block) if block is not None else math.inf
+        )
+    out = {}
+    for miner, by_validator in sorted(said.items()):
+        values = sorted(by_validator.values())
+        middle = values[(len(values) - 1) // 2]
+        if middle != math.inf:
+            out[miner] = int(middle)
+    return out
+
+
 def find_copies(
     results: Sequence[MinerResult],
     runs: Iterable[Mapping[str, Any] | Any],
@@ -51,12 +72,15 @@ def find_copies(
     """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
     or their json: miner, submission, problem_id, behaviour); ``folder_of`` gives an agent bundle's folder by its
     sha256 (None: not held, no code evidence for it); ``since`` each agent's order key (`arena.copies.fork.order_by`;
-    default its commitment block). A pooled race passes none: the audit holds no miner's submission history, so
-    node and audit order by the commitment blocks both read from chain."""
+    default its commitment block). A pooled race passes none: the order keys are then read from the pooled runs
+    (`pooled_since`), so every pooled validator and the audit order the miners alike."""
+    runs = sorted(runs, key=_run_key)
+    if since is None:
+        since = pooled_since(runs)
     hotkeys = {r.hotkey for r in results}
     submissions: dict[str, Counter[str]] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
-    for run in sorted(runs, key=_run_key):
+    for run in runs:
         miner = str(_field(run, "miner"))
         if miner not in hotkeys:
             continue

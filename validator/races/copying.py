@@ -12,6 +12,7 @@ show` and the dashboard's submissions page); a copy is left out of the standings
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,24 @@ from validator.store.models import Race
 from validator.store.repository import Store
 from validator.submissions.bundles import bundle_path
 from validator.submissions.similarity import similar_since
+
+
+def held_since(store: Store, data_dir: Path, threshold: float, raced: Mapping[str, str]) -> dict[str, int]:
+    """Each raced miner's (hotkey -> its agent's sha256) order key as this node holds it: the earliest commitment
+    block of its stored submissions similar to the agent raced (`similar_since`); a miner with none held is left
+    out (its commitment block orders it); ``threshold`` is `--copies.similarity`. Also what this node publishes in
+    its results bundle's ``since``."""
+    history: dict[str, list[tuple[int, Path]]] = {}
+    for sub in store.all_submissions():
+        if sub.hotkey in raced:
+            history.setdefault(sub.hotkey, []).append((sub.commitment_block, bundle_path(data_dir, sub.sha256)))
+    since = {}
+    for hotkey, sha256 in sorted(raced.items()):
+        current = bundle_path(data_dir, sha256)
+        block = similar_since(current, history.get(hotkey, []), threshold=threshold)
+        if block is not None:
+            since[hotkey] = block
+    return since
 
 
 class Copying:
@@ -90,25 +109,13 @@ class Copying:
         ]
 
     def _since(self, race: Race, runs: list[dict[str, Any]]) -> dict[str, int] | None:
-        """Each raced miner's order key from its stored submissions (`similar_since`), for a race this node judged
-        alone; None for a pooled race: the pooled validators (and the audit) hold different histories, so there
-        every node orders by the commitment blocks read from chain, the same everywhere."""
+        """Each raced miner's order key from this node's stored submissions (`held_since`), for a race this node
+        judged alone; None for a pooled race: there the pooled runs carry every validator's (their results bundles'
+        ``since``) and `find_copies` combines them, the same on every node and in the audit."""
         if self._pooled(race):
             return None
         raced = {str(run["miner"]): str(run["submission"]) for run in runs}
-        history: dict[str, list[tuple[int, Path]]] = {}
-        for sub in self.store.all_submissions():
-            if sub.hotkey in raced:
-                history.setdefault(sub.hotkey, []).append(
-                    (sub.commitment_block, bundle_path(self.config.data_dir, sub.sha256))
-                )
-        since = {}
-        for hotkey, sha256 in raced.items():
-            current = bundle_path(self.config.data_dir, sha256)
-            block = similar_since(current, history.get(hotkey, []), threshold=self.threshold)
-            if block is not None:
-                since[hotkey] = block
-        return since
+        return held_since(self.store, self.config.data_dir, self.threshold, raced)
 
     def _folder(self, sha256: str) -> Path | None:
         folder = bundle_path(self.config.data_dir, sha256)

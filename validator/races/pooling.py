@@ -310,9 +310,13 @@ class Pooling:
     def _build(self, race: Any) -> str:
         """This node's results bundle of the closed race, built, signed and put on the shelf (served from there to
         the validators that published theirs, to anyone from its public block); returns its sha256."""
+        from arena.copies import pinned_threshold
         from validator.pool.build import build_bundle
+        from validator.races.copying import held_since
 
-        earlier = [p for p in self.arena.store.race_pools() if p.bundle_sha256 and p.race_id != race.race_id]
+        store, config = self.arena.store, self.arena.config
+        threshold = pinned_threshold(self.arena.pack, config.copy_similarity)  # as the fork rule reads it
+        earlier = [p for p in store.race_pools() if p.bundle_sha256 and p.race_id != race.race_id]
         prev = earlier[-1].bundle_sha256 if earlier else ""
         chain = self.arena.chain
         built = build_bundle(
@@ -322,6 +326,7 @@ class Pooling:
             netuid=chain.netuid,
             created_block=chain.block(),
             prev=prev or "",
+            since_of=lambda raced: held_since(store, config.data_dir, threshold, raced),
         )
         self.shelf.put(built.sha256, built.data, self._release(race))
         return str(built.sha256)
