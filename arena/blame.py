@@ -48,6 +48,7 @@ WORKER_LOST = 2008
 WORKER_REFUSED = 2009
 RACE_VOIDED = 2010
 PROVIDER_DOWN = 2011
+PROVIDER_DROPPED = 2012
 
 CODES: dict[int, ErrorCode] = {
     c.code: c
@@ -169,6 +170,14 @@ CODES: dict[int, ErrorCode] = {
             "the miner pays and its provider failed (unreachable, timeout, 5xx, a body that is not JSON): nobody's "
             "fault, retried as 2005 is",
             True,
+        ),
+        ErrorCode(
+            PROVIDER_DROPPED,
+            "provider_dropped",
+            "validator",
+            "the miner pays at a provider that failed --gateway.provider_failures times in the race: the race goes "
+            "on without that provider's runs; nobody's fault, final, left out of the miner's score (void, never 0)",
+            False,
         ),
     )
 }

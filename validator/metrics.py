@@ -144,6 +144,12 @@ class Metrics:
             ["worker"],
             registry=self.registry,
         )
+        self.providers_dropped = Counter(
+            "shoparena_providers_dropped",
+            "miners' providers a race went on without after --gateway.provider_failures failures (the log says why)",
+            ["provider"],
+            registry=self.registry,
+        )
         self.upstream_errors = Counter(
             "shoparena_upstream_llm_errors",
             "upstream LLM failures seen by the gateway during runs",

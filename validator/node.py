@@ -102,7 +102,14 @@ def key_ring(settings: Settings, *, store: Any, chain: Any, wallet: Any, pack: A
     providers = load_providers(settings.gateway_providers)
     warn = None if log is None else log.warning
     return KeyRing(
-        store=store, chain=chain, wallet=wallet, providers=providers, payer=settings.gateway_payer, pack=pack, log=warn
+        store=store,
+        chain=chain,
+        wallet=wallet,
+        providers=providers,
+        payer=settings.gateway_payer,
+        pack=pack,
+        log=warn,
+        drop_after=settings.gateway_provider_failures,
     )
 
 

@@ -285,8 +285,11 @@ def test_every_code_has_one_entry_and_the_store_takes_blame_from_it() -> None:
     from validator.store.repository import blame_of
 
     assert all(
-        (c.code < 2000) == (c.blame == "agent") and c.retried == (c.blame == "validator") for c in blame.CODES.values()
+        (c.code < 2000) == (c.blame == "agent") and c.retried == (c.blame == "validator")
+        for c in blame.CODES.values()
+        if c.code != blame.PROVIDER_DROPPED  # not the agent's, and final: a provider the race went on without
     )
+    assert not blame.retried(blame.PROVIDER_DROPPED) and blame.blame_of(blame.PROVIDER_DROPPED) == "validator"
     assert {blame_of(c) for c in (1006, 1007, 1008)} == {"agent"} and blame_of(2005) == "validator"
     with pytest.raises(ValueError, match="unknown run error code 1999"):
         blame_of(1999)

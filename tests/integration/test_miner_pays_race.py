@@ -243,6 +243,9 @@ def test_miners_pay_with_their_own_keys_and_the_key_goes_nowhere_else(tmp_path: 
 
 
 def test_a_miners_provider_that_keeps_failing_is_nobodys_fault_and_the_race_goes_on_without_it(tmp_path: Path) -> None:
+    """The flaky provider fails every call: after `drop_after` (3) failures in the race, its miner's runs are not
+    dispatched any more; they end 2012 (nobody's, final, no score: the miner is left out of the race's results, never
+    0), the race closes at once (no fault wait), and the log, /metrics and the race page say which provider and why."""
     from tests.support.openai_server import Fail
 
     def down(body: dict[str, Any]) -> str:
@@ -259,7 +262,7 @@ def test_a_miners_provider_that_keeps_failing_is_nobodys_fault_and_the_race_goes
         agent = write_template(tmp_path / "agents" / name, MINER_TEMPLATE.read_text() + HUNTER)
         place_submission(store, data_dir, hotkeys[name], agent, block=10 + i)
     servers = [serve_key(setup, "steady", MINER_KEY), serve_key(setup, "flaky", MINER_KEY, provider="flaky")]
-    log = Lines()
+    log, metrics = Lines(), Metrics(store)
     with (
         OpenAIServer(lambda body: "look for the cheapest match", models=(MODEL,), keys=(MINER_KEY,)) as good,
         OpenAIServer(down, models=(MODEL,), keys=(MINER_KEY,)) as bad,
@@ -273,17 +276,25 @@ def test_a_miners_provider_that_keeps_failing_is_nobodys_fault_and_the_race_goes
             data_dir,
             gateway=gateway,
             log=log,
-            max_attempts=2,
+            max_attempts=3,  # 6 attempts of the flaky provider's 2 runs without the drop
             fault_retry=0.3,
-            fault_wait=60.0,
+            fault_wait=3600.0,  # a race held on a fault would outlast the test: the drop is what closes it
         )
+        arena.metrics = metrics
         providers = {
             "local": Provider(base_url=good.base_url, models={MODEL: PRICE}),
             "flaky": Provider(base_url=bad.base_url, models={MODEL: PRICE}),
         }
-        arena.use_keys(
-            KeyRing(store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="miner")
+        ring = KeyRing(
+            store=store,
+            chain=setup.chain,
+            wallet=setup.validators[0],
+            providers=providers,
+            payer="miner",
+            log=log,
+            drop_after=3,
         )
+        arena.use_keys(ring)
         arena.start()
         try:
             race_id = arena.open_race()
@@ -300,10 +311,20 @@ def test_a_miners_provider_that_keeps_failing_is_nobodys_fault_and_the_race_goes
             for server in servers:
                 server.stop()
     race = store.race(race_id)
-    assert race is not None and race.status == "closed" and "closed without" in (race.reason or ""), race.reason
+    assert race is not None and race.status == "closed", race.reason
     flaky = [r for r in store.runs(race_id=race_id) if r.hotkey == hotkeys["flaky"]]
-    assert flaky and all(r.error_code == blame.PROVIDER_DOWN and r.blame == "validator" for r in flaky)
+    assert flaky and all(r.error_code == blame.PROVIDER_DROPPED and r.blame == "validator" for r in flaky)
     assert all(store.score(r.run_id) is None for r in flaky)  # never a zero: left out
+    assert all("provider 'flaky': it failed 3 times" in (r.error or "") for r in flaky)
+    attempts = [a for r in flaky for a in (r.sandbox or {}).get("attempts", []) if a.get("code") == blame.PROVIDER_DOWN]
+    assert 3 <= len(attempts) <= 4  # none started after the third failure (one may have been in flight then)
     results = {r.hotkey: r for r in store.race_results(race_id)}
     assert hotkeys["steady"] in results and results[hotkeys["steady"]].runs == 2
+    assert hotkeys["flaky"] not in results  # void for that miner in this race: absent, not scored 0
+    # the log, /metrics and the race page say which provider the race went on without, and why
+    assert [line for line in log.lines if "races.provider_dropped" in line and "'flaky'" in line]
+    client = TestClient(api_app(store, metrics=metrics))
+    assert 'shoparena_providers_dropped_total{provider="flaky"} 1.0' in client.get("/metrics").text
+    dropped = client.get(f"/api/races/{race_id}").json()["providers_dropped"]
+    assert dropped == [{"reason": flaky[0].error, "runs": len(flaky)}] and "failed 3 times" in dropped[0]["reason"]
     store.close()

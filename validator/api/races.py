@@ -41,6 +41,7 @@ def router(store: Store) -> APIRouter:
         out["noise"] = views.noise(out["results"])
         out["certainty"] = views.CERTAINTY
         out["pool"] = pool_view(store.race_pool(race_id))
+        out["providers_dropped"] = providers_dropped(store, race_id)
         return out
 
     @api.get(
@@ -63,6 +64,18 @@ def router(store: Store) -> APIRouter:
         return views.live(store)
 
     return api
+
+
+def providers_dropped(store: Store, race_id: str) -> list[dict[str, Any]]:
+    """The miners' providers the race went on without (code 2012), each with its one line why and how many runs it
+    left out."""
+    from arena.blame import PROVIDER_DROPPED
+
+    lines: dict[str, int] = {}
+    for run in store.runs(race_id=race_id, status="errored"):
+        if run.error_code == PROVIDER_DROPPED:
+            lines[run.error or ""] = lines.get(run.error or "", 0) + 1
+    return [{"reason": line, "runs": n} for line, n in sorted(lines.items())]
 
 
 def pool_view(pool: Any) -> dict[str, Any] | None:

@@ -44,8 +44,10 @@ class Closing:
         self._last_chance: dict[str, datetime] = {}  # held races whose runs got one more try, the fault not confirmed
 
     def final(self, run: Run) -> bool:
-        """Whether a run is final: finished, or the agent's error (a validator's error is retried, never final)."""
-        return run.status == "finished" or (run.status == "errored" and run.blame == "agent")
+        """Whether a run is final: finished, the agent's error, or its miner's provider dropped from the race (2012);
+        any other validator's error is retried, never final."""
+        ended = run.status == "errored" and (run.blame == "agent" or run.error_code == blame.PROVIDER_DROPPED)
+        return run.status == "finished" or ended
 
     def close_races(self) -> list[str]:
         """Close every running race whose runs are all final; store its results. Returns the races closed.
@@ -139,7 +141,7 @@ class Closing:
         """The race's runs past their retry budget, `fault_retry` seconds after each one's last failure, put back
         for one more attempt: the fault may have cleared."""
         for run in self.store.runs(race_id=race_id, status="errored"):
-            if run.blame != "validator" or run.attempt < self.config.max_attempts or run.errored_at is None:
+            if self.final(run) or run.attempt < self.config.max_attempts or run.errored_at is None:
                 continue
             if (now - run.errored_at).total_seconds() >= self.config.fault_retry:
                 self.store.retry_later(run.run_id, delay=timedelta(0))

@@ -249,19 +249,16 @@ class Dispatching:
 
     async def _route(self, run: Run) -> Any:
         """The miner's provider and key where it pays for the run's LLM calls (None: the node pays); False when the
-        miner must pay and cannot (the run ended 1009, its one line) or its server did not answer (ended 2011,
-        retried)."""
-        from validator.races.keys import KeyRefused, KeyUnreachable
+        miner must pay and cannot (the run ended 1009, its one line), its server did not answer (ended 2011, retried)
+        or the race goes on without its provider (ended 2012, final, left out of its score)."""
+        from validator.races.keys import KeyRefused, KeyUnreachable, ProviderDropped
 
         if self.keys is None:
             return None
         try:
             return await asyncio.to_thread(self.keys.route_for, run)
-        except KeyRefused as exc:
-            await asyncio.to_thread(self.fail, run.run_id, blame.MINER_KEY_REFUSED, str(exc))
-            return False
-        except KeyUnreachable as exc:  # nobody's fault: retried like its provider failing
-            await asyncio.to_thread(self.fail, run.run_id, blame.PROVIDER_DOWN, str(exc))
+        except (KeyRefused, KeyUnreachable, ProviderDropped) as exc:  # each with its code
+            await asyncio.to_thread(self.fail, run.run_id, exc.code, str(exc))
             return False
 
     def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:
@@ -269,6 +266,9 @@ class Dispatching:
         commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
         code, error = outcome.error_code(gateway_alive=self.server is None or self.server.alive)
+        if code == blame.PROVIDER_DOWN and self.keys is not None and outcome.spend.payer == "miner":
+            if self.keys.provider_failed(run.race_id, outcome.spend.provider, error) and self.metrics is not None:
+                self.metrics.providers_dropped.labels(provider=outcome.spend.provider).inc()
         spend = run_stats(run, outcome, code, error)
         if self.metrics is not None:
             self.metrics.sandbox(outcome.result.elapsed_s, outcome.events, worker=outcome.worker)

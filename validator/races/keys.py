@@ -18,6 +18,7 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
+from arena import blame
 from arena.spend import PayerPolicy, Provider
 from sandbox.gateway import MinerRoute
 from validator.chain.sealedkey import MinerUnreachable, OpenedKey, SealedKeyError
@@ -27,10 +28,21 @@ from validator.submissions.llmkey import request_key
 class KeyRefused(Exception):
     """The miner pays and handed no usable key: one line saying why (never a key)."""
 
+    code = blame.MINER_KEY_REFUSED
+
 
 class KeyUnreachable(Exception):
     """The miner pays and its server did not answer the key request: nobody's fault (a blip on the node's side looks
     the same), never kept for the race; the run is tried again and asks again."""
+
+    code = blame.PROVIDER_DOWN
+
+
+class ProviderDropped(Exception):
+    """The miner pays at a provider this race goes on without (it failed `drop_after` times): one line saying which
+    and why."""
+
+    code = blame.PROVIDER_DROPPED
 
 
 class KeyRing:
@@ -47,6 +59,7 @@ class KeyRing:
         pack: Any = None,
         timeout: float = 10.0,
         log: Any = None,
+        drop_after: int = 8,
     ) -> None:
         self.store, self.chain, self.wallet, self.pack, self.log = store, chain, wallet, pack, log
         self.providers, self.payer, self.timeout = providers, payer, timeout
@@ -54,6 +67,10 @@ class KeyRing:
         self._held: dict[tuple[str, str], OpenedKey | str] = {}
         self._lock = threading.Lock()
         self._asking: dict[tuple[str, str], threading.Lock] = {}  # one request per miner and race at a time
+        #: a provider's failures (2011) in a race; past `drop_after` (0: never) the race goes on without its runs
+        self.drop_after = drop_after
+        self._failures: dict[tuple[str, str], int] = {}
+        self._dropped: dict[tuple[str, str], str] = {}  # (race id, provider) -> why the race goes on without it
 
     def policy(self) -> PayerPolicy:
         """The pack's rotation ``payer`` where it sets one, else the operator's setting."""
@@ -76,6 +93,11 @@ class KeyRing:
             if policy == "miner":
                 raise KeyRefused(f"the miner pays for its LLM calls in this race and handed no usable key: {held}")
             return None
+        dropped = self._dropped.get((run.race_id, held.provider))
+        if dropped is not None:
+            if policy == "miner":
+                raise ProviderDropped(dropped)
+            return None  # `either`: the node's key pays at its own upstream
         return MinerRoute(held.provider, self.providers[held.provider], held.key, held.model)
 
     def refusal(self, race_id: str, submission: Any) -> str | None:
@@ -92,6 +114,26 @@ class KeyRing:
             raise MinerUnreachable(str(exc)) from None
         return held if isinstance(held, str) else None
 
+    def provider_failed(self, race_id: str, provider: str, error: str | None) -> str | None:
+        """Count one failure (2011) of `provider` in `race_id`; returns the one line saying why the race goes on
+        without the provider's runs when this failure is the `drop_after`-th (None otherwise)."""
+        with self._lock:
+            count = self._failures[(race_id, provider)] = self._failures.get((race_id, provider), 0) + 1
+            if not self.drop_after or count != self.drop_after:
+                return None
+            line = (
+                f"the race goes on without the runs paid at provider {provider!r}: it failed {count} times in this "
+                f"race (--gateway.provider_failures {self.drop_after}; the latest: {error})"
+            )[:500]
+            self._dropped[(race_id, provider)] = line
+        if self.log is not None:
+            self.log("races.provider_dropped", race_id=race_id, provider=provider, failures=count, reason=line)
+        return line
+
+    def dropped(self, race_id: str) -> dict[str, str]:
+        """The providers `race_id` goes on without, and why."""
+        return {p: line for (race, p), line in self._dropped.items() if race == race_id}
+
     def forget(self, race_id: str | None = None) -> None:
         """Drop the keys of `race_id` (None: of every race no longer running)."""
         with self._lock:
@@ -99,8 +141,9 @@ class KeyRing:
             gone = {race_id} if race_id is not None else {r for r in races if not self._running(r)}
             for key in [k for k in self._held if k[0] in gone]:
                 del self._held[key]
-            for key in [k for k in self._asking if k[0] in gone]:
-                del self._asking[key]
+            for table in (self._asking, self._failures, self._dropped):
+                for key in [k for k in table if k[0] in gone]:
+                    del table[key]
 
     def held(self) -> int:
         """How many miners' keys are held now (for a status line: never the keys)."""
@@ -150,4 +193,4 @@ class KeyRing:
         return source.removeprefix("axon ").strip() or None
 
 
-__all__ = ["KeyRefused", "KeyRing", "KeyUnreachable"]
+__all__ = ["KeyRefused", "KeyRing", "KeyUnreachable", "ProviderDropped"]

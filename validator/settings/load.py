@@ -83,6 +83,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "gateway_usd_per_1k_completion",
         "gateway_payer",
         "gateway_providers",
+        "gateway_provider_failures",
     ),
     "judge": ("judge", "judge_url", "judge_api_key", "judge_models", "judge_concurrency", "judge_token_budget"),
     "weights": ("weight_policy", "burn_uid", "weight_shadow"),

@@ -27,6 +27,14 @@ class PayerSettings(BaseModel):
         description="providers miners may pay at, a JSON file or text (docs/validator.md, Who pays for inference)",
         json_schema_extra=_flag("--gateway.providers"),
     )
+    gateway_provider_failures: int = Field(
+        8,
+        ge=0,
+        le=10_000,
+        description="failures of a miner's provider (2011) in one race after which the race goes on without the runs "
+        "paid there (2012: left out, never 0); 0 never drops a provider",
+        json_schema_extra=_flag("--gateway.provider_failures"),
+    )
 
     @model_validator(mode="after")
     def _providers(self) -> PayerSettings:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
+from arena.blame import PROVIDER_DROPPED
 from validator.store.errors import StoreError
 from validator.store.models import Race, RaceResult, Run, Score, utcnow
 
@@ -102,11 +103,12 @@ class RacesStore:
     @staticmethod
     def _not_final(max_attempts: int) -> Any:
         """The SQL condition of a run that is not final yet: neither finished nor the agent's error (a validator's
-        error is retried, however many attempts it took: it is never a final result); `Closing.final` in SQL.
+        error is retried, however many attempts it took, unless its provider was dropped from the race: 2012);
+        `Closing.final` in SQL.
         `max_attempts` is kept for the callers' signature."""
         del max_attempts
-        agents_error = (Run.status == "errored") & (func.coalesce(Run.blame, "") == "agent")
-        return ~((Run.status == "finished") | agents_error)
+        ended = (func.coalesce(Run.blame, "") == "agent") | (func.coalesce(Run.error_code, 0) == PROVIDER_DROPPED)
+        return ~((Run.status == "finished") | ((Run.status == "errored") & ended))
 
     def unfinal_runs(self, race_id: str, *, max_attempts: int) -> int:
         """How many of the race's runs are not final: a count on the (race, status) index while any run is not yet

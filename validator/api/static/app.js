@@ -314,6 +314,7 @@ async function racePage(raceId, params) {
   app.innerHTML = `<h1>Race ${esc(race.race_id)}</h1>
     <p>${badge(race.status)} ${counts}</p>
     <p class="muted">${race.problem_count} problems · seed block ${race.seed_block}, hash <code>${esc(race.seed_hash)}</code> · opened ${ago(race.opened_at)}${race.closed_at ? ` · closed ${ago(race.closed_at)}` : ""}${race.reason ? ` · ${esc(race.reason)}` : ""}</p>
+    ${(race.providers_dropped || []).map((d) => `<p class="card notice">${d.runs} run(s) left out: ${esc(d.reason)}</p>`).join("")}
     ${hidden}
     ${race.results.length ? `<h2>Results</h2>${table([
       { title: "#", value: (r) => r.rank, num: true }, { title: "miner", html: (r) => `${minerLink(r.hotkey, r.uid)}${tieNote(r)}` },
