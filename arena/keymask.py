@@ -97,10 +97,10 @@ class KeyMask:
         """(`doc` with the key cut out of its strings, whether anything was cut)."""
         if not self.grams:
             return doc, False
-        strings: list[str] = []
-        _walk(doc, strings.append)
-        decoded = [_decoded(s) for s in strings]
-        covered = self._spans("".join(decoded).lower())
+        strings = _strings(doc)
+        joined = "".join(strings)
+        decoded = [_decoded(s) for s in strings] if "%" in joined or "&" in joined else strings
+        covered = self._spans(("".join(decoded) if decoded is not strings else joined).lower())
         if not any(covered):
             return doc, False
         cut: list[str] = []
@@ -112,16 +112,20 @@ class KeyMask:
         return _rebuild(doc, iter(cut)), True
 
 
-def _walk(doc: Any, seen: Any) -> None:
-    if isinstance(doc, str):
-        seen(doc)
-    elif isinstance(doc, dict):
-        for key, value in doc.items():
-            seen(str(key))
-            _walk(value, seen)
-    elif isinstance(doc, list):
-        for value in doc:
-            _walk(value, seen)
+def _strings(doc: Any) -> list[str]:
+    """Every string of `doc` (object keys before their values), in document order."""
+    out: list[str] = []
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            for key, value in reversed(item.items()):
+                stack += (value, str(key))
+        elif isinstance(item, list):
+            stack += reversed(item)
+    return out
 
 
 def _rebuild(doc: Any, cut: Any) -> Any:

@@ -11,6 +11,7 @@ recorded in the run's `upstream_errors`: not the agent's fault. The miner's key 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from arena.keymask import MASK, MIN_KEY_CHARS, KeyMask
+from arena.keymask import MIN_KEY_CHARS, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
@@ -31,6 +32,12 @@ from sandbox.gateway.runs import RunHandle, now, upstream_fault
 # httpcore's DEBUG trace writes every answer's headers to the log, and a provider's headers may reflect the key the
 # call was sent with: that trace is never written, whatever level the node logs at
 logging.getLogger("httpcore").setLevel(logging.INFO)
+
+
+@functools.lru_cache(maxsize=2)
+def _node_mask(key: str) -> KeyMask:
+    """The mask of the node's own key (made once: the node has one key)."""
+    return KeyMask(key, "[node key]")
 
 
 class _Refused(Exception):
@@ -162,9 +169,9 @@ class _Completion:
         """The mask of the key this call went upstream with: the miner's, or the node's own (when it has a real one)."""
         route, upstream = self.handle.route, self.gateway.upstream
         if route is not None:
-            return KeyMask(route.key.get_secret_value(), MASK)
+            return route.mask
         key = upstream.api_key.get_secret_value() if upstream.api_key else ""
-        return KeyMask(key, "[node key]") if len(key) >= MIN_KEY_CHARS else None
+        return _node_mask(key) if len(key) >= MIN_KEY_CHARS else None
 
     def answer(self, resp: httpx.Response) -> Response:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""

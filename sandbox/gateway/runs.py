@@ -5,6 +5,7 @@ state, spend, refusals, upstream failures and the miner's key refused)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SecretStr
 
+from arena.keymask import KeyMask
 from arena.spend import Payer, Price, Provider
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
@@ -66,6 +68,11 @@ class MinerRoute:
 
     def __repr__(self) -> str:  # never the key, whatever prints a route
         return f"MinerRoute({self.name!r})"
+
+    @functools.cached_property
+    def mask(self) -> KeyMask:
+        """What cuts the key out of the provider's answers (`arena.keymask`), made once per route."""
+        return KeyMask(self.key.get_secret_value())
 
 
 @dataclass
