@@ -315,3 +315,62 @@ def test_pooled_standings_span_the_window_and_the_audit_finds_each_node_s_weight
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_version(inputs: Any, tmp_path: Path) -> None:
+    """The fork rule on, two validators pool one race of the six miners. The miner `offline` first committed a version
+    of the template at block 0 (validator v0 synced it; v1 joined later and holds only its update, at block 4); `deep`
+    and `lite` (blocks 1 and 3) are close to the same template. Each bundle says since when each miner has stood for
+    its agent; the pool takes the lower median, so on both nodes `offline` is the earliest of its family and is judged
+    a copy of nobody, where by the latest commitment (blocks 1 < 4) it was judged against `deep`. Both nodes store the
+    same verdicts and set the same vector."""
+    from arena.weights import MinerResult
+    from demo.agents import MINER_TEMPLATE, variant, write_template
+    from tests.support.race import place_submission
+    from validator.pool.copies import find_copies
+
+    setup = make_chain(tmp_path, list(AGENTS), validators=2, rate_limit=1)
+    clock = SkewClock()
+    chain = LocalChain(setup.path, clock=clock)
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2, window=1)
+    nodes = [
+        start_pool_node(tmp_path, i, wallet, chain, inputs, rotation, setup.miners, fork_rule=True, **POOL)
+        for i, wallet in enumerate(setup.validators)
+    ]
+    offline = setup.miners["offline"].hotkey.ss58_address
+    first = write_template(tmp_path / "offline-v1", variant(MINER_TEMPLATE.read_text(), VIEW_BATCH=10))
+    place_submission(nodes[0].store, tmp_path / nodes[0].name, offline, first, block=0)
+    try:
+        race_id = _race(nodes, chain, clock)
+        for node in nodes:
+            _publish(node, race_id)
+        for node in nodes:
+            _settle(node, race_id, {n.hotkey for n in nodes})
+        vectors = [_weigh(node, race_id) for node in nodes]
+        assert vectors[0] == vectors[1]
+        verdicts = [
+            sorted((v.hotkey, v.copy_of, v.copy) for v in node.store.copy_verdicts(race_id=race_id)) for node in nodes
+        ]
+        assert verdicts[0] == verdicts[1]
+        names = {setup.miners[n].hotkey.ss58_address: n for n in AGENTS}
+        judged = {names[h]: names.get(of, of) for h, of, _ in verdicts[0]}
+        assert "offline" not in judged, verdicts[0]
+        assert judged.get("deep") == "offline" and judged.get("lite") == "offline", judged
+        # what the latest commitment alone would have done: `offline` judged against `deep`
+        state = nodes[1].store.race_pool(race_id).state
+        runs = [{**run, "since": None} for rows in state["runs"].values() for run in rows]
+        results = [
+            MinerResult(
+                hotkey=s["miner"],
+                score=s["score"],
+                commitment_block=s["commitment_block"],
+                low=s["low"],
+                high=s["high"],
+            )
+            for s in state["standings"]
+        ]
+        _, before = find_copies(results, runs, lambda sha: tmp_path / nodes[1].name / "bundles" / sha)
+        assert any(names[v.hotkey] == "offline" for v in before), before
+    finally:
+        for node in nodes:
+            node.stop()
