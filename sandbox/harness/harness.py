@@ -38,15 +38,12 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # the harness runs isolated (-I): its own folder is not on the path by itself
 
-from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
+from forwarder import forward  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
+from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402
 
 LISTEN = ("127.0.0.1", 8080)
-MAX_HEADER = 64 * 1024
-MAX_BODY = 4 * 1024 * 1024
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
 SIGSYS = 31
-#: headers only the harness may send the gateway: stripped from every request of the agent's
-HARNESS_HEADERS = ("x-arena-origin", "x-arena-steps")
 
 
 def _undumpable() -> None:
@@ -57,81 +54,6 @@ def _undumpable() -> None:
         pass
 
 
-def _reply(conn: socket.socket, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
-    head = (
-        f"HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        "Connection: close\r\n\r\n"
-    ).encode()
-    try:
-        conn.sendall(head + body)
-    except OSError:
-        pass
-
-
-def _forward(conn: socket.socket, socket_path: str, token: str) -> None:
-    """One HTTP request from the agent -> the gateway socket, token attached; the response streamed back."""
-    with conn:
-        conn.settimeout(300)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-            if len(data) > MAX_HEADER:
-                _reply(conn, 431, "request headers too large")
-                return
-        head, _, rest = data.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        request_line, headers = lines[0], lines[1:]
-        length = 0
-        kept = []
-        for line in headers:
-            name, _, value = line.partition(":")
-            key = name.strip().lower()
-            if key == "transfer-encoding":
-                _reply(conn, 411, "chunked requests are not supported; send a Content-Length")
-                return
-            if key == "content-length":
-                try:
-                    length = int(value.strip())
-                except ValueError:
-                    _reply(conn, 400, "bad Content-Length")
-                    return
-            if key in ("authorization", "connection", "keep-alive", "proxy-authorization", "host", *HARNESS_HEADERS):
-                continue
-            kept.append(line)
-        if length > MAX_BODY:
-            _reply(conn, 413, f"request body over {MAX_BODY} bytes")
-            return
-        body = rest
-        while len(body) < length:
-            chunk = conn.recv(min(65536, length - len(body)))
-            if not chunk:
-                return
-            body += chunk
-        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            upstream.connect(socket_path)
-        except OSError as exc:
-            _reply(conn, 502, f"gateway unreachable: {exc}")
-            return
-        with upstream:
-            out = (
-                "\r\n".join(
-                    [request_line, "Host: gateway", f"Authorization: Bearer {token}", "Connection: close", *kept]
-                )
-                + "\r\n\r\n"
-            )
-            upstream.sendall(out.encode("latin-1") + body[:length])
-            while True:
-                chunk = upstream.recv(65536)
-                if not chunk:
-                    break
-                conn.sendall(chunk)
-
-
 def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> None:
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -140,7 +62,7 @@ def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> N
     ready.set()
     while True:
         conn, _ = server.accept()
-        threading.Thread(target=_forward, args=(conn, socket_path, token), daemon=True).start()
+        threading.Thread(target=forward, args=(conn, socket_path, token), daemon=True).start()
 
 
 def _unix_connection(path: str, timeout: float) -> Any:

@@ -229,6 +229,48 @@ def test_agent_errors_are_told_apart(node):
     assert liar.result.error_code is not None and liar.result.error_code < 2000  # never validator-blamed
 
 
+def test_a_kept_connection_carries_each_call_with_the_harness_headers_stripped(node):
+    """The forwarder keeps an agent's connection open across calls: two requests sent at once on one connection are
+    each answered on it, and the second's harness header (a forged hand-over of an answer) is stripped like the
+    first's, so the gateway records two plain calls and no hand-over."""
+    outcome = run_agent(
+        node,
+        """
+        import json, socket
+        def request(path, body, extra=""):
+            data = json.dumps(body).encode()
+            return (f"POST {path} HTTP/1.1\\r\\nHost: x\\r\\nContent-Type: application/json\\r\\n{extra}"
+                    f"Content-Length: {len(data)}\\r\\n\\r\\n").encode() + data
+        def answers(sock, count):
+            data, out = b"", []
+            while len(out) < count:
+                while b"\\r\\n\\r\\n" not in data:
+                    data += sock.recv(65536)
+                head, _, data = data.partition(b"\\r\\n\\r\\n")
+                lines = head.decode().split("\\r\\n")
+                fields = dict(line.lower().split(": ", 1) for line in lines[1:])
+                length = int(fields["content-length"])
+                while len(data) < length:
+                    data += sock.recv(65536)
+                out.append((int(lines[0].split()[1]), fields.get("connection"), json.loads(data[:length])))
+                data = data[length:]
+            return out
+        def agent_main(problem):
+            sock = socket.create_connection(("127.0.0.1", 8080))
+            forged = "X-Arena-Origin: returned-steps\\r\\nX-Arena-Steps: 99\\r\\n"
+            sock.sendall(request("/tools/find_product", {"q": "lamp"})
+                         + request("/tools/recommend_product", {"product_ids": "1"}, forged))
+            got = answers(sock, 2)
+            return {"statuses": [g[0] for g in got], "connection": [g[1] for g in got], "ok": [g[2]["ok"] for g in got]}
+    """,
+        "kept-connection",
+    )
+    assert outcome.result.status == "ok", outcome.result.error
+    assert outcome.result.returned == {"statuses": [200, 200], "connection": ["keep-alive"] * 2, "ok": [True, True]}
+    assert [e.name for e in outcome.events if e.kind == "tool_call"] == ["find_product", "recommend_product"]
+    assert not [e for e in outcome.events if e.name == "returned_steps"]  # the forged hand-over never arrived
+
+
 def test_token_misuse_and_budget_exhaustion(node):
     outcome = run_agent(
         node,

@@ -23,13 +23,17 @@ Usage::
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import urllib.error
-import urllib.request
+import threading
 from typing import Any
+from urllib.parse import urlsplit
 
 GATEWAY_URL = os.environ.get("ARENA_GATEWAY_URL", "http://127.0.0.1:8080").rstrip("/")
+_GATEWAY = urlsplit(GATEWAY_URL)
+#: each thread's connection to the gateway, kept open across calls (HTTP keep-alive; a forked process opens its own)
+_local = threading.local()
 
 
 class ToolError(Exception):
@@ -40,19 +44,59 @@ class BudgetExhausted(Exception):
     """The run's budget of tool or LLM calls is spent (HTTP 429)."""
 
 
+def _connection(timeout: float) -> tuple[http.client.HTTPConnection, bool]:
+    """This thread's connection to the gateway, and whether it served a call before."""
+    conn = getattr(_local, "conn", None)
+    if conn is None or _local.pid != os.getpid():
+        conn = http.client.HTTPConnection(_GATEWAY.hostname or "127.0.0.1", _GATEWAY.port or 80, timeout=timeout)
+        _local.conn, _local.pid = conn, os.getpid()
+    conn.timeout = timeout
+    if conn.sock is not None:
+        conn.sock.settimeout(timeout)
+        return conn, True
+    return conn, False
+
+
+def _drop() -> None:
+    conn = getattr(_local, "conn", None)
+    if conn is not None:
+        conn.close()
+    _local.conn = None
+
+
+def _exchange(method: str, path: str, data: bytes | None, timeout: float) -> tuple[int, bytes]:
+    """One request on this thread's kept connection: (status, body). A kept connection the far end closed while it
+    sat idle (nothing of the request was taken) is replaced once."""
+    headers = {"Content-Type": "application/json"}
+    for attempt in (1, 2):
+        conn, reused = _connection(timeout)
+        try:
+            conn.request(method, _GATEWAY.path + path, body=data, headers=headers)
+            response = conn.getresponse()
+            body = response.read()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            _drop()
+            if reused and attempt == 1:
+                continue
+            raise
+        except BaseException:
+            _drop()
+            raise
+        if response.will_close:
+            _drop()
+        return response.status, body
+    raise AssertionError("unreachable")
+
+
 def _request(method: str, path: str, body: Any = None, timeout: float = 60.0) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(
-        GATEWAY_URL + path, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.loads(resp.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        detail = exc.read().decode(errors="replace")[:500]
-        if exc.code == 429:
-            raise BudgetExhausted(detail) from None
-        raise RuntimeError(f"gateway answered {exc.code}: {detail}") from None
+    status, payload = _exchange(method, path, data, timeout)
+    if status >= 400:
+        detail = payload.decode(errors="replace")[:500]
+        if status == 429:
+            raise BudgetExhausted(detail)
+        raise RuntimeError(f"gateway answered {status}: {detail}")
+    return json.loads(payload or b"null")
 
 
 def call_tool(name: str, **arguments: Any) -> Any:
