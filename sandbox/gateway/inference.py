@@ -263,10 +263,9 @@ def add_inference_routes(app: FastAPI, gateway: RunRegistry) -> None:
             "data": [{"id": m, "object": "model", "owned_by": "node"} for m in gateway.models_for(handle)],
         }
 
-    @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Any:
         return await chat_completion(gateway, request)
 
-    @app.post("/inference/chat/completions")  # subnet 15's route to the same LLM proxy
-    async def sn15_chat(request: Request) -> Any:
-        return await chat_completion(gateway, request)
+    # plain Starlette routes: every answer is already a Response, so FastAPI's parameter and answer handling is skipped
+    app.router.add_route("/v1/chat/completions", chat, methods=["POST"])
+    app.router.add_route("/inference/chat/completions", chat, methods=["POST"])  # subnet 15's route to the same proxy
