@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,57 +55,73 @@ def timed(client: httpx.Client, url: str, headers: dict[str, str]) -> float:
     return elapsed
 
 
-def measure(calls: int, work: Path, keepalive: bool = False) -> dict[str, Any]:
-    build_catalog(1, 300, work / "cat")
-    catalog = Catalog.open(work / "cat")
-    budgets = Budgets(llm_calls=10 * calls, tokens=10**9, cost=0, requests_per_second=10**6, burst=10**6)
+def serve_upstream(keepalive: bool) -> None:
+    """The scripted upstream, in its own process: prints its base URL, serves until stdin closes."""
     with OpenAIServer(
         lambda body: "a cotton shirt, size M, 420 pesos", models=(MODEL,), keys=(NODE_KEY, MINER_KEY)
     ) as up:
         if keepalive:
-            handler = up._httpd.RequestHandlerClass  # type: ignore[attr-defined]
+            handler: Any = up._httpd.RequestHandlerClass
             handler.protocol_version = "HTTP/1.1"
             handler.wbufsize = 1 << 16  # the head and body in one write: no Nagle wait on a kept connection
-        upstream = Upstream(base_url=up.base_url, api_key=NODE_KEY, models=[MODEL], usd_per_1k_prompt=0.1)
+        print(up.base_url, flush=True)
+        sys.stdin.read()
+
+
+def client_loop(calls: int, base_url: str, socket_path: str, tokens: dict[str, str]) -> dict[str, list[float]]:
+    """The agent's side: each round a direct call, one through the gateway per payer, and one hop (``GET /budget``)."""
+    times: dict[str, list[float]] = {"direct": [], "validator": [], "miner": [], "hop": []}
+    sock = httpx.HTTPTransport(uds=socket_path)
+    with httpx.Client(timeout=30) as plain, httpx.Client(transport=sock, base_url="http://gw", timeout=30) as gw:
+        for i in range(calls + 20):  # the first 20 warm up
+            base = timed(plain, f"{base_url}/chat/completions", {"Authorization": f"Bearer {NODE_KEY}"})
+            node = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {tokens['validator']}"})
+            miner = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {tokens['miner']}"})
+            t0 = time.perf_counter()
+            gw.get("/budget", headers={"Authorization": f"Bearer {tokens['validator']}"})
+            hop = (time.perf_counter() - t0) * 1000
+            if i >= 20:
+                for name, value in (("direct", base), ("validator", node), ("miner", miner), ("hop", hop)):
+                    times[name].append(value)
+    return times
+
+
+def measure(calls: int, work: Path, keepalive: bool = False, one_process: bool = False) -> dict[str, Any]:
+    """The upstream, the gateway and the agent's client each in its own process (as on a node: the agent in its
+    sandbox, the provider elsewhere), so no two of them share an interpreter lock; `one_process` runs the upstream
+    and the client as threads of the gateway's process instead."""
+    build_catalog(1, 300, work / "cat")
+    catalog = Catalog.open(work / "cat")
+    budgets = Budgets(llm_calls=10 * calls, tokens=10**9, cost=0, requests_per_second=10**6, burst=10**6)
+    me = [sys.executable, str(Path(__file__).resolve())] + (["--keepalive"] if keepalive else [])
+    with subprocess.Popen([*me, "--role", "upstream"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as up:
+        assert up.stdout is not None and up.stdin is not None
+        base_url = up.stdout.readline().strip()
+        upstream = Upstream(base_url=base_url, api_key=NODE_KEY, models=[MODEL], usd_per_1k_prompt=0.1)
         gateway = Gateway(catalog, upstream=upstream)
         route = MinerRoute(
-            "local", Provider(base_url=up.base_url, models={MODEL: Price(prompt=0.1)}), SecretStr(MINER_KEY)
+            "local", Provider(base_url=base_url, models={MODEL: Price(prompt=0.1)}), SecretStr(MINER_KEY)
         )
         with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
-            node_run = gateway.open_run("validator-pays", budgets)
-            miner_run = gateway.open_run("miner-pays", budgets, route=route)
-            sock = httpx.HTTPTransport(uds=str(server.socket_path))
-            direct: list[float] = []
-            floor: list[float] = []  # one hop through the gateway and nothing upstream: GET /budget
-            added: dict[str, list[float]] = {"validator": [], "miner": []}
-            via: dict[str, list[float]] = {"validator": [], "miner": []}  # the whole call through the gateway
-            with (
-                httpx.Client(timeout=30) as plain,
-                httpx.Client(transport=sock, base_url="http://gw", timeout=30) as gw,
-            ):
-                for i in range(calls + 20):  # the first 20 warm up
-                    base = timed(plain, f"{up.base_url}/chat/completions", {"Authorization": f"Bearer {NODE_KEY}"})
-                    node = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {node_run.token}"})
-                    miner = timed(gw, "/v1/chat/completions", {"Authorization": f"Bearer {miner_run.token}"})
-                    t0 = time.perf_counter()
-                    gw.get("/budget", headers={"Authorization": f"Bearer {node_run.token}"})
-                    hop = (time.perf_counter() - t0) * 1000
-                    if i >= 20:
-                        floor.append(hop)
-                        direct.append(base)
-                        added["validator"].append(node - base)
-                        added["miner"].append(miner - base)
-                        via["validator"].append(node)
-                        via["miner"].append(miner)
-            gateway.close_run("validator-pays")
-            gateway.close_run("miner-pays")
-    rows = {"direct_ms": row(direct), "gateway_hop_ms": row(floor)}
-    for payer, values in added.items():
-        rows[f"via_gateway_ms_{payer}_pays"] = row(via[payer])
+            tokens = {
+                "validator": gateway.open_run("validator-pays", budgets).token,
+                "miner": gateway.open_run("miner-pays", budgets, route=route).token,
+            }
+            if one_process:
+                times = client_loop(calls, base_url, str(server.socket_path), tokens)
+            else:
+                spec = json.dumps({"calls": calls, "base_url": base_url, "socket": str(server.socket_path), **tokens})
+                done = subprocess.run([*me, "--role", "client"], input=spec, capture_output=True, text=True, check=True)
+                times = json.loads(done.stdout)
+        up.stdin.close()
+    rows = {"direct_ms": row(times["direct"]), "gateway_hop_ms": row(times["hop"])}
+    for payer in ("validator", "miner"):
+        added = [v - d for v, d in zip(times[payer], times["direct"], strict=True)]
+        rows[f"via_gateway_ms_{payer}_pays"] = row(times[payer])
         # paired differences: p50 and p90; p10 as the lower deciles' difference (a difference of two noisy calls has
         # a lower decile that is noise, not the idle figure)
-        rows[f"added_ms_{payer}_pays"] = {**row(values), "p10": pct(via[payer], 0.1) - pct(direct, 0.1)}
-    return {"calls": calls, "keepalive": keepalive, **rows}
+        rows[f"added_ms_{payer}_pays"] = {**row(added), "p10": pct(times[payer], 0.1) - pct(times["direct"], 0.1)}
+    return {"calls": calls, "keepalive": keepalive, "processes": 1 if one_process else 3, **rows}
 
 
 def row(values: list[float]) -> dict[str, float]:
@@ -115,14 +132,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=300, help="measured calls of each kind (after 20 to warm up)")
     parser.add_argument("--keepalive", action="store_true", help="the upstream keeps connections open (HTTP/1.1)")
+    parser.add_argument("--one-process", action="store_true", help="upstream and client as threads of the gateway's")
+    parser.add_argument("--role", choices=("upstream", "client"), help=argparse.SUPPRESS)  # a child process's part
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
-    figures = measure(args.calls, Path(tempfile.mkdtemp(prefix="bench-gw-llm-")), args.keepalive)
+    if args.role == "upstream":
+        serve_upstream(args.keepalive)
+        return
+    if args.role == "client":
+        spec = json.loads(sys.stdin.read())
+        tokens = {"validator": spec["validator"], "miner": spec["miner"]}
+        print(json.dumps(client_loop(spec["calls"], spec["base_url"], spec["socket"], tokens)))
+        return
+    work = Path(tempfile.mkdtemp(prefix="bench-gw-llm-"))
+    figures = measure(args.calls, work, args.keepalive, args.one_process)
     upstream = "keep-alive" if args.keepalive else "a connection per call"
-    print(f"{'':28} {'p10 ms':>8} {'p50 ms':>8} {'p90 ms':>8}   ({args.calls} calls each, local upstream, {upstream})")
+    where = "one process" if args.one_process else "3 processes"
+    print(f"{'':30} {'p10 ms':>7} {'p50 ms':>7} {'p90 ms':>7}   ({args.calls} calls each, {upstream}, {where})")
     for name, values in figures.items():
         if isinstance(values, dict):
-            print(f"{name:28} {values['p10']:8.2f} {values['p50']:8.2f} {values['p90']:8.2f}")
+            print(f"{name:30} {values['p10']:7.2f} {values['p50']:7.2f} {values['p90']:7.2f}")
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=1))
 
