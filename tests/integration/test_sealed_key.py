@@ -162,8 +162,9 @@ def test_serve_refuses_a_key_it_cannot_hand_over_in_one_line(
 def test_who_pays_a_run_under_each_payer_setting(subnet: Subnet) -> None:
     from types import SimpleNamespace
 
+    from arena import blame
     from arena.spend import Price, Provider
-    from validator.races.keys import KeyRefused, KeyRing
+    from validator.races.keys import KeyRefused, KeyRing, ProviderDropped
 
     paying, keyless = subnet.wallet("paying"), subnet.wallet("keyless")
     providers = {"local": Provider(base_url="http://127.0.0.1:9/v1", models={"miner-model": Price()})}
@@ -199,6 +200,24 @@ def test_who_pays_a_run_under_each_payer_setting(subnet: Subnet) -> None:
         others.providers = {"openrouter": providers["local"]}
         with pytest.raises(KeyRefused, match="provider 'local', which this validator does not allow"):
             others.route_for(run(paying))
+        # a provider that failed `drop_after` times in the race: under miner its runs end (2012), under either the
+        # node's key pays for them; another race, or the race forgotten, starts the count again
+        for payer in ("miner", "either"):
+            dropping = ring(payer)
+            dropping.drop_after = 2
+            assert dropping.provider_failed("r1", "local", "503") is None and dropping.route_for(run(paying))
+            line = dropping.provider_failed("r1", "local", "the miner's provider 'local' answered 503")
+            assert line is not None and "provider 'local': it failed 2 times" in line and KEY not in line
+            assert dropping.dropped("r1") == {"local": line} and dropping.dropped("r2") == {}
+            if payer == "miner":
+                with pytest.raises(ProviderDropped, match="failed 2 times") as dropped:
+                    dropping.route_for(run(paying))
+                assert dropped.value.code == blame.PROVIDER_DROPPED
+            else:
+                assert dropping.route_for(run(paying)) is None
+            assert dropping.route_for(SimpleNamespace(race_id="r2", hotkey=run(paying).hotkey, submission_id=0))
+            dropping.forget("r1")
+            assert dropping.dropped("r1") == {} and dropping.route_for(run(paying)) is not None
 
 
 def test_a_miner_whose_server_does_not_answer_is_asked_again_never_refused(subnet: Subnet) -> None:
