@@ -9,11 +9,13 @@ or HTML-escaped, so a provider that reflects it in any of those forms reflects t
 store, a log): every string of the answer (values and object keys) is decoded (percent-encoding, HTML entities; JSON
 escapes are gone once parsed), the strings are read end to end as one text, case folded, and every run of at least
 `FRAGMENT` characters of the key found in it is replaced by ``[miner key]`` in the strings it spans. So the key is cut
-out whole, in pieces of 8 characters or more, across neighbouring fields, in any case. What is left: pieces shorter than
-8 characters scattered among other text (a provider that echoes a key does so whole)."""
+out whole, in pieces of 8 characters or more, across neighbouring fields, in any case, and base64-encoded (standard or
+URL-safe, at any alignment). What is left: pieces shorter than 8 characters scattered among other text (a provider that
+echoes a key does so whole)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from typing import Any
@@ -45,6 +47,19 @@ def key_problem(key: str) -> str | None:
     return None
 
 
+def _forms(key: str) -> list[str]:
+    """The key, and the part of its base64 (standard and URL-safe) that reads the same wherever the key sits in the
+    encoded bytes (each of the three alignments), case folded."""
+    forms = [key.lower()]
+    raw = key.encode()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        first, last = -(-8 * offset // 6), (8 * (offset + len(raw))) // 6
+        core = encoded[first:last]
+        forms += [core.lower(), core.replace("+", "-").replace("/", "_").lower()]
+    return [f for f in forms if len(f) >= FRAGMENT]
+
+
 def _decoded(text: str) -> str:
     """`text` with its percent-encoding (up to three layers) and HTML entities decoded."""
     for _ in range(3):
@@ -61,9 +76,8 @@ class KeyMask:
     """Cuts one key out of parsed JSON (`mask`) and of text (`text`)."""
 
     def __init__(self, key: str, mask: str = MASK) -> None:
-        folded = key.lower()
-        width = min(FRAGMENT, len(folded))
-        self.grams = {folded[i : i + width] for i in range(len(folded) - width + 1)} if folded else set()
+        width = min(FRAGMENT, len(key))
+        self.grams = {f[i : i + width] for f in _forms(key) for i in range(len(f) - width + 1)} if key else set()
         self.width, self.label = width, mask
 
     def _spans(self, folded: str) -> list[bool]:

@@ -1,9 +1,11 @@
 """A provider that reflects the miner's key in every form it could (`arena.keymask`): whole, JSON-escaped, split across
-fields and tokens, percent-encoded, as HTML entities, upper-cased, in a repeated field, in an error body and in its
-headers. The agent behind the gateway never gets it, nor does the trajectory or the log (grepped for every form)."""
+fields and tokens, percent-encoded, as HTML entities, upper-cased, base64-encoded, in a repeated field, in an error
+body and in its headers. The agent behind the gateway never gets it, nor does the trajectory or the log (grepped for
+every form)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import threading
@@ -54,6 +56,7 @@ def answer_for(form: str, key: str) -> tuple[int, bytes]:
     if form == "error":  # a bad request whose error body quotes the header it got
         return 400, json.dumps({"error": {"message": f"bad request; Authorization: Bearer {key}"}}).encode()
     forms = {
+        "base64": "Basic " + base64.b64encode(f"user:{key}".encode()).decode(),
         "plain": key,
         "percent": percent(key),
         "entities": entities(key),
@@ -98,7 +101,7 @@ class EchoProvider:
         self.httpd.server_close()
 
 
-FORMS = ["plain", "escaped", "split", "duplicate", "error", "percent", "entities", "upper", "query"]
+FORMS = ["plain", "escaped", "split", "duplicate", "error", "percent", "entities", "upper", "query", "base64"]
 
 
 @pytest.fixture
