@@ -211,6 +211,8 @@ def unpack(data: bytes, dest: str | os.PathLike[str]) -> Path:
                     raise BundleError([f"{member.name}: absolute paths and '..' are not allowed"])
                 if not member.isfile():
                     raise BundleError([f"{member.name}: only regular files are allowed"])
+                if SKIP_DIRS.intersection(name.parts):  # never packed: a file there would be run, never checked
+                    raise BundleError([f"{member.name}: {', '.join(sorted(SKIP_DIRS))} folders are never packed"])
                 total += member.size
                 if total > MAX_UNPACKED:
                     raise BundleError([f"over {MAX_UNPACKED:,} bytes unpacked"])

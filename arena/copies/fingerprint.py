@@ -12,6 +12,9 @@ module or renaming the package folder keep nearly all of them; a changed constan
 `copydetect.utils.winnow` picks the fingerprints; the k-gram hashes are ours only because copydetect's use Python's
 `hash`, which is salted per process: blake2b makes the same bundle give the same fingerprints on every validator.
 
+Python code kept in a string literal (``exec(SOURCE)``, a JSON value) is read as code too (`code_in_strings`: a
+string that parses as Python defining a function or class; the lexer reads any string as one letter).
+
 What is read (`reading`): a UTF-8 file (or a ``.py`` file in another encoding, its undecodable bytes replaced) as its
 text; a UTF-16/32 file with its byte-order mark decoded; any other file (binary) as its readable runs (64 or more
 printable ASCII characters in a row), so code stored verbatim inside a binary container (a pickle, an ``.npy`` of
@@ -24,9 +27,13 @@ stored before those rules is read up to the cap and noted; the check never fails
 
 from __future__ import annotations
 
+import ast
 import codecs
 import hashlib
+import io
 import re
+import textwrap
+import tokenize
 from collections.abc import Mapping
 
 import numpy as np
@@ -42,10 +49,12 @@ WINDOW = 4
 BUNDLE_CAP = 4 * 1024 * 1024
 #: A binary file's readable run: this many printable ASCII characters (or more) in a row.
 RUN = 64
+#: A string literal this long (or longer) whose value is Python code defining a function or class is read as code.
+STRING_CODE = 200
 #: A bundle with fewer fingerprints than this is too small to call anything a copy of it (or it a copy).
 MIN_FINGERPRINTS = 40
 #: The version of the fingerprints (K, WINDOW, the filter): stored fingerprints of another version are recomputed.
-VERSION = f"copydetect-0.5/k{K}/w{WINDOW}/blake2b/all-files"
+VERSION = f"copydetect-0.5/k{K}/w{WINDOW}/blake2b/all-files/strings"
 
 
 class Fingerprint(BaseModel):
@@ -160,6 +169,32 @@ def code_format(name: str, raw: bytes) -> str | None:
     return next((kind for kind, heads in _MAGIC if raw.startswith(heads)), None)
 
 
+def code_in_strings(text: str, depth: int = 3) -> list[str]:
+    """The values of ``text``'s string literals (Python's tokens: a ``.py`` file, a JSON file) that are Python code
+    defining a function or a class, and the code in their own strings: code kept in a string and run by ``exec``
+    reads as code, while prose (docstrings, prompts) never parses and is read as before. Tokenizing stops at the
+    first error, keeping what it found; nothing raises."""
+    literals: list[str] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING and len(token.string) >= STRING_CODE:
+                literals.append(token.string)
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    found: list[str] = []
+    for literal in literals:
+        try:
+            value = ast.literal_eval(literal)
+            code = textwrap.dedent(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+            continue
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in ast.walk(tree)):
+            found.append(code)
+            found += code_in_strings(code, depth - 1) if depth > 1 else []
+    return found
+
+
 def fingerprint_files(files: Mapping[str, bytes]) -> Fingerprint:
     """The fingerprints of a bundle given as ``{relative path: content}``: every file, read as `reading` says, up
     to `BUNDLE_CAP` bytes in all (in path order; the rest noted, not read)."""
@@ -180,7 +215,8 @@ def fingerprint_files(files: Mapping[str, bytes]) -> Fingerprint:
         count += 1
         if note:
             notes.append(note)
-        found.update(int(h) for h in _file_hashes(text))
+        for code in (text, *code_in_strings(text)):
+            found.update(int(h) for h in _file_hashes(code))
     if not found:
         notes.append("no text to compare")
     return Fingerprint(hashes=tuple(sorted(found)), files=count, notes=tuple(notes))

@@ -103,6 +103,19 @@ def test_unpack_refuses_escaping_paths(tmp_path, name):
         unpack(_tar([(info, b"x")]), tmp_path / "out")
 
 
+@pytest.mark.parametrize("name", ["__pycache__/agent.cpython-312.pyc", ".git/core.txt", "lib/.venv/core.py"])
+def test_unpack_refuses_the_folders_packing_skips(tmp_path, name):
+    """check_dir and the copy check skip caches and tool folders, and `pack_dir` never packs them: a bundle holding
+    one was made by hand to run code (an unchecked .pyc beside its source, a text file exec'd) nothing checks."""
+    agent = tarfile.TarInfo("agent.py")
+    agent.size = len(b"def agent_main(problem): pass\n")
+    hidden = tarfile.TarInfo(name)
+    hidden.size = 1
+    with pytest.raises(BundleError, match="folders are never packed") as refused:
+        unpack(_tar([(agent, b"def agent_main(problem): pass\n"), (hidden, b"x")]), tmp_path / "out")
+    assert len(refused.value.problems) == 1 and refused.value.problems[0].startswith(name)
+
+
 def test_unpack_refuses_links_and_garbage(tmp_path):
     link = tarfile.TarInfo("agent.py")
     link.type = tarfile.SYMTYPE

@@ -1,8 +1,8 @@
 """Copies of the offline template that hide its code from a check that reads only ``*.py`` files
 (`tests/support/hidden_copies.py`): each must earn no more than the honest template it copies. The code in a text
-file is read as code; padding past the reading budget is refused at verification (`sandbox.bundle.check_dir`), and
-so are the formats Python loads code from that no reading sees into; code decoded at run time is no code evidence,
-and is a copy by behaviour (the same calls and answers as the template)."""
+file or in string literals is read as code; padding past the reading budget is refused at verification
+(`sandbox.bundle.check_dir`), and so are the formats Python loads code from that no reading sees into; code decoded
+at run time is no code evidence, and is a copy by behaviour (the same calls and answers as the template)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,15 @@ def test_code_moved_into_a_text_file_reads_as_the_template_and_earns_nothing(hid
     weights, (verdict,) = race_against_the_template(folder)
     assert verdict.copy_ and verdict.kind == "code" and verdict.copy_of == "honest"
     assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
+
+
+def test_code_kept_in_string_literals_reads_as_the_template_and_earns_nothing(hidden: dict[str, Path]) -> None:
+    folder = hidden["code_in_strings"]
+    assert [p.name for p in folder.iterdir()] == ["agent.py"] and check_dir(folder) == []
+    figure = compare(fingerprint_path(TEMPLATE), fingerprint_path(folder))
+    assert figure.copy_ and figure.similarity >= 0.99
+    weights, (verdict,) = race_against_the_template(folder)
+    assert verdict.copy_ and weights.get(2, 0.0) == 0.0  # by code 0.999, by behaviour 1.0: the higher is named
 
 
 def test_padding_past_the_reading_budget_is_refused_in_one_line(hidden: dict[str, Path]) -> None:
