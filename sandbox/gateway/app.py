@@ -10,7 +10,7 @@ from sandbox.gateway.access import BudgetHeaders, add_catch_all, add_harness_rou
 from sandbox.gateway.inference import add_inference_routes
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.search import add_search_routes
-from sandbox.gateway.tools import add_tool_routes
+from sandbox.gateway.tools import ToolCalls, add_tool_routes
 
 
 class Gateway(RunRegistry):
@@ -29,3 +29,8 @@ class Gateway(RunRegistry):
         add_harness_routes(app, self)
         add_catch_all(app, self)  # last: every route not served above
         return app
+
+    @cached_property
+    def asgi(self) -> ToolCalls:
+        """What `GatewayServer` serves: `app`, with the agents' tool calls answered ahead of its routing."""
+        return ToolCalls(self.app, self)

@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from arena.tools import ToolContext, ToolError
-from sandbox.gateway.access import authorize, authorized_json
+from sandbox.gateway.access import BudgetHeaders, authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now
 
@@ -62,29 +62,61 @@ def add_tool_routes(app: FastAPI, gateway: RunRegistry) -> None:
         return handle.tools.schemas()
 
     @app.post("/tools/{name}")
-    async def call_tool(name: str, request: Request) -> Any:
-        admitted = await authorized_json(gateway, request, "tool_call", name)
-        if isinstance(admitted, JSONResponse):
-            return admitted
-        handle, arguments = admitted
-        if name == "recommend_product" and request.headers.get("x-arena-origin") == "returned-steps":
-            # the harness (the forwarder strips this header from the agent's own requests) hands over the
-            # last recommend_product of the dialogue steps an SN15 agent returned
-            steps = request.headers.get("x-arena-steps", "?")
-            gateway._record(
-                handle,
-                {
-                    "kind": "agent_log",
-                    "name": "returned_steps",
-                    "arguments": {"steps": steps},
-                    "result": f"agent_main returned {steps} dialogue step(s); the harness makes "
-                    "their last recommend_product call (next event)",
-                    "started_at": now(),
-                },
-            )
-        status, result, error = await run_tool(gateway, handle, name, arguments)
-        if status == 429:
-            return JSONResponse({"error": error}, status_code=429)
-        if error is not None:
-            return {"ok": False, "error": error}
-        return Response(content=json.dumps({"ok": True, "result": result}), media_type="application/json")
+    async def call_tool(name: str, request: Request) -> Response:
+        return await tool_answer(gateway, name, request)
+
+
+async def tool_answer(gateway: RunRegistry, name: str, request: Request) -> Response:
+    """The answer to ``POST /tools/{name}``: the run by its token, the arguments, the call budgeted and recorded."""
+    admitted = await authorized_json(gateway, request, "tool_call", name)
+    if isinstance(admitted, JSONResponse):
+        return admitted
+    handle, arguments = admitted
+    if name == "recommend_product" and request.headers.get("x-arena-origin") == "returned-steps":
+        # the harness (the forwarder strips this header from the agent's own requests) hands over the
+        # last recommend_product of the dialogue steps an SN15 agent returned
+        steps = request.headers.get("x-arena-steps", "?")
+        gateway._record(
+            handle,
+            {
+                "kind": "agent_log",
+                "name": "returned_steps",
+                "arguments": {"steps": steps},
+                "result": f"agent_main returned {steps} dialogue step(s); the harness makes "
+                "their last recommend_product call (next event)",
+                "started_at": now(),
+            },
+        )
+    status, result, error = await run_tool(gateway, handle, name, arguments)
+    if status == 429:
+        return JSONResponse({"error": error}, status_code=429)
+    if error is not None:
+        return JSONResponse({"ok": False, "error": error})
+    return Response(content=json.dumps({"ok": True, "result": result}), media_type="application/json")
+
+
+class ToolCalls:
+    """ASGI: ``POST /tools/{name}``, an agent's every tool call, answered straight by `tool_answer` with the budget
+    headers (`BudgetHeaders`), ahead of the web app's routing, dependency resolution and middleware (a fifth of a
+    call's time at the gateway); every other request, and any other form of that path, goes to ``app``."""
+
+    def __init__(self, app: Any, gateway: RunRegistry) -> None:
+        self.app = app
+        self.gateway = gateway
+        self.tools = BudgetHeaders(self._call, gateway)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "") if scope.get("type") == "http" else ""
+        name = path[len("/tools/") :] if path.startswith("/tools/") else ""
+        if name and "/" not in name and scope.get("method") == "POST":
+            await self.tools(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _call(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            response = await tool_answer(self.gateway, scope["path"][len("/tools/") :], Request(scope, receive))
+        except Exception:
+            await PlainTextResponse("Internal Server Error", status_code=500)(scope, receive, send)
+            raise  # logged by the server, as the web app's error middleware does
+        await response(scope, receive, send)
