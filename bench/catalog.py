@@ -11,10 +11,15 @@ words, with price ranges, services, shops, sorts and pages mixed in) and run twi
 (validation, filters, keep 50, sort, page, summaries) and straight against tantivy (the same query and filters,
 top 50, the page's 10 stored documents), in the same process, interleaved. Prints figures; asserts nothing.
 
-Where a 2.5M build's time goes (`--phases`, CPU time, so steady on a shared machine; measured at load average ~13):
-per product, generating it 108-157 us (the Python generator, `arena.catalog.generator`: about 70%), the tantivy
-document 9, adding and indexing it 30-35 (tantivy's threads), digest and statistics 5-11; the web pages 4 s in all.
-About 150-210 us a product, 380-530 CPU-s at 2.5M, so 190-260 s on 2 cores: the generator decides a build's time.
+Where a build's time goes (`--phases`, CPU time, steadier than wall time on a shared machine; the build's own
+`CPU s` column counts the builder and its workers). Per product at 2.5M (first 40,960 products, load ~20): generating
+it 130 us (the Python generator, `arena.catalog.generator`, its search text and JSON; 139 before its rewrite for
+fewer Python steps a draw, products unchanged; at 100k 103, 114 before), the tantivy document 5-9, adding and
+indexing it 31-36 (tantivy's threads: the analyzer over `contents` and the stored JSON are most of it), digest and
+statistics 5-9; the web pages 3.4 s in all. A build's CPU is about the sum and its wall time about that over 2 cores:
+the generator is two thirds of it. 90 s at 2.5M on 2 cores is 72 us a product in all; tantivy takes about 40 of
+them, which leaves about 30 for a listing's Python (about 47 draws and a dozen strings), a quarter of what it takes
+now: that needs a compiled generator, or a new catalog version whose draws numpy can make in bulk.
 """
 
 from __future__ import annotations
@@ -113,12 +118,23 @@ def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
         writer = CatalogWriter(Path(tmp) / "c")
         t = cpu()
         docs = [
-            tantivy.Document(
-                product_id=r[0], contents=r[3], shop_id=r[1], service=list(r[4]), price=r[5], sold_count=r[6],
-                shop_ord=0, services=0, row=i, doc=r[9],
+            tantivy.Document.from_dict(
+                {
+                    "product_id": r[0],
+                    "contents": r[3],
+                    "shop_id": r[1],
+                    "service": list(r[4]),
+                    "price": r[5],
+                    "sold_count": r[6],
+                    "shop_ord": 0,
+                    "services": 0,
+                    "row": i,
+                    "doc": r[9],
+                },
+                writer._schema,
             )
             for i, r in enumerate(rows)
-        ]  # fmt: skip
+        ]  # as CatalogWriter.add_row makes them
         out["document_us"] = (cpu() - t) / len(rows) * 1e6
         t = cpu()
         for doc in docs:
