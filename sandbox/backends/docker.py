@@ -134,7 +134,7 @@ class DockerSandbox:
             "model": spec.model,
             "killed": seccomp.killed() if self.seccomp else [],
         }
-        return self.client.containers.create(
+        return self._create_container(
             self.image,
             command=["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/harness.py"],
             environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
@@ -161,6 +161,16 @@ class DockerSandbox:
             working_dir="/tmp",
             log_config=LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
         )
+
+    def _create_container(self, image: str, **kwargs: Any) -> Any:
+        """``containers.create`` without its inspection of the new container (one round trip to the engine less
+        before the run starts: nothing of it is read before the container ends)."""
+        from docker.models.containers import _create_container_args  # type: ignore[attr-defined]  # what create uses
+
+        made = self.client.api.create_container(
+            **_create_container_args({**kwargs, "image": image, "version": self.client.api.api_version})
+        )
+        return self.client.containers.prepare_model({"Id": made["Id"]})
 
     def _run(self, spec: SandboxSpec) -> SandboxResult:
         limits = spec.limits
