@@ -64,6 +64,7 @@ class Copying:
     ) -> None:
         self.store, self.config, self.signals = store, config, signals
         self.chain, self.wallet, self.pack, self.timeout = chain, wallet, pack, timeout
+        self._tried: set[tuple[str, str]] = set()  # (race, sha256) fetched once: a weigh retried does not wait again
 
     @property
     def threshold(self) -> float:
@@ -77,16 +78,19 @@ class Copying:
 
     def _fetch(self, race: Race, runs: list[dict[str, Any]]) -> None:
         """A pooled race's raced agents this node does not hold, fetched from their miners' commitments as of the
-        race's start (as the audit fetches them); one that cannot be is no code evidence, said in a signal."""
+        race's start (as the audit fetches them), each tried once per race; one that cannot be is no code evidence,
+        said in a signal."""
         if self.chain is None or not self._pooled(race):
             return
         missing = {
             (str(run["miner"]), str(run["submission"]))
             for run in runs
             if not bundle_path(self.config.data_dir, str(run["submission"])).is_dir()
+            and (race.race_id, str(run["submission"])) not in self._tried
         }
         if not missing:
             return
+        self._tried.update((race.race_id, sha256) for _, sha256 in missing)
         _, notes = fetch_agents(
             self.chain, race.seed_block, missing, self.config.data_dir, wallet=self.wallet, timeout=self.timeout
         )
