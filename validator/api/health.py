@@ -28,10 +28,10 @@ def router(store: Store, *, health: Any = None, metrics: Any = None) -> APIRoute
         try:
             checks["store"] = {"ok": True, "detail": store.ping()}
         except Exception as exc:  # noqa: BLE001 - health reports any failure as data
-            checks["store"] = {"ok": False, "detail": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            checks["store"] = {"ok": False, "detail": one_line(f"{type(exc).__name__}: {str(exc)[:200]}")}
         if health is not None:
             for name, (state, detail) in health().items():
-                checks[name] = {"ok": bool(state), "degraded": state == "degraded", "detail": detail}
+                checks[name] = {"ok": bool(state), "degraded": state == "degraded", "detail": one_line(detail)}
         healthy = all(c["ok"] for c in checks.values())
         degraded = [f"{name}: {c['detail']}" for name, c in checks.items() if c.get("degraded")]
         body = {
@@ -53,3 +53,9 @@ def router(store: Store, *, health: Any = None, metrics: Any = None) -> APIRoute
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return api
+
+
+def one_line(detail: Any) -> Any:
+    """A check's detail on one line (a driver's error can span several: psycopg puts "Is the server running on that
+    host" on a line of its own); a detail that is not text (a check's figures) as it is."""
+    return " ".join(detail.split()) if isinstance(detail, str) else detail
