@@ -7,7 +7,8 @@ A responder returns the assistant's text, or a whole assistant message (a dict w
 ``tool_calls`` in OpenAI's shape) to script a tool-calling model; it raises `Fail` to answer with an HTTP error.
 Every request is recorded (``requests``, and its ``Authorization`` header in ``auth_headers``). With ``keys`` it
 answers 401 to a request whose bearer key is not one of them (a provider checking a key); with ``usage=False`` its
-answers carry no ``usage`` (a provider that reports none)."""
+answers carry no ``usage`` (a provider that reports none). ``port`` binds a given port (a server stopped and started
+again at the same address: an upstream outage)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class OpenAIServer:
         name: str = "scripted-llm",
         keys: tuple[str, ...] | None = None,
         usage: bool = True,
+        port: int = 0,
     ) -> None:
         self.responder = responder
         self.models = models
@@ -48,7 +50,7 @@ class OpenAIServer:
         self.usage = usage
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))  # 0: any free port
         self._thread = threading.Thread(target=self._httpd.serve_forever, name=name, daemon=True)
 
     @property
