@@ -126,9 +126,12 @@ class ProcessSandbox:
                 f"the agents' Python environment is missing at {self.python}; create it with "
                 "`python -m sandbox.env` (scripts/setup does)"
             )
+        #: where bwrap and setpriv are, found once: each run starts them by path (no search of the node's PATH)
+        self._tools: dict[str, str] = {}
         if mode == "bwrap":
             for tool in ("bwrap", "setpriv"):
-                if shutil.which(tool) is None:
+                self._tools[tool] = shutil.which(tool) or ""
+                if not self._tools[tool]:
                     raise SandboxUnavailable(
                         f"{tool} is not installed; install it (apt-get install -y bubblewrap "
                         "util-linux) or use the docker backend"
@@ -183,7 +186,7 @@ class ProcessSandbox:
         harness, sdk = staged_runtime()
         tmp_bytes = spec.limits.tmp_mb * 2**20
         bwrap = [
-            "bwrap",
+            self._tools["bwrap"],
             "--unshare-all",
             "--die-with-parent",
             "--new-session",
@@ -246,7 +249,14 @@ class ProcessSandbox:
         ]
         if os.geteuid() != 0:  # an unprivileged user: bwrap's user namespace maps it to 65534 inside
             return [bwrap[0], "--uid", str(NOBODY), "--gid", str(NOBODY), *bwrap[1:]]
-        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--inh-caps=-all", *bwrap]
+        return [
+            self._tools["setpriv"],
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            *bwrap,
+        ]
 
     def _payload(self, spec: SandboxSpec) -> dict[str, object]:
         """The harness's input (`sandbox.harness.harness`)."""
