@@ -8,13 +8,14 @@ Rows:
   seccomp allowlist (`sandbox.seccomp`) and without it (what the profile costs); with ``--runtime``, Docker under
   that runtime too (runsc: gVisor);
 - the syscall probe (tests/support/hostile/syscall_probe.py): how many of its 16 calls reach the kernel, per sandbox;
-- tool round trip from inside the sandbox (agent -> 127.0.0.1:8080 forwarder -> gateway socket -> tool), p50/p95;
+- tool round trip from inside the sandbox (agent -> 127.0.0.1:8080 forwarder -> gateway socket -> tool), p50/p95,
+  and the tool's own share (its time at the gateway, the trajectory's ``duration_ms``);
 - gateway calls per second on the socket from the host, one client;
 - runs per hour of a no-op agent at concurrency 2, 4 and 8 (``--no-rates`` skips them).
 
 ``--json FILE`` writes ``{"start_ms": {"bwrap": {"p50", "p95"}, "bwrap_no_seccomp": ..., "docker": ...,
-"docker_no_seccomp": ...}, "round_trip_ms": {"p50", "p95"}, "probe_reached": {...}, "gateway_calls_per_s": ..,
-"noop_runs_per_hour": {...}}``.
+"docker_no_seccomp": ...}, "round_trip_ms": {"p50", "p95", "tool_p50"}, "probe_reached": {...},
+"gateway_calls_per_s": .., "noop_runs_per_hour": {...}}``.
 """
 
 from __future__ import annotations
@@ -149,12 +150,14 @@ def main() -> None:
     with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
         probe = agent(work, "probe", PROBE.format(calls=20))
         cpu: dict[str, float] = {}
+        tool_ms: dict[str, list[float]] = {}  # the tool's own time at the gateway (the trajectory's duration_ms)
         syscalls = agent(work, "syscalls", PROBE_AGENT.read_text())
 
         def probe_runs(backend, runs: int, prefix: str) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
             """Start-to-agent_main times (ms) and in-sandbox tool round trips (ms) over ``runs`` probe runs; the
             CPU the process sandbox's whole tree spent per run in ``cpu`` (a figure the machine's load moves less)."""
             starts, laps = [], []
+            tool_ms[prefix] = []
             used = resource.getrusage(resource.RUSAGE_CHILDREN)
             for i in range(runs):
                 t0 = time.time()
@@ -165,6 +168,7 @@ def main() -> None:
                     raise SystemExit(f"{prefix} failed: {outcome.result.status} {outcome.result.error}")
                 starts.append((outcome.result.returned["entered"] - t0) * 1000)
                 laps += outcome.result.returned["laps"]
+                tool_ms[prefix] += [e.duration_ms for e in outcome.events if e.name == "find_product"]
             now = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[prefix] = (now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime) * 1000 / runs
             return starts, laps
@@ -183,10 +187,12 @@ def main() -> None:
                 f"p95 {pct(starts, 0.95):.0f} ms over {runs} runs{cpu_note}"
             )
             if name == "bwrap":
-                figures["round_trip_ms"] = _spread(laps)
+                own = tool_ms[f"probe-{name}"]
+                figures["round_trip_ms"] = {**_spread(laps), "tool_p50": round(statistics.median(own), 2)}
                 print(
                     f"tool round trip from inside the sandbox: p50 {statistics.median(laps):.2f} ms, "
-                    f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls"
+                    f"p95 {pct(laps, 0.95):.2f} ms over {len(laps)} find_product calls (the tool itself: p50 "
+                    f"{statistics.median(own):.2f} ms)"
                 )
             seen = asyncio.run(run_one(gateway, backend, syscalls, work / "gw", problem, run_id=f"sys-{name}"))
             reached = (seen.result.returned or {}).get("reached", ["?"])
