@@ -34,6 +34,8 @@ from arena.tasks.shoppingbench.webreading import read_values
 
 #: how many search pages the oracle reads per slot (find_product's most)
 PAGES = 5
+#: at most this many partial baskets the oracle walks under a voucher (a bound: the stand-in needs under 300)
+BASKET_NODES = 200_000
 #: the price bands the oracle searches one by one when a slot's listings crowd its answer out of every search
 PRICE_BANDS = [(0.0, 1.0)] + [(2.0**k, 2.0 ** (k + 1)) for k in range(20)]
 
@@ -199,7 +201,12 @@ def _within_budget(problem: Problem, view: ToolView, choices: list[list[str]]) -
     def admits(lo: float, hi: float) -> bool:
         return lo <= voucher.budget + slack or (hi >= voucher.threshold - slack and lo <= ceiling + slack)
 
+    visited = [0]
+
     def walk(i: int, total: float, picked: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        visited[0] += 1
+        if visited[0] > BASKET_NODES:
+            return
         if i == len(priced):
             if budget_check(problem, [view.seen[pid] for pid in picked])[0] >= 1:
                 yield picked
