@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import deque
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,10 @@ from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from sandbox.gateway.recorders import Recorder
 from sandbox.gateway.runs import Budgets, MinerRoute, RunHandle, Upstream
+
+#: The latest requests no open run's token carried, kept for a look (numbered on past it): a node answers such
+#: requests for as long as it runs, so keeping them all would grow its memory without end.
+REJECTED_KEPT = 256
 
 
 class RunRegistry:
@@ -41,7 +46,8 @@ class RunRegistry:
         self._by_token: dict[str, RunHandle] = {}
         self._lock = threading.Lock()
         self._transport = transport
-        self.rejected: list[TrajectoryEvent] = []
+        self.rejected: deque[TrajectoryEvent] = deque(maxlen=REJECTED_KEPT)
+        self.rejected_total = 0  # every one refused so far
         #: the upstream LLM's last answer to a run's call: (answered, what), None before any (the node's health)
         self.upstream_last: tuple[bool, str] | None = None
         #: one HTTP client for every proxied LLM call, made on the gateway's event loop (a client per call spent
@@ -152,8 +158,10 @@ class RunRegistry:
 
     def _record(self, handle: RunHandle | None, event: dict[str, Any]) -> TrajectoryEvent:
         if handle is None:
-            ev = TrajectoryEvent(run_id="-", seq=len(self.rejected), **event)
-            self.rejected.append(ev)
+            with self._lock:
+                ev = TrajectoryEvent(run_id="-", seq=self.rejected_total, **event)
+                self.rejected.append(ev)
+                self.rejected_total += 1
         else:
             with handle.lock:
                 ev = TrajectoryEvent(run_id=handle.run_id, seq=handle.seq, **event)

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from sandbox.gateway import Budgets, Gateway, GatewayServer, JsonlRecorder, MemoryRecorder, Upstream
+from sandbox.gateway.registry import REJECTED_KEPT
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.slow  # the gateway's server and an OpenAI-compatible server
@@ -79,6 +80,17 @@ def test_no_token_wrong_token_and_closed_run_get_401(gateway):
     with client(sock, run.token) as c:
         assert c.post("/tools/find_product", json={"q": "lamp"}).status_code == 401
     assert len(gw.rejected) == 3 and all(e.status == 401 and e.kind == "rejected" for e in gw.rejected)
+
+
+def test_requests_without_a_run_token_never_grow_the_gateways_memory(gateway):
+    """A sandbox (or a late agent) that keeps calling without a valid token, for as long as the node runs: the gateway
+    keeps the latest REJECTED_KEPT refusals, numbered on, not every one."""
+    gw, sock, _ = gateway
+    with client(sock, "forged-token") as c:
+        for _ in range(REJECTED_KEPT + 20):
+            assert c.get("/tools").status_code == 401
+    assert len(gw.rejected) == REJECTED_KEPT and gw.rejected_total == REJECTED_KEPT + 20
+    assert [e.seq for e in gw.rejected] == list(range(20, REJECTED_KEPT + 20))
 
 
 def test_tool_budget_rate_limit_and_size_caps(gateway):
