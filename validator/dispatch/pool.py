@@ -32,6 +32,7 @@ class Slot:
     work: str | None = None  # its private work folder on the worker (staged agents, the gateway's socket)
     busy: set[str] = field(default_factory=set)  # the run(s) it runs or holds a reply of
     staged: set[str] = field(default_factory=set)  # the bundles sent to it: not sent again
+    collected: list[str] = field(default_factory=list)  # replies the node has: dropped by its next run call
 
 
 class RunnerPool:
@@ -110,11 +111,11 @@ class RunnerPool:
         return None if name is None else self.slots.get(name)
 
     def release(self, slot: Slot, run_id: str) -> None:
-        """The node has the run's reply (or gave it up): the runner drops it, and takes the next run."""
+        """The node has the run's reply (or gave it up): the slot takes the next run, and the runner drops the reply
+        when it gets it (or, with no next run, when it ends)."""
         slot.busy.discard(run_id)
         self.held.pop(run_id, None)
-        if self.slots.get(slot.name) is slot:
-            slot.handle.forget.remote(run_id)
+        slot.collected.append(run_id)  # told with the next run: one call a run, not two
 
     def drop(self, slot: Slot, *, kill: bool) -> None:
         """The slot out of the pool (made anew on the next refresh); `kill`: its runner ended, its sandbox with it."""

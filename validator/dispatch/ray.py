@@ -85,6 +85,7 @@ class RayDispatcher:
         self.cpus_per_run, self.memory_mb, self.grace = cpus_per_run, memory_mb, grace
         self.refused: dict[str, str] = {}  # node id -> why it refused (it gets no more runs)
         self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
+        self.last_facts: dict[str, Any] = {}
         self._survey = ray.remote(survey)
         self.pool = RunnerPool(
             ray,
@@ -206,7 +207,8 @@ class RayDispatcher:
             raise
         # the miner's key (where it pays) is its own small argument: inlined in the call to the runner, never put in
         # the object store (whose objects may spill to disk); it lives in the runner's memory for the run only
-        ref = slot.handle.run.options(name=f"run-{run_id}").remote(request, bundle, attempt.route)
+        collected, slot.collected = tuple(slot.collected), []
+        ref = slot.handle.run.options(name=f"run-{run_id}").remote(request, bundle, attempt.route, collected)
         reply = await self._reply(ref, limits.wall_seconds + self.grace, slot, run_id)
         slot.staged.add(sha256)
         return self._outcome(reply)
@@ -231,6 +233,7 @@ class RayDispatcher:
         return self._outcome(reply)
 
     def _outcome(self, reply: WorkerReply) -> RunOutcome:
+        self.last_facts = reply.facts  # the worker's timing of the run (setup_ms, run_ms): bench/ray_overhead.py
         if reply.refused is not None:
             self.refused[reply.node_id] = reply.refused
             for slot in [s for s in self.pool.slots.values() if s.node_id == reply.node_id]:

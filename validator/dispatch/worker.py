@@ -10,7 +10,7 @@ sandbox's result. The catalog, gateway, sandbox and staged agents are kept for t
 
 The node runs its attempts in `Runner`s: detached named Ray actors, one per run slot of a worker, that outlive the
 node's Ray driver. A runner runs each attempt in a thread of its own and keeps the reply until the node has it
-(`collect`, then `forget`), so a node restarted after a crash finds its runs still executing (`held`) and takes
+(its next run call says so), so a node restarted after a crash finds its runs still executing (`held`) and takes
 their replies instead of running them again. A reply nobody collects is dropped after `ORPHAN_SECONDS`; a runner
 with nothing to hand over and no call for its idle time ends itself (a node that never came back).
 
@@ -155,6 +155,17 @@ def _host() -> _Host:
 
 
 _SETUP = threading.Lock()  # a runner's attempts and warm-ups share the process's catalog, gateway and sandboxes
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _runs_loop() -> asyncio.AbstractEventLoop:
+    """The process's event loop for its runs, on a thread of its own: made once, not once per run."""
+    global _LOOP
+    with _SETUP:
+        if _LOOP is None:
+            _LOOP = asyncio.new_event_loop()
+            threading.Thread(target=_LOOP.run_forever, daemon=True, name="runs").start()
+        return _LOOP
 
 
 def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> WorkerReply:
@@ -163,6 +174,7 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
     for the run only, added by the gateway to the run's upstream requests as on the node."""
     from sandbox.run import run_one
 
+    began = time.perf_counter()
     node_id, host = _here()
     state = _host()
     with _SETUP:
@@ -177,7 +189,8 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
             agent_dir = state.stage(request.sha256, bundle)
         elif not agent_dir.is_dir():  # the node sends each bundle once per runner: this one lost it
             raise FileNotFoundError(f"agent {request.sha256[:12]} is not staged on this worker")
-    outcome = asyncio.run(
+    ready = time.perf_counter()
+    outcome = asyncio.run_coroutine_threadsafe(
         run_one(
             gateway,
             sandbox,
@@ -189,10 +202,13 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
             run_id=request.run_id,
             shown_id=request.shown_id,
             route=route,
-        )
-    )
+        ),
+        _runs_loop(),
+    ).result()
     outcome.worker = node_id[:12]
-    return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive)
+    ran = time.perf_counter()
+    facts = {"setup_ms": (ready - began) * 1e3, "run_ms": (ran - ready) * 1e3}
+    return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive, facts=facts)
 
 
 def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstream, hold: float = 0.0) -> WorkerReply:
@@ -270,11 +286,16 @@ class Runner:
         with self.lock:
             return sorted(self.runs)
 
-    def run(self, request: RunRequest, bundle: bytes | None, route: Any = None) -> WorkerReply:
-        """Start the attempt (in a thread that outlives this call and the node) and wait for its reply."""
+    def run(
+        self, request: RunRequest, bundle: bytes | None, route: Any = None, collected: tuple[str, ...] = ()
+    ) -> WorkerReply:
+        """Start the attempt (in a thread that outlives this call and the node) and wait for its reply; the replies
+        the node has meanwhile (`collected`) are dropped."""
         self.last = time.monotonic()
         held = _Held()
         with self.lock:
+            for run_id in collected:
+                self.runs.pop(run_id, None)
             self.runs[request.run_id] = held
         threading.Thread(target=self._execute, args=(held, request, bundle, route), daemon=True, name="run").start()
         return self._wait(held)
@@ -285,12 +306,6 @@ class Runner:
         with self.lock:
             held = self.runs.get(run_id)
         return None if held is None else self._wait(held)
-
-    def forget(self, run_id: str) -> None:
-        """The node has the reply: drop it."""
-        self.last = time.monotonic()
-        with self.lock:
-            self.runs.pop(run_id, None)
 
     @staticmethod
     def _execute(held: _Held, request: RunRequest, bundle: bytes | None, route: Any) -> None:
