@@ -200,15 +200,20 @@ def test_who_pays_a_run_under_each_payer_setting(subnet: Subnet) -> None:
         others.providers = {"openrouter": providers["local"]}
         with pytest.raises(KeyRefused, match="provider 'local', which this validator does not allow"):
             others.route_for(run(paying))
-        # a provider that failed `drop_after` times in the race: under miner its runs end (2012), under either the
-        # node's key pays for them; another race, or the race forgotten, starts the count again
+        # a provider that failed `drop_after` times on a miner's runs in the race: under miner its runs there end
+        # (2012), under either the node's key pays for them; another miner's failures there are not its: each miner's
+        # count is its own; another race, or the race forgotten, starts the count again
         for payer in ("miner", "either"):
             dropping = ring(payer)
             dropping.drop_after = 2
-            assert dropping.provider_failed("r1", "local", "503") is None and dropping.route_for(run(paying))
-            line = dropping.provider_failed("r1", "local", "the miner's provider 'local' answered 503")
+            hotkey = run(paying).hotkey
+            assert dropping.provider_failed("r1", "local", "someone-else", "503") is None
+            assert dropping.provider_failed("r1", "local", "someone-else", "503") is not None
+            assert dropping.route_for(run(paying))  # another miner's failures drop only that miner's runs
+            assert dropping.provider_failed("r1", "local", hotkey, "503") is None and dropping.route_for(run(paying))
+            line = dropping.provider_failed("r1", "local", hotkey, "the miner's provider 'local' answered 503")
             assert line is not None and "provider 'local': it failed 2 times" in line and KEY not in line
-            assert dropping.dropped("r1") == {"local": line} and dropping.dropped("r2") == {}
+            assert dropping.dropped("r1")[("local", hotkey)] == line and dropping.dropped("r2") == {}
             if payer == "miner":
                 with pytest.raises(ProviderDropped, match="failed 2 times") as dropped:
                     dropping.route_for(run(paying))

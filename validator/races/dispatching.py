@@ -267,7 +267,8 @@ class Dispatching:
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
         code, error = outcome.error_code(gateway_alive=self.server is None or self.server.alive)
         if code == blame.PROVIDER_DOWN and self.keys is not None and outcome.spend.payer == "miner":
-            if self.keys.provider_failed(run.race_id, outcome.spend.provider, error) and self.metrics is not None:
+            dropped = self.keys.provider_failed(run.race_id, outcome.spend.provider, run.hotkey, error)
+            if dropped and self.metrics is not None:
                 self.metrics.providers_dropped.labels(provider=outcome.spend.provider).inc()
         spend = run_stats(run, outcome, code, error)
         if self.metrics is not None:

@@ -67,10 +67,13 @@ class KeyRing:
         self._held: dict[tuple[str, str], OpenedKey | str] = {}
         self._lock = threading.Lock()
         self._asking: dict[tuple[str, str], threading.Lock] = {}  # one request per miner and race at a time
-        #: a provider's failures (2011) in a race; past `drop_after` (0: never) the race goes on without its runs
+        #: a provider's failures (2011) in a race, counted per miner paying there: past `drop_after` (0: never) the
+        #: race goes on without that miner's runs there. Never over every miner paying there: an agent can make its
+        #: own calls fail (a long completion it hangs up on is a stall), and would drop its rivals' runs with its own
         self.drop_after = drop_after
-        self._failures: dict[tuple[str, str], int] = {}
-        self._dropped: dict[tuple[str, str], str] = {}  # (race id, provider) -> why the race goes on without it
+        self._failures: dict[tuple[str, str, str], int] = {}
+        #: (race id, provider, miner hotkey) -> why the race goes on without that miner's runs there
+        self._dropped: dict[tuple[str, str, str], str] = {}
 
     def policy(self) -> PayerPolicy:
         """The pack's rotation ``payer`` where it sets one, else the operator's setting."""
@@ -93,7 +96,7 @@ class KeyRing:
             if policy == "miner":
                 raise KeyRefused(f"the miner pays for its LLM calls in this race and handed no usable key: {held}")
             return None
-        dropped = self._dropped.get((run.race_id, held.provider))
+        dropped = self._dropped.get((run.race_id, held.provider, run.hotkey))
         if dropped is not None:
             if policy == "miner":
                 raise ProviderDropped(dropped)
@@ -114,25 +117,29 @@ class KeyRing:
             raise MinerUnreachable(str(exc)) from None
         return held if isinstance(held, str) else None
 
-    def provider_failed(self, race_id: str, provider: str, error: str | None) -> str | None:
-        """Count one failure (2011) of `provider` in `race_id`; returns the one line saying why the race goes on
-        without the provider's runs when this failure is the `drop_after`-th (None otherwise)."""
+    def provider_failed(self, race_id: str, provider: str, hotkey: str, error: str | None) -> str | None:
+        """Count one failure (2011) of `provider` in `race_id` on a run of miner `hotkey`; returns the one line saying
+        why the race goes on without that miner's runs there when this failure is its `drop_after`-th (None
+        otherwise). Another miner's runs at the same provider are not touched: each miner's count is its own."""
         with self._lock:
-            count = self._failures[(race_id, provider)] = self._failures.get((race_id, provider), 0) + 1
+            at = (race_id, provider, hotkey)
+            count = self._failures[at] = self._failures.get(at, 0) + 1
             if not self.drop_after or count != self.drop_after:
                 return None
             line = (
-                f"the race goes on without the runs paid at provider {provider!r}: it failed {count} times in this "
-                f"race (--gateway.provider_failures {self.drop_after}; the latest: {error})"
+                f"the race goes on without this miner's runs paid at provider {provider!r}: it failed {count} times on "
+                f"them in this race (--gateway.provider_failures {self.drop_after}; the latest: {error})"
             )[:500]
-            self._dropped[(race_id, provider)] = line
+            self._dropped[at] = line
         if self.log is not None:
-            self.log("races.provider_dropped", race_id=race_id, provider=provider, failures=count, reason=line)
+            self.log(
+                "races.provider_dropped", race_id=race_id, provider=provider, hotkey=hotkey, failures=count, reason=line
+            )
         return line
 
-    def dropped(self, race_id: str) -> dict[str, str]:
-        """The providers `race_id` goes on without, and why."""
-        return {p: line for (race, p), line in self._dropped.items() if race == race_id}
+    def dropped(self, race_id: str) -> dict[tuple[str, str], str]:
+        """The (provider, miner hotkey) pairs `race_id` goes on without, and why."""
+        return {(p, h): line for (race, p, h), line in self._dropped.items() if race == race_id}
 
     def forget(self, race_id: str | None = None) -> None:
         """Drop the keys of `race_id` (None: of every race no longer running)."""
@@ -141,7 +148,8 @@ class KeyRing:
             gone = {race_id} if race_id is not None else {r for r in races if not self._running(r)}
             for key in [k for k in self._held if k[0] in gone]:
                 del self._held[key]
-            for table in (self._asking, self._failures, self._dropped):
+            tables: tuple[dict[Any, Any], ...] = (self._asking, self._failures, self._dropped)
+            for table in tables:
                 for key in [k for k in table if k[0] in gone]:
                     del table[key]
 
