@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from typing import Any
 
@@ -118,10 +119,8 @@ class DockerSandbox:
     async def run(self, spec: SandboxSpec) -> SandboxResult:
         return await asyncio.to_thread(self._run, spec)
 
-    def _create(self, spec: SandboxSpec) -> Any:
-        """The run's container, created (not started): no network, read-only, unprivileged, within `spec.limits`."""
-        from docker.types import LogConfig, Mount, Ulimit
-
+    def _payload(self, spec: SandboxSpec) -> bytes:
+        """The harness's input (`sandbox.harness.harness`), written to the container's stdin once it started."""
         limits = spec.limits
         payload = {
             "problem": spec.problem,
@@ -134,10 +133,18 @@ class DockerSandbox:
             "model": spec.model,
             "killed": seccomp.killed() if self.seccomp else [],
         }
+        return json.dumps(payload).encode()
+
+    def _create(self, spec: SandboxSpec) -> Any:
+        """The run's container, created (not started): no network, read-only, unprivileged, within `spec.limits`;
+        its stdin open for the harness's input, closed once that is written (StdinOnce)."""
+        from docker.types import LogConfig, Mount, Ulimit
+
+        limits = spec.limits
         return self._create_container(
             self.image,
             command=["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/harness.py"],
-            environment={"ARENA_HARNESS_INPUT": json.dumps(payload)},
+            stdin_open=True,  # not detached: docker-py sets StdinOnce too
             network_mode="none",
             read_only=True,
             tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
@@ -172,6 +179,18 @@ class DockerSandbox:
         )
         return self.client.containers.prepare_model({"Id": made["Id"]})
 
+    def _start(self, container: Any, payload: bytes) -> None:
+        """Start the container with the harness's input on its stdin (the token never in its environment, so the
+        harness forks the agent's process before reading it: `sandbox.harness.spawn`)."""
+        stdin = self.client.api.attach_socket(container.id, params={"stdin": 1, "stream": 1})
+        raw = getattr(stdin, "_sock", stdin)  # docker-py's socket of the hijacked connection
+        try:
+            container.start()
+            raw.sendall(payload)
+            raw.shutdown(socket.SHUT_WR)  # the end of the input: the engine closes the container's stdin
+        finally:
+            stdin.close()
+
     def _run(self, spec: SandboxSpec) -> SandboxResult:
         limits = spec.limits
         started = time.monotonic()
@@ -179,7 +198,7 @@ class DockerSandbox:
         try:
             container = self._create(spec)
             self._running[spec.run_id] = container
-            container.start()
+            self._start(container, self._payload(spec))
             timed_out = False
             deadline = limits.wall_seconds + 10
             waiting = time.monotonic()

@@ -1,6 +1,6 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
-Reads one JSON object on stdin (or from ``$ARENA_HARNESS_INPUT``):
+Reads one JSON object on stdin:
 ``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "killed"}`` (``model``: the
 node's LLM model, given to the agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 Then it:
@@ -8,9 +8,8 @@ Then it:
 1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
 3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
-   input, so nothing of the run's is in the child's memory and no second interpreter starts (where the input came in
-   the environment, Docker, the child starts ``runner.py`` in a new interpreter); the child imports the agent and
-   calls ``agent_main`` (`runner`);
+   input, so nothing of the run's is in the child's memory and no second interpreter starts; the child imports the
+   agent and calls ``agent_main`` (`runner`);
 4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
 5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
@@ -106,9 +105,7 @@ def _fault(error: str) -> int:
 
 
 def _read_spec() -> Any:
-    # the Docker backend passes the input in the environment (its container has no stdin); others on stdin
-    raw_input = os.environ.pop("ARENA_HARNESS_INPUT", None)
-    return json.loads(raw_input if raw_input is not None else sys.stdin.read())
+    return json.loads(sys.stdin.read())  # both backends write the input to the harness's stdin
 
 
 def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
@@ -231,26 +228,24 @@ def _report(
 
 def main() -> int:
     started = time.monotonic()
-    # the agent's process is forked before the run's input is read, so nothing of it is in the agent's memory; where
-    # the input came in the environment (Docker), it is in ours from the start, and the agent gets a new interpreter
-    fresh = "ARENA_HARNESS_INPUT" in os.environ
-    child = None if fresh else AgentProcess()
+    try:  # forked before the run's input is read: nothing of it (the token least of all) is in the agent's memory
+        child = AgentProcess()
+    except OSError as exc:
+        return _fault(f"cannot fork the agent: {exc}")
     _undumpable()
     try:
         spec = _read_spec()
         timeout = float(spec.get("timeout", 300))
         limit = int(spec.get("max_output", 65536))
         port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
-        child = child or AgentProcess()
-    except (ValueError, TypeError, OSError) as exc:
-        if child is not None:
-            child.end()
-        return _fault(f"bad harness input: {exc}" if not isinstance(exc, OSError) else f"cannot fork the agent: {exc}")
+    except (ValueError, TypeError) as exc:
+        child.end()
+        return _fault(f"bad harness input: {exc}")
     if not _start_forwarder(spec, port):
         child.end()
         return _fault("forwarder did not start")
     outputs = _Outputs(child, limit)
-    child.begin(_agent_env(spec, port), spec["agent_dir"], spec["problem"], fresh=fresh)
+    child.begin(_agent_env(spec, port), spec["agent_dir"], spec["problem"])
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     if report.get("status") == "syscall_denied":  # the trajectory says so too

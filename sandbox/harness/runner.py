@@ -156,15 +156,11 @@ def _describe(exc: BaseException) -> str:
 
 def forked(setup_fd: int, result_fd: int) -> None:
     """The agent's process forked from the harness (`spawn.AgentProcess`): its setup (environment, agent folder),
-    then either ``runner.py`` in a new interpreter (``fresh``) or the agent here, set up as that interpreter would
-    be: the environment, the agent's and the SDK's folders first on the path, site-packages, unbuffered output, no
-    bytecode written."""
+    then the agent, set up as ``python runner.py`` would be: the environment, the agent's and the SDK's folders
+    first on the path, site-packages, unbuffered output, no bytecode written."""
     with os.fdopen(setup_fd, "rb") as source:
         setup = json.loads(source.read())
     env = {**setup["env"], "ARENA_RESULT_FD": str(result_fd)}
-    if setup["fresh"]:
-        os.set_inheritable(result_fd, True)
-        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), setup["agent_dir"]], env)
     import io
     import site
 

@@ -1,6 +1,6 @@
 """The agent's process, as the harness starts it (standard library only): forked from the harness, not a new
-interpreter, when it is forked before the harness reads the run's input (nothing of the run's, the token least of all,
-is then in its memory); else it starts ``runner.py`` in a new interpreter (`AgentProcess.begin`'s ``fresh``).
+interpreter, before the harness reads the run's input (so nothing of the run's, the token least of all, is in its
+memory).
 
 The forked process waits for its setup (its environment and code folders) on a pipe of its own, then the problem on
 stdin, and runs `runner.forked`: one Python start a run instead of two."""
@@ -45,10 +45,9 @@ class AgentProcess:
             os.close(fd)
         self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
 
-    def begin(self, env: dict[str, str], agent_dir: str, problem: Any, *, fresh: bool) -> None:
-        """Hand the process its setup and the problem; ``fresh``: it starts ``runner.py`` in a new interpreter with
-        ``env`` (the harness's memory holds the run's input by now), else it runs the agent in itself."""
-        setup = {"env": env, "agent_dir": agent_dir, "fresh": fresh}
+    def begin(self, env: dict[str, str], agent_dir: str, problem: Any) -> None:
+        """Hand the process its setup and the problem: it runs the agent."""
+        setup = {"env": env, "agent_dir": agent_dir}
         threading.Thread(target=self._reap, daemon=True).start()
         for fd, data in ((self._setup, json.dumps(setup)), (self._stdin, json.dumps(problem))):
             try:

@@ -30,7 +30,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("docker-runsc", "probe"): _GVISOR_KERNEL,
     ("docker-runsc", "kill-named"): _GVISOR_KERNEL + ": a call the filter kills for does not end the agent",
     ("docker-runsc", "eperm"): _GVISOR_KERNEL + ": unshare of a user namespace succeeds there",
-    ("docker-runsc", "host-files"): "gVisor's /proc ignores the harness's undumpable flag: its environment is readable",
     ("docker-runsc", "fork-bomb"): "the pids limit counts gVisor's own threads: a fork bomb ends the whole sandbox "
     "with no report (2001, the validator's) instead of failing the agent's fork",
 }
