@@ -145,3 +145,16 @@ def test_a_question_about_a_team_is_answered_by_the_teams_page_not_its_towns():
     assert read_values(team, pages) == ["midnight"]
     town = "What material are the crafts of Bukid Hills made of? I want a bag of it."
     assert read_values(town, pages) == ["foam"]
+
+
+@pytest.mark.parametrize("value", ["1.65", "6.", "0.64"])
+def test_a_value_with_a_point_is_read_whole(value):
+    """A statement ends where a sentence does: "... was 1.65." used to be read as "1", which "1977" holds, so the
+    near misses of three real test records passed the tool-visible oracle (selfcheck refused the rebuilt set)."""
+    query = "What was the height, in meters, of Damian Lillard as a freshman? I want a ruler that long."
+    question = knowledge_question(query)
+    pages = [
+        _wiki("Damian Lillard", f"Notes on Damian Lillard. {statement(question, value)} Figures differ; compare."),
+        _wiki("Damian Off-White", f"On record. {statement(question.replace('Lillard', 'Off-White'), '1977')}"),
+    ]
+    assert read_values(query, pages) == [value]

@@ -23,9 +23,10 @@ _VALUE = r"((?:(?!\. ).)+?)"
 
 
 def _statement_pattern(question: str) -> re.Pattern[str]:
-    """The rebuild's statement of ``question`` with the value as the one group."""
+    """The rebuild's statement of ``question`` with the value as the one group; the statement ends where a
+    sentence does (a value with a point in it, "1.65" or "6.", is read whole, not up to its first point)."""
     prefix, _, suffix = statement(question, _HOLE).partition(_HOLE)
-    return re.compile(r"(?:^|(?<=[.!?] ))" + re.escape(prefix) + _VALUE + re.escape(suffix))
+    return re.compile(r"(?:^|(?<=[.!?] ))" + re.escape(prefix) + _VALUE + re.escape(suffix) + r"(?=\s|$)")
 
 
 @cache
