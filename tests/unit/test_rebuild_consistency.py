@@ -268,3 +268,21 @@ def test_the_oracle_finds_a_voucher_basket_that_needs_a_dearer_item_to_reach_the
     assert check.by_task["voucher"].gold_rate == 1.0 and check.by_task["voucher"].distractor_pass_rate == 0.0
     assert check.oracle["voucher"].solved == 1 and check.oracle["voucher"].distractors_passed == 0
     assert check.ok, check.failures
+
+
+def test_a_web_near_miss_renames_its_value_in_its_sku_options_too():
+    """A real web gold carries the answer in its SKU options as well ("singapore satay"); its near miss renamed it in
+    the attributes only, so option and attributes disagreed (17 products of the real test set's rebuild)."""
+    from arena.tasks.shopping.rebuild.nearmiss import with_knowledge
+
+    gold = {
+        **_listing("8100000001", "red"),
+        "title": "Prima Taste Singapore Satay Sauce",
+        "sku_options": {"1": {"flavor": "singapore satay"}, "2": {"flavor": "laksa"}},
+        "attributes": {"flavor": ["Singapore satay", "laksa"]},
+    }
+    assert contradictions(gold) == []
+    copy = with_knowledge(gold, "Singapore", "Bristol")
+    assert copy["sku_options"]["1"] == {"flavor": "Bristol satay"}
+    assert copy["attributes"]["flavor"][0] == "Bristol satay"
+    assert contradictions(copy) == []

@@ -278,7 +278,8 @@ def _replace_text(text: str, phrase: str, by: str) -> str:
 
 
 def with_knowledge(gold: dict[str, Any], knowledge: str, value: str | None) -> dict[str, Any]:
-    """A copy of a web gold with its knowledge attribute replaced by ``value`` (removed when None) everywhere."""
+    """A copy of a web gold with its knowledge attribute replaced by ``value`` (removed when None) everywhere: its
+    texts, attributes and SKU options."""
     by = value or ""
     bad = dict(gold)
     for key in ("title", "short_description", "description", "specification"):
@@ -286,5 +287,9 @@ def with_knowledge(gold: dict[str, Any], knowledge: str, value: str | None) -> d
         bad[key] = " ".join(text.split()) if value is None else text
     bad["attributes"] = {
         k: [_replace_text(v, knowledge, by).strip() or v for v in vs] for k, vs in gold["attributes"].items()
+    }
+    bad["sku_options"] = {  # its SKU options say what its attributes say
+        name: {k: _replace_text(str(v), knowledge, by).strip() or v for k, v in option.items()}
+        for name, option in gold.get("sku_options", {}).items()
     }
     return bad
