@@ -94,7 +94,7 @@ def agent_main(problem):
 def provider(body: dict[str, Any]) -> str:
     """A real provider's pace: a long generation takes long, anything else is answered at once."""
     if int(body.get("max_tokens") or 0) >= 4096:
-        time.sleep(4.0)
+        time.sleep(10.0)  # well past the griefer's run, however slow its sandbox is to end
     return "look for the cheapest match"
 
 
@@ -167,6 +167,4 @@ def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_prov
     assert hotkeys["rival"] in results and results[hotkeys["rival"]].runs == 2
     # the calls of the rival the provider saw were all answered; only the griefer's failed
     assert f"Bearer {KEYS['rival']}" in shared.auth_headers
-    griefer = [r for r in store.runs(race_id=race_id) if r.hotkey == hotkeys["griefer"]]
-    assert griefer and all(r.blame == "validator" for r in griefer)
     store.close()
