@@ -10,8 +10,10 @@ store, a log): every string of the answer (values and object keys) is decoded (p
 escapes are gone once parsed), the strings are read end to end as one text, case folded, and every run of at least
 `FRAGMENT` characters of the key found in it is replaced by ``[miner key]`` in the strings it spans. So the key is cut
 out whole, in pieces of 8 characters or more, across neighbouring fields, in any case, and base64-encoded (standard or
-URL-safe, at any alignment). What is left: pieces shorter than 8 characters scattered among other text (a provider that
-echoes a key does so whole)."""
+URL-safe, at any alignment). A key made of a number's characters (digits: the alphabet allows them) is cut out of the
+answer's numbers too, each number read alone as it is written (one holding 8 or more characters of the key becomes
+the label). What is left: pieces shorter than 8 characters scattered among other text (a provider that echoes a key
+does so whole)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,9 @@ def _forms(key: str) -> list[str]:
     return [f for f in forms if len(f) >= FRAGMENT]
 
 
+_NUMBER_CHARS = set("0123456789.e+-")
+
+
 def _decoded(text: str) -> str:
     """`text` with its percent-encoding (up to three layers) and HTML entities decoded."""
     for _ in range(3):
@@ -79,6 +84,8 @@ class KeyMask:
         width = min(FRAGMENT, len(key))
         self.grams = {f[i : i + width] for f in _forms(key) for i in range(len(f) - width + 1)} if key else set()
         self.width, self.label = width, mask
+        #: the pieces a JSON number can hold (a key with a run of 8 digits): only then are numbers read
+        self.numeric = {g for g in self.grams if set(g) <= _NUMBER_CHARS}
 
     def _spans(self, folded: str) -> list[bool]:
         """Per character of `folded`, whether a run of the key covers it ([] when none does)."""
@@ -111,6 +118,35 @@ class KeyMask:
         """(`doc` with the key cut out of its strings, whether anything was cut)."""
         if not self.grams:
             return doc, False
+        if self.numeric:
+            doc, numbers = self._numbers(doc)
+            cut_doc, cut = self._strings_cut(doc)
+            return cut_doc, cut or numbers
+        return self._strings_cut(doc)
+
+    def _number_hit(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        text = str(value).lower()
+        return any(gram in text for gram in self.numeric)
+
+    def _numbers(self, doc: Any) -> tuple[Any, bool]:
+        """(`doc` with every number holding a piece of the key replaced by the label, in place: `doc` is a fresh
+        parse; whether any was)."""
+        if self._number_hit(doc):
+            return self.label, True
+        found, stack = False, [doc]
+        while stack:
+            item = stack.pop()
+            pairs = item.items() if isinstance(item, dict) else enumerate(item) if isinstance(item, list) else ()
+            for at, value in list(pairs):
+                if isinstance(value, dict | list):
+                    stack.append(value)
+                elif self._number_hit(value):
+                    item[at], found = self.label, True
+        return doc, found
+
+    def _strings_cut(self, doc: Any) -> tuple[Any, bool]:
         strings = _strings(doc)
         joined = "".join(strings)
         decoded = [_decoded(s) for s in strings] if "%" in joined or "&" in joined else strings

@@ -153,3 +153,17 @@ def test_a_key_outside_the_token_alphabet_is_refused_in_one_line() -> None:
 def test_the_mask_leaves_an_answer_without_the_key_alone() -> None:
     doc = completion("a cotton shirt, size M, 420 pesos; sk-proj is a prefix, not a key")
     assert KeyMask(KEY).mask(doc) == (doc, False)
+
+
+def test_a_key_of_digits_is_cut_out_of_the_answers_numbers() -> None:
+    """The alphabet allows a key of digits only; a provider that reflects it as a JSON number (an id, a user field)
+    has it cut out like a string, whole or inside a longer number; other numbers are left alone."""
+    key = "1234567890123456789"
+    assert key_problem(key) is None
+    doc = completion("fine", user=int(key), seed=int("9" + key[:12]), logprobs=[3, 1234567, 7654321])
+    masked, cut = KeyMask(key).mask(json.loads(json.dumps(doc)))
+    assert cut and masked["user"] == "[miner key]" and masked["seed"] == "[miner key]"
+    assert masked["usage"] == doc["usage"] and masked["logprobs"] == [3, 1234567, 7654321]
+    assert leaks(json.dumps(masked), key) == []
+    assert KeyMask(key).mask(int(key)) == ("[miner key]", True)
+    assert KeyMask(KEY).mask(json.loads(json.dumps(doc))) == (doc, False)  # a key with no run of digits: untouched
