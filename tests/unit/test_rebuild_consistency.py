@@ -6,6 +6,7 @@ on the real test set), tests/fixtures/shoppingbench_shared, and generated packs.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -286,3 +287,22 @@ def test_a_web_near_miss_renames_its_value_in_its_sku_options_too():
     assert copy["sku_options"]["1"] == {"flavor": "Bristol satay"}
     assert copy["attributes"]["flavor"][0] == "Bristol satay"
     assert contradictions(copy) == []
+
+
+def test_a_near_miss_swaps_every_key_that_reads_as_the_broken_one(tmp_path):
+    """A real record asks for "packaging_type" and "packaging type" alike; a near miss that swapped the value of one
+    kept the other, and its description then said "packaging type: refill bottle" against its own attributes."""
+    record = {
+        "query": "A fragrance free leather care refill bottle.",
+        "reward": {
+            "product_id": "7600000301",
+            "title": ["Clyde Leather de la Creme Refill"],
+            "attributes": [{"packaging_type": ["refill bottle"]}, {"packaging type": ["refill bottle"]}],
+        },
+    }
+    path = tmp_path / "synthesize_product_test.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    report, catalog = _rebuilt(import_files([path]).problems, tmp_path / "cat")
+    check = selfcheck(report.problems, catalog.get, catalog=catalog)
+    assert check.consistency["contradicting_products"] == 0, check.consistency["examples"]
+    assert check.ok, check.failures

@@ -103,6 +103,11 @@ def _taxonomy_lists() -> dict[str, list[list[str]]]:
     return lists
 
 
+def _reads_as(k: str, key: str) -> bool:
+    """Whether attribute key ``k`` reads as ``key`` in a product's text ("packaging_type", "packaging type")."""
+    return k.replace("_", " ").casefold() == key.replace("_", " ").casefold()
+
+
 def _break_pair(gold: dict[str, Any], key: str, value: str, other: str) -> tuple[dict[str, Any], int]:
     """A copy of ``gold`` where (key, value) is in no SKU option and in no attribute: each occurrence is swapped for
     ``other``, so the product still has the key; and its text says so too (``value`` named in the title and
@@ -111,13 +116,13 @@ def _break_pair(gold: dict[str, Any], key: str, value: str, other: str) -> tuple
     swapped = 0
     options: dict[str, dict[str, str]] = {}
     for name, option in gold["sku_options"].items():
-        if option.get(key) == value:
-            option = {**option, key: other}
+        for k in [k for k, v in option.items() if _reads_as(k, key) and v == value]:
+            option = {**option, k: other}
             swapped += 1
         options[name] = option
     attributes: dict[str, list[str]] = {}
     for k, values in gold["attributes"].items():
-        if k == key:
+        if _reads_as(k, key):  # "packaging_type" and "packaging type" in one record are one attribute to a reader
             swapped += sum(v == value for v in values)
             values = [other if v == value else v for v in values]
         attributes[k] = list(values)
