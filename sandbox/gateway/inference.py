@@ -23,7 +23,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from arena.keymask import MIN_KEY_CHARS, KeyMask
+from arena.keymask import FRAGMENT, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
@@ -166,12 +166,14 @@ class _Completion:
         return data, orjson.dumps(data)
 
     def mask(self) -> KeyMask | None:
-        """The mask of the key this call went upstream with: the miner's, or the node's own (when it has a real one)."""
+        """The mask of the key this call went upstream with: the miner's, or the node's own (any of 8 characters or
+        more: the node's key is the operator's, never checked against the miners' token rules; a shorter one is a
+        placeholder such as ``none`` or ``EMPTY``)."""
         route, upstream = self.handle.route, self.gateway.upstream
         if route is not None:
             return route.mask
         key = upstream.api_key.get_secret_value() if upstream.api_key else ""
-        return _node_mask(key) if len(key) >= MIN_KEY_CHARS else None
+        return _node_mask(key) if len(key) >= FRAGMENT else None
 
     def answer(self, resp: httpx.Response) -> Response:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""

@@ -166,6 +166,22 @@ def test_the_key_an_answer_echoes_is_cut_out(tiny_catalog, tmp_path):
     assert MINER_KEY not in record.events[-1].model_dump_json()
 
 
+def test_a_short_node_key_an_upstream_echoes_is_cut_out(tiny_catalog, tmp_path):
+    """The node's own key is the operator's and need not be a 16-character token (a local server's ``sk-local-42``):
+    echoed by its upstream, it reaches neither the agent nor the trajectory (which results bundles publish)."""
+    short = "sk-local-42"
+    with OpenAIServer(lambda body: f"my key is {short}!", models=("node-model",), keys=(short,)) as node:
+        upstream = Upstream(base_url=node.base_url, api_key=short, models=["node-model"])
+        gw = Gateway(tiny_catalog, upstream=upstream)
+        with GatewayServer(gw, tmp_path / "gw" / "gateway.sock") as server:
+            run = gw.open_run("echo")
+            with client(server.socket_path, run.token) as c:
+                reply = chat(c, model="node-model")
+            record = gw.close_run("echo")
+    assert reply.status_code == 200 and short not in reply.text and "[node key]" in reply.text
+    assert short not in record.events[-1].model_dump_json()
+
+
 @pytest.mark.parametrize("status", [500, 503])
 def test_the_miners_provider_failing_is_nobodys_fault_and_retried(gateway, servers, status):
     gw, sock = gateway
