@@ -124,8 +124,7 @@ class _Upstream:
         if self.sock is not None and time.monotonic() - self.used > UPSTREAM_IDLE:
             self.drop()
         if self.sock is None or self.reader is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(AGENT_IDLE)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # no timeout: the gateway bounds its calls
             self.sock, self.reader = sock, _Reader(sock)
             sock.connect(self.path)
         self.used = time.monotonic()
