@@ -29,6 +29,7 @@ from arena.judge.echo import Discounts, discounts
 from arena.judge.evidence import build_evidence, context_text
 from arena.judge.focus import Focus
 from arena.judge.rubric import SN15_RUBRIC, Rubric
+from arena.keymask import FRAGMENT, KeyMask
 from arena.trajectory import TrajectoryEvent
 
 if TYPE_CHECKING:
@@ -148,6 +149,12 @@ class LLMJudge:
         self.max_tokens, self.max_result_chars = max_tokens, max_result_chars
         # retries are ours (model rotation, corrections), never the SDK's hidden ones
         self.client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=0)
+        # the judge's key cut out of what its endpoint says (an error body, an answer) before a verdict, a run's
+        # error or a log keeps it (`arena.keymask`); a key under 8 characters is a placeholder
+        self._mask = KeyMask(api_key, "[judge key]") if api_key and len(api_key) >= FRAGMENT else None
+
+    def _clean(self, text: str) -> str:
+        return text if self._mask is None else self._mask.text(text)
 
     def evidence(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> tuple[str, Discounts]:
         """The evidence this judge sends for a run (focused: `arena.judge.focus`) and what it discounts."""
@@ -210,14 +217,14 @@ class LLMJudge:
                     response_format={"type": "json_object"},
                 )
             except OpenAIError as exc:
-                tally.fail(f"{model}: {type(exc).__name__}: {str(exc)[:200]}")
+                tally.fail(f"{model}: {type(exc).__name__}: {self._clean(str(exc))[:200]}")
                 return None
             usage = getattr(response, "usage", None)
             if usage is not None:
                 tally.prompt_tokens += int(usage.prompt_tokens or 0)
                 tally.completion_tokens += int(usage.completion_tokens or 0)
             choice = response.choices[0] if response.choices else None
-            raw = (choice.message.content or "") if choice is not None else ""
+            raw = self._clean(choice.message.content or "") if choice is not None else ""
             refusal = getattr(choice.message, "refusal", None) if choice is not None else None
             try:
                 if refusal or not raw.strip():

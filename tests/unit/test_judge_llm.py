@@ -187,3 +187,21 @@ def test_parse_output_accepts_a_fenced_object_and_rejects_gates_outside_the_rubr
         parse_output(answer("0.95"), SN15_RUBRIC)
     with pytest.raises(ValueError, match="no JSON object"):
         parse_output("sound", SN15_RUBRIC)
+
+
+JUDGE_KEY = "sk-judge-own-key-0123456789abcdef"
+
+
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
+def test_the_judges_key_its_endpoint_echoes_is_in_no_error_or_verdict() -> None:
+    """An endpoint that quotes the key it got (a refusal's body, an answer) has it cut out before a run's error (the
+    judge unavailable) or a verdict keeps it."""
+    refusal = Fail(401, f"Incorrect API key provided: {JUDGE_KEY}")
+    with OpenAIServer(scripted(refusal), models=("judge-a",)) as server:
+        with pytest.raises(JudgeUnavailable) as failed:
+            LLMJudge(server.base_url, ["judge-a"], api_key=JUDGE_KEY, rounds=1).judge(PROBLEM, events())
+    assert "401" in str(failed.value) and JUDGE_KEY[:12] not in str(failed.value), str(failed.value)
+    echoed = json.dumps({"gate": "sound", "explanation": f"key {JUDGE_KEY} compares two", "evidence": [0]})
+    with OpenAIServer(scripted(echoed), models=("judge-a",)) as server:
+        verdict = LLMJudge(server.base_url, ["judge-a"], api_key=JUDGE_KEY).judge(PROBLEM, events())
+    assert JUDGE_KEY[:12] not in verdict.model_dump_json() and "[judge key]" in (verdict.raw or "")
