@@ -143,7 +143,9 @@ def main() -> None:
                 dispatcher = RayDispatcher.connect(
                     cluster.address, catalog_digest=catalog.digest, memory_mb=Limits().memory_mb
                 )
-                dispatcher.warm()  # as the node does when it starts: worker processes ready before the race
+                while len(dispatcher.workers()) < n:  # the worker just started is listed by the head
+                    time.sleep(0.2)
+                dispatcher.warm()  # as the node does when it starts: a warm runner on every slot before the race
                 row = bench.race(n, f"ray, {n} worker{'s' if n > 1 else ''}", args.concurrency, dispatcher)
                 rows.append({**row, "workers": n})
             import ray
