@@ -98,7 +98,7 @@ class RunnerPool:
             slot.pid, slot.work = reply.facts.get("pid"), reply.facts.get("work")
             for run_id in reply.facts.get("held", []):
                 self.held[run_id] = slot.name
-                slot.busy.add(run_id)
+            slot.busy |= set(reply.facts.get("running", []))  # a reply waiting there leaves the slot free
         return problems
 
     def free(self) -> list[Slot]:

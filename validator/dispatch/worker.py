@@ -275,11 +275,14 @@ class Runner:
         threading.Thread(target=self._watch, daemon=True, name="runner-watch").start()
 
     def warm(self, catalog_digest: str, backend: str, image: str | None, upstream: Upstream) -> WorkerReply:
-        """`warm`, and what this runner holds: the run ids it is running or has a reply for (`facts['held']`)."""
+        """`warm`, and what this runner holds: the run ids it is running or has a reply for (`facts['held']`), and
+        of those the ones still running (`facts['running']`)."""
         self.last = time.monotonic()
         with _SETUP:
             reply = warm(catalog_digest, backend, image, upstream)
         reply.facts["held"] = self.held()
+        with self.lock:
+            reply.facts["running"] = sorted(r for r, held in self.runs.items() if not held.done.is_set())
         return reply
 
     def held(self) -> list[str]:
