@@ -269,6 +269,41 @@ def test_shop_items() -> None:
     assert parse.split_shop_items(sentences) == ["formal shoes", "a silver smartwatch", "a mug"]
 
 
+def test_shop_and_voucher_lists_in_one_sentence_split_into_the_products_asked_for() -> None:
+    # ShoppingBench's shop and voucher requests often list their items in one sentence; the problem says how many
+    # products it wants (`n_products`), and the list is split where that yields exactly so many
+    semicolons = (
+        "Find a shop that sells a red kettle with a 1.7L capacity; a desk lamp with a USB port priced above 300 "
+        "pesos; and a ceramic mug in white."
+    )
+    assert parse.split_shop_items(semicolons, 3) == [
+        "a red kettle with a 1.7L capacity",
+        "a desk lamp with a USB port priced above 300 pesos",
+        "a ceramic mug in white",
+    ]
+    articles = "Find shops offering a green, BPA-free plate over 20 PHP, a wooden toy, and also a steel spoon set."
+    assert parse.split_shop_items(articles, 3) == [
+        "a green, BPA-free plate over 20 PHP",
+        "a wooden toy",
+        "a steel spoon set",
+    ]
+    another = (
+        "Find shops offering drills where one item is corded and costs over 375 PHP, and another item is cordless."
+    )
+    assert len(parse.split_shop_items(another, 2)) == 2
+    # without the count, or where no joint gives it, the numbered reading stands
+    assert parse.split_shop_items(semicolons) == [" ".join(semicolons.split())]
+    assert parse.split_shop_items("Find a shop that sells a kettle.", 3) == ["Find a shop that sells a kettle."]
+    request = "I'm looking for some albums: one is a jazz CD, another is a boxed vinyl set, and a cassette tape."
+    assert parse.split_voucher_items(request, 3) == [
+        "one is a jazz CD",
+        "another is a boxed vinyl set",
+        "a cassette tape",
+    ]
+    sentences = "I need a ginseng tea in a bag. Additionally, I'm interested in a carbon fiber paddle."
+    assert len(parse.split_voucher_items(sentences, 2)) == 2
+
+
 def test_voucher_items_and_block() -> None:
     query = (
         "Build me a cart with a mountaineering bag in camo color; a crispy snack by jorex pro, original flavor "

@@ -108,7 +108,8 @@ def solve_voucher(s: Session, query: str) -> None:
     """The best basket under the budget after the voucher (one shop for a shop voucher); cheaper matches, the
     dearest item first, while it does not fit."""
     items_text, voucher = parse_voucher(query)
-    items = [parse_item(t) for t in split_voucher_items(items_text)]
+    n = s.problem.get("n_products")
+    items = [parse_item(t) for t in split_voucher_items(items_text, n if isinstance(n, int) else None)]
     if voucher is None:
         voucher = {"voucher_type": "platform", "threshold": 0.0, "discount_type": "fixed", "face_value": 0.0}
     if voucher.get("voucher_type") == "shop" and len(items) > 1:

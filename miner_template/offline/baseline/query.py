@@ -115,19 +115,32 @@ def _take_price(item: Item, low: str) -> str:
     return low
 
 
-def split_shop_items(query: str) -> list[str]:
-    """The numbered items of a shop query: "(1) ... (2) ..." or "First, ... Second, ..."."""
+def split_shop_items(query: str, n: int | None = None) -> list[str]:
+    """The items of a shop query: "(1) ... (2) ...", "First, ... Second, ... Lastly, ...", or, given the number of
+    products the problem asks for (``n``), a list in one sentence ("a kettle; a lamp, and a mug") split where it
+    yields exactly ``n`` items."""
     body = " ".join(query.split())
+    parts = _numbered(body)
+    if n is not None and n > 1 and len(parts) != n:
+        listed = _listed(body, n)
+        if listed:
+            return listed
+    return parts
+
+
+def _numbered(body: str) -> list[str]:
     if re.search(r"\(\d\)", body):
         parts = re.split(r"\(\d\)", body)[1:]
     else:
-        parts = re.split(r"(?:^|[.;:!?]\s+)(?:first|second|third|fourth|fifth),\s", body, flags=re.IGNORECASE)[1:]
+        parts = re.split(
+            r"(?:^|[.;:!?]\s+)(?:first|second|third|fourth|fifth|lastly|finally),\s", body, flags=re.IGNORECASE
+        )[1:]
     if not parts:
         return [body]
     last = parts[-1]
     # the closing sentence ("The shop should sell all these products.") follows the last item
     cut = re.search(
-        r"\.\s+(?:the|all|one|every|they|each|these|please|make)\b[^.]*(?:shop|seller|store)[^.]*\.?\s*$",
+        r"[.?]\s+(?:the|all|one|every|they|each|these|please|make|can|could)\b[^.?]*(?:shop|seller|store)[^.?]*[.?]?\s*$",
         last,
         flags=re.IGNORECASE,
     )
@@ -136,13 +149,72 @@ def split_shop_items(query: str) -> list[str]:
     return [p.strip(" ;.") for p in parts if p.strip(" ;.")]
 
 
-def split_voucher_items(text: str) -> list[str]:
-    """The items of a voucher query's request ("a kettle; a lamp, and also a mug")."""
+# the request's opening up to its list ("Find a shop that sells ", "I'm looking for stores offering ")
+_LEAD_IN = re.compile(
+    r"^[^.;]*?\b(?:sells?|selling|offer(?:s|ing)?|carr(?:y|ies|ying)|stocks?|stocking|has|have|having|"
+    r"includ(?:e|es|ing)|provid(?:e|es|ing)|with)\b(?:\s+(?:these|the following|all of these)\s+(?:items|products))?"
+    r"\s*:?\s+",
+    flags=re.IGNORECASE,
+)
+# ways one sentence separates its items, tried in turn: semicolons, a comma before an article, any comma, "and
+# another item", "and" before an article
+_JOINTS = (
+    r"\s*;\s*(?:and\s+|plus\s+)?(?:also\s+)?",
+    r",\s+(?:and\s+|plus\s+)?(?:also\s+)?(?=(?:a|an|some|one|the|another)\s)",
+    r",\s+(?:and\s+|plus\s+)?(?:also\s+)?",
+    r",?\s+and\s+(?:another|the other|a second)\s+(?:item|one|product)\s+(?:is\s+|has\s+)?",
+    r"\s+and\s+(?:also\s+)?(?=(?:a|an|some)\s)",
+)
+
+
+def _listed(body: str, n: int, lead_in: re.Pattern[str] = _LEAD_IN) -> list[str]:
+    """``body``'s one-sentence list split into exactly ``n`` items, or [] where no joint yields ``n``."""
+    lead = lead_in.match(body)
+    text = body[lead.end() :] if lead else body
+    text = re.split(r"[.?]\s+(?=[A-Z])", text)[0].strip(" .?")  # the list's sentence, not the closing one
+    for joint in _JOINTS:
+        parts = [p.strip(" ;.") for p in re.split(joint, text, flags=re.IGNORECASE) if p.strip(" ;.")]
+        if len(parts) == n:
+            return parts
+    return []
+
+
+# a voucher request's opening up to its list ("I'm looking for ", "I need some music albums: ")
+_WANT_LEAD_IN = re.compile(
+    r"^[^.;:]*?\b(?:looking for|searching for|shopping for|need|want|find|buy|get)\b"
+    r"(?:\s+(?:some|these|the following|a few|several)\s+[^:,.;]*:)?\s*:?\s+",
+    flags=re.IGNORECASE,
+)
+
+
+def split_voucher_items(text: str, n: int | None = None) -> list[str]:
+    """The items of a voucher query's request ("a kettle; a lamp, and also a mug"); given the number of products
+    the problem asks for (``n``), split where it yields exactly ``n`` items (a list in one sentence, or a sentence
+    an item)."""
+    parts = _voucher_items(text)
+    if n is None or n < 2 or len(parts) == n:
+        return parts
+    body = " ".join(text.split()).strip()
+    listed = _listed(body, n, _WANT_LEAD_IN)
+    if listed:
+        return listed
+    sentences = [p.strip(" .") for p in re.split(r"[.?!]\s+(?=[A-Z])", body) if p.strip(" .")]
+    if len(sentences) == n:
+        return [_strip_want(p) for p in sentences]
+    return parts
+
+
+def _strip_want(sentence: str) -> str:
+    lead = _WANT_LEAD_IN.match(sentence)
+    return sentence[lead.end() :] if lead else sentence
+
+
+def _voucher_items(text: str) -> list[str]:
     body = " ".join(text.split()).strip()
     for joint in (r"\.\s+also, i need\s", r"\.\s+then i also want\s", r"\.\s+i also want\s"):
         m = re.search(joint, body, flags=re.IGNORECASE)
         if m:
-            return [body[: m.start()]] + split_voucher_items(body[m.end() :])
+            return [body[: m.start()]] + _voucher_items(body[m.end() :])
     if ";" in body:
         parts = body.split(";")
     else:

@@ -10,7 +10,8 @@ from baseline.search import Session
 
 def solve(s: Session, query: str) -> None:
     """One product per item, all from one shop; items past the first four are looked for in the chosen shop."""
-    items = [parse_item(t) for t in split_shop_items(query)]
+    n = s.problem.get("n_products")
+    items = [parse_item(t) for t in split_shop_items(query, n if isinstance(n, int) else None)]
     if len(items) < 2:
         product.solve(s, query)
         return
