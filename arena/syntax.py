@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import gc
 import threading
+from typing import Any
 
 _LOCK = threading.Lock()
 
@@ -34,3 +35,17 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
         finally:
             if was_enabled:
                 gc.enable()
+
+
+def literal(source: str) -> Any:
+    """`ast.literal_eval` of a literal's source (a string, bytes, number, tuple, ...), its tree built as `parse`
+    builds one: one at a time and with no garbage collection inside."""
+    with _LOCK:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            tree = ast.parse(source.lstrip(" \t"), mode="eval")
+        finally:
+            if was_enabled:
+                gc.enable()
+    return ast.literal_eval(tree)

@@ -40,6 +40,8 @@ import numpy as np
 from copydetect.utils import filter_code, winnow
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from arena import syntax
+
 #: Characters of filtered code per k-gram: a match shorter than K is noise (``def F(V):return V`` is everywhere).
 K = 25
 #: Winnowing window: every match of at least K + WINDOW - 1 filtered characters shares a fingerprint.
@@ -184,9 +186,9 @@ def code_in_strings(text: str, depth: int = 3) -> list[str]:
     found: list[str] = []
     for literal in literals:
         try:
-            value = ast.literal_eval(literal)
+            value = syntax.literal(literal)
             code = textwrap.dedent(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
-            tree = ast.parse(code)
+            tree = syntax.parse(code)
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             continue
         if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in ast.walk(tree)):
