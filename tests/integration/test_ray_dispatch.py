@@ -215,6 +215,8 @@ def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(
         store = open_store(f"sqlite:///{tmp_path / f'v{i}.sqlite'}")
         seed(store, setup, tmp_path, tmp_path / f"node{i}", agents)
         dispatcher = ray_dispatcher(cluster, inputs) if i == 1 else None
+        if dispatcher is not None:  # as a node does when it starts: both workers' runners ready before the race
+            assert dispatcher.warm() == {}
         arena = make_arena(store, setup, wallet, inputs, tmp_path / f"node{i}", dispatcher)
         race(arena, store, block=slot)
         runs = store.runs()
