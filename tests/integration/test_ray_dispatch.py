@@ -72,8 +72,10 @@ def cluster(inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(autouse=True)
 def free_runners(cluster: LocalRayCluster) -> Iterator[None]:
-    """Each test's runners (detached actors holding the workers' CPUs) ended after it: the next test's node makes
-    its own."""
+    """Each test starts on the cluster as it is meant to be (a worker killed and started again by an earlier test
+    has joined, the killed one is gone from Ray's view), and its runners (detached actors holding the workers' CPUs)
+    are ended after it: the next test's node makes its own."""
+    cluster.settle()
     yield
     import ray
 
@@ -140,6 +142,15 @@ def make_arena(
 
 def ray_dispatcher(cluster: LocalRayCluster, inputs: tuple[Path, Path, str]) -> RayDispatcher:
     return RayDispatcher.connect(cluster.address, catalog_digest=Catalog.open(inputs[0]).digest, memory_mb=1024)
+
+
+def warmed(cluster: LocalRayCluster, inputs: tuple[Path, Path, str]) -> RayDispatcher:
+    """A node's dispatcher as `arena-validator run` opens it: every worker's runners readied before the first run
+    (`RayDispatcher.warm`), so which worker takes runs does not hang on whose runner was ready first."""
+    dispatcher = ray_dispatcher(cluster, inputs)
+    assert dispatcher.warm() == {}
+    assert dispatcher.capacity(2) == 2  # a and b, one run each
+    return dispatcher
 
 
 def seed(store: Store, setup: Any, root: Path, data_dir: Path, agents: dict[str, Path]) -> dict[str, str]:
@@ -214,9 +225,7 @@ def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(
     for i, wallet in enumerate(setup.validators):
         store = open_store(f"sqlite:///{tmp_path / f'v{i}.sqlite'}")
         seed(store, setup, tmp_path, tmp_path / f"node{i}", agents)
-        dispatcher = ray_dispatcher(cluster, inputs) if i == 1 else None
-        if dispatcher is not None:  # as a node does when it starts: both workers' runners ready before the race
-            assert dispatcher.warm() == {}
+        dispatcher = warmed(cluster, inputs) if i == 1 else None
         arena = make_arena(store, setup, wallet, inputs, tmp_path / f"node{i}", dispatcher)
         race(arena, store, block=slot)
         runs = store.runs()
@@ -446,7 +455,7 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
     setup = make_chain(tmp_path, names)
     store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
     seed(store, setup, tmp_path, tmp_path / "node", {n: slow_agent(tmp_path / "agents" / n, n) for n in names})
-    dispatcher = ray_dispatcher(cluster, inputs)
+    dispatcher = warmed(cluster, inputs)  # b's runner ready: the first two runs go one to each worker
     dispatcher.grace = 5.0
     arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
     arena.config.limits = Limits(wall_seconds=30)
@@ -503,7 +512,7 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
     agents = {name: slow_agent(tmp_path / "agents" / name, name) for name in names}
     seed(store, setup, tmp_path, tmp_path / "node", agents)
     victim = cluster.workers["b"].node_id()
-    dispatcher = ray_dispatcher(cluster, inputs)
+    dispatcher = warmed(cluster, inputs)  # b's runner ready: the first two runs go one to each worker
     arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", dispatcher)
     watcher = Store.open(f"sqlite:///{tmp_path / 'node.sqlite'}")
     killed = threading.Event()
@@ -542,12 +551,6 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
     store.close()
 
 
-def ray_nodes() -> list[dict[str, Any]]:
-    import ray
-
-    return list(ray.nodes())
-
-
 def test_warm_up_finds_a_refusing_worker_before_any_run_and_a_restarted_worker_takes_runs(
     cluster: LocalRayCluster, inputs: Any, tmp_path: Path
 ) -> None:
@@ -558,7 +561,7 @@ def test_warm_up_finds_a_refusing_worker_before_any_run_and_a_restarted_worker_t
     build_catalog(4, 300, other, force=True)
     stray = cluster.add_worker("stray", other)
     try:
-        wait_until(lambda: stray.port in {n["NodeManagerPort"] for n in ray_nodes() if n["Alive"]}, "the stray node")
+        cluster.settle()  # the stray node has joined
         stray_id = stray.node_id()
         dispatcher = ray_dispatcher(cluster, inputs)
         problems = dispatcher.warm()

@@ -143,8 +143,26 @@ class LocalRayCluster:
         return node
 
     def kill(self, name: str) -> None:
-        """The worker host lost: every process of the node killed at once (raylet, its workers, their sandboxes)."""
-        self._kill(self.workers[name])
+        """The worker host lost: every process of the node killed at once (raylet, its workers, their sandboxes);
+        it is no longer one of the cluster's workers."""
+        self._kill(self.workers.pop(name))
+
+    def settle(self, timeout: float = 300) -> None:
+        """Wait until Ray's own view of the cluster is this one's: the head and the workers started, each alive, and
+        no node killed still listed as alive (Ray takes a few health checks to notice a lost node). A test that
+        starts before then would place runners on a node that is gone, or miss one that is still joining. Needs this
+        process joined to the cluster (`ray.init`)."""
+        import ray
+
+        wanted = {node.port for node in [*([self.head] if self.head else []), *self.workers.values()]}
+        deadline = time.monotonic() + timeout  # a safety bound, never an assertion on how long it took
+        while True:
+            alive = {node["NodeManagerPort"] for node in ray.nodes() if node["Alive"]}
+            if alive == wanted:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the Ray cluster did not settle: alive node ports {alive}, wanted {wanted}")
+            time.sleep(0.2)
 
     def tasks(self, name: str) -> list[str]:
         """The Ray tasks the node's worker processes are running now, by their process title (`ray::<task name>`;
