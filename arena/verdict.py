@@ -41,6 +41,7 @@ from arena.trajectory import TrajectoryEvent
 
 Lookup = Callable[[str], Any]
 Status = Literal["finished", "errored", "retry", "awaiting_judge"]
+EndedBy = Literal["agent", "node"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,28 @@ def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
     return blame.NO_ANSWER, f"agent_main returned without ever calling {_answer_tool(outcome.task)}"
 
 
+def ended_by(sandbox_code: int | None) -> EndedBy:
+    """Who ended a run, by its sandbox's code: the agent (it returned, raised, exited, ran out of memory, made a
+    forbidden system call: no code, or any code of its own but the wall clock), or the node (the wall clock, 1003,
+    and every fault of the node's: the run did not end by the agent's doing)."""
+    if sandbox_code is None:
+        return "agent"
+    return "agent" if blame.blame_of(sandbox_code) == "agent" and sandbox_code != blame.TIMED_OUT else "node"
+
+
+def stalled(waited: float, *, ended: EndedBy, upstream_timeout: float) -> bool:
+    """Whether an LLM call still unanswered when its run ended is the upstream's failure (a stall: 2005, or 2011 at
+    the miner's provider; nobody's fault, the run retried) rather than the agent's (docs/scoring.md, "An LLM call
+    left unanswered").
+
+    A call pending when the agent ended its run itself is the agent's: it gave the call up (its run is scored as
+    what it answered), else an agent unsure of a problem could start a slow call and quit, to have the run retried or
+    left out instead of scored. A call pending when the node ended the run (the wall clock) is the upstream's only
+    if it had waited ``upstream_timeout`` (the gateway's own limit on an upstream call) or longer: the upstream was
+    given its whole time and did not answer. Any shorter wait is the agent's own use of its wall clock."""
+    return ended == "node" and waited >= upstream_timeout
+
+
 def _answer_tool(task: str | None) -> str:
     """The name(s) of the answer tool of the family of task type ``task`` (every family's when unknown)."""
     return " or ".join(sorted(answer_tools(task))) or "an answer tool"
@@ -291,6 +314,7 @@ __all__ = [
     "Verdict",
     "answered",
     "decide",
+    "ended_by",
     "error_of",
     "errored",
     "final_score",
@@ -298,6 +322,7 @@ __all__ = [
     "judged",
     "judgment_of",
     "scored",
+    "stalled",
     "strict_verdict",
     "unjudged",
 ]

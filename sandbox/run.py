@@ -90,6 +90,7 @@ async def run_one(
     handle = gateway.open_run(
         run_id, budgets, wall_seconds=(limits or Limits()).wall_seconds, problem=problem, route=route
     )
+    result: SandboxResult | None = None
     try:
         spec = SandboxSpec(
             run_id=run_id,
@@ -102,7 +103,9 @@ async def run_one(
         )
         result = await sandbox.run(spec)
     finally:
-        record = gateway.close_run(run_id)
+        # an LLM call still pending now is the agent's if it ended its run itself (`arena.verdict.stalled`)
+        ended = verdict.ended_by(result.error_code) if result is not None else "node"
+        record = gateway.close_run(run_id, ended_by=ended)
     return RunOutcome(
         run_id,
         result,

@@ -27,7 +27,7 @@ from arena.keymask import FRAGMENT, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
-from sandbox.gateway.runs import RunHandle, now, upstream_fault
+from sandbox.gateway.runs import Pending, RunHandle, now, upstream_fault
 
 # httpcore's DEBUG trace writes every answer's headers to the log, and a provider's headers may reflect the key the
 # call was sent with: that trace is never written, whatever level the node logs at
@@ -38,6 +38,14 @@ logging.getLogger("httpcore").setLevel(logging.INFO)
 def _node_mask(key: str) -> KeyMask:
     """The mask of the node's own key (made once: the node has one key)."""
     return KeyMask(key, "[node key]")
+
+
+def _cancel(loop: asyncio.AbstractEventLoop, request: asyncio.Future[Any]) -> None:
+    """Cancel an upstream request from any thread (a run closes on the node's loop; the gateway serves on its own)."""
+    try:
+        loop.call_soon_threadsafe(request.cancel)
+    except RuntimeError:  # the gateway's loop is gone, and the request with it
+        pass
 
 
 class _Refused(Exception):
@@ -103,8 +111,8 @@ class _Completion:
             raise _Refused(429, "LLM budget (calls, tokens or cost) spent")
 
     async def forward(self) -> httpx.Response:
-        """The upstream's answer, at most `Budgets.llm_concurrency` of the run's calls in flight at once; a call
-        still pending when the agent hangs up is checked for a stall."""
+        """The upstream's answer, at most `Budgets.llm_concurrency` of the run's calls in flight at once. A call still
+        pending when its run closes is given up there (`RunRegistry.close_run` decides whose it was and cancels it)."""
         gateway, handle = self.gateway, self.handle
         upstream, route = gateway.upstream, handle.route
         if route is not None:
@@ -116,29 +124,37 @@ class _Completion:
                 handle.llm_gate = asyncio.Semaphore(handle.budgets.llm_concurrency)
             gate = handle.llm_gate
         pending = id(self.body)
-        try:
-            async with gate:
-                with handle.lock:
-                    handle.upstream_pending[pending] = (time.monotonic(), self.started, str(self.body.get("model")))
-                resp = await gateway.llm_client().post(
+        async with gate:
+            post = asyncio.ensure_future(
+                gateway.llm_client().post(
                     base_url.rstrip("/") + "/chat/completions",
                     json=self.body,
                     headers={"Authorization": f"Bearer {key}"},
                     timeout=upstream.timeout,
                 )
-        except asyncio.CancelledError:  # the agent hung up: a stalled upstream is still the node's failure
+            )
+            cancel = functools.partial(_cancel, asyncio.get_running_loop(), post)
             with handle.lock:
-                waiting = handle.upstream_pending.pop(pending, None)
-            if waiting is not None:
-                gateway._stalled(handle, *waiting, "when the agent hung up")
-            raise
-        except httpx.HTTPError as exc:
-            with handle.lock:
-                handle.upstream_pending.pop(pending, None)
-            kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
-            raise _Refused(502, f"{self.who} {kind} ({type(exc).__name__})", upstream=True) from None
-        with handle.lock:
-            handle.upstream_pending.pop(pending, None)
+                closed = handle.closed
+                if not closed:
+                    handle.upstream_pending[pending] = Pending(
+                        time.monotonic(), self.started, str(self.body.get("model")), cancel
+                    )
+            if closed:  # its turn came after the run ended
+                post.cancel()
+            try:
+                resp = await post
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if post.cancelled() and handle.closed and not (task is not None and task.cancelling()):
+                    raise _Refused(499, "the run ended before the upstream answered") from None
+                raise
+            except httpx.HTTPError as exc:
+                kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
+                raise _Refused(502, f"{self.who} {kind} ({type(exc).__name__})", upstream=True) from None
+            finally:
+                with handle.lock:
+                    handle.upstream_pending.pop(pending, None)
         return resp
 
     @property

@@ -7,7 +7,6 @@ import secrets
 import threading
 import time
 from collections import deque
-from datetime import datetime
 from typing import Any
 
 import httpx
@@ -16,8 +15,9 @@ from arena import tasks
 from arena.tasks import ProblemBase
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
+from arena.verdict import EndedBy, stalled
 from sandbox.gateway.recorders import Recorder
-from sandbox.gateway.runs import Budgets, MinerRoute, RunHandle, Upstream
+from sandbox.gateway.runs import Budgets, MinerRoute, Pending, RunHandle, Upstream
 
 #: The latest requests no open run's token carried, kept for a look (numbered on past it): a node answers such
 #: requests for as long as it runs, so keeping them all would grow its memory without end.
@@ -122,39 +122,61 @@ class RunRegistry:
             self._by_token[handle.token] = handle
             return handle
 
-    def close_run(self, run_id: str) -> RunHandle:
-        """Revoke the run's token and return its record (events, answer state, spend). An LLM call the upstream
-        has left unanswered for `Upstream.stall_seconds` is recorded as the upstream's failure."""
+    def close_run(self, run_id: str, *, ended_by: EndedBy = "node") -> RunHandle:
+        """Revoke the run's token and return its record (events, answer state, spend). ``ended_by``: who ended the run
+        (`arena.verdict.ended_by` of its sandbox's code). An LLM call still unanswered is given up (its upstream
+        request cancelled) and recorded: as the upstream's stall (an upstream failure) when the node ended the run
+        and the call had waited the upstream's whole timeout, else as abandoned, the agent's (`arena.verdict.stalled`).
+        Nothing the run's calls do after this is recorded in it."""
         with self._lock:
             handle = self._runs.pop(run_id)
             self._by_token.pop(handle.token, None)
         with handle.lock:
-            pending = list(handle.upstream_pending.items())
+            pending = list(handle.upstream_pending.values())
             handle.upstream_pending.clear()
-        for _key, (since, started, model) in pending:
-            self._stalled(handle, since, started, model, "when the run ended")
+        for call in pending:
+            self._unanswered(handle, call, ended_by)
+        with handle.lock:
+            handle.closed = True
+        for call in pending:
+            call.cancel()
         return handle
 
     def by_token(self, token: str) -> RunHandle | None:
         """The open run a bearer token belongs to, if any."""
         return self._by_token.get(token) if token else None
 
-    def _stalled(self, handle: RunHandle, since: float, started: datetime, model: str, when: str) -> None:
-        waited = time.monotonic() - since
-        if waited < self.upstream.stall_seconds:
-            return
+    def _unanswered(self, handle: RunHandle, call: Pending, ended_by: EndedBy) -> None:
+        """An LLM call its run ended before: the upstream's stall, or abandoned (`arena.verdict.stalled`)."""
+        waited = time.monotonic() - call.since
+        limit = self.upstream.timeout
+        who = "upstream LLM" if handle.route is None else f"the miner's provider {handle.route.name!r}"
+        stall = stalled(waited, ended=ended_by, upstream_timeout=limit)
+        if stall:
+            status, error = (
+                504,
+                f"{who} had not answered after {waited:.0f}s (its timeout {limit:g}s) when the run ended",
+            )
+        elif ended_by == "agent":
+            status, error = 499, f"abandoned: the agent ended its run with this call unanswered after {waited:.1f}s"
+        else:
+            status = 499
+            error = (
+                f"abandoned: the wall clock ended the run {waited:.1f}s into this call, within its {limit:g}s timeout"
+            )
         event = self._record(
             handle,
             {
                 "kind": "llm_call",
-                "name": model,
-                "started_at": started,
-                "status": 504,
+                "name": call.model,
+                "started_at": call.started,
+                "status": status,
                 "duration_ms": waited * 1000,
-                "error": f"upstream LLM had not answered after {waited:.0f}s {when}",
+                "error": error,
             },
         )
-        self._upstream_failed(handle, event)
+        if stall:
+            self._upstream_failed(handle, event)
 
     def _record(self, handle: RunHandle | None, event: dict[str, Any]) -> TrajectoryEvent:
         if handle is None:
@@ -165,6 +187,8 @@ class RunRegistry:
         else:
             with handle.lock:
                 ev = TrajectoryEvent(run_id=handle.run_id, seq=handle.seq, **event)
+                if handle.closed:  # a call that outlived its run: the run's record is made
+                    return ev
                 handle.seq += 1
                 handle.events.append(ev)
         if self.recorder is not None:
@@ -176,6 +200,8 @@ class RunRegistry:
         if handle.route is None:
             self.upstream_last = (False, f"{event.status}: {event.error}")
         with handle.lock:
+            if handle.closed:
+                return
             handle.upstream_errors.append(
                 {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}
             )

@@ -8,6 +8,7 @@ import asyncio
 import functools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -42,10 +43,10 @@ class Upstream(BaseModel):
     base_url: str | None = None
     api_key: SecretStr | None = None
     models: list[str] = Field(default_factory=list)  # the allowlist
+    #: seconds the gateway waits on an upstream call (the node's or a miner's provider); past it the call fails as
+    #: the upstream's (a 502 to the agent, 2005 or 2011). It is also the stall rule's bound: a call still unanswered
+    #: when the wall clock ends its run is the upstream's only if it waited this long (`arena.verdict.stalled`)
     timeout: float = 120.0
-    #: an LLM call still unanswered after this many seconds when its run ends (or its agent hangs up) is the
-    #: upstream stalling: recorded as an upstream failure, so the run is the node's fault (2005), not the agent's
-    stall_seconds: float = 30.0
     usd_per_1k_prompt: float = 0.0
     usd_per_1k_completion: float = 0.0
     #: a model's own price where it differs from the two above (`arena.spend.Price`)
@@ -73,6 +74,17 @@ class MinerRoute:
     def mask(self) -> KeyMask:
         """What cuts the key out of the provider's answers (`arena.keymask`), made once per route."""
         return KeyMask(self.key.get_secret_value())
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An LLM call of a run in flight upstream: since when (monotonic), when it started, its model, and how to give it
+    up (cancel its upstream request, from any thread) when the run closes before the answer."""
+
+    since: float
+    started: datetime
+    model: str
+    cancel: Callable[[], None] = lambda: None
 
 
 @dataclass
@@ -105,7 +117,9 @@ class RunHandle:
     wall_seconds: float | None = None  # the run's wall-clock limit, for the remaining-seconds header
     opened: float = field(default_factory=time.monotonic)
     llm_gate: asyncio.Semaphore | None = None  # made on first use, on the gateway's event loop
-    upstream_pending: dict[int, tuple[float, datetime, str]] = field(default_factory=dict)  # in flight upstream
+    upstream_pending: dict[int, Pending] = field(default_factory=dict)  # in flight upstream
+    #: the run ended (`RunRegistry.close_run`): what its calls do after that is no longer recorded in it
+    closed: bool = False
     _allowance: float = 0.0
     _last: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)

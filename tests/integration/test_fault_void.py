@@ -213,8 +213,10 @@ def held_or_running(store: Any) -> str:
 
 
 # An agent that makes its own runs look like the node's upstream failing: it asks for a completion the upstream takes
-# long over and hangs up before it comes, so the call is a stall (2005, the node's fault) in every attempt. Were a
-# race voided for it, a leading miner could freeze the weights on the last vector at will.
+# longer over than the gateway's upstream timeout (1 s here) and waits for the gateway's 502, so the call is the
+# upstream timing out (2005, the node's fault) in every attempt. (A call it gave up by quitting, or hung up on, is its
+# own: tests/integration/test_llm_quitter.py.) Were a race voided for it, a leading miner could freeze the weights on
+# the last vector at will.
 STALLER = """
 import json
 import os
@@ -227,7 +229,7 @@ def agent_main(problem):
         os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body, headers={{"Content-Type": "application/json"}}
     )
     try:
-        urllib.request.urlopen(request, timeout=1.5)
+        urllib.request.urlopen(request, timeout=30)
     except Exception:
         pass
     return None
@@ -251,7 +253,7 @@ def test_an_agent_that_fakes_an_upstream_fault_cannot_void_the_race(inputs: Any,
         staller.mkdir(parents=True)
         (staller / "agent.py").write_text(STALLER.format(model=MODEL))
         place_submission(store, data_dir, hotkeys["staller"], staller, 2)
-        upstream_config = Upstream(base_url=server.base_url, models=[MODEL], stall_seconds=1.0)
+        upstream_config = Upstream(base_url=server.base_url, models=[MODEL], timeout=1.0)
         gateway = Gateway(Catalog.open(inputs[0]), upstream=upstream_config)
         arena = make_arena(
             store,

@@ -256,30 +256,132 @@ class socket_closed_port:  # noqa: N801 - used as a context manager
         return None
 
 
-def test_an_upstream_that_never_answers_is_recorded_as_stalled_when_the_run_ends(tiny_catalog, tmp_path):
+class trickling:  # noqa: N801 - used as a context manager
+    """An upstream that answers 200 and then sends its body a byte at a time, never finishing it: a stalled upstream
+    whose call the gateway's read timeout never ends (each byte comes well within it). Counts the connections it saw
+    closed by the gateway."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen()
+        self.port = self.server.getsockname()[1]
+        self.dropped = threading.Event()
+        self.done = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import time
+
+        conn, _ = self.server.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            while not self.done.is_set():
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    self.dropped.set()  # the gateway gave the call up
+                    return
+                time.sleep(0.1)
+
+    def __enter__(self) -> trickling:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.server.close()
+
+
+@pytest.mark.parametrize("ended_by", ["agent", "node"])
+def test_a_call_unanswered_past_the_upstreams_timeout_is_a_stall_only_when_the_node_ended_the_run(
+    tiny_catalog, tmp_path, ended_by
+):
+    """The call waits on its upstream longer than the gateway's upstream timeout (1 s here): when the node ended the
+    run (its wall clock) the upstream stalled, an upstream failure (the run 2005); when the agent ended its run
+    itself the call is the agent's, abandoned, and no upstream failure. Either way the upstream request is given up
+    (its connection closed) and nothing of it is recorded after the run closed."""
+    import threading
+    import time
+
+    sock = tmp_path / "gw" / "gateway.sock"
+    with trickling() as server:
+        gw = Gateway(
+            tiny_catalog, upstream=Upstream(base_url=f"http://127.0.0.1:{server.port}/v1", models=["m"], timeout=1)
+        )
+        with GatewayServer(gw, sock):
+            run = gw.open_run("slow")
+            with client(sock, run.token) as c:
+                caller = threading.Thread(target=lambda: _chat(c), daemon=True)
+                caller.start()
+                deadline = time.monotonic() + 30
+                while (
+                    not run.upstream_pending or time.monotonic() - next(iter(run.upstream_pending.values())).since < 1.5
+                ):
+                    assert time.monotonic() < deadline, "the call never reached the upstream"
+                    time.sleep(0.05)
+                record = gw.close_run("slow", ended_by=ended_by)
+                assert server.dropped.wait(10)  # its upstream request cancelled
+                caller.join(10)
+    (call,) = [e for e in record.events if e.kind == "llm_call"]
+    if ended_by == "node":
+        (stalled,) = record.upstream_errors
+        assert stalled["status"] == 504 and "had not answered after" in stalled["error"]
+        assert call.seq == stalled["seq"] and call.status == 504
+    else:
+        assert record.upstream_errors == []
+        assert call.status == 499 and "abandoned: the agent ended its run" in (call.error or "")
+    assert record.upstream_pending == {}
+
+
+@pytest.mark.parametrize("ended_by", ["agent", "node"])
+def test_a_call_unanswered_within_the_upstreams_timeout_is_the_agents_however_the_run_ended(
+    tiny_catalog, tmp_path, ended_by
+):
+    """An upstream that takes long over a call (the agent asked it for a long completion) but within the gateway's
+    upstream timeout: when the run ends first, whether the agent quit (it gave the call up; it hung up long before)
+    or its wall clock ran out (it spent its time waiting), the call is abandoned, the agent's; no upstream failure.
+    The upstream's later answer is not recorded in the closed run."""
     import threading
 
     release = threading.Event()
 
     def responder(body):
-        release.wait(60)  # hangs until the test is over
+        release.wait(60)
         return "too late"
 
     sock = tmp_path / "gw" / "gateway.sock"
     with OpenAIServer(responder, models=("m",)) as server:
-        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], stall_seconds=0.5))
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"]))
         try:
             with GatewayServer(gw, sock):
-                run = gw.open_run("stall")
+                run = gw.open_run("quit")
                 with client(sock, run.token) as c, pytest.raises(httpx.ReadTimeout):
                     c.post("/v1/chat/completions", json={"model": "m", "messages": []}, timeout=1.5)
-                record = gw.close_run("stall")  # the agent gave up and the run ended; the upstream never answered
+                record = gw.close_run("quit", ended_by=ended_by)  # the agent hung up, then the run ended
+                seen = list(record.events)
                 release.set()
+                assert wait_for(lambda: len(server.requests) == 1)
         finally:
             release.set()
-    (stalled,) = record.upstream_errors
-    assert stalled["status"] == 504 and "had not answered" in stalled["error"]
-    assert record.events[stalled["seq"]].kind == "llm_call" and record.events[stalled["seq"]].status == 504
+    assert record.upstream_errors == []
+    (call,) = seen
+    assert call.kind == "llm_call" and call.status == 499 and (call.error or "").startswith("abandoned: ")
+    assert record.events == seen  # nothing recorded after the run closed
+
+
+def wait_for(predicate, seconds=10.0):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def test_a_body_no_store_can_hold_is_refused_and_never_replaces_the_answer(gateway):

@@ -1,6 +1,7 @@
 """An attacker agent against the per-provider drop (`--gateway.provider_failures`): a miner paying at the same provider
-as its rivals makes its own calls fail there (a long completion it hangs up on: a stall, 2011, nobody's fault) to have
-the race go on without that provider, so that its rivals' runs there end 2012 and they are left out of the race.
+as its rivals makes its own calls fail there (a long completion the provider takes longer over than the gateway's
+upstream timeout, waited on: the provider timing out, 2011, nobody's fault) to have the race go on without that
+provider, so that its rivals' runs there end 2012 and they are left out of the race.
 
 The provider serves the rivals' calls at once all along: only the attacker's calls fail. A provider's failures are
 counted per miner, so the attacker's runs are the only ones dropped (docs/validator.md, "Who pays for inference").
@@ -36,14 +37,13 @@ pytestmark = pytest.mark.slow  # LocalChain, bubblewrap, the gateway, an OpenAI-
 
 KEYS = {"rival": "sk-rival-own-key-abcdefghijklmnop", "griefer": "sk-griefer-own-key-abcdefghijklm"}
 
-# The template's answer, after a completion it asks for at length and does not wait for: the call is still pending
-# when the run ends, a stall of the miner's provider (2011) whatever the answer.
+# The template's answer, after a completion it asks for at length and waits on: the provider takes longer over it
+# than the gateway's upstream timeout, a failure of the miner's provider (2011) whatever the answer. (A call it gave
+# up by returning first would be its own, abandoned: tests/integration/test_llm_quitter.py.)
 GRIEFER = """
 
 import json as _json
 import os as _os
-import threading as _threading
-import time as _time
 import urllib.request as _request
 
 _solve_now = agent_main
@@ -63,8 +63,7 @@ def _long_call():
 
 
 def agent_main(problem):
-    _threading.Thread(target=_long_call, daemon=True).start()
-    _time.sleep(2.0)
+    _long_call()
     return _solve_now(problem)
 """.replace("__MODEL__", repr(MODEL))
 
@@ -94,7 +93,7 @@ def agent_main(problem):
 def provider(body: dict[str, Any]) -> str:
     """A real provider's pace: a long generation takes long, anything else is answered at once."""
     if int(body.get("max_tokens") or 0) >= 4096:
-        time.sleep(10.0)  # well past the griefer's run, however slow its sandbox is to end
+        time.sleep(10.0)  # well past the gateway's upstream timeout (2 s here)
     return "look for the cheapest match"
 
 
@@ -122,7 +121,7 @@ def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_prov
         place_submission(store, data_dir, hotkeys[name], write_template(tmp_path / "a" / name, agents[name]), 10 + i)
     servers = [serve_key(setup, "griefer")]
     with OpenAIServer(provider, models=(MODEL,), keys=tuple(KEYS.values())) as shared:
-        gateway = Gateway(Catalog.open(inputs[0]), upstream=Upstream(stall_seconds=1.0))
+        gateway = Gateway(Catalog.open(inputs[0]), upstream=Upstream(timeout=2.0))
         arena = make_arena(
             store,
             setup.chain,

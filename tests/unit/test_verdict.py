@@ -49,6 +49,39 @@ def test_blame_of_an_outcome(outcome: verdict.Outcome, code: int | None) -> None
     assert verdict.error_of(outcome)[0] == code
 
 
+@pytest.mark.parametrize(
+    ("code", "ended"),
+    [
+        (None, "agent"),  # returned
+        (blame.RAISED, "agent"),  # raised, or its process exited
+        (blame.OUT_OF_MEMORY, "agent"),
+        (blame.BAD_RETURN, "agent"),
+        (blame.IMPORT_FAILED, "agent"),
+        (blame.SYSCALL_DENIED, "agent"),
+        (blame.TIMED_OUT, "node"),  # the wall clock
+        (blame.SANDBOX_FAILED, "node"),
+    ],
+)
+def test_who_ended_a_run(code: int | None, ended: str) -> None:
+    assert verdict.ended_by(code) == ended
+
+
+@pytest.mark.parametrize(
+    ("waited", "ended", "stall"),
+    [
+        (1.0, "agent", False),  # the quitter: a slow call started, then the run ended at once
+        (500.0, "agent", False),  # however long it waited: the agent gave it up
+        (119.0, "node", False),  # the wall clock ran out inside the upstream's time: the agent's wait
+        (120.0, "node", True),  # the upstream had its whole time and did not answer
+        (300.0, "node", True),
+    ],
+)
+def test_an_unanswered_call_is_a_stall_only_past_the_upstreams_timeout_when_the_node_ended_the_run(
+    waited: float, ended: verdict.EndedBy, stall: bool
+) -> None:
+    assert verdict.stalled(waited, ended=ended, upstream_timeout=120.0) is stall
+
+
 def test_no_answer_names_the_runs_own_answer_tool() -> None:
     """A family whose answer tool has another name (the mock family's ``commit_code``) is told to call that one."""
     from tests.support import mock_family

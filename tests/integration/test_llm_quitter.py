@@ -1,0 +1,218 @@
+"""Attacker agents against the stall rule (docs/scoring.md, "An LLM call left unanswered"), on a running node: the
+bubblewrap sandbox, the gateway, PostgreSQL, LocalChain, real OpenAI-compatible servers on loopback as the node's
+upstream and as the miners' own provider.
+
+A weak agent knows the answer to one problem of the two a race draws and not the other. The honest one thinks over
+the one it does not know (a quick call to its model) and answers its best guess, a wrong one. The quitter starts a long
+completion on it and ends its run with the call pending; the waiter starts it and waits on it until the wall clock ends
+its run. Were an unanswered call the upstream's stall, their runs on the unknown problem would be retried and then left
+out of their score (2005, or 2011 where the miner pays), never a zero: each would score its known problem alone, twice
+the honest agent's. Each must earn no more than the honest agent of the same skill: the quitter's run is scored as
+what it answered (nothing: 1006), the waiter's is its wall clock (1003). Both paths: the node's key pays for one trio,
+each miner's own key for the other.
+
+The attackers hold their call 31 s (the quitter) or the whole 40 s wall clock (the waiter): longer than the 30 s the
+gateway took for a stall before this rule, so the test fails on that code."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from arena import blame
+from arena.catalog import Catalog
+from arena.problems.pack import load_pack
+from arena.spend import Price, Provider
+from demo.agents import MINER_TEMPLATE, write_template
+from miner_template.serve import BundleServer, ValidatorPermits, create_app
+from sandbox.backends import Limits
+from sandbox.bundle import pack_dir
+from sandbox.gateway import Gateway, Upstream
+from tests.support.llm_agents import MODEL
+from tests.support.node import RunningNode, make_arena, open_store, wait_until
+from tests.support.openai_server import OpenAIServer
+from tests.support.postgres import fresh_database
+from tests.support.race import build_arena_inputs, make_chain, place_submission
+from validator.chain.sealedkey import MinerKeyConfig
+from validator.races.keys import KeyRing
+from validator.scheduler import Node
+
+pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
+
+NODE_KEY = "node-upstream-key-0123456789"
+HOLD = 31.0  # the quitter's call pending this long before it quits
+WALL = 40.0  # the run's wall clock, which the waiter spends waiting
+
+# The offline template, with the answer to the problems of `KNOWN` (by query); on any other, what `UNSURE` says.
+HOOK = """
+
+import json as _json
+import os as _os
+import threading as _threading
+import time as _time
+import urllib.request as _request
+
+KNOWN = {known!r}
+UNSURE = {unsure!r}
+
+
+def _ask(content, timeout):
+    body = {{"model": {model!r}, "messages": [{{"role": "user", "content": content}}]}}
+    req = _request.Request(
+        _os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=_json.dumps(body).encode(),
+        headers={{"Content-Type": "application/json"}},
+    )
+    return _request.urlopen(req, timeout=timeout).read()
+
+
+def agent_main(problem):
+    import arena_agent
+
+    known = KNOWN.get(str(problem.get("query")))
+    if known:  # sure: the template's run, its answer the right one
+        arena_agent.call_tool("view_product_information", product_ids=known)
+
+        def call(name, **arguments):
+            if name == "recommend_product":
+                arguments = {{**arguments, "product_ids": known}}
+            return arena_agent.call_tool(name, **arguments)
+
+        return solve(problem, call)
+    if UNSURE == "answer":  # honest: it thinks it over and answers its best guess, a wrong one
+        _ask(problem["query"], 60)
+        arena_agent.call_tool("recommend_product", product_ids="no-such-product")
+        return None
+    if UNSURE == "wait":  # a long completion, waited on until the wall clock ends the run
+        _ask("a long essay, please", 600)
+        return None
+    # the quitter: a long completion asked for, and the run ended with it pending
+    _threading.Thread(target=_ask, args=("a long essay, please", 600), daemon=True).start()
+    _time.sleep({hold!r})
+    return None
+"""
+
+
+def agent_source(known: dict[str, str], unsure: str) -> str:
+    source = MINER_TEMPLATE.read_text()
+    head, sep, _ = source.partition("\ndef agent_main(")
+    assert sep, "the offline template has no agent_main"
+    return head.rstrip() + "\n" + HOOK.format(known=known, unsure=unsure, model=MODEL, hold=HOLD)
+
+
+def serve_key(setup: Any, name: str, key: str) -> BundleServer:
+    """The miner's `arena-miner serve` app with its own key, its axon published on chain."""
+    wallet = setup.miners[name]
+    bundle = pack_dir(write_template(setup.path.parent / "served" / name, MINER_TEMPLATE.read_text()))
+    permits = ValidatorPermits(setup.chain, refresh_seconds=60, min_refresh_seconds=0.0)
+    llm_key = MinerKeyConfig("local", SecretStr(key), MODEL)
+    server = BundleServer(create_app(bundle, hotkey_ss58=wallet.hotkey.ss58_address, permits=permits, llm_key=llm_key))
+    server.start()
+    setup.chain.serve_axon(wallet, "127.0.0.1", server.port)
+    return server
+
+
+def test_an_agent_that_quits_or_waits_on_a_pending_llm_call_earns_no_more_than_an_honest_one(tmp_path: Path) -> None:
+    # two race problems, both in every race: the agents know the first's answer and not the second's
+    inputs = build_arena_inputs(
+        tmp_path / "arena", problems=8, per_race=2, splits={"public": 0.25, "race": 0.25, "held_out": 0.5}
+    )
+    pack = load_pack(inputs[1], trusted_signers={inputs[2]})
+    raced = sorted((p for p in pack.problems if p.split == "race"), key=lambda p: p.problem_id)
+    assert len(raced) == 2, [p.problem_id for p in raced]
+    known = {raced[0].query: ",".join(raced[0].gold_ids)}
+    unknown = raced[1].problem_id
+
+    kinds = {"honest": "answer", "quitter": "quit", "waiter": "wait"}
+    names = [*kinds, *(f"{n}paid" for n in kinds)]  # the node pays for the first three, each miner for the others
+    keys = {f"{n}paid": f"sk-{n}-own-key-abcdefghijklmnop" for n in kinds}
+    setup = make_chain(tmp_path, names, rate_limit=0)
+    hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
+    release = threading.Event()
+
+    def model(body: dict[str, Any]) -> str:
+        if "long essay" in str(body.get("messages")):
+            release.wait(300)  # a long generation: longer than any run here
+        return "look for the cheapest match"
+
+    servers: list[BundleServer] = []
+    with (
+        fresh_database("quitter") as url,
+        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
+        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
+    ):
+        store = open_store(url)
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        for i, name in enumerate(names):
+            agent = write_template(tmp_path / "a" / name, agent_source(known, kinds[name.removesuffix("paid")]))
+            place_submission(store, data_dir, hotkeys[name], agent, 10 + i)
+        servers += [serve_key(setup, name, key) for name, key in keys.items()]
+        upstream = Upstream(base_url=node_llm.base_url, api_key=SecretStr(NODE_KEY), models=[MODEL])
+        arena = make_arena(
+            store,
+            setup.chain,
+            setup.validators[0],
+            inputs,
+            data_dir,
+            gateway=Gateway(Catalog.open(inputs[0]), upstream=upstream),
+            concurrency=6,
+            limits=Limits(wall_seconds=WALL),
+            max_attempts=2,
+            fault_retry=0.5,
+            fault_wait=1.0,  # were their runs held on a fault, the race would close without them at once
+        )
+        providers = {"local": Provider(base_url=provider.base_url, models={MODEL: Price(prompt=0.5)})}
+        ring = KeyRing(
+            store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="either", timeout=5
+        )
+        arena.use_keys(ring)
+        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
+        try:
+            with RunningNode(node):
+                wait_until(lambda: bool(store.races()), "the node to open a race")
+                race = store.races()[0].race_id
+                wait_until(lambda: store.race(race).status != "running", "the race to end")  # type: ignore[union-attr]
+                wait_until(lambda: any(ws.race_id == race for ws in store.weight_sets()), "the race's weights")
+        finally:
+            release.set()
+            for server in servers:
+                server.stop()
+        found = store.race(race)
+        assert found is not None and found.status == "closed", (found and found.status, found and found.reason)
+        results = {r.hotkey: r for r in store.race_results(race)}
+        assert set(results) == set(hotkeys.values())  # nobody left out of the race
+        for suffix in ("", "paid"):
+            honest_score = results[hotkeys["honest" + suffix]].score
+            assert honest_score > 0
+            for attacker in ("quitter", "waiter"):
+                scored = results[hotkeys[attacker + suffix]]
+                assert scored.score <= honest_score, (attacker + suffix, scored.score, honest_score)
+                assert scored.runs == 2  # its run on the unknown problem counted, not left out
+        (weights,) = [ws for ws in store.weight_sets() if ws.race_id == race]
+        uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
+        weight = {n: float(weights.vector.get(str(uids[hotkeys[n]]), 0)) for n in names}
+        for suffix in ("", "paid"):
+            assert weight["quitter" + suffix] <= weight["honest" + suffix]
+            assert weight["waiter" + suffix] <= weight["honest" + suffix]
+        runs = {n: {r.problem_id: r for r in store.runs(race_id=race) if r.hotkey == hotkeys[n]} for n in names}
+        for name in names:
+            paid = "miner" if name in keys else "validator"
+            assert all(r.sandbox["spend"]["payer"] == paid for r in runs[name].values()), name
+        for suffix in ("", "paid"):
+            honest, quitter, waiter = (runs[n + suffix][unknown] for n in kinds)
+            assert (honest.status, honest.error_code) == ("finished", None)
+            # the quitter's run is what it answered (nothing), at once; the waiter's is its wall clock
+            assert (quitter.status, quitter.error_code, quitter.blame) == ("errored", blame.NO_ANSWER, "agent")
+            assert (waiter.status, waiter.error_code, waiter.blame) == ("errored", blame.TIMED_OUT, "agent")
+            for run in (quitter, waiter):
+                attempts = run.sandbox["attempts"]  # one, the agent's: never retried
+                assert run.attempt == 1 and [a["blame"] for a in attempts] == ["agent"], attempts
+                (pending,) = [e for e in store.events(run.run_id) if e.kind == "llm_call" and e.status == 499]
+                assert (pending.error or "").startswith("abandoned: ")
+        assert not [event for _, event, _ in arena.log.records if event in ("races.fault_wait", "races.closed_without")]
+        store.close()
