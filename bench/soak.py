@@ -20,6 +20,13 @@ validator's) and doubled (two runs of one unit, or a trajectory not 0..n-1), rac
 weights are set, races whose results bundle missed the cut-off (`pools_late`: no bundle of its own), the seconds
 since the last close. Prints the growth per 100 races; RSS growth is measured from the sample of race
 min(20, races/2) (the first races warm caches). `--json FILE` writes the totals and every sample.
+
+`--probe` looks inside the node's memory: the node runs under a wrapper (`PROBE`, the same `arena-validator run`)
+whose thread records glibc's malloc statistics (mallinfo2: bytes in malloc's heaps, in use, free inside them, in
+mmapped chunks) and, with `--probe-trace`, Python's own allocations (tracemalloc's traced bytes, and a snapshot at the
+warm race and the last, whose largest differences by line are printed); each sample also reads the node's
+/proc/<pid>/smaps: anonymous RSS and the glibc thread arenas' heaps (64 MiB reservations). Python's allocations flat
+while malloc's free bytes grow is fragmentation of malloc's heaps, not a leak of objects.
 """
 
 from __future__ import annotations
@@ -56,7 +63,41 @@ from validator.chain.commitment import encode_commitment  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "arena-validator")
 RESUBMITTERS = ("offline", "lite")
+ARCHIVE = "trajectories.jsonl"  # under --retention short: where the janitor archives old trajectories
 MINERS = ("offline", "lite", "deep", "slow", "hostile", "parrot", "planted", "asks")
+
+# The node under --probe: a thread writes glibc's mallinfo2 (and tracemalloc's traced bytes) to $SOAK_PROBE every
+# second, and dumps a tracemalloc snapshot for each `<name>.req` file the bench drops beside it; then the CLI runs.
+PROBE = r"""
+import ctypes, json, os, sys, threading, time, tracemalloc
+out, trace = os.environ["SOAK_PROBE"], os.environ.get("SOAK_PROBE_TRACE") == "1"
+if trace:
+    tracemalloc.start(1)
+FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
+class Mallinfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in FIELDS]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Mallinfo2
+folder = os.path.dirname(out)
+def probe():
+    while True:
+        m = libc.mallinfo2()
+        row = {f: getattr(m, f) for f in FIELDS}
+        if trace:
+            row["traced"] = tracemalloc.get_traced_memory()[0]
+            for name in os.listdir(folder):
+                if name.endswith(".req"):
+                    tracemalloc.take_snapshot().dump(os.path.join(folder, name[:-4] + ".snap"))
+                    os.remove(os.path.join(folder, name))
+        with open(out + ".tmp", "w") as f:
+            json.dump(row, f)
+        os.replace(out + ".tmp", out)
+        time.sleep(1.0)
+threading.Thread(target=probe, daemon=True, name="soak-probe").start()
+sys.argv[0] = "arena-validator"
+from validator.cli import app
+app()
+"""
 
 
 def agent_source(name: str, version: int) -> str | None:
@@ -152,12 +193,31 @@ class Soak:
                 "--stop.drain_seconds": "30",
                 "--pool.cutoff_blocks": str(a.cutoff_blocks),
             }
+            env = {**os.environ, "ARENA_LOG_LEVEL": "INFO", "TMPDIR": str(root / "tmp")}
+            head = [EXE]
+            if a.retention == "short":  # a month fast-forwarded: what the janitor keeps is a few races' worth
+                days = f"{a.keep_races * a.cadence * a.block_time / 86400:.6f}"
+                flags.update(
+                    {
+                        "--janitor.seconds": "60",
+                        "--retention.bundle_days": days,
+                        "--retention.results_days": "0",
+                        "--retention.trajectory_days": days,
+                        "--retention.archive": str(root / "node" / ARCHIVE),
+                    }
+                )
+            if a.probe:
+                (root / "probe").mkdir()
+                head = [sys.executable, "-c", PROBE]
+                env.update(
+                    SOAK_PROBE=str(root / "probe" / "malloc.json"), SOAK_PROBE_TRACE="1" if a.probe_trace else "0"
+                )
             node = subprocess.Popen(
-                [EXE, "run", *(x for kv in flags.items() for x in kv)],
+                [*head, "run", *(x for kv in flags.items() for x in kv)],
                 stdout=open(root / "node.log", "ab"),
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env={**os.environ, "ARENA_LOG_LEVEL": "INFO", "TMPDIR": str(root / "tmp")},
+                env=env,
             )
             try:
                 samples = self.watch(node, store, url)
@@ -169,7 +229,10 @@ class Soak:
                     os.killpg(node.pid, signal.SIGKILL)
                     node.wait()
         store.close()
-        return summary(samples)
+        result = summary(samples)
+        if a.probe_trace and samples:
+            result["python_growth_top"] = snapshot_diff(root / "probe", samples)
+        return result
 
     def watch(self, node: subprocess.Popen[bytes], store: Any, url: str) -> list[dict[str, Any]]:
         a = self.args
@@ -196,6 +259,8 @@ class Soak:
                 row = self.sample(proc, store, engine, ended)
                 row["seconds"] = round(row["at"] - (samples[-1]["at"] if samples else started), 1)
                 samples.append(row)
+                if a.probe:
+                    row.update(probe(proc.pid, self.root / "probe", len(samples), warm_race(a.races)))
                 print(line(len(samples), a.races, row), flush=True)
                 if len(samples) % a.resubmit_every == 0:
                     version += 1
@@ -237,6 +302,10 @@ class Soak:
             )
             late = count(conn, "SELECT count(*) FROM race_pools WHERE status = 'late'")
         closed = {r.race_id for r in ended if r.status == "closed"}
+        try:  # the operator's archive of dropped trajectories: data moved out of the store, not the node's junk
+            archive = (self.root / "node" / ARCHIVE).stat().st_size
+        except OSError:
+            archive = 0
         return {
             "at": round(time.time(), 1),
             "rss_bytes": proc.memory_info().rss,
@@ -244,7 +313,8 @@ class Soak:
             "threads": proc.num_threads(),
             "children": len(proc.children(recursive=True)),
             "store_bytes": db,
-            "work_bytes": du(self.root / "node") + du(self.root / "tmp"),
+            "work_bytes": du(self.root / "node") + du(self.root / "tmp") - archive,
+            "archive_bytes": archive,
             "containers": docker_count("ps", "-aq"),
             "images": docker_count("images", "-q"),
             "runs_lost": lost,
@@ -254,6 +324,89 @@ class Soak:
             "weights_set": weights_set(store),
             "pools_late": late,
         }
+
+
+def warm_race(races: int) -> int:
+    """The race RSS growth is measured from: the first races warm caches."""
+    return max(min(20, races // 2), 1)
+
+
+def probe(pid: int, folder: Path, race: int, warm: int) -> dict[str, Any]:
+    """The node's memory under --probe: smaps (anonymous RSS; glibc's thread arenas: their heaps are 64 MiB
+    reservations, a read-write part followed by a no-access rest) and the probe thread's latest malloc statistics;
+    with --probe-trace, a tracemalloc snapshot is asked for at the warm race and at each race after it (kept: the
+    warm one and the latest)."""
+    row: dict[str, Any] = {}
+    try:
+        maps = smaps(pid)
+    except OSError:
+        maps = []
+    row["anon_bytes"] = sum(m["Anonymous"] for m in maps)
+    heaps = [m for m, nxt in zip(maps, [*maps[1:], {}], strict=True) if is_thread_heap(m, nxt)]
+    row["thread_arenas"] = len(heaps)
+    row["thread_arenas_rss_bytes"] = sum(m["Rss"] for m in heaps)
+    try:
+        row["malloc"] = json.loads((folder / "malloc.json").read_text())
+    except (OSError, ValueError):
+        row["malloc"] = None
+    if race >= warm:
+        (folder / f"race-{race}.req").touch()
+        for old in folder.glob("race-*.snap"):
+            if old.stem not in {f"race-{warm}", f"race-{race - 1}"}:
+                old.unlink(missing_ok=True)
+    return row
+
+
+def smaps(pid: int) -> list[dict[str, Any]]:
+    maps: list[dict[str, Any]] = []
+    for raw in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = raw.split()
+        if "-" in head[0] and not head[0].endswith(":"):
+            lo, hi = (int(x, 16) for x in head[0].split("-"))
+            maps.append(
+                {
+                    "lo": lo,
+                    "hi": hi,
+                    "perms": head[1],
+                    "path": head[5] if len(head) > 5 else "",
+                    "Rss": 0,
+                    "Anonymous": 0,
+                }
+            )
+        elif head[0] in {"Rss:", "Anonymous:"} and maps:
+            maps[-1][head[0][:-1]] = int(head[1]) * 1024
+    return maps
+
+
+def is_thread_heap(m: dict[str, Any], nxt: dict[str, Any]) -> bool:
+    """A glibc thread arena's heap: 64 MiB aligned (HEAP_MAX_SIZE on 64-bit), anonymous, read-write, the rest of the
+    reservation no-access right after it (or the whole 64 MiB read-write)."""
+    size = 64 * 2**20
+    if m["path"] or not m["perms"].startswith("rw") or m["lo"] % size:
+        return False
+    whole = m["hi"] - m["lo"]
+    if whole == size:
+        return True
+    return bool(nxt) and nxt["lo"] == m["hi"] and nxt["perms"].startswith("---") and nxt["hi"] - m["lo"] == size
+
+
+def snapshot_diff(folder: Path, samples: list[dict[str, Any]], top: int = 10) -> list[str]:
+    """Python's allocations that grew most from the warm race's snapshot to the last one (tracemalloc, by line)."""
+    import tracemalloc
+
+    deadline = time.time() + 30
+    snaps = sorted(folder.glob("race-*.snap"), key=lambda p: int(p.stem.split("-")[1]))
+    while len(snaps) < 2 and time.time() < deadline:
+        time.sleep(1)
+        snaps = sorted(folder.glob("race-*.snap"), key=lambda p: int(p.stem.split("-")[1]))
+    if len(snaps) < 2:
+        return []
+    first, last = (tracemalloc.Snapshot.load(str(p)) for p in (snaps[0], snaps[-1]))
+    stats = last.compare_to(first, "lineno")
+    total = sum(s.size_diff for s in stats)
+    return [f"{snaps[0].stem} -> {snaps[-1].stem}: python {total / 2**20:+.2f} MiB in all"] + [
+        str(s) for s in stats[:top]
+    ]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -289,13 +442,24 @@ def docker_count(*args: str) -> int | None:
 
 
 def line(i: int, n: int, row: dict[str, Any]) -> str:
+    inside = ""
+    if "anon_bytes" in row:
+        m = row["malloc"] or {}
+        inside = (
+            f", anon {row['anon_bytes'] / 2**20:.0f} MiB, thread arenas {row['thread_arenas']} "
+            f"({row['thread_arenas_rss_bytes'] / 2**20:.0f} MiB), malloc heaps {m.get('arena', 0) / 2**20:.0f} MiB "
+            f"(in use {m.get('uordblks', 0) / 2**20:.0f}, free {m.get('fordblks', 0) / 2**20:.0f}), mmapped "
+            f"{m.get('hblkhd', 0) / 2**20:.0f} MiB"
+            + (f", python {m['traced'] / 2**20:.0f} MiB" if "traced" in m else "")
+        )
     return (
         f"race {i:>3}/{n}: rss {row['rss_bytes'] / 2**20:.0f} MiB, fds {row['fds']}, threads {row['threads']}, "
         f"children {row['children']}, store {row['store_bytes'] / 2**20:.1f} MiB, work "
         f"{row['work_bytes'] / 2**20:.1f} MiB, containers {row['containers']}, images {row['images']}, closed "
         f"{row['races_closed']}, voided {row['races_voided']}, weights set {row['weights_set']}, lost "
-        f"{row['runs_lost']}, doubled {row['runs_doubled']}, pools late {row['pools_late']}, "
-        f"{row['seconds']:.0f}s"
+        f"{row['runs_lost']}, doubled {row['runs_doubled']}, archive {row['archive_bytes'] / 2**20:.1f} MiB, pools "
+        f"late {row['pools_late']}, "
+        f"{row['seconds']:.0f}s{inside}"
     )
 
 
@@ -303,7 +467,7 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
     if not samples:
         return {"races": 0, "samples": []}
     first, last = samples[0], samples[-1]
-    base = samples[max(min(20, len(samples) // 2) - 1, 0)]
+    base = samples[warm_race(len(samples)) - 1]
 
     def per_100(key: str) -> float:  # from the warm sample on (caches of the judge fill over the first races)
         return round(
@@ -311,6 +475,7 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
         )
 
     disk = ("store_bytes", "work_bytes")
+    half = samples[len(samples) // 2]
     return {
         "races": len(samples),
         "races_closed": last["races_closed"],
@@ -328,8 +493,11 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "threads_last": last["threads"],
         "children_max": max(s["children"] for s in samples),
         "disk_growth_bytes": sum(last[k] for k in disk) - sum(first[k] for k in disk),
+        "disk_growth_second_half_bytes": sum(last[k] for k in disk) - sum(half[k] for k in disk),
+        "archive_bytes": last.get("archive_bytes", 0),
         "per_100_races": {
-            k: per_100(k) for k in ("rss_bytes", "fds", "threads", "children", *disk, "containers", "images")
+            k: per_100(k)
+            for k in ("rss_bytes", "fds", "threads", "children", *disk, "archive_bytes", "containers", "images")
         },
         "samples": samples,
     }
@@ -348,13 +516,28 @@ def main() -> None:
     parser.add_argument("--resubmit-every", type=int, default=5, help="races between two new versions")
     parser.add_argument("--catalog-size", type=int, default=3000)
     parser.add_argument("--json", type=Path, default=None, help="write the totals and every sample to this file")
+    parser.add_argument(
+        "--retention",
+        choices=("short", "node"),
+        default="short",
+        help="short: the janitor every minute, results bundles at its next pass once nothing needs them, superseded "
+        "bundles and trajectories (archived first) after --keep-races races; node: the node's defaults (days)",
+    )
+    parser.add_argument("--keep-races", type=int, default=5, help="races' worth of time --retention short keeps")
+    parser.add_argument("--probe", action="store_true", help="sample the node's malloc heaps and smaps too")
+    parser.add_argument(
+        "--probe-trace", action="store_true", help="with --probe: trace Python's allocations (tracemalloc; slower)"
+    )
     args = parser.parse_args()
     if (
-        min(args.races, args.per_race, args.resubmit_every, args.cutoff_blocks) < 1
+        min(args.races, args.per_race, args.resubmit_every, args.cutoff_blocks, args.keep_races) < 1
         or args.cadence < 4
         or args.block_time <= 0
     ):
-        parser.error("--races, --per-race, --resubmit-every, --cutoff-blocks >= 1, --cadence >= 4, --block-time > 0")
+        parser.error(
+            "--races, --per-race, --resubmit-every, --cutoff-blocks, --keep-races >= 1, --cadence >= 4, "
+            "--block-time > 0"
+        )
     signal.signal(signal.SIGTERM, _stop)
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, fresh_database("arena_soak") as url:
         os.chmod(tmp, 0o711)  # the sandbox's user traverses it to the node's work folder (TMPDIR below)
@@ -383,7 +566,13 @@ def print_summary(r: dict[str, Any]) -> None:
         f"fds       {r['fds_first']} -> {r['fds_last']}; threads {r['threads_first']} -> {r['threads_last']}; "
         f"children at most {r['children_max']} at a close"
     )
-    print(f"disk      {r['disk_growth_bytes'] / 2**20:+.1f} MiB (store and work folders)")
+    print(
+        f"disk      {r['disk_growth_bytes'] / 2**20:+.1f} MiB (store and work folders; "
+        f"{r['disk_growth_second_half_bytes'] / 2**20:+.1f} MiB over the second half of the races); trajectories "
+        f"archived {r['archive_bytes'] / 2**20:.1f} MiB"
+    )
+    for row in r.get("python_growth_top", []):
+        print(f"python    {row}")
     growth = [
         f"{k.removesuffix('_bytes')} {v / 2**20:+.1f} MiB" if k.endswith("_bytes") else f"{k} {v:+g}"
         for k, v in r["per_100_races"].items()
