@@ -301,6 +301,15 @@ class Soak:
                 "(runs.status NOT IN ('finished', 'errored') OR runs.blame = 'validator')",
             )
             late = count(conn, "SELECT count(*) FROM race_pools WHERE status = 'late'")
+            tables = {  # the store's largest tables (with their TOAST and indexes): what grows, if it does
+                str(name): int(size)
+                for name, size in conn.execute(
+                    text(
+                        "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relkind = 'r' AND "
+                        "relnamespace = 'public'::regnamespace ORDER BY 2 DESC LIMIT 6"
+                    )
+                )
+            }
         closed = {r.race_id for r in ended if r.status == "closed"}
         try:  # the operator's archive of dropped trajectories: data moved out of the store, not the node's junk
             archive = (self.root / "node" / ARCHIVE).stat().st_size
@@ -315,6 +324,11 @@ class Soak:
             "store_bytes": db,
             "work_bytes": du(self.root / "node") + du(self.root / "tmp") - archive,
             "archive_bytes": archive,
+            "store_tables": tables,
+            "work_folders": {
+                **{p.name: du(p) for p in sorted((self.root / "node").iterdir()) if p.is_dir()},
+                "tmp": du(self.root / "tmp"),
+            },
             "containers": docker_count("ps", "-aq"),
             "images": docker_count("images", "-q"),
             "runs_lost": lost,
