@@ -23,10 +23,11 @@ min(20, races/2) (the first races warm caches). `--json FILE` writes the totals 
 
 `--probe` looks inside the node's memory: the node runs under a wrapper (`PROBE`, the same `arena-validator run`)
 whose thread records glibc's malloc statistics (mallinfo2: bytes in malloc's heaps, in use, free inside them, in
-mmapped chunks) and, with `--probe-trace`, Python's own allocations (tracemalloc's traced bytes, and a snapshot at the
-warm race and the last, whose largest differences by line are printed); each sample also reads the node's
-/proc/<pid>/smaps: anonymous RSS and the glibc thread arenas' heaps (64 MiB reservations). Python's allocations flat
-while malloc's free bytes grow is fragmentation of malloc's heaps, not a leak of objects.
+mmapped chunks) and, with `--probe-trace`, Python's own allocations (tracemalloc's traced bytes, and a snapshot
+before the warm race and at the last, whose largest differences by line are printed; tracemalloc doubles the node's
+RSS); each sample also reads the node's /proc/<pid>/smaps: anonymous RSS and the glibc thread arenas' heaps (64 MiB
+reservations). Python's allocations flat while malloc's free bytes grow is fragmentation of malloc's heaps, not a
+leak of objects.
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ class Soak:
                 row["seconds"] = round(row["at"] - (samples[-1]["at"] if samples else started), 1)
                 samples.append(row)
                 if a.probe:
-                    row.update(probe(proc.pid, self.root / "probe", len(samples), warm_race(a.races)))
+                    row.update(probe(proc.pid, self.root / "probe", len(samples), warm_race(a.races), a.races))
                 print(line(len(samples), a.races, row), flush=True)
                 if len(samples) % a.resubmit_every == 0:
                     version += 1
@@ -345,11 +346,12 @@ def warm_race(races: int) -> int:
     return max(min(20, races // 2), 1)
 
 
-def probe(pid: int, folder: Path, race: int, warm: int) -> dict[str, Any]:
+def probe(pid: int, folder: Path, race: int, warm: int, last: int) -> dict[str, Any]:
     """The node's memory under --probe: smaps (anonymous RSS; glibc's thread arenas: their heaps are 64 MiB
     reservations, a read-write part followed by a no-access rest) and the probe thread's latest malloc statistics;
-    with --probe-trace, a tracemalloc snapshot is asked for at the warm race and at each race after it (kept: the
-    warm one and the latest)."""
+    with --probe-trace, a tracemalloc snapshot is asked for the race before the warm one and for the last (a snapshot
+    allocates, then frees, a copy of every trace: tens of MiB left free in the probe thread's malloc arena, so one
+    taken at every race grows RSS by itself)."""
     row: dict[str, Any] = {}
     try:
         maps = smaps(pid)
@@ -363,11 +365,8 @@ def probe(pid: int, folder: Path, race: int, warm: int) -> dict[str, Any]:
         row["malloc"] = json.loads((folder / "malloc.json").read_text())
     except (OSError, ValueError):
         row["malloc"] = None
-    if race >= warm:
+    if race in {max(warm - 1, 1), last}:  # after this race's RSS is read: a snapshot's own garbage is not counted
         (folder / f"race-{race}.req").touch()
-        for old in folder.glob("race-*.snap"):
-            if old.stem not in {f"race-{warm}", f"race-{race - 1}"}:
-                old.unlink(missing_ok=True)
     return row
 
 
