@@ -30,6 +30,7 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from validator.races import Arena
+from validator.upkeep.memory import trim
 
 
 class Node:
@@ -138,9 +139,13 @@ class Node:
 
     def _close(self) -> Awaitable[Any]:
         async def close() -> None:
-            await asyncio.to_thread(self.arena.close_races)
+            closed = await asyncio.to_thread(self.arena.close_races)
             await asyncio.to_thread(self.arena.pooling.publish)  # a race closed now: its results bundle committed
             await asyncio.to_thread(self.arena.weigh)
+            if closed:  # a race's garbage is freed: malloc's free pages go back to the kernel
+                freed = await asyncio.to_thread(trim)
+                if self.log is not None and freed is not None:
+                    self.log.info("memory.trimmed", races=closed, freed_mb=round(freed / 2**20, 1))
 
         return close()
 

@@ -172,6 +172,8 @@ def test_old_trajectories_are_archived_before_they_are_dropped(inputs: Any, tmp_
                 wait_until(lambda: store.weight_sets(status="set"), "the race closed and its weights set")
             (race,) = store.races(status="closed")
             race_id = race.race_id
+            trimmed = [kw for _l, event, kw in arena.log.records if event == "memory.trimmed"]
+            assert race_id in [r for kw in trimmed for r in kw["races"]]  # malloc's free pages handed back after it
             runs = store.runs(race_id=race_id)
             events = {r.run_id: len(store.events(r.run_id)) for r in runs}
             assert all(events.values())

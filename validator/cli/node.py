@@ -22,7 +22,9 @@ def run_cmd(settings: Settings) -> None:
 
     from arena.log import get_logger, log_to
     from validator.node import NodeError, build_node, serve_api
+    from validator.upkeep.memory import limit_arenas
 
+    arenas = limit_arenas()  # before the node's threads start: each would take a malloc arena of its own
     if settings.log_json:  # the app's callback configured the log before the settings were read
         log_to(sys.stderr, json=True)
     if settings.log_file is not None:
@@ -30,6 +32,7 @@ def run_cmd(settings: Settings) -> None:
 
         log_to_file(settings.log_file.expanduser())  # rotated by the janitor (--retention.log_mb)
     log = get_logger("validator")
+    log.info("memory.arenas", max=arenas if arenas is not None else "unchanged (MALLOC_ARENA_MAX set, or not glibc)")
     try:
         node = build_node(settings, log=log)
         server = serve_api(node, settings, log=log) if settings.api_port else None
