@@ -11,7 +11,7 @@ import bisect
 import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -21,7 +21,8 @@ def _seed_int(*parts: object) -> int:
 
 
 def seed_prefix(*parts: object) -> Any:
-    """The hash of leading seed parts, for `Rng.from_prefix` (many streams that share them, made faster)."""
+    """The hash of leading seed parts: `_seed_int(*leading, *parts)` is this hash updated with the rest
+    (``"\\x1f".join`` of their texts), first 8 bytes (many streams that share leading parts, seeded faster)."""
     return hashlib.sha256("".join(f"{p}\x1f" for p in parts).encode())
 
 
@@ -33,16 +34,6 @@ class Rng:
     def __init__(self, *parts: object) -> None:
         self._r = random.Random(_seed_int(*parts))
         self.u = self._r.random  # a float in [0, 1): random() * n < n for every n < 2**53
-
-    @classmethod
-    def from_prefix(cls, prefix: Any, *parts: object) -> Rng:
-        """``Rng(*leading, *parts)`` where ``prefix = seed_prefix(*leading)``: the same stream."""
-        h = prefix.copy()
-        h.update("\x1f".join(str(p) for p in parts).encode())
-        rng = cls.__new__(cls)
-        rng._r = random.Random(int.from_bytes(h.digest()[:8], "big"))
-        rng.u = rng._r.random
-        return rng
 
     def below(self, n: int) -> int:
         return int(self.u() * n)
@@ -62,22 +53,27 @@ class Rng:
 
     def sample(self, seq: Sequence[Any], k: int) -> list[Any]:
         """``k`` distinct items of ``seq`` in draw order."""
-        n = len(seq)
-        k = min(k, n)
-        if 4 * k <= n:  # few of many: redraw the rare repeat instead of copying the pool
-            chosen: list[int] = []
-            while len(chosen) < k:
-                j = int(self.u() * n)
-                if j not in chosen:
-                    chosen.append(j)
-            return [seq[j] for j in chosen]
-        pool = list(seq)
-        return [pool.pop(int(self.u() * len(pool))) for _ in range(k)]
+        return draw_sample(self.u, seq, k)
 
     def shuffle(self, items: list[Any]) -> None:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+
+def draw_sample(u: Callable[[], float], seq: Sequence[Any], k: int) -> list[Any]:
+    """`Rng.sample` with a stream's ``random`` (``u``): ``k`` distinct items of ``seq`` in draw order."""
+    n = len(seq)
+    k = min(k, n)
+    if 4 * k <= n:  # few of many: redraw the rare repeat instead of copying the pool
+        chosen: list[int] = []
+        while len(chosen) < k:
+            j = int(u() * n)
+            if j not in chosen:
+                chosen.append(j)
+        return [seq[j] for j in chosen]
+    pool = list(seq)
+    return [pool.pop(int(u() * len(pool))) for _ in range(k)]
 
 
 def cumulative(weights: Sequence[float]) -> list[float]:

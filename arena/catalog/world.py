@@ -6,14 +6,16 @@ shops list, and how product ids are numbered. `arena.catalog.generator` makes th
 
 from __future__ import annotations
 
+import _random
 import math
+import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from arena.catalog import taxonomy as tx
 from arena.catalog import vocab
-from arena.catalog.rng import Rng, cumulative, seed_prefix
+from arena.catalog.rng import Rng, cumulative, draw_sample, seed_prefix
 
 CHUNK = 1024
 MAX_SIZE = 5_000_000
@@ -131,6 +133,11 @@ def _brand_name(rng: Rng) -> str:
     return name + rng.pick(vocab.BRAND_SUFFIX)
 
 
+#: `random.Random.seed` for an int, without its Python wrapper: the same state (`Rng.from_prefix` seeds so)
+_reseed = _random.Random.seed
+_SERIES = vocab.SERIES
+_SERIES_LETTERS = "ABCDEFGHJKLMNPRSTVXZ"
+
 #: models a worker keeps per cache generation (two generations, about 560 bytes a model): at 2.5M products a
 #: worker draws about 514k distinct models in 1.25M listings; one generation cleared when full made 916k, two 659k
 MODEL_CACHE = 200_000
@@ -153,10 +160,12 @@ class World:
     _models: dict[tuple[int, int], Model] = field(default_factory=dict)
     _older: dict[tuple[int, int], Model] = field(default_factory=dict)  # the cache's previous generation
     model_cache: int = MODEL_CACHE
-    _model_prefix: Any = field(init=False, repr=False)  # the hash of ("model", seed, size), for Rng.from_prefix
+    _model_prefix: Any = field(init=False, repr=False)  # the hash of ("model", seed, size): models' seeds
+    _model_random: random.Random = field(init=False, repr=False)  # reseeded for each model made
 
     def __post_init__(self) -> None:
         self._model_prefix = seed_prefix("model", self.seed, self.size)
+        self._model_random = random.Random()
 
     @classmethod
     def build(cls, seed: int, size: int) -> World:
@@ -228,29 +237,41 @@ class World:
                 self._keep(key, cached)
         if cached is not None:
             return cached
-        rng = Rng.from_prefix(self._model_prefix, leaf.index, model_index)  # Rng("model", seed, size, ...)
+        # Rng("model", seed, size, leaf, model_index)'s draws, on one generator reseeded per model (a new
+        # random.Random a model was a tenth of its time) and with the Rng helpers spelled out in their arithmetic:
+        # pick is seq[int(u() * len(seq))], chance(p) is u() < p (see arena.catalog.generator's listing)
+        h = self._model_prefix.copy()
+        h.update(f"{leaf.index}\x1f{model_index}".encode())
+        _reseed(self._model_random, int.from_bytes(h.digest()[:8], "big"))
+        u = self._model_random.random
         pool = self.brands[f"{leaf.top} > {leaf.mid}"]
-        brand = "No Brand" if rng.chance(0.08) else pool[min(int(len(pool) * rng.u() ** 1.6), len(pool) - 1)]
+        brand = "No Brand" if u() < 0.08 else pool[min(int(len(pool) * u() ** 1.6), len(pool) - 1)]
         series = ""
-        if rng.chance(0.55):
-            if rng.chance(0.5):
-                series = rng.pick(vocab.SERIES)
+        if u() < 0.55:
+            if u() < 0.5:
+                series = _SERIES[int(u() * len(_SERIES))]
             else:
-                series = f"{rng.pick('ABCDEFGHJKLMNPRSTVXZ')}{rng.below(90) + 10}"
-            if rng.chance(0.3):
-                series = f"{series} {rng.pick(vocab.SERIES)}"
+                series = f"{_SERIES_LETTERS[int(u() * len(_SERIES_LETTERS))]}{int(u() * 90) + 10}"
+            if u() < 0.3:
+                series = f"{series} {_SERIES[int(u() * len(_SERIES))]}"
         attrs: dict[str, tuple[str, ...]] = {}
+        words: list[str] = []
+        schema = leaf.schema
         for k in leaf.key_attrs:
-            values = leaf.schema[k]
-            if rng.chance(0.15) and len(values) > 2:
-                attrs[k] = tuple(rng.sample(values, 2))
+            values = schema[k]
+            if u() < 0.15 and len(values) > 2:
+                picked = tuple(draw_sample(u, values, 2))
             else:
-                attrs[k] = (rng.pick(values),)
-        z = max(-2.5, min(2.5, rng.normal()))  # no 1-in-a-million outliers: +-2.5 sigma around the median
+                picked = (values[int(u() * len(values))],)
+            attrs[k] = picked
+            words.extend([title_case(v) for v in picked])
+        u1 = u() or 1e-12  # Rng.normal
+        normal = math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u())
+        z = max(-2.5, min(2.5, normal))  # no 1-in-a-million outliers: +-2.5 sigma around the median
         base = leaf.price_median * math.exp(leaf.price_sigma * z)
-        noun = rng.pick(leaf.nouns)
-        words = tuple(title_case(v) for vs in attrs.values() for v in vs)
-        model = Model(brand, series, noun, attrs, max(15.0, base), words, title_case(noun))
+        nouns = leaf.nouns
+        noun = nouns[int(u() * len(nouns))]
+        model = Model(brand, series, noun, attrs, max(15.0, base), tuple(words), title_case(noun))
         self._keep(key, model)
         return model
 
