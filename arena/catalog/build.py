@@ -68,19 +68,37 @@ def _chunk_rows(chunk: int) -> list[Row]:
     return rows
 
 
+#: A web page and its canonical JSON (what is stored and digested).
+PageRow = tuple[dict[str, Any], bytes]
+
+
+def _page_rows(seed: int, size: int) -> list[PageRow]:
+    return [(page, gen.canonical_json(page)) for page in generate_web_pages(seed, size)]
+
+
+@dataclass
+class _Generated:
+    """The generated products' rows, chunk by chunk, and then the web pages' (made by a worker meanwhile)."""
+
+    chunks: Iterator[list[Row]]
+    web_pages: Callable[[], list[PageRow]]
+
+
 @contextmanager
-def _generated_rows(seed: int, size: int, workers: int) -> Iterator[Iterator[list[Row]]]:
-    """The generated products' rows, chunk by chunk; with `workers` > 1 the pool is forked on entry, so before the
+def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
+    """The generated products' and web pages' rows; with `workers` > 1 the pool is forked on entry, so before the
     index writer starts its threads: a fork of a process whose other threads hold a lock can leave the forked worker
-    waiting on it for ever (a soak's catalog build hung so, twice in a row, under load)."""
+    waiting on it for ever (a soak's catalog build hung so, twice in a row, under load). The web pages are the
+    pool's first task, so they are made while the products are (not after them, by the builder alone)."""
     n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
     if workers <= 1 or n_chunks <= 2:
         _init_worker(seed, size)
-        yield (_chunk_rows(chunk) for chunk in range(n_chunks))
+        yield _Generated((_chunk_rows(chunk) for chunk in range(n_chunks)), lambda: _page_rows(seed, size))
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ctx.Pool(workers, initializer=_init_worker, initargs=(seed, size)) as pool:
-        yield _pooled_rows(pool, n_chunks, workers)
+        pages = pool.apply_async(_page_rows, (seed, size))
+        yield _Generated(_pooled_rows(pool, n_chunks, workers), pages.get)
 
 
 def _pooled_rows(pool: Any, n_chunks: int, workers: int) -> Iterator[list[Row]]:
@@ -120,8 +138,8 @@ def build_catalog(
         workers = max(1, os.cpu_count() or 1)
     digest = gen.Digest()
     stats = StatsCollector()
-    with _generated_rows(seed, size, workers) as chunks, CatalogWriter(out, overwrite=force) as writer:
-        for rows in chunks:
+    with _generated_rows(seed, size, workers) as generated, CatalogWriter(out, overwrite=force) as writer:
+        for rows in generated.chunks:
             for product_id, shop_id, category, contents, services, price, sold, n_sku, model_key, doc_json in rows:
                 writer.add_row(product_id, shop_id, services, price, sold, contents, doc_json)
                 digest.update(doc_json)
@@ -129,9 +147,9 @@ def build_catalog(
             if progress:
                 progress(len(rows))
         digest.update(b"--web--")
-        for page in generate_web_pages(seed, size):
-            writer.add_web_page(page)
-            digest.update(gen.canonical_json(page))
+        for page, page_json in generated.web_pages():
+            writer.add_web_page(page, page_json)
+            digest.update(page_json)
         result = stats.result()
         path = writer.commit(
             {

@@ -113,10 +113,12 @@ class CatalogWriter:
         self._writer.add_document(tantivy.Document.from_dict(document, self._schema))
         self.products += 1
 
-    def add_web_page(self, page: WebPage | dict[str, Any]) -> None:
+    def add_web_page(self, page: WebPage | dict[str, Any], doc_json: bytes | None = None) -> None:
+        """Index one web page; `doc_json` is its canonical JSON when the caller has it already."""
         data = page.model_dump() if isinstance(page, WebPage) else page
+        stored = doc_json if doc_json is not None else orjson.dumps(data)
         self._web_writer.add_document(
-            tantivy.Document(url=data["url"], text=f"{data['title']}\n{data['content']}", doc=orjson.dumps(data))
+            tantivy.Document(url=data["url"], text=f"{data['title']}\n{data['content']}", doc=stored)
         )
         self.web_pages += 1
 
