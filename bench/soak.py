@@ -3,6 +3,8 @@
     python bench/soak.py --races 200 --json var/soak.json     # the goal: 200 races (about 80 min on 2 busy cores)
     python bench/soak.py --races 20                           # a quick look (about 8 minutes)
 
+SIGTERM or Ctrl-C ends it after the race it waits for: it still prints (and writes) the figures of the races run.
+
 `arena-validator run` as an operator runs it, a process of its own: the store on PostgreSQL (a fresh database on the
 test server, `tests/support/postgres.py`), a LocalChain at fast blocks (`--block-time` seconds a block; a race every
 `--cadence` blocks, minutes of chain time at 12 s a block; the node's results bundle committed by `--cutoff-blocks`
@@ -245,6 +247,9 @@ class Soak:
         version, started = 1, time.time()
         try:
             while len(samples) < a.races:
+                if STOP.is_set():
+                    print(f"stopped at race {len(samples)} of {a.races}: the figures below are of those", flush=True)
+                    break
                 if node.poll() is not None:
                     print(f"the node exited {node.returncode}; see {self.root / 'node.log'}", flush=True)
                     break
@@ -254,7 +259,7 @@ class Soak:
                 ended = [r for r in store.races(kind=None) if r.status in {"closed", "voided"}]
                 new = [r for r in ended if r.race_id not in seen]
                 if not new:
-                    time.sleep(1.0)
+                    STOP.wait(1.0)
                     continue
                 seen.update(r.race_id for r in new)
                 row = self.sample(proc, store, engine, ended)
@@ -552,6 +557,7 @@ def main() -> None:
             "--block-time > 0"
         )
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, fresh_database("arena_soak") as url:
         os.chmod(tmp, 0o711)  # the sandbox's user traverses it to the node's work folder (TMPDIR below)
         result = Soak(Path(tmp), args).run(url)
@@ -561,8 +567,12 @@ def main() -> None:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
 
 
+#: set by SIGTERM or Ctrl-C: the soak stops after the race it waits for, and still prints (and writes) its figures
+STOP = threading.Event()
+
+
 def _stop(*_: Any) -> None:  # the node is stopped and the database dropped on the way out
-    raise SystemExit(143)
+    STOP.set()
 
 
 def print_summary(r: dict[str, Any]) -> None:
