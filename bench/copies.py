@@ -13,17 +13,21 @@ memory (a running node); `check_cold` the same after reading every earlier finge
 started). The goal is check_warm + new <= 2 s on 2 cores.
 
 The fork rule's behaviour part (`arena.copies.behaviour.behaviour_evidence`) is timed on a race of `--miners` agents
-(`--problems` problems, `--samples` runs each): honestly different agents (each its own searches and answers, one
-word of its query changing from one sample to the next, or fixed for the last eighth), plus four planted copies: an
-exact copy of m0, m0 with its queries padded with spaces and in capitals, m1 with a no-op search added at random, m2
-made deterministic. `behaviour_s` is the time to compare every pair, `behaviour_copies` how many pairs were found,
-`behaviour_planted_found` how many planted copies were (4/4 expected), `behaviour_false_copies` pairs found between
+(`--problems` problems, `--samples` runs each): honestly different agents (each its own searches, one word of its
+query changing from one sample to the next, or fixed for the last eighth; each answers a problem right, the one gold
+answer every right agent gives, with its own skill from 0.4 to 0.9, and wrong otherwise, half the time with one of
+two popular wrong answers other agents give too, else its own), plus five planted copies: an exact copy of m0, m0
+with its queries padded with spaces and in capitals, m1 with a no-op search added at random, m2 made deterministic,
+and m3 with a word no product has added to every query (its searches differ, its answers, wrong ones included, are
+m3's). `behaviour_s` is the time to compare every pair, `behaviour_copies` how many pairs were found,
+`behaviour_planted_found` how many planted copies were (5/5 expected), `behaviour_false_copies` pairs found between
 agents that are not copies of one another (0 expected).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import random
 import re
@@ -67,15 +71,30 @@ def earlier_bundles(n: int, pool: list[Fingerprint], rng: random.Random) -> list
     return out
 
 
+Agents = list[tuple[str, dict[str, list[tuple[str, ...]]]]]
+
+
 def race_behaviour(
     miners: int, problems: int, samples: int
-) -> tuple[list[tuple[str, dict[str, list[tuple[str, ...]]]]], dict[str, str]]:
+) -> tuple[Agents, dict[str, dict[str, list[float]]], dict[str, str]]:
     """Each miner's runs' tool calls by problem (its own searches and answer, a word of its query drawn per sample;
     the last eighth deterministic, the same word every sample), then the planted copies, and which miner each copies:
     an exact copy of m0, m0's queries padded with a space and in capitals, m1 with a no-op search at random, m2 made
-    deterministic (its first sample's draw every time)."""
+    deterministic (its first sample's draw every time), m3 with a nonsense word added to every query; and every
+    agent's runs' strict scores by problem."""
     call = lambda name, **a: {"kind": "tool_call", "name": name, "arguments": a}  # noqa: E731
     rng = random.Random(11)
+
+    skill = {m: 0.4 + 0.5 * rng.random() for m in range(miners)}
+    answer: dict[tuple[int, int], str] = {}
+    for m in range(miners):
+        for p in range(problems):
+            if rng.random() < skill[m]:
+                answer[m, p] = f"gold-{p}"
+            elif rng.random() < 0.5:
+                answer[m, p] = f"popular-wrong-{p}-{rng.randrange(2)}"
+            else:
+                answer[m, p] = f"wrong-{m}-{p}"
 
     def events(m: int, p: int, s: int) -> list[dict[str, Any]]:
         word = (m * 7 + (s if m < miners - miners // 8 else 0)) % 5
@@ -83,8 +102,11 @@ def race_behaviour(
             call("find_product", q=f"agent {m} problem {p} word {word}"),
             call("find_product", q=f"problem {p} by {m}"),
             *(call("view_product_information", product_ids=[f"p{m}-{p}-{i}"]) for i in range(m % 4)),
-            call("recommend_product", product_ids=[f"answer-{m}-{p}"]),
+            call("recommend_product", product_ids=answer[m, p]),
         ]
+
+    def reworded(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**e, "arguments": {k: f"{v} zqxv" if k == "q" else v for k, v in e["arguments"].items()}} for e in evs]
 
     def padded(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [
@@ -102,10 +124,19 @@ def race_behaviour(
         "padded-m0": {p: [padded(r) for r in runs] for p, runs in plain[0].items()},
         "noop-m1": {p: [noop(r) for r in runs] for p, runs in plain[1].items()},
         "fixed-m2": {p: [runs[0]] * samples for p, runs in plain[2].items()},
+        "reworded-m3": {p: [reworded(r) for r in runs] for p, runs in plain[3].items()},
     }
     for name, by_problem in planted.items():
         agents.append((name, {f"p{p}": [behaviour_of(r) for r in runs] for p, runs in by_problem.items()}))
-    return agents, {name: name.rsplit("-", 1)[1] for name in planted}
+    origin = {name: name.rsplit("-", 1)[1] for name in planted}
+    success = {
+        name: {
+            f"p{p}": [float(answer[int(origin.get(name, name)[1:]), p] == f"gold-{p}")] * samples
+            for p in range(problems)
+        }
+        for name, _ in agents
+    }
+    return agents, success, origin
 
 
 def main() -> None:
@@ -144,9 +175,12 @@ def main() -> None:
             loaded = [(f.name[:8], similarity.cached_fingerprint(f)) for f in folders]
             similarity.copies_of(new, [*similarity.template_fingerprints().items(), *loaded])
             cold_s.append(time.perf_counter() - t)
-    agents, origin = race_behaviour(args.miners, args.problems, args.samples)
+    agents, success, origin = race_behaviour(args.miners, args.problems, args.samples)
     t = time.perf_counter()
-    behaving = behaviour_evidence(agents)
+    if "success" in inspect.signature(behaviour_evidence).parameters:
+        behaving = behaviour_evidence(agents, success)
+    else:  # a commit before the answer evidence: the same race read by calls alone
+        behaving = behaviour_evidence(agents)
     behaviour_s = time.perf_counter() - t
     family = lambda name: origin.get(name, name)  # noqa: E731
     true = {(e.a, e.b) for e in behaving if family(e.a) == family(e.b)}
@@ -166,6 +200,7 @@ def main() -> None:
         "behaviour_copies": len(behaving),
         "behaviour_planted_found": f"{len({b for a, b in true if b in origin})}/{len(origin)}",
         "behaviour_false_copies": len(behaving) - len(true),
+        "behaviour_by_answers": sum(e.kind == "answers" for e in behaving),
         "setup_s": round(setup, 1),
     }
     for key, value in row.items():

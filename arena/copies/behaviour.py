@@ -24,6 +24,15 @@ pair) times ``SPREAD_SLACK``, capped at ``SPREAD_CAP``:
   randomness buys it nothing. The cap keeps an agent that calls at random (a wide spread of its own) from being
   close to everyone: a match repeats at least half the earlier run's calls.
 
+The form also drops an argument given as None or as the tool's declared default (``sort="default"``), reads a word
+repeated in a string once, and adds what the tool returned when that is a non-empty list: calls of one problem that
+asked the same or found the same (a search reworded without changing its results) are read as one (`_unify`).
+
+Answers are evidence too (`BehaviourMatch.by_answers`): a copy whose reworded searches find other results still gives
+the earlier agent's answers, its wrong ones included, which an honest agent rarely does; given the earlier's runs'
+strict scores, a later agent that gives the earlier's answer on ``BEHAVIOUR_SHARE`` of the shared problems, its wrong
+answer on at least ``SAME_WRONG``, and repeats at least half its calls on the whole (``ANSWER_CAP``) is a copy.
+
 A problem where either agent made no tool call never matches (two agents that both crash are not copies). The
 behaviour similarity is the share of shared problems that match; at ``BEHAVIOUR_SHARE`` or above, over at least
 ``MIN_PROBLEMS`` shared problems, the later agent behaves as a copy (`docs/validator.md`, "Copies"). Runs are read
@@ -37,6 +46,7 @@ import itertools
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -55,6 +65,10 @@ MIN_PROBLEMS = 2
 SPREAD_SLACK = 1.25
 #: The largest distance that still matches, whatever the earlier agent's spread.
 SPREAD_CAP = 0.5
+#: The fewest problems a later agent must answer wrongly as the earlier did for its answers to be evidence.
+SAME_WRONG = 2
+#: The largest mean distance a copy by answers may be from the earlier's calls.
+ANSWER_CAP = 0.5
 
 Calls = tuple[str, ...]
 
@@ -79,7 +93,7 @@ def canonical(value: Any) -> Any:
         text = unicodedata.normalize("NFKC", value).casefold().strip()
         if _NUMBER.fullmatch(text):
             return _number(float(text))
-        return " ".join(sorted(_WORD.findall(text)))
+        return " ".join(sorted(set(_WORD.findall(text))))
     if isinstance(value, Mapping):
         return {str(canonical(str(k))): canonical(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -90,12 +104,52 @@ def canonical(value: Any) -> Any:
     return repr(value)
 
 
-def _token(name: str, arguments: Any) -> str:
+@lru_cache(maxsize=1)
+def _defaults() -> dict[str, dict[str, Any]]:
+    """Every tool's declared default arguments, canonical (tool name -> argument -> value)."""
+    from arena.tasks import tool_declarations
+
+    out: dict[str, dict[str, Any]] = {}
+    for tool in tool_declarations():
+        for arg, field in tool.arguments.model_fields.items():
+            if not field.is_required() and field.default is not None:
+                out.setdefault(str(canonical(tool.name)), {})[str(canonical(arg))] = canonical(field.default)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _answer_names() -> frozenset[str]:
+    from arena.tasks.answer import answer_tools
+
+    return frozenset(str(canonical(n)) for n in answer_tools())
+
+
+def _digest(value: Any) -> str:
     try:
-        raw = orjson.dumps(canonical(arguments), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+        raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except (TypeError, RecursionError):
-        raw = repr(arguments).encode("utf-8", "replace")
-    return f"{str(canonical(name))}:{hashlib.blake2b(raw, digest_size=6).hexdigest()}"
+        raw = repr(value).encode("utf-8", "replace")
+    return hashlib.blake2b(raw, digest_size=6).hexdigest()
+
+
+def _asked(name: str, arguments: Any) -> Any:
+    """A call's arguments as a copy cannot reword them: canonical, with an argument that says what leaving it out
+    says dropped (None, or the tool's declared default spelled out: ``sort="default"``, ``page=1``)."""
+    args = canonical(arguments)
+    if isinstance(args, dict):
+        defaults = _defaults().get(name, {})
+        args = {k: v for k, v in args.items() if v is not None and (k not in defaults or defaults[k] != v)}
+    return args
+
+
+def _token(name: str, arguments: Any, result: Any = None) -> str:
+    """``name:asked`` (the canonical arguments' digest), then ``:got`` (the digest of what the tool returned) when
+    it returned a non-empty list: two searches that found the same results are the same call, however worded."""
+    tool = str(canonical(name))
+    token = f"{tool}:{_digest(_asked(tool, arguments))}"
+    if isinstance(result, list) and result:
+        token += f":{_digest(result)}"
+    return token
 
 
 def behaviour_of(events: Iterable[Mapping[str, Any] | Any]) -> Calls:
@@ -105,7 +159,7 @@ def behaviour_of(events: Iterable[Mapping[str, Any] | Any]) -> Calls:
     for event in events:
         get = event.get if isinstance(event, Mapping) else lambda key, e=event: getattr(e, key, None)
         if get("kind") == "tool_call":
-            out.append(_token(str(get("name")), get("arguments")))
+            out.append(_token(str(get("name")), get("arguments"), None if get("error") else get("result")))
     return tuple(out)
 
 
@@ -131,8 +185,9 @@ def _spread(runs: tuple[Calls, ...]) -> float:
 
 
 class BehaviourMatch(BaseModel):
-    """How alike two agents behaved: the share of shared problems that match and which, and over all of them the
-    mean distance from the earlier agent's runs and the limit it is held to."""
+    """How alike two agents behaved: the share of shared problems that match and which, over all of them the mean
+    distance from the earlier agent's runs and the limit it is held to, and the problems the later answered as the
+    earlier did (``answered``), those where that answer was wrong (``same_wrong``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -141,18 +196,45 @@ class BehaviourMatch(BaseModel):
     matching: tuple[str, ...] = ()
     distance: float = 1.0
     limit: float = 0.0
+    answered: tuple[str, ...] = ()
+    same_wrong: tuple[str, ...] = ()
+
+    @property
+    def by_answers(self) -> bool:
+        """A copy by its answers: the earlier's answer on at least ``BEHAVIOUR_SHARE`` of the shared problems, its
+        wrong answer on at least ``SAME_WRONG`` of them, and its calls repeated in part (``distance <= ANSWER_CAP``)."""
+        return (
+            self.shared >= MIN_PROBLEMS
+            and len(self.answered) >= BEHAVIOUR_SHARE * self.shared
+            and len(self.same_wrong) >= SAME_WRONG
+            and self.distance <= ANSWER_CAP
+        )
 
     @property
     def copy_(self) -> bool:
-        return self.shared >= MIN_PROBLEMS and (self.share >= BEHAVIOUR_SHARE or self.distance <= self.limit)
+        calls = self.share >= BEHAVIOUR_SHARE or self.distance <= self.limit
+        return self.shared >= MIN_PROBLEMS and calls or self.by_answers
+
+    @property
+    def kind(self) -> str:
+        """``behaviour`` (the calls match) or ``answers`` (the answers, wrong ones among them, do)."""
+        calls = self.shared >= MIN_PROBLEMS and (self.share >= BEHAVIOUR_SHARE or self.distance <= self.limit)
+        return "answers" if self.by_answers and not calls else "behaviour"
 
     @property
     def similarity(self) -> float:
         """The evidence's figure: the share of matching problems, or (a copy on the whole) the share of the
-        earlier agent's calls repeated on average."""
+        earlier agent's calls repeated on average, or (a copy by answers) the share of problems answered alike."""
+        if self.kind == "answers":
+            return round(len(self.answered) / self.shared, 4)
         if self.share >= BEHAVIOUR_SHARE or not self.copy_:
             return self.share
         return round(1.0 - self.distance, 4)
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """The problems the evidence rests on: matching ones, or for a copy by answers those answered alike."""
+        return self.answered if self.kind == "answers" else self.matching
 
 
 def limit(earlier: Sequence[Calls]) -> float:
@@ -167,22 +249,97 @@ def _cross(earlier: Sequence[Calls], later: Sequence[Calls]) -> float:
     return _mean(distance(x, y) for x in sorted(earlier) for y in sorted(later))
 
 
-def compare_behaviour(earlier: Mapping[str, Sequence[Calls]], later: Mapping[str, Sequence[Calls]]) -> BehaviourMatch:
+@lru_cache(maxsize=65536)
+def _got(run: Calls) -> bool:
+    """Whether a call of the run has a ``got`` part (what the tool returned)."""
+    return any(t.count(":") > 1 for t in run)
+
+
+def _unify(earlier: Sequence[Calls], later: Sequence[Calls]) -> tuple[list[Calls], list[Calls]]:
+    """The runs with every call that asked what another asked, or got what another got (its token's ``asked`` or
+    ``got`` part), read as one call: a search reworded without changing what it found is the same search."""
+    if not any(map(_got, earlier)) and not any(map(_got, later)):
+        return list(earlier), list(later)
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for run in (*earlier, *later):
+        for token in run:
+            name, asked, *got = token.split(":")
+            if got:
+                a, b = find(f"{name}:{asked}"), find(f"{name}:={got[0]}")
+                parent[max(a, b)] = min(a, b)
+
+    def label(token: str) -> str:
+        name, asked, *_ = token.split(":")
+        return find(f"{name}:{asked}")
+
+    return [tuple(label(t) for t in run) for run in earlier], [tuple(label(t) for t in run) for run in later]
+
+
+@lru_cache(maxsize=65536)
+def answer_of(calls: Calls) -> str | None:
+    """The run's answer: what its last call of an answer tool asked (``name:asked``), or None."""
+    names = _answer_names()
+    for token in reversed(calls):
+        name, asked, *_ = token.split(":")
+        if name in names:
+            return f"{name}:{asked}"
+    return None
+
+
+def _same_answer(earlier: Sequence[Calls], later: Sequence[Calls], success: Sequence[float] | None) -> int:
+    """0: the later agent does not give the earlier's answer (the most given of its runs', the smallest of equals)
+    in at least half its runs; 1: it does; 2: it does and that answer was wrong (at least half the earlier's runs
+    scored below 1)."""
+    answers = Counter(a for a in map(answer_of, earlier) if a is not None)
+    if not answers or not later:
+        return 0
+    answer = min(answers, key=lambda a: (-answers[a], a))
+    if 2 * sum(answer_of(run) == answer for run in later) < len(later):
+        return 0
+    wrong = success is not None and len(success) > 0 and 2 * sum(s < 1.0 for s in success) >= len(success)
+    return 2 if wrong else 1
+
+
+def compare_behaviour(
+    earlier: Mapping[str, Sequence[Calls]],
+    later: Mapping[str, Sequence[Calls]],
+    success: Mapping[str, Sequence[float]] | None = None,
+) -> BehaviourMatch:
     """Two agents' runs by problem id (each a list of runs' calls) compared on the problems both ran: problem by
     problem (a share of them within the earlier's spread) and on the whole (the mean distance within the mean
-    spread: one draw is noisy, a race's problems together much less)."""
+    spread: one draw is noisy, a race's problems together much less); and their answers, ``success`` being the
+    earlier's runs' strict scores by problem (which of its answers were wrong; none given: no answer evidence)."""
     shared = sorted(set(earlier) & set(later))
     allowed = len(shared) - math.ceil(BEHAVIOUR_SHARE * len(shared))  # problems that may fail to match
+    answered: list[str] = []
+    same_wrong: list[str] = []
+    if success is not None:
+        for i, p in enumerate(shared):
+            same = _same_answer(earlier[p], later[p], success.get(p))
+            answered += [p] * (same > 0)
+            same_wrong += [p] * (same > 1)
+            if i + 1 - len(answered) > allowed:
+                break  # the share of answers alike cannot be reached
+    by_answers = len(answered) >= BEHAVIOUR_SHARE * len(shared) and len(same_wrong) >= SAME_WRONG
+    cap = ANSWER_CAP if by_answers else SPREAD_CAP
     matching: list[str] = []
     crosses: list[float] = []
     spreads: list[float] = []
     for p in shared:
-        cross, spread = _cross(earlier[p], later[p]), _spread(tuple(sorted(earlier[p])))
+        mine, theirs = _unify(earlier[p], later[p])
+        cross, spread = _cross(mine, theirs), _spread(tuple(sorted(mine)))
         crosses.append(cross)
         spreads.append(spread)
         if cross <= min(SPREAD_CAP, SPREAD_SLACK * spread):
             matching.append(p)
-        if len(crosses) - len(matching) > allowed and math.fsum(crosses) > SPREAD_CAP * len(shared):
+        if len(crosses) - len(matching) > allowed and math.fsum(crosses) > cap * len(shared):
             break  # neither the share nor the mean can be reached: the figures count what was found until here
     n = len(shared)
     return BehaviourMatch(
@@ -191,27 +348,36 @@ def compare_behaviour(earlier: Mapping[str, Sequence[Calls]], later: Mapping[str
         matching=tuple(matching),
         distance=round(_mean(crosses), 6) if len(crosses) == n and n else 1.0,
         limit=round(min(SPREAD_CAP, SPREAD_SLACK * _mean(spreads)), 6) if n else 0.0,
+        answered=tuple(answered),
+        same_wrong=tuple(same_wrong),
     )
 
 
-def behaviour_evidence(agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]]]) -> list[Similar]:
+def behaviour_evidence(
+    agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]]],
+    success: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+) -> list[Similar]:
     """Every pair of agents (given in commitment order: hotkey, runs' calls by problem) that behave as copies, the
-    earlier of each pair first."""
+    earlier of each pair first; ``success`` each agent's runs' strict scores by problem (the answer evidence)."""
     out = []
     for (a, early), (b, late) in itertools.combinations(agents, 2):
-        match = compare_behaviour(early, late)
+        match = compare_behaviour(early, late, None if success is None else success.get(a, {}))
         if match.copy_:
-            out.append(Similar(a=a, b=b, kind="behaviour", similarity=match.similarity, problems=match.matching))
+            kind = "answers" if match.kind == "answers" else "behaviour"
+            out.append(Similar(a=a, b=b, kind=kind, similarity=match.similarity, problems=match.problems))
     return out
 
 
 __all__ = [
+    "ANSWER_CAP",
     "BEHAVIOUR_SHARE",
     "MIN_PROBLEMS",
+    "SAME_WRONG",
     "SPREAD_CAP",
     "SPREAD_SLACK",
     "BehaviourMatch",
     "Calls",
+    "answer_of",
     "behaviour_evidence",
     "behaviour_of",
     "canonical",

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.weights import MinerResult
 
-Kind = Literal["code", "behaviour"]
+Kind = Literal["code", "behaviour", "answers"]
 
 
 class Similar(BaseModel):

@@ -8,6 +8,10 @@ copies of it that change how their calls look without changing what they do, eac
 - ``rephrasing``: an honest sampled agent (the template, half its queries missing one word, drawn at random per run,
   as an LLM rephrases), and ``fixed``: a copy of it made deterministic (the same draw every run).
 
+Reworded copies (``REWORDED``), each deterministic and giving the template's answers: ``defaulted`` spells out
+``sort="default"`` in every search, ``repeated`` repeats a query's first word, ``nonsense`` adds a word no product
+has to every query (which changes what the search finds, a little: not the answers).
+
 Beside them two honestly different deterministic agents: ``blind`` (the top hit for the query) and ``cheapest``
 (the cheapest hit for the query). Each run is scored by the strict checks and its calls logged as the
 gateway logs them (``kind``, ``name``, ``arguments``)."""
@@ -99,6 +103,25 @@ AGENTS: dict[str, tuple[Agent, bool]] = {  # name -> (agent, deterministic)
 }
 
 
+def defaulted(problem: dict[str, Any], call: Call, rng: random.Random) -> Any:
+    def spelled_out(name: str, **arguments: Any) -> Any:
+        if name == "find_product":
+            arguments.setdefault("sort", "default")
+        return call(name, **arguments)
+
+    return template.solve(problem, spelled_out)
+
+
+REWORDED: dict[str, tuple[Agent, bool]] = {
+    "template": AGENTS["template"],
+    "defaulted": (defaulted, True),
+    "repeated": (queries_changed(lambda q, rng: f"{q.split()[0]} {q}" if q.split() else q), True),
+    "nonsense": (queries_changed(lambda q, rng: f"{q} zqxv"), True),
+    "blind": AGENTS["blind"],
+    "cheapest": AGENTS["cheapest"],
+}
+
+
 @dataclass(frozen=True)
 class Run:
     events: list[dict[str, Any]]
@@ -112,25 +135,32 @@ def make_world(folder: Path, problems: int = 8) -> tuple[Catalog, list[Any]]:
 
 
 def run_agent(agent: Agent, problem: Any, catalog: Catalog, rng: random.Random) -> Run:
-    """One run: the agent's tool calls logged, its last recommendation scored by the strict checks."""
+    """One run: the agent's tool calls logged with what they returned (or their error), as the gateway logs them,
+    its last recommendation scored by the strict checks."""
     registry, ctx = default_registry(), ToolContext(catalog=catalog, state=RunState())
     events: list[dict[str, Any]] = []
 
     def call(name: str, **arguments: Any) -> Any:
-        events.append({"kind": "tool_call", "name": name, "arguments": arguments})
+        event: dict[str, Any] = {"kind": "tool_call", "name": name, "arguments": dict(arguments)}
+        events.append(event)
         try:
-            return registry.call(name, arguments, ctx)
+            event["result"] = registry.call(name, arguments, ctx)
+            return event["result"]
         except ToolError as exc:
+            event["error"] = str(exc)
             raise arena_agent.ToolError(str(exc)) from None
 
     agent(problem.public(), call, rng)
     return Run(events, float(score_run(problem, ctx.state.answer, catalog.get).success))
 
 
-def race_runs(catalog: Catalog, problems: list[Any], attempts: int) -> dict[str, dict[str, list[Run]]]:
-    """Every agent's runs by problem: ``attempts`` each (a deterministic agent is run once and its run repeated)."""
+def race_runs(
+    catalog: Catalog, problems: list[Any], attempts: int, agents: dict[str, tuple[Agent, bool]] | None = None
+) -> dict[str, dict[str, list[Run]]]:
+    """Every agent's runs by problem (``agents``, default `AGENTS`): ``attempts`` each (a deterministic agent is
+    run once and its run repeated)."""
     out: dict[str, dict[str, list[Run]]] = {}
-    for name, (agent, deterministic) in AGENTS.items():
+    for name, (agent, deterministic) in (AGENTS if agents is None else agents).items():
         for problem in problems:
             if deterministic:
                 runs = [run_agent(agent, problem, catalog, random.Random(problem.problem_id))] * attempts

@@ -70,7 +70,8 @@ def find_copies(
     since: Mapping[str, int] | None = None,
 ) -> tuple[list[MinerResult], list[CopyVerdict]]:
     """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
-    or their json: miner, submission, problem_id, behaviour); ``folder_of`` gives an agent bundle's folder by its
+    or their json: miner, submission, problem_id, behaviour, success: the strict score, which wrong answers
+    are the answer evidence); ``folder_of`` gives an agent bundle's folder by its
     sha256 (None: not held, no code evidence for it); ``since`` each agent's order key (`arena.copies.fork.order_by`;
     default its commitment block). A pooled race passes none: the order keys are then read from the pooled runs
     (`pooled_since`), so every pooled validator and the audit order the miners alike."""
@@ -80,6 +81,7 @@ def find_copies(
     hotkeys = {r.hotkey for r in results}
     submissions: dict[str, Counter[str]] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
+    success: dict[str, dict[str, list[float]]] = {}
     for run in runs:
         miner = str(_field(run, "miner"))
         if miner not in hotkeys:
@@ -88,11 +90,15 @@ def find_copies(
         behaviour = _field(run, "behaviour")
         if behaviour is not None:
             calls.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(tuple(behaviour))
+            score = _field(run, "success")
+            success.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(
+                float(score) if score is not None else 0.0
+            )
     agent = {miner: _most_run(counts) for miner, counts in submissions.items()}
     order = [r.hotkey for r in sorted(results, key=order_by(since)) if r.hotkey in agent]
     folders = [(h, folder) for h in order if (folder := folder_of(agent[h])) is not None]
     evidence = code_evidence(folders, threshold=threshold)
-    evidence += behaviour_evidence([(h, calls[h]) for h in order if h in calls])
+    evidence += behaviour_evidence([(h, calls[h]) for h in order if h in calls], success)
     verdicts = fork_verdicts(results, evidence, since)
     return without_copies(results, verdicts), verdicts
 
