@@ -208,8 +208,17 @@ def _without_copies(
 ) -> tuple[list[MinerResult], list[CopyVerdict], list[str]]:
     """The fork rule as the node applies it (`validator.pool.copies`): the raced agents fetched into ``agents``."""
     flat = [run for rows in runs.values() for run in rows]
+    holders: dict[str, list[str]] = {}
+    for r in flat:
+        holders.setdefault(r.submission, []).append(r.validator)
     folders, notes = fetch_agents(
-        chain, start, {(r.miner, r.submission) for r in flat}, agents, wallet=fetching[0], timeout=fetching[1]
+        chain,
+        start,
+        {(r.miner, r.submission) for r in flat},
+        agents,
+        wallet=fetching[0],
+        timeout=fetching[1],
+        holders=holders,
     )
     kept, verdicts = find_copies(results, flat, folders.get, threshold=threshold)
     return kept, verdicts, notes

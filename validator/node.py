@@ -297,19 +297,22 @@ def upkeep_for(settings: Settings, arena: Any, *, log: Any = None, block_time: f
 
 
 def serve_api(node: Any, settings: Settings, *, log: Any = None) -> Any:
-    """Serve the node's API, dashboard and /metrics at --api.host:--api.port (a started `ThreadedServer`), with
-    ``GET /results/<sha256>`` when it pools: its results bundles, to signed requests (`validator.pool.serve`). Without
-    --pool.url, the hotkey's axon is published at that address (a chain port that can: LocalChain) so the other
-    validators find the bundles. `NodeError` when the port is taken."""
+    """Serve the node's API, dashboard and /metrics at --api.host:--api.port (a started `ThreadedServer`), with, when
+    it pools, ``GET /results/<sha256>``: its results bundles, to signed requests, and ``GET /agents/<sha256>``: the
+    agents it holds, to validators (`validator.pool.serve`). Without --pool.url, the hotkey's axon is published at
+    that address (a chain port that can: LocalChain) so the other validators find the bundles. `NodeError` when the
+    port is taken."""
     from sandbox.serving import ThreadedServer
     from validator.api import create_app
 
     arena = node.arena
     app = create_app(arena.store, health=node.health, metrics=arena.metrics)
     if arena.config.pool:
-        from validator.pool.serve import ChainView, results_router
+        from validator.pool.serve import ChainView, agents_router, results_router
 
-        app.include_router(results_router(arena.pooling.shelf, hotkey_ss58=arena.hotkey, view=ChainView(arena.chain)))
+        view = ChainView(arena.chain)
+        app.include_router(results_router(arena.pooling.shelf, hotkey_ss58=arena.hotkey, view=view))
+        app.include_router(agents_router(arena.config.data_dir, hotkey_ss58=arena.hotkey, view=view))
     try:
         server = ThreadedServer(app, host=settings.api_host, port=settings.api_port).start()
     except OSError as exc:

@@ -6,12 +6,20 @@ commitment (``sr1``) was made at or after the race's start block, i.e. validator
 the public block on (after the weights computed from it are revealed), anyone who signs (auditors, miners). Answers:
 200 with the envelope (``application/json``), 401 unsigned/stale/replayed/badly signed, 403 not (yet) allowed, 404
 not held; each refusal one line in ``{"detail": ...}``.
+
+Serving the agents it raced: ``GET /agents/<sha256>`` (`agents_router`), the agent bundle's bytes as its miner
+committed them (``data_dir/bundles/<sha256>.tar.gz``, verified by sha256 when it was fetched), to signed requests from
+validator-permit holders only, as a miner serves it. A pooled validator that could not fetch a raced agent from its
+miner (a copier serving its bundle to one validator only) fetches it here from a validator that raced it, and
+verifies it by its sha256 (`validator.pool.agents.fetch_agents`), so every pooled validator reads the same code.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from bittensor import http_auth
@@ -24,6 +32,9 @@ from validator.chain.httpauth import nonce_store as new_nonce_store
 from validator.chain.httpauth import refuse, signed_caller
 from validator.chain.port import ChainError, ChainPort, Commitment
 from validator.pool.shelf import ResultsShelf
+from validator.submissions.bundles import archive_path, bundle_path
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ChainView:
@@ -98,4 +109,44 @@ def results_router(
     return router
 
 
-__all__ = ["ChainView", "results_router"]
+def agents_router(
+    data_dir: Path,
+    *,
+    hotkey_ss58: str,
+    view: ChainView,
+    max_age: float = http_auth.DEFAULT_MAX_AGE,
+    nonce_store: http_auth.NonceStore | None = None,
+) -> APIRouter:
+    """``GET /agents/<sha256>``: a verified agent bundle this validator holds under `data_dir`, for requests signed
+    to `hotkey_ss58` by a validator-permit holder (module docstring)."""
+    nonces = nonce_store or new_nonce_store(max_age)
+    router = APIRouter(tags=["agents"])
+
+    @router.get("/agents/{sha256}", include_in_schema=False)
+    async def agents(sha256: str, request: Request) -> Response:
+        caller, reason = await signed_caller(request, hotkey_ss58=hotkey_ss58, max_age=max_age, nonces=nonces)
+        if caller is None:
+            return refuse(401, reason)
+        try:
+            now: Any = await run_in_threadpool(view.current)
+        except ChainError as exc:
+            return refuse(503, f"cannot read the chain to decide who may read this agent: {exc.message}")
+        if caller.hotkey_ss58 not in now.permits:
+            return refuse(403, f"{caller.hotkey_ss58} holds no validator permit; only validators may read agents")
+        archive = archive_path(bundle_path(data_dir, sha256)) if _SHA256.match(sha256) else None
+        data = await run_in_threadpool(_read, archive) if archive is not None else None
+        if data is None:
+            return refuse(404, f"this validator holds no agent bundle {sha256[:64]}")
+        return Response(data, media_type="application/gzip", headers={"Cache-Control": "no-store"})
+
+    return router
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+__all__ = ["ChainView", "agents_router", "results_router"]

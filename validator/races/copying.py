@@ -78,8 +78,9 @@ class Copying:
 
     def _fetch(self, race: Race, runs: list[dict[str, Any]]) -> None:
         """A pooled race's raced agents this node does not hold, fetched from their miners' commitments as of the
-        race's start (as the audit fetches them), each tried once per race; one that cannot be is no code evidence,
-        said in a signal."""
+        race's start (as the audit fetches them), else from a validator whose pooled runs ran it
+        (``GET /agents/<sha256>``), each tried once per race; one that cannot be is no code evidence, said in a
+        signal."""
         if self.chain is None or not self._pooled(race):
             return
         missing = {
@@ -91,8 +92,18 @@ class Copying:
         if not missing:
             return
         self._tried.update((race.race_id, sha256) for _, sha256 in missing)
+        holders: dict[str, list[str]] = {}
+        for run in runs:
+            if run.get("validator"):
+                holders.setdefault(str(run["submission"]), []).append(str(run["validator"]))
         _, notes = fetch_agents(
-            self.chain, race.seed_block, missing, self.config.data_dir, wallet=self.wallet, timeout=self.timeout
+            self.chain,
+            race.seed_block,
+            missing,
+            self.config.data_dir,
+            wallet=self.wallet,
+            timeout=self.timeout,
+            holders=holders,
         )
         for note in notes:
             self.signals.info("copies.unfetched", race_id=race.race_id, note=note)
