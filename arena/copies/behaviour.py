@@ -26,12 +26,14 @@ pair) times ``SPREAD_SLACK``, capped at ``SPREAD_CAP``:
 
 The form also drops an argument given as None or as the tool's declared default (``sort="default"``), reads a word
 repeated in a string once, and adds what the tool returned when that is a non-empty list: calls of one problem that
-asked the same or found the same (a search reworded without changing its results) are read as one (`_unify`).
+asked the same, or differ only in their words and found the same (a search reworded without changing its results),
+are read as one (`_unify`).
 
 Answers are evidence too (`BehaviourMatch.by_answers`): a copy whose reworded searches find other results still gives
 the earlier agent's answers, its wrong ones included, which an honest agent rarely does; given the earlier's runs'
-strict scores, a later agent that gives the earlier's answer on ``BEHAVIOUR_SHARE`` of the shared problems, its wrong
-answer on at least ``SAME_WRONG``, and repeats at least half its calls on the whole (``ANSWER_CAP``) is a copy.
+strict scores, a later agent that gives the earlier's answer on ``BEHAVIOUR_SHARE`` of the shared problems (at least
+``ANSWER_PROBLEMS``), its wrong answer on at least ``SAME_WRONG``, and repeats at least half its calls on the whole
+(``ANSWER_CAP``) is a copy.
 
 A problem where either agent made no tool call never matches (two agents that both crash are not copies). The
 behaviour similarity is the share of shared problems that match; at ``BEHAVIOUR_SHARE`` or above, over at least
@@ -67,6 +69,9 @@ SPREAD_SLACK = 1.25
 SPREAD_CAP = 0.5
 #: The fewest problems a later agent must answer wrongly as the earlier did for its answers to be evidence.
 SAME_WRONG = 2
+#: The fewest shared problems answers are evidence over (a race's default draw): on a handful, two agents that fail
+#: alike (the top hits of one search) agree on every answer by chance.
+ANSWER_PROBLEMS = 8
 #: The largest mean distance a copy by answers may be from the earlier's calls.
 ANSWER_CAP = 0.5
 
@@ -142,13 +147,26 @@ def _asked(name: str, arguments: Any) -> Any:
     return args
 
 
+def _unworded(value: Any) -> Any:
+    """The arguments with every string's words left out: what they ask beside wording (page, sort, price...)."""
+    if isinstance(value, str):
+        return ""
+    if isinstance(value, dict):
+        return {k: _unworded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unworded(v) for v in value]
+    return value
+
+
 def _token(name: str, arguments: Any, result: Any = None) -> str:
-    """``name:asked`` (the canonical arguments' digest), then ``:got`` (the digest of what the tool returned) when
-    it returned a non-empty list: two searches that found the same results are the same call, however worded."""
+    """``name:asked`` (the canonical arguments' digest), then ``:got`` when the tool returned a non-empty list: the
+    digest of that result with the arguments but their words. Two searches that differ only in their wording and
+    found the same results are the same call; another page, sort or filter that found the same stays another."""
     tool = str(canonical(name))
-    token = f"{tool}:{_digest(_asked(tool, arguments))}"
+    asked = _asked(tool, arguments)
+    token = f"{tool}:{_digest(asked)}"
     if isinstance(result, list) and result:
-        token += f":{_digest(result)}"
+        token += f":{_digest([_unworded(asked), result])}"
     return token
 
 
@@ -201,10 +219,11 @@ class BehaviourMatch(BaseModel):
 
     @property
     def by_answers(self) -> bool:
-        """A copy by its answers: the earlier's answer on at least ``BEHAVIOUR_SHARE`` of the shared problems, its
-        wrong answer on at least ``SAME_WRONG`` of them, and its calls repeated in part (``distance <= ANSWER_CAP``)."""
+        """A copy by its answers: over at least ``ANSWER_PROBLEMS`` shared problems, the earlier's answer on at least
+        ``BEHAVIOUR_SHARE`` of them, its wrong answer on at least ``SAME_WRONG``, and its calls repeated in part
+        (``distance <= ANSWER_CAP``)."""
         return (
-            self.shared >= MIN_PROBLEMS
+            self.shared >= ANSWER_PROBLEMS
             and len(self.answered) >= BEHAVIOUR_SHARE * self.shared
             and len(self.same_wrong) >= SAME_WRONG
             and self.distance <= ANSWER_CAP
@@ -320,7 +339,7 @@ def compare_behaviour(
     allowed = len(shared) - math.ceil(BEHAVIOUR_SHARE * len(shared))  # problems that may fail to match
     answered: list[str] = []
     same_wrong: list[str] = []
-    if success is not None:
+    if success is not None and len(shared) >= ANSWER_PROBLEMS:
         for i, p in enumerate(shared):
             same = _same_answer(earlier[p], later[p], success.get(p))
             answered += [p] * (same > 0)
@@ -370,6 +389,7 @@ def behaviour_evidence(
 
 __all__ = [
     "ANSWER_CAP",
+    "ANSWER_PROBLEMS",
     "BEHAVIOUR_SHARE",
     "MIN_PROBLEMS",
     "SAME_WRONG",

@@ -143,3 +143,23 @@ def test_searches_that_found_the_same_results_are_the_same_call_and_others_are_n
     other_found = {p: [run(("red shoes zqxv", ["p9"]), ("shoes qq", ["p8"]))] for p in "ab"}
     assert compare_behaviour(earlier, same_found).copy_
     assert not compare_behaviour(earlier, other_found).copy_
+
+
+def test_another_page_that_found_the_same_is_another_call() -> None:
+    """Only wording is absorbed by what a search found: an agent that pages differently asks something else, even
+    where the pages it got read alike."""
+
+    def run(page: int) -> tuple[str, ...]:
+        return behaviour_of(
+            [
+                {
+                    "kind": "tool_call",
+                    "name": "find_product",
+                    "arguments": {"q": "shoes", "page": page},
+                    "result": ["p1"],
+                },
+                {"kind": "tool_call", "name": "recommend_product", "arguments": {"product_ids": "p1"}},
+            ]
+        )
+
+    assert not compare_behaviour({p: [run(2)] for p in "ab"}, {p: [run(3)] for p in "ab"}).copy_
