@@ -1,7 +1,8 @@
 """Soak benchmark: one node left alone for many races (prints figures; asserts nothing).
 
-    python bench/soak.py --races 200 --json var/soak.json     # the goal: 200 races (about 80 min on 2 busy cores)
-    python bench/soak.py --races 20                           # a quick look (about 8 minutes)
+    python bench/soak.py --races 200 --probe --json var/soak.json   # the goal: 200 races (about 2 h on 2 busy cores)
+    python bench/soak.py --races 40 --probe --json var/soak40.json  # before/after a change (about 25 minutes)
+    python bench/soak.py --races 20                                 # a quick look (about 12 minutes)
 
 SIGTERM or Ctrl-C ends it after the race it waits for: it still prints (and writes) the figures of the races run.
 

@@ -2,12 +2,12 @@
 "Left alone: the soak").
 
 glibc gives each new thread a malloc arena of its own until there are 8 per core; the node's threads (asyncio's
-`to_thread` pool, the API server's, the sandboxes' readers, the database pool's) each allocate and free in theirs,
-and the free space left between live blocks in 16 arenas is memory the process keeps: the soak saw RSS grow about
-39 MiB per 100 races while Python's own allocations stayed flat. `limit_arenas` caps the arenas when the node starts
-(before its threads: `mallopt(M_ARENA_MAX)`), unless the operator set `MALLOC_ARENA_MAX` (or a glibc tunable) already;
-`trim` hands the free pages inside every arena back to the kernel (`malloc_trim(0)`), called after each race closes.
-Where the C library is not glibc (musl, macOS) both do nothing."""
+`to_thread` pool the jobs run in, the gateway's and the API server's, the pools that fetch bundles) each allocate and
+free in theirs, and the free space left between live blocks in 15 arenas is memory the process keeps: the soak saw
+RSS grow about 39 MiB per 100 races while Python's own allocations stayed flat. `limit_arenas` caps the arenas when
+the node starts (before its threads: `mallopt(M_ARENA_MAX)`), unless the operator set `MALLOC_ARENA_MAX` (or a glibc
+tunable) already; `trim` hands the free pages inside every arena back to the kernel (`malloc_trim(0)`), called after
+each race closes. Where the C library is not glibc (musl, macOS) both do nothing."""
 
 from __future__ import annotations
 
