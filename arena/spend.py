@@ -46,6 +46,8 @@ class Provider(BaseModel):
 
     base_url: str = Field(min_length=1)
     models: dict[str, Price] = Field(min_length=1)  # the allowlist, with prices
+    #: the most completion tokens one call to it may ask for; None: the node's --gateway.max_tokens
+    max_tokens: int | None = Field(None, ge=1)
 
     def price(self, model: str) -> Price:
         return self.models.get(model) or Price()

@@ -82,6 +82,7 @@ def gateway_for(settings: Settings, catalog: Any) -> Any:
         base_url=settings.gateway_upstream,
         api_key=settings.gateway_api_key,
         models=settings.gateway_models,
+        max_tokens=settings.gateway_max_tokens,
         usd_per_1k_prompt=settings.gateway_usd_per_1k_prompt,
         usd_per_1k_completion=settings.gateway_usd_per_1k_completion,
     )

@@ -97,6 +97,18 @@ class _Completion:
         allowed = gateway.models_for(handle)
         if model not in allowed:
             raise _Refused(403, f"model {model!r} is not allowed; allowed: {', '.join(allowed)}")
+        cap = gateway.max_tokens_for(handle)
+        for name in ("max_tokens", "max_completion_tokens"):
+            asked = body.get(name)
+            if asked is None:
+                continue
+            if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
+                raise _Refused(400, f"{name} must be a whole number of tokens, 1 or more")
+            if asked > cap:
+                raise _Refused(
+                    400,
+                    f"{name} {asked} is over this node's cap of {cap} completion tokens a call; ask for {cap} or less",
+                )
         with handle.lock:
             over = (
                 handle.llm_calls >= handle.budgets.llm_calls
@@ -114,17 +126,16 @@ class _Completion:
         """The upstream's answer, at most `Budgets.llm_concurrency` of the run's calls in flight at once. A call still
         pending when its run closes is given up there (`RunRegistry.close_run` decides whose it was and cancels it)."""
         gateway, handle = self.gateway, self.handle
-        upstream, route = gateway.upstream, handle.route
-        if route is not None:
-            base_url, key = route.provider.base_url, route.key.get_secret_value()
-        else:
-            base_url, key = upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
+        upstream = gateway.upstream
+        base_url, key = self.target()
         with handle.lock:
             if handle.llm_gate is None:
                 handle.llm_gate = asyncio.Semaphore(handle.budgets.llm_concurrency)
             gate = handle.llm_gate
         pending = id(self.body)
+        timed_out: float | None = None  # the call's wait, when the upstream did not answer within its timeout
         async with gate:
+            since = time.monotonic()
             post = asyncio.ensure_future(
                 gateway.llm_client().post(
                     base_url.rstrip("/") + "/chat/completions",
@@ -149,13 +160,59 @@ class _Completion:
                 if post.cancelled() and handle.closed and not (task is not None and task.cancelling()):
                     raise _Refused(499, "the run ended before the upstream answered") from None
                 raise
+            except httpx.ReadTimeout:  # connected, and no answer within the timeout: the upstream's, or the call's
+                timed_out = time.monotonic() - since
             except httpx.HTTPError as exc:
                 kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
                 raise _Refused(502, f"{self.who} {kind} ({type(exc).__name__})", upstream=True) from None
             finally:
                 with handle.lock:
                     handle.upstream_pending.pop(pending, None)
-        return resp
+        if timed_out is None:
+            return resp
+        well = await self.upstream_well()
+        if well:  # the upstream answers: this call asked for more than it could write within the timeout
+            raise _Refused(
+                504,
+                f"too long: {self.who} had not finished this call after {timed_out:.0f}s (the gateway's timeout, "
+                f"{upstream.timeout:g}s) while it {well}; the call asked for too much: ask for fewer tokens "
+                f"(max_tokens) or less text",
+            )
+        raise _Refused(
+            502, f"{self.who} timed out after {timed_out:.0f}s and did not answer a probe either", upstream=True
+        )
+
+    def target(self) -> tuple[str, str]:
+        """The base URL and key of the run's upstream: its miner's provider with its key, or the node's."""
+        upstream, route = self.gateway.upstream, self.handle.route
+        if route is not None:
+            return route.provider.base_url, route.key.get_secret_value()
+        return upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
+
+    async def upstream_well(self) -> str | None:
+        """Whether the run's upstream is well after one of its calls timed out there, and why (None: not shown
+        well): any call of the same model answered there within the last `Upstream.probe_timeout` seconds (any
+        run's), or it answers a probe, a one-token completion, within that time (docs/scoring.md, "An LLM call
+        that takes too long")."""
+        gateway = self.gateway
+        base_url, key = self.target()
+        model = str(self.body.get("model"))
+        limit = gateway.upstream.probe_timeout
+        if gateway.answered_since(base_url, model, time.monotonic() - limit):
+            return "answered other calls"
+        try:
+            resp = await gateway.llm_client().post(
+                base_url.rstrip("/") + "/chat/completions",
+                json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=limit,
+            )
+        except httpx.HTTPError:
+            return None
+        if not resp.is_success:
+            return None
+        gateway.note_answered(base_url, model)
+        return "answered a probe"
 
     @property
     def who(self) -> str:
@@ -225,6 +282,8 @@ class _Completion:
             gateway._upstream_failed(handle, event)
         elif handle.route is None:
             gateway.upstream_last = (True, f"answered {resp.status_code}")
+        if resp.is_success:
+            gateway.note_answered(self.target()[0], model)
         return Response(content, status_code=resp.status_code, media_type="application/json")
 
     def key_refused(self, status: int) -> JSONResponse:

@@ -53,6 +53,9 @@ class RunRegistry:
         #: one HTTP client for every proxied LLM call, made on the gateway's event loop (a client per call spent
         #: ~200 ms making its TLS context: bench/gateway_llm.py)
         self._llm_client: tuple[Any, httpx.AsyncClient] | None = None
+        #: when (monotonic) each upstream (base URL, model) last answered a call 2xx, any run's: the evidence that
+        #: an upstream is well when one call timed out on it (`sandbox.gateway.inference`, `upstream_well`)
+        self._answered_at: dict[tuple[str, str], float] = {}
 
     def llm_client(self) -> httpx.AsyncClient:
         """The HTTP client of the proxied LLM calls, for the running event loop (a gateway served again after a
@@ -80,6 +83,23 @@ class RunRegistry:
     def models_for(self, handle: RunHandle) -> list[str]:
         """The models a run may call: its miner's provider's allowlist, or the node's."""
         return list(handle.route.provider.models) if handle.route is not None else list(self.upstream.models)
+
+    def max_tokens_for(self, handle: RunHandle) -> int:
+        """The most completion tokens one of the run's calls may ask for: its miner's provider's cap where the miner
+        pays and the operator set one, else the node's (`Upstream.max_tokens`)."""
+        if handle.route is not None and handle.route.provider.max_tokens is not None:
+            return handle.route.provider.max_tokens
+        return self.upstream.max_tokens
+
+    def note_answered(self, base_url: str, model: str) -> None:
+        """An upstream answered a call 2xx just now."""
+        with self._lock:
+            self._answered_at[(base_url, model)] = time.monotonic()
+
+    def answered_since(self, base_url: str, model: str, since: float) -> bool:
+        """Whether the upstream answered a call of ``model`` 2xx at or after ``since`` (monotonic)."""
+        with self._lock:
+            return self._answered_at.get((base_url, model), float("-inf")) >= since
 
     def tools_for(self, task: str) -> ToolRegistry:
         """The tools runs of task type ``task`` may call: the family's registry (made once per family)."""

@@ -47,6 +47,13 @@ class Upstream(BaseModel):
     #: the upstream's (a 502 to the agent, 2005 or 2011). It is also the stall rule's bound: a call still unanswered
     #: when the wall clock ends its run is the upstream's only if it waited this long (`arena.verdict.stalled`)
     timeout: float = 120.0
+    #: the most completion tokens one call may ask for (``max_tokens`` or ``max_completion_tokens``): a call over it
+    #: is refused to the agent (400, the cap named); where the miner pays, its provider's own cap where the operator
+    #: set one (`arena.spend.Provider.max_tokens`), else this one (docs/scoring.md, "An LLM call that takes too long")
+    max_tokens: int = Field(4096, ge=1)
+    #: seconds the gateway waits on its probe of an upstream (a one-token completion) after a call timed out there:
+    #: answered, the upstream is well and the timeout is the call's own (the agent's); not, it is the upstream's
+    probe_timeout: float = Field(15.0, gt=0)
     usd_per_1k_prompt: float = 0.0
     usd_per_1k_completion: float = 0.0
     #: a model's own price where it differs from the two above (`arena.spend.Price`)

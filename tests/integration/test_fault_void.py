@@ -212,11 +212,11 @@ def held_or_running(store: Any) -> str:
     return str(store.races(status="running")[0].race_id)
 
 
-# An agent that makes its own runs look like the node's upstream failing: it asks for a completion the upstream takes
-# longer over than the gateway's upstream timeout (1 s here) and waits for the gateway's 502, so the call is the
-# upstream timing out (2005, the node's fault) in every attempt. (A call it gave up by quitting, or hung up on, is its
-# own: tests/integration/test_llm_quitter.py.) Were a race voided for it, a leading miner could freeze the weights on
-# the last vector at will.
+# An agent that makes its own runs look like the node's upstream failing: it sends a request the upstream answers 500
+# to, so the call is the upstream failing (2005, the node's fault) in every attempt. (A call it gave up by quitting, or
+# hung up on, is its own: tests/integration/test_llm_quitter.py; so is one the upstream takes longer over than the
+# gateway's timeout while it answers others: tests/integration/test_llm_overlong.py.) Were a race voided for it, a
+# leading miner could freeze the weights on the last vector at will.
 STALLER = """
 import json
 import os
@@ -239,7 +239,7 @@ def agent_main(problem):
 def test_an_agent_that_fakes_an_upstream_fault_cannot_void_the_race(inputs: Any, tmp_path: Path) -> None:
     def upstream(body: dict[str, Any]) -> str:
         if "stall" in json.dumps(body.get("messages")):
-            time.sleep(4.0)
+            raise Fail(500, "internal error")
         return "ok"
 
     setup = make_chain(tmp_path, ["honest", "staller"], rate_limit=0)

@@ -403,3 +403,96 @@ def test_a_body_no_store_can_hold_is_refused_and_never_replaces_the_answer(gatew
     assert [(e.name, e.status) for e in record.events] == [("recommend_product", 200), ("recommend_product", 400)]
     assert record.events[1].model_dump_json()  # storable
     assert raw_answer(record.events) == "D000"
+
+
+def test_a_call_over_the_max_tokens_cap_is_refused_before_the_upstream(tiny_catalog, tmp_path):
+    """`Upstream.max_tokens` (the node's --gateway.max_tokens) bounds what one call may ask for: a call over it is
+    refused to the agent (400, the cap named), never reaches the upstream and is not counted; where the miner pays,
+    its provider's own cap is the bound (docs/scoring.md, "An LLM call that takes too long")."""
+    from pydantic import SecretStr
+
+    from arena.spend import Price, Provider
+    from sandbox.gateway.runs import MinerRoute
+
+    with OpenAIServer(lambda body: "ok", models=("m",)) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], max_tokens=100))
+        provider = Provider(base_url=server.base_url, models={"m": Price()}, max_tokens=10)
+        route = MinerRoute("local", provider, SecretStr("sk-miner-own-key-abcdefghijklmnop"))
+        with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+            run, paid = gw.open_run("capped"), gw.open_run("paid", route=route)
+            with client(gws.socket_path, run.token) as c, client(gws.socket_path, paid.token) as p:
+                ask = {"model": "m", "messages": [{"role": "user", "content": "an essay"}]}
+                over = c.post("/v1/chat/completions", json={**ask, "max_tokens": 101})
+                over_new = c.post("/v1/chat/completions", json={**ask, "max_completion_tokens": 5000})
+                bad = c.post("/v1/chat/completions", json={**ask, "max_tokens": "lots"})
+                within = c.post("/v1/chat/completions", json={**ask, "max_tokens": 100})
+                unbounded = c.post("/v1/chat/completions", json=ask)
+                paid_over = p.post("/v1/chat/completions", json={**ask, "max_tokens": 11})
+                paid_within = p.post("/v1/chat/completions", json={**ask, "max_tokens": 10})
+            record, paid_record = gw.close_run("capped"), gw.close_run("paid")
+    assert over.status_code == 400 and "cap of 100 completion tokens" in over.json()["error"]["message"]
+    assert over_new.status_code == 400 and "max_completion_tokens 5000" in over_new.json()["error"]["message"]
+    assert bad.status_code == 400 and "whole number" in bad.json()["error"]["message"]
+    assert within.status_code == 200 and unbounded.status_code == 200
+    assert paid_over.status_code == 400 and "cap of 10 " in paid_over.json()["error"]["message"]
+    assert paid_within.status_code == 200
+    assert [r.get("max_tokens") for r in server.requests] == [100, None, 10]  # only the calls within reached it
+    assert record.llm_calls == 2 and paid_record.llm_calls == 1  # refusals not counted
+    assert record.upstream_errors == [] and paid_record.upstream_errors == []
+
+
+def test_a_call_that_times_out_while_the_upstream_answers_is_the_agents_and_a_failing_upstream_the_nodes(
+    tiny_catalog, tmp_path
+):
+    """A call the upstream has not answered within the gateway's timeout (1 s here): when the upstream answered
+    another call of that model within the probe's time (2 s here) before, or answers the gateway's one-token probe,
+    the call was too long, the agent's (504 'too long', no upstream failure); when the upstream answers neither, it is
+    the upstream's (502, an upstream failure: the run 2005)."""
+    import threading
+
+    down = threading.Event()
+    release = threading.Event()
+
+    def responder(body):
+        if down.is_set() or "endless" in str(body.get("messages")):
+            release.wait(30)
+        return "ok"
+
+    try:
+        with OpenAIServer(responder, models=("m",)) as server:
+            gw = Gateway(
+                tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], timeout=1, probe_timeout=2)
+            )
+            endless = {"model": "m", "messages": [{"role": "user", "content": "an endless essay"}]}
+            with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+                probed = gw.open_run("probed")
+                with client(gws.socket_path, probed.token) as c:
+                    long_alone = c.post("/v1/chat/completions", json=endless)
+                probes = [r for r in server.requests if r.get("max_tokens") == 1]
+                seen = gw.open_run("seen")
+                with client(gws.socket_path, seen.token) as c:
+                    assert _chat(c).status_code == 200
+                    long_seen = c.post("/v1/chat/completions", json=endless)
+                after_seen = [r for r in server.requests if r.get("max_tokens") == 1]
+                down.set()  # now the upstream answers nothing
+                failing = gw.open_run("failing")
+                with client(gws.socket_path, failing.token) as c:
+                    # the answers of 'seen' are older than the probe's 2 s: they show nothing now
+                    import time
+
+                    time.sleep(2.2)
+                    long_down = c.post("/v1/chat/completions", json=endless)
+                records = {name: gw.close_run(name) for name in ("probed", "seen", "failing")}
+    finally:
+        release.set()
+    assert len(probes) == 1 and probes[0]["messages"][0]["content"] == "ping"
+    assert long_alone.status_code == 504 and long_alone.json()["error"]["message"].startswith("too long: ")
+    assert "answered a probe" in long_alone.json()["error"]["message"]
+    assert long_seen.status_code == 504 and "answered other calls" in long_seen.json()["error"]["message"]
+    assert len(after_seen) == 1  # no probe where another call had just been answered
+    assert records["probed"].upstream_errors == [] and records["seen"].upstream_errors == []
+    (call,) = [e for e in records["probed"].events if e.kind == "llm_call"]
+    assert call.status == 504 and (call.error or "").startswith("too long: ")
+    assert long_down.status_code == 502 and "did not answer a probe" in long_down.json()["error"]["message"]
+    (failed,) = records["failing"].upstream_errors
+    assert failed["status"] == 502

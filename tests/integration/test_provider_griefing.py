@@ -1,7 +1,7 @@
 """An attacker agent against the per-provider drop (`--gateway.provider_failures`): a miner paying at the same provider
-as its rivals makes its own calls fail there (a long completion the provider takes longer over than the gateway's
-upstream timeout, waited on: the provider timing out, 2011, nobody's fault) to have the race go on without that
-provider, so that its rivals' runs there end 2012 and they are left out of the race.
+as its rivals makes its own calls fail there (a request the provider answers 500 to: the provider failing, 2011,
+nobody's fault) to have the race go on without that provider, so that its rivals' runs there end 2012 and they are
+left out of the race.
 
 The provider serves the rivals' calls at once all along: only the attacker's calls fail. A provider's failures are
 counted per miner, so the attacker's runs are the only ones dropped (docs/validator.md, "Who pays for inference").
@@ -28,7 +28,7 @@ from sandbox.bundle import pack_dir
 from sandbox.gateway import Gateway, Upstream
 from tests.integration.test_blame import make_arena, open_store
 from tests.support.llm_agents import MODEL
-from tests.support.openai_server import OpenAIServer
+from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.chain.sealedkey import MinerKeyConfig
 from validator.races.keys import KeyRing
@@ -37,9 +37,9 @@ pytestmark = pytest.mark.slow  # LocalChain, bubblewrap, the gateway, an OpenAI-
 
 KEYS = {"rival": "sk-rival-own-key-abcdefghijklmnop", "griefer": "sk-griefer-own-key-abcdefghijklm"}
 
-# The template's answer, after a completion it asks for at length and waits on: the provider takes longer over it
-# than the gateway's upstream timeout, a failure of the miner's provider (2011) whatever the answer. (A call it gave
-# up by returning first would be its own, abandoned: tests/integration/test_llm_quitter.py.)
+# The template's answer, after a request its provider answers 500 to: a failure of the miner's provider (2011)
+# whatever the answer. (A call it gave up by returning first would be its own, abandoned: test_llm_quitter.py; one
+# the provider takes longer over than the gateway's timeout while it answers others is its own too: test_llm_overlong.)
 GRIEFER = """
 
 import json as _json
@@ -50,7 +50,7 @@ _solve_now = agent_main
 
 
 def _long_call():
-    body = {"model": __MODEL__, "max_tokens": 32000, "messages": [{"role": "user", "content": "a long essay"}]}
+    body = {"model": __MODEL__, "messages": [{"role": "user", "content": "a request that breaks the provider"}]}
     req = _request.Request(
         _os.environ["OPENAI_BASE_URL"] + "/chat/completions",
         data=_json.dumps(body).encode(),
@@ -91,9 +91,9 @@ def agent_main(problem):
 
 
 def provider(body: dict[str, Any]) -> str:
-    """A real provider's pace: a long generation takes long, anything else is answered at once."""
-    if int(body.get("max_tokens") or 0) >= 4096:
-        time.sleep(10.0)  # well past the gateway's upstream timeout (2 s here)
+    """A provider that fails on one request (the griefer's) and answers anything else at once."""
+    if "breaks the provider" in str(body.get("messages")):
+        raise Fail(500, "internal error")
     return "look for the cheapest match"
 
 

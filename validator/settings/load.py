@@ -79,6 +79,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "gateway_models",
         "gateway_token_budget",
         "gateway_cost_budget",
+        "gateway_max_tokens",
         "gateway_usd_per_1k_prompt",
         "gateway_usd_per_1k_completion",
         "gateway_payer",

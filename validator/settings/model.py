@@ -152,6 +152,13 @@ class Settings(BaseSettings, SandboxSettings, UpkeepSettings, PayerSettings):
         description="USD one run may spend on LLM calls at the prices below (0: no cost budget)",
         json_schema_extra=flag("--gateway.cost_budget"),
     )
+    gateway_max_tokens: int = Field(
+        4096,
+        ge=1,
+        description="the most completion tokens one LLM call may ask for (max_tokens); a call over it is refused "
+        "(400). A provider's own max_tokens in --gateway.providers wins for it",
+        json_schema_extra=flag("--gateway.max_tokens"),
+    )
     gateway_usd_per_1k_prompt: float = Field(
         0.0,
         ge=0,
