@@ -49,7 +49,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -375,12 +375,16 @@ def compare_behaviour(
 def behaviour_evidence(
     agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]]],
     success: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+    first: Callable[[str, str], tuple[str, str]] | None = None,
 ) -> list[Similar]:
-    """Every pair of agents (given in commitment order: hotkey, runs' calls by problem) that behave as copies, the
-    earlier of each pair first; ``success`` each agent's runs' strict scores by problem (the answer evidence)."""
+    """Every pair of agents (hotkey, runs' calls by problem) that behave as copies, the earlier of each pair first
+    (``first``: (earlier, later) of two hotkeys; default the order given); ``success`` each agent's runs' strict
+    scores by problem (the answer evidence)."""
     out = []
-    for (a, early), (b, late) in itertools.combinations(agents, 2):
-        match = compare_behaviour(early, late, None if success is None else success.get(a, {}))
+    calls = dict(agents)
+    for (a, _), (b, _) in itertools.combinations(agents, 2):
+        a, b = first(a, b) if first is not None else (a, b)
+        match = compare_behaviour(calls[a], calls[b], None if success is None else success.get(a, {}))
         if match.copy_:
             kind = "answers" if match.kind == "answers" else "behaviour"
             out.append(Similar(a=a, b=b, kind=kind, similarity=match.similarity, problems=match.problems))

@@ -12,7 +12,7 @@ same fingerprints) and the same trajectories (the results bundles), so each reac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -67,23 +67,34 @@ class CopyVerdict(BaseModel):
         )
 
 
-Order = Callable[[MinerResult], tuple[int, str]]
+#: x -> y -> the block since which miner x has held the code miner y raced (y a hotkey or a template's name): the
+#: earliest of x's submissions holding most of what x's and y's raced agents share (`arena.copies.dating`)
+Dates = Mapping[str, Mapping[str, int]]
 
 
-def order_by(since: Mapping[str, int] | None = None) -> Order:
-    """Which of two agents is the earlier: the block each has stood for its agent since (``since``: hotkey -> the
-    block of its earliest submission similar to the one raced, so an honest update keeps its place ahead of a copy
-    of its first version), else its commitment block; then its hotkey."""
-    given = since or {}
+class Order:
+    """Which of two agents is the earlier, pair by pair: each dated by the block since which it has held the code the
+    two share (``dates``: an honest author or updater keeps its place ahead of a copy of its work, whatever either
+    committed before that does not hold it), else by its commitment block; then its hotkey. Against a template, by
+    the block since which it has held the template's code."""
 
-    def key(r: MinerResult) -> tuple[int, str]:
-        return (min(given.get(r.hotkey, r.commitment_block), r.commitment_block), r.hotkey)
+    def __init__(self, results: Sequence[MinerResult], dates: Dates | None = None) -> None:
+        self.blocks = {r.hotkey: r.commitment_block for r in results}
+        self.dates = dates or {}
 
-    return key
+    def key(self, x: str, y: str) -> tuple[int, str]:
+        """``x``'s place against ``y`` (a hotkey or a template's name)."""
+        block = self.blocks[x]
+        held = self.dates.get(x, {}).get(y)
+        return (min(held, block) if held is not None else block, x)
+
+    def first(self, x: str, y: str) -> tuple[str, str]:
+        """(earlier, later) of two miners."""
+        return (x, y) if self.key(x, y) < self.key(y, x) else (y, x)
 
 
 def _pairs(
-    results: Sequence[MinerResult], evidence: Sequence[Similar], _order: Order
+    results: Sequence[MinerResult], evidence: Sequence[Similar], order: Order
 ) -> dict[tuple[str, str], tuple[Similar, str]]:
     """(earlier, later) hotkeys -> the strongest evidence (and the template it went through, or "")."""
     by = {r.hotkey: r for r in results}
@@ -92,8 +103,7 @@ def _pairs(
     def keep(x: str, y: str, ev: Similar, via: str) -> None:
         if x == y or x not in by or y not in by:
             return
-        early, late = sorted((by[x], by[y]), key=_order)
-        key = (early.hotkey, late.hotkey)
+        key = order.first(x, y)
         best = out.get(key)
         if best is None or (ev.similarity, ev.kind, ev.problems) > (best[0].similarity, best[0].kind, best[0].problems):
             out[key] = (ev, via)
@@ -105,26 +115,26 @@ def _pairs(
         else:
             templates.setdefault(ev.a, []).append(ev)
     for name, close in sorted(templates.items()):
-        members = sorted((e for e in close if e.b in by), key=lambda e: _order(by[e.b]))
-        for ev in members[1:]:  # the earliest stands for the template
+        members = sorted((e for e in close if e.b in by), key=lambda e: order.key(e.b, name))
+        for ev in members[1:]:  # the earliest to hold the template stands for it
             keep(members[0].b, ev.b, ev, name)
     return out
 
 
 def fork_verdicts(
-    results: Sequence[MinerResult], evidence: Sequence[Similar], since: Mapping[str, int] | None = None
+    results: Sequence[MinerResult], evidence: Sequence[Similar], dates: Dates | None = None
 ) -> list[CopyVerdict]:
-    """One verdict per later miner with an earlier similar one, in order (`order_by`). It earns only if it beats
-    every earlier one it is similar to beyond noise; a copy's verdict names the most similar one it did not beat, a
-    fork's the most similar one."""
+    """One verdict per miner with an earlier similar one (`Order`, pair by pair). It earns only if it beats every
+    earlier one it is similar to beyond noise; a copy's verdict names the most similar one it did not beat, a fork's
+    the most similar one."""
     by = {r.hotkey: r for r in results}
-    _order = order_by(since)
-    pairs = _pairs(results, evidence, _order)
+    order = Order(results, dates)
+    pairs = _pairs(results, evidence, order)
     verdicts = []
-    for later in sorted(results, key=_order):
+    for later in sorted(results, key=lambda r: (r.commitment_block, r.hotkey)):
         mine = sorted(
             ((by[e], ev, via) for (e, late), (ev, via) in pairs.items() if late == later.hotkey),
-            key=lambda t: (-t[1].similarity, _order(t[0])),
+            key=lambda t: (-t[1].similarity, order.key(t[0].hotkey, later.hotkey)),
         )
         if not mine:
             continue
@@ -157,4 +167,4 @@ def without_copies(results: Sequence[MinerResult], verdicts: Sequence[CopyVerdic
     return [r for r in results if r.hotkey not in copies]
 
 
-__all__ = ["CopyVerdict", "Similar", "fork_verdicts", "order_by", "without_copies"]
+__all__ = ["CopyVerdict", "Dates", "Order", "Similar", "fork_verdicts", "without_copies"]

@@ -28,8 +28,8 @@ class PooledRun(BaseModel):
     blame: Literal["agent", "validator"] | None = None
     #: the run's tool calls as tokens (`arena.copies.behaviour.behaviour_of`): the fork rule's behaviour evidence
     behaviour: tuple[str, ...] | None = None
-    #: the block since which, as this run's validator holds it, the miner has committed agents similar to the one
-    #: raced (its results bundle's ``since``; None: not held): the fork rule's order, combined over the validators
+    #: unused: read from pooled runs stored before the fork rule's order became pairwise (a results bundle's
+    #: ``dates``, kept beside the runs: `validator.pool.copies.pooled_dates`); never set now
     since: int | None = Field(default=None, ge=0)
 
 

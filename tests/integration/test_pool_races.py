@@ -320,9 +320,10 @@ def test_pooled_standings_span_the_window_and_the_audit_finds_each_node_s_weight
 def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_version(inputs: Any, tmp_path: Path) -> None:
     """The fork rule on, two validators pool one race of the six miners. The miner `offline` first committed a version
     of the template at block 0 (validator v0 synced it; v1 joined later and holds only its update, at block 4); `deep`
-    and `lite` (blocks 1 and 3) are close to the same template. Each bundle says since when each miner has stood for
-    its agent; the pool takes the lower median, so on both nodes `offline` is the earliest of its family and is judged
-    a copy of nobody, where by the latest commitment (blocks 1 < 4) it was judged against `deep`. Both nodes store the
+    and `lite` (blocks 1 and 3) are close to the same template. Each bundle says pair by pair since when each miner
+    has held the code it shares with the others; the pool takes the stake-weighted lower median, so on both nodes
+    `offline` is the earliest of its family and is judged a copy of nobody, where by the latest commitment (blocks
+    1 < 4) it was judged against `deep`. Both nodes store the
     same verdicts and set the same vector."""
     from arena.weights import MinerResult
     from demo.agents import MINER_TEMPLATE, variant, write_template
@@ -358,7 +359,7 @@ def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_versi
         assert judged.get("deep") == "offline" and judged.get("lite") == "offline", judged
         # what the latest commitment alone would have done: `offline` judged against `deep`
         state = nodes[1].store.race_pool(race_id).state
-        runs = [{**run, "since": None} for rows in state["runs"].values() for run in rows]
+        runs = [run for rows in state["runs"].values() for run in rows]
         results = [
             MinerResult(
                 hotkey=s["miner"],
@@ -371,6 +372,124 @@ def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_versi
         ]
         _, before = find_copies(results, runs, lambda sha: tmp_path / nodes[1].name / "bundles" / sha)
         assert any(names[v.hotkey] == "offline" for v in before), before
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def _author_and_thief(root: Path) -> dict[str, Path]:
+    """The offline template (`seed`); an honest author's agent: the template and a module of its own (`author`); the
+    thief's: the author's bundle with that module under another name (`thief`)."""
+    import shutil
+
+    from demo.agents import write_template
+
+    seed = write_template(root / "seed")
+    author = write_template(root / "author")
+    own = Path(__file__).resolve().parents[2] / "arena" / "pooling" / "sharding.py"  # the author's own code
+    (author / "baseline" / "spread.py").write_text(own.read_text())
+    thief = root / "thief"
+    shutil.copytree(author, thief)
+    (thief / "baseline" / "spread.py").rename(thief / "baseline" / "layout.py")
+    return {"seed": seed, "author": author, "thief": thief}
+
+
+def _paid(chain: LocalChain, vector: dict[str, float], hotkey: str) -> float:
+    return float(vector.get(str(_uid(chain, hotkey)), 0.0))
+
+
+def test_a_seed_committed_early_does_not_date_code_stolen_later(inputs: Any, tmp_path: Path) -> None:
+    """The fork rule on, two validators pool one race. The thief committed the public template at block 5; the author
+    published its agent (the template and code of its own) at block 30; at block 60 the thief commits the author's
+    bundle. The thief's early seed holds none of the author's code, so it dates nothing: pair by pair, the author has
+    held the code the two share since 30, the thief since 60. The thief is the copy and earns nothing; the author
+    earns (by one block per bundle, the stolen bundle was dated 5 through the seed it contains and the author
+    zeroed). Both nodes store the same verdicts and set the same vector."""
+    agents = _author_and_thief(tmp_path / "agents")
+    setup = make_chain(tmp_path, ["author", "thief"], validators=2, rate_limit=1)
+    clock = SkewClock()
+    chain = LocalChain(setup.path, clock=clock)
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2, window=1)
+    history = {"author": [(agents["author"], 30)], "thief": [(agents["seed"], 5), (agents["thief"], 60)]}
+    nodes = [
+        start_pool_node(
+            tmp_path, i, wallet, chain, inputs, rotation, setup.miners, history=history, fork_rule=True, **POOL
+        )
+        for i, wallet in enumerate(setup.validators)
+    ]
+    author, thief = (setup.miners[n].hotkey.ss58_address for n in ("author", "thief"))
+    try:
+        race_id = _race(nodes, chain, clock)
+        for node in nodes:
+            _publish(node, race_id)
+        for node in nodes:
+            _settle(node, race_id, {n.hotkey for n in nodes})
+        vectors = [_weigh(node, race_id) for node in nodes]
+        assert json.dumps(vectors[0], sort_keys=True) == json.dumps(vectors[1], sort_keys=True)
+        verdicts = [
+            sorted((v.hotkey, v.copy_of, v.copy, v.reason) for v in node.store.copy_verdicts(race_id=race_id))
+            for node in nodes
+        ]
+        assert verdicts[0] == verdicts[1]
+        assert [(h, of, copy) for h, of, copy, _ in verdicts[0]] == [(thief, author, True)], verdicts[0]
+        assert _paid(chain, vectors[0], author) > 0
+        assert _paid(chain, vectors[0], thief) == 0.0 <= _paid(chain, vectors[0], author)
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def test_a_lying_validator_cannot_date_a_thief_before_the_author(inputs: Any, tmp_path: Path) -> None:
+    """Two validators pool; one lies in its results bundle that the thief has held the author's code since block 0
+    (signed and committed as its node would). The thief registered after the author published (block 30). With a
+    third of the stake the liar moves no date (race 1); with half of it (race 2, equal stakes: the earlier of the two
+    is taken) its date is floored at the thief's registration block, still after the author's. In both races the
+    thief is the copy and earns nothing, the author earns."""
+    from tests.support.race import make_wallet
+    from validator.chain.results import commit_results
+    from validator.pool import build_bundle
+
+    agents = _author_and_thief(tmp_path / "agents")
+    setup = make_chain(tmp_path, ["author"], validators=2, rate_limit=1)
+    clock = SkewClock()
+    chain = LocalChain(setup.path, clock=clock)
+    clock.advance(100 * chain.block_time)  # the thief's hotkey exists from about block 100
+    wallet = make_wallet(setup.wallets, "thief")
+    registered = chain.register(wallet).block_at_registration
+    assert registered > 30
+    miners = {**setup.miners, "thief": wallet}
+    rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2, window=1)
+    history = {"author": [(agents["author"], 30)], "thief": [(agents["thief"], registered + 10)]}
+    nodes = [
+        start_pool_node(tmp_path, i, w, chain, inputs, rotation, miners, history=history, fork_rule=True, **POOL)
+        for i, w in enumerate(setup.validators)
+    ]
+    honest, liar = nodes
+    author, thief = setup.miners["author"].hotkey.ss58_address, wallet.hotkey.ss58_address
+    try:
+        for liar_stake in (50.0, 100.0):
+            chain.set_stake(liar.hotkey, liar_stake)
+            race_id = _race(nodes, chain, clock)
+            _publish(honest, race_id)
+            built = build_bundle(
+                liar.store,
+                race_id,
+                liar.wallet,
+                netuid=chain.netuid,
+                created_block=chain.block(),
+                dates_of=lambda raced: {thief: {author: 0}},
+            )
+            liar.arena.pooling.shelf.put(
+                built.sha256, built.data, liar.arena.pooling._release(liar.store.race(race_id))
+            )
+            commit_results(chain, liar.wallet, built.sha256)
+            _settle(honest, race_id, {honest.hotkey, liar.hotkey})
+            vector = _weigh(honest, race_id)
+            pool = honest.store.race_pool(race_id)
+            assert pool.state["stakes"][liar.hotkey] == liar_stake and pool.state["registered"][thief] == registered
+            verdicts = [(v.hotkey, v.copy_of, v.copy) for v in honest.store.copy_verdicts(race_id=race_id)]
+            assert verdicts == [(thief, author, True)], (liar_stake, verdicts)
+            assert _paid(chain, vector, author) > 0 and _paid(chain, vector, thief) == 0.0, (liar_stake, vector)
     finally:
         for node in nodes:
             node.stop()

@@ -118,30 +118,54 @@ def test_a_bundle_holds_every_run_signed_and_verifies_whole(arena: Arena) -> Non
     assert second.body.prev == first.sha256 and second.sha256 != first.sha256
 
 
-def test_a_bundle_says_since_when_each_miner_has_stood_for_its_agent_and_its_pooled_runs_carry_it(arena: Arena) -> None:
-    """`since_of` (the node's `held_since`) is asked about the raced miners' agents; what it says is signed in the
-    bundle and every pooled run of the miner carries it (the fork rule's order in a pooled race); a block below 0 is
-    refused as malformed."""
+def test_a_bundle_says_pair_by_pair_since_when_each_miner_has_held_the_code_it_shares(arena: Arena) -> None:
+    """`dates_of` (the node's `held_dates`) is asked about the raced miners' agents; what it says of the raced
+    miners is signed in the bundle (format version 2) and read beside its runs; a block below 0 is refused as
+    malformed."""
     asked: list[dict[str, str]] = []
-    first = sorted(MINERS)[0]
+    first, second = sorted(MINERS)[:2]
 
-    def since_of(raced: Mapping[str, str]) -> dict[str, int]:
+    def dates_of(raced: Mapping[str, str]) -> dict[str, dict[str, int]]:
         asked.append(dict(raced))
-        return {first: 7, "someone-not-raced": 3}
+        return {first: {second: 7, "template:offline": 2}, "someone-not-raced": {first: 3}}
 
     bundle = build_bundle(
-        arena.store, "race-200", arena.wallets["alice"], netuid=1, created_block=230, since_of=since_of
+        arena.store, "race-200", arena.wallets["alice"], netuid=1, created_block=230, dates_of=dates_of
     )
     assert asked and set(asked[0]) == set(MINERS) and set(asked[0].values()) == set(arena.agents.values())
-    assert bundle.body.since == {first: 7}
+    assert bundle.body.version == 2 and bundle.body.dates == {first: {second: 7, "template:offline": 2}}
     result = check(arena, bundle.data, bundle.sha256)
-    assert isinstance(result, VerifiedBundle)
-    pooled = to_pooled(result)
-    assert {r.since for r in pooled if r.miner == first} == {7}
-    assert {r.since for r in pooled if r.miner != first} == {None}
+    assert isinstance(result, VerifiedBundle) and result.bundle.dates == bundle.body.dates
     body = bundle.body.model_copy(deep=True)
-    sha, data = reseal(arena, body.model_copy(update={"since": {first: -1}}))
+    sha, data = reseal(arena, body.model_copy(update={"dates": {first: {second: -1}}}))
     refused(check(arena, data, sha), "malformed")
+
+
+def _as_version(body: ResultsBundle, version: int, **fields: Any) -> tuple[ResultsBundle, dict[str, Any]]:
+    plain = body.model_dump(mode="json", exclude={"since", "dates"}) | {"version": version, **fields}
+    return ResultsBundle.model_validate(plain), plain
+
+
+def test_a_bundle_of_the_older_format_is_pooled_and_a_newer_one_refused_saying_so(arena: Arena) -> None:
+    """Format version 1 (before ``dates``; some nodes wrote ``since`` in it) is verified and pooled, dating nothing;
+    a version newer than this node reads is refused with one line saying which and what to do; a version 2 bundle
+    carrying ``since``, or a version 1 carrying ``dates``, is malformed."""
+    body = built(arena).body
+    first = sorted(MINERS)[0]
+    for fields in ({}, {"since": {first: 7}}):
+        old, plain = _as_version(body, 1, **fields)
+        sha, data = seal(old, arena.wallets["alice"], plain=plain)
+        result = check(arena, data, sha)
+        assert isinstance(result, VerifiedBundle), result
+        assert result.bundle.version == 1 and result.bundle.dates == {} and len(to_pooled(result)) == len(body.runs)
+    newer, plain = _as_version(body, 3)
+    sha, data = seal(newer, arena.wallets["alice"], plain={**plain, "verdicts": {"new": "field"}})
+    reason = refused(check(arena, data, sha), "newer_version").reason
+    assert arena.hotkey("alice") in reason and "version 3" in reason and "1 to 2" in reason and "\n" not in reason
+    for version, fields in ((2, {"since": {first: 7}}), (1, {"dates": {first: {"x": 1}}})):
+        odd, plain = _as_version(body, version, **fields)
+        sha, data = seal(odd, arena.wallets["alice"], plain=plain)
+        refused(check(arena, data, sha), "malformed")
 
 
 def test_forged_verdicts_are_refused_naming_the_run(arena: Arena) -> None:

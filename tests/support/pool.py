@@ -113,10 +113,13 @@ def start_pool_node(
     inputs: tuple[Path, Path, str],
     rotation: Rotation,
     miners: dict[str, Any],
+    *,
+    history: dict[str, list[tuple[Path, int]]] | None = None,
     **config: Any,
 ) -> PoolNode:
     """Validator `index`: a fresh store holding the six miners' submissions (the same commitment blocks on every
-    validator, as a sync from the chain leaves them), an arena pooling on `chain`, its API serving its bundles."""
+    validator, as a sync from the chain leaves them), an arena pooling on `chain`, its API serving its bundles.
+    ``history`` (miner -> its submissions' (agent folder, commitment block), the latest raced) replaces them."""
     from arena.log import get_logger
     from sandbox.gateway import Gateway, Upstream
     from validator.metrics import Metrics
@@ -130,8 +133,13 @@ def start_pool_node(
     store = open_store(f"sqlite:///{root / f'{name}.sqlite'}")
     store.upsert_miners(chain.metagraph().neurons)
     for i, (miner, miner_wallet) in enumerate(sorted(miners.items())):
+        hotkey = miner_wallet.hotkey.ss58_address
+        if history is not None:
+            for folder, block in history.get(miner, []):
+                place_submission(store, data_dir, hotkey, folder, block=block)
+            continue
         agent = write_agent(root / "agents" / miner, miner)
-        place_submission(store, data_dir, miner_wallet.hotkey.ss58_address, agent, block=1 + i)
+        place_submission(store, data_dir, hotkey, agent, block=1 + i)
     catalog_dir, pack_path, signer = inputs
     catalog = Catalog.open(catalog_dir)
     pack = load_pack(pack_path, catalog_digest=catalog.digest, trusted_signers={signer})

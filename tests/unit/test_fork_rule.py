@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from arena.copies.fork import Similar, fork_verdicts, without_copies
 from arena.weights import MinerResult, compute_weights, parse_policy
 from tests.support.copy_variants import VARIANTS, write_variants
 from validator.pool.copies import find_copies
-from validator.submissions.similarity import TEMPLATES, similar_since
+from validator.submissions.similarity import TEMPLATES, held_dates
 
 POLICY = parse_policy("top_heavy")
 
@@ -131,8 +132,8 @@ def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(
     variants: dict[str, Path], tmp_path: Path
 ) -> None:
     """Miner A commits v1 (block 10); B copies v1 and commits it (block 20); A then commits v2, still similar to v1
-    (block 30). Ordered by the latest commitment B would be the earlier and A a copy earning nothing; ordered by the
-    block A has stood for its agent since (its earliest similar stored submission), A is the earlier, B the copy."""
+    (block 30). Ordered by the latest commitment B would be the earlier and A a copy earning nothing; ordered pair by
+    pair by the block since which each has held the code the two share, A is the earlier (v1 holds it), B the copy."""
     v1, copied, v2 = variants["identical"], variants["local_renamed"], variants["dead_code"]
     folders = {"a-v2": v2, "b-v1": copied}
     runs = [
@@ -143,12 +144,13 @@ def test_an_honest_update_keeps_its_place_ahead_of_a_copy_of_its_first_version(
     results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
     _, by_latest = find_copies(results, runs, folders.get)
     assert [(v.hotkey, v.copy_) for v in by_latest] == [("updater", True)]  # what ordering by the latest did
-    assert similar_since(v2, [(30, v2), (10, v1)]) == 10
     unlike = tmp_path / "llm"  # a copy: a stored bundle's fingerprint is cached beside its folder
     shutil.copytree(TEMPLATES["template:llm"], unlike, ignore=shutil.ignore_patterns("__pycache__"))
-    assert similar_since(v2, [(30, v2), (5, unlike)]) == 30  # an unlike old agent does not count
-    since = {"updater": 10, "copier": 20}
-    kept, verdicts = find_copies(results, runs, folders.get, since=since)
+    history = {"updater": [(30, v2), (5, unlike), (10, v1)], "copier": [(20, copied)]}
+    dates = held_dates({"updater": v2, "copier": copied}, history)
+    assert dates["updater"]["copier"] == 10 and dates["copier"]["updater"] == 20
+    assert dates["updater"]["template:offline"] == 10  # the unlike old agent (block 5) dates nothing
+    kept, verdicts = find_copies(results, runs, folders.get, dates=dates)
     (verdict,) = verdicts
     assert verdict.hotkey == "copier" and verdict.copy_of == "updater" and verdict.copy_
     weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
@@ -194,20 +196,10 @@ def test_validators_given_the_same_evidence_in_any_order_reach_the_same_verdicts
     assert {v.hotkey for v in first} == {"m5", "m6", "m7"}
 
 
-def test_a_pooled_race_orders_an_honest_update_ahead_of_a_copy_of_its_first_version(variants: dict[str, Path]) -> None:
-    """The same story pooled: each validator's results bundle says since which block it holds each miner has stood
-    for its agent (`ResultsBundle.since`, carried by every pooled run). Validator a saw the updater's first version
-    (block 10), validator b joined later and holds only its update (no earlier block); the lower median of what they
-    say orders the updater first, and both validators (each reading the pooled runs in its own order) and the audit
-    reach the same verdict: the copier is the copy."""
-    import random
-
+def _pooled_runs(validators: list[str], agents: dict[str, str], problems: tuple[str, ...]) -> list[Any]:
     from arena.pooling import PooledRun
-    from validator.pool.copies import pooled_since
 
-    folders = {"a-v2": variants["dead_code"], "b-v1": variants["local_renamed"]}
-    said = {("validator-a", "updater"): 10, ("validator-a", "copier"): 20, ("validator-b", "copier"): 20}
-    runs = [
+    return [
         PooledRun(
             validator=v,
             miner=miner,
@@ -217,34 +209,76 @@ def test_a_pooled_race_orders_an_honest_update_ahead_of_a_copy_of_its_first_vers
             score=0.5,
             success=0.5,
             behaviour=honest_calls(p),
-            since=said.get((v, miner)),
         )
-        for v in ("validator-a", "validator-b")
-        for miner, sha in (("updater", "a-v2"), ("copier", "b-v1"))
-        for p in ("p1", "p2", "p3")
+        for v in validators
+        for miner, sha in agents.items()
+        for p in problems
     ]
-    assert pooled_since(runs) == {"updater": 10, "copier": 20}
+
+
+def test_a_pooled_race_orders_an_honest_update_ahead_of_a_copy_of_its_first_version(variants: dict[str, Path]) -> None:
+    """The same story pooled: each validator's results bundle says pair by pair since which block it holds each
+    miner has held the code it shares with the other (`ResultsBundle.dates`). Validator a saw the updater's first
+    version (block 10), validator b joined later and holds only its update; the stake-weighted lower median of what
+    they say orders the updater first, and both validators (each reading the pooled runs in its own order) and the
+    audit reach the same verdict: the copier is the copy."""
+    import random
+
+    from validator.pool.copies import pooled_dates
+
+    folders = {"a-v2": variants["dead_code"], "b-v1": variants["local_renamed"]}
+    said = {
+        "validator-a": {"updater": {"copier": 10}, "copier": {"updater": 20}},
+        "validator-b": {"updater": {"copier": 30}, "copier": {"updater": 20}},
+    }
+    runs = _pooled_runs(["validator-a", "validator-b"], {"updater": "a-v2", "copier": "b-v1"}, ("p1", "p2", "p3"))
+    dates = pooled_dates(runs, said, {"validator-a": 100.0, "validator-b": 100.0})
+    assert dates == {"updater": {"copier": 10}, "copier": {"updater": 20}}
     results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
     seen = []
     for seed in range(4):
         shuffled = runs[:]
         random.Random(seed).shuffle(shuffled)
-        kept, verdicts = find_copies(results, shuffled, folders.get)
+        kept, verdicts = find_copies(results, shuffled, folders.get, dates=pooled_dates(shuffled, said, None))
         seen.append(verdicts)
         (verdict,) = verdicts
         assert verdict.hotkey == "copier" and verdict.copy_of == "updater" and verdict.copy_
         weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
         assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
     assert all(v == seen[0] for v in seen)
-    # without what the bundles say (bundles of before), the latest commitment orders them: the update is zeroed
-    bare = [r.model_copy(update={"since": None}) for r in runs]
-    assert [(v.hotkey, v.copy_) for v in find_copies(results, bare, folders.get)[1]] == [("updater", True)]
-    # one validator of three claiming the copier has stood since block 1 does not move the median
-    three = runs + [r.model_copy(update={"validator": "validator-c"}) for r in runs if r.validator == "validator-a"]
-    lying = [
-        r.model_copy(update={"since": 1}) if r.validator == "validator-b" and r.miner == "copier" else r for r in three
-    ]
-    assert pooled_since(lying)["copier"] == 20
+    # without what the bundles say (version 1 bundles), the latest commitment orders them: the update is zeroed
+    assert [(v.hotkey, v.copy_) for v in find_copies(results, runs, folders.get, dates={})[1]] == [("updater", True)]
+
+
+def test_a_lying_validator_below_half_the_stake_moves_no_date_and_none_dates_before_registration() -> None:
+    """A validator claiming its favoured miner has held the other's code since block 0: with less than half the
+    stake the honest validator's dates stand; with exactly half (two validators of equal stake, where the lower of
+    the two is taken) the claim is floored at the miner's registration block, later than the honest author's date."""
+    from validator.pool.copies import pooled_dates
+
+    runs = _pooled_runs(["honest", "liar"], {"author": "a", "thief": "t"}, ("p1", "p2"))
+    said = {"honest": {"author": {"thief": 30}, "thief": {"author": 60}}, "liar": {"thief": {"author": 0}}}
+    assert pooled_dates(runs, said, {"honest": 100.0, "liar": 50.0}) == {
+        "author": {"thief": 30},
+        "thief": {"author": 60},
+    }
+    # the lower median the rule had: the liar alone set the thief's date, before the author's
+    assert pooled_dates(runs, said, {"honest": 100.0, "liar": 100.0})["thief"]["author"] == 0
+    floored = pooled_dates(runs, said, {"honest": 100.0, "liar": 100.0}, {"thief": 45, "author": 0})
+    assert floored == {"author": {"thief": 30}, "thief": {"author": 45}}
+    results = [result("author", 0.5, 30), result("thief", 0.52, 60)]
+    folders: dict[str, Path] = {}
+    for dates, expected in ((floored, "thief"), ({"thief": {"author": 0}}, "author")):
+        (verdict,) = find_copies(
+            results,
+            [
+                {"miner": r.miner, "submission": r.submission, "problem_id": r.problem_id, "behaviour": r.behaviour}
+                for r in runs
+            ],
+            folders.get,
+            dates=dates,
+        )[1]
+        assert verdict.hotkey == expected and verdict.copy_
 
 
 def test_two_validators_holding_different_histories_order_a_pooled_race_alike(
@@ -252,15 +286,14 @@ def test_two_validators_holding_different_histories_order_a_pooled_race_alike(
 ) -> None:
     """Two nodes' stores: validator a synced the updater's first version (block 10), the copy of it (20) and the
     update (30); validator b joined later and holds the copy and the update only. What each says in its results bundle
-    (`held_since`, from its own store) differs; the pooled order (`pooled_since`) is the same for both, and both judge
+    (`held_dates`, from its own store) differs; the pooled order (`pooled_dates`) is the same for both, and both judge
     the copier the copy and leave the updater its weight."""
     import functools
     import random
 
-    from arena.pooling import PooledRun
     from tests.support.race import open_store, place_submission
-    from validator.pool.copies import pooled_since
-    from validator.races.copying import held_since
+    from validator.pool.copies import pooled_dates
+    from validator.races.copying import held_dates as store_dates
     from validator.submissions.bundles import bundle_path
 
     v1, copied, v2 = variants["identical"], variants["local_renamed"], variants["dead_code"]
@@ -272,34 +305,53 @@ def test_two_validators_holding_different_histories_order_a_pooled_race_alike(
         store = open_store(f"sqlite:///{tmp_path / name}.sqlite")
         for hotkey, folder, block in history:
             subs[hotkey] = place_submission(store, tmp_path / name, hotkey, folder, block=block).sha256
-        said[name] = held_since(store, tmp_path / name, 0.8, subs)
+        said[name] = store_dates(store, tmp_path / name, 0.8, subs)
         store.close()
-    assert said == {"a": {"updater": 10, "copier": 20}, "b": {"updater": 30, "copier": 20}}
-    runs = [
-        PooledRun(
-            validator=v,
-            miner=miner,
-            submission=subs[miner],
-            problem_id=p,
-            attempt=0,
-            score=0.5,
-            success=0.5,
-            behaviour=honest_calls(p),
-            since=said[v].get(miner),
-        )
-        for v in said
-        for miner in subs
-        for p in ("p1", "p2")
-    ]
-    assert pooled_since(runs) == {"updater": 10, "copier": 20}
+    assert (said["a"]["updater"]["copier"], said["b"]["updater"]["copier"]) == (10, 30)
+    assert said["a"]["copier"]["updater"] == said["b"]["copier"]["updater"] == 20
+    runs = _pooled_runs(list(said), subs, ("p1", "p2"))
+    dates = pooled_dates(runs, said, {"a": 1.0, "b": 1.0})
+    assert (dates["updater"]["copier"], dates["copier"]["updater"]) == (10, 20)
     results = [result("updater", 0.50, 30), result("copier", 0.56, 20)]
     judged = []
     for name in said:  # each validator reads the pooled runs in its own order, its own bundle folders
         mine = runs[:]
         random.Random(name).shuffle(mine)
-        kept, verdicts = find_copies(results, mine, functools.partial(bundle_path, tmp_path / name))
+        folder_of = functools.partial(bundle_path, tmp_path / name)
+        kept, verdicts = find_copies(results, mine, folder_of, dates=pooled_dates(mine, said, {"a": 1.0, "b": 1.0}))
         judged.append(verdicts)
         assert [(v.hotkey, v.copy_of, v.copy_) for v in verdicts] == [("copier", "updater", True)]
         weights = compute_weights(kept, {"updater": 1, "copier": 2}, POLICY)
         assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
     assert judged[0] == judged[1]
+
+
+def test_a_seed_committed_early_dates_nothing_it_did_not_hold(tmp_path: Path) -> None:
+    """The thief commits the offline template (block 5); an honest author publishes an agent of its own, unlike any
+    template (block 30); the thief commits the template with the author's code added (block 60). Pair by pair the
+    thief is dated 60 against the author (its seed holds none of the author's code) and the author 30: the thief is
+    the copy. Against the template, the thief's seed dates it 5 (it held the template's code then)."""
+    own = (Path(__file__).resolve().parents[2] / "arena" / "pooling" / "rule.py").read_text()
+    author = tmp_path / "author"
+    author.mkdir()
+    (author / "agent.py").write_text(own)
+    thief = tmp_path / "thief"
+    shutil.copytree(TEMPLATES["template:offline"], thief, ignore=shutil.ignore_patterns("__pycache__"))
+    (thief / "baseline" / "ranking_rule.py").write_text(own)
+    seed = tmp_path / "seed"  # a copy: a stored bundle's fingerprint is cached beside its folder
+    shutil.copytree(TEMPLATES["template:offline"], seed, ignore=shutil.ignore_patterns("__pycache__"))
+    dates = held_dates(
+        {"author": author, "thief": thief}, {"author": [(30, author)], "thief": [(5, seed), (60, thief)]}
+    )
+    assert dates["thief"]["author"] == 60 and dates["author"]["thief"] == 30
+    assert dates["thief"]["template:offline"] == 5 and "template:offline" not in dates["author"]
+    runs = [
+        {"miner": miner, "submission": miner, "problem_id": p, "behaviour": honest_calls(p)}
+        for miner in ("author", "thief")
+        for p in ("p1", "p2", "p3")
+    ]
+    results = [result("author", 0.5, 30), result("thief", 0.52, 60)]
+    folders = {"author": author, "thief": thief}
+    kept, verdicts = find_copies(results, runs, folders.get, dates=dates)
+    assert [(v.hotkey, v.copy_of, v.copy_) for v in verdicts] == [("thief", "author", True)]
+    assert [r.hotkey for r in kept] == ["author"]

@@ -28,11 +28,11 @@ def build_bundle(
     netuid: int,
     created_block: int,
     prev: str = "",
-    since_of: Callable[[Mapping[str, str]], Mapping[str, int]] | None = None,
+    dates_of: Callable[[Mapping[str, str]], Mapping[str, Mapping[str, int]]] | None = None,
 ) -> BuiltBundle:
     """The signed results bundle of every final run of the closed race `race_id` in `store`, by `wallet`'s hotkey;
-    `prev` is the sha256 of this validator's previous results bundle ("" for its first); `since_of` gives the raced
-    miners' order keys from their agents (hotkey -> sha256; `ResultsBundle.since`)."""
+    `prev` is the sha256 of this validator's previous results bundle ("" for its first); `dates_of` gives each pair
+    of raced miners' order from their agents (hotkey -> sha256; `ResultsBundle.dates`)."""
     race = store.race(race_id)
     if race is None:
         raise PoolError(f"no race {race_id!r} in the store; a results bundle is built from a race this node ran")
@@ -49,11 +49,15 @@ def build_bundle(
             "created_block": int(created_block),
             "prev": prev,
             "runs": rows,
-            "since": {},
+            "dates": {},
         }
-        if since_of is not None:
+        if dates_of is not None:
             raced = {str(row["miner"]): str(row["submission"]) for row in rows}
-            plain["since"] = {h: int(b) for h, b in sorted(since_of(raced).items()) if h in raced}
+            plain["dates"] = {
+                x: {y: int(b) for y, b in sorted(mine.items())}
+                for x, mine in sorted(dates_of(raced).items())
+                if x in raced and mine
+            }
         body = ResultsBundle.model_validate(plain)
         sha256, data = seal(body, wallet, plain=plain)
     if len(data) > MAX_BUNDLE_BYTES:

@@ -19,7 +19,9 @@ import orjson
 from bittensor.sp_core import Keypair
 from pydantic import BaseModel, ConfigDict, Field
 
-VERSION = 1
+#: the format this node writes; it reads every version from 1 up to it (`validator.pool.verify`): version 1 had no
+#: ``dates`` (some carried ``since``, which dates nothing now), version 2 carries ``dates``
+VERSION = 2
 #: the largest envelope a node builds, serves or fetches (a 32-miner x 30-problem race of realistic runs is ~25 MB)
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 
@@ -58,15 +60,22 @@ class ResultsBundle(BaseModel):
     created_block: int
     prev: str = ""  # sha256 of this validator's previous results bundle, or ""
     runs: list[BundleRun]
-    #: each raced miner's order key as this validator holds it: the earliest block of its stored submissions similar
-    #: to the agent raced (`validator.submissions.similarity.similar_since`); the pool combines every validator's
-    #: (`validator.pool.copies`), so pooled races order a miner by it as a race judged alone does
-    since: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    #: each pair of raced miners' order as this validator holds it (version 2): x -> y -> the block since which miner
+    #: x has held the code it shares with y's raced agent (y a miner's hotkey or a template's name), from the earliest
+    #: of its stored submissions holding it (`validator.submissions.similarity.held_dates`); the pool combines every
+    #: validator's (`validator.pool.copies.pooled_dates`), so pooled races order a pair as a race judged alone does
+    dates: dict[str, dict[str, Annotated[int, Field(ge=0)]]] = Field(default_factory=dict)
+    #: version 1 only, as some nodes wrote it (the earliest block of a miner's submissions similar to its raced agent,
+    #: whatever another miner wrote): read and ignored, never written
+    since: dict[str, Annotated[int, Field(ge=0)]] | None = None
 
 
 def canonical(body: ResultsBundle | dict[str, Any]) -> bytes:
     """The bytes whose sha256 is the bundle's id: orjson with sorted keys, no whitespace."""
-    data = body.model_dump(mode="json") if isinstance(body, ResultsBundle) else body
+    if isinstance(body, ResultsBundle):
+        data = body.model_dump(mode="json", exclude={"since"} if body.since is None else None)
+    else:
+        data = body
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
 

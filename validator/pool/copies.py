@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.copies import COPY_THRESHOLD
 from arena.copies.behaviour import Calls, behaviour_evidence
-from arena.copies.fork import CopyVerdict, fork_verdicts, order_by, without_copies
+from arena.copies.fork import CopyVerdict, Dates, Order, fork_verdicts, without_copies
 from arena.weights import MinerResult
 from validator.submissions.similarity import code_evidence
 
@@ -41,24 +41,51 @@ def _most_run(counts: Counter[str]) -> str:
     return min(counts, key=lambda sha: (-counts[sha], sha))
 
 
-def pooled_since(runs: Iterable[Mapping[str, Any] | Any]) -> dict[str, int]:
-    """Each miner's order key from the pooled runs: every validator that ran it says since which block it holds the
-    miner has stood for its agent (its results bundle's ``since``; none said counts as no earlier block), and the
-    lower median of what they say is taken: a value every node and the audit read alike from the same bundles, that
-    no minority of the validators can move (with two, the earlier of the two)."""
-    said: dict[str, dict[str, float]] = {}
+def pooled_dates(
+    runs: Iterable[Mapping[str, Any] | Any],
+    said: Mapping[str, Mapping[str, Mapping[str, int]]],
+    stakes: Mapping[str, float] | None = None,
+    registered: Mapping[str, int] | None = None,
+) -> dict[str, dict[str, int]]:
+    """Each pair's date from what the validators say (``said``: validator -> its results bundle's ``dates``, x -> y
+    -> the block since which it holds x has held the code x shares with y): over the validators that ran x (one that
+    says nothing of the pair counts as no block), the stake-weighted lower median (the earliest block that validators
+    holding at least half the stake say, or earlier: `arena.pooling`'s stakes, a validator without stake counting
+    nothing while any has some, all alike when none has), and never before x's hotkey was registered
+    (``registered``: hotkey -> its registration block as the pool reads the chain). The same on every node and in
+    the audit, which read the same bundles and chain; below half the stake a validator moves no date."""
+    ran: dict[str, set[str]] = {}
     for run in runs:
-        block = _field(run, "since")
-        said.setdefault(str(_field(run, "miner")), {})[str(_field(run, "validator") or "")] = (
-            float(block) if block is not None else math.inf
-        )
-    out = {}
-    for miner, by_validator in sorted(said.items()):
-        values = sorted(by_validator.values())
-        middle = values[(len(values) - 1) // 2]
-        if middle != math.inf:
-            out[miner] = int(middle)
+        ran.setdefault(str(_field(run, "miner")), set()).add(str(_field(run, "validator") or ""))
+    weights = {v: _stake(stakes or {}, v) for v in sorted(set().union(*ran.values()) if ran else set())}
+    if not any(weights.values()):
+        weights = dict.fromkeys(weights, 1.0)
+    out: dict[str, dict[str, int]] = {}
+    for x, validators in sorted(ran.items()):
+        counted = sorted(v for v in validators if weights.get(v, 0.0) > 0)
+        others = sorted({y for v in counted for y in (said.get(v) or {}).get(x, {})})
+        for y in others:
+            values = sorted((float((said.get(v) or {}).get(x, {}).get(y, math.inf)), weights[v]) for v in counted)
+            block = _lower_median(values)
+            if block != math.inf:
+                out.setdefault(x, {})[y] = max(int(block), int((registered or {}).get(x, 0)))
     return out
+
+
+def _stake(stakes: Mapping[str, float], validator: str) -> float:
+    value = float(stakes.get(validator, 0.0))
+    return value if math.isfinite(value) and value > 0 else 0.0
+
+
+def _lower_median(values: Sequence[tuple[float, float]]) -> float:
+    """The first value (sorted) at which the cumulative weight reaches half the total (exact sums: `math.fsum`)."""
+    total = math.fsum(w for _, w in values)
+    held: list[float] = []
+    for value, weight in values:
+        held.append(weight)
+        if 2 * math.fsum(held) >= total * (1 - 1e-12):
+            return value
+    return math.inf
 
 
 def find_copies(
@@ -67,17 +94,14 @@ def find_copies(
     folder_of: Callable[[str], Path | None],
     *,
     threshold: float = COPY_THRESHOLD,
-    since: Mapping[str, int] | None = None,
+    dates: Dates | None = None,
 ) -> tuple[list[MinerResult], list[CopyVerdict]]:
     """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
     or their json: miner, submission, problem_id, behaviour, success: the strict score, which wrong answers
-    are the answer evidence); ``folder_of`` gives an agent bundle's folder by its
-    sha256 (None: not held, no code evidence for it); ``since`` each agent's order key (`arena.copies.fork.order_by`;
-    default its commitment block). A pooled race passes none: the order keys are then read from the pooled runs
-    (`pooled_since`), so every pooled validator and the audit order the miners alike."""
+    are the answer evidence); ``folder_of`` gives an agent bundle's folder by its sha256 (None: not held, no code
+    evidence for it); ``dates`` each pair's order (`arena.copies.fork.Order`: this node's own for a race judged
+    alone, `pooled_dates` for a pooled one; none: by commitment block)."""
     runs = sorted(runs, key=_run_key)
-    if since is None:
-        since = pooled_since(runs)
     hotkeys = {r.hotkey for r in results}
     submissions: dict[str, Counter[str]] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
@@ -95,12 +119,13 @@ def find_copies(
                 float(score) if score is not None else 0.0
             )
     agent = {miner: _most_run(counts) for miner, counts in submissions.items()}
-    order = [r.hotkey for r in sorted(results, key=order_by(since)) if r.hotkey in agent]
-    folders = [(h, folder) for h in order if (folder := folder_of(agent[h])) is not None]
-    evidence = code_evidence(folders, threshold=threshold)
-    evidence += behaviour_evidence([(h, calls[h]) for h in order if h in calls], success)
-    verdicts = fork_verdicts(results, evidence, since)
+    order = Order(results, dates)
+    raced = sorted((r.hotkey for r in results if r.hotkey in agent), key=lambda h: (order.blocks[h], h))
+    folders = [(h, folder) for h in raced if (folder := folder_of(agent[h])) is not None]
+    evidence = code_evidence(folders, threshold=threshold, first=order.first)
+    evidence += behaviour_evidence([(h, calls[h]) for h in raced if h in calls], success, first=order.first)
+    verdicts = fork_verdicts(results, evidence, dates)
     return without_copies(results, verdicts), verdicts
 
 
-__all__ = ["find_copies"]
+__all__ = ["find_copies", "pooled_dates"]

@@ -65,6 +65,11 @@ def holders_at(chain: ChainPort, block: int | None) -> dict[str, Neuron]:
     return {n.hotkey: n for n in chain.metagraph(block).neurons if n.validator_permit}
 
 
+def registered_at(chain: ChainPort, block: int | None) -> dict[str, int]:
+    """Every registered hotkey's registration block as of `block` (else now): no miner is dated before it."""
+    return {n.hotkey: int(n.block_at_registration) for n in chain.metagraph(block).neurons}
+
+
 def commitment_blocks(chain: ChainPort, start: int, runs: Mapping[str, Sequence[PooledRun]]) -> dict[str, int]:
     """Each pooled miner's agent commitment block as of the race's start (ties go to the earliest), from the
     miners' `sa1` commitments on chain; a miner whose raced agent is not the one committed then: after every other."""
@@ -196,6 +201,7 @@ __all__ = [
     "holders_at",
     "pin_block",
     "pooled_standings",
+    "registered_at",
     "split_validators",
     "window_starts",
 ]

@@ -16,6 +16,7 @@ RefusalKind = Literal[
     "oversized",
     "bad_hash",
     "malformed",
+    "newer_version",
     "bad_signature",
     "wrong_race",
     "forged_verdict",

@@ -18,7 +18,15 @@ from pydantic import ValidationError
 from arena.blame import blame_of
 from arena.spend import RunSpend, run_spend
 from arena.trajectory import TrajectoryEvent
-from validator.pool.bundle import MAX_BUNDLE_BYTES, BundleRun, ResultsBundle, canonical, paused_gc, signature_valid
+from validator.pool.bundle import (
+    MAX_BUNDLE_BYTES,
+    VERSION,
+    BundleRun,
+    ResultsBundle,
+    canonical,
+    paused_gc,
+    signature_valid,
+)
 from validator.pool.models import RaceFacts, Refusal, RefusalKind, VerifiedBundle
 from validator.pool.rederive import strict_verdict
 
@@ -65,10 +73,15 @@ def _verify(
             )
         if body.get("validator") != validator or not signature_valid(validator, sha256, signature):
             raise _Refused("bad_signature", "it is not signed by the committing hotkey")
+        _check_version(body.get("version"))
         try:
             bundle = ResultsBundle.model_validate(body)
         except ValidationError as exc:
             raise _Refused("malformed", f"it is not a results bundle ({exc.error_count()} bad fields)") from None
+        if (bundle.version == 1 and bundle.dates) or (bundle.version > 1 and bundle.since is not None):
+            raise _Refused(
+                "malformed", f"a version {bundle.version} results bundle carries {'dates' if bundle.dates else 'since'}"
+            )
         _check_race(bundle, sha256, race)
         _check_runs(bundle, race)
         strict = tuple(_check_verdict(run, race) for run in bundle.runs)
@@ -79,6 +92,18 @@ def _verify(
             validator=validator, kind=refused.kind, reason=f"results of validator {validator} refused: {refused.reason}"
         )
     return VerifiedBundle(sha256=sha256, bundle=bundle, size_bytes=len(raw), strict=strict)
+
+
+def _check_version(version: object) -> None:
+    """A format this node reads: 1 (before ``dates``) up to `VERSION`; a newer one is refused saying so."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _Refused("malformed", f"its format version {str(version)[:20]!r} is not a version number")
+    if version > VERSION:
+        raise _Refused(
+            "newer_version",
+            f"it is in results bundle format version {version}, newer than this node reads (1 to {VERSION}): "
+            "upgrade shoparena to pool its runs",
+        )
 
 
 def _envelope(raw: bytes) -> tuple[dict[str, Any], str]:

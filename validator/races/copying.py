@@ -20,32 +20,36 @@ from arena.copies import pinned_threshold
 from arena.copies.behaviour import behaviour_of
 from arena.copies.fork import CopyVerdict
 from arena.weights import MinerResult
+from validator.chain.port import ChainError
 from validator.pool.agents import fetch_agents
-from validator.pool.copies import find_copies
+from validator.pool.copies import find_copies, pooled_dates
 from validator.races.base import Signals
 from validator.races.config import ArenaConfig
 from validator.store.models import Race
 from validator.store.repository import Store
 from validator.submissions.bundles import bundle_path
-from validator.submissions.similarity import similar_since
+from validator.submissions.similarity import held_dates as similarity_dates
 
 
-def held_since(store: Store, data_dir: Path, threshold: float, raced: Mapping[str, str]) -> dict[str, int]:
-    """Each raced miner's (hotkey -> its agent's sha256) order key as this node holds it: the earliest commitment
-    block of its stored submissions similar to the agent raced (`similar_since`); a miner with none held is left
-    out (its commitment block orders it); ``threshold`` is `--copies.similarity`. Also what this node publishes in
-    its results bundle's ``since``."""
+def held_dates(
+    store: Store,
+    data_dir: Path,
+    threshold: float,
+    raced: Mapping[str, str],
+    registered: Mapping[str, int] | None = None,
+) -> dict[str, dict[str, int]]:
+    """Each pair of raced miners' (hotkey -> its agent's sha256) order as this node holds it: since which block each
+    has held the code it shares with the other's agent (and with each template), from its stored submissions
+    (`validator.submissions.similarity.held_dates`), never before its hotkey's registration block (``registered``);
+    ``threshold`` is the fork rule's. Also what this node publishes in its results bundle's ``dates``."""
     history: dict[str, list[tuple[int, Path]]] = {}
     for sub in store.all_submissions():
         if sub.hotkey in raced:
             history.setdefault(sub.hotkey, []).append((sub.commitment_block, bundle_path(data_dir, sub.sha256)))
-    since = {}
-    for hotkey, sha256 in sorted(raced.items()):
-        current = bundle_path(data_dir, sha256)
-        block = similar_since(current, history.get(hotkey, []), threshold=threshold)
-        if block is not None:
-            since[hotkey] = block
-    return since
+    folders = {hotkey: bundle_path(data_dir, sha256) for hotkey, sha256 in raced.items()}
+    dates = similarity_dates(folders, history, threshold=threshold)
+    floor = registered or {}
+    return {x: {y: max(block, int(floor.get(x, 0))) for y, block in mine.items()} for x, mine in dates.items()}
 
 
 class Copying:
@@ -124,14 +128,22 @@ class Copying:
             for row in self.store.race_evidence(race.race_id)
         ]
 
-    def _since(self, race: Race, runs: list[dict[str, Any]]) -> dict[str, int] | None:
-        """Each raced miner's order key from this node's stored submissions (`held_since`), for a race this node
-        judged alone; None for a pooled race: there the pooled runs carry every validator's (their results bundles'
-        ``since``) and `find_copies` combines them, the same on every node and in the audit."""
-        if self._pooled(race):
-            return None
+    def _dates(self, race: Race, runs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+        """Each pair of raced miners' order: for a pooled race, what every validator's results bundle says
+        (`pooled_dates`, with the stakes and registration blocks the pool pinned: the same on every node and in the
+        audit); for a race this node judged alone, its own (`held_dates`), floored at each hotkey's registration."""
+        pool = self.store.race_pool(race.race_id)
+        if pool is not None and pool.status == "pooled":
+            state = pool.state
+            return pooled_dates(runs, state.get("dates") or {}, state.get("stakes"), state.get("registered"))
         raced = {str(run["miner"]): str(run["submission"]) for run in runs}
-        return held_since(self.store, self.config.data_dir, self.threshold, raced)
+        registered = None
+        if self.chain is not None:
+            try:
+                registered = {n.hotkey: n.block_at_registration for n in self.chain.metagraph().neurons}
+            except ChainError:  # the chain unreachable: this node's own dates, unfloored (said in a signal)
+                self.signals.info("copies.unfloored", race_id=race.race_id)
+        return held_dates(self.store, self.config.data_dir, self.threshold, raced, registered)
 
     def _folder(self, sha256: str) -> Path | None:
         folder = bundle_path(self.config.data_dir, sha256)
@@ -141,7 +153,7 @@ class Copying:
         runs = self._runs(race)
         self._fetch(race, runs)
         kept, verdicts = find_copies(
-            results, runs, self._folder, threshold=self.threshold, since=self._since(race, runs)
+            results, runs, self._folder, threshold=self.threshold, dates=self._dates(race, runs)
         )
         self._save(race, verdicts)
         for v in verdicts:

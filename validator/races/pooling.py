@@ -149,7 +149,7 @@ class Pooling:
         return done
 
     def _pool_race(self, race: Any, pool: Any) -> bool:
-        from validator.pool.inputs import holders_at, pin_block
+        from validator.pool.inputs import holders_at, pin_block, registered_at
 
         chain, block = self.arena.chain, self.arena.chain.block()
         past = block > pool.cutoff_block
@@ -168,15 +168,17 @@ class Pooling:
         holders = holders if past else holders_at(chain, state["stake_block"])
         validators: dict[str, dict[str, Any]] = dict(state.get("validators") or {})
         runs: dict[str, list[dict[str, Any]]] = dict(state.get("runs") or {})
+        dates: dict[str, Any] = dict(state.get("dates") or {})
         for hotkey, entry in committed.items():
             known = validators.get(hotkey, {})
             if known.get("status") in {"verified", "refused"} and known.get("sha256") == entry["sha256"]:
                 continue
             runs.pop(hotkey, None)
+            dates.pop(hotkey, None)
             validators[hotkey], pooled = self._check(race, found[hotkey], holders, final=block > pool.due_block)
             if pooled is not None:
-                runs[hotkey] = pooled
-        state["validators"], state["runs"] = validators, runs
+                runs[hotkey], dates[hotkey] = pooled
+        state["validators"], state["runs"], state["dates"] = validators, runs, dates
         waiting = sorted(h for h, v in validators.items() if v["status"] == "unfetched")
         if waiting:  # tried again next block, until the weights are due
             self.arena.store.save_race_pool(race.race_id, status=pool.status, state=state)
@@ -191,6 +193,10 @@ class Pooling:
             self.arena.store.save_race_pool(race.race_id, status="alone", state=state)
             self.arena._info("pool.alone", race_id=race.race_id, verified=sorted(runs))
             return True
+        # what the fork rule weighs the validators' dates by (`validator.pool.copies.pooled_dates`), pinned as the
+        # stakes are: every validator's stake and every miner's registration block as of the pinned block
+        state["stakes"] = {h: float(n.stake) for h, n in sorted(holders.items())}
+        state["registered"] = registered_at(chain, state["stake_block"])
         state["standings"] = self._standings(race, runs, holders)
         self.arena.store.save_race_pool(race.race_id, status="pooled", state=state)
         self.arena._info("pool.pooled", race_id=race.race_id, validators=sorted(runs), miners=len(state["standings"]))
@@ -198,12 +204,13 @@ class Pooling:
 
     def _check(
         self, race: Any, commitment: Any, holders: dict[str, Any], *, final: bool
-    ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
-        """One validator's committed bundle fetched and verified: (its row for the pool, its pooled runs or None)."""
+    ) -> tuple[dict[str, Any], tuple[list[dict[str, Any]], dict[str, Any]] | None]:
+        """One validator's committed bundle fetched and verified: (its row for the pool, its pooled runs and its
+        ``dates``, or None)."""
         hotkey, entry = commitment.hotkey, {"sha256": commitment.sha256}
         outcome = self._fetch_and_verify(race, commitment, holders)
-        if isinstance(outcome, list):
-            return {"status": "verified", "sha256": entry["sha256"], "runs": len(outcome)}, outcome
+        if isinstance(outcome, tuple):
+            return {"status": "verified", "sha256": entry["sha256"], "runs": len(outcome[0])}, outcome
         row = {"status": "refused", "sha256": entry["sha256"], "kind": outcome.kind, "reason": outcome.reason}
         if outcome.kind in RETRYABLE and not final:
             if self.arena.metrics is not None and hasattr(self.arena.metrics, "pool_unfetched"):
@@ -312,7 +319,7 @@ class Pooling:
         the validators that published theirs, to anyone from its public block); returns its sha256."""
         from arena.copies import pinned_threshold
         from validator.pool.build import build_bundle
-        from validator.races.copying import held_since
+        from validator.races.copying import held_dates
 
         store, config = self.arena.store, self.arena.config
         threshold = pinned_threshold(self.arena.pack, config.copy_similarity)  # as the fork rule reads it
@@ -326,7 +333,7 @@ class Pooling:
             netuid=chain.netuid,
             created_block=chain.block(),
             prev=prev or "",
-            since_of=lambda raced: held_since(store, config.data_dir, threshold, raced),
+            dates_of=lambda raced: held_dates(store, config.data_dir, threshold, raced),
         )
         self.shelf.put(built.sha256, built.data, self._release(race))
         return str(built.sha256)
@@ -340,8 +347,8 @@ class Pooling:
         return Release(race_id=race.race_id, race_start=race.seed_block, public_block=public)
 
     def _fetch_and_verify(self, race: Any, commitment: Any, holders: dict[str, Any]) -> Any:
-        """The committed bundle's pooled runs (as json), or its `Refusal`: this node's own read from its shelf,
-        another's fetched (signed request) from its URL or axon, every one verified the same way."""
+        """The committed bundle's pooled runs (as json) and its ``dates``, or its `Refusal`: this node's own read
+        from its shelf, another's fetched (signed request) from its URL or axon, every one verified the same way."""
         from validator.pool import Refusal, fetch_results, verify_bundle
         from validator.pool.pooled import to_pooled
 
@@ -363,7 +370,7 @@ class Pooling:
             return verified
         if commitment.hotkey != self.arena.hotkey:
             self.shelf.put(commitment.sha256, raw, self._release(race))  # kept: an auditor may ask this node too
-        return [run.model_dump(mode="json") for run in to_pooled(verified)]
+        return [run.model_dump(mode="json") for run in to_pooled(verified)], verified.bundle.dates
 
     def _facts(self, race: Any) -> Any:
         """The race a bundle must be of (`validator.pool.facts.race_facts`), as this node knows it."""

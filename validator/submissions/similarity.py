@@ -10,13 +10,15 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from arena.copies import COPY_THRESHOLD, VERSION, Fingerprint, fingerprint_files, similarity
+from arena.copies.dating import held_since, public_hashes, shared_code
 from arena.copies.fork import Similar
 from sandbox.bundle import SKIP_DIRS, BundleError, unpack
 
@@ -146,10 +148,15 @@ def copies_of(
     return sorted((c for c in found if c.copy_), key=lambda c: -c.similarity)
 
 
-def code_evidence(agents: Iterable[tuple[str, Path]], *, threshold: float = COPY_THRESHOLD) -> list[Similar]:
-    """Every pair of stored bundles (given in commitment order: hotkey, bundle folder) similar at ``threshold`` or
-    above, and every bundle similar to a template (the template first: it counts as earlier). A folder this node
-    does not hold is left out."""
+def code_evidence(
+    agents: Iterable[tuple[str, Path]],
+    *,
+    threshold: float = COPY_THRESHOLD,
+    first: Callable[[str, str], tuple[str, str]] | None = None,
+) -> list[Similar]:
+    """Every pair of stored bundles (hotkey, bundle folder) similar at ``threshold`` or above, the earlier of each
+    pair first (``first``: (earlier, later) of two hotkeys; default the order given), and every bundle similar to a
+    template (the template first: it counts as earlier). A folder this node does not hold is left out."""
     held = [(h, cached_fingerprint(folder)) for h, folder in agents if folder.is_dir()]
     out = [
         Similar(a=name, b=h, kind="code", similarity=figure)
@@ -157,23 +164,35 @@ def code_evidence(agents: Iterable[tuple[str, Path]], *, threshold: float = COPY
         for h, fp in held
         if (figure := similarity(template, fp)) >= threshold
     ]
-    for (a, early), (b, late) in itertools.combinations(held, 2):
-        if (figure := similarity(early, late)) >= threshold:
+    prints = dict(held)
+    for (a, _), (b, _) in itertools.combinations(held, 2):
+        a, b = first(a, b) if first is not None else (a, b)
+        if (figure := similarity(prints[a], prints[b])) >= threshold:
             out.append(Similar(a=a, b=b, kind="code", similarity=figure))
     return out
 
 
-def similar_since(
-    current: Path, history: Iterable[tuple[int, Path]], *, threshold: float = COPY_THRESHOLD
-) -> int | None:
-    """The earliest commitment block among a miner's stored bundles (block, folder) whose code is similar to its
-    ``current`` bundle at ``threshold`` or above (the same bundle counts), None if none is held: the block an
-    honest updater has stood for its agent since (`arena.copies.fork.order_by`)."""
-    if not current.is_dir():
-        return None
-    now = cached_fingerprint(current)
-    held = sorted((block, folder) for block, folder in history if folder.is_dir())
-    for block, folder in held:
-        if folder == current or similarity(cached_fingerprint(folder), now) >= threshold:
-            return block
-    return None
+@lru_cache(maxsize=1)
+def _public() -> Any:
+    return public_hashes(template_fingerprints().values())
+
+
+def held_dates(
+    raced: Mapping[str, Path], history: Mapping[str, Iterable[tuple[int, Path]]], *, threshold: float = COPY_THRESHOLD
+) -> dict[str, dict[str, int]]:
+    """Pair by pair, since which block each raced miner (hotkey -> its raced bundle's folder) has held the code it
+    shares with each other raced miner's agent and with each template (`arena.copies.dating`), from its stored
+    submissions (``history``: hotkey -> (commitment block, folder), its raced bundle among them): x -> y -> block,
+    a pair with no such block left out, as is a miner whose raced bundle this node does not hold."""
+    prints = {h: cached_fingerprint(folder) for h, folder in sorted(raced.items()) if folder.is_dir()}
+    others = {**prints, **template_fingerprints()}
+    out: dict[str, dict[str, int]] = {}
+    for x, mine in prints.items():
+        held = [(block, cached_fingerprint(folder)) for block, folder in history.get(x, ()) if folder.is_dir()]
+        for y, theirs in others.items():
+            if y == x:
+                continue
+            block = held_since(shared_code(mine, theirs, _public()), held, threshold=threshold)
+            if block is not None:
+                out.setdefault(x, {})[y] = block
+    return out
