@@ -319,14 +319,16 @@ def test_pooled_standings_span_the_window_and_the_audit_finds_each_node_s_weight
 
 def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_version(inputs: Any, tmp_path: Path) -> None:
     """The fork rule on, two validators pool one race of the six miners. The miner `offline` first committed a version
-    of the template at block 0 (validator v0 synced it; v1 joined later and holds only its update, at block 4); `deep`
-    and `lite` (blocks 1 and 3) are close to the same template. Each bundle says pair by pair since when each miner
-    has held the code it shares with the others; the pool takes the stake-weighted lower median, so on both nodes
-    `offline` is the earliest of its family and is judged a copy of nobody, where by the latest commitment (blocks
-    1 < 4) it was judged against `deep`. Both nodes store the
-    same verdicts and set the same vector."""
+    of the template at block R, the last of the miners' registration blocks (validator v0 synced it; v1 joined later
+    and holds only its update, at R + 4); `deep` and `lite` (R + 1 and R + 3) are close to the same template. Each
+    bundle says pair by pair since when each miner has held the code it shares with the others; the pool takes the
+    stake-weighted lower median, so on both nodes `offline` is the earliest of its family and is judged a copy of
+    nobody, where by the latest commitment (R + 1 < R + 4) it was judged against `deep`. Both nodes store the same
+    verdicts and set the same vector. (Every block is at or after the miner's registration, as on a chain: no date is
+    earlier than it.)"""
     from arena.weights import MinerResult
     from demo.agents import MINER_TEMPLATE, variant, write_template
+    from tests.support.pool import write_agent
     from tests.support.race import place_submission
     from validator.pool.copies import find_copies
 
@@ -334,13 +336,20 @@ def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_versi
     clock = SkewClock()
     chain = LocalChain(setup.path, clock=clock)
     rotation = Rotation(cadence_blocks=CADENCE, problems_per_race=2, window=1)
+    registered = max(n.block_at_registration for n in chain.metagraph().neurons)
+    history = {
+        miner: [(write_agent(tmp_path / "agents" / miner, miner), registered + 1 + i)]
+        for i, miner in enumerate(sorted(setup.miners))
+    }
     nodes = [
-        start_pool_node(tmp_path, i, wallet, chain, inputs, rotation, setup.miners, fork_rule=True, **POOL)
+        start_pool_node(
+            tmp_path, i, wallet, chain, inputs, rotation, setup.miners, history=history, fork_rule=True, **POOL
+        )
         for i, wallet in enumerate(setup.validators)
     ]
     offline = setup.miners["offline"].hotkey.ss58_address
     first = write_template(tmp_path / "offline-v1", variant(MINER_TEMPLATE.read_text(), VIEW_BATCH=10))
-    place_submission(nodes[0].store, tmp_path / nodes[0].name, offline, first, block=0)
+    place_submission(nodes[0].store, tmp_path / nodes[0].name, offline, first, block=registered)
     try:
         race_id = _race(nodes, chain, clock)
         for node in nodes:
@@ -357,16 +366,14 @@ def test_a_pooled_race_keeps_an_honest_update_ahead_of_a_copy_of_its_first_versi
         judged = {names[h]: names.get(of, of) for h, of, _ in verdicts[0]}
         assert "offline" not in judged, verdicts[0]
         assert judged.get("deep") == "offline" and judged.get("lite") == "offline", judged
-        # what the latest commitment alone would have done: `offline` judged against `deep`
+        # what the latest commitment alone would have done: `offline` judged against `deep` (the miners committed
+        # nothing on this chain, so the pool's commitment blocks tie; the stores' latest blocks are those commitments)
         state = nodes[1].store.race_pool(race_id).state
         runs = [run for rows in state["runs"].values() for run in rows]
+        latest = {setup.miners[m].hotkey.ss58_address: block for m, [(_, block)] in history.items()}
         results = [
             MinerResult(
-                hotkey=s["miner"],
-                score=s["score"],
-                commitment_block=s["commitment_block"],
-                low=s["low"],
-                high=s["high"],
+                hotkey=s["miner"], score=s["score"], commitment_block=latest[s["miner"]], low=s["low"], high=s["high"]
             )
             for s in state["standings"]
         ]
