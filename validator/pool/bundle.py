@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from bittensor.sp_core import Keypair
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 #: the format this node writes; it reads every version from 1 up to it (`validator.pool.verify`): version 1 had no
 #: ``dates`` (some carried ``since``, which dates nothing now), version 2 carries ``dates``
@@ -69,13 +69,18 @@ class ResultsBundle(BaseModel):
     #: whatever another miner wrote): read and ignored, never written
     since: dict[str, Annotated[int, Field(ge=0)]] | None = None
 
+    @model_serializer(mode="wrap")
+    def _without_absent_since(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A bundle without ``since`` dumps without the key: its id is the same from the model or its dump."""
+        data: dict[str, Any] = handler(self)
+        if data.get("since") is None:
+            data.pop("since", None)
+        return data
+
 
 def canonical(body: ResultsBundle | dict[str, Any]) -> bytes:
     """The bytes whose sha256 is the bundle's id: orjson with sorted keys, no whitespace."""
-    if isinstance(body, ResultsBundle):
-        data = body.model_dump(mode="json", exclude={"since"} if body.since is None else None)
-    else:
-        data = body
+    data = body.model_dump(mode="json") if isinstance(body, ResultsBundle) else body
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
 
