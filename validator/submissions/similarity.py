@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -79,17 +80,35 @@ def fingerprint_path(path: str | os.PathLike[str]) -> Fingerprint:
 
 
 _MEMO: dict[Path, Fingerprint] = {}
+_MEMO_LOCK = threading.Lock()  # several submissions are fetched and fingerprinted at once
 
 
 def cached_fingerprint(folder: Path) -> Fingerprint:
     """A stored bundle's fingerprints (a bundle's folder is named by its sha256 and never changes): kept in memory
-    and in ``<folder>.fingerprint.json`` once computed (written by rename)."""
-    if folder in _MEMO:
-        return _MEMO[folder]
+    and in ``<folder>.fingerprint.json`` once computed (written by rename). The memory holds the bundles still on
+    disk: a new entry first forgets those whose folder the janitor removed (`forget_removed`), so a node that sees
+    new submissions for weeks keeps the fingerprints its retention keeps, not every bundle it ever saw (a few
+    hundred KiB each)."""
+    with _MEMO_LOCK:
+        if folder in _MEMO:
+            return _MEMO[folder]
     fp = _disk_fingerprint(folder)
-    if len(_MEMO) < 4096:
-        _MEMO[folder] = fp
+    forget_removed()
+    with _MEMO_LOCK:
+        if len(_MEMO) < 4096:
+            _MEMO[folder] = fp
     return fp
+
+
+def forget_removed() -> int:
+    """Drop the in-memory fingerprints of bundles whose folder is gone. Returns how many were dropped."""
+    with _MEMO_LOCK:
+        held = list(_MEMO)
+    gone = [folder for folder in held if not folder.is_dir()]
+    with _MEMO_LOCK:
+        for folder in gone:
+            _MEMO.pop(folder, None)
+    return len(gone)
 
 
 def _disk_fingerprint(folder: Path) -> Fingerprint:
