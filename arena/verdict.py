@@ -9,7 +9,8 @@ The steps, each usable alone (the node scores a run when it lands and judges it 
 
 1. **Blame** (`error_of`): the outcome's error code by `arena.blame`'s table, or None for a run whose answer is to be
    scored. The node's own faults come first: its sandbox failing, its upstream LLM failing at any point of the run
-   (whatever the agent did with the error), its gateway dying; then the agent's (1001-1008).
+   (whatever the agent did with the error; on a run's last try after the node found its upstream well, a 5xx met while
+   the upstream was seen well is the agent's request's: `choked`), its gateway dying; then the agent's (1001-1008).
 2. **Errored** (`errored`): an agent's error is final and counts 0; a validator's is retried (`retry`) and never
    scored: it is missing from the miner's race score, not a zero.
 3. **Strict** (`strict_verdict`): the answer, read from the gateway's log (`arena.tasks.answer`), checked by the
@@ -65,6 +66,10 @@ class Outcome:
     payer: str = "validator"  # whose key the run's LLM calls went upstream with (`arena.spend.Payer`)
     #: the miner's own key refused (401, 403), out of credit (402) or over its quota (429) by its provider
     payer_errors: Sequence[Mapping[str, Any]] = ()
+    #: the run's last try, given after the node's own check found its upstream well past the race's fault wait
+    #: (`validator.races.closing.Closing.last_try`): an upstream 5xx it meets while that upstream is seen well is
+    #: the agent's request's doing (`choked`)
+    last_try: bool = False
 
 
 class Judgment(BaseModel):
@@ -137,10 +142,11 @@ def error_of(outcome: Outcome) -> tuple[int | None, str | None]:
 
     In order: the sandbox failing is the node's (2001); the upstream LLM failing at any point of the run is the
     node's (2005) whatever the agent did with the error, caught or not (the miner's own provider failing: nobody's,
-    2011, retried alike); the miner's key refused by its provider is the miner's (1009); then the agent's own
-    outcome (1001-1005); an agent that returned without answering spent its budget (1007) or simply gave no answer
-    (1006). A node whose gateway stopped serving during the run takes any agent's error (or answer) on itself
-    (2002)."""
+    2011, retried alike), except on the run's last try where it is all the upstream choking on the agent's own
+    requests (`choked`: the run is then scored as what it answered); the miner's key refused by its provider is the
+    miner's (1009); then the agent's own outcome (1001-1005); an agent that returned without answering spent its
+    budget (1007) or simply gave no answer (1006). A node whose gateway stopped serving during the run takes any
+    agent's error (or answer) on itself (2002)."""
     code, error = _error_of(outcome)
     if not outcome.gateway_alive and blame.blame_of(code) != "validator":
         return blame.GATEWAY_FAULT, "the node's gateway stopped serving during the run"
@@ -151,7 +157,7 @@ def _error_of(outcome: Outcome) -> tuple[int | None, str | None]:
     code = outcome.sandbox_code
     if code is not None and blame.blame_of(code) == "validator":
         return code, outcome.sandbox_error
-    if outcome.upstream_errors:
+    if outcome.upstream_errors and not (outcome.last_try and choked(outcome.upstream_errors)):
         first = outcome.upstream_errors[0]
         if outcome.payer == "miner":
             return blame.PROVIDER_DOWN, (
@@ -207,6 +213,17 @@ def stalled(waited: float, *, ended: EndedBy, upstream_timeout: float) -> bool:
     if it had waited ``upstream_timeout`` (the gateway's own limit on an upstream call) or longer: the upstream was
     given its whole time and did not answer. Any shorter wait is the agent's own use of its wall clock."""
     return ended == "node" and waited >= upstream_timeout
+
+
+def choked(upstream_errors: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a run's upstream failures are all the upstream choking on the agent's own requests: each an answer 5xx
+    given while the gateway saw that upstream well (it answered another call of the same model 2xx within its probe
+    time, or a probe: the failure's ``well``). On a run's last try such a run is scored as what it answered, not
+    retried or left out (docs/scoring.md, "An LLM call the upstream chokes on"); a failure of any other kind
+    (unreachable, timed out, not JSON) or met while the upstream was not seen well keeps the run the upstream's."""
+    return bool(upstream_errors) and all(
+        isinstance(e.get("status"), int) and e["status"] >= 500 and bool(e.get("well")) for e in upstream_errors
+    )
 
 
 def _answer_tool(task: str | None) -> str:
@@ -313,6 +330,7 @@ __all__ = [
     "Outcome",
     "Verdict",
     "answered",
+    "choked",
     "decide",
     "ended_by",
     "error_of",

@@ -42,8 +42,9 @@ class RunOutcome:
         """Whether the run answered (`arena.verdict.answered`)."""
         return verdict.answered(self.events, self.task)
 
-    def facts(self, *, gateway_alive: bool = True) -> verdict.Outcome:
-        """The outcome as the verdict reads it (`arena.verdict.Outcome`)."""
+    def facts(self, *, gateway_alive: bool = True, last_try: bool = False) -> verdict.Outcome:
+        """The outcome as the verdict reads it (`arena.verdict.Outcome`); ``last_try``: the run's last try after the
+        node found its upstream well (`arena.verdict.Outcome.last_try`)."""
         return verdict.Outcome(
             events=self.events,
             sandbox_code=self.result.error_code,
@@ -57,12 +58,13 @@ class RunOutcome:
             task=self.task,
             payer=self.spend.payer,
             payer_errors=self.payer_errors,
+            last_try=last_try,
         )
 
-    def error_code(self, *, gateway_alive: bool = True) -> tuple[int | None, str | None]:
+    def error_code(self, *, gateway_alive: bool = True, last_try: bool = False) -> tuple[int | None, str | None]:
         """The run's error code and message (`arena.verdict.error_of`), or (None, None) for a run whose answer is
         to be scored."""
-        return verdict.error_of(self.facts(gateway_alive=gateway_alive))
+        return verdict.error_of(self.facts(gateway_alive=gateway_alive, last_try=last_try))
 
 
 async def run_one(

@@ -248,8 +248,9 @@ class _Completion:
         key = upstream.api_key.get_secret_value() if upstream.api_key else ""
         return _node_mask(key) if len(key) >= FRAGMENT else None
 
-    def answer(self, resp: httpx.Response) -> Response:
-        """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded."""
+    def answer(self, resp: httpx.Response, *, well: str | None = None) -> Response:
+        """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded. ``well``:
+        on a 5xx, why the upstream was seen well meanwhile (`upstream_well`), kept with the run's upstream failure."""
         gateway, handle = self.gateway, self.handle
         if handle.route is not None and resp.status_code in MINER_KEY_STATUSES:
             return self.key_refused(resp.status_code)
@@ -279,7 +280,7 @@ class _Completion:
             },
         )
         if resp.status_code >= 500 or (handle.route is None and upstream_fault(resp.status_code)):
-            gateway._upstream_failed(handle, event)
+            gateway._upstream_failed(handle, event, well=well if resp.status_code >= 500 else None)
         elif handle.route is None:
             gateway.upstream_last = (True, f"answered {resp.status_code}")
         if resp.is_success:
@@ -321,7 +322,12 @@ async def chat_completion(gateway: RunRegistry, request: Request) -> Any:
     call = _Completion(gateway, *admitted)
     try:
         call.admit()
-        return call.answer(await call.forward())
+        resp = await call.forward()
+        # an upstream 5xx: was the upstream well meanwhile (then this request is what it choked on)? Kept with the
+        # failure; it decides only a run's last try (`arena.verdict.choked`, docs/scoring.md, "An LLM call the
+        # upstream chokes on")
+        well = await call.upstream_well() if resp.status_code >= 500 else None
+        return call.answer(resp, well=well)
     except _Refused as refused:
         return call.refuse(refused)
 

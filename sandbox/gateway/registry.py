@@ -215,8 +215,10 @@ class RunRegistry:
             self.recorder.record(ev)
         return ev
 
-    def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent) -> None:
-        """The run's upstream failed: the node's (its health says so), or the miner's provider (nobody's fault)."""
+    def _upstream_failed(self, handle: RunHandle, event: TrajectoryEvent, *, well: str | None = None) -> None:
+        """The run's upstream failed: the node's (its health says so), or the miner's provider (nobody's fault).
+        ``well``: it answered 5xx while it was seen well (why: another call answered, a probe), kept as the
+        failure's ``well`` (`arena.verdict.choked`)."""
         if handle.route is None:
             self.upstream_last = (False, f"{event.status}: {event.error}")
         with handle.lock:
@@ -224,4 +226,5 @@ class RunRegistry:
                 return
             handle.upstream_errors.append(
                 {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}
+                | ({"well": well} if well else {})
             )

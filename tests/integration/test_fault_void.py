@@ -213,10 +213,12 @@ def held_or_running(store: Any) -> str:
 
 
 # An agent that makes its own runs look like the node's upstream failing: it sends a request the upstream answers 500
-# to, so the call is the upstream failing (2005, the node's fault) in every attempt. (A call it gave up by quitting, or
-# hung up on, is its own: tests/integration/test_llm_quitter.py; so is one the upstream takes longer over than the
-# gateway's timeout while it answers others: tests/integration/test_llm_overlong.py.) Were a race voided for it, a
-# leading miner could freeze the weights on the last vector at will.
+# to, so the call is the upstream failing (2005, the node's fault) in every attempt until the race's fault wait is
+# spent. (A call it gave up by quitting, or hung up on, is its own: tests/integration/test_llm_quitter.py; so is one
+# the upstream takes longer over than the gateway's timeout while it answers others: test_llm_overlong.py.) Were a race
+# voided for it, a leading miner could freeze the weights on the last vector at will. Past the wait the node's probe
+# finds the upstream well, and the 5xx of the run's last try is the agent's request's doing: the run is scored as what
+# it answered (nothing, 1006; tests/integration/test_llm_choker.py is the attacker that would gain otherwise).
 STALLER = """
 import json
 import os
@@ -274,14 +276,17 @@ def test_an_agent_that_fakes_an_upstream_fault_cannot_void_the_race(inputs: Any,
         found = store.race(race)
         assert found is not None
         assert found.status == "closed", (found.status, found.reason)  # never voided by it
-        assert "closed without" in (found.reason or "")
         staller_runs = [r for r in store.runs(race_id=race) if r.hotkey == hotkeys["staller"]]
-        assert staller_runs and all(r.error_code == blame.UPSTREAM_LLM_DOWN for r in staller_runs)
+        assert staller_runs and all(r.error_code == blame.NO_ANSWER and r.blame == "agent" for r in staller_runs)
+        for run in staller_runs:  # the upstream's (2005, retried) until its last try
+            assert blame.UPSTREAM_LLM_DOWN in [a["code"] for a in run.sandbox["attempts"]], run.sandbox["attempts"]
         results = {r.hotkey: r for r in store.race_results(race)}
         assert hotkeys["honest"] in results and results[hotkeys["honest"]].runs == 2
+        assert results[hotkeys["staller"]].runs == 2  # scored, not left out
         (weights,) = [ws for ws in store.weight_sets() if ws.race_id == race]
         uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
         honest, faker = (float(weights.vector.get(str(uids[hotkeys[n]]), 0)) for n in ("honest", "staller"))
         assert honest > 0 and faker <= honest  # the faker earns nothing over the honest miner
-        assert any(event == "races.fault_unconfirmed" for _, event, _ in arena.log.records)
+        events = [event for _, event, _ in arena.log.records]
+        assert "races.fault_unconfirmed" in events and "races.closed_without" not in events
         store.close()

@@ -174,6 +174,8 @@ def test_the_upstream_failing_is_recorded_as_the_nodes_and_the_agents_own_errors
     statuses = iter([502, 503, 429, 402, 400, 200])
 
     def responder(body):
+        if body.get("max_tokens") == 1:  # the gateway's probe after a 5xx: answered, outside the script
+            return "pong"
         status = next(statuses, 200)
         if status != 200:
             raise Fail(status, f"scripted {status}")
@@ -496,3 +498,47 @@ def test_a_call_that_times_out_while_the_upstream_answers_is_the_agents_and_a_fa
     assert long_down.status_code == 502 and "did not answer a probe" in long_down.json()["error"]["message"]
     (failed,) = records["failing"].upstream_errors
     assert failed["status"] == 502
+
+
+def test_an_upstream_5xx_is_kept_with_whether_the_upstream_was_seen_well(tiny_catalog, tmp_path):
+    """An upstream 5xx is the upstream's failure (502/500 passed on, recorded in the run's upstream_errors); the
+    gateway checks the upstream as it does for a timeout and keeps why it was seen well (another call just answered,
+    or its probe answered) with the failure; an upstream failing every call (its probe too) is not seen well. The
+    verdict uses it on a run's last try only (`arena.verdict.choked`)."""
+    import threading
+
+    down = threading.Event()
+
+    def responder(body):
+        from tests.support.openai_server import Fail
+
+        if down.is_set() or "choke" in str(body.get("messages")):
+            raise Fail(500, "internal error")
+        return "ok"
+
+    with OpenAIServer(responder, models=("m",)) as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], probe_timeout=2))
+        choke = {"model": "m", "messages": [{"role": "user", "content": "choke"}]}
+        with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+            probed = gw.open_run("probed")
+            with client(gws.socket_path, probed.token) as c:
+                alone = c.post("/v1/chat/completions", json=choke)
+            seen = gw.open_run("seen")
+            with client(gws.socket_path, seen.token) as c:
+                assert _chat(c).status_code == 200
+                after = c.post("/v1/chat/completions", json=choke)
+            down.set()  # now the upstream answers every call 500, the probe too
+            failing = gw.open_run("failing")
+            with client(gws.socket_path, failing.token) as c:
+                import time
+
+                time.sleep(2.2)  # the answers of 'seen' are older than the probe's 2 s
+                outage = c.post("/v1/chat/completions", json=choke)
+            records = {name: gw.close_run(name) for name in ("probed", "seen", "failing")}
+    assert alone.status_code == after.status_code == outage.status_code == 500
+    (a,) = records["probed"].upstream_errors
+    (b,) = records["seen"].upstream_errors
+    (c_,) = records["failing"].upstream_errors
+    assert a["status"] == 500 and a["well"] == "answered a probe"
+    assert b["status"] == 500 and b["well"] == "answered other calls"
+    assert c_["status"] == 500 and "well" not in c_

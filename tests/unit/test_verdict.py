@@ -82,6 +82,36 @@ def test_an_unanswered_call_is_a_stall_only_past_the_upstreams_timeout_when_the_
     assert verdict.stalled(waited, ended=ended, upstream_timeout=120.0) is stall
 
 
+CHOKED = [{"status": 500, "error": "upstream answered 500", "well": "answered a probe"}]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "code"),
+    [
+        # the last try after the node found its upstream well: a 5xx met while the upstream was seen well is the
+        # agent's request's doing, and the run is what it answered
+        (verdict.Outcome(events=ANSWER, upstream_errors=CHOKED, last_try=True), None),
+        (verdict.Outcome(events=ANSWER[:1], upstream_errors=CHOKED, last_try=True), blame.NO_ANSWER),
+        (verdict.Outcome(upstream_errors=CHOKED, last_try=True, payer="miner"), blame.NO_ANSWER),
+        # an earlier try: the upstream's, retried
+        (verdict.Outcome(events=ANSWER, upstream_errors=CHOKED), blame.UPSTREAM_LLM_DOWN),
+        (verdict.Outcome(events=ANSWER, upstream_errors=CHOKED, payer="miner"), blame.PROVIDER_DOWN),
+        # on the last try, a failure met while the upstream was not seen well (a real outage) stays the upstream's
+        (verdict.Outcome(events=ANSWER, upstream_errors=DOWN, last_try=True), blame.UPSTREAM_LLM_DOWN),
+        (verdict.Outcome(events=ANSWER, upstream_errors=[*CHOKED, *DOWN], last_try=True), blame.UPSTREAM_LLM_DOWN),
+        # not a 5xx (unreachable, not JSON: the gateway's own 502 carries no well) stays the upstream's
+        (
+            verdict.Outcome(upstream_errors=[{"status": 429, "error": "x", "well": "answered a probe"}], last_try=True),
+            blame.UPSTREAM_LLM_DOWN,
+        ),
+    ],
+)
+def test_an_upstream_5xx_on_the_last_try_while_the_upstream_is_well_is_the_agents(
+    outcome: verdict.Outcome, code: int | None
+) -> None:
+    assert verdict.error_of(outcome)[0] == code
+
+
 def test_no_answer_names_the_runs_own_answer_tool() -> None:
     """A family whose answer tool has another name (the mock family's ``commit_code``) is told to call that one."""
     from tests.support import mock_family

@@ -78,6 +78,7 @@ class Arena(ArenaParts):
         )
         self.closing = Closing(qualifying=self.qualifying, stages=self.stages, **shared)
         self.closing.confirm = self._fault_holds  # a race is voided only for a fault the node's own probe meets
+        self.dispatching.last_try = self.closing.last_try
         self.weighing = Weighing(store=store, chain=chain, wallet=wallet, config=config, signals=self.signals)
         self.pooling = Pooling(self)  # results bundles published at close, pooled before the weights (`--pool`)
         self.weighing.source = self.pooling.weigh_input  # the pooled standings: `Weighing` waits for them (None)

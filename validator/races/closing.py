@@ -132,6 +132,12 @@ class Closing:
         self.signals.warn("races.closed_without", race_id=race.race_id, runs=len(held), reason=reason, probe=seen)
         return True
 
+    def last_try(self, run: Run) -> bool:
+        """Whether an attempt of ``run`` is its last try after the node's probe found what failed well (its race
+        given one more try by `_unconfirmed`): an upstream 5xx it meets while the upstream is seen well is then the
+        agent's request's doing, and the run is scored as what it answered (`arena.verdict.choked`)."""
+        return run.race_id in self._last_chance and run.attempt >= self.config.max_attempts
+
     def _held(self, run: Run) -> bool:
         """A run a validator fault keeps from a result past its retry budget (`Store.held_runs` in Python)."""
         limit = self.config.max_attempts
@@ -164,6 +170,7 @@ class Closing:
     def _close(self, race: Any) -> None:
         """A race's results: each miner's score (its standing over the rotation's window for a race), ranked; a
         qualifying race's decisions."""
+        self._last_chance.pop(race.race_id, None)
         rows = self.store.race_rows(race.race_id)
         for row in rows:
             row["task"] = getattr(self.problems.problem(row["problem_id"]), "task", "?")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,8 @@ class Dispatching:
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
         self.keys: Any = None  # who pays for a run's LLM calls (`validator.races.keys.KeyRing`); None: the node
+        #: whether a run's attempt is its last try after the node found its upstream well (`Closing.last_try`)
+        self.last_try: Callable[[Run], bool] = lambda run: False
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
 
@@ -265,7 +267,9 @@ class Dispatching:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
         commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
-        code, error = outcome.error_code(gateway_alive=self.server is None or self.server.alive)
+        code, error = outcome.error_code(
+            gateway_alive=self.server is None or self.server.alive, last_try=self.last_try(run)
+        )
         if code == blame.PROVIDER_DOWN and self.keys is not None and outcome.spend.payer == "miner":
             dropped = self.keys.provider_failed(run.race_id, outcome.spend.provider, run.hotkey, error)
             if dropped and self.metrics is not None:
