@@ -7,6 +7,7 @@ import io
 import json
 import multiprocessing as mp
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,6 +40,16 @@ _world: gen.World | None = None
 def _init_worker(seed: int, size: int) -> None:
     global _world
     _world = gen.World.build(seed, size)
+
+
+def _init_pool_worker(seed: int, size: int) -> None:
+    """A forked generator worker: SIGTERM and SIGINT back to their defaults first. A fork inherits the parent's
+    Python handlers, and a parent that handles SIGTERM by setting a flag (a node draining, a bench stopping after
+    its race) left a worker the pool's terminate could not end: the build waited on it for ever. Ctrl-C is the
+    parent's to handle: the worker ignores it."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(seed, size)
 
 
 #: What a generator worker sends back per product: flat strings and numbers, cheap to pickle.
@@ -96,7 +107,7 @@ def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
         yield _Generated((_chunk_rows(chunk) for chunk in range(n_chunks)), lambda: _page_rows(seed, size))
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(seed, size)) as pool:
+    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(seed, size)) as pool:
         pages = pool.apply_async(_page_rows, (seed, size))
         yield _Generated(_pooled_rows(pool, n_chunks, workers), pages.get)
 
