@@ -281,6 +281,40 @@ def test_a_lying_validator_below_half_the_stake_moves_no_date_and_none_dates_bef
         assert verdict.hotkey == expected and verdict.copy_
 
 
+def test_a_thief_served_only_to_a_small_colluding_validator_is_dated_by_its_commitment() -> None:
+    """The thief serves its agent to a colluding validator of stake 1 only; two honest validators of stake 50 each
+    run the author, never the thief. The liar says the thief has held the author's code since block 0. The median is
+    weighed over the whole pool's stake (a validator that did not run the thief says no block: late), so the liar's
+    1 of 101 dates nothing: the thief is dated by its commitment block, after the author, and is the copy; every
+    validator reads the same dates whatever order the runs come in."""
+    import random
+
+    from validator.pool.copies import pooled_dates
+
+    honest = _pooled_runs(["honest-1", "honest-2"], {"author": "a"}, ("p1", "p2"))
+    colluding = _pooled_runs(["liar"], {"author": "a", "thief": "t"}, ("p1", "p2"))
+    runs = honest + colluding
+    said = {
+        "honest-1": {"author": {"thief": 30}},
+        "honest-2": {"author": {"thief": 30}},
+        "liar": {"thief": {"author": 0}, "author": {"thief": 90}},
+    }
+    stakes = {"honest-1": 50.0, "honest-2": 50.0, "liar": 1.0}
+    dates = pooled_dates(runs, said, stakes, {"author": 0, "thief": 0})
+    assert dates == {"author": {"thief": 30}}
+    for seed in range(3):
+        shuffled = runs[:]
+        random.Random(seed).shuffle(shuffled)
+        assert pooled_dates(shuffled, said, stakes, {"author": 0, "thief": 0}) == dates
+    results = [result("author", 0.5, 30), result("thief", 0.52, 60)]
+    kept, verdicts = find_copies(results, runs, {}.get, dates=dates)
+    assert [(v.hotkey, v.copy_of, v.copy_) for v in verdicts] == [("thief", "author", True)]
+    weights = compute_weights(kept, {"author": 1, "thief": 2}, POLICY)
+    assert weights[1] > 0 and weights.get(2, 0.0) == 0.0
+    # with half the pool's stake behind it, a date moves (at an exact half the earlier block, as before)
+    assert pooled_dates(runs, said, {"honest-1": 50.0, "honest-2": 0.0, "liar": 50.0})["thief"] == {"author": 0}
+
+
 def test_two_validators_holding_different_histories_order_a_pooled_race_alike(
     variants: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -48,24 +48,34 @@ def pooled_dates(
     registered: Mapping[str, int] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Each pair's date from what the validators say (``said``: validator -> its results bundle's ``dates``, x -> y
-    -> the block since which it holds x has held the code x shares with y): over the validators that ran x (one that
-    says nothing of the pair counts as no block), the stake-weighted lower median (the earliest block that validators
-    holding at least half the stake say, or earlier: `arena.pooling`'s stakes, a validator without stake counting
-    nothing while any has some, all alike when none has), and never before x's hotkey was registered
-    (``registered``: hotkey -> its registration block as the pool reads the chain). The same on every node and in
-    the audit, which read the same bundles and chain; below half the stake a validator moves no date."""
+    -> the block since which it holds x has held the code x shares with y): the stake-weighted lower median over the
+    whole pool (every validator that published runs or dates; one that did not run x, or says nothing of the pair,
+    counts as no block, i.e. late), the earliest block that validators holding at least half the pool's stake say,
+    or earlier (`arena.pooling`'s stakes, a validator without stake counting nothing while any has some, all alike
+    when none has), and never before x's hotkey was registered (``registered``: hotkey -> its registration block as
+    the pool reads the chain). Without half the pool's stake behind an earlier block the pair has no date and x is
+    dated by its commitment block (`arena.copies.fork.Order`). The same on every node and in the audit, which read
+    the same bundles and chain; below half the pool's stake a validator, or a few serving a miner only to
+    themselves, move no date."""
     ran: dict[str, set[str]] = {}
+    pool: set[str] = {str(v) for v in said}
     for run in runs:
-        ran.setdefault(str(_field(run, "miner")), set()).add(str(_field(run, "validator") or ""))
-    weights = {v: _stake(stakes or {}, v) for v in sorted(set().union(*ran.values()) if ran else set())}
+        validator = str(_field(run, "validator") or "")
+        ran.setdefault(str(_field(run, "miner")), set()).add(validator)
+        pool.add(validator)
+    weights = {v: _stake(stakes or {}, v) for v in sorted(pool)}
     if not any(weights.values()):
         weights = dict.fromkeys(weights, 1.0)
+    counted = sorted(v for v, w in weights.items() if w > 0)
     out: dict[str, dict[str, int]] = {}
     for x, validators in sorted(ran.items()):
-        counted = sorted(v for v in validators if weights.get(v, 0.0) > 0)
-        others = sorted({y for v in counted for y in (said.get(v) or {}).get(x, {})})
+        dating = [v for v in counted if v in validators]
+        others = sorted({y for v in dating for y in (said.get(v) or {}).get(x, {})})
         for y in others:
-            values = sorted((float((said.get(v) or {}).get(x, {}).get(y, math.inf)), weights[v]) for v in counted)
+            values = sorted(
+                (float((said.get(v) or {}).get(x, {}).get(y, math.inf)) if v in validators else math.inf, weights[v])
+                for v in counted
+            )
             block = _lower_median(values)
             if block != math.inf:
                 out.setdefault(x, {})[y] = max(int(block), int((registered or {}).get(x, 0)))
