@@ -312,29 +312,31 @@ def answer_of(calls: Calls) -> str | None:
     return None
 
 
-def _same_answer(earlier: Sequence[Calls], later: Sequence[Calls], success: Sequence[float] | None) -> int:
+def _same_answer(earlier: Sequence[Calls], later: Sequence[Calls], success: Sequence[float | None] | None) -> int:
     """0: the later agent does not give the earlier's answer (the most given of its runs', the smallest of equals)
     in at least half its runs; 1: it does; 2: it does and that answer was wrong (at least half the earlier's runs
-    scored below 1)."""
+    answered without error and scored below 1: an errored run, None, is no wrong answer, whatever it scored)."""
     answers = Counter(a for a in map(answer_of, earlier) if a is not None)
     if not answers or not later:
         return 0
     answer = min(answers, key=lambda a: (-answers[a], a))
     if 2 * sum(answer_of(run) == answer for run in later) < len(later):
         return 0
-    wrong = success is not None and len(success) > 0 and 2 * sum(s < 1.0 for s in success) >= len(success)
+    failed = [s is not None and s < 1.0 for s in success or ()]
+    wrong = bool(failed) and 2 * sum(failed) >= len(failed)
     return 2 if wrong else 1
 
 
 def compare_behaviour(
     earlier: Mapping[str, Sequence[Calls]],
     later: Mapping[str, Sequence[Calls]],
-    success: Mapping[str, Sequence[float]] | None = None,
+    success: Mapping[str, Sequence[float | None]] | None = None,
 ) -> BehaviourMatch:
     """Two agents' runs by problem id (each a list of runs' calls) compared on the problems both ran: problem by
     problem (a share of them within the earlier's spread) and on the whole (the mean distance within the mean
     spread: one draw is noisy, a race's problems together much less); and their answers, ``success`` being the
-    earlier's runs' strict scores by problem (which of its answers were wrong; none given: no answer evidence)."""
+    earlier's runs' strict scores by problem, None for a run that ended in error (which of its answers were wrong;
+    none given: no answer evidence)."""
     shared = sorted(set(earlier) & set(later))
     allowed = len(shared) - math.ceil(BEHAVIOUR_SHARE * len(shared))  # problems that may fail to match
     answered: list[str] = []
@@ -374,12 +376,12 @@ def compare_behaviour(
 
 def behaviour_evidence(
     agents: Sequence[tuple[str, Mapping[str, Sequence[Calls]]]],
-    success: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+    success: Mapping[str, Mapping[str, Sequence[float | None]]] | None = None,
     first: Callable[[str, str], tuple[str, str]] | None = None,
 ) -> list[Similar]:
     """Every pair of agents (hotkey, runs' calls by problem) that behave as copies, the earlier of each pair first
     (``first``: (earlier, later) of two hotkeys; default the order given); ``success`` each agent's runs' strict
-    scores by problem (the answer evidence)."""
+    scores by problem, None for an errored run (the answer evidence)."""
     out = []
     calls = dict(agents)
     for (a, _), (b, _) in itertools.combinations(agents, 2):

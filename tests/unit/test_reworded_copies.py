@@ -163,3 +163,53 @@ def test_another_page_that_found_the_same_is_another_call() -> None:
         )
 
     assert not compare_behaviour({p: [run(2)] for p in "ab"}, {p: [run(3)] for p in "ab"}).copy_
+
+
+def test_errored_runs_are_no_wrong_answers_for_an_honest_agent_that_answers_alike(pooled: list[PooledRun]) -> None:
+    """An honest later agent that gives the template's right answers (the one whose searches differ, on the problems
+    the template answers rightly) is no copy; nor once the template timed out on two problems (runs ended in error
+    pool as strict 0, yet answered nothing wrong), nor when a lying validator publishes the template's runs again with
+    an agent error code to manufacture "the same wrong answers". Only an error-free run whose strict verdict failed
+    is a wrong answer."""
+    from arena.blame import TIMED_OUT
+
+    right = sorted(
+        {r.problem_id for r in pooled if r.miner == "template"}
+        - {r.problem_id for r in pooled if r.miner == "template" and r.success < 1}
+    )
+    honest = [r for r in pooled if r.problem_id in right and r.miner in ("template", "nonsense")]
+    results = standings(honest)
+    assert find_copies(results, honest, lambda _sha: None)[1] == []
+
+    def errored(run: PooledRun, **changes: Any) -> PooledRun:
+        return run.model_copy(
+            update={"score": 0.0, "success": 0.0, "error_code": TIMED_OUT, "blame": "agent", **changes}
+        )
+
+    timed_out = [errored(r) if r.miner == "template" and r.problem_id in right[:2] else r for r in honest]
+    liar = [
+        errored(r, validator="validator-liar")
+        for r in honest
+        if r.miner == "template" and r.validator == VALIDATORS[0] and r.problem_id in right[:4]
+    ]
+    for runs in (timed_out, honest + liar + liar_attempts(liar)):
+        _, verdicts = find_copies(results, runs, lambda _sha: None)
+        assert verdicts == [], verdicts
+        calls = by_problem(runs, "template"), by_problem(runs, "nonsense")
+        counted_as_failures = compare_behaviour(*calls, by_problem(runs, "template", "success"))
+        assert counted_as_failures.copy_ and len(counted_as_failures.same_wrong) >= 2  # what the attack rests on
+        strict = {
+            p: [
+                None if r.error_code is not None else r.success
+                for r in runs
+                if r.miner == "template" and r.problem_id == p
+            ]
+            for p in right
+        }
+        match = compare_behaviour(*calls, strict)
+        assert len(match.answered) == len(right) and not match.same_wrong and not match.copy_
+
+
+def liar_attempts(liar: list[PooledRun]) -> list[PooledRun]:
+    """The liar's runs once more under other sample numbers: as many errored runs as the honest validators' runs."""
+    return [r.model_copy(update={"attempt": r.attempt + ATTEMPTS}) for r in liar]

@@ -107,15 +107,16 @@ def find_copies(
     dates: Dates | None = None,
 ) -> tuple[list[MinerResult], list[CopyVerdict]]:
     """The standings without their copies, and the fork rule's verdicts. ``runs`` are the race's runs (pooled runs
-    or their json: miner, submission, problem_id, behaviour, success: the strict score, which wrong answers
-    are the answer evidence); ``folder_of`` gives an agent bundle's folder by its sha256 (None: not held, no code
-    evidence for it); ``dates`` each pair's order (`arena.copies.fork.Order`: this node's own for a race judged
+    or their json: miner, submission, problem_id, behaviour, success: the strict score re-derived in pooling,
+    error_code: a run that ended in error answered nothing; the strict failures of runs without error are the
+    answer evidence's wrong answers); ``folder_of`` gives an agent bundle's folder by its sha256 (None: not held,
+    no code evidence for it); ``dates`` each pair's order (`arena.copies.fork.Order`: this node's own for a race judged
     alone, `pooled_dates` for a pooled one; none: by commitment block)."""
     runs = sorted(runs, key=_run_key)
     hotkeys = {r.hotkey for r in results}
     submissions: dict[str, Counter[str]] = {}
     calls: dict[str, dict[str, list[Calls]]] = {}
-    success: dict[str, dict[str, list[float]]] = {}
+    success: dict[str, dict[str, list[float | None]]] = {}
     for run in runs:
         miner = str(_field(run, "miner"))
         if miner not in hotkeys:
@@ -124,9 +125,10 @@ def find_copies(
         behaviour = _field(run, "behaviour")
         if behaviour is not None:
             calls.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(tuple(behaviour))
-            score = _field(run, "success")
+            score = _field(run, "success")  # an errored run answered nothing: None, no wrong answer
+            errored = _field(run, "error_code") is not None
             success.setdefault(miner, {}).setdefault(str(_field(run, "problem_id")), []).append(
-                float(score) if score is not None else 0.0
+                None if errored else float(score) if score is not None else 0.0
             )
     agent = {miner: _most_run(counts) for miner, counts in submissions.items()}
     order = Order(results, dates)

@@ -113,7 +113,8 @@ class Copying:
             self.signals.info("copies.unfetched", race_id=race.race_id, note=note)
 
     def _runs(self, race: Race) -> list[dict[str, Any]]:
-        """The race's runs (miner, submission, problem_id, behaviour, success): the pooled ones when pooled."""
+        """The race's runs (miner, submission, problem_id, behaviour, success, error_code): the pooled ones when
+        pooled."""
         pool = self.store.race_pool(race.race_id)
         if pool is not None and pool.status == "pooled":
             return [run for rows in (pool.state.get("runs") or {}).values() for run in rows]
@@ -124,6 +125,7 @@ class Copying:
                 "problem_id": row["problem_id"],
                 "behaviour": behaviour_of(row["trajectory"]),
                 "success": float((row["strict"] or {}).get("success", 0.0)) if row["error_code"] is None else 0.0,
+                "error_code": row["error_code"],
             }
             for row in self.store.race_evidence(race.race_id)
         ]
