@@ -136,12 +136,17 @@ class _Completion:
         timed_out: float | None = None  # the call's wait, when the upstream did not answer within its timeout
         async with gate:
             since = time.monotonic()
+            # httpx's timeout bounds each read, not the call: an upstream trickling a byte now and then would never
+            # time out. The whole call is bounded by the same timeout (TimeoutError, handled as a ReadTimeout)
             post = asyncio.ensure_future(
-                gateway.llm_client().post(
-                    base_url.rstrip("/") + "/chat/completions",
-                    json=self.body,
-                    headers={"Authorization": f"Bearer {key}"},
-                    timeout=upstream.timeout,
+                asyncio.wait_for(
+                    gateway.llm_client().post(
+                        base_url.rstrip("/") + "/chat/completions",
+                        json=self.body,
+                        headers={"Authorization": f"Bearer {key}"},
+                        timeout=upstream.timeout,
+                    ),
+                    upstream.timeout,
                 )
             )
             cancel = functools.partial(_cancel, asyncio.get_running_loop(), post)
@@ -160,7 +165,7 @@ class _Completion:
                 if post.cancelled() and handle.closed and not (task is not None and task.cancelling()):
                     raise _Refused(499, "the run ended before the upstream answered") from None
                 raise
-            except httpx.ReadTimeout:  # connected, and no answer within the timeout: the upstream's, or the call's
+            except (httpx.ReadTimeout, TimeoutError):  # connected, no whole answer in time: the upstream's, or the call's
                 timed_out = time.monotonic() - since
             except httpx.HTTPError as exc:
                 kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
@@ -201,13 +206,16 @@ class _Completion:
         if gateway.answered_since(base_url, model, time.monotonic() - limit):
             return "answered other calls"
         try:
-            resp = await gateway.llm_client().post(
-                base_url.rstrip("/") + "/chat/completions",
-                json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
-                headers={"Authorization": f"Bearer {key}"},
-                timeout=limit,
+            resp = await asyncio.wait_for(  # the whole probe bounded, not each read (a trickle is no answer)
+                gateway.llm_client().post(
+                    base_url.rstrip("/") + "/chat/completions",
+                    json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
+                    headers={"Authorization": f"Bearer {key}"},
+                    timeout=limit,
+                ),
+                limit,
             )
-        except httpx.HTTPError:
+        except (httpx.HTTPError, TimeoutError):
             return None
         if not resp.is_success:
             return None
