@@ -202,17 +202,18 @@ def ended_by(sandbox_code: int | None) -> EndedBy:
     return "agent" if blame.blame_of(sandbox_code) == "agent" and sandbox_code != blame.TIMED_OUT else "node"
 
 
-def stalled(waited: float, *, ended: EndedBy, upstream_timeout: float) -> bool:
+def stalled(*, ended: EndedBy, upstream_well: bool) -> bool:
     """Whether an LLM call still unanswered when its run ended is the upstream's failure (a stall: 2005, or 2011 at
     the miner's provider; nobody's fault, the run retried) rather than the agent's (docs/scoring.md, "An LLM call
     left unanswered").
 
     A call pending when the agent ended its run itself is the agent's: it gave the call up (its run is scored as
     what it answered), else an agent unsure of a problem could start a slow call and quit, to have the run retried or
-    left out instead of scored. A call pending when the node ended the run (the wall clock) is the upstream's only
-    if it had waited ``upstream_timeout`` (the gateway's own limit on an upstream call) or longer: the upstream was
-    given its whole time and did not answer. Any shorter wait is the agent's own use of its wall clock."""
-    return ended == "node" and waited >= upstream_timeout
+    left out instead of scored. A call pending when the node ended the run (its wall clock, or a stop) is decided by
+    the check the timeout rule uses (``upstream_well``: the upstream answered another call of that model within the
+    probe's time, or a one-token probe): an upstream shown well was serving, and the call was the agent's long ask
+    (abandoned); one not shown well was hanging, and no agent is charged for it (a stall)."""
+    return ended == "node" and not upstream_well
 
 
 def choked(upstream_errors: Sequence[Mapping[str, Any]]) -> bool:

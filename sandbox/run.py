@@ -105,9 +105,16 @@ async def run_one(
         )
         result = await sandbox.run(spec)
     finally:
-        # an LLM call still pending now is the agent's if it ended its run itself (`arena.verdict.stalled`)
+        # an LLM call still pending now is the agent's if it ended its run itself; if the node's wall clock ended it,
+        # the agent's only if the upstream is well (`arena.verdict.stalled`). A run whose sandbox failed is the node's
+        # fault anyway: no probe then
         ended = verdict.ended_by(result.error_code) if result is not None else "node"
-        record = gateway.close_run(run_id, ended_by=ended)
+        well: str | None = None
+        try:
+            if result is not None and ended == "node":
+                well = await gateway.pending_well(run_id)
+        finally:
+            record = gateway.close_run(run_id, ended_by=ended, well=well)
     return RunOutcome(
         run_id,
         result,

@@ -165,7 +165,10 @@ class _Completion:
                 if post.cancelled() and handle.closed and not (task is not None and task.cancelling()):
                     raise _Refused(499, "the run ended before the upstream answered") from None
                 raise
-            except (httpx.ReadTimeout, TimeoutError):  # connected, no whole answer in time: the upstream's, or the call's
+            except (
+                httpx.ReadTimeout,
+                TimeoutError,
+            ):  # connected, no whole answer in time: the upstream's, or the call's
                 timed_out = time.monotonic() - since
             except httpx.HTTPError as exc:
                 kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
@@ -189,38 +192,11 @@ class _Completion:
 
     def target(self) -> tuple[str, str]:
         """The base URL and key of the run's upstream: its miner's provider with its key, or the node's."""
-        upstream, route = self.gateway.upstream, self.handle.route
-        if route is not None:
-            return route.provider.base_url, route.key.get_secret_value()
-        return upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
+        return self.gateway.target(self.handle)
 
     async def upstream_well(self) -> str | None:
-        """Whether the run's upstream is well after one of its calls timed out there, and why (None: not shown
-        well): any call of the same model answered there within the last `Upstream.probe_timeout` seconds (any
-        run's), or it answers a probe, a one-token completion, within that time (docs/scoring.md, "An LLM call
-        that takes too long")."""
-        gateway = self.gateway
-        base_url, key = self.target()
-        model = str(self.body.get("model"))
-        limit = gateway.upstream.probe_timeout
-        if gateway.answered_since(base_url, model, time.monotonic() - limit):
-            return "answered other calls"
-        try:
-            resp = await asyncio.wait_for(  # the whole probe bounded, not each read (a trickle is no answer)
-                gateway.llm_client().post(
-                    base_url.rstrip("/") + "/chat/completions",
-                    json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
-                    headers={"Authorization": f"Bearer {key}"},
-                    timeout=limit,
-                ),
-                limit,
-            )
-        except (httpx.HTTPError, TimeoutError):
-            return None
-        if not resp.is_success:
-            return None
-        gateway.note_answered(base_url, model)
-        return "answered a probe"
+        """Whether the run's upstream is well for this call's model, and why (`RunRegistry.upstream_well`)."""
+        return await self.gateway.upstream_well(self.handle, str(self.body.get("model")))
 
     @property
     def who(self) -> str:

@@ -101,6 +101,66 @@ class RunRegistry:
         with self._lock:
             return self._answered_at.get((base_url, model), float("-inf")) >= since
 
+    def target(self, handle: RunHandle) -> tuple[str, str]:
+        """The base URL and key of a run's upstream: its miner's provider with its key, or the node's."""
+        route = handle.route
+        if route is not None:
+            return route.provider.base_url, route.key.get_secret_value()
+        upstream = self.upstream
+        return upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
+
+    async def upstream_well(self, handle: RunHandle, model: str) -> str | None:
+        """Whether a run's upstream is well for ``model``, and why (None: not shown well): any call of that model
+        answered there within the last `Upstream.probe_timeout` seconds (any run's), or it answers a probe, a
+        one-token completion, within that time, the whole probe bounded (docs/scoring.md, "An LLM call that takes
+        too long")."""
+        import asyncio
+
+        base_url, key = self.target(handle)
+        limit = self.upstream.probe_timeout
+        if self.answered_since(base_url, model, time.monotonic() - limit):
+            return "answered other calls"
+        try:
+            resp = await asyncio.wait_for(  # the whole probe bounded, not each read (a trickle is no answer)
+                self.llm_client().post(
+                    base_url.rstrip("/") + "/chat/completions",
+                    json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
+                    headers={"Authorization": f"Bearer {key}"},
+                    timeout=limit,
+                ),
+                limit,
+            )
+        except (httpx.HTTPError, TimeoutError):
+            return None
+        if not resp.is_success:
+            return None
+        self.note_answered(base_url, model)
+        return "answered a probe"
+
+    async def pending_well(self, run_id: str) -> str | None:
+        """Whether the upstream of every LLM call the run has pending is well (`upstream_well`), and why; None when
+        one is not shown well, or nothing is pending. Called before `close_run` when the node ended the run: the
+        probe goes on the gateway's own loop (its client) where the gateway serves on another."""
+        import asyncio
+
+        handle = self._runs.get(run_id)
+        if handle is None:
+            return None
+        with handle.lock:
+            models = sorted({call.model for call in handle.upstream_pending.values()})
+        why: str | None = None
+        for model in models:
+            served = self._llm_client[0] if self._llm_client is not None else None
+            if served is not None and served is not asyncio.get_running_loop() and served.is_running():
+                why = await asyncio.wrap_future(
+                    asyncio.run_coroutine_threadsafe(self.upstream_well(handle, model), served)
+                )
+            else:
+                why = await self.upstream_well(handle, model)
+            if why is None:
+                return None
+        return why
+
     def tools_for(self, task: str) -> ToolRegistry:
         """The tools runs of task type ``task`` may call: the family's registry (made once per family)."""
         if self.registry is not None:
@@ -142,11 +202,12 @@ class RunRegistry:
             self._by_token[handle.token] = handle
             return handle
 
-    def close_run(self, run_id: str, *, ended_by: EndedBy = "node") -> RunHandle:
+    def close_run(self, run_id: str, *, ended_by: EndedBy = "node", well: str | None = None) -> RunHandle:
         """Revoke the run's token and return its record (events, answer state, spend). ``ended_by``: who ended the run
-        (`arena.verdict.ended_by` of its sandbox's code). An LLM call still unanswered is given up (its upstream
-        request cancelled) and recorded: as the upstream's stall (an upstream failure) when the node ended the run
-        and the call had waited the upstream's whole timeout, else as abandoned, the agent's (`arena.verdict.stalled`).
+        (`arena.verdict.ended_by` of its sandbox's code); ``well``: why the upstream of its pending calls was seen
+        well just before (`pending_well`; None: not shown well). An LLM call still unanswered is given up (its
+        upstream request cancelled) and recorded: as the upstream's stall (an upstream failure) when the node ended
+        the run and the upstream was not shown well, else as abandoned, the agent's (`arena.verdict.stalled`).
         Nothing the run's calls do after this is recorded in it."""
         with self._lock:
             handle = self._runs.pop(run_id)
@@ -155,7 +216,7 @@ class RunRegistry:
             pending = list(handle.upstream_pending.values())
             handle.upstream_pending.clear()
         for call in pending:
-            self._unanswered(handle, call, ended_by)
+            self._unanswered(handle, call, ended_by, well)
         with handle.lock:
             handle.closed = True
         for call in pending:
@@ -166,24 +227,21 @@ class RunRegistry:
         """The open run a bearer token belongs to, if any."""
         return self._by_token.get(token) if token else None
 
-    def _unanswered(self, handle: RunHandle, call: Pending, ended_by: EndedBy) -> None:
+    def _unanswered(self, handle: RunHandle, call: Pending, ended_by: EndedBy, well: str | None) -> None:
         """An LLM call its run ended before: the upstream's stall, or abandoned (`arena.verdict.stalled`)."""
         waited = time.monotonic() - call.since
-        limit = self.upstream.timeout
         who = "upstream LLM" if handle.route is None else f"the miner's provider {handle.route.name!r}"
-        stall = stalled(waited, ended=ended_by, upstream_timeout=limit)
+        stall = stalled(ended=ended_by, upstream_well=well is not None)
         if stall:
             status, error = (
                 504,
-                f"{who} had not answered after {waited:.0f}s (its timeout {limit:g}s) when the run ended",
+                f"{who} had not answered after {waited:.0f}s when the node ended the run, and did not answer a probe",
             )
         elif ended_by == "agent":
             status, error = 499, f"abandoned: the agent ended its run with this call unanswered after {waited:.1f}s"
         else:
             status = 499
-            error = (
-                f"abandoned: the wall clock ended the run {waited:.1f}s into this call, within its {limit:g}s timeout"
-            )
+            error = f"abandoned: the wall clock ended the run {waited:.1f}s into this call while {who} {well}"
         event = self._record(
             handle,
             {

@@ -44,8 +44,8 @@ class Upstream(BaseModel):
     api_key: SecretStr | None = None
     models: list[str] = Field(default_factory=list)  # the allowlist
     #: seconds the gateway waits on an upstream call (the node's or a miner's provider); past it the call fails as
-    #: the upstream's (a 502 to the agent, 2005 or 2011). It is also the stall rule's bound: a call still unanswered
-    #: when the wall clock ends its run is the upstream's only if it waited this long (`arena.verdict.stalled`)
+    #: the upstream's (a 502 to the agent, 2005 or 2011) unless the upstream is well (then too long, the agent's).
+    #: It bounds the whole call, not each read (a trickling upstream is cut off at it too)
     timeout: float = 120.0
     #: the most completion tokens one call may ask for (``max_tokens`` or ``max_completion_tokens``): a call over it
     #: is refused to the agent (400, the cap named); where the miner pays, its provider's own cap where the operator

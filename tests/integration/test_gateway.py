@@ -299,20 +299,23 @@ class trickling:  # noqa: N801 - used as a context manager
 
 
 @pytest.mark.parametrize("ended_by", ["agent", "node"])
-def test_a_call_its_run_ends_before_is_given_up_upstream_and_abandoned(
+def test_a_call_pending_on_a_hanging_upstream_is_a_stall_only_when_the_node_ended_the_run(
     tiny_catalog, tmp_path, ended_by
 ):
-    """A call its upstream is still trickling (within the gateway's upstream timeout, 30 s here) when the run ends:
-    abandoned, the agent's, whoever ended the run (the gateway bounds the whole call by that timeout, so a call pending
-    when its run ends has always waited less: `arena.verdict.stalled`), no upstream failure. The upstream request is
-    given up (its connection closed) and nothing of it is recorded after the run closed."""
+    """A call its upstream is still trickling (within the gateway's upstream timeout, 30 s here) when the run ends,
+    the upstream answering nothing else (the probe is never served): when the node ended the run (its wall clock) the
+    upstream hung, a stall, an upstream failure (the run 2005, retried), however short the wait: an honest agent is not
+    charged for an outage; when the agent ended its run itself the call is the agent's, abandoned. Either way the
+    upstream request is given up (its connection closed) and nothing of it is recorded after the run closed."""
+    import asyncio
     import threading
     import time
 
     sock = tmp_path / "gw" / "gateway.sock"
     with trickling() as server:
         gw = Gateway(
-            tiny_catalog, upstream=Upstream(base_url=f"http://127.0.0.1:{server.port}/v1", models=["m"], timeout=30)
+            tiny_catalog,
+            upstream=Upstream(base_url=f"http://127.0.0.1:{server.port}/v1", models=["m"], timeout=30, probe_timeout=1),
         )
         with GatewayServer(gw, sock):
             run = gw.open_run("slow")
@@ -325,30 +328,37 @@ def test_a_call_its_run_ends_before_is_given_up_upstream_and_abandoned(
                 ):
                     assert time.monotonic() < deadline, "the call never reached the upstream"
                     time.sleep(0.05)
-                record = gw.close_run("slow", ended_by=ended_by)
+                well = asyncio.run(gw.pending_well("slow")) if ended_by == "node" else None
+                record = gw.close_run("slow", ended_by=ended_by, well=well)
                 assert server.dropped.wait(10)  # its upstream request cancelled
                 caller.join(10)
     (call,) = [e for e in record.events if e.kind == "llm_call"]
-    assert record.upstream_errors == []
-    who = "the agent ended its run" if ended_by == "agent" else "the wall clock ended the run"
-    assert call.status == 499 and f"abandoned: {who}" in (call.error or "")
+    if ended_by == "node":
+        assert well is None
+        (stalled,) = record.upstream_errors
+        assert stalled["status"] == 504 and "did not answer a probe" in stalled["error"]
+        assert call.seq == stalled["seq"] and call.status == 504
+    else:
+        assert record.upstream_errors == []
+        assert call.status == 499 and "abandoned: the agent ended its run" in (call.error or "")
     assert record.upstream_pending == {}
 
 
 @pytest.mark.parametrize("ended_by", ["agent", "node"])
-def test_a_call_unanswered_within_the_upstreams_timeout_is_the_agents_however_the_run_ended(
-    tiny_catalog, tmp_path, ended_by
-):
+def test_a_call_pending_on_a_well_upstream_is_the_agents_however_the_run_ended(tiny_catalog, tmp_path, ended_by):
     """An upstream that takes long over a call (the agent asked it for a long completion) but within the gateway's
-    upstream timeout: when the run ends first, whether the agent quit (it gave the call up; it hung up long before)
-    or its wall clock ran out (it spent its time waiting), the call is abandoned, the agent's; no upstream failure.
-    The upstream's later answer is not recorded in the closed run."""
+    upstream timeout, and answers the gateway's probe at once: when the run ends first, whether the agent quit (it gave
+    the call up; it hung up long before) or its wall clock ran out (it spent its time waiting on a serving upstream),
+    the call is abandoned, the agent's; no upstream failure. The upstream's later answer is not recorded in the closed
+    run."""
+    import asyncio
     import threading
 
     release = threading.Event()
 
     def responder(body):
-        release.wait(60)
+        if body.get("max_tokens") != 1:  # the gateway's probe is answered at once
+            release.wait(60)
         return "too late"
 
     sock = tmp_path / "gw" / "gateway.sock"
@@ -359,15 +369,18 @@ def test_a_call_unanswered_within_the_upstreams_timeout_is_the_agents_however_th
                 run = gw.open_run("quit")
                 with client(sock, run.token) as c, pytest.raises(httpx.ReadTimeout):
                     c.post("/v1/chat/completions", json={"model": "m", "messages": []}, timeout=1.5)
-                record = gw.close_run("quit", ended_by=ended_by)  # the agent hung up, then the run ended
+                well = asyncio.run(gw.pending_well("quit")) if ended_by == "node" else None
+                record = gw.close_run("quit", ended_by=ended_by, well=well)  # the agent hung up, then the run ended
                 seen = list(record.events)
                 release.set()
-                assert wait_for(lambda: len(server.requests) == 1)
+                assert wait_for(lambda: len(server.requests) == (2 if ended_by == "node" else 1))
         finally:
             release.set()
     assert record.upstream_errors == []
     (call,) = seen
     assert call.kind == "llm_call" and call.status == 499 and (call.error or "").startswith("abandoned: ")
+    if ended_by == "node":
+        assert well == "answered a probe" and "answered a probe" in (call.error or "")
     assert record.events == seen  # nothing recorded after the run closed
 
 
@@ -549,9 +562,7 @@ def test_an_upstream_trickling_bytes_past_the_timeout_is_cut_off_at_it(tiny_cata
     with trickling() as server:
         gw = Gateway(
             tiny_catalog,
-            upstream=Upstream(
-                base_url=f"http://127.0.0.1:{server.port}/v1", models=["m"], timeout=1, probe_timeout=1
-            ),
+            upstream=Upstream(base_url=f"http://127.0.0.1:{server.port}/v1", models=["m"], timeout=1, probe_timeout=1),
         )
         with GatewayServer(gw, sock):
             run = gw.open_run("trickled")

@@ -67,19 +67,18 @@ def test_who_ended_a_run(code: int | None, ended: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("waited", "ended", "stall"),
+    ("ended", "well", "stall"),
     [
-        (1.0, "agent", False),  # the quitter: a slow call started, then the run ended at once
-        (500.0, "agent", False),  # however long it waited: the agent gave it up
-        (119.0, "node", False),  # the wall clock ran out inside the upstream's time: the agent's wait
-        (120.0, "node", True),  # the upstream had its whole time and did not answer
-        (300.0, "node", True),
+        ("agent", True, False),  # the quitter: a slow call started, then the run ended at once
+        ("agent", False, False),  # even with the upstream hanging: the agent gave the call up
+        ("node", True, False),  # the waiter: the wall clock ran out on its long ask while the upstream served
+        ("node", False, True),  # an outage: the upstream hung (nothing answered, nor the probe), whatever the wait
     ],
 )
-def test_an_unanswered_call_is_a_stall_only_past_the_upstreams_timeout_when_the_node_ended_the_run(
-    waited: float, ended: verdict.EndedBy, stall: bool
+def test_an_unanswered_call_is_a_stall_only_when_the_node_ended_the_run_and_the_upstream_is_not_well(
+    ended: verdict.EndedBy, well: bool, stall: bool
 ) -> None:
-    assert verdict.stalled(waited, ended=ended, upstream_timeout=120.0) is stall
+    assert verdict.stalled(ended=ended, upstream_well=well) is stall
 
 
 CHOKED = [{"status": 500, "error": "upstream answered 500", "well": "answered a probe"}]
