@@ -221,7 +221,9 @@ def choked(upstream_errors: Sequence[Mapping[str, Any]]) -> bool:
     given while the gateway saw that upstream well (it answered another call of the same model 2xx within its probe
     time, or a probe: the failure's ``well``). On a run's last try such a run is scored as what it answered, not
     retried or left out (docs/scoring.md, "An LLM call the upstream chokes on"); a failure of any other kind
-    (unreachable, timed out, not JSON) or met while the upstream was not seen well keeps the run the upstream's."""
+    (unreachable, timed out, a 2xx not JSON) or met while the upstream was not seen well keeps the run the upstream's.
+    The gateway tags ``well`` on every failure the agent's request can cause: a 5xx whatever its body, a dropped
+    connection (recorded as a 502)."""
     return bool(upstream_errors) and all(
         isinstance(e.get("status"), int) and e["status"] >= 500 and bool(e.get("well")) for e in upstream_errors
     )

@@ -49,11 +49,12 @@ def _cancel(loop: asyncio.AbstractEventLoop, request: asyncio.Future[Any]) -> No
 
 
 class _Refused(Exception):
-    """A chat completion refused: its status, message, and whether the upstream failed (the node's fault)."""
+    """A chat completion refused: its status, message, whether the upstream failed (not the agent's fault), and for
+    such a failure the agent's request could cause, why the upstream was seen well meanwhile (`upstream_well`)."""
 
-    def __init__(self, status: int, message: str, *, upstream: bool = False) -> None:
+    def __init__(self, status: int, message: str, *, upstream: bool = False, well: str | None = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.upstream = status, message, upstream
+        self.status, self.message, self.upstream, self.well = status, message, upstream, well
 
 
 @dataclass
@@ -80,7 +81,7 @@ class _Completion:
             },
         )
         if refused.upstream:
-            self.gateway._upstream_failed(self.handle, event)
+            self.gateway._upstream_failed(self.handle, event, well=refused.well)
         return JSONResponse({"error": {"message": refused.message}}, status_code=refused.status)
 
     def admit(self) -> None:
@@ -134,6 +135,7 @@ class _Completion:
             gate = handle.llm_gate
         pending = id(self.body)
         timed_out: float | None = None  # the call's wait, when the upstream did not answer within its timeout
+        dropped: str | None = None  # the upstream closed the connection on the request (it may be what crashed it)
         async with gate:
             since = time.monotonic()
             # httpx's timeout bounds each read, not the call: an upstream trickling a byte now and then would never
@@ -170,12 +172,18 @@ class _Completion:
                 TimeoutError,
             ):  # connected, no whole answer in time: the upstream's, or the call's
                 timed_out = time.monotonic() - since
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:  # connected, then dropped without an answer
+                dropped = type(exc).__name__
             except httpx.HTTPError as exc:
                 kind = "timed out" if isinstance(exc, httpx.TimeoutException) else "unreachable"
                 raise _Refused(502, f"{self.who} {kind} ({type(exc).__name__})", upstream=True) from None
             finally:
                 with handle.lock:
                     handle.upstream_pending.pop(pending, None)
+        if dropped is not None:  # the request may be what the upstream failed on: kept with whether it was well
+            raise _Refused(
+                502, f"{self.who} dropped the connection ({dropped})", upstream=True, well=await self.upstream_well()
+            )
         if timed_out is None:
             return resp
         well = await self.upstream_well()
@@ -203,7 +211,7 @@ class _Completion:
         route = self.handle.route
         return "upstream LLM" if route is None else f"the miner's provider {route.name!r}"
 
-    def read(self, resp: httpx.Response) -> tuple[Any, bytes]:
+    def read(self, resp: httpx.Response, *, well: str | None = None) -> tuple[Any, bytes]:
         """The upstream's answer as JSON and as the bytes passed on: parsed, the key the call was sent with cut out
         of every string of it (`arena.keymask.KeyMask`: whole or in pieces, JSON-escaped, URL-encoded, across
         fields, in any case), and written anew from what was parsed, so nothing the parse did not keep (a repeated
@@ -214,7 +222,10 @@ class _Completion:
             data = orjson.loads(resp.content)
         except ValueError:
             raise _Refused(
-                502, f"{self.who} answered {resp.status_code} with a body that is not JSON", upstream=True
+                502,
+                f"{self.who} answered {resp.status_code} with a body that is not JSON",
+                upstream=True,
+                well=well if resp.status_code >= 500 else None,  # a 5xx is a 5xx whatever its body (a proxy's HTML)
             ) from None
         mask = self.mask()
         if mask is None:
@@ -238,7 +249,7 @@ class _Completion:
         gateway, handle = self.gateway, self.handle
         if handle.route is not None and resp.status_code in MINER_KEY_STATUSES:
             return self.key_refused(resp.status_code)
-        data, content = self.read(resp)
+        data, content = self.read(resp, well=well)
         model = str(self.body.get("model"))
         tokens = call_tokens(self.body, data) if resp.is_success else {}
         price = handle.route.provider.price(model) if handle.route is not None else gateway.upstream.price(model)

@@ -573,3 +573,74 @@ def test_an_upstream_trickling_bytes_past_the_timeout_is_cut_off_at_it(tiny_cata
     assert resp.status_code == 502 and "timed out after" in resp.json()["error"]["message"]
     (failed,) = record.upstream_errors
     assert failed["status"] == 502
+
+
+class choking:  # noqa: N801 - used as a context manager
+    """An upstream that answers every call 200 (the gateway's probe too) but a request naming 'html' (a proxy's 502
+    page, not JSON) and one naming 'drop' (the connection closed without an answer): failures the agent's own request
+    can bring about while the upstream serves everything else."""
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                if "drop" in body:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if "html" in body:
+                    status, data, kind = 502, b"<html><body>502 Bad Gateway</body></html>", "text/html"
+                else:
+                    answer = {"role": "assistant", "content": "ok"}
+                    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+                    payload = {"id": "x", "object": "chat.completion", "model": json.loads(body)["model"]}
+                    payload |= {"choices": [{"index": 0, "message": answer, "finish_reason": "stop"}], "usage": usage}
+                    status, data, kind = 200, json.dumps(payload).encode(), "application/json"
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> choking:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("how", ["html", "drop"])
+def test_a_5xx_whatever_its_body_or_a_dropped_connection_is_kept_with_whether_the_upstream_was_well(
+    tiny_catalog, tmp_path, how
+):
+    """A request the upstream answers 502 with an HTML page (not JSON), or drops the connection on, while it answers
+    the gateway's probe: a 502 to the agent and the upstream's failure as any, kept with the upstream seen well, as a
+    JSON 5xx is; else one such failure would keep a choking run the upstream's on its last try
+    (`arena.verdict.choked` needs every failure seen well)."""
+    from arena import verdict
+
+    with choking() as server:
+        gw = Gateway(tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], probe_timeout=2))
+        with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+            run = gw.open_run("choker")
+            with client(gws.socket_path, run.token) as c:
+                resp = c.post(
+                    "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": how}]}
+                )
+            record = gw.close_run("choker")
+    assert resp.status_code == 502
+    (failed,) = record.upstream_errors
+    assert failed["status"] == 502 and failed["well"] == "answered a probe"
+    assert verdict.choked(record.upstream_errors)
