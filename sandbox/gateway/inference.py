@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse, Response
 from arena.keymask import FRAGMENT, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
-from sandbox.gateway.registry import RunRegistry
+from sandbox.gateway.registry import KeyRefused, RunRegistry
 from sandbox.gateway.runs import Pending, RunHandle, now, upstream_fault
 
 # httpcore's DEBUG trace writes every answer's headers to the log, and a provider's headers may reflect the key the
@@ -187,6 +187,8 @@ class _Completion:
         if timed_out is None:
             return resp
         well = await self.upstream_well()
+        if isinstance(well, KeyRefused):  # the miner's key failed the probe: the call's failure is the miner's
+            raise _Refused(well.status, f"{self.who} timed out after {timed_out:.0f}s and {well}")
         if well:  # the upstream answers: this call asked for more than it could write within the timeout
             raise _Refused(
                 504,

@@ -12,12 +12,27 @@ from typing import Any
 import httpx
 
 from arena import tasks
+from arena.spend import MINER_KEY_STATUSES
 from arena.tasks import ProblemBase
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from arena.verdict import EndedBy, stalled
 from sandbox.gateway.recorders import Recorder
-from sandbox.gateway.runs import Budgets, MinerRoute, Pending, RunHandle, Upstream
+from sandbox.gateway.runs import Budgets, MinerRoute, Pending, RunHandle, Upstream, now
+
+
+class KeyRefused(str):
+    """`RunRegistry.upstream_well`'s answer when the probe, sent with the miner's own key, was answered with a status of
+    the miner's key (refused, out of credit, over its quota: `arena.spend.MINER_KEY_STATUSES`): the upstream answers,
+    and what failed is the miner's key, recorded in the run's `payer_errors` (1009). ``status``: the probe's answer."""
+
+    status: int
+
+    def __new__(cls, why: str, status: int) -> KeyRefused:
+        made = super().__new__(cls, why)
+        made.status = status
+        return made
+
 
 #: The latest requests no open run's token carried, kept for a look (numbered on past it): a node answers such
 #: requests for as long as it runs, so keeping them all would grow its memory without end.
@@ -113,7 +128,8 @@ class RunRegistry:
         """Whether a run's upstream is well for ``model``, and why (None: not shown well): any call of that model
         answered there within the last `Upstream.probe_timeout` seconds (any run's), or it answers a probe, a
         one-token completion, within that time, the whole probe bounded (docs/scoring.md, "An LLM call that takes
-        too long")."""
+        too long"). Where the miner pays, a probe answered with a status of the miner's key is `KeyRefused`: recorded
+        in the run's ``payer_errors`` (the miner's fault, 1009), and the upstream taken as answering."""
         import asyncio
 
         base_url, key = self.target(handle)
@@ -132,6 +148,24 @@ class RunRegistry:
             )
         except (httpx.HTTPError, TimeoutError):
             return None
+        if handle.route is not None and resp.status_code in MINER_KEY_STATUSES:
+            # the miner's own key failed the probe (revoked, out of credit, its rate limit burnt): the miner's, not a
+            # sick provider, else a miner could fail the probe on purpose to have its run retried (2011)
+            why = KeyRefused(f"answered a probe {resp.status_code}, refusing the miner's key", resp.status_code)
+            event = self._record(
+                handle,
+                {
+                    "kind": "llm_call",
+                    "name": model,
+                    "started_at": now(),
+                    "status": resp.status_code,
+                    "error": f"the miner's provider {handle.route.name!r} {why} (the gateway's probe)",
+                },
+            )
+            with handle.lock:
+                if not handle.closed:
+                    handle.payer_errors.append({"seq": event.seq, "status": resp.status_code, "error": event.error})
+            return why
         if not resp.is_success:
             return None
         self.note_answered(base_url, model)

@@ -644,3 +644,56 @@ def test_a_5xx_whatever_its_body_or_a_dropped_connection_is_kept_with_whether_th
     (failed,) = record.upstream_errors
     assert failed["status"] == 502 and failed["well"] == "answered a probe"
     assert verdict.choked(record.upstream_errors)
+
+
+@pytest.mark.parametrize("status", [401, 429])
+def test_a_probe_refusing_the_miners_key_is_the_miners_failure_not_a_sick_provider(tiny_catalog, tmp_path, status):
+    """Where the miner pays, the gateway's probe goes with the miner's own key: a miner could fail it on purpose (its
+    rate limit burnt, its key revoked a moment) to have a call that timed out, or a request its provider chokes on, read
+    as the provider failing (2011, retried). A probe answered with a status of the miner's key is the miner's: recorded
+    in the run's payer_errors (1009); the timed-out call is not an upstream failure, and a 5xx met meanwhile is kept as
+    seen well (the upstream answered), so a last try scores it."""
+    import threading
+
+    from pydantic import SecretStr
+
+    from arena import verdict
+    from arena.spend import Price, Provider
+    from sandbox.gateway.runs import MinerRoute
+    from tests.support.openai_server import Fail
+
+    release = threading.Event()
+
+    def responder(body):
+        if body.get("max_tokens") == 1:
+            raise Fail(status, "key refused")
+        if "choke" in str(body.get("messages")):
+            raise Fail(500, "internal error")
+        release.wait(30)
+        return "ok"
+
+    try:
+        with OpenAIServer(responder, models=("m",)) as server:
+            gw = Gateway(tiny_catalog, upstream=Upstream(models=["m"], timeout=1, probe_timeout=2))
+            route = MinerRoute(
+                "local", Provider(base_url=server.base_url, models={"m": Price()}), SecretStr("sk-" + "m" * 40)
+            )
+            with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+                slow, choke = gw.open_run("slow", route=route), gw.open_run("choke", route=route)
+                with client(gws.socket_path, slow.token) as c:
+                    timed_out = c.post("/v1/chat/completions", json={"model": "m", "messages": []})
+                with client(gws.socket_path, choke.token) as c:
+                    choked = c.post(
+                        "/v1/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "choke"}]}
+                    )
+                records = {name: gw.close_run(name) for name in ("slow", "choke")}
+    finally:
+        release.set()
+    assert timed_out.status_code == status and "refusing the miner's key" in timed_out.json()["error"]["message"]
+    assert records["slow"].upstream_errors == []
+    (refused,) = records["slow"].payer_errors
+    assert refused["status"] == status
+    assert choked.status_code == 500
+    (failed,) = records["choke"].upstream_errors
+    assert "refusing the miner's key" in failed["well"] and verdict.choked(records["choke"].upstream_errors)
+    assert [e["status"] for e in records["choke"].payer_errors] == [status]
