@@ -167,10 +167,7 @@ class _Completion:
                 if post.cancelled() and handle.closed and not (task is not None and task.cancelling()):
                     raise _Refused(499, "the run ended before the upstream answered") from None
                 raise
-            except (
-                httpx.ReadTimeout,
-                TimeoutError,
-            ):  # connected, no whole answer in time: the upstream's, or the call's
+            except (httpx.ReadTimeout, TimeoutError):  # no whole answer in time: the upstream's, or the call's
                 timed_out = time.monotonic() - since
             except (httpx.RemoteProtocolError, httpx.ReadError) as exc:  # connected, then dropped without an answer
                 dropped = type(exc).__name__
@@ -186,6 +183,16 @@ class _Completion:
             )
         if timed_out is None:
             return resp
+        limit = next(
+            (self.body[n] for n in ("max_tokens", "max_completion_tokens") if self.body.get(n) is not None), None
+        )
+        if limit is not None:  # within the cap (admit): the operator's cap says the upstream writes it in time
+            raise _Refused(
+                502,
+                f"{self.who} timed out after {timed_out:.0f}s on a call of at most {limit} completion tokens, within "
+                f"this node's cap of {gateway.max_tokens_for(handle)}",
+                upstream=True,
+            )
         well = await self.upstream_well()
         if isinstance(well, KeyRefused):  # the miner's key failed the probe: the call's failure is the miner's
             raise _Refused(well.status, f"{self.who} timed out after {timed_out:.0f}s and {well}")

@@ -697,3 +697,37 @@ def test_a_probe_refusing_the_miners_key_is_the_miners_failure_not_a_sick_provid
     (failed,) = records["choke"].upstream_errors
     assert "refusing the miner's key" in failed["well"] and verdict.choked(records["choke"].upstream_errors)
     assert [e["status"] for e in records["choke"].payer_errors] == [status]
+
+
+def test_a_call_within_the_max_tokens_cap_that_times_out_is_the_upstreams(tiny_catalog, tmp_path):
+    """The cap (`Upstream.max_tokens`) is the operator's word that the upstream writes that many tokens within its
+    timeout: a call naming a max_tokens within it that times out, the upstream answering everything else (the probe
+    too), is the upstream's (502, an upstream failure: retried), not 'too long'; only a call naming no limit can be
+    too long (the agent's)."""
+    import threading
+
+    release = threading.Event()
+
+    def responder(body):
+        if "endless" in str(body.get("messages")):
+            release.wait(30)
+        return "ok"
+
+    endless = {"model": "m", "messages": [{"role": "user", "content": "an endless essay"}]}
+    try:
+        with OpenAIServer(responder, models=("m",)) as server:
+            gw = Gateway(
+                tiny_catalog, upstream=Upstream(base_url=server.base_url, models=["m"], timeout=1, probe_timeout=2)
+            )
+            with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+                run = gw.open_run("bounded")
+                with client(gws.socket_path, run.token) as c:
+                    bounded = c.post("/v1/chat/completions", json={**endless, "max_tokens": 50})
+                    unbounded = c.post("/v1/chat/completions", json=endless)
+                record = gw.close_run("bounded")
+    finally:
+        release.set()
+    assert bounded.status_code == 502 and "within this node's cap of 4096" in bounded.json()["error"]["message"]
+    assert unbounded.status_code == 504 and unbounded.json()["error"]["message"].startswith("too long: ")
+    (failed,) = record.upstream_errors
+    assert failed["status"] == 502 and "at most 50 completion tokens" in failed["error"]
