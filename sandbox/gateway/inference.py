@@ -327,7 +327,11 @@ async def chat_completion(gateway: RunRegistry, request: Request) -> Any:
     try:
         call.admit()
         resp = await call.forward()
-        # an upstream 5xx: was the upstream well meanwhile (then this request is what it choked on)? Kept with the
+        if resp.status_code >= 500:
+            # an upstream 5xx: the identical request is sent once more, so a flaky upstream (one call in a few
+            # failing) is not read as choking on this request; the second answer is the call's, the first forgotten
+            resp = await call.forward()
+        # a 5xx again: was the upstream well meanwhile (then this request is what it choked on, twice)? Kept with the
         # failure; it decides only a run's last try (`arena.verdict.choked`, docs/scoring.md, "An LLM call the
         # upstream chokes on")
         well = await call.upstream_well() if resp.status_code >= 500 else None
