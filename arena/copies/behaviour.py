@@ -1,13 +1,8 @@
 """Copies by behaviour: the same answers and the same tool calls on the race's problems as an earlier agent.
 
-A run's behaviour is the sequence of its tool calls as the gateway logged them (`behaviour_of`): each call a token of
-its tool's name and a digest of its arguments in a canonical form (`canonical`), the answer tool's call among them.
-The form leaves out what a copy can change without changing what it does: string values are read as their words
-(Unicode NFKC, case folded, punctuation and spacing dropped, in sorted order), numbers by value (``2``, ``2.0`` and
-``"2"`` alike, to 6 significant digits), objects with their keys sorted and lists of plain values as sorted bags.
-LLM calls are left out (their prompts carry the agent's own wording; what the agent does with the tools is its
-behaviour). Every validator reads the same trajectory from a results bundle, so every validator finds the same
-tokens.
+A run's behaviour is the sequence of its tool calls as the gateway logged them, each a token in a canonical form
+(`arena.copies.calls`: `behaviour_of`, `canonical`), the answer tool's call among them. Every validator reads the same
+trajectory from a results bundle, so every validator finds the same tokens.
 
 Two agents are compared problem by problem (`compare_behaviour`), the earlier agent's runs against the later's. How
 far a later run is from an earlier one is the share of the earlier run's calls the later does not repeat in order
@@ -24,10 +19,8 @@ pair) times ``SPREAD_SLACK``, capped at ``SPREAD_CAP``:
   randomness buys it nothing. The cap keeps an agent that calls at random (a wide spread of its own) from being
   close to everyone: a match repeats at least half the earlier run's calls.
 
-The form also drops an argument given as None or as the tool's declared default (``sort="default"``), reads a word
-repeated in a string once, and adds what the tool returned when that is a non-empty list: calls of one problem that
-asked the same, or differ only in their words and found the same (a search reworded without changing its results),
-are read as one (`_unify`).
+Calls of one problem that asked the same, or differ only in their words and found the same (a search reworded
+without changing its results), are read as one (`_unify`).
 
 Answers are evidence too (`BehaviourMatch.by_answers`): a copy whose reworded searches find other results still gives
 the earlier agent's answers, its wrong ones included, which an honest agent rarely does; given the earlier's runs'
@@ -43,20 +36,16 @@ in a sorted order, so the verdict does not depend on the order they arrive in.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz.distance import LCSseq
 
+from arena.copies.calls import Calls, answer_names, behaviour_of, canonical
 from arena.copies.fork import Similar
 
 #: The share of shared problems that must match for a behaviour copy.
@@ -74,111 +63,6 @@ SAME_WRONG = 2
 ANSWER_PROBLEMS = 8
 #: The largest mean distance a copy by answers may be from the earlier's calls.
 ANSWER_CAP = 0.5
-
-Calls = tuple[str, ...]
-
-_WORD = re.compile(r"\w+")
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
-
-def _number(value: float) -> Any:
-    if not math.isfinite(value):
-        return str(value)
-    rounded = float(f"{value:.6g}")
-    return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
-
-
-def canonical(value: Any) -> Any:
-    """An argument value with what a copy can change without changing the call left out (module docstring)."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return _number(float(value))
-    if isinstance(value, str):
-        text = unicodedata.normalize("NFKC", value).casefold().strip()
-        if _NUMBER.fullmatch(text):
-            return _number(float(text))
-        return " ".join(sorted(set(_WORD.findall(text))))
-    if isinstance(value, Mapping):
-        return {str(canonical(str(k))): canonical(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        items = [canonical(v) for v in value]
-        if all(not isinstance(v, dict | list) for v in items):
-            return sorted(items, key=lambda v: (type(v).__name__, str(v)))
-        return items
-    return repr(value)
-
-
-@lru_cache(maxsize=1)
-def _defaults() -> dict[str, dict[str, Any]]:
-    """Every tool's declared default arguments, canonical (tool name -> argument -> value)."""
-    from arena.tasks import tool_declarations
-
-    out: dict[str, dict[str, Any]] = {}
-    for tool in tool_declarations():
-        for arg, field in tool.arguments.model_fields.items():
-            if not field.is_required() and field.default is not None:
-                out.setdefault(str(canonical(tool.name)), {})[str(canonical(arg))] = canonical(field.default)
-    return out
-
-
-@lru_cache(maxsize=1)
-def _answer_names() -> frozenset[str]:
-    from arena.tasks.answer import answer_tools
-
-    return frozenset(str(canonical(n)) for n in answer_tools())
-
-
-def _digest(value: Any) -> str:
-    try:
-        raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    except (TypeError, RecursionError):
-        raw = repr(value).encode("utf-8", "replace")
-    return hashlib.blake2b(raw, digest_size=6).hexdigest()
-
-
-def _asked(name: str, arguments: Any) -> Any:
-    """A call's arguments as a copy cannot reword them: canonical, with an argument that says what leaving it out
-    says dropped (None, or the tool's declared default spelled out: ``sort="default"``, ``page=1``)."""
-    args = canonical(arguments)
-    if isinstance(args, dict):
-        defaults = _defaults().get(name, {})
-        args = {k: v for k, v in args.items() if v is not None and (k not in defaults or defaults[k] != v)}
-    return args
-
-
-def _unworded(value: Any) -> Any:
-    """The arguments with every string's words left out: what they ask beside wording (page, sort, price...)."""
-    if isinstance(value, str):
-        return ""
-    if isinstance(value, dict):
-        return {k: _unworded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unworded(v) for v in value]
-    return value
-
-
-def _token(name: str, arguments: Any, result: Any = None) -> str:
-    """``name:asked`` (the canonical arguments' digest), then ``:got`` when the tool returned a non-empty list: the
-    digest of that result with the arguments but their words. Two searches that differ only in their wording and
-    found the same results are the same call; another page, sort or filter that found the same stays another."""
-    tool = str(canonical(name))
-    asked = _asked(tool, arguments)
-    token = f"{tool}:{_digest(asked)}"
-    if isinstance(result, list) and result:
-        token += f":{_digest([_unworded(asked), result])}"
-    return token
-
-
-def behaviour_of(events: Iterable[Mapping[str, Any] | Any]) -> Calls:
-    """A run's tool calls in order, as tokens (``name:argsdigest``), from its trajectory (events as dicts or
-    `arena.trajectory.TrajectoryEvent`)."""
-    out = []
-    for event in events:
-        get = event.get if isinstance(event, Mapping) else lambda key, e=event: getattr(e, key, None)
-        if get("kind") == "tool_call":
-            out.append(_token(str(get("name")), get("arguments"), None if get("error") else get("result")))
-    return tuple(out)
 
 
 def distance(earlier: Calls, later: Calls) -> float:
@@ -304,7 +188,7 @@ def _unify(earlier: Sequence[Calls], later: Sequence[Calls]) -> tuple[list[Calls
 @lru_cache(maxsize=65536)
 def answer_of(calls: Calls) -> str | None:
     """The run's answer: what its last call of an answer tool asked (``name:asked``), or None."""
-    names = _answer_names()
+    names = answer_names()
     for token in reversed(calls):
         name, asked, *_ = token.split(":")
         if name in names:
