@@ -28,10 +28,9 @@ from arena.weights import AnyPolicy, MinerResult, compute_weights
 from validator.chain.port import ChainError, ChainPort
 from validator.chain.results import ResultsCommitment, results_commitments
 from validator.pool import MAX_BUNDLE_BYTES, RaceFacts, Refusal, VerifiedBundle, verify_bundle
-from validator.pool.agents import fetch_agents
-from validator.pool.copies import find_copies, pooled_dates
+from validator.pool.copies import audit_copies
 from validator.pool.fetch import fetch_each, walk_back
-from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, registered_at, window_starts
+from validator.pool.inputs import NEVER, RaceRuns, holders_at, pin_block, pooled_standings, window_starts
 from validator.pool.pooled import to_pooled
 
 U16_MAX = 65535
@@ -178,13 +177,9 @@ def audit_race(
     copy_notes: list[str] = []
     if agents is not None and results:
         said = {v.bundle.validator: v.bundle.dates for v in verified}
-        stakes = {h: float(n.stake) for h, n in holders.items()}
-        try:  # the registration blocks as of the pinned block, as every node reads them
-            registered = registered_at(chain, pinned)
-        except ChainError:
-            registered = registered_at(chain, None)
-        dates = pooled_dates([r for rows in runs.values() for r in rows], said, stakes, registered)
-        results, copies, copy_notes = _without_copies(chain, start, runs, results, agents, threshold, fetching, dates)
+        results, copies, copy_notes = audit_copies(
+            chain, start, pinned, runs, said, holders, results, agents, threshold, wallet=wallet, timeout=timeout
+        )
     expected = compute_weights(results, {n.hotkey: n.uid for n in graph.neurons}, policy)
     at = min(now, weights_block) if weights_block is not None else now
     report = AuditReport(race_id, start, cutoff, at, [p.problem_id for p in problems], standings, expected)
@@ -202,34 +197,6 @@ def audit_race(
     if miner is not None:
         report.miner_runs = _miner_runs(verified, miner)
     return report
-
-
-def _without_copies(
-    chain: ChainPort,
-    start: int,
-    runs: dict[str, list[Any]],
-    results: list[MinerResult],
-    agents: Path,
-    threshold: float,
-    fetching: tuple[Any, float, int],
-    dates: dict[str, dict[str, int]],
-) -> tuple[list[MinerResult], list[CopyVerdict], list[str]]:
-    """The fork rule as the node applies it (`validator.pool.copies`): the raced agents fetched into ``agents``."""
-    flat = [run for rows in runs.values() for run in rows]
-    holders: dict[str, list[str]] = {}
-    for r in flat:
-        holders.setdefault(r.submission, []).append(r.validator)
-    folders, notes = fetch_agents(
-        chain,
-        start,
-        {(r.miner, r.submission) for r in flat},
-        agents,
-        wallet=fetching[0],
-        timeout=fetching[1],
-        holders=holders,
-    )
-    kept, verdicts = find_copies(results, flat, folders.get, threshold=threshold, dates=dates)
-    return kept, verdicts, notes
 
 
 def _results(graph: Any, standings: list[Standing], blocks: dict[str, int]) -> list[MinerResult]:

@@ -141,3 +141,42 @@ def find_copies(
 
 
 __all__ = ["find_copies", "pooled_dates"]
+
+
+def audit_copies(
+    chain: Any,
+    start: int,
+    pinned: int | None,
+    runs: Mapping[str, Sequence[Any]],
+    said: Mapping[str, Any],
+    holders: Mapping[str, Any],
+    results: list[MinerResult],
+    agents: Path,
+    threshold: float,
+    *,
+    wallet: Any,
+    timeout: float,
+) -> tuple[list[MinerResult], list[CopyVerdict], list[str]]:
+    """The fork rule as a node applies it, for `arena-validator audit`: the pooled dates (the validators' `said`
+    dates weighed by their stakes, floored at the registration blocks as of the pinned block, as every node reads
+    them) and the raced agents fetched into ``agents`` (from their miners, else from a validator that raced them).
+    Returns the results without the copies' standing, the verdicts, and notes on agents that could not be fetched."""
+    from validator.chain.port import ChainError
+    from validator.pool.agents import fetch_agents
+    from validator.pool.inputs import registered_at
+
+    flat = [run for rows in runs.values() for run in rows]
+    stakes = {h: float(n.stake) for h, n in holders.items()}
+    try:
+        registered = registered_at(chain, pinned)
+    except ChainError:  # a node that no longer holds that block's state: as now
+        registered = registered_at(chain, None)
+    dates = pooled_dates(flat, said, stakes, registered)
+    raced_by: dict[str, list[str]] = {}
+    for r in flat:
+        raced_by.setdefault(r.submission, []).append(r.validator)
+    folders, notes = fetch_agents(
+        chain, start, {(r.miner, r.submission) for r in flat}, agents, wallet=wallet, timeout=timeout, holders=raced_by
+    )
+    kept, verdicts = find_copies(results, flat, folders.get, threshold=threshold, dates=dates)
+    return kept, verdicts, notes
