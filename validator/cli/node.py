@@ -32,12 +32,12 @@ def run_cmd(settings: Settings) -> None:
 
         log_to_file(settings.log_file.expanduser())  # rotated by the janitor (--retention.log_mb)
     log = get_logger("validator")
-    log.info("memory.arenas", max=arenas if arenas is not None else "unchanged (MALLOC_ARENA_MAX set, or not glibc)")
     try:
         node = build_node(settings, log=log)
         server = serve_api(node, settings, log=log) if settings.api_port else None
     except NodeError as exc:
-        fail(str(exc))
+        fail(str(exc))  # one line, nothing before it
+    log.info("memory.arenas", max=arenas if arenas is not None else "unchanged (MALLOC_ARENA_MAX set, or not glibc)")
     try:
         asyncio.run(node.run())
     finally:
