@@ -17,7 +17,10 @@ EXE = str(Path(sys.executable).parent / "arena-validator")
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    """The CLI with a temp folder of its own: the janitor's sweep of dead nodes' work folders reads the temp folder,
+    where other nodes on this machine (the suite's other tests) leave theirs."""
+    (cwd / "tmp").mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")} | {"TMPDIR": str(cwd / "tmp")}
     return subprocess.run([EXE, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
 
 
