@@ -105,16 +105,7 @@ async def run_one(
         )
         result = await sandbox.run(spec)
     finally:
-        # an LLM call still pending now is the agent's if it ended its run itself; if the node's wall clock ended it,
-        # the agent's only if the upstream is well (`arena.verdict.stalled`). A run whose sandbox failed is the node's
-        # fault anyway: no probe then
-        ended = verdict.ended_by(result.error_code) if result is not None else "node"
-        well: str | None = None
-        try:
-            if result is not None and ended == "node":
-                well = await gateway.pending_well(run_id)
-        finally:
-            record = gateway.close_run(run_id, ended_by=ended, well=well)
+        record = await _close(gateway, run_id, result)
     return RunOutcome(
         run_id,
         result,
@@ -131,6 +122,20 @@ async def run_one(
         payer_errors=list(record.payer_errors),
         spend=run_spend(record.events, payer=record.payer, provider=record.route.name if record.route else ""),
     )
+
+
+async def _close(gateway: Gateway, run_id: str, result: SandboxResult | None) -> Any:
+    """The run closed at the gateway. An LLM call still pending now is the agent's if it ended its run itself; if the
+    node's wall clock ended it, the agent's only if the upstream is well (`arena.verdict.stalled`). A run whose sandbox
+    failed is the node's fault anyway: no probe then."""
+    ended = verdict.ended_by(result.error_code) if result is not None else "node"
+    well: str | None = None
+    try:
+        if result is not None and ended == "node":
+            well = await gateway.pending_well(run_id)
+    finally:
+        record = gateway.close_run(run_id, ended_by=ended, well=well)
+    return record
 
 
 def _task(problem: ProblemBase | dict[str, Any]) -> str | None:

@@ -16,7 +16,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 import orjson
@@ -183,6 +183,13 @@ class _Completion:
             )
         if timed_out is None:
             return resp
+        await self._timed_out(timed_out)
+
+    async def _timed_out(self, timed_out: float) -> NoReturn:
+        """A call the upstream did not answer whole within the timeout (`timed_out` seconds of waiting): the
+        upstream's when the call named a limit within the cap or the upstream does not answer a probe either; the
+        agent's (too long) when the upstream is well; the miner's key's when the probe is refused for it."""
+        gateway, handle, upstream = self.gateway, self.handle, self.gateway.upstream
         limit = next(
             (self.body[n] for n in ("max_tokens", "max_completion_tokens") if self.body.get(n) is not None), None
         )

@@ -54,8 +54,7 @@ class Dispatching:
         self.work: Path | None = None  # the node's private work folder (`Arena.start`)
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
         self.keys: Any = None  # who pays for a run's LLM calls (`validator.races.keys.KeyRing`); None: the node
-        #: whether a run's attempt is its last try after the node found its upstream well (`Closing.last_try`)
-        self.last_try: Callable[[Run], bool] = lambda run: False
+        self.last_try: Callable[[Run], bool] = lambda run: False  # its last try, upstream well (`Closing.last_try`)
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
 
@@ -267,9 +266,8 @@ class Dispatching:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
         commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
-        code, error = outcome.error_code(
-            gateway_alive=self.server is None or self.server.alive, last_try=self.last_try(run)
-        )
+        alive = self.server is None or self.server.alive
+        code, error = outcome.error_code(gateway_alive=alive, last_try=self.last_try(run))
         if code == blame.PROVIDER_DOWN and self.keys is not None and outcome.spend.payer == "miner":
             dropped = self.keys.provider_failed(run.race_id, outcome.spend.provider, run.hotkey, error)
             if dropped and self.metrics is not None:
@@ -394,10 +392,5 @@ class Dispatching:
 
     def _strict(self, problem: ProblemBase, events: Sequence[TrajectoryEvent]) -> RunScore:
         """The strict verdict on a run from its log (`arena.verdict.strict_verdict`), by the pack's ruleset."""
-        return verdict.strict_verdict(
-            problem,
-            events,
-            self.catalog.get,
-            gold_vectors=self.problems.gold_vectors(problem.problem_id),
-            ruleset=self.pack.ruleset_for(problem.task),
-        )
+        ruleset, gold = self.pack.ruleset_for(problem.task), self.problems.gold_vectors(problem.problem_id)
+        return verdict.strict_verdict(problem, events, self.catalog.get, gold_vectors=gold, ruleset=ruleset)
