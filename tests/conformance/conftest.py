@@ -32,7 +32,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("docker-runsc", "eperm"): _GVISOR_KERNEL + ": unshare of a user namespace succeeds there",
     ("docker-runsc", "fork-bomb"): "the pids limit counts gVisor's own threads: a fork bomb ends the whole sandbox "
     "with no report (2001, the validator's) instead of failing the agent's fork",
+    ("docker-runsc", "memory-bomb"): "gVisor's memory is the whole sandbox's: a memory bomb is at times killed with "
+    "the harness, no report (2001, the validator's), instead of the agent alone (1004)",
 }
+#: gaps that show on some runs only (the test may pass there): not strict
+INTERMITTENT = {("docker-runsc", "memory-bomb")}
 
 
 def _docker_runtimes() -> list[str]:
@@ -80,7 +84,8 @@ def known_gap(request: pytest.FixtureRequest, backend: object, case: str) -> Non
     """Mark the running test an expected failure (strict) when ``case`` is a known gap of ``backend``."""
     reason = KNOWN_GAPS.get((_kind(backend), case))
     if reason is not None:
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+        strict = (_kind(backend), case) not in INTERMITTENT
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=strict))
 
 
 def _kind(backend: object) -> str:

@@ -124,7 +124,8 @@ def test_infinite_loop_times_out(node):
     assert outcome.result.status == "timeout" and outcome.result.error_code == 1003
 
 
-def test_memory_bomb_is_killed(node):
+def test_memory_bomb_is_killed(node, request):
+    known_gap(request, node[2], "memory-bomb")
     outcome = run_agent(
         node,
         """
