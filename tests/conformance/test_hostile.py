@@ -69,6 +69,7 @@ def test_no_network_no_dns(node):
     assert outcome.result.status == "ok"
     assert outcome.result.returned["host_port"] == "ConnectionRefusedError"  # the sandbox's own loopback only
     assert outcome.result.returned["dns"] == "gaierror"
+    assert set(outcome.result.returned["ifaces"]) <= {"lo"}  # no interface but its own loopback
 
 
 def test_host_files_and_environment_are_invisible(node, tiny_catalog_path, request):
