@@ -63,7 +63,7 @@ def staged_runtime() -> tuple[Path, Path]:
     """The harness and SDK copied to a folder every user can read (the project may sit under a private home)."""
     import hashlib
 
-    digest = hashlib.sha256(b"compiled")  # the SDK staged with its bytecode (read-only in the sandbox)
+    digest = hashlib.sha256(b"compiled: harness, sdk")  # staged with their bytecode (read-only in the sandbox)
     files = sorted(p for d in (HARNESS_DIR, SDK_DIR) for p in d.rglob("*.py"))
     for path in files:
         digest.update(str(path.relative_to(path.parents[1])).encode() + path.read_bytes())
@@ -73,7 +73,7 @@ def staged_runtime() -> tuple[Path, Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(HARNESS_DIR, tmp / "harness", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(SDK_DIR, tmp / "sdk", ignore=shutil.ignore_patterns("__pycache__"))
-        _compile(tmp / "sdk")
+        _compile(tmp)
         (tmp / ".complete").touch()
         for path in [tmp, *tmp.rglob("*")]:
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
@@ -88,8 +88,9 @@ def staged_runtime() -> tuple[Path, Path]:
 
 
 def _compile(folder: Path) -> None:
-    """Bytecode for the staged SDK, by the agents' Python: the sandbox mounts it read-only, so an agent importing
-    ``arena_agent`` would otherwise compile it at every start. Best effort: without it the SDK still imports."""
+    """Bytecode for the staged harness and SDK, by the agents' Python: the sandbox mounts them read-only, so every
+    start would otherwise compile the harness, and every agent importing ``arena_agent`` the SDK. Best effort: without
+    it both still import."""
     python = sandbox_python()
     if Path(python).exists():
         subprocess.run([python, "-m", "compileall", "-q", str(folder)], capture_output=True, timeout=120)

@@ -144,7 +144,7 @@ class DockerSandbox:
         limits = spec.limits
         return self._create_container(
             self.image,
-            command=["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/harness.py"],
+            command=["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/start.py"],
             stdin_open=True,  # not detached: docker-py sets StdinOnce too
             network_mode="none",
             # and no network for the engine to set up: the runtime gives the container a namespace of its own with

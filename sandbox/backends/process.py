@@ -181,9 +181,9 @@ class ProcessSandbox:
 
     def _command(self, spec: SandboxSpec, seccomp_fd: int | None = None) -> list[str]:
         if self.mode == "bare":
-            return [self.python, str(HARNESS_DIR / "harness.py")]
+            return [self.python, str(HARNESS_DIR / "start.py")]
         venv = Path(self.python).parent.parent
-        harness, sdk = staged_runtime()
+        harness, _ = staged_runtime()
         tmp_bytes = spec.limits.tmp_mb * 2**20
         bwrap = [
             self._tools["bwrap"],
@@ -209,12 +209,9 @@ class ProcessSandbox:
             "--ro-bind",
             str(venv),
             "/opt/agent",
-            "--ro-bind",
-            str(harness),
-            "/opt/arena/harness",
-            "--ro-bind",
-            str(sdk),
-            "/opt/arena/sdk",
+            "--ro-bind",  # the harness and the SDK, one mount: /opt/arena/harness, /opt/arena/sdk
+            str(harness.parent),
+            "/opt/arena",
             "--ro-bind",
             str(spec.bundle_dir),
             "/agent",
@@ -245,7 +242,7 @@ class ProcessSandbox:
             "/opt/agent/bin/python",
             "-I",
             "-S",  # the harness is standard library only: no site-packages to set up
-            "/opt/arena/harness/harness.py",
+            "/opt/arena/harness/start.py",
         ]
         if os.geteuid() != 0:  # an unprivileged user: bwrap's user namespace maps it to 65534 inside
             return [bwrap[0], "--uid", str(NOBODY), "--gid", str(NOBODY), *bwrap[1:]]
@@ -291,7 +288,8 @@ class ProcessSandbox:
                 seccomp_fd = seccomp.bpf_fd()
             joins = " ".join(f'echo $$ > "{path}/cgroup.procs";' for path in dirs.values())
             script = f'{joins} ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
-            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+            # no LANG: setpriv would load a locale at every start (bwrap sets the sandbox's own environment)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             proc = await asyncio.create_subprocess_exec(
                 "/bin/sh",
                 "-c",

@@ -32,10 +32,14 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true): its import is 2-3 ms of every start
+if TYPE_CHECKING:
+    from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)  # the harness runs isolated (-I): its own folder is not on the path by itself
+if HERE not in sys.path:  # the harness runs isolated (-I): its own folder is not on the path by itself
+    sys.path.insert(0, HERE)
 
 from forwarder import forward  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
 from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402
@@ -53,12 +57,7 @@ def _undumpable() -> None:
         pass
 
 
-def _serve(socket_path: str, token: str, port: int, ready: threading.Event) -> None:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind((LISTEN[0], port))
-    server.listen(64)
-    ready.set()
+def _serve(server: socket.socket, socket_path: str, token: str) -> None:
     while True:
         conn, _ = server.accept()
         threading.Thread(target=forward, args=(conn, socket_path, token), daemon=True).start()
@@ -109,10 +108,18 @@ def _read_spec() -> Any:
 
 
 def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
-    """Step 2: the forwarder to the gateway serving; False when it did not start in time."""
-    ready = threading.Event()
-    threading.Thread(target=_serve, args=(spec["socket"], spec["token"], port, ready), daemon=True).start()
-    return ready.wait(5)
+    """Step 2: the forwarder to the gateway listening (here, so the agent never waits on the thread that serves it
+    to be scheduled), its connections taken by a thread of their own; False when it cannot listen."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind((LISTEN[0], port))
+        server.listen(64)
+    except OSError:
+        server.close()
+        return False
+    threading.Thread(target=_serve, args=(server, spec["socket"], spec["token"]), daemon=True).start()
+    return True
 
 
 def _agent_env(spec: dict[str, Any], port: int) -> dict[str, str]:
@@ -243,7 +250,7 @@ def main() -> int:
         return _fault(f"bad harness input: {exc}")
     if not _start_forwarder(spec, port):
         child.end()
-        return _fault("forwarder did not start")
+        return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{port}")
     outputs = _Outputs(child, limit)
     child.begin(_agent_env(spec, port), spec["agent_dir"], spec["problem"])
     timed_out = _wait(child, timeout, outputs)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any
+
+TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true): its import is 2-3 ms of every start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class AgentProcess:

@@ -66,7 +66,7 @@ COPY sdk /opt/arena/sdk
 RUN python3 -m compileall -q /opt/arena && mkdir -p /run/arena && chmod 755 /run/arena
 ENV PATH=/opt/agent/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
 USER 65534:65534
-CMD ["/opt/agent/bin/python", "-I", "/opt/arena/harness/harness.py"]
+CMD ["/opt/agent/bin/python", "-I", "-S", "/opt/arena/harness/start.py"]
 """
 
 
