@@ -324,7 +324,12 @@ class _Completion:
         return JSONResponse({"error": {"message": message}}, status_code=status)
 
 
-async def chat_completion(gateway: RunRegistry, request: Request) -> Any:
+#: the chat completion routes (subnet 15's is the second), answered ahead of the web app's routing
+#: (`sandbox.gateway.app.HotRoutes`) and by it alike
+CHAT_PATHS = ("/v1/chat/completions", "/inference/chat/completions")
+
+
+async def chat_completion(gateway: RunRegistry, request: Request) -> Response:
     """One chat completion through the proxy: authorized, read, admitted, forwarded, answered (every refusal and
     answer recorded as an ``llm_call``)."""
     admitted = await authorized_json(gateway, request, "llm_call", "chat.completions")
@@ -365,5 +370,6 @@ def add_inference_routes(app: FastAPI, gateway: RunRegistry) -> None:
         return await chat_completion(gateway, request)
 
     # plain Starlette routes: every answer is already a Response, so FastAPI's parameter and answer handling is skipped
-    app.router.add_route("/v1/chat/completions", chat, methods=["POST"])
-    app.router.add_route("/inference/chat/completions", chat, methods=["POST"])  # subnet 15's route to the same proxy
+    # (the server answers them ahead of the app: `sandbox.gateway.app.HotRoutes`)
+    for path in CHAT_PATHS:
+        app.router.add_route(path, chat, methods=["POST"])

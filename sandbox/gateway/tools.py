@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 
 from arena.tools import ToolContext, ToolError
-from sandbox.gateway.access import BudgetHeaders, authorize, authorized_json
+from sandbox.gateway.access import authorize, authorized_json
 from sandbox.gateway.registry import RunRegistry
 from sandbox.gateway.runs import RunHandle, now
 
@@ -93,30 +93,3 @@ async def tool_answer(gateway: RunRegistry, name: str, request: Request) -> Resp
     if error is not None:
         return JSONResponse({"ok": False, "error": error})
     return Response(content=json.dumps({"ok": True, "result": result}), media_type="application/json")
-
-
-class ToolCalls:
-    """ASGI: ``POST /tools/{name}``, an agent's every tool call, answered straight by `tool_answer` with the budget
-    headers (`BudgetHeaders`), ahead of the web app's routing, dependency resolution and middleware (a fifth of a
-    call's time at the gateway); every other request, and any other form of that path, goes to ``app``."""
-
-    def __init__(self, app: Any, gateway: RunRegistry) -> None:
-        self.app = app
-        self.gateway = gateway
-        self.tools = BudgetHeaders(self._call, gateway)
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        path = scope.get("path", "") if scope.get("type") == "http" else ""
-        name = path[len("/tools/") :] if path.startswith("/tools/") else ""
-        if name and "/" not in name and scope.get("method") == "POST":
-            await self.tools(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
-
-    async def _call(self, scope: Any, receive: Any, send: Any) -> None:
-        try:
-            response = await tool_answer(self.gateway, scope["path"][len("/tools/") :], Request(scope, receive))
-        except Exception:
-            await PlainTextResponse("Internal Server Error", status_code=500)(scope, receive, send)
-            raise  # logged by the server, as the web app's error middleware does
-        await response(scope, receive, send)
