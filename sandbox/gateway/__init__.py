@@ -27,7 +27,8 @@ valid token gets 401 and is recorded as ``rejected``. The gateway holds the cata
 
 The parts: `runs` (a run's budgets and record), `recorders`, `registry` (the open runs), `access` (tokens, rate,
 bodies, budget headers, health, unserved routes), `tools`, `search` (subnet 15's), `inference` (the LLM proxy),
-`app` (`Gateway`: the registry with its app) and `server` (`GatewayServer`: the unix socket).
+`llmclient` (its upstream client), `app` (`Gateway`: the registry with its app, and `HotRoutes`) and `server`
+(`GatewayServer`: the unix socket).
 """
 
 from sandbox.gateway.access import BUDGET_HEADERS

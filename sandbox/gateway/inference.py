@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse, Response
 from arena.keymask import FRAGMENT, KeyMask
 from arena.spend import MINER_KEY_STATUSES, call_tokens
 from sandbox.gateway.access import authorize, authorized_json
+from sandbox.gateway.llmclient import Answer
 from sandbox.gateway.registry import KeyRefused, RunRegistry
 from sandbox.gateway.runs import Pending, RunHandle, now, upstream_fault
 
@@ -123,7 +124,7 @@ class _Completion:
                 handle.budget_refusals += 1
             raise _Refused(429, "LLM budget (calls, tokens or cost) spent")
 
-    async def forward(self) -> httpx.Response:
+    async def forward(self) -> Answer:
         """The upstream's answer, at most `Budgets.llm_concurrency` of the run's calls in flight at once. A call still
         pending when its run closes is given up there (`RunRegistry.close_run` decides whose it was and cancels it)."""
         gateway, handle = self.gateway, self.handle
@@ -138,19 +139,7 @@ class _Completion:
         dropped: str | None = None  # the upstream closed the connection on the request (it may be what crashed it)
         async with gate:
             since = time.monotonic()
-            # httpx's timeout bounds each read, not the call: an upstream trickling a byte now and then would never
-            # time out. The whole call is bounded by the same timeout (TimeoutError, handled as a ReadTimeout)
-            post = asyncio.ensure_future(
-                asyncio.wait_for(
-                    gateway.llm_client().post(
-                        base_url.rstrip("/") + "/chat/completions",
-                        json=self.body,
-                        headers={"Authorization": f"Bearer {key}"},
-                        timeout=upstream.timeout,
-                    ),
-                    upstream.timeout,
-                )
-            )
+            post = asyncio.ensure_future(self._post(base_url, key, upstream.timeout))
             cancel = functools.partial(_cancel, asyncio.get_running_loop(), post)
             with handle.lock:
                 closed = handle.closed
@@ -184,6 +173,15 @@ class _Completion:
         if timed_out is None:
             return resp
         await self._timed_out(timed_out)
+
+    async def _post(self, base_url: str, key: str, timeout: float) -> Answer:
+        """The call sent upstream. The client's timeout bounds each read, not the call: an upstream trickling a byte now
+        and then would never time out. The whole call is bounded by the same timeout (TimeoutError, handled as a
+        ReadTimeout), within this one task (``asyncio.wait_for`` would make another)."""
+        async with asyncio.timeout(timeout):
+            return await self.gateway.llm_client().post(
+                base_url.rstrip("/") + "/chat/completions", self.body, key, timeout
+            )
 
     async def _timed_out(self, timed_out: float) -> NoReturn:
         """A call the upstream did not answer whole within the timeout (`timed_out` seconds of waiting): the
@@ -227,7 +225,7 @@ class _Completion:
         route = self.handle.route
         return "upstream LLM" if route is None else f"the miner's provider {route.name!r}"
 
-    def read(self, resp: httpx.Response, *, well: str | None = None) -> tuple[Any, bytes]:
+    def read(self, resp: Answer, *, well: str | None = None) -> tuple[Any, bytes]:
         """The upstream's answer as JSON and as the bytes passed on: parsed, the key the call was sent with cut out
         of every string of it (`arena.keymask.KeyMask`: whole or in pieces, JSON-escaped, URL-encoded, across
         fields, in any case), and written anew from what was parsed, so nothing the parse did not keep (a repeated
@@ -259,7 +257,7 @@ class _Completion:
         key = upstream.api_key.get_secret_value() if upstream.api_key else ""
         return _node_mask(key) if len(key) >= FRAGMENT else None
 
-    def answer(self, resp: httpx.Response, *, well: str | None = None) -> Response:
+    def answer(self, resp: Answer, *, well: str | None = None) -> Response:
         """The upstream's answer passed on, its tokens and cost spent from the run's budget and recorded. ``well``:
         on a 5xx, why the upstream was seen well meanwhile (`upstream_well`), kept with the run's upstream failure."""
         gateway, handle = self.gateway, self.handle

@@ -17,6 +17,7 @@ from arena.tasks import ProblemBase
 from arena.tools import RunState, ToolRegistry
 from arena.trajectory import TrajectoryEvent
 from arena.verdict import EndedBy, stalled
+from sandbox.gateway.llmclient import LLMClient
 from sandbox.gateway.recorders import Recorder
 from sandbox.gateway.runs import Budgets, MinerRoute, Pending, RunHandle, Upstream, now
 
@@ -67,19 +68,19 @@ class RunRegistry:
         self.upstream_last: tuple[bool, str] | None = None
         #: one HTTP client for every proxied LLM call, made on the gateway's event loop (a client per call spent
         #: ~200 ms making its TLS context: bench/gateway_llm.py)
-        self._llm_client: tuple[Any, httpx.AsyncClient] | None = None
+        self._llm_client: tuple[Any, LLMClient] | None = None
         #: when (monotonic) each upstream (base URL, model) last answered a call 2xx, any run's: the evidence that
         #: an upstream is well when one call timed out on it (`sandbox.gateway.inference`, `upstream_well`)
         self._answered_at: dict[tuple[str, str], float] = {}
 
-    def llm_client(self) -> httpx.AsyncClient:
+    def llm_client(self) -> LLMClient:
         """The HTTP client of the proxied LLM calls, for the running event loop (a gateway served again after a
         fault runs on a new loop, and gets a new client)."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         if self._llm_client is None or self._llm_client[0] is not loop:
-            self._llm_client = (loop, httpx.AsyncClient(transport=self._transport, timeout=self.upstream.timeout))
+            self._llm_client = (loop, LLMClient(self._transport))
         return self._llm_client[1]
 
     @property
@@ -140,9 +141,9 @@ class RunRegistry:
             resp = await asyncio.wait_for(  # the whole probe bounded, not each read (a trickle is no answer)
                 self.llm_client().post(
                     base_url.rstrip("/") + "/chat/completions",
-                    json={"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
-                    headers={"Authorization": f"Bearer {key}"},
-                    timeout=limit,
+                    {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1},
+                    key,
+                    limit,
                 ),
                 limit,
             )
