@@ -15,7 +15,8 @@ Rows:
 
 ``--json FILE`` writes ``{"start_ms": {"bwrap": {"p50", "p95"}, "bwrap_no_seccomp": ..., "docker": ...,
 "docker_no_seccomp": ...}, "round_trip_ms": {"p50", "p95", "tool_p50"}, "probe_reached": {...},
-"gateway_calls_per_s": .., "noop_runs_per_hour": {...}}``.
+"gateway_calls_per_s": .., "noop_runs_per_hour": {...}, "load": [at the start, at the end]}`` (the 1-minute load
+average: on a shared machine the start figures are mostly the load's; compare commits back to back).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def main() -> None:
     gateway = Gateway(catalog)
     problem = {"problem_id": "bench", "task": "product", "query": "cotton shirt", "n_products": 1}
     budgets = Budgets(tool_calls=100_000, requests_per_second=100_000, burst=100_000)
-    figures: dict[str, Any] = {"start_ms": {}, "probe_reached": {}}
+    figures: dict[str, Any] = {"start_ms": {}, "probe_reached": {}, "load": [round(os.getloadavg()[0], 2)]}
     backends = _backends(args)
     with GatewayServer(gateway, work / "gw" / "gateway.sock") as server:
         probe = agent(work, "probe", PROBE.format(calls=20))
@@ -212,6 +213,9 @@ def main() -> None:
                 )
                 figures["noop_runs_per_hour"][str(concurrency)] = round(per_hour)
                 print(f"no-op agent, concurrency {concurrency}: {per_hour:,.0f} runs/hour")
+    figures["load"].append(round(os.getloadavg()[0], 2))
+    cores = os.cpu_count()
+    print(f"load average (1 min) {figures['load'][0]} at the start, {figures['load'][1]} at the end, {cores} cores")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
         print(f"figures written to {args.json}")
