@@ -28,8 +28,8 @@ from demo.agents import MINER_TEMPLATE, write_template
 from miner_template.serve import BundleServer
 from sandbox.backends import Limits
 from sandbox.gateway import Gateway, Upstream
-from tests.integration.test_llm_quitter import NODE_KEY, serve_key
 from tests.support.llm_agents import MODEL
+from tests.support.llm_race import NODE_KEY, serve_key
 from tests.support.node import RunningNode, make_arena, open_store, wait_until
 from tests.support.openai_server import OpenAIServer
 from tests.support.postgres import fresh_database

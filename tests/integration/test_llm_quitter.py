@@ -28,22 +28,20 @@ from arena.catalog import Catalog
 from arena.problems.pack import load_pack
 from arena.spend import Price, Provider
 from demo.agents import MINER_TEMPLATE, write_template
-from miner_template.serve import BundleServer, ValidatorPermits, create_app
+from miner_template.serve import BundleServer
 from sandbox.backends import Limits
-from sandbox.bundle import pack_dir
 from sandbox.gateway import Gateway, Upstream
 from tests.support.llm_agents import MODEL
+from tests.support.llm_race import NODE_KEY, serve_key
 from tests.support.node import RunningNode, make_arena, open_store, wait_until
 from tests.support.openai_server import OpenAIServer
 from tests.support.postgres import fresh_database
 from tests.support.race import build_arena_inputs, make_chain, place_submission
-from validator.chain.sealedkey import MinerKeyConfig
 from validator.races.keys import KeyRing
 from validator.scheduler import Node
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
-NODE_KEY = "node-upstream-key-0123456789"
 HOLD = 31.0  # the quitter's call pending this long before it quits
 WALL = 40.0  # the run's wall clock, which the waiter spends waiting
 
@@ -102,18 +100,6 @@ def agent_source(known: dict[str, str], unsure: str) -> str:
     head, sep, _ = source.partition("\ndef agent_main(")
     assert sep, "the offline template has no agent_main"
     return head.rstrip() + "\n" + HOOK.format(known=known, unsure=unsure, model=MODEL, hold=HOLD)
-
-
-def serve_key(setup: Any, name: str, key: str) -> BundleServer:
-    """The miner's `arena-miner serve` app with its own key, its axon published on chain."""
-    wallet = setup.miners[name]
-    bundle = pack_dir(write_template(setup.path.parent / "served" / name, MINER_TEMPLATE.read_text()))
-    permits = ValidatorPermits(setup.chain, refresh_seconds=60, min_refresh_seconds=0.0)
-    llm_key = MinerKeyConfig("local", SecretStr(key), MODEL)
-    server = BundleServer(create_app(bundle, hotkey_ss58=wallet.hotkey.ss58_address, permits=permits, llm_key=llm_key))
-    server.start()
-    setup.chain.serve_axon(wallet, "127.0.0.1", server.port)
-    return server
 
 
 def test_an_agent_that_quits_or_waits_on_a_pending_llm_call_earns_no_more_than_an_honest_one(tmp_path: Path) -> None:

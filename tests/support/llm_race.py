@@ -29,19 +29,22 @@ from arena.spend import Price, Provider
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
 from demo.agents import MINER_TEMPLATE, write_template
-from miner_template.serve import BundleServer
+from miner_template.serve import BundleServer, ValidatorPermits, create_app
 from sandbox.backends import Limits
+from sandbox.bundle import pack_dir
 from sandbox.gateway import Gateway, Upstream
-from tests.integration.test_llm_quitter import NODE_KEY, serve_key
 from tests.support.llm_agents import MODEL
 from tests.support.node import RunningNode, make_arena, open_store, wait_until
 from tests.support.postgres import fresh_database
 from tests.support.race import build_arena_inputs, make_chain, place_submission
+from validator.chain.sealedkey import MinerKeyConfig
 from validator.races.keys import KeyRing
 from validator.scheduler import Node
 from validator.store.repository import Store
 
-__all__ = ["MODEL", "NODE_KEY", "Problems", "Raced", "agent", "llm_race", "problems"]
+__all__ = ["MODEL", "NODE_KEY", "Problems", "Raced", "agent", "llm_race", "problems", "serve_key"]
+
+NODE_KEY = "node-upstream-key-0123456789"  # the node's own key at its upstream
 
 HOOK = """
 
@@ -101,6 +104,18 @@ def agent_main(problem):
         pass
     return None
 """
+
+
+def serve_key(setup: Any, name: str, key: str) -> BundleServer:
+    """The miner's `arena-miner serve` app with its own key, its axon published on chain."""
+    wallet = setup.miners[name]
+    bundle = pack_dir(write_template(setup.path.parent / "served" / name, MINER_TEMPLATE.read_text()))
+    permits = ValidatorPermits(setup.chain, refresh_seconds=60, min_refresh_seconds=0.0)
+    llm_key = MinerKeyConfig("local", SecretStr(key), MODEL)
+    server = BundleServer(create_app(bundle, hotkey_ss58=wallet.hotkey.ss58_address, permits=permits, llm_key=llm_key))
+    server.start()
+    setup.chain.serve_axon(wallet, "127.0.0.1", server.port)
+    return server
 
 
 @dataclass(frozen=True)
