@@ -12,21 +12,24 @@ words, with price ranges, services, shops, sorts and pages mixed in) and run twi
 top 50, the page's 10 stored documents), in the same process, interleaved. Prints figures; asserts nothing.
 
 Where a build's time goes (`--phases`, CPU time, steadier than wall time on a shared machine; the build's own
-`CPU s` column counts the builder and its workers). Per product at 2.5M (first 40,960 products, load ~20): generating
-it 130 us (the Python generator, `arena.catalog.generator`, its search text and JSON; 139 before its rewrite for
-fewer Python steps a draw, products unchanged; at 100k 103, 114 before), the tantivy document 5-9, adding and
-indexing it 31-36 (tantivy's threads: the analyzer over `contents` and the stored JSON are most of it), digest and
-statistics 5-9; the web pages 3.4 s in all. A build's CPU is about the sum and its wall time about that over 2 cores:
-the generator is two thirds of it. 90 s at 2.5M on 2 cores is 72 us a product in all; tantivy takes about 40 of
-them, which leaves about 30 for a listing's Python (about 47 draws and a dozen strings), a quarter of what it takes
-now: that needs a compiled generator, or a new catalog version whose draws numpy can make in bulk.
+`CPU s` column counts the builder and its workers). A build runs with Python's garbage collector paused
+(`arena.catalog.build._paused_gc`; `--phases` too): before that, collections walking a worker's model cache cost
+about as much CPU as generating (2.5M, a worker's chunks 600-700, load 4: 81 -> 44 us a product).
 
-The generator's own split (2.5M, chunks timed with their models made and then cached, CPU, load 6-13): a listing
-70-80 us when its model is already made, a new model about 31 us more (22 since a model reseeds one generator
-instead of making a new one), and about half of a worker's listings meet a model new to it (two workers make about
-1.3M models); the search text and canonical JSON 5-8 us. The web pages are made by a worker while the products are.
+A 2.5M build (seed 1, load 8-16): 269-285 CPU-s, 107-114 us a product (415 CPU-s, 166 us, with the collector on,
+back to back). The two generator workers about 57 us a product (a listing about 44 us with its model made, a new
+model 13-16 us more for about half of a worker's listings, World.build 1.2 s a worker); the builder about 50, by its
+threads (from /proc, a 500k build): the main thread about 15 (the tantivy document, digest, statistics), tantivy's
+two indexing threads about 23 and its store compressors 4, the worker pool's result threads about 8 (reading and
+unpickling 1.6 kB a product); the index's last commit about 10 CPU-s after the last product. 90 s at 2.5M on 2 cores
+is 72 us a product in all: the builder's share alone is about 50, which leaves about 22 for a listing's Python, half
+of what it takes now. Drawing the generator's floats in bulk (numpy's MT19937 in random.Random's state gives the
+same floats) would not help: a listing's 47 draws are each taken by a branch that decides the next (rejection loops,
+draws that depend on the model), so only the call per draw could go, about 3 us of the 44.
+
 Compiling the unchanged generator with mypyc made the same products in about 28% less CPU (83 against 116 us, the
-same 30 chunks back to back); not done: a C compiler and mypy at install, and a compiled module that could go stale.
+same 30 chunks back to back, collector on); not done: a C compiler and mypy at install, and a compiled module that
+could go stale.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.catalog import Catalog, SearchFilters  # noqa: E402
+from arena.catalog.build import _paused_gc as paused_gc  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
 from arena.tasks.shopping.tools import (  # noqa: E402
@@ -289,7 +293,8 @@ def main() -> None:
         q = query_bench(out, args.queries, args.seed)
         row = {"size": size, "build_seconds": b["seconds"], "p95_ms": q["tool_p95"], **b, **q}
         if args.phases:
-            row["phases"] = phases(size, args.seed)
+            with paused_gc():  # as a build runs its generator and builder
+                row["phases"] = phases(size, args.seed)
         rows.append(row)
         print(
             f"{size:>9,} {b['seconds']:>8.1f} {b['cpu_seconds']:>7.1f} {b['index_bytes'] / 2**20:>9.0f} "
