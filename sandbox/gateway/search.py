@@ -53,7 +53,7 @@ def sn15_search_arguments(params: dict[str, str]) -> dict[str, Any]:
 async def search(gateway: RunRegistry, handle: RunHandle, name: str, arguments: Any) -> Any:
     """A subnet-15 /search/ call: the tool's result as a plain list, [] for the tool's own error (ORO's
     search server answers bad parameters with an empty list), unknown ids left out."""
-    status, result, error = await run_tool(gateway, handle, name, arguments)
+    status, result, error, _ = await run_tool(gateway, handle, name, arguments)
     if status == 429:
         return JSONResponse({"error": error}, status_code=429)
     if error is not None:
