@@ -11,10 +11,13 @@ strict scoring, race close and weights set on the local chain.
 
 Rows:
 - wall time from the race opening to weights set, and runs per minute;
-- summed agent time (each sandbox's start to exit) and the node's own time per run (a run's span from `starting` to
+- summed sandbox time (each sandbox's start to exit: the agent, and its waits on the gateway's answers, shown apart
+  from the gateway's own timing of each call) and the node's own time per run (a run's span from `starting` to
   `finished` minus its sandbox time: staging, gateway bookkeeping, the trajectory write, scoring, waiting for the
-  judge and judging; the judge is on: the node's default, offline); the overhead is the node's summed time
-  over the summed agent time;
+  judge and judging; the judge is on: the node's default, offline), as a mean (every cost counted, one-off costs
+  such as a process's first run included) and a median (the typical run); the overhead is the node's summed time
+  over the summed sandbox time. A run is `starting` only once a run slot is free (the dispatch gate; with Ray a
+  free runner), so no queue wait is in it;
 - the node process's CPU time per run (steadier than wall time when other work shares the machine);
 - the node's time per run split by stage (`validator.races.StageTimes`, each stage's summed time over the race's
   runs): staging, gateway, trajectory write, strict scoring, judge wait, judge, close (every tick of the close job);
@@ -168,7 +171,9 @@ def write_json(path: Path | None, rows: list[dict[str, Any]]) -> None:
             "seconds": round(row["wall"], 3),
             "runs_per_min": round(row["per_min"], 1),
             "node_ms_per_run": round(row["overhead"] * 1000, 1),
-            "agent_s_per_run": round(row["agent"], 3),
+            "node_ms_median": round(row["median"] * 1000, 1),
+            "sandbox_s_per_run": round(row["agent"], 3),
+            "gateway_s_per_run": round(row["gateway"], 3),
             "slots": row["slots"],
             "errored": row["errored"],
         }
@@ -313,18 +318,23 @@ def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int)
     """Print the race's rows; returns the figures the dispatch summary compares."""
     runs = store.runs()
     agent = sum(float((r.sandbox or {}).get("elapsed_s", 0.0)) for r in runs)
-    spans = [
-        ((r.finished_at or r.errored_at) - r.starting_at).total_seconds()
-        for r in runs
-        if r.starting_at and (r.finished_at or r.errored_at)
-    ]
+    # the sandbox's time holds its gateway's answers to the agent's calls: on the node's gateway (local dispatch,
+    # one process for every run at once) or the runner's own (Ray: a process per run slot)
+    gateway = sum(e.duration_ms for r in runs for e in store.events(r.run_id)) / 1000
+    ended = [r for r in runs if r.starting_at and (r.finished_at or r.errored_at)]
+    spans = [((r.finished_at or r.errored_at) - r.starting_at).total_seconds() for r in ended]
     node_time = sum(spans) - agent
+    each = [span - float((r.sandbox or {}).get("elapsed_s", 0.0)) for r, span in zip(ended, spans, strict=True)]
+    median = statistics.median(each) if each else 0.0
     errored = sum(1 for r in runs if r.status == "errored")
     print(f"race      {len(runs)} runs in {wall:.1f}s wall ({len(runs) / wall * 60:.0f} runs/min), {errored} errored")
-    print(f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run)")
+    print(
+        f"agents    {agent:.1f}s summed sandbox time ({agent / max(len(runs), 1):.2f}s per run, of which "
+        f"{gateway / max(len(runs), 1):.2f}s waiting on the gateway's answers)"
+    )
     print(
         f"node      {node_time:.1f}s summed per-run overhead ({node_time / max(len(runs), 1) * 1000:.0f} ms per "
-        f"run) = {node_time / agent:.1%} of agent time"
+        f"run, median {median * 1000:.0f} ms) = {node_time / agent:.1%} of sandbox time"
     )
     print(
         f"cpu       {cpu / max(len(runs), 1) * 1000:.0f} ms of the node process's CPU per run (its gateway "
@@ -358,7 +368,9 @@ def race_rows(store: Any, arena: Any, wall: float, cpu: float, concurrency: int)
         "wall": wall,
         "per_min": len(runs) / wall * 60,
         "agent": agent / max(len(runs), 1),
+        "gateway": gateway / max(len(runs), 1),
         "overhead": node_time / max(len(runs), 1),
+        "median": median,
         "slots": concurrency,
         "errored": errored,
     }
@@ -370,13 +382,15 @@ def print_dispatch_summary(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         print(
             f"dispatch  {row['label']:<16} {row['slots']} at once: {row['per_min']:.0f} runs/min, "
-            f"{row['agent']:.2f}s agent time and {row['overhead'] * 1000:.0f} ms node overhead per run"
+            f"{row['agent']:.2f}s sandbox time ({row['gateway']:.2f}s of it the gateway's) and "
+            f"{row['overhead'] * 1000:.0f} ms node overhead per run (median {row['median'] * 1000:.0f} ms)"
         )
     for row in rows[1:]:
         same = all(row[key] == local[key] for key in ("finals", "scores", "vector"))
         print(
             f"ray cost  {row['label']}: {(row['overhead'] - local['overhead']) * 1000:+.0f} ms per run against "
-            f"local dispatch (task placement, bundle fetch, the worker's gateway, the result's transfer); scores "
+            f"local dispatch, median {(row['median'] - local['median']) * 1000:+.0f} ms (the call to the runner "
+            f"and back, staging on the worker, the worker's gateway, the log's transfer); scores "
             f"and weight vector {'identical to' if same else 'DIFFERENT from'} local dispatch's"
         )
 
