@@ -69,3 +69,37 @@ def test_agents_whose_requests_the_upstream_answers_an_html_5xx_or_drops_earn_no
                 (failed,) = [c for c in raced.calls(name) if c.status == 502]
                 assert ("not JSON" if attacker == "html" else "dropped the connection") in (failed.error or "")
         assert "races.fault_unconfirmed" in raced.log and "races.closed_without" not in raced.log
+
+
+def test_an_agent_cannot_have_its_own_runs_dropped_with_its_provider_by_choking_it(tmp_path: Path) -> None:
+    """The provider drop (`--gateway.provider_failures`, here at the first failure; each miner must pay) against the
+    choker: a failure the agent's request met while its provider was seen well is not counted toward dropping the
+    provider, or the attacker would have its unsolved run left out of its score (2012) and score its known problem
+    alone, twice the honest agent. It goes on to its last try instead and is scored as what it answered (nothing:
+    1006)."""
+    drawn = problems(tmp_path / "arena")
+    names = {"honestpaid": KINDS["honest"], "htmlpaid": KINDS["html"], "droppaid": KINDS["drop"]}
+    keys = {n: f"sk-{n}-own-key-abcdefghijklmnop" for n in names}
+    agents = {n: agent(tmp_path / "a" / n, drawn, n, kind) for n, kind in names.items()}
+    with (
+        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
+        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
+        llm_race(
+            tmp_path,
+            drawn,
+            agents,
+            keys=keys,
+            node_llm=node_llm.base_url,
+            provider=provider.base_url,
+            drop_after=1,
+            payer="miner",
+        ) as raced,
+    ):
+        results = raced.results()
+        assert set(results) == set(agents)
+        for name in ("htmlpaid", "droppaid"):
+            run = raced.run(name)
+            assert results[name].score <= results["honestpaid"].score, (name, run.error_code, run.error)
+            assert results[name].runs == 2  # its run on the unknown problem counted, not left out
+            assert (run.status, run.error_code, run.blame) == ("errored", blame.NO_ANSWER, "agent"), run.error
+        assert "races.provider_dropped" not in raced.log

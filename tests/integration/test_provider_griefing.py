@@ -4,7 +4,9 @@ nobody's fault) to have the race go on without that provider, so that its rivals
 left out of the race.
 
 The provider serves the rivals' calls at once all along: only the attacker's calls fail. A provider's failures are
-counted per miner, so the attacker's runs are the only ones dropped (docs/validator.md, "Who pays for inference").
+counted per miner, and a failure met while the provider answers others is not counted at all (the agent's request's
+doing): no run is dropped, the attacker's go on to their last try after the race's fault wait, where such a failure is
+the agent's (docs/validator.md, "Who pays for inference"; `test_llm_choker_pages.py` for the attacker's own score).
 
 The rival's runs are dispatched after the attacker's failures (its `arena-miner serve` answers only then; meanwhile
 its attempts end 2011 and wait), as most runs of a race with many miners and few sandbox slots would be."""
@@ -90,9 +92,13 @@ def agent_main(problem):
 """.replace("__MODEL__", repr(MODEL))
 
 
+FAILED: list[str] = []  # the griefer's requests the provider failed
+
+
 def provider(body: dict[str, Any]) -> str:
     """A provider that fails on one request (the griefer's) and answers anything else at once."""
     if "breaks the provider" in str(body.get("messages")):
+        FAILED.append("500")
         raise Fail(500, "internal error")
     return "look for the cheapest match"
 
@@ -109,6 +115,7 @@ def serve_key(setup: Any, name: str) -> BundleServer:
 
 
 def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_provider(tmp_path: Path) -> None:
+    FAILED.clear()
     inputs = build_arena_inputs(tmp_path / "arena", problems=16, per_race=2)
     names = ["griefer", "rival"]
     setup = make_chain(tmp_path, names)
@@ -131,7 +138,7 @@ def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_prov
             gateway=gateway,
             max_attempts=3,
             fault_retry=0.3,
-            fault_wait=3600.0,
+            fault_wait=2.0,
         )
         ring = KeyRing(
             store=store,
@@ -150,7 +157,7 @@ def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_prov
             deadline = time.time() + 300
             while store.race(race_id).status == "running":  # type: ignore[union-attr]
                 assert time.time() < deadline, "the race did not close"
-                if len(servers) == 1 and ring.dropped(race_id):  # the griefer failed 3 times
+                if len(servers) == 1 and len(FAILED) >= 3:  # the griefer's requests failed 3 times
                     servers.append(serve_key(setup, "rival"))  # the rival's runs are dispatched from now on
                 asyncio.run(arena.dispatch())
                 arena.close_races()
@@ -162,6 +169,7 @@ def test_a_miner_failing_its_own_calls_does_not_drop_its_rivals_at_the_same_prov
     rival = [r for r in store.runs(race_id=race_id) if r.hotkey == hotkeys["rival"]]
     assert rival and all(r.error_code != blame.PROVIDER_DROPPED for r in rival), [r.error for r in rival]
     assert all(r.status == "finished" for r in rival)
+    assert not ring.dropped(race_id)  # the griefer's failures met while the provider answered others: not counted
     results = {r.hotkey: r for r in store.race_results(race_id)}
     assert hotkeys["rival"] in results and results[hotkeys["rival"]].runs == 2
     # the calls of the rival the provider saw were all answered; only the griefer's failed

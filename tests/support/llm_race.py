@@ -198,11 +198,15 @@ def llm_race(
     provider: str,
     upstream: dict[str, Any] | None = None,
     wall: float = 40.0,
+    drop_after: int = 8,
+    payer: str = "either",
     **config: Any,
 ) -> Iterator[Raced]:
     """Race ``agents`` (by miner name) on a running node until the race's weights are set; ``keys``: the miners that
     pay with their own key at ``provider``; ``upstream``: the gateway's `Upstream` settings beyond its URL, key and
-    model; ``config``: `ArenaConfig` beyond the defaults here (two attempts, the race's fault wait spent at once)."""
+    model; ``drop_after``: the failures of a miner's provider its runs there are dropped at; ``payer``: the node's
+    payer policy; ``config``:
+    `ArenaConfig` beyond the defaults here (two attempts, the race's fault wait spent at once)."""
     names = list(agents)
     setup = make_chain(tmp_path, names, rate_limit=0)
     hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
@@ -241,7 +245,8 @@ def llm_race(
                 chain=setup.chain,
                 wallet=setup.validators[0],
                 providers=providers,
-                payer="either",
+                payer=payer,
+                drop_after=drop_after,
                 timeout=5,
             )
             arena.use_keys(ring)

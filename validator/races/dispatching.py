@@ -268,7 +268,10 @@ class Dispatching:
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
         alive = self.server is None or self.server.alive
         code, error = outcome.error_code(gateway_alive=alive, last_try=self.last_try(run))
-        if code == blame.PROVIDER_DOWN and self.keys is not None and outcome.spend.payer == "miner":
+        # never counted: failures all met while the provider was seen well (`verdict.choked`), which an agent makes at
+        # will to have its own unsolved runs left out (docs/validator.md, "Who pays for inference")
+        mine = outcome.spend.payer == "miner" and not verdict.choked(outcome.upstream_errors)
+        if code == blame.PROVIDER_DOWN and self.keys is not None and mine:
             dropped = self.keys.provider_failed(run.race_id, outcome.spend.provider, run.hotkey, error)
             if dropped and self.metrics is not None:
                 self.metrics.providers_dropped.labels(provider=outcome.spend.provider).inc()
