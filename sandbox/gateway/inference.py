@@ -293,7 +293,7 @@ class _Completion:
         elif handle.route is None:
             gateway.upstream_last = (True, f"answered {resp.status_code}")
         if resp.is_success:
-            gateway.note_answered(self.target()[0], model)
+            gateway.note_answered(*self.target(), model)
         return Response(content, status_code=resp.status_code, media_type="application/json")
 
     def key_refused(self, status: int) -> JSONResponse:

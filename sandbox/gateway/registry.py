@@ -3,6 +3,7 @@ registry, the upstream) and the recording of their events."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -71,7 +72,7 @@ class RunRegistry:
         self._llm_client: tuple[Any, LLMClient] | None = None
         #: when (monotonic) each upstream (base URL, model) last answered a call 2xx, any run's: the evidence that
         #: an upstream is well when one call timed out on it (`sandbox.gateway.inference`, `upstream_well`)
-        self._answered_at: dict[tuple[str, str], float] = {}
+        self._answered_at: dict[tuple[str, bytes, str], float] = {}  # (base URL, key's digest, model)
 
     def llm_client(self) -> LLMClient:
         """The HTTP client of the proxied LLM calls, for the running event loop (a gateway served again after a
@@ -107,15 +108,17 @@ class RunRegistry:
             return handle.route.provider.max_tokens
         return self.upstream.max_tokens
 
-    def note_answered(self, base_url: str, model: str) -> None:
-        """An upstream answered a call 2xx just now."""
+    def note_answered(self, base_url: str, key: str, model: str) -> None:
+        """An upstream answered a call 2xx just now, sent with ``key``."""
         with self._lock:
-            self._answered_at[(base_url, model)] = time.monotonic()
+            self._answered_at[(base_url, _key_id(key), model)] = time.monotonic()
 
-    def answered_since(self, base_url: str, model: str, since: float) -> bool:
-        """Whether the upstream answered a call of ``model`` 2xx at or after ``since`` (monotonic)."""
+    def answered_since(self, base_url: str, key: str, model: str, since: float) -> bool:
+        """Whether the upstream answered a call of ``model`` sent with ``key`` 2xx at or after ``since`` (monotonic):
+        by key, so a provider that answers other miners' keys while failing one miner's own account is not seen well
+        for that miner's runs."""
         with self._lock:
-            return self._answered_at.get((base_url, model), float("-inf")) >= since
+            return self._answered_at.get((base_url, _key_id(key), model), float("-inf")) >= since
 
     def target(self, handle: RunHandle) -> tuple[str, str]:
         """The base URL and key of a run's upstream: its miner's provider with its key, or the node's."""
@@ -126,16 +129,17 @@ class RunRegistry:
         return upstream.base_url or "", upstream.api_key.get_secret_value() if upstream.api_key else "none"
 
     async def upstream_well(self, handle: RunHandle, model: str) -> str | None:
-        """Whether a run's upstream is well for ``model``, and why (None: not shown well): any call of that model
-        answered there within the last `Upstream.probe_timeout` seconds (any run's), or it answers a probe, a
-        one-token completion, within that time, the whole probe bounded (docs/scoring.md, "An LLM call that takes
-        too long"). Where the miner pays, a probe answered with a status of the miner's key is `KeyRefused`: recorded
-        in the run's ``payer_errors`` (the miner's fault, 1009), and the upstream taken as answering."""
+        """Whether a run's upstream is well for ``model``, and why (None: not shown well): any call of that model with
+        the run's key (the node's, or the miner's own) answered there within the last `Upstream.probe_timeout`
+        seconds (any run's), or it answers a probe with that key, a one-token completion, within that time, the whole
+        probe bounded (docs/scoring.md, "An LLM call that takes too long"). Where the miner pays, a probe answered
+        with a status of the miner's key is `KeyRefused`: recorded in the run's ``payer_errors`` (the miner's fault,
+        1009), and the upstream taken as answering."""
         import asyncio
 
         base_url, key = self.target(handle)
         limit = self.upstream.probe_timeout
-        if self.answered_since(base_url, model, time.monotonic() - limit):
+        if self.answered_since(base_url, key, model, time.monotonic() - limit):
             return "answered other calls"
         try:
             resp = await asyncio.wait_for(  # the whole probe bounded, not each read (a trickle is no answer)
@@ -169,7 +173,7 @@ class RunRegistry:
             return why
         if not resp.is_success:
             return None
-        self.note_answered(base_url, model)
+        self.note_answered(base_url, key, model)
         return "answered a probe"
 
     async def pending_well(self, run_id: str) -> str | None:
@@ -321,3 +325,8 @@ class RunRegistry:
                 {"seq": event.seq, "status": event.status, "error": event.error, "at": event.started_at.isoformat()}
                 | ({"well": well} if well else {})
             )
+
+
+def _key_id(key: str) -> bytes:
+    """What the gateway keeps of a key to tell keys apart (a digest: the key itself is never kept past its run)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()

@@ -771,3 +771,40 @@ def test_an_upstream_5xx_is_sent_again_once_before_it_counts(tiny_catalog, tmp_p
     assert choke.status_code == 500 and seen["choke"] == 2
     (failed,) = choked.upstream_errors
     assert failed["status"] == 500 and failed["well"]  # it answered the flaky call's second sending, or the probe
+
+
+def test_a_provider_failing_one_miners_account_is_not_seen_well_for_it_by_anothers_answers(tiny_catalog, tmp_path):
+    """Where miners pay at one provider, "well" is by key: a provider answering one miner's calls while it fails every
+    call of another's account (its probe too) is not seen well for the second miner's runs, so that miner's failures
+    stay the provider's (2011, counted toward dropping the provider for it, never scored as its agent's choking)."""
+    from pydantic import SecretStr
+
+    from arena import verdict
+    from arena.spend import Price, Provider
+    from sandbox.gateway.runs import MinerRoute
+    from tests.support.openai_server import Fail
+
+    keys = {"fine": "sk-" + "f" * 40, "failing": "sk-" + "x" * 40}
+    servers: list[OpenAIServer] = []
+
+    def responder(body):
+        if servers[0].auth_headers[-1] == f"Bearer {keys['failing']}":  # this account only, its probe too
+            raise Fail(500, "internal error")
+        return "ok"
+
+    with OpenAIServer(responder, models=("m",)) as server:
+        servers.append(server)
+        gw = Gateway(tiny_catalog, upstream=Upstream(models=["m"], probe_timeout=5))
+        provider = Provider(base_url=server.base_url, models={"m": Price()})
+        routes = {name: MinerRoute("local", provider, SecretStr(key)) for name, key in keys.items()}
+        with GatewayServer(gw, tmp_path / "s" / "gateway.sock") as gws:
+            handles = {name: gw.open_run(name, route=route) for name, route in routes.items()}
+            with client(gws.socket_path, handles["fine"].token) as c:
+                assert _chat(c).status_code == 200
+            with client(gws.socket_path, handles["failing"].token) as c:
+                assert _chat(c).status_code == 500
+            records = {name: gw.close_run(name) for name in handles}
+    assert records["fine"].upstream_errors == []
+    failed = records["failing"].upstream_errors
+    assert failed and all("well" not in e for e in failed), failed
+    assert not verdict.choked(failed)
