@@ -18,34 +18,23 @@ and ``miner_template`` goes through here (`tests/unit/test_syntax.py` holds both
 from __future__ import annotations
 
 import ast
-import gc
 import threading
 from typing import Any
+
+from arena.gcpause import paused_gc
 
 _LOCK = threading.Lock()
 
 
 def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """`ast.parse` of a module's source, one at a time in this process and with no garbage collection inside."""
-    with _LOCK:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return ast.parse(source, filename=filename)
-        finally:
-            if was_enabled:
-                gc.enable()
+    with _LOCK, paused_gc():
+        return ast.parse(source, filename=filename)
 
 
 def literal(source: str) -> Any:
     """`ast.literal_eval` of a literal's source (a string, bytes, number, tuple, ...), its tree built as `parse`
     builds one: one at a time and with no garbage collection inside."""
-    with _LOCK:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            tree = ast.parse(source.lstrip(" \t"), mode="eval")
-        finally:
-            if was_enabled:
-                gc.enable()
+    with _LOCK, paused_gc():
+        tree = ast.parse(source.lstrip(" \t"), mode="eval")
     return ast.literal_eval(tree)

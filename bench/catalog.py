@@ -13,7 +13,7 @@ top 50, the page's 10 stored documents), in the same process, interleaved. Print
 
 Where a build's time goes (`--phases`, CPU time, steadier than wall time on a shared machine; the build's own
 `CPU s` column counts the builder and its workers). A build runs with Python's garbage collector paused
-(`arena.catalog.build._paused_gc`; `--phases` too): before that, collections walking a worker's model cache cost
+(`arena.gcpause.paused_gc`; `--phases` too): before that, collections walking a worker's model cache cost
 about as much CPU as generating (2.5M, a worker's chunks 600-700, load 4: 81 -> 44 us a product).
 
 A 2.5M build (seed 1, load 8-16): 269-285 CPU-s, 107-114 us a product (415 CPU-s, 166 us, with the collector on,
@@ -53,9 +53,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.catalog import Catalog, SearchFilters  # noqa: E402
-from arena.catalog.build import _paused_gc as paused_gc  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
+from arena.gcpause import paused_gc  # noqa: E402
 from arena.tasks.shopping.tools import (  # noqa: E402
     KEEP,
     PAGE_SIZE,

@@ -25,6 +25,7 @@ from arena.catalog.models import Product, WebPage, search_contents
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
 from arena.catalog.writer import CatalogWriter
+from arena.gcpause import paused_gc
 from arena.log import get_logger
 
 log = get_logger("arena.catalog")
@@ -47,7 +48,7 @@ def _init_pool_worker(seed: int, size: int) -> None:
     """A forked generator worker: SIGTERM and SIGINT back to their defaults first. A fork inherits the parent's
     Python handlers, and a parent that handles SIGTERM by setting a flag (a node draining, a bench stopping after
     its race) left a worker the pool's terminate could not end: the build waited on it for ever. Ctrl-C is the
-    parent's to handle: the worker ignores it. Its garbage collector stays off (`_paused_gc`): the worker ends
+    parent's to handle: the worker ignores it. Its garbage collector stays off (`paused_gc`): the worker ends
     with the build."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -125,21 +126,6 @@ def _pooled_rows(pool: Any, n_chunks: int, workers: int) -> Iterator[list[Row]]:
         yield window.popleft().get()
 
 
-@contextmanager
-def _paused_gc() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for a generated build (the builder and the generator workers it
-    forks). Nothing the build makes is in a cycle, but each collection walks every live object: a worker's cache of
-    product models (hundreds of thousands) and the statistics' model table made collecting about as much CPU as
-    generating (2.5M, chunks 600-700 of a worker: 81 -> 44 us a product; statistics 6 -> 3 us)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 @dataclass
 class BuildReport:
     path: Path
@@ -152,7 +138,11 @@ class BuildReport:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-@_paused_gc()
+# Python's cyclic garbage collector paused for a generated build (the builder and the generator workers it forks).
+# Nothing the build makes is in a cycle, but each collection walks every live object: a worker's cache of product
+# models (hundreds of thousands) and the statistics' model table made collecting about as much CPU as generating
+# (2.5M, chunks 600-700 of a worker: 81 -> 44 us a product; statistics 6 -> 3 us).
+@paused_gc()
 def build_catalog(
     seed: int,
     size: int,

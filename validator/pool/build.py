@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from validator.pool.bundle import MAX_BUNDLE_BYTES, VERSION, ResultsBundle, paused_gc, seal
+from arena.gcpause import paused_gc
+from validator.pool.bundle import MAX_BUNDLE_BYTES, VERSION, ResultsBundle, seal
 
 
 class PoolError(Exception):
@@ -38,6 +39,8 @@ def build_bundle(
         raise PoolError(f"no race {race_id!r} in the store; a results bundle is built from a race this node ran")
     if race.status != "closed":
         raise PoolError(f"race {race_id} is {race.status}; its results bundle is built once it closed")
+    # a bundle is a few million objects, none in a cycle: collecting while they are made (each pass walks every
+    # live object) takes several times the work itself
     with paused_gc():
         rows = store.race_evidence(race_id)
         plain = {

@@ -9,10 +9,7 @@ past race (a hotkey has one commitment per subnet, overwritten by the next).
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -88,19 +85,6 @@ def bundle_id(body: ResultsBundle | dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Python's cyclic garbage collector paused: a bundle is a few million objects, none in a cycle, and collecting
-    while they are made (each pass walks every live object) takes several times the work itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def seal(body: ResultsBundle, wallet: Any, *, plain: dict[str, Any] | None = None) -> tuple[str, bytes]:
     """``(sha256, envelope bytes)``: the body's id and the envelope signed by `wallet`'s hotkey over that id.
     `plain`: the body as json-ready dicts already (its model's dump is the slow way to the same bytes)."""
@@ -129,7 +113,6 @@ __all__ = [
     "ResultsBundle",
     "bundle_id",
     "canonical",
-    "paused_gc",
     "seal",
     "signature_valid",
 ]

@@ -16,17 +16,10 @@ import orjson
 from pydantic import ValidationError
 
 from arena.blame import blame_of
+from arena.gcpause import paused_gc
 from arena.spend import RunSpend, run_spend
 from arena.trajectory import TrajectoryEvent
-from validator.pool.bundle import (
-    MAX_BUNDLE_BYTES,
-    VERSION,
-    BundleRun,
-    ResultsBundle,
-    canonical,
-    paused_gc,
-    signature_valid,
-)
+from validator.pool.bundle import MAX_BUNDLE_BYTES, VERSION, BundleRun, ResultsBundle, canonical, signature_valid
 from validator.pool.models import RaceFacts, Refusal, RefusalKind, VerifiedBundle
 from validator.pool.rederive import strict_verdict
 
