@@ -13,7 +13,6 @@ orphans (`DockerSandbox.reap`).
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import time
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from requests.exceptions import ReadTimeout
 
 from sandbox import seccomp
-from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
+from sandbox.backends import SandboxResult, SandboxSpec, harness_input, result_from_report
 
 LABEL = "shoparena.run"
 
@@ -134,7 +133,7 @@ class DockerSandbox:
             "model": spec.model,
             "killed": seccomp.killed() if self.seccomp else [],
         }
-        return json.dumps(payload).encode()
+        return harness_input(payload)
 
     def _create(self, spec: SandboxSpec) -> Any:
         """The run's container, created (not started): no network, read-only, unprivileged, within `spec.limits`;

@@ -13,7 +13,6 @@ and reach your network). It exists so a miner can debug an agent quickly; valida
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -23,7 +22,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from sandbox import seccomp
-from sandbox.backends import SandboxResult, SandboxSpec, result_from_report
+from sandbox.backends import SandboxResult, SandboxSpec, harness_input, result_from_report
 from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -309,7 +308,7 @@ class ProcessSandbox:
             self._running[spec.run_id] = (proc.pid, dirs)
             try:
                 out, err = await asyncio.wait_for(
-                    proc.communicate(json.dumps(payload).encode()), timeout=limits.wall_seconds + 10
+                    proc.communicate(harness_input(payload)), timeout=limits.wall_seconds + 10
                 )
             except TimeoutError:
                 timed_out = True

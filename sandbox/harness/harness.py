@@ -1,9 +1,9 @@
 """The harness: what runs inside a sandbox (standard library only, any Python 3.11).
 
-Reads one JSON object on stdin:
-``{"problem", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "killed"}`` (``model``: the
-node's LLM model, given to the agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
-Then it:
+Reads one object on stdin, in ``marshal``'s format (`sandbox.backends.harness_input`: read with no import):
+``{"problem", "problem_json", "token", "socket", "timeout", "agent_dir", "sdk_dir", "max_output", "model", "killed"}``
+(``problem_json``: the problem's JSON text, the agent's ``PROBLEM_DATA``; ``model``: the node's LLM model, given to the
+agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint). Then it:
 
 1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
@@ -20,17 +20,16 @@ Then it:
    bounded return value, the tails of the agent's output.
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
+
+What the agent's start waits on is imported before it begins, the rest after (beside it): ``json``, ``socket``,
+``threading``, ``signal`` and ``ctypes`` are 10-12 ms of imports, ``json`` alone 5.
 """
 
 from __future__ import annotations
 
-import ctypes
-import json
+import marshal
 import os
-import signal
-import socket
 import sys
-import threading
 import time
 
 TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true): its import is 2-3 ms of every start
@@ -41,15 +40,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:  # the harness runs isolated (-I): its own folder is not on the path by itself
     sys.path.insert(0, HERE)
 
-from forwarder import forward  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
-from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402
+from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
 
 LISTEN = ("127.0.0.1", 8080)
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
 SIGSYS = 31
+SIGKILL = 9
 
 
 def _undumpable() -> None:
+    """Step 1, once the agent's process is forked: ctypes' import (2-3 ms) runs beside that process's own."""
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4: /proc/self/{mem,environ} become root-only
@@ -57,7 +59,14 @@ def _undumpable() -> None:
         pass
 
 
-def _serve(server: socket.socket, socket_path: str, token: str) -> None:
+def _serve(listening: Any, socket_path: str, token: str) -> None:
+    """Takes the agent's connections, each to a thread of its own (`forwarder.forward`)."""
+    import socket
+    import threading
+
+    from forwarder import forward  # type: ignore[import-not-found]  # the harness's folder, as it runs
+
+    server = socket.socket(fileno=listening.detach())
     while True:
         conn, _ = server.accept()
         threading.Thread(target=forward, args=(conn, socket_path, token), daemon=True).start()
@@ -66,6 +75,7 @@ def _serve(server: socket.socket, socket_path: str, token: str) -> None:
 def _unix_connection(path: str, timeout: float) -> Any:
     """An HTTP connection to the gateway's socket (http.client, the largest import, only when SN15 hands over)."""
     import http.client
+    import socket
 
     class UnixConnection(http.client.HTTPConnection):
         def connect(self) -> None:
@@ -79,6 +89,8 @@ def _unix_connection(path: str, timeout: float) -> Any:
 def _to_gateway(spec: dict[str, Any], path: str, body: Any, headers: dict[str, str]) -> dict[str, Any]:
     """A call of the harness's own at the gateway (``X-Arena-Origin``: the forwarder strips it from the agent's): an
     SN15 agent's last ``recommend_product``, or the note that the syscall filter ended the agent."""
+    import json
+
     conn = _unix_connection(spec["socket"], timeout=60)
     auth = {"Authorization": f"Bearer {spec['token']}", "Content-Type": "application/json"}
     try:
@@ -99,27 +111,35 @@ def _tail(data: bytes, limit: int) -> str:
 
 def _fault(error: str) -> int:
     """The harness's own failure, reported as its one JSON line."""
+    import json
+
     print(json.dumps({"harness": 1, "status": "harness_fault", "error": error}))
     return 0
 
 
-def _read_spec() -> Any:
-    return json.loads(sys.stdin.read())  # both backends write the input to the harness's stdin
+def _read_spec() -> dict[str, Any]:
+    """The harness's input (both backends write it to its stdin); ValueError when it is not an object of it."""
+    spec = marshal.loads(sys.stdin.buffer.read())
+    if not isinstance(spec, dict):
+        raise ValueError(f"the input is {type(spec).__name__}, not a dict")
+    return spec
 
 
-def _start_forwarder(spec: dict[str, Any], port: int) -> bool:
-    """Step 2: the forwarder to the gateway listening (here, so the agent never waits on the thread that serves it
-    to be scheduled), its connections taken by a thread of their own; False when it cannot listen."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def _listen(port: int) -> Any:
+    """Step 2's socket, listening before the agent begins (its first call waits in the backlog until the thread that
+    serves the forwarder takes it); None when it cannot listen. ``_socket`` is the C half of ``socket``, whose own
+    import (``selectors``, ``enum``) the serving thread pays, beside the agent's start."""
+    import _socket
+
+    server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
-        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
         server.bind((LISTEN[0], port))
         server.listen(64)
     except OSError:
         server.close()
-        return False
-    threading.Thread(target=_serve, args=(server, spec["socket"], spec["token"]), daemon=True).start()
-    return True
+        return None
+    return server
 
 
 def _agent_env(spec: dict[str, Any], port: int) -> dict[str, str]:
@@ -132,6 +152,7 @@ def _agent_env(spec: dict[str, Any], port: int) -> dict[str, str]:
         "PYTHONPATH": os.pathsep.join([spec["agent_dir"], spec["sdk_dir"]]),
         "PYTHONDONTWRITEBYTECODE": "1",
         "ARENA_GATEWAY_URL": f"http://{LISTEN[0]}:{port}",
+        "PROBLEM_DATA": spec["problem_json"],  # the problem as JSON text: subnet 15's sandbox sets it too
         "OPENAI_BASE_URL": f"http://{LISTEN[0]}:{port}/v1",
         "OPENAI_API_KEY": "sandbox-placeholder",
     }
@@ -146,6 +167,8 @@ class _Outputs:
     """The agent's result pipe, stdout and stderr, each drained by a thread from the start (their last bytes kept)."""
 
     def __init__(self, child: AgentProcess, limit: int) -> None:
+        import threading
+
         self.result: list[bytes] = []
         self.out: list[bytes] = []
         self.err: list[bytes] = []
@@ -175,6 +198,8 @@ def _wait(child: AgentProcess, timeout: float, outputs: _Outputs) -> bool:
 
 def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> None:
     """The runner's result (only agent outcomes are taken) into the report; step 5 for returned SN15 steps."""
+    import json
+
     # the runner shares its process with the agent, so its word is the agent's: only agent outcomes are taken
     try:
         outcome = json.loads(raw)
@@ -223,6 +248,8 @@ def _report(
     elif raw:
         _take_outcome(report, raw, spec)
     elif child.returncode is not None and child.returncode < 0:
+        import signal
+
         sig = -child.returncode
         report.update(
             status="killed",
@@ -245,18 +272,25 @@ def main() -> int:
         timeout = float(spec.get("timeout", 300))
         limit = int(spec.get("max_output", 65536))
         port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
-    except (ValueError, TypeError) as exc:
+        env, agent_dir, problem = _agent_env(spec, port), spec["agent_dir"], spec["problem"]
+    except (ValueError, TypeError, EOFError, KeyError) as exc:
         child.end()
-        return _fault(f"bad harness input: {exc}")
-    if not _start_forwarder(spec, port):
+        return _fault(f"bad harness input: {type(exc).__name__}: {exc}")
+    server = _listen(port)
+    if server is None:
         child.end()
         return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{port}")
+    child.begin(env, agent_dir, problem)  # the agent starts; what follows runs beside it
+    import threading
+
+    threading.Thread(target=_serve, args=(server, spec["socket"], spec["token"]), daemon=True).start()
     outputs = _Outputs(child, limit)
-    child.begin(_agent_env(spec, port), spec["agent_dir"], spec["problem"])
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     if report.get("status") == "syscall_denied":  # the trajectory says so too
         _to_gateway(spec, "/harness/syscall_denied", {"error": report["error"]}, {"X-Arena-Origin": "harness"})
+    import json
+
     print(json.dumps(report), flush=True)
     return 0
 
@@ -279,7 +313,7 @@ def _drain(fd: int, chunks: list[bytes], limit: int) -> None:
 
 def _kill_group(pid: int) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 

@@ -8,10 +8,16 @@ the gateway, whose log is the trajectory. A subnet-15 agent that returns anythin
 
 from __future__ import annotations
 
-import json
+import importlib.util  # here, as the process is forked: loaded while the harness reads the run's input
+import io
+import marshal
 import os
+import site
 import sys
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_RETURN = 64 * 1024
 
@@ -22,15 +28,14 @@ def main() -> None:
     result = os.fdopen(result_fd, "w")
 
     def finish(outcome: dict) -> None:
+        import json  # not before the agent's own code: its import (with re and enum) is 5 ms
+
         result.write(json.dumps(outcome))
         result.flush()
         result.close()
 
-    problem = json.loads(sys.stdin.read())
+    problem = marshal.loads(sys.stdin.buffer.read())  # the problem's JSON text is PROBLEM_DATA, set by the harness
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the agent gets no stdin
-    os.environ["PROBLEM_DATA"] = json.dumps(problem)  # subnet 15's sandbox sets it too
-    import importlib.util
-
     try:
         spec = importlib.util.spec_from_file_location("agent", os.path.join(agent_dir, "agent.py"))
         if spec is None or spec.loader is None:
@@ -74,6 +79,8 @@ def main() -> None:
             }
         )
         return
+    import json
+
     try:
         text = json.dumps(value)
     except (TypeError, ValueError) as exc:
@@ -109,6 +116,8 @@ def steps_outcome(steps: list) -> dict:
         for call in calls:
             if isinstance(call, dict) and call.get("name") == "recommend_product":
                 recommend = call.get("parameters", {})
+    import json
+
     try:
         size = len(json.dumps(recommend))
     except (TypeError, ValueError):
@@ -156,14 +165,11 @@ def _describe(exc: BaseException) -> str:
 
 def forked(setup_fd: int, result_fd: int) -> None:
     """The agent's process forked from the harness (`spawn.AgentProcess`): its setup (environment, agent folder),
-    then the agent, set up as ``python runner.py`` would be: the environment, the agent's and the SDK's folders
+    then the agent, set up as a Python of its own would be: the environment, the agent's and the SDK's folders
     first on the path, site-packages, unbuffered output, no bytecode written."""
     with os.fdopen(setup_fd, "rb") as source:
-        setup = json.loads(source.read())
+        setup = marshal.loads(source.read())
     env = {**setup["env"], "ARENA_RESULT_FD": str(result_fd)}
-    import io
-    import site
-
     os.environ.clear()
     os.environ.update(env)
     if os.path.isdir("/tmp"):
@@ -176,9 +182,3 @@ def forked(setup_fd: int, result_fd: int) -> None:
     sys.argv = [os.path.abspath(__file__), setup["agent_dir"]]
     main()
     sys.stdout.flush()
-
-
-if __name__ == "__main__":
-    main()
-    sys.stdout.flush()
-    os._exit(0)  # no lingering non-daemon threads keep a finished agent alive

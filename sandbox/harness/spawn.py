@@ -3,13 +3,13 @@ interpreter, before the harness reads the run's input (so nothing of the run's, 
 memory).
 
 The forked process waits for its setup (its environment and code folders) on a pipe of its own, then the problem on
-stdin, and runs `runner.forked`: one Python start a run instead of two."""
+stdin, and runs `runner.forked`: one Python start a run instead of two. Both are written with ``marshal`` (built in:
+neither process imports ``json`` on the agent's way to ``agent_main``)."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
-import threading
 
 TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true): its import is 2-3 ms of every start
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class AgentProcess:
         self.stderr, err_w = os.pipe()
         self.result, result_w = os.pipe()
         self.returncode: int | None = None
-        self._ended = threading.Event()
+        self._ended: Any = None  # a threading.Event once the process began (`begin`)
         self.pid = os.fork()
         if self.pid == 0:  # the agent's side
             code = 1
@@ -49,16 +49,20 @@ class AgentProcess:
         self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
 
     def begin(self, env: dict[str, str], agent_dir: str, problem: Any) -> None:
-        """Hand the process its setup and the problem: it runs the agent."""
+        """Hand the process its setup and the problem: it runs the agent. Then the thread that reaps it (`threading`,
+        about 1 ms of imports, loaded only now: beside the agent's start, not before it)."""
         setup = {"env": env, "agent_dir": agent_dir}
-        threading.Thread(target=self._reap, daemon=True).start()
-        for fd, data in ((self._setup, json.dumps(setup)), (self._stdin, json.dumps(problem))):
+        for fd, data in ((self._setup, marshal.dumps(setup)), (self._stdin, marshal.dumps(problem))):
             try:
-                _write_all(fd, data.encode())
+                _write_all(fd, data)
             except OSError:
                 pass
             finally:
                 os.close(fd)
+        import threading
+
+        self._ended = threading.Event()
+        threading.Thread(target=self._reap, daemon=True).start()
 
     def end(self) -> None:
         """The process never begun (the harness's input was bad): ended."""
