@@ -66,6 +66,11 @@ class SandboxResult:
         return for_harness_status(self.status)
 
 
+#: the harness's first line on its stdout: the agent's process is forked and both wait for the run's input (the
+#: process sandbox places them in the run's cgroups then; `sandbox.harness.harness`'s READY)
+HARNESS_READY = b"ready\n"
+
+
 def harness_input(payload: dict[str, Any]) -> bytes:
     """The harness's input (`sandbox.harness.harness`) as both backends write it to its stdin: ``marshal`` (format 4,
     read by any Python 3), which the harness reads without importing ``json`` (with ``re`` and ``enum``, about 5 ms

@@ -4,7 +4,10 @@ bubblewrap mode: ``bwrap --unshare-all`` (network, pids, ipc, uts, user, cgroup 
 (``setpriv``; bwrap's own ``--uid`` is cosmetic when root launches it), a new root holding only ``/usr`` (read-only),
 the sandbox's Python environment (read-only), the harness and SDK (read-only), the bundle (read-only), the gateway
 socket's folder (read-only) and a size-capped ``/tmp``. cgroup v1 memory (swap off), pids and cpu limits where the
-hierarchy is writable, rlimits for open files and core dumps, and on the deadline the whole tree is killed.
+hierarchy is writable (`sandbox.backends.cgroups`), rlimits for open files and core dumps, and on the deadline the
+whole tree is killed. The start runs in the node's own cgroup until the harness is ready (the agent's process forked,
+both waiting for the run's input); every process of the sandbox is then placed in the run's cgroups, before the input
+is written and so before any of the agent's code runs (`cgroups.place`).
 
 Bare mode runs the harness as a plain subprocess of the node: **no isolation at all** (the agent can read your files
 and reach your network). It exists so a miner can debug an agent quickly; validators never use it.
@@ -22,77 +25,15 @@ from contextlib import suppress
 from pathlib import Path
 
 from sandbox import seccomp
-from sandbox.backends import SandboxResult, SandboxSpec, harness_input, result_from_report
+from sandbox.backends import HARNESS_READY, SandboxResult, SandboxSpec, cgroups, harness_input, result_from_report
 from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 # Not root: no setpriv and no cgroups; bwrap's own user namespace, rlimits, tmpfs cap and the deadline remain.
 NOBODY = 65534
 
 
 class SandboxUnavailable(RuntimeError):
     """The backend cannot run here (missing bwrap, no sandbox Python): the message says what to install."""
-
-
-def _cgroup_dirs(run_id: str) -> dict[str, Path]:
-    dirs: dict[str, Path] = {}
-    for controller in ("memory", "pids", "cpu"):
-        base = CGROUP_ROOT / controller
-        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
-            dirs[controller] = base / "shoparena" / run_id
-    return dirs
-
-
-def _setup_cgroups(dirs: dict[str, Path], spec: SandboxSpec) -> None:
-    limits = spec.limits
-    for controller, path in dirs.items():
-        path.mkdir(parents=True, exist_ok=True)
-        if controller == "memory":
-            (path / "memory.limit_in_bytes").write_text(str(limits.memory_mb * 2**20))
-            swap = path / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                swap.write_text(str(limits.memory_mb * 2**20))
-        elif controller == "pids":
-            (path / "pids.max").write_text(str(limits.pids))
-        elif controller == "cpu":
-            (path / "cpu.shares").write_text(str(limits.cpu_shares))
-
-
-def _kill_cgroups(dirs: dict[str, Path]) -> None:
-    for _ in range(20):
-        alive = False
-        for path in dirs.values():
-            try:
-                pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-            except OSError:
-                continue
-            for pid in pids:
-                alive = True
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        if not alive:
-            break
-        time.sleep(0.05)
-    for path in dirs.values():
-        try:
-            path.rmdir()
-        except OSError:
-            pass
-
-
-def _oom(dirs: dict[str, Path]) -> bool:
-    memory = dirs.get("memory")
-    if memory is None:
-        return False
-    try:
-        control = (memory / "memory.oom_control").read_text()
-        if "oom_kill " in control and int(control.split("oom_kill ")[1].split()[0]) > 0:
-            return True
-        return int((memory / "memory.failcnt").read_text()) > 0
-    except (OSError, ValueError, IndexError):
-        return False
 
 
 def _check_profile() -> None:
@@ -156,7 +97,7 @@ class ProcessSandbox:
         found = self.leftovers()
         targets = found if run_ids is None else found & run_ids
         for run_id in targets:
-            _kill_cgroups(_cgroup_dirs(run_id))
+            cgroups.kill(cgroups.dirs_for(run_id))
         return len(targets)
 
     def leftovers(self) -> set[str]:
@@ -164,7 +105,7 @@ class ProcessSandbox:
         it reaps those whose runs are final (`validator.upkeep`)."""
         found: set[str] = set()
         for controller in ("memory", "pids", "cpu"):
-            base = CGROUP_ROOT / controller / "shoparena"
+            base = cgroups.CGROUP_ROOT / controller / "shoparena"
             if base.is_dir():
                 found |= {d.name for d in base.iterdir() if d.is_dir()}
         return found
@@ -175,7 +116,7 @@ class ProcessSandbox:
         running = list(self._running.values())
         for pid, dirs in running:
             _kill_tree(pid)
-            _kill_cgroups(dirs)
+            cgroups.kill(dirs)
         return len(running)
 
     def _command(self, spec: SandboxSpec, seccomp_fd: int | None = None) -> list[str]:
@@ -276,19 +217,20 @@ class ProcessSandbox:
         payload = self._payload(spec)
         if not inside:
             payload["port"] = _free_port()
-        dirs = _cgroup_dirs(spec.run_id) if inside and os.geteuid() == 0 else {}
+        dirs = cgroups.dirs_for(spec.run_id) if inside and os.geteuid() == 0 else {}
         proc = None
         timed_out = False
         seccomp_fd = None
         try:
             if dirs:
-                _setup_cgroups(dirs, spec)
+                cgroups.setup(dirs, spec)
             if self.seccomp:
                 seccomp_fd = seccomp.bpf_fd()
-            joins = " ".join(f'echo $$ > "{path}/cgroup.procs";' for path in dirs.values())
-            script = f'{joins} ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
             # no LANG: setpriv would load a locale at every start (bwrap sets the sandbox's own environment)
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            # the rlimits by sh, lowered for itself before it becomes the sandbox (lowering another process's needs
+            # CAP_SYS_RESOURCE, which a node in a container may lack); the cgroups once the harness is ready
+            script = f'ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
             proc = await asyncio.create_subprocess_exec(
                 "/bin/sh",
                 "-c",
@@ -308,7 +250,7 @@ class ProcessSandbox:
             self._running[spec.run_id] = (proc.pid, dirs)
             try:
                 out, err = await asyncio.wait_for(
-                    proc.communicate(harness_input(payload)), timeout=limits.wall_seconds + 10
+                    _placed_then_input(proc, dirs, harness_input(payload)), timeout=limits.wall_seconds + 10
                 )
             except TimeoutError:
                 timed_out = True
@@ -320,7 +262,7 @@ class ProcessSandbox:
                 proc.returncode,
                 time.monotonic() - started,
                 timed_out=timed_out,
-                oom=_oom(dirs),
+                oom=cgroups.oom(dirs),
                 limit=limits.output_bytes,
                 backend=self.name,
             )
@@ -341,7 +283,22 @@ class ProcessSandbox:
                 await proc.wait()
             if proc is not None:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
-            _kill_cgroups(dirs)
+            cgroups.kill(dirs)
+
+
+async def _placed_then_input(
+    proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes
+) -> tuple[bytes, bytes]:
+    """The harness's ready line (it forked the agent's process, and both wait for the run's input), then the
+    sandbox's processes placed in the run's cgroups (`cgroups.place`: the start until then ran in the
+    node's cgroup, at a host process's weight, not the run's), then the input; what the harness wrote."""
+    assert proc.stdout is not None
+    first = await proc.stdout.readline()
+    if first != HARNESS_READY:  # it failed before it was ready: what it wrote is its report
+        out, err = await proc.communicate(b"")
+        return first + out, err
+    cgroups.place(proc.pid, dirs)
+    return await proc.communicate(data)
 
 
 def _killpg(pid: int) -> None:

@@ -5,7 +5,8 @@ Reads one object on stdin, in ``marshal``'s format (`sandbox.backends.harness_in
 (``problem_json``: the problem's JSON text, the agent's ``PROBLEM_DATA``; ``model``: the node's LLM model, given to the
 agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint). Then it:
 
-1. makes itself undumpable, so the agent cannot read the run token from its memory or environment;
+1. forks the agent's process (step 3), says on stdout that it is ready (`READY`), makes itself undumpable, so the
+   agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
 3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
    input, so nothing of the run's is in the child's memory and no second interpreter starts; the child imports the
@@ -14,10 +15,10 @@ agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
    trajectory and the only source of the answer;
-6. prints one JSON line: status (``ok``, ``import_failed``, ``raised``, ``timeout``, ``bad_return``, ``killed``,
-   ``no_result``, ``syscall_denied``: SIGSYS ended the agent, a call the seccomp filter kills for, those calls
-   named (``killed``); ``harness_fault``), the error, the
-   bounded return value, the tails of the agent's output.
+6. prints one JSON line (the last on its stdout): status (``ok``, ``import_failed``, ``raised``, ``timeout``,
+   ``bad_return``, ``killed``, ``no_result``, ``syscall_denied``: SIGSYS ended the agent, a call the seccomp filter
+   kills for, those calls named (``killed``); ``harness_fault``), the error, the bounded return value, the tails of
+   the agent's output.
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
 
@@ -46,6 +47,9 @@ LISTEN = ("127.0.0.1", 8080)
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
 SIGSYS = 31
 SIGKILL = 9
+#: the first line on stdout, once the agent's process is forked: both now wait for the run's input (the process
+#: sandbox places them in the run's cgroups and rlimits before it writes that input; `sandbox.backends.HARNESS_READY`)
+READY = b"ready\n"
 
 
 def _undumpable() -> None:
@@ -266,6 +270,7 @@ def main() -> int:
         child = AgentProcess()
     except OSError as exc:
         return _fault(f"cannot fork the agent: {exc}")
+    os.write(1, READY)
     _undumpable()
     try:
         spec = _read_spec()
