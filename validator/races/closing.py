@@ -41,7 +41,9 @@ class Closing:
         #: whether the fault behind a held race's runs (its code) still holds, by the node's own probe of what failed
         #: (its upstream LLM, its sandbox): (still down, what the probe saw); None: every fault is taken as the node's
         self.confirm: Callable[[int], tuple[bool, str]] | None = None
-        self._last_chance: dict[str, datetime] = {}  # held races whose runs got one more try, the fault not confirmed
+        #: held races whose runs get one more try, the fault not confirmed: each with the runs whose attempt was read
+        #: as that last try (`last_try`)
+        self._last_tries: dict[str, set[str]] = {}
 
     def final(self, run: Run) -> bool:
         """Whether a run is final: finished, the agent's error, or its miner's provider dropped from the race (2012);
@@ -107,24 +109,33 @@ class Closing:
             down, seen = self.confirm(code)
             if not down:
                 return self._unconfirmed(race, reason, seen, now)
-        self._last_chance.pop(race.race_id, None)
+        self._last_tries.pop(race.race_id, None)
         self.void(race, f"voided: a validator fault outlasted the race's {self.config.fault_wait:g}s wait: {reason}")
         return False
 
     def _unconfirmed(self, race: Any, reason: str, seen: str, now: datetime) -> bool:
         """Past the wait, the node's probe finds what failed well (an agent can make its own runs fail so, e.g. by
-        stalling the upstream LLM, and must not void a race with it): the held runs get one more try now; if they fail
-        again meanwhile, the race closes without them (missing from their miner's score, never a zero)."""
-        given = self._last_chance.get(race.race_id)
-        if given is None:
-            self._last_chance[race.race_id] = now
+        stalling the upstream LLM, and must not void a race with it): each held run gets one more try, its last
+        (`last_try`); once every held run has failed its last try, the race closes without them (missing from their
+        miner's score, never a zero). A held run whose failure was not read as its last try (it reached its retry
+        budget after the race's last chance was given, or its attempt in flight then was recorded before the chance
+        was) is put back for it, never closed without."""
+        tried = self._last_tries.get(race.race_id)
+        if tried is None:
+            self._last_tries[race.race_id] = set()
             self._try_again(race.race_id, now + timedelta(days=1))  # every held run, now
             self.signals.warn("races.fault_unconfirmed", race_id=race.race_id, reason=reason, probe=seen)
             return False
         held = [r for r in self.store.runs(race_id=race.race_id) if self._held(r)]
-        if any(r.status != "errored" or r.errored_at is None or r.errored_at <= given for r in held):
+        if any(r.status != "errored" for r in held):
             return False  # some are still being tried
-        self._last_chance.pop(race.race_id, None)
+        untried = [r for r in held if r.run_id not in tried]
+        for run in untried:
+            self.store.retry_later(run.run_id, delay=timedelta(0))
+        if untried:
+            self.signals.info("races.last_try", race_id=race.race_id, runs=len(untried))
+            return False
+        self._last_tries.pop(race.race_id, None)
         why = (
             f"closed without {len(held)} run(s) that failed after the fault's wait while the node's probe found {seen}"
         )
@@ -133,10 +144,16 @@ class Closing:
         return True
 
     def last_try(self, run: Run) -> bool:
-        """Whether an attempt of ``run`` is its last try after the node's probe found what failed well (its race
-        given one more try by `_unconfirmed`): an upstream 5xx it meets while the upstream is seen well is then the
-        agent's request's doing, and the run is scored as what it answered (`arena.verdict.choked`)."""
-        return run.race_id in self._last_chance and run.attempt >= self.config.max_attempts
+        """Whether an attempt of ``run`` (as read before the attempt) is its last try after the node's probe found
+        what failed well (its race given one more try by `_unconfirmed`): an upstream 5xx it meets while the upstream
+        is seen well is then the agent's request's doing, and the run is scored as what it answered
+        (`arena.verdict.choked`). Asked as the attempt is recorded; a yes is kept, so the race closes without a run
+        only once its failure was read as its last try."""
+        tried = self._last_tries.get(run.race_id)
+        if tried is None or run.attempt < self.config.max_attempts:
+            return False
+        tried.add(run.run_id)
+        return True
 
     def _held(self, run: Run) -> bool:
         """A run a validator fault keeps from a result past its retry budget (`Store.held_runs` in Python)."""
@@ -170,7 +187,7 @@ class Closing:
     def _close(self, race: Any) -> None:
         """A race's results: each miner's score (its standing over the rotation's window for a race), ranked; a
         qualifying race's decisions."""
-        self._last_chance.pop(race.race_id, None)
+        self._last_tries.pop(race.race_id, None)
         rows = self.store.race_rows(race.race_id)
         for row in rows:
             row["task"] = getattr(self.problems.problem(row["problem_id"]), "task", "?")
