@@ -9,8 +9,10 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,13 +161,18 @@ class RunningNode:
         self.node = node
         self.done = threading.Event()
         self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         try:
-            asyncio.run(self.node.run(until=self.done.is_set, poll=0.2, handle_signals=False))
+            asyncio.run(self._main())
         except BaseException as exc:  # noqa: BLE001 - reported by stop()
             self.error = exc
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        await self.node.run(until=self.done.is_set, poll=0.2, handle_signals=False)
 
     def __enter__(self) -> RunningNode:
         self.thread.start()
@@ -174,5 +181,22 @@ class RunningNode:
     def __exit__(self, *exc: object) -> None:
         self.done.set()
         self.thread.join(120)
-        assert not self.thread.is_alive(), "the node did not stop"
+        assert not self.thread.is_alive(), "the node did not stop:\n" + _stacks(self.loop)
         assert self.error is None, repr(self.error)
+
+
+def _stacks(loop: asyncio.AbstractEventLoop | None) -> str:
+    """Every thread's stack and the node's tasks' awaits, the newest last: where a node that does not stop waits."""
+    names = {t.ident: t.name for t in threading.enumerate()}
+    lines = [
+        f"--- thread {names.get(ident, ident)}\n" + "".join(traceback.format_stack(frame)[-12:])
+        for ident, frame in sys._current_frames().items()
+    ]
+    for task in asyncio.all_tasks(loop) if loop is not None else ():
+        awaits, coro = [], task.get_coro()
+        while coro is not None and getattr(coro, "cr_frame", None) is not None:
+            frame = coro.cr_frame
+            awaits.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}\n")
+            coro = coro.cr_await
+        lines.append(f"--- task {task.get_name()} awaiting {coro!r:.200}\n" + "".join(awaits))
+    return "\n".join(lines)
