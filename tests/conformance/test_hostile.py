@@ -38,6 +38,27 @@ def test_a_good_agent_runs_and_its_answer_comes_from_the_gateway(node):
     assert "honestly" in outcome.result.stdout
 
 
+def test_the_agent_holds_no_privilege(node):
+    # uid and gid 65534, no other group, every capability set empty, no new privileges, however the backend drops
+    # to 65534 (the process sandbox: setpriv then bwrap; Docker: the engine's user and cap_drop)
+    outcome = run_agent(
+        node,
+        """
+        def agent_main(problem):
+            lines = open("/proc/self/status").read().splitlines()
+            return {name: value.split() for name, _, value in (line.partition(":") for line in lines)}
+    """,
+        "privilege",
+    )
+    got = outcome.result.returned
+    assert outcome.result.status == "ok" and got, outcome.result.error
+    assert got["Uid"] == ["65534"] * 4 and got["Gid"] == ["65534"] * 4 and set(got["Groups"]) <= {"65534"}, got
+    # no ambient capability either: those are a subset of the permitted (gVisor does not show them)
+    assert [int(got[caps][0], 16) for caps in ("CapInh", "CapPrm", "CapEff")] == [0, 0, 0], got
+    if getattr(node[2], "name", "") != "docker-runsc":  # gVisor's /proc/self/status does not show it
+        assert got["NoNewPrivs"] == ["1"], got
+
+
 def test_no_network_no_dns(node):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
