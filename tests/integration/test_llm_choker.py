@@ -1,9 +1,10 @@
 """An attacker agent against the rule for an LLM call the upstream chokes on (docs/scoring.md, "An LLM call the
 upstream chokes on"), on a running node: the bubblewrap sandbox, the gateway, PostgreSQL, LocalChain, real
-OpenAI-compatible servers on loopback as the node's upstream and as the miners' own provider.
+OpenAI-compatible servers on loopback as the node's upstream and as the miners' own provider
+(`tests/support/llm_race.py`).
 
-A weak agent knows the answer to one problem of the two a race draws and not the other. The honest one thinks over the
-one it does not know (a quick call to its model) and answers its best guess, a wrong one. The choker sends its model a
+A weak agent knows the answer to one problem of the two a race draws and not the other. The honest one asks its model
+on the one it does not know and answers the product it names, a wrong one. The choker sends its model a
 request the upstream answers 500 to, and gives up. An upstream 5xx is the upstream's failure (2005, 2011 where the
 miner pays): the run is retried, and the race waits out its fault wait; then the node's probe finds the upstream well
 and the run gets one more try. Were that try's 5xx still the upstream's, the race would close without the run (left
@@ -18,172 +19,45 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from arena import blame
-from arena.catalog import Catalog
-from arena.problems.pack import load_pack
-from arena.spend import Price, Provider
-from demo.agents import MINER_TEMPLATE, write_template
-from miner_template.serve import BundleServer
-from sandbox.backends import Limits
-from sandbox.gateway import Gateway, Upstream
-from tests.support.llm_agents import MODEL
-from tests.support.llm_race import NODE_KEY, serve_key
-from tests.support.node import RunningNode, make_arena, open_store, wait_until
-from tests.support.openai_server import Fail, OpenAIServer
-from tests.support.postgres import fresh_database
-from tests.support.race import build_arena_inputs, make_chain, place_submission
-from validator.races.keys import KeyRing
-from validator.scheduler import Node
+from tests.support.llm_race import agent, llm_race, problems
+from tests.support.openai_server import Fail
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
 WALL = 40.0
 
-# The offline template, with the answer to the problems of `KNOWN` (by query); on any other, what `UNSURE` says.
-HOOK = """
-
-import json as _json
-import os as _os
-import urllib.error as _error
-import urllib.request as _request
-
-KNOWN = {known!r}
-UNSURE = {unsure!r}
-
-
-def _ask(content, timeout):
-    body = {{"model": {model!r}, "messages": [{{"role": "user", "content": content}}]}}
-    req = _request.Request(
-        _os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-        data=_json.dumps(body).encode(),
-        headers={{"Content-Type": "application/json"}},
-    )
-    return _request.urlopen(req, timeout=timeout).read()
-
-
-def agent_main(problem):
-    import arena_agent
-
-    known = KNOWN.get(str(problem.get("query")))
-    if known:  # sure: the template's run, its answer the right one
-        arena_agent.call_tool("view_product_information", product_ids=known)
-
-        def call(name, **arguments):
-            if name == "recommend_product":
-                arguments = {{**arguments, "product_ids": known}}
-            return arena_agent.call_tool(name, **arguments)
-
-        return solve(problem, call)
-    if UNSURE == "answer":  # honest: it thinks it over and answers its best guess, a wrong one
-        _ask(problem["query"], 60)
-        arena_agent.call_tool("recommend_product", product_ids="no-such-product")
-        return None
-    # the choker: a request its model's upstream answers 500 to
-    try:
-        _ask("a request that chokes the upstream", 60)
-    except _error.HTTPError:
-        pass
-    return None
-"""
-
-
-def agent_source(known: dict[str, str], unsure: str) -> str:
-    source = MINER_TEMPLATE.read_text()
-    head, sep, _ = source.partition("\ndef agent_main(")
-    assert sep, "the offline template has no agent_main"
-    return head.rstrip() + "\n" + HOOK.format(known=known, unsure=unsure, model=MODEL)
-
 
 def test_an_agent_whose_requests_the_upstream_answers_5xx_to_earns_no_more_than_an_honest_one(tmp_path: Path) -> None:
-    inputs = build_arena_inputs(
-        tmp_path / "arena", problems=8, per_race=2, splits={"public": 0.25, "race": 0.25, "held_out": 0.5}
-    )
-    pack = load_pack(inputs[1], trusted_signers={inputs[2]})
-    raced = sorted((p for p in pack.problems if p.split == "race"), key=lambda p: p.problem_id)
-    assert len(raced) == 2, [p.problem_id for p in raced]
-    known = {raced[0].query: ",".join(raced[0].gold_ids)}
-    unknown = raced[1].problem_id
-
-    kinds = {"honest": "answer", "choker": "choke"}
+    drawn = problems(tmp_path / "arena")
+    kinds = {"honest": "ask", "choker": "a request that chokes the upstream"}
     names = [*kinds, *(f"{n}paid" for n in kinds)]  # the node pays for the first two, each miner for the others
     keys = {f"{n}paid": f"sk-{n}-own-key-abcdefghijklmnop" for n in kinds}
-    setup = make_chain(tmp_path, names, rate_limit=0)
-    hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
+    agents = {n: agent(tmp_path / "a" / n, drawn, n, kinds[n.removesuffix("paid")]) for n in names}
 
     def model(body: dict[str, Any]) -> str:
         if "chokes the upstream" in str(body.get("messages")):
             raise Fail(500, "internal error")  # this request alone; every other call is answered at once
-        return "look for the cheapest match"
+        return "no-such-product"
 
-    servers: list[BundleServer] = []
-    with (
-        fresh_database("choker") as url,
-        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
-    ):
-        store = open_store(url)
-        data_dir = tmp_path / "node"
-        store.upsert_miners(setup.chain.metagraph().neurons)
-        for i, name in enumerate(names):
-            agent = write_template(tmp_path / "a" / name, agent_source(known, kinds[name.removesuffix("paid")]))
-            place_submission(store, data_dir, hotkeys[name], agent, 10 + i)
-        servers += [serve_key(setup, name, key) for name, key in keys.items()]
-        upstream = Upstream(base_url=node_llm.base_url, api_key=SecretStr(NODE_KEY), models=[MODEL])
-        arena = make_arena(
-            store,
-            setup.chain,
-            setup.validators[0],
-            inputs,
-            data_dir,
-            gateway=Gateway(Catalog.open(inputs[0]), upstream=upstream),
-            concurrency=4,
-            limits=Limits(wall_seconds=WALL),
-            max_attempts=2,
-            fault_retry=0.5,
-            fault_wait=1.0,  # its runs held on the upstream's 5xx: the race's wait spent at once
-        )
-        providers = {"local": Provider(base_url=provider.base_url, models={MODEL: Price(prompt=0.5)})}
-        ring = KeyRing(
-            store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="either", timeout=5
-        )
-        arena.use_keys(ring)
-        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
-        try:
-            with RunningNode(node):
-                wait_until(lambda: bool(store.races()), "the node to open a race")
-                race = store.races()[0].race_id
-                wait_until(lambda: store.race(race).status != "running", "the race to end")  # type: ignore[union-attr]
-                wait_until(lambda: any(ws.race_id == race for ws in store.weight_sets()), "the race's weights")
-        finally:
-            for server in servers:
-                server.stop()
-        found = store.race(race)
-        assert found is not None and found.status == "closed", (found and found.status, found and found.reason)
-        results = {r.hotkey: r for r in store.race_results(race)}
-        assert set(results) == set(hotkeys.values())  # nobody left out of the race
+    # its runs held on the upstream's 5xx: the race's wait (1 s) spent at once
+    with llm_race(tmp_path, drawn, agents, keys=keys, node_llm=model, wall=WALL) as raced:
+        results = raced.results()
+        assert set(results) == set(names)  # nobody left out of the race
         for suffix in ("", "paid"):
-            honest_score = results[hotkeys["honest" + suffix]].score
+            honest_score = results["honest" + suffix].score
             assert honest_score > 0
-            scored = results[hotkeys["choker" + suffix]]
+            scored = results["choker" + suffix]
             assert scored.score <= honest_score, ("choker" + suffix, scored.score, honest_score)
             assert scored.runs == 2  # its run on the unknown problem counted, not left out
-        (weights,) = [ws for ws in store.weight_sets() if ws.race_id == race]
-        uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
-        weight = {n: float(weights.vector.get(str(uids[hotkeys[n]]), 0)) for n in names}
-        for suffix in ("", "paid"):
-            assert weight["choker" + suffix] <= weight["honest" + suffix]
-        runs = {n: {r.problem_id: r for r in store.runs(race_id=race) if r.hotkey == hotkeys[n]} for n in names}
-        for suffix in ("", "paid"):
-            honest, choker = (runs[n + suffix][unknown] for n in kinds)
+            assert raced.weights["choker" + suffix] <= raced.weights["honest" + suffix]
+            honest, choker = raced.run("honest" + suffix), raced.run("choker" + suffix)
             assert (honest.status, honest.error_code) == ("finished", None)
             # the choker's run: the upstream's failure (retried) until its last try, then what it answered (nothing)
             assert (choker.status, choker.error_code, choker.blame) == ("errored", blame.NO_ANSWER, "agent")
             attempts = choker.sandbox["attempts"]
             assert [a["blame"] for a in attempts][-1] == "agent" and "validator" in [a["blame"] for a in attempts]
-            failed = [e for e in store.events(choker.run_id) if e.kind == "llm_call" and e.status == 500]
+            failed = [e for e in raced.store.events(choker.run_id) if e.kind == "llm_call" and e.status == 500]
             assert failed, "the choker's request did not reach the upstream"
-        events = [event for _, event, _ in arena.log.records]
-        assert "races.fault_unconfirmed" in events and "races.closed_without" not in events
-        store.close()
+        assert "races.fault_unconfirmed" in raced.log and "races.closed_without" not in raced.log

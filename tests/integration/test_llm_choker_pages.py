@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from arena import blame
-from tests.support.llm_race import MODEL, NODE_KEY, agent, llm_race, problems
-from tests.support.openai_server import Drop, Fail, OpenAIServer
+from tests.support.llm_race import agent, llm_race, problems
+from tests.support.openai_server import Drop, Fail
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -45,11 +45,7 @@ def test_agents_whose_requests_the_upstream_answers_an_html_5xx_or_drops_earn_no
     names = {n + suffix: kind for n, kind in KINDS.items() for suffix in ("", "paid")}
     keys = {n: f"sk-{n}-own-key-abcdefghijklmnop" for n in names if n.endswith("paid")}
     agents = {n: agent(tmp_path / "a" / n, drawn, n, kind) for n, kind in names.items()}
-    with (
-        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
-        llm_race(tmp_path, drawn, agents, keys=keys, node_llm=node_llm.base_url, provider=provider.base_url) as raced,
-    ):
+    with llm_race(tmp_path, drawn, agents, keys=keys, node_llm=model) as raced:
         results = raced.results()
         assert set(results) == set(agents)  # nobody left out of the race
         for suffix in ("", "paid"):
@@ -81,20 +77,7 @@ def test_an_agent_cannot_have_its_own_runs_dropped_with_its_provider_by_choking_
     names = {"honestpaid": KINDS["honest"], "htmlpaid": KINDS["html"], "droppaid": KINDS["drop"]}
     keys = {n: f"sk-{n}-own-key-abcdefghijklmnop" for n in names}
     agents = {n: agent(tmp_path / "a" / n, drawn, n, kind) for n, kind in names.items()}
-    with (
-        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
-        llm_race(
-            tmp_path,
-            drawn,
-            agents,
-            keys=keys,
-            node_llm=node_llm.base_url,
-            provider=provider.base_url,
-            drop_after=1,
-            payer="miner",
-        ) as raced,
-    ):
+    with llm_race(tmp_path, drawn, agents, keys=keys, node_llm=model, drop_after=1, payer="miner") as raced:
         results = raced.results()
         assert set(results) == set(agents)
         for name in ("htmlpaid", "droppaid"):

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.llm_race import MODEL, NODE_KEY, agent, llm_race, problems
-from tests.support.openai_server import Fail, OpenAIServer
+from tests.support.llm_race import agent, llm_race, problems
+from tests.support.openai_server import Fail
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -50,11 +50,7 @@ def test_an_honest_agent_on_a_flaky_upstream_scores_as_one_on_a_steady_upstream(
     keys = {"flakypaid": "sk-flakypaid-own-key-abcdefghijklmnop"}
     agents = {n: agent(tmp_path / "a" / n, drawn, n, "ask", asks=2) for n in ("flaky", "flakypaid", "steady")}
     node_model, provider_model = Flaky(drawn.gold, ("flaky",)), Flaky(drawn.gold, ("flakypaid",))
-    with (
-        OpenAIServer(node_model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(provider_model, models=(MODEL,), keys=tuple(keys.values())) as provider,
-        llm_race(tmp_path, drawn, agents, keys=keys, node_llm=node_llm.base_url, provider=provider.base_url) as raced,
-    ):
+    with llm_race(tmp_path, drawn, agents, keys=keys, node_llm=node_model, provider=provider_model) as raced:
         results = raced.results()
         assert set(results) == set(agents)
         assert raced.blames("steady") == [None] and results["steady"].score > 0

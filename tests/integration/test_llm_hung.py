@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 from arena import blame
-from tests.support.llm_race import MODEL, NODE_KEY, agent, llm_race, problems
-from tests.support.openai_server import OpenAIServer
+from tests.support.llm_race import agent, llm_race, problems
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -53,20 +52,16 @@ def test_an_honest_agent_waiting_on_a_hung_upstream_when_its_wall_clock_ends_is_
     agents = {n: agent(tmp_path / "a" / n, drawn, n, "ask") for n in ("honest", "honestpaid")}
     node_outage, provider_outage = Outage(drawn.gold), Outage(drawn.gold)
     try:
-        with (
-            OpenAIServer(node_outage, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-            OpenAIServer(provider_outage, models=(MODEL,), keys=tuple(keys.values())) as provider,
-            llm_race(
-                tmp_path,
-                drawn,
-                agents,
-                keys=keys,
-                node_llm=node_llm.base_url,
-                provider=provider.base_url,
-                upstream={"probe_timeout": PROBE},
-                wall=WALL,
-            ) as raced,
-        ):
+        with llm_race(
+            tmp_path,
+            drawn,
+            agents,
+            keys=keys,
+            node_llm=node_outage,
+            provider=provider_outage,
+            upstream={"probe_timeout": PROBE},
+            wall=WALL,
+        ) as raced:
             results = raced.results()
             assert set(results) == set(agents)
             for name, stalled in (("honest", blame.UPSTREAM_LLM_DOWN), ("honestpaid", blame.PROVIDER_DOWN)):

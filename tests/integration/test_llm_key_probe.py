@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from arena import blame
-from tests.support.llm_race import MODEL, NODE_KEY, agent, llm_race, problems
-from tests.support.openai_server import Fail, OpenAIServer
+from tests.support.llm_race import agent, llm_race, problems
+from tests.support.openai_server import Fail
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -66,20 +66,16 @@ def test_a_miner_whose_key_fails_the_gateways_probe_on_purpose_earns_no_more_tha
     }
     paid = Provider()
     try:
-        with (
-            OpenAIServer(lambda body: "no-such-product", models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-            OpenAIServer(paid, models=(MODEL,), keys=tuple(keys.values())) as provider,
-            llm_race(
-                tmp_path,
-                drawn,
-                agents,
-                keys=keys,
-                node_llm=node_llm.base_url,
-                provider=provider.base_url,
-                upstream={"timeout": timeout},
-                wall=wall,
-            ) as raced,
-        ):
+        with llm_race(
+            tmp_path,
+            drawn,
+            agents,
+            keys=keys,
+            node_llm=lambda body: "no-such-product",
+            provider=paid,
+            upstream={"timeout": timeout},
+            wall=wall,
+        ) as raced:
             results = raced.results()
             assert set(results) == set(agents)  # nobody left out of the race
             assert results["honest"].score > 0 and raced.blames("honest") == [None]

@@ -21,24 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from arena import blame
-from arena.catalog import Catalog
-from arena.problems.pack import load_pack
-from arena.spend import Price, Provider
 from demo.agents import MINER_TEMPLATE, write_template
-from miner_template.serve import BundleServer
-from sandbox.backends import Limits
-from sandbox.gateway import Gateway, Upstream
 from tests.support.llm_agents import MODEL
-from tests.support.llm_race import NODE_KEY, serve_key
-from tests.support.node import RunningNode, make_arena, open_store, wait_until
-from tests.support.openai_server import OpenAIServer
-from tests.support.postgres import fresh_database
-from tests.support.race import build_arena_inputs, make_chain, place_submission
-from validator.races.keys import KeyRing
-from validator.scheduler import Node
+from tests.support.llm_race import llm_race, problems
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -103,21 +90,12 @@ def agent_source(known: dict[str, str], unsure: str) -> str:
 
 
 def test_an_agent_that_quits_or_waits_on_a_pending_llm_call_earns_no_more_than_an_honest_one(tmp_path: Path) -> None:
-    # two race problems, both in every race: the agents know the first's answer and not the second's
-    inputs = build_arena_inputs(
-        tmp_path / "arena", problems=8, per_race=2, splits={"public": 0.25, "race": 0.25, "held_out": 0.5}
-    )
-    pack = load_pack(inputs[1], trusted_signers={inputs[2]})
-    raced = sorted((p for p in pack.problems if p.split == "race"), key=lambda p: p.problem_id)
-    assert len(raced) == 2, [p.problem_id for p in raced]
-    known = {raced[0].query: ",".join(raced[0].gold_ids)}
-    unknown = raced[1].problem_id
-
+    drawn = problems(tmp_path / "arena")  # two race problems, both in every race: the agents know the first's answer
+    known = {drawn.known.query: ",".join(drawn.known.gold_ids)}
     kinds = {"honest": "answer", "quitter": "quit", "waiter": "wait"}
     names = [*kinds, *(f"{n}paid" for n in kinds)]  # the node pays for the first three, each miner for the others
     keys = {f"{n}paid": f"sk-{n}-own-key-abcdefghijklmnop" for n in kinds}
-    setup = make_chain(tmp_path, names, rate_limit=0)
-    hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
+    agents = {n: write_template(tmp_path / "a" / n, agent_source(known, kinds[n.removesuffix("paid")])) for n in names}
     release = threading.Event()
 
     def model(body: dict[str, Any]) -> str:
@@ -125,80 +103,33 @@ def test_an_agent_that_quits_or_waits_on_a_pending_llm_call_earns_no_more_than_a
             release.wait(300)  # a long generation: longer than any run here
         return "look for the cheapest match"
 
-    servers: list[BundleServer] = []
-    with (
-        fresh_database("quitter") as url,
-        OpenAIServer(model, models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(model, models=(MODEL,), keys=tuple(keys.values())) as provider,
-    ):
-        store = open_store(url)
-        data_dir = tmp_path / "node"
-        store.upsert_miners(setup.chain.metagraph().neurons)
-        for i, name in enumerate(names):
-            agent = write_template(tmp_path / "a" / name, agent_source(known, kinds[name.removesuffix("paid")]))
-            place_submission(store, data_dir, hotkeys[name], agent, 10 + i)
-        servers += [serve_key(setup, name, key) for name, key in keys.items()]
-        upstream = Upstream(base_url=node_llm.base_url, api_key=SecretStr(NODE_KEY), models=[MODEL])
-        arena = make_arena(
-            store,
-            setup.chain,
-            setup.validators[0],
-            inputs,
-            data_dir,
-            gateway=Gateway(Catalog.open(inputs[0]), upstream=upstream),
-            concurrency=6,
-            limits=Limits(wall_seconds=WALL),
-            max_attempts=2,
-            fault_retry=0.5,
-            fault_wait=1.0,  # were their runs held on a fault, the race would close without them at once
-        )
-        providers = {"local": Provider(base_url=provider.base_url, models={MODEL: Price(prompt=0.5)})}
-        ring = KeyRing(
-            store=store, chain=setup.chain, wallet=setup.validators[0], providers=providers, payer="either", timeout=5
-        )
-        arena.use_keys(ring)
-        node = Node(arena, block_time=0.5, dispatch_seconds=0.3, close_seconds=0.3, weights_seconds=0.3, log=arena.log)
-        try:
-            with RunningNode(node):
-                wait_until(lambda: bool(store.races()), "the node to open a race")
-                race = store.races()[0].race_id
-                wait_until(lambda: store.race(race).status != "running", "the race to end")  # type: ignore[union-attr]
-                wait_until(lambda: any(ws.race_id == race for ws in store.weight_sets()), "the race's weights")
-        finally:
-            release.set()
-            for server in servers:
-                server.stop()
-        found = store.race(race)
-        assert found is not None and found.status == "closed", (found and found.status, found and found.reason)
-        results = {r.hotkey: r for r in store.race_results(race)}
-        assert set(results) == set(hotkeys.values())  # nobody left out of the race
-        for suffix in ("", "paid"):
-            honest_score = results[hotkeys["honest" + suffix]].score
-            assert honest_score > 0
-            for attacker in ("quitter", "waiter"):
-                scored = results[hotkeys[attacker + suffix]]
-                assert scored.score <= honest_score, (attacker + suffix, scored.score, honest_score)
-                assert scored.runs == 2  # its run on the unknown problem counted, not left out
-        (weights,) = [ws for ws in store.weight_sets() if ws.race_id == race]
-        uids = {n.hotkey: n.uid for n in setup.chain.metagraph().neurons}
-        weight = {n: float(weights.vector.get(str(uids[hotkeys[n]]), 0)) for n in names}
-        for suffix in ("", "paid"):
-            assert weight["quitter" + suffix] <= weight["honest" + suffix]
-            assert weight["waiter" + suffix] <= weight["honest" + suffix]
-        runs = {n: {r.problem_id: r for r in store.runs(race_id=race) if r.hotkey == hotkeys[n]} for n in names}
-        for name in names:
-            paid = "miner" if name in keys else "validator"
-            assert all(r.sandbox["spend"]["payer"] == paid for r in runs[name].values()), name
-        for suffix in ("", "paid"):
-            honest, quitter, waiter = (runs[n + suffix][unknown] for n in kinds)
-            assert (honest.status, honest.error_code) == ("finished", None)
-            # the quitter's run is what it answered (nothing), at once; the waiter's is its wall clock
-            assert (quitter.status, quitter.error_code, quitter.blame) == ("errored", blame.NO_ANSWER, "agent")
-            assert (waiter.status, waiter.error_code, waiter.blame) == ("errored", blame.TIMED_OUT, "agent")
-            for run in (quitter, waiter):
-                attempts = run.sandbox["attempts"]  # one, the agent's: never retried
-                assert run.attempt == 1 and [a["blame"] for a in attempts] == ["agent"], attempts
-                (pending,) = [e for e in store.events(run.run_id) if e.kind == "llm_call" and e.status == 499]
-                assert (pending.error or "").startswith("abandoned: ")
-        assert not [event for _, event, _ in arena.log.records if event in ("races.fault_wait", "races.closed_without")]
-        store.close()
+    try:  # were their runs held on a fault, the race would close without them at once (its wait: 1 s)
+        with llm_race(tmp_path, drawn, agents, keys=keys, node_llm=model, wall=WALL, concurrency=6) as raced:
+            results = raced.results()
+            assert set(results) == set(names)  # nobody left out of the race
+            for suffix in ("", "paid"):
+                honest_score = results["honest" + suffix].score
+                assert honest_score > 0
+                for attacker in ("quitter", "waiter"):
+                    scored = results[attacker + suffix]
+                    assert scored.score <= honest_score, (attacker + suffix, scored.score, honest_score)
+                    assert scored.runs == 2  # its run on the unknown problem counted, not left out
+                    assert raced.weights[attacker + suffix] <= raced.weights["honest" + suffix]
+            for name in names:
+                paid = "miner" if name in keys else "validator"
+                runs = [r for r in raced.store.runs(race_id=raced.race) if r.hotkey == raced.hotkeys[name]]
+                assert runs and all(r.sandbox["spend"]["payer"] == paid for r in runs), name
+            for suffix in ("", "paid"):
+                honest, quitter, waiter = (raced.run(n + suffix) for n in kinds)
+                assert (honest.status, honest.error_code) == ("finished", None)
+                # the quitter's run is what it answered (nothing), at once; the waiter's is its wall clock
+                assert (quitter.status, quitter.error_code, quitter.blame) == ("errored", blame.NO_ANSWER, "agent")
+                assert (waiter.status, waiter.error_code, waiter.blame) == ("errored", blame.TIMED_OUT, "agent")
+                for run in (quitter, waiter):
+                    attempts = run.sandbox["attempts"]  # one, the agent's: never retried
+                    assert run.attempt == 1 and [a["blame"] for a in attempts] == ["agent"], attempts
+                    (pending,) = [e for e in raced.store.events(run.run_id) if e.kind == "llm_call" and e.status == 499]
+                    assert (pending.error or "").startswith("abandoned: ")
+            assert not [event for event in raced.log if event in ("races.fault_wait", "races.closed_without")]
+    finally:
+        release.set()

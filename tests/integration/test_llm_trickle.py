@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from arena import blame
-from tests.support.llm_race import MODEL, NODE_KEY, agent, llm_race, problems
-from tests.support.openai_server import OpenAIServer, Trickle
+from tests.support.llm_race import agent, llm_race, problems
+from tests.support.openai_server import Trickle
 
 pytestmark = pytest.mark.slow  # a node on PostgreSQL, bubblewrap, the gateway, two OpenAI-compatible servers
 
@@ -58,20 +58,16 @@ def test_an_upstream_trickling_a_call_past_the_timeout_is_cut_off_and_blamed_by_
     keys = {"honestpaid": "sk-honestpaid-own-key-abcdefghijklmnop"}
     agents = {n: agent(tmp_path / "a" / n, drawn, n, "ask", limit=LIMIT) for n in ("honest", "honestpaid", "steady")}
     agents["long"] = agent(tmp_path / "a" / "long", drawn, "long", "an endless essay, please")
-    with (
-        OpenAIServer(Trickler(drawn.gold, ("honest", "long")), models=(MODEL,), keys=(NODE_KEY,)) as node_llm,
-        OpenAIServer(Trickler(drawn.gold, ("honestpaid",)), models=(MODEL,), keys=tuple(keys.values())) as provider,
-        llm_race(
-            tmp_path,
-            drawn,
-            agents,
-            keys=keys,
-            node_llm=node_llm.base_url,
-            provider=provider.base_url,
-            upstream={"timeout": TIMEOUT},
-            wall=WALL,
-        ) as raced,
-    ):
+    with llm_race(
+        tmp_path,
+        drawn,
+        agents,
+        keys=keys,
+        node_llm=Trickler(drawn.gold, ("honest", "long")),
+        provider=Trickler(drawn.gold, ("honestpaid",)),
+        upstream={"timeout": TIMEOUT},
+        wall=WALL,
+    ) as raced:
         results = raced.results()
         assert set(results) == set(agents)  # nobody left out of the race
         assert raced.blames("steady") == [None]

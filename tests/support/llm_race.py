@@ -35,6 +35,7 @@ from sandbox.bundle import pack_dir
 from sandbox.gateway import Gateway, Upstream
 from tests.support.llm_agents import MODEL
 from tests.support.node import RunningNode, make_arena, open_store, wait_until
+from tests.support.openai_server import OpenAIServer, Responder
 from tests.support.postgres import fresh_database
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.chain.sealedkey import MinerKeyConfig
@@ -194,24 +195,29 @@ def llm_race(
     agents: dict[str, Path],
     *,
     keys: dict[str, str],
-    node_llm: str,
-    provider: str,
+    node_llm: Responder,
+    provider: Responder | None = None,
     upstream: dict[str, Any] | None = None,
     wall: float = 40.0,
     drop_after: int = 8,
     payer: str = "either",
     **config: Any,
 ) -> Iterator[Raced]:
-    """Race ``agents`` (by miner name) on a running node until the race's weights are set; ``keys``: the miners that
-    pay with their own key at ``provider``; ``upstream``: the gateway's `Upstream` settings beyond its URL, key and
-    model; ``drop_after``: the failures of a miner's provider its runs there are dropped at; ``payer``: the node's
-    payer policy; ``config``:
-    `ArenaConfig` beyond the defaults here (two attempts, the race's fault wait spent at once)."""
+    """Race ``agents`` (by miner name) on a running node until the race's weights are set. Its upstream LLM and the
+    miners' provider are two scripted OpenAI-compatible servers, their responders ``node_llm`` (answering the node's
+    key) and ``provider`` (the miners' keys; ``node_llm`` again by default). ``keys``: the miners that pay with their
+    own key at the provider; ``upstream``: the gateway's `Upstream` settings beyond its URL, key and model;
+    ``drop_after``: the failures of a miner's provider its runs there are dropped at; ``payer``: the node's payer
+    policy; ``config``: `ArenaConfig` beyond the defaults here (two attempts, the race's fault wait spent at once)."""
     names = list(agents)
     setup = make_chain(tmp_path, names, rate_limit=0)
     hotkeys = {n: setup.miners[n].hotkey.ss58_address for n in names}
     servers: list[BundleServer] = []
-    with fresh_database("llmrace") as url:
+    with (
+        OpenAIServer(node_llm, models=(MODEL,), keys=(NODE_KEY,)) as node_server,
+        OpenAIServer(provider or node_llm, models=(MODEL,), keys=tuple(keys.values())) as provider_server,
+        fresh_database("llmrace") as url,
+    ):
         store = open_store(url)
         data_dir = tmp_path / "node"
         store.upsert_miners(setup.chain.metagraph().neurons)
@@ -220,7 +226,7 @@ def llm_race(
         try:
             servers += [serve_key(setup, name, key) for name, key in keys.items()]
             gateway_upstream = Upstream(
-                base_url=node_llm, api_key=SecretStr(NODE_KEY), models=[MODEL], **(upstream or {})
+                base_url=node_server.base_url, api_key=SecretStr(NODE_KEY), models=[MODEL], **(upstream or {})
             )
             settings: dict[str, Any] = {
                 "concurrency": 4,
@@ -239,7 +245,7 @@ def llm_race(
                 limits=Limits(wall_seconds=wall),
                 **settings,
             )
-            providers = {"local": Provider(base_url=provider, models={MODEL: Price(prompt=0.5)})}
+            providers = {"local": Provider(base_url=provider_server.base_url, models={MODEL: Price(prompt=0.5)})}
             ring = KeyRing(
                 store=store,
                 chain=setup.chain,
