@@ -19,6 +19,7 @@ import pytest
 from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
+from tests.support.node import run_flags
 from tests.support.postgres import fresh_database
 from tests.support.race import build_arena_inputs, make_chain, open_store
 from validator.chain.commitment import encode_commitment
@@ -62,19 +63,14 @@ def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no
 def world(tmp_path: Path, bundle_server: tuple[str, Path], url: str) -> list[str]:
     """A LocalChain whose miners committed sleepy agents, a catalog and pack: the node's `run` flags."""
     base_url, www = bundle_server
-    catalog_dir, pack_path, signer = build_arena_inputs(
-        tmp_path, size=3000, problems=12, per_race=PER_RACE, cadence=100_000
-    )
+    inputs = build_arena_inputs(tmp_path, size=3000, problems=12, per_race=PER_RACE, cadence=100_000)
     setup = make_chain(tmp_path, MINERS, block_time=0.5)
     for name in MINERS:
         bundle = pack_dir(sleepy_agent(tmp_path / "agents" / name, name))
         (www / f"{name}.tar.gz").write_bytes(bundle.data)
         setup.chain.set_commitment(setup.miners[name], encode_commitment(bundle.sha256, f"{base_url}/{name}.tar.gz"))
     return [
-        *("--chain", "localchain", "--localchain.path", str(setup.path)),
-        *("--wallet.name", "validator0", "--wallet.path", str(setup.wallets)),
-        *("--data-dir", str(tmp_path / "node"), "--database-url", url),
-        *("--catalog", str(catalog_dir), "--pack", str(pack_path), "--pack.signer", signer),
+        *run_flags(setup, tmp_path / "node", url, inputs),
         *("--concurrency", "2", "--sandbox.wall_seconds", "120", "--api.port", "0", "--no-pool"),
     ]
 

@@ -18,6 +18,7 @@ import pytest
 from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
+from tests.support.node import run_flags
 from tests.support.race import build_arena_inputs, make_chain
 from validator.chain.commitment import encode_commitment
 from validator.store.repository import Store, make_engine
@@ -75,9 +76,7 @@ def wait_until(predicate, timeout: float, what: str) -> None:  # type: ignore[no
 
 def test_node_survives_sigterm_and_sigkill_mid_race(tmp_path: Path, bundle_server: tuple[str, Path]) -> None:
     base_url, www = bundle_server
-    catalog_dir, pack_path, signer = build_arena_inputs(
-        tmp_path, size=3000, problems=16, per_race=PER_RACE, cadence=100_000
-    )
+    inputs = build_arena_inputs(tmp_path, size=3000, problems=16, per_race=PER_RACE, cadence=100_000)
     setup = make_chain(tmp_path, MINERS, block_time=0.5)
     for name in MINERS:
         bundle = pack_dir(slow_agent(tmp_path / "agents" / name, name))
@@ -87,30 +86,7 @@ def test_node_survives_sigterm_and_sigkill_mid_race(tmp_path: Path, bundle_serve
     engine = make_engine(url)
     upgrade(engine)
     engine.dispose()
-    args = [
-        "--chain",
-        "localchain",
-        "--localchain.path",
-        str(setup.path),
-        "--wallet.name",
-        "validator0",
-        "--wallet.path",
-        str(setup.wallets),
-        "--data-dir",
-        str(tmp_path / "node"),
-        "--database-url",
-        url,
-        "--catalog",
-        str(catalog_dir),
-        "--pack",
-        str(pack_path),
-        "--pack.signer",
-        signer,
-        "--concurrency",
-        "2",
-        "--sandbox.wall_seconds",
-        "60",
-    ]
+    args = [*run_flags(setup, tmp_path / "node", url, inputs), "--concurrency", "2", "--sandbox.wall_seconds", "60"]
     store = Store.open(url)
     log = tmp_path / "node.log"
     total = len(MINERS) * PER_RACE

@@ -24,13 +24,13 @@ from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.gateway import Budgets, Gateway, Upstream
 from tests.support.llm_agents import CATCH, LET_THROUGH, MODEL, llm_agent
+from tests.support.node import open_store
 from tests.support.openai_server import Fail, OpenAIServer
 from tests.support.race import build_arena_inputs, make_chain, place_submission
 from validator.api import create_app
 from validator.chain.local import LocalChain
 from validator.races import Arena, ArenaConfig
-from validator.store.repository import Store, make_engine
-from validator.store.schema import upgrade
+from validator.store.repository import Store
 
 pytestmark = pytest.mark.slow  # the bubblewrap sandbox, the gateway and an OpenAI-compatible server
 
@@ -44,13 +44,6 @@ def plain_agent(folder: Path, source: str) -> Path:
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return build_arena_inputs(tmp_path_factory.mktemp("arena"), problems=16, per_race=3)
-
-
-def open_store(url: str) -> Store:
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return Store.open(url)
 
 
 def make_arena(

@@ -31,6 +31,7 @@ from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir
+from tests.support.node import open_store, run_flags
 from tests.support.race import build_arena_inputs, make_chain, place_submission, write_agent
 from tests.support.ray_cluster import LocalRayCluster
 from validator.api.views import live
@@ -40,8 +41,7 @@ from validator.dispatch.ray import RayDispatcher
 from validator.metrics import Metrics
 from validator.races import Arena, ArenaConfig
 from validator.scheduler import Node
-from validator.store.repository import Store, make_engine
-from validator.store.schema import upgrade
+from validator.store.repository import Store
 
 pytestmark = pytest.mark.slow  # a Ray cluster of its own processes, races in bubblewrap
 
@@ -96,13 +96,6 @@ def runners(namespace: str | None = None) -> list[str]:
         for a in ray.util.list_named_actors(all_namespaces=True)
         if a["name"].startswith("runner-") and namespace in (None, a["namespace"])
     ]
-
-
-def open_store(url: str) -> Store:
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return Store.open(url)
 
 
 def make_arena(
@@ -358,28 +351,10 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
         setup.chain.set_commitment(setup.miners[name], encode_commitment(bundle.sha256, f"{base_url}/{name}.tar.gz"))
     url = f"sqlite:///{tmp_path / 'node.sqlite'}"
     open_store(url).close()
-    catalog_dir, pack_path, signer = inputs
     args = [
         str(Path(sys.executable).parent / "arena-validator"),
         "run",
-        "--chain",
-        "localchain",
-        "--localchain.path",
-        str(setup.path),
-        "--wallet.name",
-        "validator0",
-        "--wallet.path",
-        str(setup.wallets),
-        "--data-dir",
-        str(tmp_path / "node"),
-        "--database-url",
-        url,
-        "--catalog",
-        str(catalog_dir),
-        "--pack",
-        str(pack_path),
-        "--pack.signer",
-        signer,
+        *run_flags(setup, tmp_path / "node", url, inputs),
         "--sandbox.wall_seconds",
         "60",
         "--dispatch",

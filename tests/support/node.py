@@ -107,6 +107,18 @@ def private_postgres() -> Iterator[PrivatePostgres]:
         shutil.rmtree(server.dir, ignore_errors=True)
 
 
+def run_flags(setup: Any, data_dir: Path, url: str, inputs: tuple[Path, Path, str]) -> list[str]:
+    """The flags of `arena-validator run` that every node started as a process takes: its LocalChain and validator
+    wallet (`tests.support.race.make_chain`'s ``setup``), data folder, store, catalog and signed pack."""
+    catalog_dir, pack_path, signer = inputs
+    return [
+        *("--chain", "localchain", "--localchain.path", str(setup.path)),
+        *("--wallet.name", "validator0", "--wallet.path", str(setup.wallets)),
+        *("--data-dir", str(data_dir), "--database-url", url),
+        *("--catalog", str(catalog_dir), "--pack", str(pack_path), "--pack.signer", signer),
+    ]
+
+
 def open_store(url: str) -> Store:
     engine = make_engine(url)
     upgrade(engine)
