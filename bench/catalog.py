@@ -120,46 +120,34 @@ def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
 
     cpu = time.process_time
     b._init_worker(seed, size)
-    rows: list[b.Row] = []
+    chunks: list[b.Chunk] = []
     t = cpu()
     for chunk in range(min((size + gen.CHUNK - 1) // gen.CHUNK, (sample + gen.CHUNK - 1) // gen.CHUNK)):
-        rows.extend(b._chunk_rows(chunk))
-    out = {"generate_us": (cpu() - t) / len(rows) * 1e6}
+        chunks.append(b._chunk(chunk))
+    n = sum(len(c.documents) for c in chunks)
+    out = {"generate_us": (cpu() - t) / n * 1e6}
     with tempfile.TemporaryDirectory(prefix="bench-phases-") as tmp:
         writer = CatalogWriter(Path(tmp) / "c")
         t = cpu()
         docs = [
-            tantivy.Document.from_dict(
-                {
-                    "product_id": r[0],
-                    "contents": r[3],
-                    "shop_id": r[1],
-                    "service": list(r[4]),
-                    "price": r[5],
-                    "sold_count": r[6],
-                    "shop_ord": 0,
-                    "services": 0,
-                    "row": i,
-                    "doc": r[9],
-                },
-                writer._schema,
-            )
-            for i, r in enumerate(rows)
-        ]  # as CatalogWriter.add_row makes them
-        out["document_us"] = (cpu() - t) / len(rows) * 1e6
+            tantivy.Document.from_dict({**d, "shop_ord": 0}, writer._schema) for c in chunks for d in c.documents
+        ]  # as CatalogWriter.add_documents makes them
+        out["document_us"] = (cpu() - t) / n * 1e6
         t = cpu()
         for doc in docs:
             writer._writer.add_document(doc)
         writer._writer.commit()
         writer._writer.wait_merging_threads()
-        out["index_us"] = (cpu() - t) / len(rows) * 1e6
+        out["index_us"] = (cpu() - t) / n * 1e6
         writer.abort()
     digest, stats = gen.Digest(), StatsCollector()
     t = cpu()
-    for _pid, shop_id, category, _contents, services, price, sold, n_sku, model_key, doc_json in rows:
-        digest.update(doc_json)
-        stats.add_fields(category, shop_id, services, price, sold, n_sku, model_key)
-    out["digest_stats_us"] = (cpu() - t) / len(rows) * 1e6
+    for documents, categories, n_skus, model_keys in chunks:  # as build_catalog digests and counts them
+        digest.update_many(map(b._DOC, documents))
+        shops, services = list(map(b._SHOP, documents)), list(map(b._SERVICE, documents))
+        prices, sold = list(map(b._PRICE, documents)), list(map(b._SOLD, documents))
+        stats.add_columns(categories, shops, services, prices, sold, n_skus, model_keys)
+    out["digest_stats_us"] = (cpu() - t) / n * 1e6
     t = cpu()
     pages = sum(1 for _ in generate_web_pages(seed, size))
     out["web_pages_s"], out["web_pages"] = cpu() - t, pages

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import math
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -332,6 +332,12 @@ class Digest:
     def update(self, canonical: bytes) -> None:
         self._h.update(canonical)
         self._h.update(b"\n")
+
+    def update_many(self, canonicals: Iterable[bytes]) -> None:
+        update = self._h.update
+        for canonical in canonicals:
+            update(canonical)
+            update(b"\n")
 
     def hexdigest(self) -> str:
         return "sha256:" + self._h.hexdigest()

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain, compress
+from operator import ne
 from typing import Any
 
 from arena.catalog.models import SERVICES
+
+
+class _TopOf(dict[str, str]):
+    """A category's top-level category (``"Top > Mid > Leaf"`` -> ``"Top"``), worked out once per category."""
+
+    def __missing__(self, category: str) -> str:
+        top = self[category] = category.split(" > ", 1)[0]
+        return top
 
 
 class StatsCollector:
@@ -18,8 +28,12 @@ class StatsCollector:
         self.categories: Counter[str] = Counter()
         self.services: Counter[str] = Counter()
         self.shop_products: Counter[str] = Counter()
-        self.shop_tops: dict[str, set[str]] = {}
-        self.models: dict[int, list[Any]] = {}  # model key -> [first shop, several shops?, listings]
+        self.shop_tops: set[tuple[str, str]] = set()  # (shop, top-level category) pairs
+        self._top_of = _TopOf()
+        # per product model (a model key): its first shop, how many listings, and the models listed by 2+ shops
+        self.model_shop: dict[int, str] = {}
+        self.model_listings: Counter[int] = Counter()
+        self.model_several: set[int] = set()
         self.sku_total = 0
         self.sku_with = 0
         self.sku_max = 0
@@ -46,10 +60,7 @@ class StatsCollector:
         for service in services:
             self.services[service] += 1
         self.shop_products[shop] += 1
-        tops = self.shop_tops.get(shop)
-        if tops is None:
-            tops = self.shop_tops[shop] = set()
-        tops.add(category.split(" > ", 1)[0])
+        self.shop_tops.add((shop, self._top_of[category]))
         self.sku_total += n_sku
         self.sku_with += n_sku > 0
         if n_sku > self.sku_max:
@@ -63,13 +74,42 @@ class StatsCollector:
             self.prices[slot] = price
             self.sold[slot] = sold
         if model_key is not None:
-            entry = self.models.get(model_key)
-            if entry is None:
-                self.models[model_key] = [shop, False, 1]
-            else:
-                entry[2] += 1
-                if entry[0] != shop:
-                    entry[1] = True
+            self.model_listings[model_key] += 1
+            if self.model_shop.setdefault(model_key, shop) != shop:
+                self.model_several.add(model_key)
+
+    def add_columns(
+        self,
+        categories: list[str],
+        shops: list[str],
+        services: list[list[str]],
+        prices: list[float],
+        sold: list[int],
+        n_skus: list[int],
+        model_keys: list[int],
+    ) -> None:
+        """`add_fields` for many products at once, given column by column (a generated build's chunk): the same
+        statistics, counted by C loops (Counter.update, map) instead of a Python call a product."""
+        n0, k = self.n, len(categories)
+        self.n += k
+        self.categories.update(categories)
+        self.services.update(chain.from_iterable(services))
+        self.shop_products.update(shops)
+        self.shop_tops.update(zip(shops, map(self._top_of.__getitem__, categories), strict=True))
+        self.sku_total += sum(n_skus)
+        self.sku_with += k - n_skus.count(0)
+        self.sku_max = max(self.sku_max, max(n_skus, default=0))
+        self.sold_total += sum(sold)
+        fill = max(0, min(k, self._RESERVOIR - len(self.prices)))  # as add_fields: the first ones kept, then
+        self.prices.extend(prices[:fill])  # every 7th product (by its count n) in a slot of its own
+        self.sold.extend(sold[:fill])
+        for j in range(fill + (-(n0 + fill + 1)) % 7, k, 7):
+            slot = ((n0 + j + 1) * 2654435761) % self._RESERVOIR
+            self.prices[slot] = prices[j]
+            self.sold[slot] = sold[j]
+        self.model_listings.update(model_keys)
+        firsts = map(self.model_shop.setdefault, model_keys, shops)
+        self.model_several.update(compress(model_keys, map(ne, firsts, shops)))
 
     def result(self) -> dict[str, Any]:
         def pct(values: list[float], q: float) -> float:
@@ -84,10 +124,10 @@ class StatsCollector:
         sold_sorted = sorted(self.sold, reverse=True)
         top1 = sum(sold_sorted[: max(1, len(sold_sorted) // 100)])
         sold_sample = sum(sold_sorted) or 1
-        multi = [s for s, t in self.shop_tops.items() if len(t) >= 3]
+        multi = [s for s, tops in Counter(shop for shop, _ in self.shop_tops).items() if tops >= 3]
         near_dup = None
-        if self.models:
-            near_dup = sum(entry[2] for entry in self.models.values() if entry[1])
+        if self.model_shop:
+            near_dup = sum(self.model_listings[key] for key in self.model_several)
         return {
             "products": self.n,
             "top_categories": len(tops),
