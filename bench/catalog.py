@@ -18,14 +18,21 @@ about as much CPU as generating (2.5M, a worker's chunks 600-700, load 4: 81 -> 
 
 A 2.5M build (seed 1, load 8-16): 269-285 CPU-s, 107-114 us a product (415 CPU-s, 166 us, with the collector on,
 back to back). The two generator workers about 57 us a product (a listing about 44 us with its model made, a new
-model 13-16 us more for about half of a worker's listings, World.build 1.2 s a worker); the builder about 50, by its
-threads (from /proc, a 500k build): the main thread about 15 (the tantivy document, digest, statistics), tantivy's
-two indexing threads about 23 and its store compressors 4, the worker pool's result threads about 8 (reading and
-unpickling 1.6 kB a product); the index's last commit about 10 CPU-s after the last product. 90 s at 2.5M on 2 cores
-is 72 us a product in all: the builder's share alone is about 50, which leaves about 22 for a listing's Python, half
-of what it takes now. Drawing the generator's floats in bulk (numpy's MT19937 in random.Random's state gives the
-same floats) would not help: a listing's 47 draws are each taken by a branch that decides the next (rejection loops,
-draws that depend on the model), so only the call per draw could go, about 3 us of the 44.
+model 13-16 us more for about half of a worker's listings, World.build 1.2 s a worker); the builder, by its threads
+(from /proc, a 500k build), was about 50: the main thread about 15, tantivy's two indexing threads about 23 and its
+store compressors 4, the worker pool's result threads about 8 (reading 1.6 kB a product from the pool's pipe in
+64 kB reads, and unpickling it); the index's last commit about 10 CPU-s after the last product. Now a worker makes
+each product's index document itself and hands its chunk over through a file, the builder counting statistics by
+the chunk: at 250k (load 13-18, two pairs interleaved) the builder's CPU went 13.2 / 14.7 -> 12.5 / 12.3 s, the
+pool's threads 7-10 -> 2 us a product, the main thread 17-18 -> 19 (it unpickles the chunk now, about 3.5 us; the
+tantivy document about 6 and adding it about 4 are tantivy-py's, the digest 1.4); the whole bench's build 32.0 /
+31.1 -> 30.7 / 31.1 CPU-s (load 15-17). 90 s at 2.5M on 2 cores is 72 us a product in all: tantivy's share alone
+(indexing, store, adding) is about 37. Drawing the generator's floats in bulk (numpy's MT19937 in random.Random's
+state gives the same floats) would not help: a listing's 47 draws are each taken by a branch that decides the next
+(rejection loops, draws that depend on the model), so only the call per draw could go, about 3 us of the 44.
+tantivy-py's `add_json` (the worker making the JSON, base64 for the stored bytes) cost 26-45 us of the builder's
+thread a product against about 10 for `Document.from_dict` and `add_document`; marshal instead of pickle saves
+about 0.8 us of a worker's. tantivy-py 0.27 has no setting for the doc store's compression.
 
 Compiling the unchanged generator with mypyc made the same products in about 28% less CPU (83 against 116 us, the
 same 30 chunks back to back, collector on); not done: a C compiler and mypy at install, and a compiled module that
