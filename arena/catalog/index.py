@@ -25,6 +25,7 @@ import orjson
 import tantivy
 
 from arena.catalog.models import SERVICES
+from arena.catalog.pruned import Points, price_points, pruned_top, share
 
 FORMAT_VERSION = 1
 MANIFEST = "catalog.json"
@@ -108,6 +109,14 @@ class SearchFilters:
     services: tuple[str, ...] = ()
 
 
+def _prunable(filters: SearchFilters) -> bool:
+    """Whether `arena.catalog.pruned` may answer: a price or service filter and no shop (a shop's few products are
+    found fast by the full search, the shop's term leading)."""
+    return filters.shop_id is None and (
+        filters.price_min is not None or filters.price_max is not None or bool(filters.services)
+    )
+
+
 def _fast_numbers(searcher: tantivy.Searcher, name: str, addresses: list[tantivy.DocAddress]) -> list[int | float]:
     """One numeric fast field of these products. The writer gives every product each of its fast fields, so a value
     missing means a damaged index."""
@@ -144,6 +153,7 @@ class Catalog:
     _web_schema: tantivy.Schema
     _searcher: tantivy.Searcher = field(init=False)
     _web_searcher: tantivy.Searcher = field(init=False)
+    _price_points: Points | None = field(default=None, init=False)  # read on the first filtered search
 
     def __post_init__(self) -> None:
         self._searcher = self._products.searcher()
@@ -207,12 +217,15 @@ class Catalog:
 
     # --- product search
 
-    def product_query(self, text: str, filters: SearchFilters = SearchFilters()) -> tantivy.Query | None:
+    def product_query(
+        self, text: str, filters: SearchFilters = SearchFilters(), *, rows: Sequence[int] | None = None
+    ) -> tantivy.Query | None:
         """The tantivy query for ShoppingBench's relevance search with filters, or None if ``text`` has no terms.
 
         Relevance is BM25 over ``contents``, with the query's terms OR-ed (as a Lucene query of bare words).
         Filters are scored 0, so they remove products without changing the order of the rest: the result equals
-        "retrieve by relevance, then drop what fails the filters" without retrieving what is dropped.
+        "retrieve by relevance, then drop what fails the filters" without retrieving what is dropped. ``rows``
+        keeps only the products added at those rows (0-based), a filter like the others.
         """
         terms = analyze(text)
         if not terms:
@@ -241,6 +254,9 @@ class Catalog:
             )
         for service in filters.services:
             clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(schema, "service", service)))
+        if rows is not None:
+            wanted = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "row", row)) for row in rows]
+            clauses.append((tantivy.Occur.Must, tantivy.Query.boolean_query(wanted)))
         if not clauses:
             return relevance
         filter_query = tantivy.Query.const_score_query(tantivy.Query.boolean_query(clauses), 0.0)
@@ -253,10 +269,29 @@ class Catalog:
 
         Equal scores are ordered by the order products were added to the catalog, never by where the index happened
         to put them, so every copy of a catalog (same digest) answers identically whatever its segment layout.
+        A price or service filter without a shop is answered from the unfiltered search's best candidates where
+        that gives this same answer (`arena.catalog.pruned`), by scoring every match otherwise.
         """
         query = self.product_query(text, filters)
         if query is None or limit <= 0:
             return []
+        searcher = self._searcher
+        hits = self._pruned(text, filters, limit) if _prunable(filters) else None
+        if hits is None:
+            hits = self._full(query, limit)
+        if not hits:
+            return []
+        addresses = [address for _, address in hits]
+        prices = _fast_numbers(searcher, "price", addresses)
+        sold = _fast_numbers(searcher, "sold_count", addresses)
+        shops = _fast_numbers(searcher, "shop_ord", addresses) if with_shop else [0] * len(addresses)
+        return [
+            SearchHit(score, address, price, int(sold_count), int(shop))
+            for (score, address), price, sold_count, shop in zip(hits, prices, sold, shops, strict=True)
+        ]
+
+    def _full(self, query: tantivy.Query, limit: int) -> list[tuple[float, tantivy.DocAddress]]:
+        """Every product that matches ``query`` scored, the best ``limit`` kept, equal scores by row."""
         searcher = self._searcher
         fetch = 2 * limit
         while True:  # widen until the score at the cut is not shared with a product past it (bounded work)
@@ -268,15 +303,27 @@ class Catalog:
             return []
         rows = searcher.fast_field_values("row", [address for _, address in hits])
         ranked = sorted(zip(hits, rows, strict=True), key=lambda pair: (-pair[0][0], pair[1]))[:limit]
-        hits = [hit for hit, _ in ranked]
-        addresses = [address for _, address in hits]
-        prices = _fast_numbers(searcher, "price", addresses)
-        sold = _fast_numbers(searcher, "sold_count", addresses)
-        shops = _fast_numbers(searcher, "shop_ord", addresses) if with_shop else [0] * len(addresses)
-        return [
-            SearchHit(score, address, price, int(sold_count), int(shop))
-            for (score, address), price, sold_count, shop in zip(hits, prices, sold, shops, strict=True)
-        ]
+        return [hit for hit, _ in ranked]
+
+    def _pruned(self, text: str, filters: SearchFilters, limit: int) -> list[tuple[float, tantivy.DocAddress]] | None:
+        """`_full`'s answer from the unfiltered search's best candidates, or None (`arena.catalog.pruned`)."""
+        plain = self.product_query(text)
+        if plain is None:
+            return []
+        searcher = self._searcher
+        if self._price_points is None:
+            self._price_points = price_points(searcher)
+        rates = [searcher.doc_freq("service", s) / max(1, searcher.num_docs) for s in filters.services]
+        return pruned_top(
+            searcher,
+            plain,
+            lambda rows: self.product_query(text, filters, rows=rows) or plain,
+            limit,
+            (filters.price_min, filters.price_max, sum(SERVICE_BITS[s] for s in filters.services)),
+            estimate=share(self._price_points, filters.price_min, filters.price_max, rates),
+            words=len(analyze(text)),
+            window=TIE_WINDOW,
+        )
 
     def documents(self, addresses: Iterable[tantivy.DocAddress]) -> list[dict[str, Any]]:
         """The stored product documents (plain dicts in the ShoppingBench schema) at these index addresses."""
