@@ -470,10 +470,13 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
         seqs = [e.seq for e in store.events(run.run_id)]
         assert seqs and seqs == list(range(len(seqs)))
     # a frozen host cannot be helped from the node: its result, if it ever comes, is taken by no one; this one
-    # thaws, and the kill of its runner ends it
+    # thaws, and the kill of its runner ends it (Ray's kill, or the runner itself once it finds it was given up)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGCONT)
     wait_until(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie", "the runner to end")
+    # and its slot takes runs again: the runner made in its place is on worker b (one that lived on would hold b's
+    # CPU, and every later race would run a slot short)
+    wait_until(lambda: dispatcher.capacity(2) == 2, "worker b's slot to take runs again")
     assert store.run(stuck.run_id).attempt == 2  # type: ignore[union-attr]
     store.close()
 

@@ -70,7 +70,7 @@ class RunnerPool:
             max_restarts=0,
             max_concurrency=8,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(self.idle)
+        ).remote(self.idle, self.namespace)
         return Slot(name, node_id, handle, warming=handle.warm.remote(*self.warm_args))
 
     def settle(self, refused: dict[str, str], timeout: float = 0.0) -> dict[str, str]:

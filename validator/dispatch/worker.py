@@ -12,7 +12,8 @@ The node runs its attempts in `Runner`s: detached named Ray actors, one per run 
 node's Ray driver. A runner runs each attempt in a thread of its own and keeps the reply until the node has it
 (its next run call says so), so a node restarted after a crash finds its runs still executing (`held`) and takes
 their replies instead of running them again. A reply nobody collects is dropped after `ORPHAN_SECONDS`; a runner
-with nothing to hand over and no call for its idle time ends itself (a node that never came back).
+with nothing to hand over and no call for its idle time ends itself (a node that never came back), and so does one
+the cluster killed whose process lived on (`_given_up`).
 
 Nothing here imports Ray at module level: the module is importable where Ray is not installed.
 """
@@ -39,6 +40,9 @@ WORKER_LABEL = ("shoparena", "worker")
 
 #: seconds a runner keeps a finished attempt's reply that no node collected (the node died for good)
 ORPHAN_SECONDS = 3600.0
+
+#: seconds between a runner's looks at itself: replies nobody collected, its idle time, whether the cluster gave it up
+WATCH_SECONDS = 5.0
 
 
 class Refused(Exception):
@@ -266,10 +270,10 @@ class Runner:
     """A run slot of a worker: a detached named Ray actor (`validator.dispatch.ray`) that runs one attempt at a time
     in a thread of its own and keeps its reply until the node collects it, so the attempt outlives a node that
     dies meanwhile and a restarted node takes its reply (`held`, `collect`). Ends itself after `idle` seconds
-    with no call and nothing to hand over."""
+    with no call and nothing to hand over, or once the cluster gave it up (`_given_up`, by its `namespace`)."""
 
-    def __init__(self, idle: float = 900.0) -> None:
-        self.idle, self.last = idle, time.monotonic()
+    def __init__(self, idle: float = 900.0, namespace: str | None = None) -> None:
+        self.idle, self.last, self.namespace = idle, time.monotonic(), namespace  # the Ray namespace it is named in
         self.runs: dict[str, _Held] = {}
         self.lock = threading.Lock()
         threading.Thread(target=self._watch, daemon=True, name="runner-watch").start()
@@ -329,7 +333,9 @@ class Runner:
 
     def _watch(self) -> None:
         while True:
-            time.sleep(min(30.0, self.idle / 3))
+            time.sleep(min(WATCH_SECONDS, self.idle / 3))
+            if self.namespace is not None and _given_up(self.namespace):
+                _end_given_up()
             now = time.monotonic()
             with self.lock:
                 for run_id, held in list(self.runs.items()):
@@ -341,3 +347,37 @@ class Runner:
 
                 ray.kill(ray.get_runtime_context().current_actor)
                 return
+
+
+def _given_up(namespace: str) -> bool:
+    """Whether the cluster no longer holds this process as the runner of its name: the actor was killed (`ray.kill`
+    records it dead at once, and its name goes to the runner made in its place) but the process was not ended.
+    Ray ends a killed actor by one message to its process, and by SIGKILL from its raylet only if the process has
+    not answered within 5 s; a runner frozen when it was killed (a stopped process, a host too loaded to answer)
+    and woken about then can be missed by both, and lives on holding its slot's CPUs and memory."""
+    import ray
+
+    context = ray.get_runtime_context()
+    name = context.get_actor_name()
+    if not name:  # not one of the pool's runners (each is named): nothing to tell by
+        return False
+    try:
+        return bool(ray.get_actor(name, namespace=namespace) != context.current_actor)
+    except ValueError:  # no live actor of this name: this one was killed and no other was made in its place yet
+        return True
+    except Exception:  # noqa: BLE001 - the cluster not answering now (its GCS restarting) is no verdict
+        return False
+
+
+def _end_given_up() -> None:
+    """End this process and its sandboxes now (`os._exit`: nothing of the runner is kept, its replies go unsent:
+    the node gave up the run and ran it again)."""
+    import sys
+
+    for sandbox in _HOST.sandboxes.values() if _HOST is not None else ():
+        try:
+            sandbox.stop_running()
+        except Exception:  # noqa: BLE001 - the process ends below whatever the sandbox says
+            pass
+    print("runner ends: the cluster killed it while it could not take the kill", file=sys.stderr, flush=True)
+    os._exit(1)
