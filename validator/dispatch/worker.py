@@ -158,7 +158,7 @@ def _host() -> _Host:
     return _HOST
 
 
-_SETUP = threading.Lock()  # a runner's attempts and warm-ups share the process's catalog, gateway and sandboxes
+_SETUP = threading.RLock()  # a runner's attempts and warm-ups share the process's catalog, gateway and sandboxes
 _LOOP: asyncio.AbstractEventLoop | None = None
 
 
@@ -215,13 +215,23 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
     return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive, facts=facts)
 
 
+def ready_run_path() -> None:
+    """What `execute` imports and starts once per process, done now rather than by the process's first run: the run
+    path (`sandbox.run`), staging (`sandbox.bundle`, whose limits read the copy check's formats and so import its
+    numpy and copydetect: 0.4 s here, over 1.5 s on a loaded host) and the runs' event loop with its executor's
+    thread."""
+    import sandbox.bundle  # noqa: F401
+    import sandbox.run  # noqa: F401
+
+    asyncio.run_coroutine_threadsafe(asyncio.to_thread(int), _runs_loop()).result()
+
+
 def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstream, hold: float = 0.0) -> WorkerReply:
     """Make this worker process ready for runs before the first one comes (`RayDispatcher.warm`): the run path
-    imported, the catalog and sandbox opened, the gateway served; `hold` seconds kept busy after, so that the
-    warm-ups of one node's slots land in as many processes. A worker that cannot take runs says why in `refused`."""
+    imported and started (`ready_run_path`), the catalog and sandbox opened, the gateway served; `hold` seconds kept
+    busy after, so that the warm-ups of one node's slots land in as many processes. A worker that cannot take runs
+    says why in `refused`."""
     import time
-
-    import sandbox.run  # noqa: F401 - the run path's imports, paid now rather than by the first run
 
     node_id, host = _here()
     state = _host()
@@ -231,6 +241,7 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
     except Refused as exc:
         return WorkerReply(node_id, host, refused=str(exc))
     state.serve(upstream)
+    ready_run_path()
     time.sleep(hold)
     return WorkerReply(node_id, host, facts={"pid": os.getpid(), "work": str(state.work)})
 
