@@ -56,6 +56,7 @@ from arena.problems.pack import load_pack  # noqa: E402
 from demo.agents import MINER_TEMPLATE, write_template  # noqa: E402
 from sandbox.backends import Limits  # noqa: E402
 from sandbox.backends.process import ProcessSandbox  # noqa: E402
+from sandbox.bundle import pack_dir  # noqa: E402
 from tests.support.race import build_arena_inputs, make_chain, place_submission  # noqa: E402
 from validator.races import Arena, ArenaConfig  # noqa: E402
 from validator.scheduler import Node  # noqa: E402
@@ -202,7 +203,9 @@ class RaceBench:
         store = Store.open(url)
         store.upsert_miners(setup.chain.metagraph().neurons)
         for j, (name, agent) in enumerate(self.agents.items()):
-            place_submission(store, root / f"node{i}", setup.miners[name].hotkey.ss58_address, agent, block=1 + j)
+            sub = place_submission(store, root / f"node{i}", setup.miners[name].hotkey.ss58_address, agent, 1 + j)
+            archive = root / f"node{i}" / "bundles" / f"{sub.sha256}.tar.gz"  # kept beside the folder, as a sync does
+            archive.write_bytes(pack_dir(agent).data)
         config = ArenaConfig(
             data_dir=root / f"node{i}",
             concurrency=concurrency,

@@ -207,6 +207,15 @@ def outcome(store: Store, runs: list[Any]) -> dict[tuple[str, str], Any]:
     return found
 
 
+def keep_archives(data_dir: Path, agents: dict[str, Path]) -> None:
+    """Beside the unpacked bundles their committed bytes, as a sync keeps them (the dispatcher sends those): the first
+    miner's its own, the second's another miner's bytes (not its bundle: never sent, or that miner would run another
+    agent's code), the third's none (packed from its folder)."""
+    packed = [pack_dir(folder) for folder in agents.values()]
+    (data_dir / "bundles" / f"{packed[0].sha256}.tar.gz").write_bytes(packed[0].data)
+    (data_dir / "bundles" / f"{packed[1].sha256}.tar.gz").write_bytes(packed[2].data)
+
+
 def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(
     cluster: LocalRayCluster, inputs: Any, tmp_path: Path
 ) -> None:
@@ -218,6 +227,8 @@ def test_a_race_over_two_workers_equals_the_same_race_dispatched_locally(
     for i, wallet in enumerate(setup.validators):
         store = open_store(f"sqlite:///{tmp_path / f'v{i}.sqlite'}")
         seed(store, setup, tmp_path, tmp_path / f"node{i}", agents)
+        if i == 1:
+            keep_archives(tmp_path / "node1", agents)
         dispatcher = warmed(cluster, inputs) if i == 1 else None
         arena = make_arena(store, setup, wallet, inputs, tmp_path / f"node{i}", dispatcher)
         race(arena, store, block=slot)

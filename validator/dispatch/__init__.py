@@ -49,6 +49,9 @@ class Attempt:
     #: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`; with Ray, handed to the run's
     #: runner in memory, in the call itself); None: the node's upstream
     route: Any = None
+    #: the bundle's bytes as committed (`data_dir/bundles/<sha256>.tar.gz`, beside the unpacked folder a sync keeps):
+    #: with Ray, sent as they are rather than packed again from `agent_dir`
+    packed: Path | None = None
 
 
 class Dispatcher(Protocol):

@@ -216,6 +216,7 @@ class Dispatching:
                 self.config.budgets,
                 shown_id=self.shown_id(run),
                 route=route,
+                packed=self.config.data_dir / "bundles" / f"{sha256}.tar.gz",
             )
             outcome = await self.dispatcher.run(attempt)
         except asyncio.CancelledError:
