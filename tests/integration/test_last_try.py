@@ -53,12 +53,15 @@ def _attempt(arena: Any, run_id: str) -> None:
 
 
 @contextmanager
-def _choking_race(inputs: Any, tmp_path: Path, **config: Any) -> Iterator[tuple[Any, str, str, str]]:
+def _choking_race(
+    inputs: Any, tmp_path: Path, left_out: str | None = None, **config: Any
+) -> Iterator[tuple[Any, str, str, str]]:
     """A race of two miners whose agents choke their upstream on one of its two problems and answer nothing on the
     other (final at once): (the node's arena, the race, the early and the late choker's run on that problem), the
     runs made by hand (`_attempt`); the store, the race's closing and the node's probe of its upstream (a real HTTP
     server answering every call) are the node's own. Checks, once the body closed the race, that it closed with
-    both runs scored as what they answered (1006), none left out."""
+    both runs scored as what they answered (1006), none left out; or, with ``left_out`` ("early" or "late"), that
+    run left out (still the validator's error: not in its miner's score), the race closed without it."""
     names = ["early", "late"]
     setup = make_chain(tmp_path, names, rate_limit=0)
     hotkeys = {name: setup.miners[name].hotkey.ss58_address for name in names}
@@ -85,12 +88,17 @@ def _choking_race(inputs: Any, tmp_path: Path, **config: Any) -> Iterator[tuple[
         finally:
             arena.stop()
         assert store.race(race).status == "closed"  # type: ignore[union-attr]
-        for run_id in choked:
-            run = store.run(run_id)
-            assert run is not None and (run.status, run.error_code, run.blame) == ("errored", blame.NO_ANSWER, "agent")
         results = {r.hotkey: r for r in store.race_results(race)}
-        assert all(results[hotkeys[name]].runs == 2 for name in names)  # each scored on both problems, none left out
-        assert "races.closed_without" not in [event for _, event, _ in arena.log.records]
+        for name in names:
+            held = store.run(by_name[name])
+            assert held is not None
+            if name == left_out:
+                assert (held.status, held.blame) == ("errored", "validator")  # counted for nobody (`draw.race_scores`)
+            else:  # scored as what it answered, on both problems
+                assert (held.status, held.error_code, held.blame) == ("errored", blame.NO_ANSWER, "agent")
+                assert results[hotkeys[name]].runs == 2
+        closed_without = "races.closed_without" in [event for _, event, _ in arena.log.records]
+        assert closed_without == (left_out is not None)
         store.close()
 
 
@@ -143,3 +151,27 @@ def test_a_run_whose_attempt_is_recorded_across_the_races_last_chance_still_gets
         assert arena.store.run(late).status == "pending"
         _attempt(arena, late)  # its last try: the agent's
         assert arena.close_races() == [race]
+
+
+def test_a_run_whose_last_try_fails_where_no_last_try_is_read_is_closed_without(inputs: Any, tmp_path: Path) -> None:
+    """A held run whose every attempt fails on a path that never reads whether it is the last try (the miner's key
+    server not answering, 2011: nobody's fault, retried; a sandbox fault raised) is given its last try once, and the
+    race closes without it when that try fails too: a miner whose key server never answers cannot hold the race, and
+    the weights, for ever (on the code before, the run was put back at every close tick)."""
+
+    def unreachable(arena: Any, run_id: str) -> None:
+        _claim(arena, run_id)
+        arena.dispatching.fail(run_id, blame.PROVIDER_DOWN, "the miner's key server did not answer")
+
+    with _choking_race(inputs, tmp_path, left_out="late", max_attempts=2, fault_wait=0.0) as (arena, race, *runs):
+        early, late = runs
+        for _ in range(2):
+            _attempt(arena, early)
+            unreachable(arena, late)  # both past their retry budget: held
+        assert arena.close_races() == []  # the race waits for the fault
+        assert arena.close_races() == []  # the wait spent, the probe finds the upstream well: the last chance
+        assert arena.store.run(late).status == "pending"
+        _attempt(arena, early)  # its last try: the agent's
+        unreachable(arena, late)  # its last try, failed where no last try is read
+        assert arena.close_races() == [race]
+        assert arena.store.run(late).attempt == 3

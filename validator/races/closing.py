@@ -44,6 +44,9 @@ class Closing:
         #: held races whose runs get one more try, the fault not confirmed: each with the runs whose attempt was read
         #: as that last try (`last_try`)
         self._last_tries: dict[str, set[str]] = {}
+        #: and the runs given that try, each with its attempt count then: a later attempt's failure, on whatever path
+        #: it is recorded (one that never reads `last_try`: a key server not answering, a sandbox fault), is that try's
+        self._given: dict[str, dict[str, int]] = {}
 
     def final(self, run: Run) -> bool:
         """Whether a run is final: finished, the agent's error, or its miner's provider dropped from the race (2012);
@@ -109,7 +112,7 @@ class Closing:
             down, seen = self.confirm(code)
             if not down:
                 return self._unconfirmed(race, reason, seen, now)
-        self._last_tries.pop(race.race_id, None)
+        self._forget(race.race_id)
         self.void(race, f"voided: a validator fault outlasted the race's {self.config.fault_wait:g}s wait: {reason}")
         return False
 
@@ -119,29 +122,38 @@ class Closing:
         (`last_try`); once every held run has failed its last try, the race closes without them (missing from their
         miner's score, never a zero). A held run whose failure was not read as its last try (it reached its retry
         budget after the race's last chance was given, or its attempt in flight then was recorded before the chance
-        was) is put back for it, never closed without."""
+        was) is put back for it, never closed without; the failure of the attempt it was given is that try's, on
+        whatever path it was recorded (one that never reads `last_try`), so no held run is put back for ever."""
         tried = self._last_tries.get(race.race_id)
         if tried is None:
             self._last_tries[race.race_id] = set()
+            runs = self.store.runs(race_id=race.race_id)
+            self._given[race.race_id] = {r.run_id: r.attempt for r in runs if self._held(r)}
             self._try_again(race.race_id, now + timedelta(days=1))  # every held run, now
             self.signals.warn("races.fault_unconfirmed", race_id=race.race_id, reason=reason, probe=seen)
             return False
         held = [r for r in self.store.runs(race_id=race.race_id) if self._held(r)]
         if any(r.status != "errored" for r in held):
             return False  # some are still being tried
-        untried = [r for r in held if r.run_id not in tried]
+        given = self._given.setdefault(race.race_id, {})
+        untried = [r for r in held if r.run_id not in tried and r.attempt <= given.get(r.run_id, r.attempt)]
         for run in untried:
+            given[run.run_id] = run.attempt
             self.store.retry_later(run.run_id, delay=timedelta(0))
         if untried:
             self.signals.info("races.last_try", race_id=race.race_id, runs=len(untried))
             return False
-        self._last_tries.pop(race.race_id, None)
+        self._forget(race.race_id)
         why = (
             f"closed without {len(held)} run(s) that failed after the fault's wait while the node's probe found {seen}"
         )
         self.store.set_race_held(race.race_id, None, why[:500])
         self.signals.warn("races.closed_without", race_id=race.race_id, runs=len(held), reason=reason, probe=seen)
         return True
+
+    def _forget(self, race_id: str) -> None:
+        self._last_tries.pop(race_id, None)
+        self._given.pop(race_id, None)
 
     def last_try(self, run: Run) -> bool:
         """Whether an attempt of ``run`` (as read before the attempt) is its last try after the node's probe found
@@ -187,7 +199,7 @@ class Closing:
     def _close(self, race: Any) -> None:
         """A race's results: each miner's score (its standing over the rotation's window for a race), ranked; a
         qualifying race's decisions."""
-        self._last_tries.pop(race.race_id, None)
+        self._forget(race.race_id)
         rows = self.store.race_rows(race.race_id)
         for row in rows:
             row["task"] = getattr(self.problems.problem(row["problem_id"]), "task", "?")
