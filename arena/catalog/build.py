@@ -122,13 +122,28 @@ def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
         yield _Generated((_chunk(chunk) for chunk in range(n_chunks)), lambda: _page_rows(seed, size))
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with (
-        tempfile.TemporaryDirectory(prefix="arena-catalog-", dir=shm) as handoff,
+        tempfile.TemporaryDirectory(prefix="arena-catalog-", dir=handoff_dir(workers)) as handoff,
         ctx.Pool(workers, initializer=_init_pool_worker, initargs=(seed, size, handoff)) as pool,
     ):
         pages = pool.apply_async(_page_rows, (seed, size))
         yield _Generated(_pooled_rows(pool, n_chunks, workers), pages.get)
+
+
+#: the most bytes a chunk's pickle takes (1,024 products: about 1.65 MB), with room to spare
+CHUNK_FILE_BYTES = 4 * 2**20
+
+
+def handoff_dir(workers: int) -> str | None:
+    """Where the workers' chunk files wait for the builder: /dev/shm (memory) where it is writable and holds the
+    read-ahead (`_pooled_rows`: workers * 3 chunks) twice over (a container's /dev/shm is 64 MiB by default), else
+    the temporary folder (``TMPDIR``)."""
+    try:
+        free = os.statvfs("/dev/shm")
+    except OSError:
+        return None
+    room = free.f_bavail * free.f_frsize >= 2 * workers * 3 * CHUNK_FILE_BYTES
+    return "/dev/shm" if room and os.access("/dev/shm", os.W_OK) else None
 
 
 def _chunk_file(chunk: int) -> str:
