@@ -23,7 +23,10 @@ agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
 
 What the agent's start waits on is imported before it begins, the rest after (beside it): ``json``, ``socket``,
-``threading``, ``signal`` and ``ctypes`` are 10-12 ms of imports, ``json`` alone 5.
+``signal`` and ``ctypes`` are about 10 ms of imports, ``json`` alone 5. Every thread of the harness's (the forwarder's,
+the output readers, the reaper) is started before the agent begins, so ``threading`` (about 1 ms) is imported before:
+an agent's fork bomb takes the sandbox's pids limit at once, and a thread the harness could not start then would make
+its run the validator's fault.
 """
 
 from __future__ import annotations
@@ -285,11 +288,13 @@ def main() -> int:
     if server is None:
         child.end()
         return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{port}")
-    child.begin(env, agent_dir, problem)  # the agent starts; what follows runs beside it
+    # every thread of the harness's is started before the agent begins: an agent's fork bomb takes the sandbox's
+    # pids limit at once, and a thread the harness could not start then would make its run the validator's fault
     import threading
 
     threading.Thread(target=_serve, args=(server, spec["socket"], spec["token"]), daemon=True).start()
     outputs = _Outputs(child, limit)
+    child.begin(env, agent_dir, problem)  # the agent starts; the serving thread's imports run beside it
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     if report.get("status") == "syscall_denied":  # the trajectory says so too

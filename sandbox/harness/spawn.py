@@ -49,8 +49,13 @@ class AgentProcess:
         self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
 
     def begin(self, env: dict[str, str], agent_dir: str, problem: Any) -> None:
-        """Hand the process its setup and the problem: it runs the agent. Then the thread that reaps it (`threading`,
-        about 1 ms of imports, loaded only now: beside the agent's start, not before it)."""
+        """Start the thread that reaps the process, then hand the process its setup and the problem: it runs the
+        agent. The thread first: an agent's fork bomb takes the sandbox's pids limit at once, and a reaper that could
+        not start then would make its run the validator's fault."""
+        import threading
+
+        self._ended = threading.Event()
+        threading.Thread(target=self._reap, daemon=True).start()
         setup = {"env": env, "agent_dir": agent_dir}
         for fd, data in ((self._setup, marshal.dumps(setup)), (self._stdin, marshal.dumps(problem))):
             try:
@@ -59,10 +64,6 @@ class AgentProcess:
                 pass
             finally:
                 os.close(fd)
-        import threading
-
-        self._ended = threading.Event()
-        threading.Thread(target=self._reap, daemon=True).start()
 
     def end(self) -> None:
         """The process never begun (the harness's input was bad): ended."""
