@@ -108,6 +108,10 @@ class SearchFilters:
     price_max: float | None = None
     services: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:  # NaN bounds: the full and the pruned search would read them differently
+        if any(bound is not None and bound != bound for bound in (self.price_min, self.price_max)):
+            raise ValueError(f"a price bound is NaN ({self}); give a number, or None for no bound")
+
 
 def _prunable(filters: SearchFilters) -> bool:
     """Whether `arena.catalog.pruned` may answer: a price or service filter and no shop (a shop's few products are

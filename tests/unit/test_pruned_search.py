@@ -134,3 +134,11 @@ def test_ties_order_by_row_and_past_the_window_the_full_search_answers(lamps: Ca
     )
     top = lamps.documents(h.address for h in lamps.search("desk lamp", cod, 50)[:5])
     assert [d["product_id"] for d in top] == ["L00001", "L00003", "L00005", "L00007", "L00009"]
+
+
+def test_a_nan_price_bound_is_refused_with_what_to_give():
+    # the full search took a NaN upper bound as none and the pruned one as excluding everything
+    for bounds in ((float("nan"), None), (None, float("nan")), (1.0, float("nan"))):
+        with pytest.raises(ValueError, match="price bound is NaN.*give a number"):
+            SearchFilters(None, *bounds)
+    assert SearchFilters(None, float("inf"), None).price_min == float("inf")  # inf stays a bound (beyond every price)
