@@ -103,7 +103,7 @@ class CatalogWriter:
         if contents is None:
             contents = Product.model_construct(**product).contents()
         self._ids.add(product["product_id"])
-        self.add_row(
+        document = index_document(
             product["product_id"],
             product["shop_id"],
             product["service"],
@@ -111,22 +111,9 @@ class CatalogWriter:
             int(product["sold_count"]),
             contents,
             doc_json if doc_json is not None else _product_json(product),
+            self.products,
         )
-
-    def add_row(
-        self,
-        product_id: str,
-        shop_id: str,
-        services: Sequence[str],
-        price: float,
-        sold_count: int,
-        contents: str,
-        doc_json: bytes,
-    ) -> None:
-        """Index one product from its already-serialised parts (ids are not remembered for `has_product`)."""
-        self.add_documents(
-            [index_document(product_id, shop_id, services, price, sold_count, contents, doc_json, self.products)]
-        )
+        self.add_documents([document])
 
     def add_documents(self, documents: list[dict[str, Any]]) -> None:
         """Index products given as `index_document` makes them, the next rows in order: the fast path of a generated
