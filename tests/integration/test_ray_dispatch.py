@@ -660,3 +660,50 @@ def test_a_miner_pays_with_its_own_key_on_a_ray_worker_and_the_key_is_nowhere_th
         for event in store.events(run.run_id):
             assert "sk-miner" not in json.dumps(event.arguments) + json.dumps(event.result)
     store.close()
+
+
+def test_a_race_s_agents_are_staged_on_every_runner_when_it_opens_and_a_run_stages_one_itself_when_not(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+) -> None:
+    """Opening a race sends its agents to every runner to stage then (`Arena.prepare`, `RayDispatcher.prepare`), so a
+    runner's first run of an agent finds it staged and stages nothing; an agent no runner staged ahead (a runner
+    that joined later, a staging that failed there) is sent with its run and staged by it, and the run is the same."""
+    from sandbox.gateway import Budgets
+    from validator.dispatch import Attempt
+
+    setup = make_chain(tmp_path, MINERS[:2])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    data_dir = tmp_path / "node"
+    agents = {name: write_agent(tmp_path / "agents" / name, name) for name in MINERS[:2]}
+    seed(store, setup, tmp_path, data_dir, agents)
+    raced = {pack_dir(folder).sha256 for folder in agents.values()}
+    dispatcher = warmed(cluster, inputs)
+    arena = make_arena(store, setup, setup.validators[0], inputs, data_dir, dispatcher)
+    arena.start()
+    try:
+        assert arena.open_race() is not None  # no run dispatched: only the opening sent the agents
+        slots = list(dispatcher.pool.slots.values())
+        assert len(slots) == 2
+
+        def staged_everywhere() -> bool:
+            for slot in slots:
+                dispatcher.pool.staged_ahead(slot)
+            return all(slot.staged == raced for slot in slots)
+
+        wait_until(staged_everywhere, "the runners to stage the race's agents")
+        for slot in slots:  # on the workers' disks, each runner's own folder
+            assert slot.work and all((Path(slot.work) / "agents" / sha / "agent.py").is_file() for sha in raced)
+        problem = arena.problems.problem(store.runs()[0].problem_id)
+        outsider = slow_agent(tmp_path / "agents" / "outsider", "outsider", 0.1)  # never raced: no runner staged it
+        for folder, staged_by_run in [(agents[MINERS[0]], False), (outsider, True)]:
+            sha256 = pack_dir(folder).sha256
+            attempt = Attempt(
+                f"direct-{sha256[:8]}", folder, sha256, tmp_path / "gw", problem, Limits(wall_seconds=60), Budgets()
+            )
+            outcome = asyncio.run(dispatcher.run(attempt))
+            assert dispatcher.last_facts["staged"] is staged_by_run
+            assert outcome.result.error_code is None and outcome.events, outcome.result.error
+            assert outcome.worker in {cluster.workers[n].node_id()[:12] for n in ("a", "b")}
+    finally:
+        arena.stop()
+        store.close()

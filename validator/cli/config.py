@@ -100,7 +100,7 @@ def config_check(settings: Settings) -> None:
     if settings.pack is not None or settings.catalog is not None:
         _check_catalog_and_pack(settings, report)
     if settings.dispatch == "ray":
-        from validator.dispatch.ray import cluster_report
+        from validator.dispatch.report import cluster_report
 
         for name, ok, detail in cluster_report(settings):
             report(name, ok, detail)

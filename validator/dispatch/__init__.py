@@ -14,6 +14,7 @@ Ray is an optional dependency (`pip install 'shoparena[ray]'`): nothing here imp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,8 +55,23 @@ class Attempt:
     packed: Path | None = None
 
 
+@dataclass(frozen=True)
+class AgentBundle:
+    """An agent the node's runs will run, as the node keeps it: bundle `sha256`, its unpacked folder and its bytes as
+    committed (`data_dir/bundles/<sha256>` and `<sha256>.tar.gz`; either may be missing)."""
+
+    sha256: str
+    folder: Path
+    packed: Path | None = None
+
+
 class Dispatcher(Protocol):
     name: str
+
+    def prepare(self, bundles: Sequence[AgentBundle]) -> None:
+        """Stage these agents where their runs will go, ahead of the runs and with nothing waiting on it (Ray: on
+        every runner). Nobody's fault when it fails: each run stages its agent itself as it always did."""
+        ...
 
     def capacity(self, concurrency: int) -> int:
         """How many runs may be in flight at once now (`concurrency` is the node's --concurrency)."""
@@ -115,4 +131,4 @@ def namespace_of(data_dir: Path) -> str:
     return "shoparena-" + hashlib.sha256(str(Path(data_dir).expanduser().resolve()).encode()).hexdigest()[:16]
 
 
-__all__ = ["DispatchError", "Dispatcher", "namespace_of", "open_dispatcher"]
+__all__ = ["AgentBundle", "DispatchError", "Dispatcher", "namespace_of", "open_dispatcher"]

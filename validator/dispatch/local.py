@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from arena import blame
 from sandbox.backends import Limits, Sandbox
 from sandbox.gateway import Gateway
 from sandbox.run import RunOutcome, run_one
-from validator.dispatch import Attempt, DispatchError
+from validator.dispatch import AgentBundle, Attempt, DispatchError
 
 #: What the run's sandbox stats record as its worker when the node ran it itself.
 LOCAL_WORKER = "local"
@@ -20,6 +22,9 @@ class LocalDispatcher:
 
     def capacity(self, concurrency: int) -> int:
         return concurrency
+
+    def prepare(self, bundles: Sequence[AgentBundle]) -> None:
+        return None  # the node stages each agent once, in its first run (a bundle that fails is that run's)
 
     async def run(self, attempt: Attempt) -> RunOutcome:
         a = attempt

@@ -31,7 +31,10 @@ class Slot:
     pid: int | None = None  # the runner's process (for an operator, and the tests' faults)
     work: str | None = None  # its private work folder on the worker (staged agents, the gateway's socket)
     busy: set[str] = field(default_factory=set)  # the run(s) it runs or holds a reply of
-    staged: set[str] = field(default_factory=set)  # the bundles sent to it: not sent again
+    staged: set[str] = field(default_factory=set)  # the bundles it staged: not sent again
+    #: bundles sent to it to stage ahead of their runs (`stage_ahead`): the call's ref until it answered, then None
+    #: for one that failed there (its runs send it, and stage it as they did before)
+    staging: dict[str, Any] = field(default_factory=dict)
     collected: list[str] = field(default_factory=list)  # replies the node has: dropped by its next run call
 
 
@@ -88,7 +91,7 @@ class RunnerPool:
             try:
                 reply: WorkerReply = self.ray.get(ref)
             except self.ray.exceptions.RayError as exc:
-                problems[slot.node_id] = f"{type(exc).__name__}: {_first_line(exc)}"
+                problems[slot.node_id] = f"{type(exc).__name__}: {first_line(exc)}"
                 self.drop(slot, kill=not isinstance(exc, self.ray.exceptions.RayActorError))
                 continue
             if reply.refused is not None:
@@ -105,6 +108,33 @@ class RunnerPool:
         """The runners taking a run now: warmed up, with nothing to run or hand over (one still waiting for its
         worker's resources, or warming up, takes none yet)."""
         return [s for s in self.slots.values() if not s.busy and s.warming is None]
+
+    def stage_ahead(self, bundles: dict[str, Any]) -> None:
+        """Bundles (sha256 -> their bytes in the object store) sent to every warm runner that neither staged them nor
+        was sent them, in one call a runner (`Runner.stage`: one after the other, beside its run)."""
+        for slot in [s for s in self.slots.values() if s.warming is None]:
+            wanted = {sha: ref for sha, ref in bundles.items() if sha not in slot.staged and sha not in slot.staging}
+            if wanted:
+                ref = slot.handle.stage.remote(wanted)
+                slot.staging.update(dict.fromkeys(wanted, ref))
+
+    def staged_ahead(self, slot: Slot) -> None:
+        """The slot's ahead stagings that answered, taken (never waited for): each agent it staged is sent with no
+        run of it any more; one that failed there is sent with its runs."""
+        pending = {id(ref): ref for ref in slot.staging.values() if ref is not None}
+        if not pending:
+            return
+        ready, _ = self.ray.wait(list(pending.values()), num_returns=len(pending), timeout=0)
+        for ref in ready:
+            try:
+                done = set(self.ray.get(ref))
+            except self.ray.exceptions.RayError:  # the runner's fault shows in its runs, if it is one
+                done = set()
+            for sha in [sha for sha, sent in slot.staging.items() if sent is ref]:
+                slot.staging[sha] = None
+                if sha in done:
+                    del slot.staging[sha]
+                    slot.staged.add(sha)
 
     def holding(self, run_id: str) -> Slot | None:
         name = self.held.get(run_id)
@@ -136,6 +166,6 @@ class RunnerPool:
                 self.drop(slot, kill=True)
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__

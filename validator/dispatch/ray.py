@@ -30,7 +30,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +40,9 @@ from arena import blame
 from arena.log import get_logger
 from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
-from validator.dispatch import Attempt, DispatchError
-from validator.dispatch.pool import IDLE_SECONDS, RunnerPool, Slot
-from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply, survey
+from validator.dispatch import AgentBundle, Attempt, DispatchError
+from validator.dispatch.pool import IDLE_SECONDS, RunnerPool, Slot, first_line
+from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply
 
 log = get_logger("validator.dispatch")
 
@@ -86,8 +88,8 @@ class RayDispatcher:
         self.cpus_per_run, self.memory_mb, self.grace = cpus_per_run, memory_mb, grace
         self.refused: dict[str, str] = {}  # node id -> why it refused (it gets no more runs)
         self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
+        self._ahead = threading.Lock()  # `prepare` may come from the race opening's thread
         self.last_facts: dict[str, Any] = {}
-        self._survey = ray.remote(survey)
         self.pool = RunnerPool(
             ray,
             namespace,
@@ -173,6 +175,22 @@ class RayDispatcher:
             self._bundles[sha256] = self.ray.put(data)
         return self._bundles[sha256]
 
+    def prepare(self, bundles: Sequence[AgentBundle]) -> None:
+        """Every agent put in the object store (once) and sent to each warm runner that has not had it, to stage now
+        (`RunnerPool.stage_ahead`), beside the runs and with none waiting on it: a runner's first run of an agent
+        then finds it staged, fetched and unpacked already. A bundle that cannot be read here, or fails to stage
+        there, is left to its runs: each sends it and stages it as before, and fails as before."""
+        from sandbox.bundle import BundleError
+
+        refs = {}
+        for agent in bundles:
+            try:
+                refs[agent.sha256] = self._bundle(agent.sha256, agent.folder, agent.packed)
+            except (BundleError, OSError):  # its run finds it so, and is blamed for it as ever
+                continue
+        with self._ahead:
+            self.pool.stage_ahead(refs)
+
     async def _free_slot(self, bound: float) -> Slot:
         """A runner taking a run: there is one while the dispatch job keeps within `capacity`; a worker lost
         meanwhile can leave none for a while."""
@@ -205,7 +223,10 @@ class RayDispatcher:
         slot = await self._free_slot(self.grace)
         slot.busy.add(run_id)
         try:
-            bundle = None if sha256 in slot.staged else self._bundle(sha256, attempt.agent_dir, attempt.packed)
+            with self._ahead:
+                self.pool.staged_ahead(slot)
+            # boxed: Ray hands the runner the ref, which it fetches only if it has not staged the agent (ahead)
+            bundle = None if sha256 in slot.staged else [self._bundle(sha256, attempt.agent_dir, attempt.packed)]
         except BaseException:
             slot.busy.discard(run_id)
             raise
@@ -268,15 +289,17 @@ class RayDispatcher:
             ) from None
         except self.ray.exceptions.RayTaskError as exc:  # our code failed on the worker: the sandbox's fault
             self.pool.release(slot, run_id)
-            slot.staged.clear()
+            with self._ahead:
+                slot.staged.clear()
+                slot.staging.clear()
             cause = getattr(exc, "cause", None) or exc
             raise DispatchError(
-                blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: {_first_line(cause)}"
+                blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: {first_line(cause)}"
             ) from None
         except self.ray.exceptions.RayError as exc:  # the node, the runner or the object is gone
             self.pool.drop(slot, kill=True)
             raise DispatchError(
-                blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {_first_line(exc)}"
+                blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {first_line(exc)}"
             ) from None
         self.pool.release(slot, run_id)
         return reply
@@ -297,30 +320,6 @@ class RayDispatcher:
         for node_id, problem in problems.items():
             log.warning("ray.warm_failed", node=node_id[:12], problem=problem)
         return problems
-
-    # --- the cluster, for `arena-validator config check`
-
-    def survey(self, timeout: float = 60.0) -> list[dict[str, Any]]:
-        """Each live worker's catalog and sandbox, asked of the worker itself (a task pinned to its node)."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        workers = self.workers()
-        refs = [
-            self._survey.options(
-                num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(w["node_id"], soft=False)
-            ).remote(self.catalog_digest, self.backend, self.image)
-            for w in workers
-        ]
-        for worker, ref in zip(workers, refs, strict=True):
-            try:
-                reply: WorkerReply = self.ray.get(ref, timeout=timeout)
-                worker.update(reply.facts, refused=reply.refused)
-            except Exception as exc:  # noqa: BLE001 - a worker that does not answer is reported, not raised
-                worker.update(
-                    refused=f"worker {worker['node_id'][:12]} on {worker['host']} did not answer: "
-                    f"{type(exc).__name__}: {_first_line(exc)}"
-                )
-        return workers
 
     def close(self) -> None:
         """The node stops cleanly: its idle runners end (their slots free for other work); those holding a run
@@ -344,57 +343,3 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
             f"cannot reach the Ray head at {address}: {exc.strerror or exc}; start it (ray start "
             "--head) or fix --ray.address"
         ) from None
-
-
-def cluster_report(settings: Any) -> list[tuple[str, bool, str]]:
-    """`arena-validator config check`'s lines for --dispatch ray: the cluster (reachable, its workers and how many
-    runs it takes at once), then one line per worker (its catalog against the node's, its sandbox)."""
-    from arena.catalog import Catalog, CatalogError
-
-    if settings.catalog is None:
-        return [("cluster", False, "--catalog is needed to check the workers' catalogs against the node's")]
-    try:
-        digest = Catalog.open(Path(settings.catalog).expanduser()).digest
-        dispatcher = RayDispatcher.connect(
-            settings.ray_address,
-            catalog_digest=digest,
-            backend=settings.sandbox_backend,
-            image=settings.sandbox_image,
-            cpus_per_run=settings.ray_cpus_per_run,
-            memory_mb=settings.sandbox_memory_mb,
-        )
-    except (CatalogError, RayUnavailable) as exc:
-        return [("cluster", False, str(exc))]
-    workers = dispatcher.survey()
-    good = [w for w in workers if w["refused"] is None]
-    count = f"{len(workers)} worker{'s' * (len(workers) != 1)}"
-    lines = [
-        (
-            "cluster",
-            bool(good),
-            f"ray {settings.ray_address}: {count}, {len(good)} taking runs, "
-            f"{sum(w['slots'] for w in good)} runs at once ({settings.ray_cpus_per_run:g} "
-            f"CPU, {settings.sandbox_memory_mb} MiB per run)"
-            + ("" if workers else "; start workers with ray start --address ... --labels shoparena=worker"),
-        )
-    ]
-    for w in workers:
-        if w["refused"] is not None:
-            lines.append(("worker", False, w["refused"]))
-        else:
-            lines.append(
-                (
-                    "worker",
-                    True,
-                    f"{w['node_id'][:12]} on {w['host']}: catalog {w['catalog']} "
-                    f"({str(w['digest'])[:19]}), sandbox {w['sandbox']}, {w['cpus']:g} CPU, "
-                    f"{w['memory_mb']} MiB, {w['slots']} runs at once, nice {w.get('nice', '?')}"
-                    + (" (start it with RAY_worker_niceness=0: its runs yield the CPU)" if w.get("nice") else ""),
-                )
-            )
-    return lines
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__

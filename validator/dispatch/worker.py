@@ -90,6 +90,7 @@ class _Host:
         self.server: Any = None
         self.upstream: str | None = None
         self.sandboxes: dict[tuple[str, str | None], Any] = {}
+        self.staging: dict[str, threading.Lock] = {}  # sha256 -> held while that bundle is being staged
 
     def open_catalog(self, digest: str, node_id: str, host: str) -> Any:
         from arena.catalog import Catalog, CatalogError
@@ -141,11 +142,22 @@ class _Host:
             self.server = GatewayServer(self.gateway, self.work / "gw" / "gateway.sock").start()
         return self.gateway
 
-    def stage(self, sha256: str, bundle: bytes) -> Path:
-        """The agent, staged once per bundle into the worker's private folder (`sandbox.bundle.stage`)."""
+    def stage(self, sha256: str, bundle: bytes | list[Any]) -> tuple[Path, bool]:
+        """The agent, staged once per bundle into the worker's private folder (`sandbox.bundle.stage`), from its bytes
+        or a list holding their object ref (fetched only when the agent is not staged yet); and whether this call
+        staged it. One staging of a bundle at a time: a run waits for the staging ahead of it, never does it twice."""
         from sandbox.bundle import stage
 
-        return stage(self.work, sha256, bundle)
+        with self.staging.setdefault(sha256, threading.Lock()):
+            target = self.work / "agents" / sha256
+            if target.is_dir():
+                return target, False
+            if isinstance(bundle, list):
+                import ray
+
+                bundle = ray.get(bundle[0])
+            assert isinstance(bundle, bytes)
+            return stage(self.work, sha256, bundle), True
 
 
 _HOST: _Host | None = None
@@ -172,8 +184,9 @@ def _runs_loop() -> asyncio.AbstractEventLoop:
         return _LOOP
 
 
-def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> WorkerReply:
-    """Run one attempt here; a worker that cannot take it says why in `refused`. `bundle` None: staged already.
+def execute(request: RunRequest, bundle: bytes | list[Any] | None, route: Any = None) -> WorkerReply:
+    """Run one attempt here; a worker that cannot take it says why in `refused`. `bundle` None: staged already; else
+    its bytes, or a list holding their object ref (fetched only if no staging ahead staged the agent).
     `route`: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`), in this process's memory
     for the run only, added by the gateway to the run's upstream requests as on the node."""
     from sandbox.run import run_one
@@ -188,11 +201,11 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
         except Refused as exc:
             return WorkerReply(node_id, host, refused=str(exc))
         gateway = state.serve(request.upstream)
-        agent_dir = state.work / "agents" / request.sha256
-        if bundle is not None:
-            agent_dir = state.stage(request.sha256, bundle)
-        elif not agent_dir.is_dir():  # the node sends each bundle once per runner: this one lost it
-            raise FileNotFoundError(f"agent {request.sha256[:12]} is not staged on this worker")
+    agent_dir, staged = state.work / "agents" / request.sha256, False
+    if bundle is not None:  # outside the setup lock: a staging ahead (`Runner.stage`) may hold this bundle now
+        agent_dir, staged = state.stage(request.sha256, bundle)
+    elif not agent_dir.is_dir():  # the node sends each bundle once per runner: this one lost it
+        raise FileNotFoundError(f"agent {request.sha256[:12]} is not staged on this worker")
     ready = time.perf_counter()
     outcome = asyncio.run_coroutine_threadsafe(
         run_one(
@@ -211,7 +224,7 @@ def execute(request: RunRequest, bundle: bytes | None, route: Any = None) -> Wor
     ).result()
     outcome.worker = node_id[:12]
     ran = time.perf_counter()
-    facts = {"setup_ms": (ready - began) * 1e3, "run_ms": (ran - ready) * 1e3}
+    facts = {"setup_ms": (ready - began) * 1e3, "run_ms": (ran - ready) * 1e3, "staged": staged}
     return WorkerReply(node_id, host, outcome=outcome, gateway_died=not state.server.alive, facts=facts)
 
 
@@ -244,29 +257,6 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
     ready_run_path()
     time.sleep(hold)
     return WorkerReply(node_id, host, facts={"pid": os.getpid(), "work": str(state.work)})
-
-
-def survey(catalog_digest: str, backend: str, image: str | None) -> WorkerReply:
-    """This worker's catalog and sandbox, as `arena-validator config check` reports them."""
-    node_id, host = _here()
-    state = _host()
-    facts: dict[str, Any] = {
-        "catalog": os.environ.get("ARENA_CATALOG"),
-        "digest": None,
-        "sandbox": None,
-        "nice": os.getpriority(os.PRIO_PROCESS, 0),  # Ray's default 15 starves runs on a busy host
-    }
-    refused = None
-    try:
-        facts["digest"] = state.open_catalog(catalog_digest, node_id, host).digest
-    except Refused as exc:
-        refused = str(exc)
-        facts["digest"] = getattr(state.catalog, "digest", None)
-    try:
-        facts["sandbox"] = state.open_sandbox(backend, image, node_id, host).name
-    except Refused as exc:
-        refused = refused or str(exc)
-    return WorkerReply(node_id, host, refused=refused, facts=facts)
 
 
 @dataclass
@@ -304,9 +294,21 @@ class Runner:
         with self.lock:
             return sorted(self.runs)
 
-    def run(
-        self, request: RunRequest, bundle: bytes | None, route: Any = None, collected: tuple[str, ...] = ()
-    ) -> WorkerReply:
+    def stage(self, bundles: dict[str, Any]) -> list[str]:
+        """Stage agents ahead of their runs (`RunnerPool.stage_ahead`; sha256 -> the object ref of its bytes), one
+        after the other, beside a run in progress; a run of one being staged waits for it. Returns those staged; one
+        that fails here is left to its runs, which stage it themselves (and fail as they would have)."""
+        self.last = time.monotonic()
+        done = []
+        for sha256, ref in bundles.items():
+            try:
+                _host().stage(sha256, [ref])
+            except Exception:  # noqa: BLE001 - its runs stage it again, and say what is wrong
+                continue
+            done.append(sha256)
+        return done
+
+    def run(self, request: RunRequest, bundle: Any, route: Any = None, collected: tuple[str, ...] = ()) -> WorkerReply:
         """Start the attempt (in a thread that outlives this call and the node) and wait for its reply; the replies
         the node has meanwhile (`collected`) are dropped."""
         self.last = time.monotonic()
@@ -326,7 +328,7 @@ class Runner:
         return None if held is None else self._wait(held)
 
     @staticmethod
-    def _execute(held: _Held, request: RunRequest, bundle: bytes | None, route: Any) -> None:
+    def _execute(held: _Held, request: RunRequest, bundle: Any, route: Any) -> None:
         try:
             held.reply = execute(request, bundle, route)
         except BaseException as exc:  # noqa: BLE001 - handed to the node as the run's failure

@@ -76,6 +76,7 @@ class Arena(ArenaParts):
         self.dispatching = Dispatching(
             catalog=catalog, pack=pack, dispatcher=dispatcher, judging=self.judging, stages=self.stages, **shared
         )
+        self.dispatching.ahead = self.prepare
         self.closing = Closing(qualifying=self.qualifying, stages=self.stages, **shared)
         self.closing.confirm = self._fault_holds  # a race is voided only for a fault the node's own probe meets
         self.dispatching.last_try = self.closing.last_try
@@ -248,7 +249,22 @@ class Arena(ArenaParts):
         return await self.dispatching.dispatch(limit)
 
     def open_race(self, block: int | None = None) -> str | None:
-        return self.opening.open_race(block)
+        race_id = self.opening.open_race(block)
+        if race_id is not None:  # its agents staged where they will run while its first runs wait for the dispatch
+            self.prepare(self.store.runs(race_id=race_id, status="pending"))
+        return race_id
+
+    def prepare(self, runs: list[Run]) -> None:
+        """The agents of `runs` staged ahead where they will run (`Dispatcher.prepare`: on every Ray runner), with no
+        run waiting on it. Never fails its caller: each run still stages its agent itself, blamed as ever."""
+        from validator.dispatch import AgentBundle
+
+        try:
+            shas = sorted({sha for sha in map(self.dispatching._bundle, {r.submission_id for r in runs}) if sha})
+            root = self.config.data_dir / "bundles"
+            self.dispatcher.prepare([AgentBundle(sha, root / sha, root / f"{sha}.tar.gz") for sha in shas])
+        except Exception as exc:  # noqa: BLE001 - the runs stage their agents themselves
+            self.signals.warn("races.prepare_failed", error=f"{type(exc).__name__}: {exc}")
 
     def candidates(self, before_block: int | None = None) -> list[Any]:
         return self.opening.candidates(before_block)

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import traceback
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class Dispatching:
         self.server: Any = None  # the node's gateway server (`Arena.start`, `Arena.heal`)
         self.keys: Any = None  # who pays for a run's LLM calls (`validator.races.keys.KeyRing`); None: the node
         self.last_try: Callable[[Run], bool] = lambda run: False  # its last try, upstream well (`Closing.last_try`)
+        self.ahead: Callable[[list[Run]], None] = lambda runs: None  # their agents staged ahead (`Arena.prepare`)
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
 
@@ -64,8 +65,6 @@ class Dispatching:
 
     async def dispatch(self, limit: int | None = None) -> int:
         """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
-        from datetime import UTC, datetime
-
         races = [r.race_id for r in self.store.races(status="running", kind=None)]
         ready: list[Run] = []
         for race_id in races:
@@ -78,6 +77,7 @@ class Dispatching:
         if slots < 1:  # a cluster with no worker that takes runs: nothing is started, nothing is lost
             self.signals.warn("races.no_workers", dispatch=self.dispatcher.name, pending=len(ready))
             return 0
+        self.ahead(ready)  # a runner that joined since, or a race the node found open when it started
         gate = asyncio.Semaphore(slots)
 
         async def one(run: Run) -> None:
