@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from arena.catalog import generator as gen
 from arena.catalog.index import CatalogError
-from arena.catalog.models import Product, WebPage, search_contents
+from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
 from arena.catalog.writer import CatalogWriter, index_document
@@ -78,9 +78,8 @@ def _chunk(chunk: int) -> Chunk:
     out = Chunk([], [], [], [])
     documents, categories, n_skus, model_keys = out
     row = chunk * gen.CHUNK
-    for p, model_key in gen.generate_chunk(_world, chunk):
+    for p, model_key, contents in gen.generate_rows(_world, chunk):
         sku_options = p["sku_options"]
-        contents = search_contents(p["title"], sku_options, p["attributes"])
         documents.append(
             index_document(
                 p["product_id"], p["shop_id"], p["service"], p["price"], p["sold_count"], contents,
