@@ -2,7 +2,7 @@
 on before). For work that makes many objects none of which is in a cycle: each collection walks every live object,
 so collecting while they are made can cost more than the work itself (a generated catalog build,
 `arena.catalog.build`; a results bundle, `validator.pool.bundle`), or can run Python code where none may run
-(`arena.syntax`)."""
+(`arena.syntax`). `keep_freed_heap`: for a process that makes and frees much the same objects over and over."""
 
 from __future__ import annotations
 
@@ -21,3 +21,22 @@ def paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+#: glibc's ``mallopt`` parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_TOP_PAD = -1, -2
+
+
+def keep_freed_heap(trim_threshold: int = 256 * 2**20, top_pad: int = 64 * 2**20) -> bool:
+    """glibc's malloc hands the top of its heap back to the system once 128 KiB of it is free, and takes it back
+    page by page, each page faulted in and zeroed by the kernel: a process that frees a batch of objects and makes
+    the next (a catalog generator worker, a chunk of 1,024 products at a time) paid that on every batch. Here the
+    heap keeps up to `trim_threshold` bytes free and grows by `top_pad` more than asked (untouched pages cost no
+    memory). Returns whether the C library took it (glibc; elsewhere nothing changes)."""
+    import ctypes  # here: most users of this module never need it
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):  # no such C library function here (not glibc)
+        return False
+    return bool(mallopt(_M_TRIM_THRESHOLD, trim_threshold)) and bool(mallopt(_M_TOP_PAD, top_pad))
