@@ -133,6 +133,21 @@ def _brand_name(rng: Rng) -> str:
     return name + rng.pick(vocab.BRAND_SUFFIX)
 
 
+class _ModelParts:
+    """What a leaf's models are made of, worked out once per world: its brand pool, its key attributes (each with
+    its values, how many, and their title-cased forms) and its nouns with theirs."""
+
+    __slots__ = ("brands", "keys", "nouns", "noun_titles")
+
+    def __init__(self, leaf: Leaf, brands: list[str]) -> None:
+        self.brands = brands
+        self.keys = [
+            (k, leaf.schema[k], len(leaf.schema[k]), [title_case(v) for v in leaf.schema[k]]) for k in leaf.key_attrs
+        ]
+        self.nouns = leaf.nouns
+        self.noun_titles = [title_case(noun) for noun in leaf.nouns]
+
+
 #: `random.Random.seed` for an int, without its Python wrapper: the same state (`Rng.from_prefix` seeds so)
 _reseed = _random.Random.seed
 _SERIES = vocab.SERIES
@@ -162,10 +177,12 @@ class World:
     model_cache: int = MODEL_CACHE
     _model_prefix: Any = field(init=False, repr=False)  # the hash of ("model", seed, size): models' seeds
     _model_random: random.Random = field(init=False, repr=False)  # reseeded for each model made
+    _model_parts: list[_ModelParts] = field(init=False, repr=False)  # per leaf, what its models are made of
 
     def __post_init__(self) -> None:
         self._model_prefix = seed_prefix("model", self.seed, self.size)
         self._model_random = random.Random()
+        self._model_parts = [_ModelParts(leaf, self.brands[f"{leaf.top} > {leaf.mid}"]) for leaf in self.leaves]
 
     @classmethod
     def build(cls, seed: int, size: int) -> World:
@@ -244,7 +261,8 @@ class World:
         h.update(f"{leaf.index}\x1f{model_index}".encode())
         _reseed(self._model_random, int.from_bytes(h.digest()[:8], "big"))
         u = self._model_random.random
-        pool = self.brands[f"{leaf.top} > {leaf.mid}"]
+        parts = self._model_parts[leaf.index]
+        pool = parts.brands
         brand = "No Brand" if u() < 0.08 else pool[min(int(len(pool) * u() ** 1.6), len(pool) - 1)]
         series = ""
         if u() < 0.55:
@@ -256,22 +274,21 @@ class World:
                 series = f"{series} {_SERIES[int(u() * len(_SERIES))]}"
         attrs: dict[str, tuple[str, ...]] = {}
         words: list[str] = []
-        schema = leaf.schema
-        for k in leaf.key_attrs:
-            values = schema[k]
-            if u() < 0.15 and len(values) > 2:
+        for k, values, n, titled in parts.keys:
+            if u() < 0.15 and n > 2:
                 picked = tuple(draw_sample(u, values, 2))
+                words.extend([title_case(v) for v in picked])
             else:
-                picked = (values[int(u() * len(values))],)
+                j = int(u() * n)
+                picked = (values[j],)
+                words.append(titled[j])
             attrs[k] = picked
-            words.extend([title_case(v) for v in picked])
         u1 = u() or 1e-12  # Rng.normal
         normal = math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u())
         z = max(-2.5, min(2.5, normal))  # no 1-in-a-million outliers: +-2.5 sigma around the median
         base = leaf.price_median * math.exp(leaf.price_sigma * z)
-        nouns = leaf.nouns
-        noun = nouns[int(u() * len(nouns))]
-        model = Model(brand, series, noun, attrs, max(15.0, base), tuple(words), title_case(noun))
+        j = int(u() * len(parts.nouns))
+        model = Model(brand, series, parts.nouns[j], attrs, max(15.0, base), tuple(words), parts.noun_titles[j])
         self._keep(key, model)
         return model
 
