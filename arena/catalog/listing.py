@@ -53,10 +53,13 @@ def _sentence(kind: int, opening: str, values: Sequence[str]) -> str:
     return f"{opening}{', '.join(values)}, just what you need."
 
 
+#: A description item: the sentence, and whether it is drawn for.
+_Item = tuple[str, bool]
+
 #: An attribute of a leaf's listings: its key, whether the model fixes it, its specification prefix, its description
-#: sentence's kind (1 always written, 2 written on a draw) and opening, and for a drawn attribute per value: the
-#: value, its specification entry and its description item (the sentence, and whether it is drawn for).
-_Slot = tuple[str, bool, str, int, str, tuple[tuple[str, str, tuple[str, bool]], ...]]
+#: sentence's kind (1 always written, 2 written on a draw) and opening; for a drawn attribute per value: the value,
+#: its specification entry and its description item; for the model's, per value set met: its entry and its item.
+_Slot = tuple[str, bool, str, int, str, tuple[tuple[str, str, _Item], ...], dict[tuple[str, ...], tuple[str, _Item]]]
 
 
 class _Plan:
@@ -76,7 +79,7 @@ class _Plan:
             )
             spec = f"{_key_name(key)}:"
             choices = tuple((v, spec + v, (_sentence(kind, opening, (v,)), kind == 2)) for v in values)
-            self.attrs.append((key, key in key_attrs, spec, kind, opening, choices))
+            self.attrs.append((key, key in key_attrs, spec, kind, opening, choices, {}))
         self.sku_keys = leaf.sku_keys
         self.sku_values = [(leaf.schema[k], len(leaf.schema[k])) for k in leaf.sku_keys]
 
@@ -104,10 +107,6 @@ def _noun_texts(noun: str) -> tuple[list[tuple[str, str]], list[str]]:
         pairs = [f"{a} {b}" for i, a in enumerate(closers) for b in closers[:i] + closers[i + 1 :]]
         texts = _NOUN_TEXTS[noun] = ([(o[0], o[1]) for o in openers], pairs)
     return texts
-
-
-def _weighted(u: Draw, cum: list[float]) -> int:
-    return min(bisect_right(cum, u() * cum[-1]), len(cum) - 1)
 
 
 def _sample(u: Draw, seq: Sequence[Any], k: int) -> list[Any]:
@@ -142,12 +141,13 @@ def _listing(world: World, i: int, rng: Rng) -> Row:
     """Product ``i``: its leaf, model and shop drawn, then its attributes, SKU options, title, price, services,
     sales and texts, in that order (the order of the draws is the catalog)."""
     u = rng.u
-    leaf = world.leaves[_weighted(u, world.leaf_cum)]
+    cum = world.leaf_cum  # Rng.weighted, spelled out (and for the shop below)
+    leaf = world.leaves[min(bisect_right(cum, u() * cum[-1]), len(cum) - 1)]
     n_models = world.models_per_leaf[leaf.index]
     model_index = min(int(n_models * u() ** 2.2), n_models - 1)
     model = world.model(leaf, model_index)
     members, cum = world.shops_by_top[leaf.top]
-    shop = world.shops[members[_weighted(u, cum)]]
+    shop = world.shops[members[min(bisect_right(cum, u() * cum[-1]), len(cum) - 1)]]
     number = 1_000_000_000 + (i * world.id_mult + world.id_offset) % 1_000_000_000  # World.product_number
     product_id = str(number)
     plan = _PLANS.get(leaf.index) or _plan(leaf)
@@ -186,24 +186,25 @@ def _listing(world: World, i: int, rng: Rng) -> Row:
     return product, leaf.index * 1_000_000 + model_index, f"{title}\n{sku_text}\n{' '.join(words)}"
 
 
-def _attributes(
-    plan: _Plan, model: Model, u: Draw
-) -> tuple[dict[str, list[str]], list[str], list[str], list[tuple[str, bool]]]:
+def _attributes(plan: _Plan, model: Model, u: Draw) -> tuple[dict[str, list[str]], list[str], list[str], list[_Item]]:
     """The model's key attributes, plus this listing's own values for the rest of the schema (not its SKU keys);
     with them, in the same order, their specification entries, their values (the search text's) and their
     description sentences (each with whether it is drawn for)."""
     attributes: dict[str, list[str]] = {}
     spec: list[str] = []
     words: list[str] = []
-    sentences: list[tuple[str, bool]] = []
+    sentences: list[_Item] = []
     model_attrs = model.attrs
-    for key, of_model, prefix, kind, opening, choices in plan.attrs:
+    for key, of_model, prefix, kind, opening, choices, made in plan.attrs:
         if of_model:
             values = model_attrs[key]
             attributes[key] = list(values)
-            spec.append(prefix + values[0])
+            entry_item = made.get(values)
+            if entry_item is None:
+                entry_item = made[values] = (prefix + values[0], (_sentence(kind, opening, values), kind == 2))
+            spec.append(entry_item[0])
             words.extend(values)
-            sentences.append((_sentence(kind, opening, values), kind == 2))
+            sentences.append(entry_item[1])
         elif u() < 0.6:
             value, entry, sentence = choices[int(u() * len(choices))]
             attributes[key] = [value]
@@ -302,7 +303,7 @@ def _services(shop: Shop, u: Draw) -> list[str]:
     return services
 
 
-def _description(title: str, noun: str, sentences: list[tuple[str, bool]], sku_values: list[str], u: Draw) -> str:
+def _description(title: str, noun: str, sentences: list[_Item], sku_values: list[str], u: Draw) -> str:
     """An opener, a sentence for some attributes, the options on offer, two closers."""
     openers, closings = _NOUN_TEXTS.get(noun) or _noun_texts(noun)
     before, after = openers[int(u() * len(openers))]
