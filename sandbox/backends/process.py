@@ -120,8 +120,8 @@ class ProcessSandbox:
         return len(running)
 
     def _command(self, spec: SandboxSpec, seccomp_fd: int | None = None) -> list[str]:
-        if self.mode == "bare":
-            return [self.python, str(HARNESS_DIR / "start.py")]
+        if self.mode == "bare":  # the forwarder's port, one free on the host (the harness's argument)
+            return [self.python, str(HARNESS_DIR / "start.py"), str(_free_port())]
         venv = Path(self.python).parent.parent
         harness, _ = staged_runtime()
         tmp_bytes = spec.limits.tmp_mb * 2**20
@@ -215,8 +215,6 @@ class ProcessSandbox:
         limits = spec.limits
         inside = self.mode == "bwrap"
         payload = self._payload(spec)
-        if not inside:
-            payload["port"] = _free_port()
         dirs = cgroups.dirs_for(spec.run_id) if inside and os.geteuid() == 0 else {}
         proc = None
         timed_out = False

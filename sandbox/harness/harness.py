@@ -22,11 +22,11 @@ agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 
 Nothing the agent prints or returns is trusted for scoring; the gateway's log is the trajectory.
 
-What the agent's start waits on is imported before it begins, the rest after (beside it): ``json``, ``socket``,
-``signal`` and ``ctypes`` are about 10 ms of imports, ``json`` alone 5. Every thread of the harness's (the forwarder's,
-the output readers, the reaper) is started before the agent begins, so ``threading`` (about 1 ms) is imported before:
-an agent's fork bomb takes the sandbox's pids limit at once, and a thread the harness could not start then would make
-its run the validator's fault.
+Between its ready line and the run's input the node places the sandbox in the run's cgroups, and the first move into a
+cgroup waits for the kernel (an RCU grace period: 7-18 ms on this machine). Everything that needs nothing of the input
+is done meanwhile (`_before_input`): ``ctypes``, ``threading``, ``socket`` and the forwarder imported, every thread of
+the harness's started (the reaper, the output readers, the forwarder's), the forwarder's socket listening. Once the
+input is read the agent begins at once. ``json`` is imported only for the report, after the agent ended.
 """
 
 from __future__ import annotations
@@ -66,17 +66,32 @@ def _undumpable() -> None:
         pass
 
 
-def _serve(listening: Any, socket_path: str, token: str) -> None:
+class _Door:
+    """Where the forwarder takes the agent's calls (the gateway's socket) and the token it attaches: known once the
+    run's input is read, after the serving thread started. No connection can come before: only the agent's process
+    could make one, and it begins after (`main`)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.known = threading.Event()
+        self.socket_path = self.token = ""
+
+    def open(self, socket_path: str, token: str) -> None:
+        self.socket_path, self.token = socket_path, token
+        self.known.set()
+
+
+def _serve(server: Any, door: _Door) -> None:
     """Takes the agent's connections, each to a thread of its own (`forwarder.forward`)."""
-    import socket
     import threading
 
     from forwarder import forward  # type: ignore[import-not-found]  # the harness's folder, as it runs
 
-    server = socket.socket(fileno=listening.detach())
     while True:
         conn, _ = server.accept()
-        threading.Thread(target=forward, args=(conn, socket_path, token), daemon=True).start()
+        door.known.wait()
+        threading.Thread(target=forward, args=(conn, door.socket_path, door.token), daemon=True).start()
 
 
 def _unix_connection(path: str, timeout: float) -> Any:
@@ -133,14 +148,13 @@ def _read_spec() -> dict[str, Any]:
 
 
 def _listen(port: int) -> Any:
-    """Step 2's socket, listening before the agent begins (its first call waits in the backlog until the thread that
-    serves the forwarder takes it); None when it cannot listen. ``_socket`` is the C half of ``socket``, whose own
-    import (``selectors``, ``enum``) the serving thread pays, beside the agent's start."""
-    import _socket
+    """Step 2's socket, listening before the run's input is read (the agent's first call waits in the backlog until
+    the serving thread takes it); None when it cannot listen."""
+    import socket
 
-    server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        server.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind((LISTEN[0], port))
         server.listen(64)
     except OSError:
@@ -171,18 +185,20 @@ def _agent_env(spec: dict[str, Any], port: int) -> dict[str, str]:
 
 
 class _Outputs:
-    """The agent's result pipe, stdout and stderr, each drained by a thread from the start (their last bytes kept)."""
+    """The agent's result pipe, stdout and stderr, each drained by a thread from the start (their last bytes kept:
+    ``limit``, the run's ``max_output``, set from its input before the agent begins)."""
 
-    def __init__(self, child: AgentProcess, limit: int) -> None:
+    def __init__(self, child: AgentProcess) -> None:
         import threading
 
+        self.limit = 65536
         self.result: list[bytes] = []
         self.out: list[bytes] = []
         self.err: list[bytes] = []
         self.readers = [
-            threading.Thread(target=_drain, args=(child.result, self.result, 1 << 20), daemon=True),
-            threading.Thread(target=_drain, args=(child.stdout, self.out, limit), daemon=True),
-            threading.Thread(target=_drain, args=(child.stderr, self.err, limit), daemon=True),
+            threading.Thread(target=self._drain, args=(child.result, self.result, 1 << 20), daemon=True),
+            threading.Thread(target=self._drain, args=(child.stdout, self.out, None), daemon=True),
+            threading.Thread(target=self._drain, args=(child.stderr, self.err, None), daemon=True),
         ]
         for reader in self.readers:
             reader.start()
@@ -192,6 +208,22 @@ class _Outputs:
             # a process that escaped the group may hold a pipe open: what was written before the agent ended is
             # read by now, and the sandbox's end (this harness is its pid 1) takes the rest
             reader.join(0.5)
+
+    def _drain(self, fd: int, chunks: list[bytes], limit: int | None) -> None:
+        """Keep the last ``limit`` bytes of a pipe (None: `limit`'s; an output flood costs nothing but CPU)."""
+        kept = 0
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+            kept += len(chunk)
+            cap = self.limit if limit is None else limit
+            while kept - len(chunks[0]) > cap and len(chunks) > 1:
+                kept -= len(chunks.pop(0))
 
 
 def _wait(child: AgentProcess, timeout: float, outputs: _Outputs) -> bool:
@@ -275,26 +307,20 @@ def main() -> int:
         return _fault(f"cannot fork the agent: {exc}")
     os.write(1, READY)
     _undumpable()
+    door, outputs, server = _before_input(child)
     try:
         spec = _read_spec()
         timeout = float(spec.get("timeout", 300))
-        limit = int(spec.get("max_output", 65536))
-        port = int(spec.get("port", LISTEN[1]))  # 8080 in a sandbox; another port only in the unsafe bare mode
-        env, agent_dir, problem = _agent_env(spec, port), spec["agent_dir"], spec["problem"]
+        outputs.limit = limit = int(spec.get("max_output", 65536))
+        env, agent_dir, problem = _agent_env(spec, _port()), spec["agent_dir"], spec["problem"]
+        door.open(spec["socket"], spec["token"])
     except (ValueError, TypeError, EOFError, KeyError) as exc:
         child.end()
         return _fault(f"bad harness input: {type(exc).__name__}: {exc}")
-    server = _listen(port)
     if server is None:
         child.end()
-        return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{port}")
-    # every thread of the harness's is started before the agent begins: an agent's fork bomb takes the sandbox's
-    # pids limit at once, and a thread the harness could not start then would make its run the validator's fault
-    import threading
-
-    threading.Thread(target=_serve, args=(server, spec["socket"], spec["token"]), daemon=True).start()
-    outputs = _Outputs(child, limit)
-    child.begin(env, agent_dir, problem)  # the agent starts; the serving thread's imports run beside it
+        return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{_port()}")
+    child.begin(env, agent_dir, problem)  # the agent starts
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)
     if report.get("status") == "syscall_denied":  # the trajectory says so too
@@ -305,20 +331,29 @@ def main() -> int:
     return 0
 
 
-def _drain(fd: int, chunks: list[bytes], limit: int) -> None:
-    """Keep the last ``limit`` bytes of a pipe (an output flood costs nothing but CPU)."""
-    kept = 0
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        chunks.append(chunk)
-        kept += len(chunk)
-        while kept - len(chunks[0]) > limit and len(chunks) > 1:
-            kept -= len(chunks.pop(0))
+def _before_input(child: AgentProcess) -> tuple[_Door, _Outputs, Any]:
+    """What needs nothing of the run's input, done while the node places the sandbox in the run's cgroups before it
+    writes that input (the first move into a cgroup waits for the kernel, 7-18 ms here): every thread of the
+    harness's started (the reaper, the output readers, the forwarder's), its imports done (``socket``, the
+    forwarder), the forwarder's socket listening; the socket None when it cannot listen. Every thread starts before
+    the agent begins: an agent's fork bomb takes the sandbox's pids limit at once, and a thread the harness could not
+    start then would make its run the validator's fault."""
+    import threading
+
+    from forwarder import forward  # noqa: F401  (imported here, not beside the agent)
+
+    child.watch()
+    outputs = _Outputs(child)
+    door = _Door()
+    server = _listen(_port())
+    if server is not None:
+        threading.Thread(target=_serve, args=(server, door), daemon=True).start()
+    return door, outputs, server
+
+
+def _port() -> int:
+    """The forwarder's port: 8080 in a sandbox; in the unsafe bare mode, the one the node names (the argument)."""
+    return int(sys.argv[1]) if len(sys.argv) > 1 else LISTEN[1]
 
 
 def _kill_group(pid: int) -> None:

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 
 class AgentProcess:
-    """The agent's process: forked at construction (its own session), started by `begin`; ``stdout``, ``stderr``
-    and ``result`` are the read ends of its output and result pipes."""
+    """The agent's process: forked at construction (its own session), reaped from `watch`, started by `begin`;
+    ``stdout``, ``stderr`` and ``result`` are the read ends of its output and result pipes."""
 
     def __init__(self) -> None:
         setup_r, self._setup = os.pipe()
@@ -27,7 +27,7 @@ class AgentProcess:
         self.stderr, err_w = os.pipe()
         self.result, result_w = os.pipe()
         self.returncode: int | None = None
-        self._ended: Any = None  # a threading.Event once the process began (`begin`)
+        self._ended: Any = None  # a threading.Event once the process is watched (`watch`)
         self.pid = os.fork()
         if self.pid == 0:  # the agent's side
             code = 1
@@ -48,14 +48,16 @@ class AgentProcess:
             os.close(fd)
         self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
 
-    def begin(self, env: dict[str, str], agent_dir: str, problem: Any) -> None:
-        """Start the thread that reaps the process, then hand the process its setup and the problem: it runs the
-        agent. The thread first: an agent's fork bomb takes the sandbox's pids limit at once, and a reaper that could
-        not start then would make its run the validator's fault."""
+    def watch(self) -> None:
+        """Start the thread that reaps the process (before `begin`: an agent's fork bomb takes the sandbox's pids
+        limit at once, and a reaper that could not start then would make its run the validator's fault)."""
         import threading
 
         self._ended = threading.Event()
         threading.Thread(target=self._reap, daemon=True).start()
+
+    def begin(self, env: dict[str, str], agent_dir: str, problem: Any) -> None:
+        """Hand the process its setup and the problem (`watch` first): it runs the agent."""
         setup = {"env": env, "agent_dir": agent_dir}
         for fd, data in ((self._setup, marshal.dumps(setup)), (self._stdin, marshal.dumps(problem))):
             try:
@@ -69,8 +71,15 @@ class AgentProcess:
         """The process never begun (the harness's input was bad): ended."""
         for fd in (self._setup, self._stdin):
             os.close(fd)
+        if self._ended is None or not self._ended.is_set():
+            try:
+                os.kill(self.pid, 9)
+            except OSError:
+                pass
+        if self._ended is not None:  # reaped by `watch`'s thread
+            self._ended.wait()
+            return
         try:
-            os.kill(self.pid, 9)
             os.waitpid(self.pid, 0)
         except OSError:
             pass
