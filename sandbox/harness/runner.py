@@ -166,7 +166,9 @@ def _describe(exc: BaseException) -> str:
 def forked(setup_fd: int, result_fd: int) -> None:
     """The agent's process forked from the harness (`spawn.AgentProcess`): its setup (environment, agent folder),
     then the agent, set up as a Python of its own would be: the environment, the agent's and the SDK's folders
-    first on the path, site-packages, unbuffered output, no bytecode written."""
+    first on the path, site-packages, unbuffered output, no bytecode written. Site-packages (``site``: the harness
+    starts without it, -S) are set up while the process waits for its setup, which they need nothing of."""
+    site.main()  # the same path as after: site-packages go last, the agent's and the SDK's folders first (below)
     with os.fdopen(setup_fd, "rb") as source:
         setup = marshal.loads(source.read())
     env = {**setup["env"], "ARENA_RESULT_FD": str(result_fd)}
@@ -175,7 +177,6 @@ def forked(setup_fd: int, result_fd: int) -> None:
     if os.path.isdir("/tmp"):
         os.chdir("/tmp")
     sys.path[1:1] = env["PYTHONPATH"].split(os.pathsep)
-    site.main()  # the harness starts without site (-S): the agent gets the allowed packages as any Python would
     sys.dont_write_bytecode = True
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True)
