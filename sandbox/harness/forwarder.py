@@ -4,11 +4,14 @@ the run's token attached and the harness's own headers stripped from the agent's
 A connection is kept open across requests (HTTP/1.1 keep-alive) on both sides: an agent's client that keeps its
 connection sends each call without a new TCP connection and a new thread here, and each agent connection keeps one
 connection to the gateway (dropped after `UPSTREAM_IDLE` seconds unused, well within the gateway's own keep-alive).
-A response without a Content-Length is streamed to the gateway's end and closes the agent's connection after it."""
+A response without a Content-Length is streamed to the gateway's end and closes the agent's connection after it.
+
+Sockets are ``_socket``'s, the C half of ``socket``: the harness imports this module at every sandbox's start, and
+``socket``'s own imports (``enum``, ``selectors``) are most of that cost."""
 
 from __future__ import annotations
 
-import socket
+import _socket
 import time
 
 MAX_HEADER = 64 * 1024
@@ -23,7 +26,13 @@ UPSTREAM_IDLE = 5.0
 AGENT_IDLE = 300
 
 
-def reply(conn: socket.socket, status: int, message: str) -> None:
+def accept(server: _socket.socket) -> _socket.socket:
+    """The next connection on the listening ``server`` (blocking, as the listening socket is)."""
+    fd, _ = server._accept()  # type: ignore[attr-defined]  # what socket.socket.accept calls
+    return _socket.socket(server.family, server.type, 0, fd)
+
+
+def reply(conn: _socket.socket, status: int, message: str) -> None:
     """An error answer of the forwarder's own; the connection is closed after it."""
     import json  # only here: the harness starts serving without it
 
@@ -50,7 +59,7 @@ class _Request:
 class _Reader:
     """Reads a connection's bytes, keeping what arrived past the current message for the next."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self.sock, self.data = sock, b""
 
     def head(self) -> bytes | None:
@@ -75,7 +84,7 @@ class _Reader:
         return out
 
 
-def _read_request(conn: socket.socket, reader: _Reader) -> _Request | None:
+def _read_request(conn: _socket.socket, reader: _Reader) -> _Request | None:
     """The agent's next request, or None (the connection ended, or was answered with an error and is to close)."""
     try:
         head = reader.head()
@@ -117,15 +126,15 @@ class _Upstream:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.sock: socket.socket | None = None
+        self.sock: _socket.socket | None = None
         self.reader: _Reader | None = None
         self.used = 0.0
 
-    def get(self) -> tuple[socket.socket, _Reader]:
+    def get(self) -> tuple[_socket.socket, _Reader]:
         if self.sock is not None and time.monotonic() - self.used > UPSTREAM_IDLE:
             self.drop()
         if self.sock is None or self.reader is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # no timeout: the gateway bounds its calls
+            sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)  # no timeout: the gateway bounds its calls
             self.sock, self.reader = sock, _Reader(sock)
             sock.connect(self.path)
         self.used = time.monotonic()
@@ -137,7 +146,7 @@ class _Upstream:
         self.sock = self.reader = None
 
 
-def _relay(request: _Request, sock: socket.socket, reader: _Reader, upstream: _Upstream, conn: socket.socket) -> bool:
+def _relay(request: _Request, sock: _socket.socket, reader: _Reader, upstream: _Upstream, conn: _socket.socket) -> bool:
     """The gateway's answer to ``request`` (on ``sock``) -> the agent; True when both connections stay open for the
     next."""
     head = reader.head()
@@ -177,29 +186,29 @@ def _relay(request: _Request, sock: socket.socket, reader: _Reader, upstream: _U
     return keep
 
 
-def forward(conn: socket.socket, socket_path: str, token: str) -> None:
+def forward(conn: _socket.socket, socket_path: str, token: str) -> None:
     """The agent's requests on one connection -> the gateway socket, token attached; each answer relayed back."""
     upstream = _Upstream(socket_path)
     reader = _Reader(conn)
-    with conn:
+    try:
         conn.settimeout(AGENT_IDLE)
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            while (request := _read_request(conn, reader)) is not None:
-                out = "\r\n".join([request.line, "Host: gateway", f"Authorization: Bearer {token}", *request.kept])
-                try:
-                    sock, upstream_reader = upstream.get()
-                    sock.sendall((out + "\r\n\r\n").encode("latin-1") + request.body)
-                except OSError as exc:
-                    reply(conn, 502, f"gateway unreachable: {exc}")
+        conn.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        while (request := _read_request(conn, reader)) is not None:
+            out = "\r\n".join([request.line, "Host: gateway", f"Authorization: Bearer {token}", *request.kept])
+            try:
+                sock, upstream_reader = upstream.get()
+                sock.sendall((out + "\r\n\r\n").encode("latin-1") + request.body)
+            except OSError as exc:
+                reply(conn, 502, f"gateway unreachable: {exc}")
+                return
+            try:
+                if not _relay(request, sock, upstream_reader, upstream, conn):
                     return
-                try:
-                    if not _relay(request, sock, upstream_reader, upstream, conn):
-                        return
-                except (OSError, ValueError, IndexError) as exc:
-                    reply(conn, 502, f"the gateway's answer broke off: {exc}")
-                    return
-        except OSError:
-            pass  # the agent hung up or went idle
-        finally:
-            upstream.drop()
+            except (OSError, ValueError, IndexError) as exc:
+                reply(conn, 502, f"the gateway's answer broke off: {exc}")
+                return
+    except OSError:
+        pass  # the agent hung up or went idle
+    finally:
+        upstream.drop()
+        conn.close()

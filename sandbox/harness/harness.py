@@ -24,7 +24,7 @@ Nothing the agent prints or returns is trusted for scoring; the gateway's log is
 
 Between its ready line and the run's input the node places the sandbox in the run's cgroups, and the first move into a
 cgroup waits for the kernel (an RCU grace period: 7-18 ms on this machine). Everything that needs nothing of the input
-is done meanwhile (`_before_input`): ``ctypes``, ``threading``, ``socket`` and the forwarder imported, every thread of
+is done meanwhile (`_before_input`): ``_ctypes`` and the forwarder imported, every thread of
 the harness's started (the reaper, the output readers, the forwarder's), the forwarder's socket listening. Once the
 input is read the agent begins at once. ``json`` is imported only for the report, after the agent ended.
 """
@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:  # the harness runs isolated (-I): its own folder is not on the path by itself
     sys.path.insert(0, HERE)
 
-from spawn import AgentProcess  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
+from spawn import AgentProcess, Flag, start_thread  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
 
 LISTEN = ("127.0.0.1", 8080)
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
@@ -56,12 +56,21 @@ READY = b"ready\n"
 
 
 def _undumpable() -> None:
-    """Step 1, once the agent's process is forked: ctypes' import (2-3 ms) runs beside that process's own."""
+    """Step 1, once the agent's process is forked: ``prctl(PR_SET_DUMPABLE, 0)``, /proc/self/{mem,environ} made
+    root-only. Called through ``_ctypes``, the C half of ``ctypes``, whose own import is 2-3 ms more of every start
+    here; through ``ctypes`` where ``_ctypes`` lacks the calls."""
+    try:
+        import _ctypes
+
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")  # type: ignore[arg-type]  # None: the program, as CDLL(None)
+        _ctypes.call_function(prctl, (4, 0, 0, 0, 0))  # PR_SET_DUMPABLE = 4
+        return
+    except (OSError, AttributeError):
+        pass
     import ctypes
 
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4: /proc/self/{mem,environ} become root-only
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
@@ -72,9 +81,7 @@ class _Door:
     could make one, and it begins after (`main`)."""
 
     def __init__(self) -> None:
-        import threading
-
-        self.known = threading.Event()
+        self.known = Flag()
         self.socket_path = self.token = ""
 
     def open(self, socket_path: str, token: str) -> None:
@@ -84,14 +91,12 @@ class _Door:
 
 def _serve(server: Any, door: _Door) -> None:
     """Takes the agent's connections, each to a thread of its own (`forwarder.forward`)."""
-    import threading
-
-    from forwarder import forward  # type: ignore[import-not-found]  # the harness's folder, as it runs
+    from forwarder import accept, forward  # type: ignore[import-not-found]  # the harness's folder, as it runs
 
     while True:
-        conn, _ = server.accept()
+        conn = accept(server)
         door.known.wait()
-        threading.Thread(target=forward, args=(conn, door.socket_path, door.token), daemon=True).start()
+        start_thread(forward, conn, door.socket_path, door.token)
 
 
 def _unix_connection(path: str, timeout: float) -> Any:
@@ -150,11 +155,11 @@ def _read_spec() -> dict[str, Any]:
 def _listen(port: int) -> Any:
     """Step 2's socket, listening before the run's input is read (the agent's first call waits in the backlog until
     the serving thread takes it); None when it cannot listen."""
-    import socket
+    import _socket
 
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
-        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
         server.bind((LISTEN[0], port))
         server.listen(64)
     except OSError:
@@ -189,28 +194,29 @@ class _Outputs:
     ``limit``, the run's ``max_output``, set from its input before the agent begins)."""
 
     def __init__(self, child: AgentProcess) -> None:
-        import threading
-
         self.limit = 65536
         self.result: list[bytes] = []
         self.out: list[bytes] = []
         self.err: list[bytes] = []
-        self.readers = [
-            threading.Thread(target=self._drain, args=(child.result, self.result, 1 << 20), daemon=True),
-            threading.Thread(target=self._drain, args=(child.stdout, self.out, None), daemon=True),
-            threading.Thread(target=self._drain, args=(child.stderr, self.err, None), daemon=True),
-        ]
-        for reader in self.readers:
-            reader.start()
+        self.drained = [Flag(), Flag(), Flag()]
+        start_thread(self._drain, child.result, self.result, 1 << 20, self.drained[0])
+        start_thread(self._drain, child.stdout, self.out, None, self.drained[1])
+        start_thread(self._drain, child.stderr, self.err, None, self.drained[2])
 
     def join(self) -> None:
-        for reader in self.readers:
+        for drained in self.drained:
             # a process that escaped the group may hold a pipe open: what was written before the agent ended is
             # read by now, and the sandbox's end (this harness is its pid 1) takes the rest
-            reader.join(0.5)
+            drained.wait(0.5)
 
-    def _drain(self, fd: int, chunks: list[bytes], limit: int | None) -> None:
+    def _drain(self, fd: int, chunks: list[bytes], limit: int | None, drained: Flag) -> None:
         """Keep the last ``limit`` bytes of a pipe (None: `limit`'s; an output flood costs nothing but CPU)."""
+        try:
+            self._keep(fd, chunks, limit)
+        finally:
+            drained.set()
+
+    def _keep(self, fd: int, chunks: list[bytes], limit: int | None) -> None:
         kept = 0
         while True:
             try:
@@ -334,12 +340,10 @@ def main() -> int:
 def _before_input(child: AgentProcess) -> tuple[_Door, _Outputs, Any]:
     """What needs nothing of the run's input, done while the node places the sandbox in the run's cgroups before it
     writes that input (the first move into a cgroup waits for the kernel, 7-18 ms here): every thread of the
-    harness's started (the reaper, the output readers, the forwarder's), its imports done (``socket``, the
-    forwarder), the forwarder's socket listening; the socket None when it cannot listen. Every thread starts before
+    harness's started (the reaper, the output readers, the forwarder's), its imports done (the forwarder's), the
+    forwarder's socket listening; the socket None when it cannot listen. Every thread starts before
     the agent begins: an agent's fork bomb takes the sandbox's pids limit at once, and a thread the harness could not
     start then would make its run the validator's fault."""
-    import threading
-
     from forwarder import forward  # noqa: F401  (imported here, not beside the agent)
 
     child.watch()
@@ -347,7 +351,7 @@ def _before_input(child: AgentProcess) -> tuple[_Door, _Outputs, Any]:
     door = _Door()
     server = _listen(_port())
     if server is not None:
-        threading.Thread(target=_serve, args=(server, door), daemon=True).start()
+        start_thread(_serve, server, door)
     return door, outputs, server
 
 
