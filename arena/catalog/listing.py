@@ -69,6 +69,8 @@ class _Plan:
     __slots__ = ("attrs", "sku_keys", "sku_values")
 
     def __init__(self, leaf: Leaf) -> None:
+        if not all(leaf.nouns) or not all(v for values in leaf.schema.values() for v in values):
+            raise ValueError(f"{leaf.path}: an empty noun or attribute value; every word of a title must be one")
         key_attrs = set(leaf.key_attrs)  # the keys of every model of the leaf (`World.model`)
         self.attrs: list[_Slot] = []
         for key, values in leaf.schema.items():
@@ -289,7 +291,7 @@ def _title(model: Model, first: tuple[str, ...], u: Draw) -> str:
         parts += marketing
     if u() < 0.18:
         parts.insert(0, vocab.PREFIXES[int(u() * len(vocab.PREFIXES))])
-    return " ".join([p for p in parts if p])
+    return " ".join(parts)  # no part is empty (`_Plan` checks the leaf's words; the rest are fixed or checked)
 
 
 def _services(shop: Shop, u: Draw) -> list[str]:
