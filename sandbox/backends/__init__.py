@@ -66,8 +66,9 @@ class SandboxResult:
         return for_harness_status(self.status)
 
 
-#: the harness's first line on its stdout: the agent's process is forked and both wait for the run's input (the
-#: process sandbox places them in the run's cgroups then; `sandbox.harness.harness`'s READY)
+#: the harness's first line on its stdout, its interpreter's first act: the process sandbox places the sandbox's
+#: processes in the run's cgroups then (the harness's import and the agent's fork run in that wait), and writes the
+#: run's input after (`sandbox.harness.harness`'s READY)
 HARNESS_READY = b"ready\n"
 
 

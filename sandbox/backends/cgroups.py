@@ -76,8 +76,9 @@ def oom(dirs: dict[str, Path]) -> bool:
 
 def place(pid: int, dirs: dict[str, Path]) -> None:
     """``pid`` and every process under it into the run's cgroups (``dirs``), each process before its children are
-    listed, so whatever forks later is born inside. Called while the sandbox's processes (bwrap, the harness, the
-    agent's process) wait for the run's input, before any of the agent's code can run; OSError (the run does not
+    listed, so whatever forks later is born inside (the harness may be forking the agent's process meanwhile: a
+    process forked before its parent moved is listed after). Called before the run's input is written, so before
+    any of the agent's code can run; OSError (the run does not
     start) when one cannot be placed."""
     todo = [pid]
     while todo and dirs:

@@ -5,9 +5,9 @@ bubblewrap mode: ``bwrap --unshare-all`` (network, pids, ipc, uts, user, cgroup 
 the sandbox's Python environment (read-only), the harness and SDK (read-only), the bundle (read-only), the gateway
 socket's folder (read-only) and a size-capped ``/tmp``. cgroup v1 memory (swap off), pids and cpu limits where the
 hierarchy is writable (`sandbox.backends.cgroups`), rlimits for open files and core dumps, and on the deadline the
-whole tree is killed. The start runs in the node's own cgroup until the harness is ready (the agent's process forked,
-both waiting for the run's input); every process of the sandbox is then placed in the run's cgroups, before the input
-is written and so before any of the agent's code runs (`cgroups.place`).
+whole tree is killed. The start runs in the node's own cgroup until the harness is ready (its interpreter's first
+act); every process of the sandbox is then placed in the run's cgroups (the agent's process, forked meanwhile, born in
+them or moved), before the input is written and so before any of the agent's code runs (`cgroups.place`).
 
 Bare mode runs the harness as a plain subprocess of the node: **no isolation at all** (the agent can read your files
 and reach your network). It exists so a miner can debug an agent quickly; validators never use it.
@@ -287,9 +287,10 @@ class ProcessSandbox:
 async def _placed_then_input(
     proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes
 ) -> tuple[bytes, bytes]:
-    """The harness's ready line (it forked the agent's process, and both wait for the run's input), then the
-    sandbox's processes placed in the run's cgroups (`cgroups.place`: the start until then ran in the
-    node's cgroup, at a host process's weight, not the run's), then the input; what the harness wrote."""
+    """The harness's ready line (its interpreter's first; it goes on with its setup, forks the agent's process and
+    waits for the run's input), then the sandbox's processes placed in the run's cgroups (`cgroups.place`: the start
+    until then ran in the node's cgroup, at a host process's weight, not the run's), then the input; what the harness
+    wrote."""
     assert proc.stdout is not None
     first = await proc.stdout.readline()
     if first != HARNESS_READY:  # it failed before it was ready: what it wrote is its report

@@ -5,8 +5,8 @@ Reads one object on stdin, in ``marshal``'s format (`sandbox.backends.harness_in
 (``problem_json``: the problem's JSON text, the agent's ``PROBLEM_DATA``; ``model``: the node's LLM model, given to the
 agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint). Then it:
 
-1. forks the agent's process (step 3), says on stdout that it is ready (`READY`), makes itself undumpable, so the
-   agent cannot read the run token from its memory or environment;
+1. forks the agent's process (step 3; `start` said on stdout that the harness is ready, `READY`, before it imported
+   this module), makes itself undumpable, so the agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
 3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
    input, so nothing of the run's is in the child's memory and no second interpreter starts; the child imports the
@@ -50,8 +50,9 @@ LISTEN = ("127.0.0.1", 8080)
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
 SIGSYS = 31
 SIGKILL = 9
-#: the first line on stdout, once the agent's process is forked: both now wait for the run's input (the process
-#: sandbox places them in the run's cgroups and rlimits before it writes that input; `sandbox.backends.HARNESS_READY`)
+#: the first line on stdout, written by start.py before it imports this module: the process sandbox places the
+#: sandbox's processes in the run's cgroups then, and writes the run's input only after (the agent's process, forked
+#: meanwhile, is born in them or moved with the rest; `sandbox.backends.HARNESS_READY`)
 READY = b"ready\n"
 
 
@@ -311,7 +312,6 @@ def main() -> int:
         child = AgentProcess()
     except OSError as exc:
         return _fault(f"cannot fork the agent: {exc}")
-    os.write(1, READY)
     _undumpable()
     door, outputs, server = _before_input(child)
     try:
@@ -368,4 +368,5 @@ def _kill_group(pid: int) -> None:
 
 
 if __name__ == "__main__":
+    os.write(1, READY)  # as start.py says it, before it imports this module
     sys.exit(main())
