@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from arena.clihelp import App
-from arena.cliutil import check_writable, err, fail, out, parse_size, progress_bar, utf8_text
+from arena.cliutil import check_writable, err, fail, out, parse_size, progress_bar, terminate_cleanly, utf8_text
 from arena.log import configure_logging, get_logger
 from arena.problems.cli import app as problems_app
 from arena.problems.cli.scoring import score_cmd
@@ -81,7 +81,7 @@ def catalog_build(
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
     check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
-    with progress_bar() as progress:
+    with terminate_cleanly("the catalog"), progress_bar() as progress:
         task = progress.add_task("generating + indexing", total=n, rate="")
         try:
             report = build_catalog(
@@ -112,7 +112,7 @@ def catalog_load(
     if not file.is_file():
         fail(f"{file} does not exist; pass a documents.jsonl or documents.jsonl.gz file")
     check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
-    with progress_bar() as progress:
+    with terminate_cleanly("the catalog"), progress_bar() as progress:
         task = progress.add_task("loading", total=file.stat().st_size, rate="bytes")
         try:
             report = load_catalog(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,6 +32,22 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """One clear line on stderr, then exit non-zero."""
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def terminate_cleanly(what: str) -> Iterator[None]:
+    """SIGTERM ends the command through its clean-up, as Ctrl-C does (temporary folders removed, worker processes
+    ended), with one line on stderr and exit status 143; by default it ended Python at once and left them."""
+
+    def stop(signum: int, frame: Any) -> None:
+        err.print(f"stopped by SIGTERM: {what} not made; nothing of it is left behind", highlight=False)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def check_writable(path: Path, what: str) -> None:

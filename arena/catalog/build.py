@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from arena.catalog import generator as gen
 from arena.catalog.index import CatalogError
+from arena.catalog.leftovers import clear_dead, tagged
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
@@ -122,8 +123,10 @@ def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
         yield _Generated((_chunk(chunk) for chunk in range(n_chunks)), lambda: _page_rows(seed, size))
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    handoff_in = handoff_dir(workers) or tempfile.gettempdir()
+    clear_dead(handoff_in, "arena-catalog-")  # a killed build's chunks
     with (
-        tempfile.TemporaryDirectory(prefix="arena-catalog-", dir=handoff_dir(workers)) as handoff,
+        tempfile.TemporaryDirectory(prefix=tagged("arena-catalog-"), dir=handoff_in) as handoff,
         ctx.Pool(workers, initializer=_init_pool_worker, initargs=(seed, size, handoff)) as pool,
     ):
         pages = pool.apply_async(_page_rows, (seed, size))

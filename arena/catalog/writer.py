@@ -24,6 +24,7 @@ from arena.catalog.index import (
     _web_schema,
     product_schema,
 )
+from arena.catalog.leftovers import clear_dead, tagged
 from arena.catalog.models import Product, WebPage
 
 
@@ -69,7 +70,8 @@ class CatalogWriter:
         if self.out.exists() and not (self.out / MANIFEST).is_file():
             raise CatalogError(f"{self.out} exists and is not a catalog; refusing to replace it, choose another --out")
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", suffix=".tmp", dir=self.out.parent))
+        clear_dead(self.out.parent, f".{self.out.name}.")  # a killed build's temporary sibling
+        self._tmp = Path(tempfile.mkdtemp(prefix=tagged(f".{self.out.name}."), suffix=".tmp", dir=self.out.parent))
         self._schema, self._web_schema = product_schema(), _web_schema()
         (self._tmp / "products").mkdir()
         (self._tmp / "web").mkdir()

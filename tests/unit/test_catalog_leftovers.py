@@ -1,0 +1,50 @@
+"""A catalog build killed before its clean-up (SIGKILL) leaves its temporary folders; the next build removes those of
+a process that is gone and that nothing wrote in for a minute, and nothing else (`arena.catalog.leftovers`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from arena.catalog.leftovers import STALE_SECONDS, clear_dead, tagged
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def _folder(parent: Path, name: str, *, age: float, inner: float | None = None) -> Path:
+    path = parent / name
+    (path / "products").mkdir(parents=True)
+    (path / "products" / "seg").write_bytes(b"x")
+    then = time.time() - age
+    inner_then = time.time() - (age if inner is None else inner)
+    os.utime(path / "products", (inner_then, inner_then))
+    os.utime(path, (then, then))
+    return path
+
+
+def test_only_a_gone_builds_untouched_folders_of_this_prefix_are_removed(tmp_path: Path) -> None:
+    dead, old = _dead_pid(), STALE_SECONDS + 60
+    gone = _folder(tmp_path, f".cat.{dead}.a1b2_c3d.tmp", age=old)
+    handoff = _folder(tmp_path, f"arena-catalog-{dead}.zz9y8x7w", age=old)
+    live = _folder(tmp_path, f".cat.{os.getpid()}.q1w2e3r4.tmp", age=old)  # a running build's
+    recent = _folder(tmp_path, f".cat.{dead}.recent01.tmp", age=old, inner=1)  # written in a moment ago
+    other = _folder(tmp_path, f".cat.2.{dead}.k9j8h7g6.tmp", age=old)  # catalog "cat.2"'s, not "cat"'s
+    untagged = _folder(tmp_path, ".cat.abcdefgh.tmp", age=old)  # no process id: not ours to judge
+    (tmp_path / f".cat.{dead}.file0000.tmp").write_bytes(b"not a folder")
+
+    assert clear_dead(tmp_path, ".cat.") == [gone]
+    assert not gone.exists()
+    assert all(p.exists() for p in (handoff, live, recent, other, untagged))
+    assert clear_dead(tmp_path, "arena-catalog-") == [handoff]
+    assert (tmp_path / f".cat.{dead}.file0000.tmp").is_file()
+
+
+def test_a_tagged_name_carries_this_process_and_a_missing_parent_clears_nothing(tmp_path: Path) -> None:
+    assert tagged(".cat.") == f".cat.{os.getpid()}."
+    assert clear_dead(tmp_path / "missing", ".cat.") == []
