@@ -21,6 +21,7 @@ import shutil
 import signal
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 
@@ -30,6 +31,11 @@ from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 
 # Not root: no setpriv and no cgroups; bwrap's own user namespace, rlimits, tmpfs cap and the deadline remain.
 NOBODY = 65534
+
+#: a process's first move into a cgroup after a quiet moment waits for the kernel's RCU grace period (7-18 ms here,
+#: docs/validator.md): placing a run's processes and removing its cgroups run here, off the event loop, where the
+#: other runs' tool calls would wait on them
+_CGROUP_CALLS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cgroups")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -281,7 +287,8 @@ class ProcessSandbox:
                 await proc.wait()
             if proc is not None:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
-            cgroups.kill(dirs)
+            if dirs:
+                await asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.kill, dirs)
 
 
 async def _placed_then_input(
@@ -296,7 +303,8 @@ async def _placed_then_input(
     if first != HARNESS_READY:  # it failed before it was ready: what it wrote is its report
         out, err = await proc.communicate(b"")
         return first + out, err
-    cgroups.place(proc.pid, dirs)
+    if dirs:
+        await asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.place, proc.pid, dirs)
     return await proc.communicate(data)
 
 
