@@ -9,7 +9,7 @@ sandbox's result. The catalog, gateway, sandbox and staged agents are kept for t
 `warm` readies a process before its first run (the imports, the catalog, the gateway: about 1.5 s per process).
 
 The node runs its attempts in `Runner`s: detached named Ray actors, one per run slot of a worker, that outlive the
-node's Ray driver. A runner runs each attempt in a thread of its own and keeps the reply until the node has it
+node's Ray driver. A runner runs each attempt on its runs' event loop and keeps the reply until the node has it
 (its next run call says so), so a node restarted after a crash finds its runs still executing (`held`) and takes
 their replies instead of running them again. A reply nobody collects is dropped after `ORPHAN_SECONDS`; a runner
 with nothing to hand over and no call for its idle time ends itself (a node that never came back), and so does one
@@ -21,6 +21,9 @@ Nothing here imports Ray at module level: the module is importable where Ray is 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
+import gc
 import os
 import socket
 import tempfile
@@ -160,7 +163,7 @@ class _Host:
             return stage(self.work, sha256, bundle), True
 
 
-_HOST: _Host | None = None
+_HOST: _Host | None = None  # this process's, made by its first warm-up or run
 
 
 def _host() -> _Host:
@@ -185,10 +188,15 @@ def _runs_loop() -> asyncio.AbstractEventLoop:
 
 
 def execute(request: RunRequest, bundle: bytes | list[Any] | None, route: Any = None) -> WorkerReply:
-    """Run one attempt here; a worker that cannot take it says why in `refused`. `bundle` None: staged already; else
-    its bytes, or a list holding their object ref (fetched only if no staging ahead staged the agent).
-    `route`: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`), in this process's memory
-    for the run only, added by the gateway to the run's upstream requests as on the node."""
+    """Run one attempt here (`attempt`, on the runs' event loop), waiting for its reply."""
+    return asyncio.run_coroutine_threadsafe(attempt(request, bundle, route), _runs_loop()).result()
+
+
+async def attempt(request: RunRequest, bundle: bytes | list[Any] | None, route: Any = None) -> WorkerReply:
+    """One attempt, on the runs' event loop (this runner's alone: its setup may block it); a worker that cannot take it
+    says why in `refused`. `bundle` None: staged already; else its bytes, or a list holding their object ref (fetched
+    only if not staged ahead). `route`: the miner's provider and key where it pays (`sandbox.gateway.MinerRoute`), in
+    this process's memory for the run only, added by the gateway to the run's upstream requests as on the node."""
     from sandbox.run import run_one
 
     began = time.perf_counter()
@@ -207,21 +215,18 @@ def execute(request: RunRequest, bundle: bytes | list[Any] | None, route: Any = 
     elif not agent_dir.is_dir():  # the node sends each bundle once per runner: this one lost it
         raise FileNotFoundError(f"agent {request.sha256[:12]} is not staged on this worker")
     ready = time.perf_counter()
-    outcome = asyncio.run_coroutine_threadsafe(
-        run_one(
-            gateway,
-            sandbox,
-            agent_dir,
-            state.work / "gw",
-            request.problem,
-            limits=request.limits,
-            budgets=request.budgets,
-            run_id=request.run_id,
-            shown_id=request.shown_id,
-            route=route,
-        ),
-        _runs_loop(),
-    ).result()
+    outcome = await run_one(
+        gateway,
+        sandbox,
+        agent_dir,
+        state.work / "gw",
+        request.problem,
+        limits=request.limits,
+        budgets=request.budgets,
+        run_id=request.run_id,
+        shown_id=request.shown_id,
+        route=route,
+    )
     outcome.worker = node_id[:12]
     ran = time.perf_counter()
     facts = {"setup_ms": (ready - began) * 1e3, "run_ms": (ran - ready) * 1e3, "staged": staged}
@@ -229,10 +234,9 @@ def execute(request: RunRequest, bundle: bytes | list[Any] | None, route: Any = 
 
 
 def ready_run_path() -> None:
-    """What `execute` imports and starts once per process, done now rather than by the process's first run: the run
-    path (`sandbox.run`), staging (`sandbox.bundle`, whose limits read the copy check's formats and so import its
-    numpy and copydetect: 0.4 s here, over 1.5 s on a loaded host) and the runs' event loop with its executor's
-    thread."""
+    """What `attempt` imports and starts once per process, done now rather than by its first run: the run path, staging
+    (`sandbox.bundle` reads the copy check's formats: numpy, copydetect; 0.4 s idle, over 1.5 s on a loaded host) and
+    the runs' event loop with its executor's thread."""
     import sandbox.bundle  # noqa: F401
     import sandbox.run  # noqa: F401
 
@@ -244,8 +248,6 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
     imported and started (`ready_run_path`), the catalog and sandbox opened, the gateway served; `hold` seconds kept
     busy after, so that the warm-ups of one node's slots land in as many processes. A worker that cannot take runs
     says why in `refused`."""
-    import time
-
     node_id, host = _here()
     state = _host()
     try:
@@ -255,6 +257,7 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
         return WorkerReply(node_id, host, refused=str(exc))
     state.serve(upstream)
     ready_run_path()
+    gc.freeze()  # what the process holds for good (imports, catalog) out of the collector's way: no run pays for it
     time.sleep(hold)
     return WorkerReply(node_id, host, facts={"pid": os.getpid(), "work": str(state.work)})
 
@@ -295,9 +298,8 @@ class Runner:
             return sorted(self.runs)
 
     def stage(self, bundles: dict[str, Any]) -> list[str]:
-        """Stage agents ahead of their runs (`RunnerPool.stage_ahead`; sha256 -> the object ref of its bytes), one
-        after the other, beside a run in progress; a run of one being staged waits for it. Returns those staged; one
-        that fails here is left to its runs, which stage it themselves (and fail as they would have)."""
+        """Stage agents ahead of their runs (`RunnerPool.stage_ahead`; sha256 -> their bytes' ref) in turn, beside a
+        run; a run of one being staged waits for it. Returns those staged (the others are left to their runs)."""
         self.last = time.monotonic()
         done = []
         for sha256, ref in bundles.items():
@@ -309,15 +311,16 @@ class Runner:
         return done
 
     def run(self, request: RunRequest, bundle: Any, route: Any = None, collected: tuple[str, ...] = ()) -> WorkerReply:
-        """Start the attempt (in a thread that outlives this call and the node) and wait for its reply; the replies
-        the node has meanwhile (`collected`) are dropped."""
+        """Start the attempt (on the runs' event loop: it outlives this call and the node) and wait for its reply;
+        the replies the node has meanwhile (`collected`) are dropped."""
         self.last = time.monotonic()
         held = _Held()
         with self.lock:
             for run_id in collected:
                 self.runs.pop(run_id, None)
             self.runs[request.run_id] = held
-        threading.Thread(target=self._execute, args=(held, request, bundle, route), daemon=True, name="run").start()
+        started = asyncio.run_coroutine_threadsafe(attempt(request, bundle, route), _runs_loop())
+        started.add_done_callback(functools.partial(self._ended, held))
         return self._wait(held)
 
     def collect(self, run_id: str) -> WorkerReply | None:
@@ -328,9 +331,9 @@ class Runner:
         return None if held is None else self._wait(held)
 
     @staticmethod
-    def _execute(held: _Held, request: RunRequest, bundle: Any, route: Any) -> None:
+    def _ended(held: _Held, ended: concurrent.futures.Future[WorkerReply]) -> None:
         try:
-            held.reply = execute(request, bundle, route)
+            held.reply = ended.result()
         except BaseException as exc:  # noqa: BLE001 - handed to the node as the run's failure
             held.error = exc
         held.ended = time.monotonic()
