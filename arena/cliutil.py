@@ -7,7 +7,7 @@ import re
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,18 +34,27 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the command is (a BaseException: no ``except Exception`` takes it for an error)."""
+
+
 @contextmanager
-def terminate_cleanly(what: str) -> Iterator[None]:
+def terminate_cleanly(what: str, made: Callable[[], bool] = lambda: False) -> Iterator[None]:
     """SIGTERM ends the command through its clean-up, as Ctrl-C does (temporary folders removed, worker processes
-    ended), with one line on stderr and exit status 143; by default it ended Python at once and left them."""
+    ended; by default it ended Python at once and left them): one line on stderr, whether ``what`` was made
+    (``made``: stopped after its last step), exit status 143. A second SIGTERM does not break into the clean-up."""
 
     def stop(signum: int, frame: Any) -> None:
-        err.print(f"stopped by SIGTERM: {what} not made; nothing of it is left behind", highlight=False)
-        raise SystemExit(128 + signum)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Terminated
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
+    except _Terminated:
+        outcome = "made (stopped after its last step)" if made() else "not made; nothing of it is left behind"
+        err.print(f"stopped by SIGTERM: {what} {outcome}", highlight=False)
+        raise SystemExit(128 + signal.SIGTERM) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 

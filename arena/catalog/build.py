@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from arena.catalog import generator as gen
 from arena.catalog.index import CatalogError
-from arena.catalog.leftovers import clear_dead, tagged
+from arena.catalog.leftovers import clear_dead, hold, tagged
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
@@ -127,6 +127,7 @@ def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
     clear_dead(handoff_in, "arena-catalog-")  # a killed build's chunks
     with (
         tempfile.TemporaryDirectory(prefix=tagged("arena-catalog-"), dir=handoff_in) as handoff,
+        hold(handoff),
         ctx.Pool(workers, initializer=_init_pool_worker, initargs=(seed, size, handoff)) as pool,
     ):
         pages = pool.apply_async(_page_rows, (seed, size))

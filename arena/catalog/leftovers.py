@@ -1,19 +1,23 @@
 """The temporary folders of a catalog build that was killed before it could remove them (SIGKILL, a power cut).
 
-A build names its temporary folders with its process id (`tagged`): the catalog's sibling it is written in, and the
-folder its generator workers leave their chunks in. The next build clears (`clear_dead`) those whose process is gone
-and that nothing has written for a minute: a live build writes in its folders continuously, and the minute covers a
-folder shared with another pid namespace, whose live process ids this one cannot see. SIGTERM and Ctrl-C end a build
-through its clean-up, so only what a kill left is found here.
+A build names its temporary folders with its process id (`tagged`): the catalog's sibling it is written in (and the
+catalog it replaces, on its way out), and the folder its generator workers leave their chunks in; it holds a lock on a
+file in each while it lives (`hold`). The next build clears (`clear_dead`) those whose process is gone, whose lock
+nobody holds, and that nothing has changed for a minute: the lock covers a folder shared with another pid namespace,
+whose live process ids this one cannot see (tantivy writes a build's index files without touching its folders' times
+until the end), the minute the moment between a folder's making and its lock. SIGTERM and Ctrl-C end a build through
+its clean-up, so only what a kill left is found here.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import time
 from pathlib import Path
+from typing import IO
 
 from arena.log import get_logger
 
@@ -21,6 +25,9 @@ log = get_logger("arena.catalog")
 
 #: a dead build's folder untouched this long is cleared
 STALE_SECONDS = 60.0
+
+#: the file in a build's temporary folder that the build holds locked while it lives
+LOCK = ".lock"
 
 #: what follows the prefix in a tagged folder's name: the process id, the temporary name's random part (`tempfile`'s
 #: letters) and the writer's suffix; another catalog's folder (``cat.2`` beside ``cat``) does not match
@@ -30,6 +37,13 @@ _TAIL = re.compile(r"(\d+)\.[a-z0-9_]+(?:\.tmp)?")
 def tagged(prefix: str) -> str:
     """``prefix`` and this process's id: the start of a temporary folder's name that `clear_dead` can read."""
     return f"{prefix}{os.getpid()}."
+
+
+def hold(folder: str | os.PathLike[str]) -> IO[bytes]:
+    """Lock ``folder``'s `LOCK` file for as long as the returned file stays open (or its process lives)."""
+    fh = open(Path(folder) / LOCK, "wb")  # noqa: SIM115 - held open for the build's life
+    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fh
 
 
 def clear_dead(parent: str | os.PathLike[str], prefix: str, *, now: float | None = None) -> list[Path]:
@@ -45,7 +59,7 @@ def clear_dead(parent: str | os.PathLike[str], prefix: str, *, now: float | None
         if not entry.name.startswith(prefix) or not entry.is_dir(follow_symlinks=False):
             continue
         tail = _TAIL.fullmatch(entry.name[len(prefix) :])
-        if tail is None or _alive(pid := int(tail.group(1))):
+        if tail is None or _alive(pid := int(tail.group(1))) or _held(entry.path):
             continue
         try:
             if now - _last_write(entry.path) < STALE_SECONDS:
@@ -66,6 +80,20 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # another user's: alive
         return True
     return True
+
+
+def _held(path: str) -> bool:
+    try:
+        fh = open(os.path.join(path, LOCK), "rb")  # noqa: SIM115 - closed below
+    except OSError:  # no lock file (yet, or no longer): the folder's times decide
+        return False
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return False
 
 
 def _last_write(path: str) -> float:

@@ -24,7 +24,7 @@ from arena.catalog.index import (
     _web_schema,
     product_schema,
 )
-from arena.catalog.leftovers import clear_dead, tagged
+from arena.catalog.leftovers import LOCK, clear_dead, hold, tagged
 from arena.catalog.models import Product, WebPage
 
 
@@ -72,17 +72,23 @@ class CatalogWriter:
         self.out.parent.mkdir(parents=True, exist_ok=True)
         clear_dead(self.out.parent, f".{self.out.name}.")  # a killed build's temporary sibling
         self._tmp = Path(tempfile.mkdtemp(prefix=tagged(f".{self.out.name}."), suffix=".tmp", dir=self.out.parent))
-        self._schema, self._web_schema = product_schema(), _web_schema()
-        (self._tmp / "products").mkdir()
-        (self._tmp / "web").mkdir()
-        self._products = _open_index(self._tmp / "products", self._schema)
-        self._web = _open_index(self._tmp / "web", self._web_schema)
-        # Two indexing threads share the heap; up to 2.5M products each holds its half in memory until the commit,
-        # so tantivy flushes no segment early and merges nothing (docs/operator.md, section 1: a larger heap or one
-        # thread measured no cheaper).
-        threads = max(1, min(2, os.cpu_count() or 1))
-        self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
-        self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
+        try:
+            self._lock = hold(self._tmp)  # a live build's: `clear_dead` leaves it
+            self._old: Path | None = None  # the catalog this one replaces, on its way out (`commit`)
+            self._schema, self._web_schema = product_schema(), _web_schema()
+            (self._tmp / "products").mkdir()
+            (self._tmp / "web").mkdir()
+            self._products = _open_index(self._tmp / "products", self._schema)
+            self._web = _open_index(self._tmp / "web", self._web_schema)
+            # Two indexing threads share the heap; up to 2.5M products each holds its half in memory until the commit,
+            # so tantivy flushes no segment early and merges nothing (docs/operator.md, section 1: a larger heap or one
+            # thread measured no cheaper).
+            threads = max(1, min(2, os.cpu_count() or 1))
+            self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
+            self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
+        except BaseException:  # a failure or a stop (Ctrl-C, SIGTERM) before the caller holds the writer
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
         self._shop_ords: dict[str, int] = {}
         self._ids: set[str] = set()
         self.products = 0
@@ -167,16 +173,17 @@ class CatalogWriter:
             fh.flush()
             os.fsync(fh.fileno())
         manifest_tmp.rename(self._tmp / MANIFEST)
-        old: Path | None = None
+        (self._tmp / LOCK).unlink()  # not part of the catalog (the folder's fresh time protects it meanwhile)
         if self.out.exists():
             if not overwrite:
                 raise CatalogError(f"{self.out} appeared during the build; not replacing it")
-            old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}")
-            self.out.rename(old)
+            self._old = self.out.with_name(tagged(f".{self.out.name}.") + "old")  # a killed build's: `clear_dead`
+            self.out.rename(self._old)
         self._tmp.rename(self.out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        self._done = True
+        self._done = True  # in place: nothing below (or a stop now) undoes it
+        self._lock.close()
+        if self._old is not None:
+            shutil.rmtree(self._old, ignore_errors=True)
         return self.out
 
     def abort(self) -> None:
@@ -185,4 +192,7 @@ class CatalogWriter:
             self._writer.rollback()
         except Exception:  # noqa: BLE001 - the folder goes anyway
             pass
+        if self._old is not None and self._old.exists() and not self.out.exists():
+            self._old.rename(self.out)  # stopped between `commit`'s two renames: the catalog that was there stays
         shutil.rmtree(self._tmp, ignore_errors=True)
+        self._lock.close()

@@ -17,6 +17,7 @@ import pytest
 
 from arena.catalog import Catalog
 from arena.catalog.build import handoff_dir
+from arena.catalog.leftovers import LOCK
 
 
 def _start_build(out: Path, size: str = "1M") -> subprocess.Popen[str]:
@@ -31,14 +32,14 @@ def _start_build(out: Path, size: str = "1M") -> subprocess.Popen[str]:
 
 
 def _its_folders(build: subprocess.Popen[str], out: Path) -> list[Path]:
-    """The build's temporary sibling of ``out`` and its chunks' folder, once both exist (its first chunks made)."""
+    """The build's temporary sibling of ``out`` and its chunks' folder, once both exist and a chunk is made."""
     where = [
         (out.parent, f".{out.name}.{build.pid}."),
         (Path(handoff_dir(2) or tempfile.gettempdir()), f"arena-catalog-{build.pid}."),
     ]
     while True:
         found = [p for parent, prefix in where for p in parent.iterdir() if p.name.startswith(prefix)]
-        if len(found) == 2 and any(found[1].iterdir()):
+        if len(found) == 2 and any(p.name != LOCK for p in found[1].iterdir()):
             return found
         assert build.poll() is None, build.communicate()
         time.sleep(0.05)

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from arena.catalog.leftovers import STALE_SECONDS, clear_dead, tagged
+from arena.catalog.leftovers import STALE_SECONDS, clear_dead, hold, tagged
 
 
 def _dead_pid() -> int:
@@ -37,10 +37,18 @@ def test_only_a_gone_builds_untouched_folders_of_this_prefix_are_removed(tmp_pat
     other = _folder(tmp_path, f".cat.2.{dead}.k9j8h7g6.tmp", age=old)  # catalog "cat.2"'s, not "cat"'s
     untagged = _folder(tmp_path, ".cat.abcdefgh.tmp", age=old)  # no process id: not ours to judge
     (tmp_path / f".cat.{dead}.file0000.tmp").write_bytes(b"not a folder")
+    # a live build seen from another pid namespace (its id dead here), its index files written without touching
+    # its folders' times: its lock says it lives
+    held = _folder(tmp_path, f".cat.{dead}.lockedxx.tmp", age=old)
+    lock = hold(held)
+    os.utime(held, (time.time() - old, time.time() - old))
+    replaced = _folder(tmp_path, f".cat.{dead}.old", age=old)  # the catalog a killed build was replacing
 
-    assert clear_dead(tmp_path, ".cat.") == [gone]
-    assert not gone.exists()
-    assert all(p.exists() for p in (handoff, live, recent, other, untagged))
+    with lock:
+        assert sorted(clear_dead(tmp_path, ".cat.")) == sorted([gone, replaced])
+        assert not gone.exists() and not replaced.exists()
+        assert all(p.exists() for p in (handoff, live, recent, other, untagged, held))
+    assert clear_dead(tmp_path, ".cat.") == [held]  # its build ended without its clean-up: the lock is free
     assert clear_dead(tmp_path, "arena-catalog-") == [handoff]
     assert (tmp_path / f".cat.{dead}.file0000.tmp").is_file()
 
