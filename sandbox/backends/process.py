@@ -252,14 +252,19 @@ class ProcessSandbox:
                 os.close(seccomp_fd)
                 seccomp_fd = None
             self._running[spec.run_id] = (proc.pid, dirs)
+            begun: list[bool] = []  # the run's input written: from then on the time is the agent's
             try:
                 out, err = await asyncio.wait_for(
-                    _placed_then_input(proc, dirs, harness_input(payload)), timeout=limits.wall_seconds + 10
+                    _placed_then_input(proc, dirs, harness_input(payload), begun), timeout=limits.wall_seconds + 10
                 )
             except TimeoutError:
-                timed_out = True
                 _killpg(proc.pid)
                 out, err = await proc.communicate()
+                if not begun:  # no agent code ran: the start (or its placement) is the validator's
+                    raise OSError(
+                        f"not ready to run within {limits.wall_seconds + 10:g}s (its start and placement)"
+                    ) from None
+                timed_out = True
             return result_from_report(
                 out.decode("utf-8", errors="replace"),
                 err.decode("utf-8", errors="replace"),
@@ -287,12 +292,12 @@ class ProcessSandbox:
                 await proc.wait()
             if proc is not None:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
-            if dirs:
-                await asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.kill, dirs)
+            if dirs:  # shielded: a second cancellation leaves the removal to finish, not unqueued
+                await asyncio.shield(asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.kill, dirs))
 
 
 async def _placed_then_input(
-    proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes
+    proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes, begun: list[bool]
 ) -> tuple[bytes, bytes]:
     """The harness's ready line (its interpreter's first; it goes on with its setup, forks the agent's process and
     waits for the run's input), then the sandbox's processes placed in the run's cgroups (`cgroups.place`: the start
@@ -305,6 +310,7 @@ async def _placed_then_input(
         return first + out, err
     if dirs:
         await asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.place, proc.pid, dirs)
+    begun.append(True)
     return await proc.communicate(data)
 
 
