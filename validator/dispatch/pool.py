@@ -112,7 +112,9 @@ class RunnerPool:
     def stage_ahead(self, bundles: dict[str, Any]) -> None:
         """Bundles (sha256 -> their bytes in the object store) sent to every warm runner that neither staged them nor
         was sent them, in one call a runner (`Runner.stage`: one after the other, beside its run)."""
-        for slot in [s for s in self.slots.values() if s.warming is None]:
+        # a copy taken at once (in C, under the GIL): the event loop adds and drops slots while a race's opening
+        # thread stages ahead, and a loop over the dict itself could meet it changed
+        for slot in [s for s in list(self.slots.values()) if s.warming is None]:
             wanted = {sha: ref for sha, ref in bundles.items() if sha not in slot.staged and sha not in slot.staging}
             if wanted:
                 ref = slot.handle.stage.remote(wanted)
