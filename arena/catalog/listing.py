@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.catalog import vocab
-from arena.catalog.rng import Rng
+from arena.catalog.rng import Rng, draw_sample
 from arena.catalog.world import Leaf, Model, Shop, World, title_case
 
 #: a stream's ``random``: the next float in [0, 1)
@@ -111,20 +111,6 @@ def _noun_texts(noun: str) -> tuple[list[tuple[str, str]], list[str]]:
     return texts
 
 
-def _sample(u: Draw, seq: Sequence[Any], k: int) -> list[Any]:
-    """`Rng.sample` with the stream's ``random``: the same draws, the same items."""
-    n = len(seq)
-    if 4 * k <= n:
-        chosen: list[int] = []
-        while len(chosen) < k:
-            j = int(u() * n)
-            if j not in chosen:
-                chosen.append(j)
-        return [seq[j] for j in chosen]
-    pool = list(seq)
-    return [pool.pop(int(u() * len(pool))) for _ in range(min(k, n))]
-
-
 def _round_price(p: float, u: Draw) -> float:
     if p < 100:
         return round(max(p, 5.0), 2) if u() < 0.3 else float(max(5, round(p)))
@@ -164,7 +150,7 @@ def _listing(world: World, i: int, rng: Rng) -> Row:
         # a listing whose title promises cash on delivery offers it (no draw changes: the catalog stays the same)
         services.insert(len(services) - ("flashsale" in services), "COD")
     sold_count = 0 if u() < 0.28 else int(math.exp(u() ** 0.8 * 9.5 * (1.0 if shop.official else 0.8)))
-    short = ";".join([title, *_sample(u, vocab.HIGHLIGHTS, 2 + int(u() * 3))]) + ";"
+    short = ";".join([title, *draw_sample(u, vocab.HIGHLIGHTS, 2 + int(u() * 3))]) + ";"
     description = _description(title, model.noun, sentences, sku_values, u)
     spec.append(f"model:{title[:80]}")
     sku_text = " ".join(sku_values)
@@ -284,7 +270,7 @@ def _title(model: Model, first: tuple[str, ...], u: Draw) -> str:
         parts.extend(key_words[:3])
     if first and u() < 0.5:
         parts.append(title_case(first[int(u() * len(first))]))
-    marketing = _sample(u, vocab.MARKETING, int(u() * 4))
+    marketing = draw_sample(u, vocab.MARKETING, int(u() * 4))
     if u() < 0.5:
         parts = marketing[:1] + parts + marketing[1:]
     else:
