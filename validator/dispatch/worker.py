@@ -248,15 +248,16 @@ def warm(catalog_digest: str, backend: str, image: str | None, upstream: Upstrea
     imported and started (`ready_run_path`), the catalog and sandbox opened, the gateway served; `hold` seconds kept
     busy after, so that the warm-ups of one node's slots land in as many processes. A worker that cannot take runs
     says why in `refused`."""
+    ready_run_path()  # outside the setup lock: it waits on the runs' loop, where an attempt may wait for the lock
     node_id, host = _here()
     state = _host()
-    try:
-        state.open_catalog(catalog_digest, node_id, host)
-        state.open_sandbox(backend, image, node_id, host)
-    except Refused as exc:
-        return WorkerReply(node_id, host, refused=str(exc))
-    state.serve(upstream)
-    ready_run_path()
+    with _SETUP:
+        try:
+            state.open_catalog(catalog_digest, node_id, host)
+            state.open_sandbox(backend, image, node_id, host)
+        except Refused as exc:
+            return WorkerReply(node_id, host, refused=str(exc))
+        state.serve(upstream)
     gc.freeze()  # what the process holds for good (imports, catalog) out of the collector's way: no run pays for it
     time.sleep(hold)
     return WorkerReply(node_id, host, facts={"pid": os.getpid(), "work": str(state.work)})
@@ -286,8 +287,7 @@ class Runner:
         """`warm`, and what this runner holds: the run ids it is running or has a reply for (`facts['held']`), and
         of those the ones still running (`facts['running']`)."""
         self.last = time.monotonic()
-        with _SETUP:
-            reply = warm(catalog_digest, backend, image, upstream)
+        reply = warm(catalog_digest, backend, image, upstream)
         reply.facts["held"] = self.held()
         with self.lock:
             reply.facts["running"] = sorted(r for r, held in self.runs.items() if not held.done.is_set())
