@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,10 +49,20 @@ def _main() -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # our commands print their own one-line outcomes
 
 
-def _made_since(out_dir: Path, started: float) -> Callable[[], bool]:
-    """Whether a catalog was put at ``out_dir`` since ``started`` (its manifest is written last, then moved in)."""
+def _made_since(out_dir: Path) -> Callable[[], bool]:
+    """Whether a catalog was put at ``out_dir`` from now on: its manifest (written last, then moved in with the
+    folder) is another file than the one there now, if any."""
     manifest = out_dir / "catalog.json"
-    return lambda: manifest.is_file() and manifest.stat().st_mtime >= started - 0.05  # the file system's coarser clock
+
+    def identity() -> tuple[int, int, int] | None:
+        try:
+            st = manifest.stat()
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino, st.st_mtime_ns
+
+    before = identity()
+    return lambda: identity() not in (None, before)
 
 
 def _open_catalog(path: Path) -> Any:
@@ -89,7 +98,7 @@ def catalog_build(
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
     check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
-    with terminate_cleanly("the catalog", _made_since(out_dir, time.time())), progress_bar() as progress:
+    with terminate_cleanly("the catalog", _made_since(out_dir)), progress_bar() as progress:
         task = progress.add_task("generating + indexing", total=n, rate="")
         try:
             report = build_catalog(
@@ -120,7 +129,7 @@ def catalog_load(
     if not file.is_file():
         fail(f"{file} does not exist; pass a documents.jsonl or documents.jsonl.gz file")
     check_writable(out_dir.parent, "--out")  # the catalog is built in a temporary folder beside it
-    with terminate_cleanly("the catalog", _made_since(out_dir, time.time())), progress_bar() as progress:
+    with terminate_cleanly("the catalog", _made_since(out_dir)), progress_bar() as progress:
         task = progress.add_task("loading", total=file.stat().st_size, rate="bytes")
         try:
             report = load_catalog(

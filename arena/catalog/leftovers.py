@@ -29,9 +29,10 @@ STALE_SECONDS = 60.0
 #: the file in a build's temporary folder that the build holds locked while it lives
 LOCK = ".lock"
 
-#: what follows the prefix in a tagged folder's name: the process id, the temporary name's random part (`tempfile`'s
-#: letters) and the writer's suffix; another catalog's folder (``cat.2`` beside ``cat``) does not match
-_TAIL = re.compile(r"(\d+)\.[a-z0-9_]+(?:\.tmp)?")
+#: what follows the prefix in a tagged folder's name: the process id, then the temporary name's random part
+#: (`tempfile`'s 8 letters) and the writer's suffix, or ``old`` (the catalog being replaced); another catalog's folder
+#: (``cat.2`` beside ``cat``) or a user's (``.cat.20241206.bak``) does not match
+_TAIL = re.compile(r"(\d+)\.(?:[a-z0-9_]{8}(?:\.tmp)?|old)")
 
 
 def tagged(prefix: str) -> str:
@@ -47,14 +48,36 @@ def hold(folder: str | os.PathLike[str]) -> IO[bytes]:
 
 
 def clear_dead(parent: str | os.PathLike[str], prefix: str, *, now: float | None = None) -> list[Path]:
-    """Remove the folders in ``parent`` named ``tagged(prefix)`` by a process that is gone and untouched for
-    `STALE_SECONDS`; returns them. Anything else (another name, a live process, a recent write) is left."""
+    """Remove the folders in ``parent`` named ``tagged(prefix)`` by a process that is gone, whose lock is free and
+    that are untouched for `STALE_SECONDS`; returns them. Anything else (another name, a live build) is left."""
+    removed = []
+    for path, pid in _dead(parent, prefix, now):
+        shutil.rmtree(path, ignore_errors=True)
+        log.info("catalog.leftover_removed", path=str(path), pid=pid)
+        removed.append(path)
+    return removed
+
+
+def restore_replaced(out: Path) -> Path | None:
+    """Where ``out`` is missing and a dead build had moved the catalog there aside to replace it (killed between its
+    two renames), that catalog goes back to ``out``; returns where it was."""
+    if out.exists():
+        return None
+    for path, pid in _dead(out.parent, f".{out.name}."):
+        if path.name.endswith(".old"):
+            path.rename(out)
+            log.warning("catalog.replaced_restored", path=str(out), moved_from=str(path), pid=pid)
+            return path
+    return None
+
+
+def _dead(parent: str | os.PathLike[str], prefix: str, now: float | None = None) -> list[tuple[Path, int]]:
     try:
         entries = list(os.scandir(parent))
     except OSError:
         return []
     now = time.time() if now is None else now
-    removed = []
+    found = []
     for entry in entries:
         if not entry.name.startswith(prefix) or not entry.is_dir(follow_symlinks=False):
             continue
@@ -66,10 +89,8 @@ def clear_dead(parent: str | os.PathLike[str], prefix: str, *, now: float | None
                 continue
         except OSError:  # gone meanwhile
             continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        log.info("catalog.leftover_removed", path=entry.path, pid=pid)
-        removed.append(Path(entry.path))
-    return removed
+        found.append((Path(entry.path), pid))
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -24,7 +24,7 @@ from arena.catalog.index import (
     _web_schema,
     product_schema,
 )
-from arena.catalog.leftovers import LOCK, clear_dead, hold, tagged
+from arena.catalog.leftovers import LOCK, clear_dead, hold, restore_replaced, tagged
 from arena.catalog.models import Product, WebPage
 
 
@@ -65,6 +65,7 @@ class CatalogWriter:
 
     def __init__(self, out: str | os.PathLike[str], *, overwrite: bool = False, heap_bytes: int = 1_000_000_000):
         self.out = Path(out)
+        restore_replaced(self.out)  # a killed build's swap undone first: the checks below see the catalog there
         if self.out.exists() and not overwrite:
             raise CatalogError(f"{self.out} already exists; choose another --out or pass --force to replace it")
         if self.out.exists() and not (self.out / MANIFEST).is_file():
