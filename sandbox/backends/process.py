@@ -33,9 +33,11 @@ from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 NOBODY = 65534
 
 #: a process's first move into a cgroup after a quiet moment waits for the kernel's RCU grace period (7-18 ms here,
-#: docs/validator.md): placing a run's processes and removing its cgroups run here, off the event loop, where the
-#: other runs' tool calls would wait on them
-_CGROUP_CALLS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cgroups")
+#: docs/validator.md): placing a run's processes and removing its cgroups run in threads, off the event loop, where
+#: the other runs' tool calls would wait on them; apart, so that a removal (up to 1 s where processes linger) never
+#: holds up a placement, whose wait is the next run's time
+_PLACING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cgroups-place")
+_REMOVING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cgroups-remove")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -293,7 +295,7 @@ class ProcessSandbox:
             if proc is not None:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
             if dirs:  # shielded: a second cancellation leaves the removal to finish, not unqueued
-                await asyncio.shield(asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.kill, dirs))
+                await asyncio.shield(asyncio.get_running_loop().run_in_executor(_REMOVING, cgroups.kill, dirs))
 
 
 async def _placed_then_input(
@@ -309,7 +311,7 @@ async def _placed_then_input(
         out, err = await proc.communicate(b"")
         return first + out, err
     if dirs:
-        await asyncio.get_running_loop().run_in_executor(_CGROUP_CALLS, cgroups.place, proc.pid, dirs)
+        await asyncio.get_running_loop().run_in_executor(_PLACING, cgroups.place, proc.pid, dirs)
     begun.append(True)
     return await proc.communicate(data)
 
