@@ -71,8 +71,10 @@ def test_a_pass_frees_what_nothing_needs_and_spares_a_running_race(inputs: Any, 
         store.upsert_miners(setup.chain.metagraph().neurons)
         hk = {name: w.hotkey.ss58_address for name, w in setup.miners.items()}
         old = place_submission(store, data_dir, hk["upgrader"], slow_agent(tmp_path / "a1", "v1", 0.0), block=10)
-        new = place_submission(store, data_dir, hk["upgrader"], slow_agent(tmp_path / "a2", "v2", 12.0), block=20)
-        raced = place_submission(store, data_dir, hk["racer"], slow_agent(tmp_path / "r1", "r1", 12.0), block=10)
+        # a run of either stays in its sandbox 30 s: the janitor's pass below must fall within one (12 s was short
+        # of a pass under CI's load: the run ended during it)
+        new = place_submission(store, data_dir, hk["upgrader"], slow_agent(tmp_path / "a2", "v2", 30.0), block=20)
+        raced = place_submission(store, data_dir, hk["racer"], slow_agent(tmp_path / "r1", "r1", 30.0), block=10)
         backdate(data_dir / "bundles")
         settings = settings_for(data_dir, log_file=log_file, retention_log_mb=0.001, retention_log_keep=2)
         arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, concurrency=1)
