@@ -218,6 +218,30 @@ class ProcessSandbox:
             "killed": seccomp.killed() if self.seccomp else [],
         }
 
+    def _creation(self, spec: SandboxSpec, seccomp_fd: int | None) -> asyncio.Future[asyncio.subprocess.Process]:
+        """The sandbox's process being created (sh, setpriv, bwrap, the harness), as a task of its own (`_created`)."""
+        limits = spec.limits
+        # no LANG: setpriv would load a locale at every start (bwrap sets the sandbox's own environment)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        # the rlimits by sh, lowered for itself before it becomes the sandbox (lowering another process's needs
+        # CAP_SYS_RESOURCE, which a node in a container may lack); the cgroups once the harness is ready
+        script = f'ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
+        return asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                "/bin/sh",
+                "-c",
+                script,
+                "sh",
+                *self._command(spec, seccomp_fd),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+            )
+        )
+
     async def run(self, spec: SandboxSpec) -> SandboxResult:
         started = time.monotonic()
         limits = spec.limits
@@ -232,24 +256,13 @@ class ProcessSandbox:
                 cgroups.setup(dirs, spec)
             if self.seccomp:
                 seccomp_fd = seccomp.bpf_fd()
-            # no LANG: setpriv would load a locale at every start (bwrap sets the sandbox's own environment)
-            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-            # the rlimits by sh, lowered for itself before it becomes the sandbox (lowering another process's needs
-            # CAP_SYS_RESOURCE, which a node in a container may lack); the cgroups once the harness is ready
-            script = f'ulimit -n {limits.open_files}; ulimit -c 0; exec "$@"'
-            proc = await asyncio.create_subprocess_exec(
-                "/bin/sh",
-                "-c",
-                script,
-                "sh",
-                *self._command(spec, seccomp_fd),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                start_new_session=True,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-            )
+            creating = self._creation(spec, seccomp_fd)
+            try:
+                proc = await asyncio.shield(creating)
+            except asyncio.CancelledError:  # the creation finishes first (`_created`), then the clean-up ends it
+                with suppress(Exception):
+                    proc = await _created(creating)
+                raise
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
                 seccomp_fd = None
@@ -296,6 +309,19 @@ class ProcessSandbox:
                 _killpg(proc.pid)  # a daemon left in the session dies with the run
             if dirs:  # shielded: a second cancellation leaves the removal to finish, not unqueued
                 await asyncio.shield(asyncio.get_running_loop().run_in_executor(_REMOVING, cgroups.kill, dirs))
+
+
+async def _created(creating: asyncio.Future[asyncio.subprocess.Process]) -> asyncio.subprocess.Process:
+    """The sandbox's process once its creation is done, whatever cancels the run meanwhile. asyncio cancelled while
+    it connects a new process's pipes closes what it made and waits for that process's end with pipes it never
+    connected, which can be for ever (a node that would not stop, its drain waiting on that run); and the seccomp
+    profile's descriptor must stay open until the process has it."""
+    while True:
+        try:
+            return await asyncio.shield(creating)
+        except asyncio.CancelledError:
+            if creating.done():
+                return creating.result()
 
 
 async def _placed_then_input(
