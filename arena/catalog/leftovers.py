@@ -2,8 +2,9 @@
 
 A build names its temporary folders with its process id (`tagged`): the catalog's sibling it is written in (and the
 catalog it replaces, on its way out), and the folder its generator workers leave their chunks in; it holds a lock on a
-file in each while it lives (`hold`). The next build clears (`clear_dead`) those whose process is gone, whose lock
-nobody holds, and that nothing has changed for a minute: the lock covers a folder shared with another pid namespace,
+file in each while it lives (`hold`). The next build clears (`clear_dead`) those whose process is gone (or whose id
+a process started after the lock was taken now has), whose lock nobody holds (`arena.owner`), and that nothing has
+changed for a minute: the lock covers a folder shared with another pid namespace,
 whose live process ids this one cannot see (tantivy writes a build's index files without touching its folders' times
 until the end), the minute the moment between a folder's making and its lock. SIGTERM and Ctrl-C end a build through
 its clean-up, so only what a kill left is found here.
@@ -11,7 +12,6 @@ its clean-up, so only what a kill left is found here.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import shutil
@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from arena import owner
 from arena.log import get_logger
 
 log = get_logger("arena.catalog")
@@ -42,8 +43,9 @@ def tagged(prefix: str) -> str:
 
 def hold(folder: str | os.PathLike[str]) -> IO[bytes]:
     """Lock ``folder``'s `LOCK` file for as long as the returned file stays open (or its process lives)."""
-    fh = open(Path(folder) / LOCK, "wb")  # noqa: SIM115 - held open for the build's life
-    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fh = owner.claim(Path(folder) / LOCK)
+    if fh is None:
+        raise BlockingIOError(f"{folder} is held by another build")
     return fh
 
 
@@ -82,7 +84,7 @@ def _dead(parent: str | os.PathLike[str], prefix: str, now: float | None = None)
         if not entry.name.startswith(prefix) or not entry.is_dir(follow_symlinks=False):
             continue
         tail = _TAIL.fullmatch(entry.name[len(prefix) :])
-        if tail is None or _alive(pid := int(tail.group(1))) or _held(entry.path):
+        if tail is None or not _gone(pid := int(tail.group(1)), entry.path):
             continue
         try:
             if now - _last_write(entry.path) < STALE_SECONDS:
@@ -93,28 +95,16 @@ def _dead(parent: str | os.PathLike[str], prefix: str, now: float | None = None)
     return found
 
 
-def _alive(pid: int) -> bool:
+def _gone(pid: int, path: str) -> bool:
+    """Whether the build that made the folder at ``path`` is gone: its lock is free and its process no longer runs,
+    or runs a process started after the build took its lock (the id reused). With no lock file (the catalog being
+    replaced, the moment before the lock) a process of that id keeps the folder."""
+    lock = os.path.join(path, LOCK)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: alive
-        return True
-    return True
-
-
-def _held(path: str) -> bool:
-    try:
-        fh = open(os.path.join(path, LOCK), "rb")  # noqa: SIM115 - closed below
-    except OSError:  # no lock file (yet, or no longer): the folder's times decide
-        return False
-    with fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(fh, fcntl.LOCK_UN)
-    return False
+        locked_at: float | None = os.stat(lock).st_mtime
+    except OSError:
+        locked_at = None
+    return owner.gone(pid, since=locked_at) and not owner.held(lock)
 
 
 def _last_write(path: str) -> float:

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from arena import owner
 from validator.corpus.options import CorpusError
 
 _SCHEMA = """
@@ -40,19 +41,14 @@ class Workspace:
         self.resumed = False
 
     def open(self) -> Workspace:
-        import fcntl
-
         self.path.mkdir(parents=True, exist_ok=True)
-        self._lock_fh = open(self.path / "lock", "w")  # noqa: SIM115 - held for the export's whole life
-        try:
-            fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lock_fh.close()
-            self._lock_fh = None
+        self._lock_fh = owner.claim(self.path / "lock")  # held for the export's whole life
+        if self._lock_fh is None:
             raise CorpusError(
                 f"another export is writing {self.out} (its workspace {self.path} is locked); wait "
                 "for it or choose another --out"
-            ) from None
+            )
+        os.utime(self.path / "lock")  # in use again: the janitor's `corpus_days` count from now
         db_path = self.path / "work.sqlite"
         if db_path.exists():
             db = sqlite3.connect(db_path)

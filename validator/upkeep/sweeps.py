@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import owner
 from validator.upkeep.removal import discard, finish, size_of
 
 DAY = 86400.0
@@ -126,8 +127,6 @@ def staged(grounds: Grounds) -> Freed:
 def dead_work(grounds: Grounds) -> Freed:
     """Work folders of nodes that are gone (their owner's pid no longer runs, or runs a later process): the gateway
     socket, staged agents and runtime files a killed node left in the temp folder. This node's own is never one."""
-    import psutil
-
     freed = Freed("dead nodes' work folders")
     for entry in sorted(grounds.temp.glob(f"{WORK_PREFIX}*")):
         if entry == grounds.work or not entry.is_dir():
@@ -137,11 +136,7 @@ def dead_work(grounds: Grounds) -> Freed:
             made = (entry / OWNER_FILE).stat().st_mtime
         except (OSError, ValueError):
             continue  # no owner recorded: not a folder this code made, left alone
-        try:
-            alive = psutil.Process(pid).create_time() <= made + 1
-        except psutil.Error:
-            alive = False
-        if not alive:
+        if owner.gone(pid, since=made):
             _remove(grounds, freed, entry)
     return freed
 
@@ -194,8 +189,6 @@ def images(grounds: Grounds) -> Freed:
 def corpus_workspaces(grounds: Grounds) -> Freed:
     """Workspaces of corpus exports under <data-dir> (`.<out>.partial`, one level down at most) untouched for
     `corpus_days` and held by no export (its lock is free): an export interrupted and never resumed."""
-    import fcntl
-
     freed = Freed("corpus workspaces")
     roots = (
         [grounds.data_dir, *(p for p in grounds.data_dir.iterdir() if p.is_dir())] if grounds.data_dir.is_dir() else []
@@ -208,11 +201,10 @@ def corpus_workspaces(grounds: Grounds) -> Freed:
                 continue
             if max(m.stat().st_mtime for m in marks if m.exists()) > cutoff:
                 continue
-            with open(entry / "lock", "a") as lock:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except OSError:
-                    continue  # an export holds it
+            lock = owner.claim(entry / "lock")
+            if lock is None:
+                continue  # an export holds it
+            with lock:
                 _remove(grounds, freed, entry)
     return freed
 
