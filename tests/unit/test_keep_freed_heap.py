@@ -3,11 +3,12 @@ it back to the system and faulting it in again (counted in page faults, not time
 
 from __future__ import annotations
 
-import platform
 import subprocess
 import sys
 
 import pytest
+
+from arena.gcpause import glibc
 
 # batches of 4,000 1.4 kB byte strings (larger than Python's small-object allocator takes, so from malloc), each
 # batch freed before the next is made; prints the page faults of the batches after the first
@@ -32,7 +33,7 @@ def _faults(mode: str) -> tuple[str, int]:
 
 
 @pytest.mark.slow  # fresh interpreters: the test process's own heap is left as it is
-@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+@pytest.mark.skipif(glibc() is None, reason="mallopt is glibc's")
 def test_a_freed_batch_is_reused_not_faulted_back_in() -> None:
     kept, kept_faults = _faults("keep")
     _, default_faults = _faults("default")

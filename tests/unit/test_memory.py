@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.gcpause import glibc
 from validator.upkeep import memory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(memory._glibc() is None, reason="the C library is not glibc (nothing to cap or trim)")
+pytestmark = pytest.mark.skipif(glibc() is None, reason="the C library is not glibc (nothing to cap or trim)")
 
 # Eight threads, each allocating while the others still hold their blocks (a barrier), then counts glibc's thread
 # arenas: their heaps are 64 MiB-aligned anonymous mappings, read-write, the rest of the 64 MiB no-access.

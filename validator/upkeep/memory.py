@@ -11,29 +11,12 @@ each race closes. Where the C library is not glibc (musl, macOS) both do nothing
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import os
-from typing import Any
+
+from arena.gcpause import glibc
 
 ARENAS = 2  # the node's malloc arenas: the main one and one its threads share (the node's work is under the GIL)
 M_ARENA_MAX = -8  # glibc's malloc.h
-
-
-@functools.cache
-def _glibc() -> Any:
-    """The process's C library when it is glibc (it has `gnu_get_libc_version` and `malloc_trim`), else None."""
-    try:
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return None
-    if not all(hasattr(libc, name) for name in ("gnu_get_libc_version", "mallopt", "malloc_trim")):
-        return None
-    libc.mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    libc.mallopt.restype = ctypes.c_int
-    libc.malloc_trim.argtypes = (ctypes.c_size_t,)
-    libc.malloc_trim.restype = ctypes.c_int
-    return libc
 
 
 def limit_arenas(arenas: int = ARENAS) -> int | None:
@@ -44,7 +27,7 @@ def limit_arenas(arenas: int = ARENAS) -> int | None:
         raise ValueError(f"arenas must be at least 1, got {arenas}")
     if os.environ.get("MALLOC_ARENA_MAX") or "arena_max" in os.environ.get("GLIBC_TUNABLES", ""):
         return None
-    libc = _glibc()
+    libc = glibc()
     if libc is None or libc.mallopt(M_ARENA_MAX, arenas) != 1:
         return None
     return arenas
@@ -53,7 +36,7 @@ def limit_arenas(arenas: int = ARENAS) -> int | None:
 def trim() -> int | None:
     """Give the free pages of every malloc arena back to the kernel. Returns the resident bytes freed (what the
     process's RSS dropped by), or None where the C library is not glibc."""
-    libc = _glibc()
+    libc = glibc()
     if libc is None:
         return None
     before = _rss()
