@@ -8,6 +8,9 @@ that cannot be unpacked) is final with its code."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -22,6 +25,7 @@ from arena.problems.pack import load_pack
 from demo.agents import MINER_TEMPLATE, write_template
 from sandbox.backends import Limits
 from sandbox.backends.process import ProcessSandbox
+from sandbox.env import sandbox_python
 from sandbox.gateway import Budgets, Gateway, Upstream
 from tests.support.llm_agents import CATCH, LET_THROUGH, MODEL, llm_agent
 from tests.support.node import open_store
@@ -56,6 +60,7 @@ def make_arena(
     gateway: Gateway | None = None,
     budgets: Budgets | None = None,
     log: Any = None,
+    sandbox: ProcessSandbox | None = None,
     **config: Any,
 ) -> Arena:
     """The node's race machinery on the test's pack; `config` overrides the test defaults of ArenaConfig."""
@@ -76,7 +81,7 @@ def make_arena(
         wallet=wallet,
         pack=pack,
         catalog=catalog,
-        sandbox=ProcessSandbox("bwrap"),
+        sandbox=sandbox or ProcessSandbox("bwrap"),
         config=ArenaConfig(data_dir=data_dir, **settings),
         gateway=gateway or Gateway(catalog),
         log=log,
@@ -272,6 +277,51 @@ def test_no_answer_a_spent_budget_and_an_invalid_bundle_are_the_agents_and_final
     results = {r.hotkey: r for r in store.race_results(race_id)}
     assert all(results[hotkeys[n]].score == 0.0 and results[hotkeys[n]].errored == 3 for n in names)
     store.close()
+
+
+def test_a_sandbox_not_ready_by_the_deadline_is_the_nodes_fault_2001_and_retried(inputs: Any, tmp_path: Path) -> None:
+    """The deadline passes before the run's input is written (the sandbox's start held up): no agent code ran, so it
+    is the node's sandbox failing, retried, not the agent's timeout (1003). Held up by a real cause: the agents'
+    Python on a filesystem whose reads hang, as a hung mount's do (its pyvenv.cfg a FIFO nobody writes), so its
+    interpreter waits at its first read, before the harness's ready line, however long the deadline."""
+    venv = Path(tempfile.mkdtemp(prefix="shoparena-hung-python-"))  # readable by the sandbox's user (nobody)
+    try:
+        venv.chmod(0o755)
+        (venv / "bin").mkdir(mode=0o755)
+        (venv / "bin" / "python").symlink_to(os.path.realpath(sandbox_python()))  # under /usr: seen inside
+        os.mkfifo(venv / "pyvenv.cfg", 0o644)
+        setup = make_chain(tmp_path, ["held-up"])
+        store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+        data_dir = tmp_path / "node"
+        store.upsert_miners(setup.chain.metagraph().neurons)
+        agent = plain_agent(tmp_path / "a" / "held-up", NO_ANSWER_AGENT)
+        place_submission(store, data_dir, setup.miners["held-up"].hotkey.ss58_address, agent, block=10)
+        sandbox = ProcessSandbox("bwrap", python=str(venv / "bin" / "python"))
+        arena = make_arena(
+            store, setup.chain, setup.validators[0], inputs, data_dir, sandbox=sandbox, limits=Limits(wall_seconds=1)
+        )
+        arena.start()
+        try:
+            race_id = arena.open_race()
+            assert race_id is not None
+            asyncio.run(arena.dispatch())
+        finally:
+            arena.stop()
+        runs = store.runs(race_id=race_id)
+        assert len(runs) == 3
+        for run in runs:
+            assert (run.status, run.error_code, run.blame, run.attempt) == (
+                "pending",
+                blame.SANDBOX_FAILED,
+                "validator",
+                1,
+            )
+            assert "not ready to run within 11s" in (run.error or ""), run.error
+            assert [a["code"] for a in run.sandbox["attempts"]] == [blame.SANDBOX_FAILED]
+            assert store.score(run.run_id) is None  # nothing scored, no zero recorded
+        store.close()
+    finally:
+        shutil.rmtree(venv)
 
 
 def test_every_code_has_one_entry_and_the_store_takes_blame_from_it() -> None:
