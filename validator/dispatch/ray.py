@@ -33,6 +33,7 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,9 @@ class RayDispatcher:
         self.upstream = upstream or Upstream()
         self.cpus_per_run, self.memory_mb, self.grace = cpus_per_run, memory_mb, grace
         self.refused: dict[str, str] = {}  # node id -> why it refused (it gets no more runs)
-        self._bundles: dict[str, Any] = {}  # sha256 -> the bundle's bytes in the object store
+        #: sha256 -> the bundle's bytes in the object store (their ref), once put; being put until then
+        self._bundles: dict[str, Future[Any]] = {}
+        self._putting = threading.Lock()  # the race opening's thread and the event loop both ask (`bundle_ref`)
         self._ahead = threading.Lock()  # `prepare` may come from the race opening's thread
         self.last_facts: dict[str, Any] = {}
         self.pool = RunnerPool(
@@ -164,16 +167,26 @@ class RayDispatcher:
         self._refresh()
         return len(self.pool.free())
 
-    def _bundle(self, sha256: str, agent_dir: Path, packed: Path | None) -> Any:
-        """The bundle, put once in the object store for the workers: its bytes as committed, else packed (0.1 s)."""
-        if sha256 not in self._bundles:
-            from sandbox.bundle import pack_dir
-
-            data = packed.read_bytes() if packed is not None and packed.is_file() else b""
-            if hashlib.sha256(data).hexdigest() != sha256:
-                data = pack_dir(agent_dir).data
-            self._bundles[sha256] = self.ray.put(data)
-        return self._bundles[sha256]
+    def bundle_ref(self, sha256: str, agent_dir: Path, packed: Path | None) -> Any:
+        """The bundle's ref in the object store for the workers, put once: the first to ask (the race opening's
+        thread staging ahead, or a run on the event loop) puts its bytes as committed, else packed (0.1 s); whoever
+        asks meanwhile waits for that put. A put that fails is not kept: its error goes to all who waited, and the
+        next to ask tries again."""
+        with self._putting:
+            put = self._bundles.get(sha256)
+            first = put is None
+            if put is None:
+                put = self._bundles[sha256] = Future()
+        if first:
+            try:
+                put.set_result(self.ray.put(_bundle_bytes(sha256, agent_dir, packed)))
+            except BaseException as exc:
+                with self._putting:
+                    if self._bundles.get(sha256) is put:
+                        del self._bundles[sha256]
+                put.set_exception(exc)
+                raise
+        return put.result()
 
     def prepare(self, bundles: Sequence[AgentBundle]) -> None:
         """Every agent put in the object store (once) and sent to each warm runner that has not had it, to stage now
@@ -185,7 +198,7 @@ class RayDispatcher:
         refs = {}
         for agent in bundles:
             try:
-                refs[agent.sha256] = self._bundle(agent.sha256, agent.folder, agent.packed)
+                refs[agent.sha256] = self.bundle_ref(agent.sha256, agent.folder, agent.packed)
             except (BundleError, OSError):  # its run finds it so, and is blamed for it as ever
                 continue
         with self._ahead:
@@ -226,7 +239,7 @@ class RayDispatcher:
             with self._ahead:
                 self.pool.staged_ahead(slot)
             # boxed: Ray hands the runner the ref, which it fetches only if it has not staged the agent (ahead)
-            bundle = None if sha256 in slot.staged else [self._bundle(sha256, attempt.agent_dir, attempt.packed)]
+            bundle = None if sha256 in slot.staged else [self.bundle_ref(sha256, attempt.agent_dir, attempt.packed)]
         except BaseException:
             slot.busy.discard(run_id)
             raise
@@ -325,7 +338,18 @@ class RayDispatcher:
         """The node stops cleanly: its idle runners end (their slots free for other work); those holding a run
         stay for the next start."""
         self.pool.close()
-        self._bundles.clear()
+        with self._putting:
+            self._bundles.clear()
+
+
+def _bundle_bytes(sha256: str, agent_dir: Path, packed: Path | None) -> bytes:
+    """The bundle's bytes as committed (``packed``) where they are there and whole, else ``agent_dir`` packed."""
+    from sandbox.bundle import pack_dir
+
+    data = packed.read_bytes() if packed is not None and packed.is_file() else b""
+    if hashlib.sha256(data).hexdigest() != sha256:
+        data = pack_dir(agent_dir).data
+    return data
 
 
 def _reachable(address: str, timeout: float = 5.0) -> None:
