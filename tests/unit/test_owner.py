@@ -20,6 +20,8 @@ from validator.corpus.options import CorpusError
 from validator.corpus.workspace import Workspace
 from validator.upkeep.sweeps import OWNER_FILE, WORK_PREFIX, Grounds, Retention, corpus_workspaces, dead_work
 
+pytestmark = pytest.mark.slow  # lock holders in fresh interpreters
+
 _HOLDER = """
 import fcntl, sys
 fh = open(sys.argv[1], "ab")
