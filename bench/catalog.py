@@ -43,8 +43,9 @@ thread a product against about 10 for `Document.from_dict` and `add_document`; m
 about 0.8 us of a worker's. tantivy-py 0.27 has no setting for the doc store's compression.
 
 Compiling the unchanged generator with mypyc made the same products in about 28% less CPU (83 against 116 us, the
-same 30 chunks back to back, collector on); not done: a C compiler and mypy at install, and a compiled module that
-could go stale.
+same 30 chunks back to back, collector on). It is done now where a C compiler is (`arena.catalog.native`, built by
+scripts/setup for exactly the sources at hand, pure Python otherwise; docs/operator.md section 1); the first line
+printed and each JSON row's `generator` say which one ran.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ import tantivy
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.catalog import Catalog, CatalogError, SearchFilters  # noqa: E402
+from arena.catalog import Catalog, CatalogError, SearchFilters, native  # noqa: E402
 from arena.catalog.models import SERVICES  # noqa: E402
 from arena.cliutil import parse_size  # noqa: E402
 from arena.gcpause import paused_gc  # noqa: E402
@@ -299,8 +300,8 @@ def main() -> None:
         "--json",
         type=Path,
         metavar="FILE",
-        help="write the rows to FILE as JSON (each: size, build_seconds, p95_ms (find_product), every column and the "
-        "products index's segments)",
+        help="write the rows to FILE as JSON (each: size, build_seconds, p95_ms (find_product), every column, the "
+        "products index's segments and whether the generator ran compiled or as pure Python)",
     )
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -309,6 +310,9 @@ def main() -> None:
         f"{'size':>9} {'build s':>8} {'CPU s':>7} {'index MB':>9} {'peak MB':>8} | {'tool p50':>8} {'p95':>6} "
         f"{'p99':>6} | {'raw p50':>7} {'p95':>6} {'p99':>6} | {'ratio p50':>9} {'p95':>5}"
     )
+    # the build's child process imports the same sources with the same environment: compiled there as here
+    generator = "compiled" if native.compiled() else "pure Python"
+    print(f"generator: {generator} (docs/operator.md section 1)")
     print(header)
     print("-" * len(header))
     if args.catalog is not None:
@@ -325,7 +329,7 @@ def main() -> None:
         out = args.workdir / f"catalog-{size}"
         b = build(size, out, args.seed)
         q = query_bench(out, args.queries, args.seed)
-        row = {"size": size, "build_seconds": b["seconds"], "p95_ms": q["tool_p95"], **b, **q}
+        row = {"size": size, "build_seconds": b["seconds"], "p95_ms": q["tool_p95"], "generator": generator, **b, **q}
         if args.phases:
             with paused_gc():  # as a build runs its generator and builder
                 row["phases"] = phases(size, args.seed)

@@ -1,6 +1,10 @@
 """The product catalog: ShoppingBench document model, seeded generator, JSONL loader and tantivy search index."""
 
-from arena.catalog.index import Catalog, CatalogError, SearchFilters, SearchHit
-from arena.catalog.models import SERVICES, Product, WebPage
+from arena.catalog import native
+
+native.install()  # the generator compiled with mypyc, where built for exactly these sources (before it is imported)
+
+from arena.catalog.index import Catalog, CatalogError, SearchFilters, SearchHit  # noqa: E402
+from arena.catalog.models import SERVICES, Product, WebPage  # noqa: E402
 
 __all__ = ["SERVICES", "Catalog", "CatalogError", "Product", "SearchFilters", "SearchHit", "WebPage"]

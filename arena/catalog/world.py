@@ -300,7 +300,7 @@ class World:
         self._models[key] = model
 
 
-def validate_seed_size(seed: int, size: int) -> None:
+def validate_seed_size(seed: object, size: object) -> None:
     """Raise ValueError with a one-line reason for an impossible seed or size."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")

@@ -1,0 +1,110 @@
+"""The catalog generator compiled with mypyc, used only when it was compiled from exactly the sources at hand.
+
+`python -m arena.catalog.native build` (run by scripts/setup) compiles `COMPILED` into a folder outside the source
+tree, named by `source_key`: a SHA-256 of their sources (and of `KEYED`, whose types they are compiled against) and
+of the interpreter. `install` (called by ``arena/catalog/__init__.py``, before any of them is imported) puts a finder
+first on ``sys.meta_path`` that loads them from that folder when it is complete, and does nothing otherwise: an edited
+source has another key, so it runs as pure Python until the next build. The pure-Python modules are the reference;
+the compiled ones give the same bytes (tests/unit/test_native.py). ``ARENA_CATALOG_PURE=1`` forces pure Python;
+``ARENA_NATIVE_DIR`` moves the folder of builds. Worker processes forked by a build inherit the loaded modules.
+docs/operator.md, section 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import sysconfig
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+PACKAGE = "arena.catalog"
+#: the modules compiled, as one mypyc group (calls between them are native)
+COMPILED = ("rng", "vocab", "world", "listing", "generator")
+#: modules the compiled ones import and are type-checked against: an edit of theirs also calls for a new build
+KEYED = ("taxonomy",)
+PURE_ENV = "ARENA_CATALOG_PURE"
+DIR_ENV = "ARENA_NATIVE_DIR"
+DONE = "complete"  # written last into a build's folder
+SOURCES = Path(__file__).resolve().parents[1]  # arena/catalog
+
+
+def source_key(sources: Path = SOURCES) -> str:
+    """SHA-256 of the interpreter's extension ABI, then of each module's name and bytes."""
+    h = hashlib.sha256(f"{sys.version}\0{sysconfig.get_config_var('EXT_SUFFIX')}\0".encode())
+    for name in COMPILED + KEYED:
+        h.update(f"{name}\0".encode())
+        h.update((sources / f"{name}.py").read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def builds_root() -> Path:
+    """Where builds live: ``ARENA_NATIVE_DIR``, else beside the interpreter's packages (the project's .venv)."""
+    configured = os.environ.get(DIR_ENV)
+    return Path(configured) if configured else Path(sys.prefix) / "shoparena-native"
+
+
+def group_name(key: str) -> str:
+    """mypyc's group of the build: its shared library is the top-level module ``<group>__mypyc``."""
+    return f"shoparena_catalog_{key[:16]}"
+
+
+def forced_pure() -> bool:
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the compiled modules (and their group's library) in the build for the sources at hand, if complete."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, Path] | None = None
+
+    def files(self) -> dict[str, Path]:
+        if self._files is None:
+            self._files = {}
+            try:
+                key = source_key()
+            except OSError:  # a source not there to key (an install without them): pure Python
+                return self._files
+            folder = builds_root() / key[:32]
+            if (folder / DONE).is_file():
+                suffix = sysconfig.get_config_var("EXT_SUFFIX")
+                names = [f"{PACKAGE}.{m}" for m in COMPILED] + [f"{group_name(key)}__mypyc"]
+                found = {n: folder.joinpath(*n.split(".")).with_name(n.split(".")[-1] + suffix) for n in names}
+                if all(f.is_file() for f in found.values()):
+                    self._files = found
+        return self._files
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if not fullname.startswith((f"{PACKAGE}.", "shoparena_catalog_")):
+            return None
+        file = self.files().get(fullname)
+        if file is None:
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(file))
+        return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+
+_FINDER = _Finder()
+
+
+def install() -> None:
+    """Load the compiled modules, where a complete build of the current sources exists (unless forced pure)."""
+    if not forced_pure() and _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+def compiled() -> bool:
+    """Whether this process's generator (imported here if it was not) is the compiled one."""
+    module = importlib.import_module(f"{PACKAGE}.generator")
+    return not str(getattr(module, "__file__", "")).endswith(".py")

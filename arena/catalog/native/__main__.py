@@ -1,0 +1,5 @@
+import sys
+
+from arena.catalog.native.build import main
+
+raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,95 @@
+"""`python -m arena.catalog.native build`: compile the generator's modules with mypyc into the folder of builds, under
+the key of the sources at hand (`arena.catalog.native`); nothing is written into the source tree."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.catalog.native import COMPILED, DONE, SOURCES, builds_root, group_name, source_key
+
+#: builds kept in the folder (other worktrees' sources have their own): the newest
+KEEP = 4
+
+
+def missing() -> str | None:
+    """Why nothing can be compiled here (one line), or None."""
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed (it comes with mypy, a dev dependency: scripts/setup)"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler}); install gcc"
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.is_file():
+        return f"no Python headers ({headers}); install python3-dev"
+    return None
+
+
+def build(root: Path | None = None) -> tuple[bool, str]:
+    """Compile the current sources unless built already: (whether a build for them is there now, one line)."""
+    root = root or builds_root()
+    key = source_key()
+    folder = root / key[:32]
+    if (folder / DONE).is_file():
+        return True, f"catalog generator: compiled build up to date ({folder})"
+    reason = missing()
+    if reason:
+        return False, f"catalog generator stays pure Python: {reason}"
+    root.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=".build.", dir=root) as work:
+        log = Path(work) / "mypyc.log"
+        out = Path(work) / "out"
+        script = _BUILD_SCRIPT.format(
+            paths=[f"arena/catalog/{m}.py" for m in COMPILED], c=f"{work}/c", out=str(out), temp=f"{work}/temp"
+        )
+        with log.open("wb") as sink:
+            done = subprocess.run(
+                [sys.executable, "-c", script, group_name(key)], cwd=SOURCES.parents[1], stdout=sink, stderr=sink
+            )
+        if done.returncode != 0 or source_key() != key:
+            kept = root / f"failed-{key[:12]}.log"
+            shutil.copyfile(log, kept)
+            why = "sources changed meanwhile" if done.returncode == 0 else f"mypyc failed, see {kept}"
+            return False, f"catalog generator stays pure Python: {why}"
+        (out / DONE).write_text(key + "\n")
+        shutil.rmtree(folder, ignore_errors=True)
+        out.rename(folder)
+    _prune(root)
+    return True, f"catalog generator compiled with mypyc in {time.monotonic() - started:.0f} s ({folder})"
+
+
+#: run in a child (cwd: the repository, so mypy reads its settings from pyproject.toml): mypyc's C sources, then
+#: setuptools' build_ext into the build's folder (a bare Distribution: the project's own metadata is not read)
+_BUILD_SCRIPT = """
+import sys
+from setuptools import Distribution
+from mypyc.build import mypycify
+exts = mypycify({paths!r}, target_dir={c!r}, group_name=sys.argv[1], opt_level="3")
+args = ["-q", "build_ext", "--build-lib", {out!r}, "--build-temp", {temp!r}]
+dist = Distribution({{"name": "shoparena-native", "ext_modules": exts, "script_args": args}})
+dist.parse_command_line()
+dist.run_commands()
+"""
+
+
+def _prune(root: Path) -> None:
+    builds = sorted((p for p in root.iterdir() if (p / DONE).is_file()), key=lambda p: p.stat().st_mtime)
+    for old in builds[:-KEEP]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: Sequence[str]) -> int:
+    if list(argv) != ["build"]:
+        print("usage: python -m arena.catalog.native build", file=sys.stderr)
+        return 2
+    ok, line = build()
+    print(line)
+    return 0 if ok else 1

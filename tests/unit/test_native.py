@@ -1,0 +1,96 @@
+"""The generator compiled with mypyc (`arena.catalog.native`): the same bytes as pure Python, used only for the sources
+it was compiled from."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.catalog import native
+from arena.catalog.native.build import build
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: every product row (product, model key, search text) and web page of each catalog, digested; and which ran
+_DIGESTS = """
+import hashlib, json, sys
+from arena.catalog import generator as gen, native
+from arena.catalog.webcorpus import generate_web_pages
+out = {"compiled": native.compiled(), "listing": sys.modules["arena.catalog.listing"].__file__}
+for seed, size in [(7, 5000), (123456789, 3000), (2, 2500), (0, 1)]:
+    world, h = gen.World.build(seed, size), hashlib.sha256()
+    world.model_cache = 300  # the model cache turns over too
+    for chunk in range((size + gen.CHUNK - 1) // gen.CHUNK):
+        for product, key, text in gen.generate_rows(world, chunk):
+            h.update(gen.canonical_json([product, key, text]) + b"\\n")
+    for page in generate_web_pages(seed, size):
+        h.update(gen.canonical_json(page) + b"\\n")
+    out[f"{seed}/{size}"] = h.hexdigest()
+print(json.dumps(out))
+"""
+
+
+def _run(script: str, path: Path = ROOT, **env: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=path,
+        env={**os.environ, "PYTHONPATH": str(path), **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def _compiled_build() -> None:
+    """A build of the current sources, made if missing; CI's machine has a compiler, so there it must succeed."""
+    ok, line = build()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the compiled generator: {line}")
+        pytest.skip(line)  # a machine without a C compiler or Python's headers runs the pure-Python generator
+
+
+@pytest.mark.slow  # compiles (once per set of sources) and runs fresh interpreters
+def test_compiled_and_pure_generators_make_the_same_bytes():
+    _compiled_build()
+    compiled = _run(_DIGESTS, ARENA_CATALOG_PURE="")
+    pure = _run(_DIGESTS, ARENA_CATALOG_PURE="1")
+    assert compiled.pop("compiled") is True and str(compiled.pop("listing")).endswith(".so")
+    assert pure.pop("compiled") is False and str(pure.pop("listing")).endswith("listing.py")
+    assert compiled == pure
+
+
+@pytest.mark.slow
+def test_edited_sources_run_as_pure_python(tmp_path):
+    """The build is found by the sources' content: a copy of them uses it, an edited copy does not."""
+    _compiled_build()
+    which = "import json; from arena.catalog import generator, native; print(json.dumps({'c': native.compiled()}))"
+    for name, edit in (("same", ""), ("edited", "\n# an edit\n")):
+        copy = tmp_path / name
+        shutil.copytree(ROOT / "arena", copy / "arena", ignore=shutil.ignore_patterns("__pycache__"))
+        listing = copy / "arena" / "catalog" / "listing.py"
+        listing.write_text(listing.read_text() + edit)
+        assert (native.source_key(copy / "arena" / "catalog") == native.source_key()) is (name == "same")
+        assert _run(which, copy) == {"c": name == "same"}
+
+
+def test_the_key_covers_each_source(tmp_path):
+    for name in native.COMPILED + native.KEYED:
+        shutil.copy(native.SOURCES / f"{name}.py", tmp_path)
+    key = native.source_key(tmp_path)
+    assert key == native.source_key()
+    for name in native.COMPILED + native.KEYED:
+        source = tmp_path / f"{name}.py"
+        text = source.read_text()
+        source.write_text(text + " ")
+        assert native.source_key(tmp_path) != key, name
+        source.write_text(text)
