@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from arena.catalog import vocab
 from arena.catalog.rng import Rng, draw_sample
@@ -17,8 +17,8 @@ Draw = Callable[[], float]
 
 #: ShoppingBench-like service rates: COD is common, free shipping per shop, LazMall (official) for a minority of
 #: shops, flash sales for a few listings.
-_RATE_COD = 0.62
-_RATE_FLASH = 0.12
+_RATE_COD: Final = 0.62
+_RATE_FLASH: Final = 0.12
 
 
 # -------------------------------------------------------------------------------------------------------- listing
@@ -34,9 +34,9 @@ _RATE_FLASH = 0.12
 # tests/unit/test_generator.py.
 
 
-_KEY_NAMES: dict[str, str] = {}
-_SKU_NUMBERS = tuple(str(n) for n in range(1, 10))
-_DESC_TAIL = {"Made with ": " for lasting quality.", "Comes in ": " to match your style."}
+_KEY_NAMES: Final[dict[str, str]] = {}
+_SKU_NUMBERS: Final = tuple(str(n) for n in range(1, 10))
+_DESC_TAIL: Final = {"Made with ": " for lasting quality.", "Comes in ": " to match your style."}
 
 
 def _key_name(key: str) -> str:
@@ -56,10 +56,34 @@ def _sentence(kind: int, opening: str, values: Sequence[str]) -> str:
 #: A description item: the sentence, and whether it is drawn for.
 _Item = tuple[str, bool]
 
-#: An attribute of a leaf's listings: its key, whether the model fixes it, its specification prefix, its description
-#: sentence's kind (1 always written, 2 written on a draw) and opening; for a drawn attribute per value: the value,
-#: its specification entry and its description item; for the model's, per value set met: its entry and its item.
-_Slot = tuple[str, bool, str, int, str, tuple[tuple[str, str, _Item], ...], dict[tuple[str, ...], tuple[str, _Item]]]
+
+class _Choice:
+    """A value a listing may draw for an attribute: the value, its specification entry and its description item."""
+
+    __slots__ = ("value", "entry", "item")
+
+    def __init__(self, value: str, entry: str, item: _Item) -> None:
+        self.value = value
+        self.entry = entry
+        self.item = item
+
+
+class _Slot:
+    """An attribute of a leaf's listings: its key, whether the model fixes it, its specification prefix, its
+    description sentence's kind (1 always written, 2 written on a draw) and opening; for a drawn attribute its
+    values' `_Choice`; for the model's, per value set met: its entry and its item (`made`)."""
+
+    __slots__ = ("key", "of_model", "prefix", "kind", "opening", "choices", "n_choices", "made")
+
+    def __init__(self, key: str, of_model: bool, prefix: str, kind: int, opening: str, choices: list[_Choice]) -> None:
+        self.key = key
+        self.of_model = of_model
+        self.prefix = prefix
+        self.kind = kind
+        self.opening = opening
+        self.choices = choices
+        self.n_choices = len(choices)
+        self.made: dict[tuple[str, ...], tuple[str, _Item]] = {}
 
 
 class _Plan:
@@ -80,13 +104,13 @@ class _Plan:
                 key, (2, f"Its {_key_name(key)} is ")
             )
             spec = f"{_key_name(key)}:"
-            choices = tuple((v, spec + v, (_sentence(kind, opening, (v,)), kind == 2)) for v in values)
-            self.attrs.append((key, key in key_attrs, spec, kind, opening, choices, {}))
+            choices = [_Choice(v, spec + v, (_sentence(kind, opening, (v,)), kind == 2)) for v in values]
+            self.attrs.append(_Slot(key, key in key_attrs, spec, kind, opening, choices))
         self.sku_keys = leaf.sku_keys
         self.sku_values = [(leaf.schema[k], len(leaf.schema[k])) for k in leaf.sku_keys]
 
 
-_PLANS: dict[int, _Plan] = {}
+_PLANS: Final[dict[int, _Plan]] = {}
 
 
 def _plan(leaf: Leaf) -> _Plan:
@@ -96,7 +120,7 @@ def _plan(leaf: Leaf) -> _Plan:
     return plan
 
 
-_NOUN_TEXTS: dict[str, tuple[list[tuple[str, str]], list[str]]] = {}
+_NOUN_TEXTS: Final[dict[str, tuple[list[tuple[str, str]], list[str]]]] = {}
 
 
 def _noun_texts(noun: str) -> tuple[list[tuple[str, str]], list[str]]:
@@ -183,22 +207,26 @@ def _attributes(plan: _Plan, model: Model, u: Draw) -> tuple[dict[str, list[str]
     words: list[str] = []
     sentences: list[_Item] = []
     model_attrs = model.attrs
-    for key, of_model, prefix, kind, opening, choices, made in plan.attrs:
-        if of_model:
-            values = model_attrs[key]
-            attributes[key] = list(values)
-            entry_item = made.get(values)
+    for slot in plan.attrs:
+        if slot.of_model:
+            values = model_attrs[slot.key]
+            attributes[slot.key] = list(values)
+            entry_item = slot.made.get(values)
             if entry_item is None:
-                entry_item = made[values] = (prefix + values[0], (_sentence(kind, opening, values), kind == 2))
+                kind = slot.kind
+                entry_item = slot.made[values] = (
+                    slot.prefix + values[0],
+                    (_sentence(kind, slot.opening, values), kind == 2),
+                )
             spec.append(entry_item[0])
             words.extend(values)
             sentences.append(entry_item[1])
         elif u() < 0.6:
-            value, entry, sentence = choices[int(u() * len(choices))]
-            attributes[key] = [value]
-            spec.append(entry)
-            words.append(value)
-            sentences.append(sentence)
+            choice = slot.choices[int(u() * slot.n_choices)]
+            attributes[slot.key] = [choice.value]
+            spec.append(choice.entry)
+            words.append(choice.value)
+            sentences.append(choice.item)
     if model.brand != "No Brand":
         brand = model.brand.lower()
         attributes["brand"] = [brand]

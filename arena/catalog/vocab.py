@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-SYLLABLES_A = [
+from typing import Final
+
+SYLLABLES_A: Final = [
     "ar",
     "bel",
     "cor",
@@ -34,7 +36,7 @@ SYLLABLES_A = [
     "dra",
     "fla",
 ]
-SYLLABLES_B = [
+SYLLABLES_B: Final = [
     "ea",
     "ix",
     "on",
@@ -61,8 +63,22 @@ SYLLABLES_B = [
     "um",
     "al",
 ]
-BRAND_SUFFIX = ["", "", "", "", " Pro", " Home", " Living", " Tech", " PH", " Co.", " Essentials", " Lab", " Plus"]
-SHOP_WORDS = [
+BRAND_SUFFIX: Final = [
+    "",
+    "",
+    "",
+    "",
+    " Pro",
+    " Home",
+    " Living",
+    " Tech",
+    " PH",
+    " Co.",
+    " Essentials",
+    " Lab",
+    " Plus",
+]
+SHOP_WORDS: Final = [
     "Store",
     "Shop",
     "Trading",
@@ -79,7 +95,7 @@ SHOP_WORDS = [
     "Express",
     "Goods",
 ]
-SHOP_PREFIX = [
+SHOP_PREFIX: Final = [
     "Manila",
     "Cebu",
     "Davao",
@@ -111,7 +127,7 @@ SHOP_PREFIX = [
     "Alon",
     "Bituin",
 ]
-SERIES = [
+SERIES: Final = [
     "Pro",
     "Max",
     "Lite",
@@ -133,7 +149,7 @@ SERIES = [
     "Go",
     "One",
 ]
-MARKETING = [
+MARKETING: Final = [
     "Original",
     "Hot Sale",
     "New Arrival",
@@ -161,7 +177,7 @@ MARKETING = [
     "Budget Friendly",
     "Trending",
 ]
-PREFIXES = [
+PREFIXES: Final = [
     "[Ready Stock]",
     "【COD】",
     "[Local Seller]",
@@ -173,7 +189,7 @@ PREFIXES = [
     "[Buy 1 Take 1]",
     "🔥",
 ]
-HIGHLIGHTS = [
+HIGHLIGHTS: Final = [
     "Brand new and high quality",
     "100% authentic",
     "Easy to use and clean",
@@ -188,14 +204,14 @@ HIGHLIGHTS = [
     "Eco-friendly packaging",
     "Stylish modern design",
 ]
-DESC_OPENERS = [
+DESC_OPENERS: Final = [
     "Introducing the {title}.",
     "Upgrade your everyday with the {title}.",
     "Meet the {title}.",
     "The {title} is here.",
     "Looking for a reliable {noun}? The {title} has you covered.",
 ]
-DESC_CLOSERS = [
+DESC_CLOSERS: Final = [
     "Designed in the Philippines' favourite style and checked before shipping.",
     "Package includes: 1 x {noun}.",
     "Please allow 1-3 cm difference due to manual measurement.",

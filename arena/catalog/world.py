@@ -11,15 +11,15 @@ import math
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from arena.catalog import taxonomy as tx
 from arena.catalog import vocab
 from arena.catalog.rng import Rng, cumulative, draw_sample, seed_prefix
 
-CHUNK = 1024
-MAX_SIZE = 5_000_000
-MAX_SEED = 2**63 - 1
+CHUNK: Final = 1024
+MAX_SIZE: Final = 5_000_000
+MAX_SEED: Final = 2**63 - 1
 
 
 # ---------------------------------------------------------------------------------------------------------- world
@@ -65,7 +65,7 @@ class Model:
     noun_title: str = ""
 
 
-_TITLE_CASE: dict[str, str] = {}
+_TITLE_CASE: Final[dict[str, str]] = {}
 
 
 def title_case(value: str) -> str:
@@ -149,9 +149,9 @@ class _ModelParts:
 
 
 #: `random.Random.seed` for an int, without its Python wrapper: the same state (`Rng.from_prefix` seeds so)
-_reseed = _random.Random.seed
-_SERIES = vocab.SERIES
-_SERIES_LETTERS = "ABCDEFGHJKLMNPRSTVXZ"
+_reseed: Final = _random.Random.seed
+_SERIES: Final = vocab.SERIES
+_SERIES_LETTERS: Final = "ABCDEFGHJKLMNPRSTVXZ"
 
 #: models a worker keeps per cache generation (two generations, about 560 bytes a model): at 2.5M products a
 #: worker draws about 514k distinct models in 1.25M listings; one generation cleared when full made 916k, two 659k

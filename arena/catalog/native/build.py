@@ -15,8 +15,8 @@ from pathlib import Path
 
 from arena.catalog.native import COMPILED, DONE, SOURCES, builds_root, group_name, source_key
 
-#: builds kept in the folder (other worktrees' sources have their own): the newest
-KEEP = 4
+#: builds kept in the folder, the newest (each worktree's sources have their own; about 1 MB each)
+KEEP = 16
 
 
 def missing() -> str | None:
@@ -60,8 +60,13 @@ def build(root: Path | None = None) -> tuple[bool, str]:
             why = "sources changed meanwhile" if done.returncode == 0 else f"mypyc failed, see {kept}"
             return False, f"catalog generator stays pure Python: {why}"
         (out / DONE).write_text(key + "\n")
-        shutil.rmtree(folder, ignore_errors=True)
-        out.rename(folder)
+        if folder.exists() and not (folder / DONE).is_file():
+            shutil.rmtree(folder)  # what an interrupted removal left
+        try:
+            out.rename(folder)
+        except OSError:  # another build of the same sources got there first: the same modules, kept
+            if not (folder / DONE).is_file():
+                raise
     _prune(root)
     return True, f"catalog generator compiled with mypyc in {time.monotonic() - started:.0f} s ({folder})"
 
@@ -81,9 +86,13 @@ dist.run_commands()
 
 
 def _prune(root: Path) -> None:
+    """The newest `KEEP` builds kept, and the work folders of builds killed over an hour ago removed."""
     builds = sorted((p for p in root.iterdir() if (p / DONE).is_file()), key=lambda p: p.stat().st_mtime)
     for old in builds[:-KEEP]:
         shutil.rmtree(old, ignore_errors=True)
+    for work in root.glob(".build.*"):
+        if time.time() - work.stat().st_mtime > 3600:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv: Sequence[str]) -> int:
