@@ -97,7 +97,8 @@ def _prune(root: Path) -> None:
 
 def main(argv: Sequence[str]) -> int:
     if list(argv) != ["build"]:
-        print("usage: python -m arena.catalog.native build", file=sys.stderr)
+        got = " ".join(argv) or "nothing"
+        print(f"error: expected the command 'build', got {got}: python -m arena.catalog.native build", file=sys.stderr)
         return 2
     ok, line = build()
     print(line)
