@@ -38,9 +38,11 @@ tantivy document about 6 and adding it about 4 are tantivy-py's, the digest 1.4)
 (indexing, store, adding) is about 37. Drawing the generator's floats in bulk (numpy's MT19937 in random.Random's
 state gives the same floats) would not help: a listing's 47 draws are each taken by a branch that decides the next
 (rejection loops, draws that depend on the model), so only the call per draw could go, about 3 us of the 44.
-tantivy-py's `add_json` (the worker making the JSON, base64 for the stored bytes) cost 26-45 us of the builder's
-thread a product against about 10 for `Document.from_dict` and `add_document`; marshal instead of pickle saves
-about 0.8 us of a worker's. tantivy-py 0.27 has no setting for the doc store's compression.
+tantivy-py's `add_json` (the worker making the JSON, base64 for the stored bytes), measured again: 7.2 us of the
+builder's thread a product in a 250k build against 7.5 for `Document.from_dict` and `add_document`, the worker's
+JSON 3-5 us more, and its float reading not exact (docs/operator.md, section 1); not done. The chunk is handed over
+column by column now (`arena.catalog.writer.Rows`: 4.3k instructions a product fewer in all, counted by valgrind;
+`--phases` prints the hand-over apart). tantivy-py 0.27 has no setting for the doc store's compression.
 
 Compiling the unchanged generator with mypyc made the same products in about 28% less CPU (83 against 116 us, the
 same 30 chunks back to back, collector on). It is done now where a C compiler is (`arena.catalog.native`, built by
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import re
 import resource
@@ -123,12 +126,11 @@ def build(size: int, out: Path, seed: int) -> dict[str, float]:
 def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
     """Where a generated build's CPU goes, in microseconds per product, measured in this process on the first
     `sample` products of catalog (seed, size) (CPU time, steadier than wall time on a shared machine): generating
-    a product (`arena.catalog.generator`, with its search text and canonical JSON), the tantivy document,
-    adding and indexing it (tantivy's indexing threads included), the digest and statistics; and the web pages
+    a product (`arena.catalog.generator`, with its search text and canonical JSON), the chunk's hand-over (pickled
+    by the worker, unpickled by the builder), the tantivy documents made and added (the builder's main thread),
+    indexing them (tantivy's indexing threads and store compressors), the digest and statistics; and the web pages
     (seconds for the whole catalog). A build's wall time on N cores is about the sum over N."""
     import tempfile
-
-    import tantivy
 
     from arena.catalog import build as b
     from arena.catalog import generator as gen
@@ -136,40 +138,37 @@ def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
     from arena.catalog.webcorpus import generate_web_pages
     from arena.catalog.writer import CatalogWriter
 
-    cpu = time.process_time
+    cpu, thread = time.process_time, time.thread_time
     b._init_worker(seed, size)
     chunks: list[b.Chunk] = []
     t = cpu()
     for chunk in range(min((size + gen.CHUNK - 1) // gen.CHUNK, (sample + gen.CHUNK - 1) // gen.CHUNK)):
         chunks.append(b._chunk(chunk))
-    n = sum(len(c.documents) for c in chunks)
+    n = sum(len(c.categories) for c in chunks)
     out = {"generate_us": (cpu() - t) / n * 1e6}
+    t = cpu()
+    chunks = [pickle.loads(pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)) for c in chunks]  # as `_chunk_file`
+    out["handover_us"] = (cpu() - t) / n * 1e6
     with tempfile.TemporaryDirectory(prefix="bench-phases-") as tmp:
         writer = CatalogWriter(Path(tmp) / "c")
-        t = cpu()
-        docs = [
-            tantivy.Document.from_dict({**d, "shop_ord": 0}, writer._schema) for c in chunks for d in c.documents
-        ]  # as CatalogWriter.add_documents makes them
-        out["document_us"] = (cpu() - t) / n * 1e6
-        t = cpu()
-        for doc in docs:
-            writer._writer.add_document(doc)
+        t, main = cpu(), thread()
+        for c in chunks:  # the tantivy documents made and added (this thread), indexed (tantivy's threads)
+            writer.add_rows(c.rows)
+        out["add_us"] = (thread() - main) / n * 1e6
         writer._writer.commit()
         writer._writer.wait_merging_threads()
-        out["index_us"] = (cpu() - t) / n * 1e6
+        out["index_us"] = (cpu() - t) / n * 1e6 - out["add_us"]
         writer.abort()
     digest, stats = gen.Digest(), StatsCollector()
     t = cpu()
-    for documents, categories, n_skus, model_keys in chunks:  # as build_catalog digests and counts them
-        digest.update_many(map(b._DOC, documents))
-        shops, services = list(map(b._SHOP, documents)), list(map(b._SERVICE, documents))
-        prices, sold = list(map(b._PRICE, documents)), list(map(b._SOLD, documents))
-        stats.add_columns(categories, shops, services, prices, sold, n_skus, model_keys)
+    for rows, categories, n_skus, model_keys in chunks:  # as build_catalog digests and counts them
+        digest.update(rows.canonical)
+        stats.add_columns(categories, rows.shops, rows.services, rows.prices, rows.sold, n_skus, model_keys)
     out["digest_stats_us"] = (cpu() - t) / n * 1e6
     t = cpu()
     pages = sum(1 for _ in generate_web_pages(seed, size))
     out["web_pages_s"], out["web_pages"] = cpu() - t, pages
-    per_product = out["generate_us"] + out["document_us"] + out["index_us"] + out["digest_stats_us"]
+    per_product = sum(out[k] for k in ("generate_us", "handover_us", "add_us", "index_us", "digest_stats_us"))
     out["cpu_s"] = per_product * size / 1e6 + out["web_pages_s"]
     return out
 
@@ -342,8 +341,9 @@ def main() -> None:
         if args.phases:
             f = row["phases"]
             print(
-                f"{'':>9} CPU per product: generate {f['generate_us']:.0f} us, tantivy doc {f['document_us']:.0f}, "
-                f"add and index {f['index_us']:.0f}, digest and stats {f['digest_stats_us']:.0f}; web pages "
+                f"{'':>9} CPU per product: generate {f['generate_us']:.0f} us, hand-over {f['handover_us']:.1f}, "
+                f"tantivy documents made and added {f['add_us']:.1f}, indexed {f['index_us']:.0f}, digest and stats "
+                f"{f['digest_stats_us']:.1f}; web pages "
                 f"{f['web_pages_s']:.1f} s; the build's CPU {f['cpu_s']:.0f} s ({f['cpu_s'] / 2:.0f} s on 2 cores)",
                 flush=True,
             )

@@ -15,7 +15,6 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,7 +27,7 @@ from arena.catalog.leftovers import clear_dead, hold, tagged
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
-from arena.catalog.writer import CatalogWriter, index_document
+from arena.catalog.writer import CatalogWriter, Rows, service_mask
 from arena.gcpause import keep_freed_heap, paused_gc
 from arena.log import get_logger
 
@@ -65,11 +64,11 @@ def _init_pool_worker(seed: int, size: int, handoff: str) -> None:
 
 
 class Chunk(NamedTuple):
-    """What a generator worker sends back per chunk: its products as the index takes them (`index_document`, made
-    in the worker so the builder only adds them: the builder's thread is the build's other half), and per product
-    what the statistics count that a document does not hold."""
+    """What a generator worker sends back per chunk: its products as the index takes them (`Rows`, made in the
+    worker so the builder only adds them: the builder's thread is the build's other half), and per product what the
+    statistics count that the rows do not hold."""
 
-    documents: list[dict[str, Any]]
+    rows: Rows
     categories: list[str]
     n_skus: list[int]
     model_keys: list[int]
@@ -77,22 +76,24 @@ class Chunk(NamedTuple):
 
 def _chunk(chunk: int) -> Chunk:
     assert _world is not None
-    out = Chunk([], [], [], [])
-    documents, categories, n_skus, model_keys = out
-    row = chunk * gen.CHUNK
-    for p, model_key, contents in gen.generate_rows(_world, chunk):
-        sku_options = p["sku_options"]
-        documents.append(
-            index_document(
-                p["product_id"], p["shop_id"], p["service"], p["price"], p["sold_count"], contents,
-                gen.canonical_json(p), row,
-            )
-        )  # fmt: skip
+    canonical: list[bytes] = []
+    rows = Rows(chunk * gen.CHUNK, b"", [], [], [], [], [], [], [])
+    _, _, product_ids, contents, shops, services, masks, prices, sold = rows
+    out = Chunk(rows, [], [], [])
+    _, categories, n_skus, model_keys = out
+    for p, model_key, text in gen.generate_rows(_world, chunk):
+        canonical.append(gen.canonical_json(p))
+        product_ids.append(p["product_id"])
+        contents.append(text)
+        shops.append(p["shop_id"])
+        services.append(p["service"])
+        masks.append(service_mask(p["service"]))
+        prices.append(p["price"])
+        sold.append(p["sold_count"])
         categories.append(p["category"])
-        n_skus.append(len(sku_options))
+        n_skus.append(len(p["sku_options"]))
         model_keys.append(model_key)
-        row += 1
-    return out
+    return out._replace(rows=rows._replace(canonical=b"\n".join(canonical)))
 
 
 #: A web page and its canonical JSON (what is stored and digested).
@@ -207,14 +208,12 @@ def build_catalog(
     digest = gen.Digest()
     stats = StatsCollector()
     with _generated_rows(seed, size, workers) as generated, CatalogWriter(out, overwrite=force) as writer:
-        for documents, categories, n_skus, model_keys in generated.chunks:
-            writer.add_documents(documents)
-            digest.update_many(map(_DOC, documents))
-            shops, services = list(map(_SHOP, documents)), list(map(_SERVICE, documents))
-            prices, sold = list(map(_PRICE, documents)), list(map(_SOLD, documents))
-            stats.add_columns(categories, shops, services, prices, sold, n_skus, model_keys)
+        for rows, categories, n_skus, model_keys in generated.chunks:
+            writer.add_rows(rows)
+            digest.update(rows.canonical)  # the chunk's lines joined by the newline the digest puts after each
+            stats.add_columns(categories, rows.shops, rows.services, rows.prices, rows.sold, n_skus, model_keys)
             if progress:
-                progress(len(documents))
+                progress(len(categories))
         digest.update(b"--web--")
         for page, page_json in generated.web_pages():
             writer.add_web_page(page, page_json)
@@ -232,10 +231,6 @@ def build_catalog(
         return BuildReport(
             path, digest.hexdigest(), writer.products, writer.web_pages, _manifest_seconds(path), stats=result
         )
-
-
-_DOC, _SHOP, _SERVICE = itemgetter("doc"), itemgetter("shop_id"), itemgetter("service")
-_PRICE, _SOLD = itemgetter("price"), itemgetter("sold_count")
 
 
 def _manifest_seconds(path: Path) -> float:

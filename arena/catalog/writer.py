@@ -7,9 +7,9 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import tantivy
@@ -28,33 +28,31 @@ from arena.catalog.leftovers import LOCK, clear_dead, hold, restore_replaced, ta
 from arena.catalog.models import Product, WebPage
 
 
-def index_document(
-    product_id: str,
-    shop_id: str,
-    services: Sequence[str],
-    price: float,
-    sold_count: int,
-    contents: str,
-    doc_json: bytes,
-    row: int,
-) -> dict[str, Any]:
-    """A product as the products index takes it (`product_schema`), but for its shop's ordinal, which
-    `CatalogWriter.add_documents` sets: its fields, its row (its place in the catalog, from 0) and the stored
-    canonical JSON."""
+class Rows(NamedTuple):
+    """Products as the products index takes them (`product_schema`), column by column, the first at `row` (its place
+    in the catalog, from 0), the next rows in order: a generated build's chunk, made by its generator workers, or one
+    product (`CatalogWriter.add_product`). Column lists pickle and unpickle with fewer objects than a dict a product
+    (the builder's main thread unpickles every chunk). The shop's ordinal is `CatalogWriter.add_rows`'s to set."""
+
+    row: int
+    canonical: bytes
+    """The products' canonical JSON (stored, and what the digest reads), joined by newlines (which canonical JSON
+    never holds unescaped): one `Digest.update` takes them all."""
+    product_ids: list[str]
+    contents: list[str]
+    shops: list[str]
+    services: list[list[str]]
+    service_masks: list[int]
+    prices: list[float]
+    sold: list[int]
+
+
+def service_mask(services: Iterable[str]) -> int:
+    """The products index's ``services`` fast field: a bit per service (`SERVICE_BITS`)."""
     mask = 0
     for service in services:
         mask |= SERVICE_BITS[service]
-    return {
-        "product_id": product_id,
-        "contents": contents,
-        "shop_id": shop_id,
-        "service": list(services),
-        "price": price,
-        "sold_count": sold_count,
-        "services": mask,
-        "row": row,
-        "doc": doc_json,
-    }
+    return mask
 
 
 class CatalogWriter:
@@ -112,35 +110,62 @@ class CatalogWriter:
         if contents is None:
             contents = Product.model_construct(**product).contents()
         self._ids.add(product["product_id"])
-        document = index_document(
-            product["product_id"],
-            product["shop_id"],
-            product["service"],
-            float(product["price"]),
-            int(product["sold_count"]),
-            contents,
-            doc_json if doc_json is not None else _product_json(product),
-            self.products,
+        services = list(product["service"])
+        self.add_rows(
+            Rows(
+                self.products,
+                doc_json if doc_json is not None else _product_json(product),
+                [product["product_id"]],
+                [contents],
+                [product["shop_id"]],
+                [services],
+                [service_mask(services)],
+                [float(product["price"])],
+                [int(product["sold_count"])],
+            )
         )
-        self.add_documents([document])
 
-    def add_documents(self, documents: list[dict[str, Any]]) -> None:
-        """Index products given as `index_document` makes them, the next rows in order: the fast path of a generated
-        build, whose generator workers make them; ids are distinct by construction, so they are not remembered for
-        `has_product` (2.5M ids held 205 MiB). The shop's ordinal (first seen, first numbered) is set here."""
-        if documents and documents[0]["row"] != self.products:
-            raise ValueError(f"documents from row {documents[0]['row']} given where row {self.products} is next")
+    def add_rows(self, rows: Rows) -> None:
+        """Index products given column by column, the next rows in order: a generated build's chunk (its generator
+        workers make it; ids are distinct by construction, so they are not remembered for `has_product`: 2.5M ids
+        held 205 MiB) or one product (`add_product`). The shop's ordinal (first seen, first numbered) is set here."""
+        if rows.row != self.products:
+            raise ValueError(f"products from row {rows.row} given where row {self.products} is next")
+        docs = rows.canonical.split(b"\n")
+        columns = (
+            rows.product_ids,
+            rows.contents,
+            rows.shops,
+            rows.services,
+            rows.service_masks,
+            rows.prices,
+            rows.sold,
+        )
+        if any(len(column) != len(docs) for column in columns):
+            raise ValueError(f"columns of {[len(c) for c in columns]} products given for {len(docs)} stored documents")
         ords, schema = self._shop_ords, self._schema
         add, from_dict = self._writer.add_document, tantivy.Document.from_dict
-        for document in documents:
-            shop_id = document["shop_id"]
+        row = rows.row
+        for product_id, contents, shop_id, services, mask, price, sold_count, doc in zip(*columns, docs, strict=True):
             shop_ord = ords.get(shop_id)
             if shop_ord is None:
                 shop_ord = ords[shop_id] = len(ords)
-            document["shop_ord"] = shop_ord
             # converted by the schema's field types: a third less time than keyword arguments typed one by one
+            document = {
+                "product_id": product_id,
+                "contents": contents,
+                "shop_id": shop_id,
+                "service": services,
+                "price": price,
+                "sold_count": sold_count,
+                "services": mask,
+                "row": row,
+                "shop_ord": shop_ord,
+                "doc": doc,
+            }
             add(from_dict(document, schema))
-        self.products += len(documents)
+            row += 1
+        self.products = row
 
     def add_web_page(self, page: WebPage | dict[str, Any], doc_json: bytes | None = None) -> None:
         """Index one web page; `doc_json` is its canonical JSON when the caller has it already."""
