@@ -50,3 +50,44 @@ def test_the_node_miners_and_the_demo_never_import_ray() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "no ray", done.stderr
+
+
+def test_a_runs_reply_goes_back_compressed_and_whole() -> None:
+    """A run's reply as a Ray runner sends it (`validator.dispatch.wire`): a long trajectory over the fixture
+    catalog's products, over Ray's 100 KiB inline limit when pickled, goes back in a fraction of it (so Ray does not
+    route it through its object store), and the node unpacks the same outcome; a reply an older runner sent
+    unpacked is taken as it is."""
+    import copy
+    import pickle
+    from datetime import UTC, datetime
+
+    from arena.trajectory import TrajectoryEvent
+    from sandbox.backends import SandboxResult
+    from sandbox.run import RunOutcome
+    from tests.conftest import tiny_products
+    from validator.dispatch.wire import packed, unpacked
+    from validator.dispatch.worker import WorkerReply
+
+    products = tiny_products()
+    events = [
+        TrajectoryEvent(
+            run_id="r1",
+            seq=i,
+            kind="tool_call",
+            name="search_products",
+            arguments={"query": f"query {i}", "page": i % 3},
+            result={"products": copy.deepcopy(products[i % 7 :] + products[: i % 7])},  # each its own, as parsed
+            started_at=datetime(2026, 12, 6, 18, 0, i % 60, tzinfo=UTC),
+            duration_ms=1.5 + i,
+        )
+        for i in range(40)
+    ]
+    outcome = RunOutcome(run_id="r1", result=SandboxResult("ok", None, 0, 0.25), events=events, tool_calls=40)
+    reply = WorkerReply("node" * 14, "worker-host", outcome=outcome, facts={"staged": True})
+
+    assert len(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)) > 100 * 1024
+    sent = packed(reply)
+    assert len(sent) < 100 * 1024 // 4
+    back = unpacked(sent)
+    assert back == reply and back.outcome is not None and back.outcome.events == events
+    assert unpacked(reply) is reply

@@ -6,7 +6,8 @@ a slot being the CPUs (`--ray.cpus_per_run`) and memory (`--sandbox.memory_mb`) 
 many runs at once as its resources hold, and the node keeps as many in flight as the cluster holds (`capacity`). The
 runner (`validator.dispatch.worker.Runner`) runs the sandbox behind a gateway on the worker over the worker's own
 catalog and returns the gateway's log and the sandbox's result, which the node records as a local run's. Each
-bundle goes to a runner once (through Ray's object store); a run sends only its request.
+bundle goes to a runner once (through Ray's object store); a run sends only its request, and its reply comes back
+pickled and compressed (`validator.dispatch.wire`: small enough for Ray to send inline, not by its object store).
 
 Faults, each a `DispatchError` (validator-blamed, retried with backoff, never a miner's zero):
 
@@ -43,6 +44,7 @@ from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
 from validator.dispatch import AgentBundle, Attempt, DispatchError
 from validator.dispatch.pool import IDLE_SECONDS, RunnerPool, Slot, first_line
+from validator.dispatch.wire import unpacked
 from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply
 
 log = get_logger("validator.dispatch")
@@ -249,7 +251,7 @@ class RayDispatcher:
         ref = slot.handle.run.options(name=f"run-{run_id}").remote(request, bundle, attempt.route, collected)
         reply = await self._reply(ref, limits.wall_seconds + self.grace, slot, run_id)
         slot.staged.add(sha256)
-        return self._outcome(reply)
+        return self._outcome(unpacked(reply))
 
     def held(self, live: set[str]) -> set[str]:
         """Of the runs `live` (left starting or running by an earlier node), those still executing on a runner (or
@@ -268,7 +270,7 @@ class RayDispatcher:
         reply = await self._reply(slot.handle.collect.remote(run_id), limits.wall_seconds + self.grace, slot, run_id)
         if reply is None:
             raise DispatchError(blame.NODE_INTERRUPTED, "the node lost the run: its worker no longer holds it")
-        return self._outcome(reply)
+        return self._outcome(unpacked(reply))
 
     def _outcome(self, reply: WorkerReply) -> RunOutcome:
         self.last_facts = reply.facts  # the worker's timing of the run (setup_ms, run_ms): bench/ray_overhead.py

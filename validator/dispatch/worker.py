@@ -37,6 +37,7 @@ from arena.tasks import ProblemBase
 from sandbox.backends import Limits
 from sandbox.gateway import Budgets, Upstream
 from sandbox.run import RunOutcome
+from validator.dispatch.wire import packed
 
 #: The node label a Ray node carries when it takes ShopArena runs (`ray start --labels shoparena=worker`).
 WORKER_LABEL = ("shoparena", "worker")
@@ -310,9 +311,9 @@ class Runner:
             done.append(sha256)
         return done
 
-    def run(self, request: RunRequest, bundle: Any, route: Any = None, collected: tuple[str, ...] = ()) -> WorkerReply:
-        """Start the attempt (on the runs' event loop: it outlives this call and the node) and wait for its reply;
-        the replies the node has meanwhile (`collected`) are dropped."""
+    def run(self, request: RunRequest, bundle: Any, route: Any = None, collected: tuple[str, ...] = ()) -> bytes:
+        """Start the attempt (on the runs' event loop: it outlives this call and the node) and wait for its reply
+        (`packed`); the replies the node has meanwhile (`collected`) are dropped."""
         self.last = time.monotonic()
         held = _Held()
         with self.lock:
@@ -321,14 +322,14 @@ class Runner:
             self.runs[request.run_id] = held
         started = asyncio.run_coroutine_threadsafe(attempt(request, bundle, route), _runs_loop())
         started.add_done_callback(functools.partial(self._ended, held))
-        return self._wait(held)
+        return packed(self._wait(held))
 
-    def collect(self, run_id: str) -> WorkerReply | None:
-        """The reply of an attempt started by an earlier node (waiting for it); None when this runner has none."""
+    def collect(self, run_id: str) -> bytes | None:
+        """The reply (`packed`) of an attempt an earlier node started (waiting for it); None: this runner has none."""
         self.last = time.monotonic()
         with self.lock:
             held = self.runs.get(run_id)
-        return None if held is None else self._wait(held)
+        return None if held is None else packed(self._wait(held))
 
     @staticmethod
     def _ended(held: _Held, ended: concurrent.futures.Future[WorkerReply]) -> None:
