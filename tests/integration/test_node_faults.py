@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client import generate_latest
 
-from arena import blame
+from arena import blame, owner
 from tests.support.node import (
     PrivatePostgres,
     RunningNode,
@@ -30,6 +30,7 @@ from validator.api import create_app
 from validator.chain.local import LocalChain
 from validator.metrics import Metrics
 from validator.scheduler import Node
+from validator.upkeep.sweeps import OWNER_FILE
 
 pytestmark = pytest.mark.slow  # a node against its own PostgreSQL cluster, bubblewrap, the gateway
 
@@ -174,6 +175,8 @@ def test_a_weight_set_the_chain_never_took_is_superseded_by_the_next_races(input
     chain = LocalChain(setup.path, busy_timeout=0.1)
     arena = make_arena(store, chain, setup.validators[0], inputs, tmp_path / "node", weights_retry=0.0)
     arena.start()
+    work = arena.dispatching.work
+    assert work is not None and owner.held(work / OWNER_FILE)  # the node's for its life (`sweeps.dead_work`)
     holder = sqlite3.connect(setup.path, isolation_level=None)
     try:
         miner = setup.miners["offline"].hotkey.ss58_address

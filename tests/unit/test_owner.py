@@ -149,6 +149,42 @@ def test_a_dead_nodes_work_folder_is_one_whose_owner_id_is_gone_or_reused(tmp_pa
         sleeper.wait()
 
 
+_NODE = """
+import os, sys
+from arena import owner
+fh = owner.claim(sys.argv[1])
+fh.write(str(os.getpid()).encode())
+fh.flush()
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_running_nodes_work_folder_is_kept_when_the_clock_steps_forward(tmp_path: Path, holder: list) -> None:
+    """A node holds its owner file's lock for its life (`validator.races.Arena.start`, as `_NODE` does): after a
+    forward clock step its start reads later than the file it wrote (here the file dated before the start instead),
+    its pid looks reused, and only the lock keeps its folder; once it ends, the folder goes."""
+    folder = tmp_path / f"{WORK_PREFIX}stepped"
+    folder.mkdir()
+    node = subprocess.Popen(
+        [sys.executable, "-c", _NODE, str(folder / OWNER_FILE)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    holder.append(node)
+    assert node.stdout is not None and node.stdout.readline() == "held\n"
+    assert (folder / OWNER_FILE).read_text() == str(node.pid)
+    _aged(folder / OWNER_FILE, time.time() - psutil.Process(node.pid).create_time() + 60)
+    assert owner.gone(node.pid, since=(folder / OWNER_FILE).stat().st_mtime)  # by its pid alone: reused
+    assert dead_work(_grounds(tmp_path)).items == [] and folder.is_dir()
+    assert node.stdin is not None
+    node.stdin.close()
+    node.wait()
+    assert dead_work(_grounds(tmp_path)).items == [folder.name] and not folder.exists()
+
+
 def test_a_corpus_workspace_an_export_holds_is_kept_and_a_dry_run_leaves_its_times(
     tmp_path: Path, holder: list
 ) -> None:

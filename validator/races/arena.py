@@ -9,9 +9,9 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from arena import blame
+from arena import blame, owner
 from arena.catalog import Catalog
 from arena.judge import Judge
 from arena.problems.pack import Pack as ProblemPack
@@ -65,6 +65,7 @@ class Arena(ArenaParts):
             dispatcher = LocalDispatcher(self.gateway, sandbox)
         self.dispatcher = dispatcher
         self.log = log
+        self._owner: IO[bytes] | None = None  # the lock on the work folder's owner file, held while the node runs
         self.signals = Signals(log)
         self.metrics = metrics  # a validator.metrics.Metrics, or None; it reports `progress` at each scrape
         self.problems = Problems(pack, store)
@@ -130,7 +131,12 @@ class Arena(ArenaParts):
         """Serve the gateway on a private unix socket and register the pack; safe to call once per process."""
         work = self.dispatching.work = Path(tempfile.mkdtemp(prefix="shoparena-node-"))
         os.chmod(work, 0o711)
-        (work / OWNER_FILE).write_text(str(os.getpid()))  # whose it is: the janitor removes it once that node is gone
+        # whose it is: locked for the node's life (not inherited by its children: Python's files close on exec), the
+        # janitor removes it once the lock is free and that pid gone (`validator.upkeep.sweeps.dead_work`)
+        self._owner = owner.claim(work / OWNER_FILE)
+        assert self._owner is not None, "a fresh folder's owner file is nobody else's"
+        self._owner.write(str(os.getpid()).encode())
+        self._owner.flush()
         self.dispatching.server = GatewayServer(self.gateway, work / "gw" / "gateway.sock").start()
         self.store.add_pack(
             pack_id=self.pack.pack_id,
@@ -149,6 +155,9 @@ class Arena(ArenaParts):
         if self._work is not None:
             shutil.rmtree(self._work, ignore_errors=True)
             self.dispatching.work = None
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
 
     def _pack_digest(self) -> str:
         return hashlib.sha256(self.pack.payload_bytes()).hexdigest()

@@ -125,8 +125,10 @@ def staged(grounds: Grounds) -> Freed:
 
 
 def dead_work(grounds: Grounds) -> Freed:
-    """Work folders of nodes that are gone (their owner's pid no longer runs, or runs a later process): the gateway
-    socket, staged agents and runtime files a killed node left in the temp folder. This node's own is never one."""
+    """Work folders of nodes that are gone (their owner file's lock is free and its pid no longer runs, or runs a
+    later process): the gateway socket, staged agents and runtime files a killed node left in the temp folder. A
+    running node holds the lock for its life, so its folder is kept whatever the clock did (a forward step moves
+    every process's start as psutil reads it); this node's own is never one."""
     freed = Freed("dead nodes' work folders")
     for entry in sorted(grounds.temp.glob(f"{WORK_PREFIX}*")):
         if entry == grounds.work or not entry.is_dir():
@@ -136,7 +138,7 @@ def dead_work(grounds: Grounds) -> Freed:
             made = (entry / OWNER_FILE).stat().st_mtime
         except (OSError, ValueError):
             continue  # no owner recorded: not a folder this code made, left alone
-        if owner.gone(pid, since=made):
+        if not owner.held(entry / OWNER_FILE) and owner.gone(pid, since=made):
             _remove(grounds, freed, entry)
     return freed
 
