@@ -91,3 +91,31 @@ def test_a_runs_reply_goes_back_compressed_and_whole() -> None:
     back = unpacked(sent)
     assert back == reply and back.outcome is not None and back.outcome.events == events
     assert unpacked(reply) is reply
+
+
+def test_a_reply_that_cannot_be_read_is_the_runners_fault() -> None:
+    """A corrupt packed reply, or one of a format this node does not know, is `WORKER_LOST` (retried elsewhere), as
+    Ray's own failure to read a reply was, on a run's path and a re-attached run's alike (`RayDispatcher._reply`)."""
+    import zlib
+
+    from arena import blame
+    from validator.dispatch import DispatchError
+    from validator.dispatch.ray import decoded
+    from validator.dispatch.wire import ReplyError, packed, unpacked
+    from validator.dispatch.worker import WorkerReply
+
+    reply = WorkerReply("node" * 14, "worker-host", refused="no sandbox here")
+    sent = packed(reply)
+    assert decoded(sent) == reply and decoded(reply) == reply
+    corrupt = sent[:-8] + bytes(8)
+    with pytest.raises(ReplyError, match=r"^the worker's reply does not unpack \(error: "):
+        unpacked(corrupt)
+    for bad, why in [
+        (corrupt, r"^the worker's reply does not unpack \(error: Error -3 "),
+        (zlib.compress(b"not a pickle"), r"^the worker's reply does not unpack \(UnpicklingError: "),
+        (packed({"node_id": "n"}), r"^the worker's reply is of an unknown format \(dict\): run its workers at "),
+        ("a reply", r"^the worker's reply is of an unknown format \(str\)"),
+    ]:
+        with pytest.raises(DispatchError, match=why) as caught:
+            decoded(bad)
+        assert caught.value.code == blame.WORKER_LOST

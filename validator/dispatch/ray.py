@@ -44,7 +44,7 @@ from sandbox.gateway import Upstream
 from sandbox.run import RunOutcome
 from validator.dispatch import AgentBundle, Attempt, DispatchError
 from validator.dispatch.pool import IDLE_SECONDS, RunnerPool, Slot, first_line
-from validator.dispatch.wire import unpacked
+from validator.dispatch.wire import ReplyError, unpacked
 from validator.dispatch.worker import WORKER_LABEL, RunRequest, WorkerReply
 
 log = get_logger("validator.dispatch")
@@ -251,7 +251,7 @@ class RayDispatcher:
         ref = slot.handle.run.options(name=f"run-{run_id}").remote(request, bundle, attempt.route, collected)
         reply = await self._reply(ref, limits.wall_seconds + self.grace, slot, run_id)
         slot.staged.add(sha256)
-        return self._outcome(unpacked(reply))
+        return self._outcome(reply)
 
     def held(self, live: set[str]) -> set[str]:
         """Of the runs `live` (left starting or running by an earlier node), those still executing on a runner (or
@@ -270,7 +270,7 @@ class RayDispatcher:
         reply = await self._reply(slot.handle.collect.remote(run_id), limits.wall_seconds + self.grace, slot, run_id)
         if reply is None:
             raise DispatchError(blame.NODE_INTERRUPTED, "the node lost the run: its worker no longer holds it")
-        return self._outcome(unpacked(reply))
+        return self._outcome(reply)
 
     def _outcome(self, reply: WorkerReply) -> RunOutcome:
         self.last_facts = reply.facts  # the worker's timing of the run (setup_ms, run_ms): bench/ray_overhead.py
@@ -288,8 +288,9 @@ class RayDispatcher:
         return reply.outcome
 
     async def _reply(self, ref: Any, bound: float, slot: Slot, run_id: str) -> Any:
-        """The runner's reply to a run within ``bound`` seconds (then the runner drops it and takes the next run);
-        a lost, stuck or failing worker is a `DispatchError` with its code (the validator's fault, retried)."""
+        """The runner's reply to a run within ``bound`` seconds (then the runner drops it and takes the next run),
+        `decoded` (None when the runner holds no such run); a lost, stuck or failing worker, or one whose reply
+        cannot be read, is a `DispatchError` with its code (the validator's fault, retried)."""
         try:
             reply = await asyncio.wait_for(asyncio.shield(self._future(ref)), timeout=bound)
         except asyncio.CancelledError:
@@ -316,6 +317,11 @@ class RayDispatcher:
             raise DispatchError(
                 blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {first_line(exc)}"
             ) from None
+        try:
+            reply = None if reply is None else decoded(reply)
+        except DispatchError:
+            self.pool.drop(slot, kill=True)  # as Ray's own failure to read a reply was (`RayError` above)
+            raise
         self.pool.release(slot, run_id)
         return reply
 
@@ -369,3 +375,18 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
             f"cannot reach the Ray head at {address}: {exc.strerror or exc}; start it (ray start "
             "--head) or fix --ray.address"
         ) from None
+
+
+def decoded(reply: Any) -> WorkerReply:
+    """A runner's reply as the node reads it (`validator.dispatch.wire.unpacked`); one that does not unpack, or is
+    not a `WorkerReply` (a runner of another version), is the runner's fault: `WORKER_LOST`, retried elsewhere."""
+    try:
+        got = unpacked(reply)
+    except ReplyError as exc:
+        raise DispatchError(blame.WORKER_LOST, str(exc)) from None
+    if not isinstance(got, WorkerReply):
+        raise DispatchError(
+            blame.WORKER_LOST,
+            f"the worker's reply is of an unknown format ({type(got).__name__}): run its workers at the node's version",
+        )
+    return got

@@ -18,8 +18,17 @@ def packed(reply: Any) -> bytes:
     return zlib.compress(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
+class ReplyError(ValueError):
+    """A reply that cannot be read: corrupt bytes, or a format this node does not know (one line)."""
+
+
 def unpacked(reply: Any) -> Any:
-    """The reply `packed` made; one a runner of an older node version sent as it was is taken as it is."""
+    """The reply `packed` made; one a runner of an older node version sent as it was is taken as it is. Bytes that
+    do not decompress and unpickle raise `ReplyError` (the node maps it to the runner's fault: `ray.decoded`)."""
     if not isinstance(reply, bytes):
         return reply
-    return pickle.loads(zlib.decompress(reply))
+    try:
+        return pickle.loads(zlib.decompress(reply))
+    except Exception as exc:  # noqa: BLE001 - unpickling corrupt bytes raises nearly anything
+        why = str(exc).partition("\n")[0]
+        raise ReplyError(f"the worker's reply does not unpack ({type(exc).__name__}: {why})") from None
