@@ -109,7 +109,6 @@ class CatalogWriter:
         """Index one product given as a plain dict in the ShoppingBench schema (already validated)."""
         if contents is None:
             contents = Product.model_construct(**product).contents()
-        self._ids.add(product["product_id"])
         services = list(product["service"])
         self.add_rows(
             Rows(
@@ -124,6 +123,7 @@ class CatalogWriter:
                 [int(product["sold_count"])],
             )
         )
+        self._ids.add(product["product_id"])  # once indexed: a product refused is not remembered
 
     def add_rows(self, rows: Rows) -> None:
         """Index products given column by column, the next rows in order: a generated build's chunk (its generator
@@ -131,7 +131,7 @@ class CatalogWriter:
         held 205 MiB) or one product (`add_product`). The shop's ordinal (first seen, first numbered) is set here."""
         if rows.row != self.products:
             raise ValueError(f"products from row {rows.row} given where row {self.products} is next")
-        docs = rows.canonical.split(b"\n")
+        docs = rows.canonical.split(b"\n") if rows.canonical else []  # none: an empty chunk adds nothing
         columns = (
             rows.product_ids,
             rows.contents,

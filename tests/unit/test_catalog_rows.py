@@ -83,7 +83,12 @@ def test_rows_out_of_order_or_of_uneven_columns_are_refused(tmp_path: Path) -> N
             writer.add_rows(one._replace(row=5))
         with pytest.raises(ValueError, match=r"columns of \[1, 1, 1, 1, 1, 1, 1\] products given for 2 stored"):
             writer.add_rows(one._replace(canonical=b"{}\n{}"))  # a newline in a stored document: nothing added
+        writer.add_rows(Rows(0, b"", [], [], [], [], [], [], []))  # no products: nothing added, nothing refused
+        with pytest.raises(ValueError, match=r"columns of \[1, 1, 1, 1, 1, 1, 1\] products given for 2 stored"):
+            writer.add_product(product, doc_json=b"{}\n{}")
+        assert writer.products == 0 and not writer.has_product(product["product_id"])  # refused: not remembered
         writer.add_product(product)
+        assert writer.has_product(product["product_id"])
         writer.commit({"source": {"kind": "test"}, "digest": "sha256:test", "stats": {}})
     catalog = Catalog.open(tmp_path / "c")
     assert catalog.num_products == 1 and catalog.product_at(0) == product
