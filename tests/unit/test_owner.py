@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -219,3 +220,29 @@ def test_an_export_whose_workspace_another_holds_is_refused_in_one_line(tmp_path
     finally:
         workspace.close()
     assert not owner.held(workspace.path / "lock")
+
+
+def test_an_export_whose_workspace_the_janitor_takes_away_as_it_opens_is_refused_in_one_line(tmp_path: Path) -> None:
+    """The janitor's sweep runs between the export's mkdir of a stale workspace and its claim of the lock (a hook at
+    `owner.claim`'s call): the workspace is gone, and the export says so in one line; run again, it starts afresh."""
+    out = tmp_path / "data" / "train"
+    stale = tmp_path / "data" / ".train.partial"
+    stale.mkdir(parents=True)
+    for mark in ("work.sqlite", "lock"):
+        (stale / mark).write_bytes(b"")
+        _aged(stale / mark, 30 * 86400)
+    swept: list[str] = []
+
+    def sweep_at_claim(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call" and frame.f_code is owner.claim.__code__ and not swept:
+            swept.extend(corpus_workspaces(_grounds(tmp_path)).items)
+
+    sys.setprofile(sweep_at_claim)
+    try:
+        with pytest.raises(CorpusError, match=r"^the workspace .* was removed as .*'s export opened it .*; run the"):
+            Workspace(out, "digest").open()
+    finally:
+        sys.setprofile(None)
+    assert swept == [stale.name] and not stale.exists()
+    workspace = Workspace(out, "digest").open()
+    workspace.close()

@@ -42,7 +42,13 @@ class Workspace:
 
     def open(self) -> Workspace:
         self.path.mkdir(parents=True, exist_ok=True)
-        self._lock_fh = owner.claim(self.path / "lock")  # held for the export's whole life
+        try:
+            self._lock_fh = owner.claim(self.path / "lock")  # held for the export's whole life
+        except FileNotFoundError:  # the janitor took a stale workspace away between the two (`corpus_workspaces`)
+            raise CorpusError(
+                f"the workspace {self.path} was removed as {self.out}'s export opened it (the janitor cleared it as "
+                "stale); run the export again"
+            ) from None
         if self._lock_fh is None:
             raise CorpusError(
                 f"another export is writing {self.out} (its workspace {self.path} is locked); wait "
