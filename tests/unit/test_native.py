@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.catalog import native
-from arena.catalog.native.build import build
+from arena.catalog.native.build import build, missing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,10 @@ def _run(script: str, path: Path = ROOT, **env: str) -> dict[str, object]:
 
 def _compiled_build() -> None:
     """A build of the current sources, made if missing; CI's machine has a compiler, so there it must succeed."""
-    ok, line = build()
+    _require(*build())
+
+
+def _require(ok: bool, line: str) -> None:
     if not ok:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must run the compiled generator: {line}")
@@ -94,3 +97,17 @@ def test_the_key_covers_each_source(tmp_path):
         source.write_text(text + " ")
         assert native.source_key(tmp_path) != key, name
         source.write_text(text)
+
+
+def test_missing_names_what_to_install_in_one_line(tmp_path):
+    for compiler, package in (("no-such-cc", "gcc"), ("false", "libc6-dev")):  # `false`: a compiler that can't include
+        line = missing(compiler)
+        assert line is not None and "\n" not in line and f"apt-get install -y {package}" in line
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}-dev"
+    line = missing("no-such-cc", include=tmp_path, base_prefix="/usr")
+    assert line == (
+        f"no C compiler (no-such-cc), no Python headers ({tmp_path / 'Python.h'}); install gcc {version} "
+        f"(Debian, as root: apt-get install -y gcc {version})"
+    )
+    line = missing(include=tmp_path, base_prefix="/opt/python")
+    assert line == f"no Python headers ({tmp_path / 'Python.h'}); reinstall the Python of /opt/python with its headers"

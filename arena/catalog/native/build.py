@@ -4,6 +4,7 @@ the key of the sources at hand (`arena.catalog.native`); nothing is written into
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -19,17 +20,31 @@ from arena.catalog.native import COMPILED, DONE, SOURCES, builds_root, group_nam
 KEEP = 16
 
 
-def missing() -> str | None:
-    """Why nothing can be compiled here (one line), or None."""
+def missing(compiler: str = "", include: Path | None = None, base_prefix: str = sys.base_prefix) -> str | None:
+    """Why nothing can be compiled here (one line, with what to install), or None. `compiler`: ``CC`` (which
+    setuptools uses too), else the interpreter's; `include`: where the interpreter's headers are."""
     if importlib.util.find_spec("mypyc") is None:
         return "mypyc is not installed (it comes with mypy, a dev dependency: scripts/setup)"
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    need, absent = [], []
+    compiler = (compiler or os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
-        return f"no C compiler ({compiler}); install gcc"
-    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+        need.append("gcc")
+        absent.append(f"no C compiler ({compiler})")
+    elif subprocess.run(
+        [compiler, "-E", "-x", "c", "-"], input=b"#include <stdio.h>\n", capture_output=True
+    ).returncode:
+        need.append("libc6-dev")
+        absent.append("no C library headers (stdio.h)")
+    headers = (include or Path(sysconfig.get_paths()["include"])) / "Python.h"
     if not headers.is_file():
-        return f"no Python headers ({headers}); install python3-dev"
-    return None
+        # Debian's interpreter (the venv's base) has them in its own version's package; another one, with it
+        if base_prefix != "/usr":
+            return f"no Python headers ({headers}); reinstall the Python of {base_prefix} with its headers"
+        need.append(f"python{sys.version_info.major}.{sys.version_info.minor}-dev")
+        absent.append(f"no Python headers ({headers})")
+    if not need:
+        return None
+    return f"{', '.join(absent)}; install {' '.join(need)} (Debian, as root: apt-get install -y {' '.join(need)})"
 
 
 def build(root: Path | None = None) -> tuple[bool, str]:
