@@ -37,6 +37,11 @@ print(json.dumps(out))
 
 
 def _run(script: str, path: Path = ROOT, **env: str) -> dict[str, object]:
+    return _run_logged(script, path, **env)[0]
+
+
+def _run_logged(script: str, path: Path = ROOT, **env: str) -> tuple[dict[str, object], str]:
+    """The JSON `script` prints in a fresh interpreter, and what it logged."""
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=path,
@@ -47,7 +52,7 @@ def _run(script: str, path: Path = ROOT, **env: str) -> dict[str, object]:
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout)
-    return result
+    return result, done.stderr
 
 
 def _compiled_build() -> None:
@@ -97,6 +102,47 @@ def test_the_key_covers_each_source(tmp_path):
         source.write_text(text + " ")
         assert native.source_key(tmp_path) != key, name
         source.write_text(text)
+
+
+#: which generator a fresh interpreter runs, and that it makes rows
+_WHICH = """
+import json
+from arena.catalog import generator as gen, native
+rows = list(gen.generate_rows(gen.World.build(3, 200), 0))
+print(json.dumps({"compiled": native.compiled(), "rows": len(rows)}))
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of builds holding one build made here, as scripts/setup makes it (the module's only compile)."""
+    root, cwd = tmp_path_factory.mktemp("builds"), tmp_path_factory.mktemp("cwd")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.catalog.native", "build"],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), native.DIR_ENV: str(root)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    _require(done.returncode == 0, done.stdout + done.stderr)
+    assert list(cwd.iterdir()) == [], "the build wrote into its cwd"  # mypy's cache stays in the build's copy
+    return root
+
+
+def _copy_build(fresh_root: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the fresh build's folder of builds: (the copy, its build of the current sources)."""
+    root = tmp_path / "builds"
+    shutil.copytree(fresh_root, root, symlinks=True)
+    return root, root / native.source_key()[:32]
+
+
+@pytest.mark.slow  # compiles once for the module and starts fresh interpreters
+def test_a_fresh_build_is_of_the_current_sources_and_loaded(fresh_root, tmp_path):
+    _, folder = _copy_build(fresh_root, tmp_path)
+    assert (folder / native.DONE).read_text() == native.source_key() + "\n"
+    result, log = _run_logged(_WHICH, **{native.DIR_ENV: str(fresh_root)})
+    assert result == {"compiled": True, "rows": 200} and log == ""
 
 
 def test_missing_names_what_to_install_in_one_line(tmp_path):

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.catalog.native import COMPILED, DONE, SOURCES, builds_root, group_name, source_key
+from arena.catalog.native import COMPILED, DONE, KEYED, SOURCES, builds_root, group_name, source_key
 
 #: builds kept in the folder, the newest (each worktree's sources have their own; about 1 MB each)
 KEEP = 16
@@ -50,8 +50,7 @@ def missing(compiler: str = "", include: Path | None = None, base_prefix: str = 
 def build(root: Path | None = None) -> tuple[bool, str]:
     """Compile the current sources unless built already: (whether a build for them is there now, one line)."""
     root = root or builds_root()
-    key = source_key()
-    folder = root / key[:32]
+    folder = root / source_key()[:32]
     if (folder / DONE).is_file():
         return True, f"catalog generator: compiled build up to date ({folder})"
     reason = missing()
@@ -60,20 +59,19 @@ def build(root: Path | None = None) -> tuple[bool, str]:
     root.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=".build.", dir=root) as work:
-        log = Path(work) / "mypyc.log"
-        out = Path(work) / "out"
+        # the sources compiled are a copy, keyed as copied: an edit meanwhile cannot be built under another key
+        src, out, log = Path(work) / "src", Path(work) / "out", Path(work) / "mypyc.log"
+        key = _copy_sources(src)
+        folder = root / key[:32]
         script = _BUILD_SCRIPT.format(
             paths=[f"arena/catalog/{m}.py" for m in COMPILED], c=f"{work}/c", out=str(out), temp=f"{work}/temp"
         )
-        with log.open("wb") as sink:
-            done = subprocess.run(
-                [sys.executable, "-c", script, group_name(key)], cwd=SOURCES.parents[1], stdout=sink, stderr=sink
-            )
-        if done.returncode != 0 or source_key() != key:
+        with log.open("wb") as sink:  # cwd: the copy, where mypy's cache goes too (removed with it)
+            done = subprocess.run([sys.executable, "-c", script, group_name(key)], cwd=src, stdout=sink, stderr=sink)
+        if done.returncode != 0:
             kept = root / f"failed-{key[:12]}.log"
             shutil.copyfile(log, kept)
-            why = "sources changed meanwhile" if done.returncode == 0 else f"mypyc failed, see {kept}"
-            return False, f"catalog generator stays pure Python: {why}"
+            return False, f"catalog generator stays pure Python: mypyc failed, see {kept}"
         (out / DONE).write_text(key + "\n")
         if folder.exists() and not (folder / DONE).is_file():
             shutil.rmtree(folder)  # what an interrupted removal left
@@ -86,8 +84,23 @@ def build(root: Path | None = None) -> tuple[bool, str]:
     return True, f"catalog generator compiled with mypyc in {time.monotonic() - started:.0f} s ({folder})"
 
 
-#: run in a child (cwd: the repository, so mypy reads its settings from pyproject.toml): mypyc's C sources, then
-#: setuptools' build_ext into the build's folder (a bare Distribution: the project's own metadata is not read)
+def _copy_sources(src: Path) -> str:
+    """Copy the compiled and keyed modules to `src`/arena/catalog (empty package inits: not compiled); their key."""
+    package = src / "arena" / "catalog"
+    package.mkdir(parents=True)
+    for init in (src / "arena", package):
+        (init / "__init__.py").write_text("")
+    for name in COMPILED + KEYED:
+        shutil.copyfile(SOURCES / f"{name}.py", package / f"{name}.py")
+    (src / "mypy.ini").write_text(_MYPY_INI)
+    return source_key(package)
+
+
+#: the project's mypy settings that bear on these modules (pyproject.toml's are not read: mypy runs in the copy)
+_MYPY_INI = "[mypy]\ncheck_untyped_defs = True\n"
+
+#: run in a child (cwd: the copy of the sources): mypyc's C sources, then setuptools' build_ext into the build's
+#: folder (a bare Distribution: the project's own metadata is not read)
 _BUILD_SCRIPT = """
 import sys
 from setuptools import Distribution
