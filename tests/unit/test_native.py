@@ -141,8 +141,30 @@ def _copy_build(fresh_root: Path, tmp_path: Path) -> tuple[Path, Path]:
 def test_a_fresh_build_is_of_the_current_sources_and_loaded(fresh_root, tmp_path):
     _, folder = _copy_build(fresh_root, tmp_path)
     assert (folder / native.DONE).read_text() == native.source_key() + "\n"
+    assert native.unsafe(folder) is None  # owner-only writable, whatever the umask
     result, log = _run_logged(_WHICH, **{native.DIR_ENV: str(fresh_root)})
     assert result == {"compiled": True, "rows": 200} and log == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", ["group-writable file", "others-writable folder", "another owner"])
+def test_a_build_others_could_have_written_is_not_loaded(fresh_root, tmp_path, change):
+    root, folder = _copy_build(fresh_root, tmp_path)
+    library = next(folder.glob(native.group_name(native.source_key()) + "__mypyc.*"))
+    if change == "group-writable file":
+        library.chmod(library.stat().st_mode | 0o020)
+    elif change == "others-writable folder":
+        (folder / "arena").chmod(0o777)
+    elif os.getuid() == 0:
+        os.chown(library, 65534, 65534)  # nobody's
+    else:
+        pytest.skip("only root can give a file to another user")
+    assert native.unsafe(folder) is not None
+    result, log = _run_logged(_WHICH, **{native.DIR_ENV: str(root)})
+    assert result == {"compiled": False, "rows": 200}
+    assert "is not owned by this user (or root) or is writable by others" in log and log.count("\n") == 1
+    ok, line = build(root)  # the command says so too, and does not load or replace it
+    assert not ok and "writable by others" in line
 
 
 def test_missing_names_what_to_install_in_one_line(tmp_path):

@@ -1,13 +1,14 @@
 """The catalog generator compiled with mypyc, used only when it was compiled from exactly the sources at hand.
 
-`python -m arena.catalog.native build` (run by scripts/setup) compiles `COMPILED` into a folder outside the source
-tree, named by `source_key`: a SHA-256 of their sources (and of `KEYED`, whose types they are compiled against) and
-of the interpreter. `install` (called by ``arena/catalog/__init__.py``, before any of them is imported) puts a finder
-first on ``sys.meta_path`` that loads them from that folder when it is complete, and does nothing otherwise: an edited
-source has another key, so it runs as pure Python until the next build. The pure-Python modules are the reference;
-the compiled ones give the same bytes (tests/unit/test_native.py). ``ARENA_CATALOG_PURE=1`` forces pure Python;
-``ARENA_NATIVE_DIR`` moves the folder of builds. Worker processes forked by a build inherit the loaded modules.
-docs/operator.md, section 1.
+`python -m arena.catalog.native build` (run by scripts/setup) compiles a copy of `COMPILED` into a folder outside the
+source tree, named by `source_key` of the copy: a SHA-256 of their sources (and of `KEYED`, whose types they are
+compiled against) and of the interpreter. `install` (called by ``arena/catalog/__init__.py``, before any of them is
+imported) puts a finder first on ``sys.meta_path`` that loads them from that folder when it is complete, owned by this
+user (or root) and writable by no one else (`unsafe`); otherwise (one warning logged) and when there is no such
+folder, they run as pure Python: an edited source has another key, so it does until the next build.
+The pure-Python modules are the reference; the compiled ones give the same bytes (tests/unit/test_native.py).
+``ARENA_CATALOG_PURE=1`` forces pure Python; ``ARENA_NATIVE_DIR`` moves the folder of builds. Worker processes forked
+by a build inherit the loaded modules. docs/operator.md, section 1.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import logging
 import os
 import sys
 import sysconfig
@@ -34,6 +36,8 @@ PURE_ENV = "ARENA_CATALOG_PURE"
 DIR_ENV = "ARENA_NATIVE_DIR"
 DONE = "complete"  # written last into a build's folder
 SOURCES = Path(__file__).resolve().parents[1]  # arena/catalog
+
+_log = logging.getLogger(__name__)
 
 
 def source_key(sources: Path = SOURCES) -> str:
@@ -76,11 +80,13 @@ class _Finder(importlib.abc.MetaPathFinder):
                 return self._files
             folder = builds_root() / key[:32]
             if (folder / DONE).is_file():
-                suffix = sysconfig.get_config_var("EXT_SUFFIX")
-                names = [f"{PACKAGE}.{m}" for m in COMPILED] + [f"{group_name(key)}__mypyc"]
-                found = {n: folder.joinpath(*n.split(".")).with_name(n.split(".")[-1] + suffix) for n in names}
+                found = build_files(folder, key)
                 if all(f.is_file() for f in found.values()):
-                    self._files = found
+                    why = unsafe(folder)
+                    if why:
+                        _log.warning("catalog generator runs as pure Python: %s", why)
+                    else:
+                        self._files = found
         return self._files
 
     def find_spec(
@@ -93,6 +99,28 @@ class _Finder(importlib.abc.MetaPathFinder):
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, str(file))
         return importlib.util.spec_from_file_location(fullname, file, loader=loader)
+
+
+def build_files(folder: Path, key: str) -> dict[str, Path]:
+    """The extension modules of the build in `folder`: the compiled modules and their group's library, by name."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    names = [f"{PACKAGE}.{m}" for m in COMPILED] + [f"{group_name(key)}__mypyc"]
+    return {n: folder.joinpath(*n.split(".")).with_name(n.split(".")[-1] + suffix) for n in names}
+
+
+def unsafe(folder: Path) -> str | None:
+    """Why a build may not be loaded (one line): only what this user or root owns and only they can write is."""
+    try:
+        stats = [(path, path.lstat()) for path in [folder, *folder.rglob("*")]]
+    except OSError as e:  # removed meanwhile (a prune)
+        return f"its build could not be checked ({e})"
+    for path, st in stats:
+        if st.st_uid not in (os.getuid(), 0) or st.st_mode & 0o022:
+            return (
+                f"{path} is not owned by this user (or root) or is writable by others; remove {folder} "
+                f"(or point {DIR_ENV} at a folder of your own) and run: python -m arena.catalog.native build"
+            )
+    return None
 
 
 _FINDER = _Finder()

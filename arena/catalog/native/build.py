@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.catalog.native import COMPILED, DONE, KEYED, SOURCES, builds_root, group_name, source_key
+from arena.catalog.native import COMPILED, DONE, KEYED, SOURCES, builds_root, group_name, source_key, unsafe
 
 #: builds kept in the folder, the newest (each worktree's sources have their own; about 1 MB each)
 KEEP = 16
@@ -52,6 +52,9 @@ def build(root: Path | None = None) -> tuple[bool, str]:
     root = root or builds_root()
     folder = root / source_key()[:32]
     if (folder / DONE).is_file():
+        why = unsafe(folder)
+        if why:
+            return False, f"catalog generator stays pure Python: {why}"
         return True, f"catalog generator: compiled build up to date ({folder})"
     reason = missing()
     if reason:
@@ -73,6 +76,7 @@ def build(root: Path | None = None) -> tuple[bool, str]:
             shutil.copyfile(log, kept)
             return False, f"catalog generator stays pure Python: mypyc failed, see {kept}"
         (out / DONE).write_text(key + "\n")
+        _seal(out)
         if folder.exists() and not (folder / DONE).is_file():
             shutil.rmtree(folder)  # what an interrupted removal left
         try:
@@ -94,6 +98,12 @@ def _copy_sources(src: Path) -> str:
         shutil.copyfile(SOURCES / f"{name}.py", package / f"{name}.py")
     (src / "mypy.ini").write_text(_MYPY_INI)
     return source_key(package)
+
+
+def _seal(out: Path) -> None:
+    """Make the build writable by its owner only (`unsafe` refuses it otherwise)."""
+    for path in sorted(out.rglob("*"), reverse=True) + [out]:
+        path.chmod(path.stat().st_mode & ~0o022)
 
 
 #: the project's mypy settings that bear on these modules (pyproject.toml's are not read: mypy runs in the copy)
