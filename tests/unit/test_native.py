@@ -147,6 +147,16 @@ def test_a_fresh_build_is_of_the_current_sources_and_loaded(fresh_root, tmp_path
 
 
 @pytest.mark.slow
+def test_a_build_that_fails_to_load_leaves_the_process_pure(fresh_root, tmp_path):
+    root, folder = _copy_build(fresh_root, tmp_path)
+    library = next(folder.glob(native.group_name(native.source_key()) + "__mypyc.*"))
+    library.write_bytes(library.read_bytes()[:100])  # as a crash mid-write would leave it
+    result, log = _run_logged(_WHICH, **{native.DIR_ENV: str(root)})
+    assert result == {"compiled": False, "rows": 200}
+    assert "runs as pure Python: its build could not be loaded" in log and log.count("\n") == 1
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["group-writable file", "others-writable folder", "another owner"])
 def test_a_build_others_could_have_written_is_not_loaded(fresh_root, tmp_path, change):
     root, folder = _copy_build(fresh_root, tmp_path)

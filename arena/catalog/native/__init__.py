@@ -4,8 +4,8 @@
 source tree, named by `source_key` of the copy: a SHA-256 of their sources (and of `KEYED`, whose types they are
 compiled against) and of the interpreter. `install` (called by ``arena/catalog/__init__.py``, before any of them is
 imported) puts a finder first on ``sys.meta_path`` that loads them from that folder when it is complete, owned by this
-user (or root) and writable by no one else (`unsafe`); otherwise (one warning logged) and when there is no such
-folder, they run as pure Python: an edited source has another key, so it does until the next build.
+user (or root) and writable by no one else (`unsafe`), and its library loads; otherwise (one warning logged) and when
+there is no such folder, they run as pure Python: an edited source has another key, so it does until the next build.
 The pure-Python modules are the reference; the compiled ones give the same bytes (tests/unit/test_native.py).
 ``ARENA_CATALOG_PURE=1`` forces pure Python; ``ARENA_NATIVE_DIR`` moves the folder of builds. Worker processes forked
 by a build inherit the loaded modules. docs/operator.md, section 1.
@@ -82,7 +82,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             if (folder / DONE).is_file():
                 found = build_files(folder, key)
                 if all(f.is_file() for f in found.values()):
-                    why = unsafe(folder)
+                    why = unsafe(folder) or _load_group(group_name(key) + "__mypyc", found)
                     if why:
                         _log.warning("catalog generator runs as pure Python: %s", why)
                     else:
@@ -120,6 +120,25 @@ def unsafe(folder: Path) -> str | None:
                 f"{path} is not owned by this user (or root) or is writable by others; remove {folder} "
                 f"(or point {DIR_ENV} at a folder of your own) and run: python -m arena.catalog.native build"
             )
+    return None
+
+
+def _load_group(name: str, files: dict[str, Path]) -> str | None:
+    """Load the group's library, where all the compiled code is (its modules' own files only call into it); why not."""
+    if name in sys.modules:
+        return None
+    try:
+        spec = importlib.util.spec_from_file_location(
+            name, files[name], loader=importlib.machinery.ExtensionFileLoader(name, str(files[name]))
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except (ImportError, OSError) as e:  # a broken build (e.g. a truncated file): rebuilt with the next build
+        sys.modules.pop(name, None)
+        folder = files[name].parent
+        return f"its build could not be loaded ({e}); remove {folder} and run: python -m arena.catalog.native build"
     return None
 
 

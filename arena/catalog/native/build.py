@@ -84,6 +84,7 @@ def build(root: Path | None = None) -> tuple[bool, str]:
         except OSError:  # another build of the same sources got there first: the same modules, kept
             if not (folder / DONE).is_file():
                 raise
+        _fsync(root)
     _prune(root)
     return True, f"catalog generator compiled with mypyc in {time.monotonic() - started:.0f} s ({folder})"
 
@@ -101,9 +102,18 @@ def _copy_sources(src: Path) -> str:
 
 
 def _seal(out: Path) -> None:
-    """Make the build writable by its owner only (`unsafe` refuses it otherwise)."""
+    """Make the build writable by its owner only (`unsafe` refuses it otherwise) and flush it to disk."""
     for path in sorted(out.rglob("*"), reverse=True) + [out]:
         path.chmod(path.stat().st_mode & ~0o022)
+        _fsync(path)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 #: the project's mypy settings that bear on these modules (pyproject.toml's are not read: mypy runs in the copy)
