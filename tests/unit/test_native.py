@@ -8,12 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.catalog import native
-from arena.catalog.native.build import build, missing
+from arena.catalog.native.build import KEEP, build, missing, prune
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -189,3 +190,26 @@ def test_missing_names_what_to_install_in_one_line(tmp_path):
     )
     line = missing(include=tmp_path, base_prefix="/opt/python")
     assert line == f"no Python headers ({tmp_path / 'Python.h'}); reinstall the Python of /opt/python with its headers"
+
+
+def test_prune_keeps_the_newest_the_young_and_the_current(tmp_path):
+    old, now = time.time() - 2 * 86400, time.time()
+    made = []
+    for i in range(KEEP + 3):
+        folder = tmp_path / f"build{i:02}"
+        folder.mkdir()
+        (folder / native.DONE).write_text("key\n")
+        log = tmp_path / f"failed-{i:02}.log"
+        log.write_text("mypyc failed\n")
+        young = i == 1
+        for path in (folder, log):
+            os.utime(path, (now if young else old + i, now if young else old + i))
+        made.append((folder, log))
+    (tmp_path / ".build.gone").symlink_to(tmp_path / "nothing")  # removed while pruned: stat fails
+    prune(tmp_path, current=made[0][0])
+    kept = sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink())
+    # the young one is among the newest KEEP; the current one is kept besides; the two oldest of each go (and log 00)
+    newest = [
+        f"{kind}{i:02}{end}" for kind, end in (("build", ""), ("failed-", ".log")) for i in [1, *range(4, KEEP + 3)]
+    ]
+    assert kept == sorted(["build00", *newest])

@@ -85,7 +85,7 @@ def build(root: Path | None = None) -> tuple[bool, str]:
             if not (folder / DONE).is_file():
                 raise
         _fsync(root)
-    _prune(root)
+    prune(root, folder)
     return True, f"catalog generator compiled with mypyc in {time.monotonic() - started:.0f} s ({folder})"
 
 
@@ -132,15 +132,31 @@ dist.parse_command_line()
 dist.run_commands()
 """
 
+#: builds (and failed builds' logs) younger than this are kept, whatever their number
+YOUNG = 86400.0
 
-def _prune(root: Path) -> None:
-    """The newest `KEEP` builds kept, and the work folders of builds killed over an hour ago removed."""
-    builds = sorted((p for p in root.iterdir() if (p / DONE).is_file()), key=lambda p: p.stat().st_mtime)
-    for old in builds[:-KEEP]:
-        shutil.rmtree(old, ignore_errors=True)
-    for work in root.glob(".build.*"):
-        if time.time() - work.stat().st_mtime > 3600:
-            shutil.rmtree(work, ignore_errors=True)
+
+def prune(root: Path, current: Path) -> None:
+    """Beyond the newest `KEEP` builds and `KEEP` failure logs, those over a day old go (never `current`); so do the
+    work folders of builds killed over an hour ago. Another prune may remove the same entries meanwhile."""
+    now, builds, logs = time.time(), [], []
+    for entry in root.iterdir():
+        try:
+            age = now - entry.stat().st_mtime
+            if entry.name.startswith(".build.") and age > 3600:
+                shutil.rmtree(entry, ignore_errors=True)
+            elif entry.name.startswith("failed-") and entry.name.endswith(".log"):
+                logs.append((age, entry))
+            elif (entry / DONE).is_file() and entry != current:
+                builds.append((age, entry))
+        except FileNotFoundError:
+            continue
+    for group in (builds, logs):
+        group.sort()  # the newest first
+        for age, old in group[KEEP:]:
+            if age > YOUNG:
+                (old / DONE if old.is_dir() else old).unlink(missing_ok=True)  # no longer complete, then removed
+                shutil.rmtree(old, ignore_errors=True)
 
 
 def main(argv: Sequence[str]) -> int:
