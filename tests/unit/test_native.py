@@ -149,6 +149,15 @@ def test_a_build_that_fails_to_load_leaves_the_process_pure(fresh_root, tmp_path
     result, log = _run_logged(_WHICH, **{native.DIR_ENV: str(root)})
     assert result == {"compiled": False, "rows": 200}
     assert "runs as pure Python: its build could not be loaded" in log and log.count("\n") == 1
+    done = subprocess.run(  # the build command says so too (and what to do), not "up to date"
+        [sys.executable, "-m", "arena.catalog.native", "build"],
+        env={**os.environ, "PYTHONPATH": str(ROOT), native.DIR_ENV: str(root)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1 and "stays pure Python: its build could not be loaded" in done.stdout
+    assert f"remove {folder} and run: python -m arena.catalog.native build" in done.stdout
 
 
 @pytest.mark.slow

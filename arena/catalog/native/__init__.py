@@ -82,7 +82,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             if (folder / DONE).is_file():
                 found = build_files(folder, key)
                 if all(f.is_file() for f in found.values()):
-                    why = unsafe(folder) or _load_group(group_name(key) + "__mypyc", found)
+                    why = unsafe(folder) or load_error(folder, key)
                     if why:
                         _log.warning("catalog generator runs as pure Python: %s", why)
                     else:
@@ -123,8 +123,9 @@ def unsafe(folder: Path) -> str | None:
     return None
 
 
-def _load_group(name: str, files: dict[str, Path]) -> str | None:
+def load_error(folder: Path, key: str) -> str | None:
     """Load the group's library, where all the compiled code is (its modules' own files only call into it); why not."""
+    name, files = group_name(key) + "__mypyc", build_files(folder, key)
     if name in sys.modules:
         return None
     try:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.catalog.native import COMPILED, DONE, KEYED, SOURCES, builds_root, group_name, source_key, unsafe
+from arena.catalog.native import COMPILED, DONE, KEYED, SOURCES, builds_root, group_name, load_error, source_key, unsafe
 
 #: builds kept in the folder, the newest (each worktree's sources have their own; about 1 MB each)
 KEEP = 16
@@ -50,9 +50,10 @@ def missing(compiler: str = "", include: Path | None = None, base_prefix: str = 
 def build(root: Path | None = None) -> tuple[bool, str]:
     """Compile the current sources unless built already: (whether a build for them is there now, one line)."""
     root = root or builds_root()
-    folder = root / source_key()[:32]
+    key = source_key()
+    folder = root / key[:32]
     if (folder / DONE).is_file():
-        why = unsafe(folder)
+        why = unsafe(folder) or load_error(folder, key)
         if why:
             return False, f"catalog generator stays pure Python: {why}"
         return True, f"catalog generator: compiled build up to date ({folder})"
