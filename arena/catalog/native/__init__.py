@@ -136,9 +136,8 @@ def load_error(folder: Path, key: str) -> str | None:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    except (ImportError, OSError) as e:  # a broken build (e.g. a truncated file): rebuilt with the next build
+    except (ImportError, OSError) as e:  # a broken build (e.g. a truncated file): the build command says so too
         sys.modules.pop(name, None)
-        folder = files[name].parent
         return f"its build could not be loaded ({e}); remove {folder} and run: python -m arena.catalog.native build"
     return None
 
