@@ -40,7 +40,7 @@ state gives the same floats) would not help: a listing's 47 draws are each taken
 (rejection loops, draws that depend on the model), so only the call per draw could go, about 3 us of the 44.
 tantivy-py's `add_json` (the worker making the JSON, base64 for the stored bytes), measured again: 7.2 us of the
 builder's thread a product in a 250k build against 7.5 for `Document.from_dict` and `add_document`, the worker's
-JSON 3-5 us more, and its float reading not exact (docs/operator.md, section 1); not done. The chunk is handed over
+JSON 3-5 us more, and its float reading not exact (docs/performance.md); not done. The chunk is handed over
 column by column now (`arena.catalog.writer.Rows`: 4.3k instructions a product fewer in all, counted by valgrind;
 `--phases` prints the hand-over apart). tantivy-py 0.27 has no setting for the doc store's compression.
 

@@ -80,7 +80,7 @@ class CatalogWriter:
             self._products = _open_index(self._tmp / "products", self._schema)
             self._web = _open_index(self._tmp / "web", self._web_schema)
             # Two indexing threads share the heap; up to 2.5M products each holds its half in memory until the commit,
-            # so tantivy flushes no segment early and merges nothing (docs/operator.md, section 1: a larger heap or one
+            # so tantivy flushes no segment early and merges nothing (docs/performance.md: a larger heap or one
             # thread measured no cheaper).
             threads = max(1, min(2, os.cpu_count() or 1))
             self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
