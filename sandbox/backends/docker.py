@@ -4,8 +4,10 @@
 loopback only; the engine sets up no network for it), only the gateway socket's folder mounted (read-only) at
 /run/arena, the bundle read-only at /agent, a read-only root, a size-capped tmpfs /tmp, uid 65534, every capability
 dropped, no-new-privileges, memory with swap off, CPU shares, a pids limit, ulimits (open files, no core dumps), capped
-logs, and a wall-clock deadline after which the container is killed (only the deadline passing is the agent's
-timeout; any other failure of the engine while the run is in it is `sandbox_failed`, the validator's fault). The
+logs, and a wall-clock deadline after which the container is killed (only the deadline passing once the harness said
+it is ready is the agent's timeout; passing before, no agent code ran, and the start is `sandbox_failed`, as the
+process backend has it; any other failure of the engine while the run is in it is `sandbox_failed`, the validator's
+fault). The
 container is removed in ``finally``; containers carry the label ``shoparena.run`` so a restarting node can reap
 orphans (`DockerSandbox.reap`).
 """
@@ -20,7 +22,7 @@ from typing import Any
 from requests.exceptions import ReadTimeout
 
 from sandbox import seccomp
-from sandbox.backends import SandboxResult, SandboxSpec, harness_input, result_from_report
+from sandbox.backends import HARNESS_READY, SandboxResult, SandboxSpec, harness_input, result_from_report
 
 LABEL = "shoparena.run"
 
@@ -202,25 +204,10 @@ class DockerSandbox:
             container = self._create(spec)
             self._running[spec.run_id] = container
             self._start(container, self._payload(spec))
-            timed_out = False
-            deadline = limits.wall_seconds + 10
-            waiting = time.monotonic()
-            try:
-                status = container.wait(timeout=deadline)
-            except ReadTimeout:  # requests' read timeout: the deadline passed with the container still running
-                timed_out = True
-                container.kill()
-                code = None
-            except Exception as exc:  # noqa: BLE001 - the engine failed us while we waited: never the agent's timeout
-                return self._engine_fault(
-                    container, f"waiting on the container after {time.monotonic() - waiting:.1f}s", exc, started
-                )
-            else:
-                if (status.get("Error") or {}).get("Message"):
-                    return self._engine_fault(
-                        container, "waiting on the container", status["Error"]["Message"], started
-                    )
-                code = status.get("StatusCode")
+            waited = self._wait(container, limits.wall_seconds + 10, started)
+            if isinstance(waited, SandboxResult):
+                return waited
+            code, timed_out = waited
             container.reload()
             oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
             out = container.logs(stdout=True, stderr=False, tail=5).decode("utf-8", errors="replace")
@@ -246,6 +233,52 @@ class DockerSandbox:
                     container.remove(force=True)
                 except Exception:  # noqa: BLE001 - reap() takes what is left
                     pass
+
+    def _wait(self, container: Any, deadline: float, started: float) -> tuple[int | None, bool] | SandboxResult:
+        """The container's exit code and whether the deadline killed it; or the run's result when the engine failed
+        us meanwhile (2001), or when the deadline passed before the harness said it was ready: no agent code ran
+        (its input is read after), so the start is the validator's, as on the process backend, never the agent's
+        timeout (1003)."""
+        waiting = time.monotonic()
+        try:
+            status = container.wait(timeout=deadline)
+        except Exception as exc:  # noqa: BLE001 - the engine failed us while we waited: never the agent's timeout
+            if not _read_timeout(exc):
+                return self._engine_fault(
+                    container, f"waiting on the container after {time.monotonic() - waiting:.1f}s", exc, started
+                )
+            container.kill()  # the deadline passed with the container still running
+            if not _said_ready(container):
+                return SandboxResult(
+                    "sandbox_failed",
+                    f"could not start the sandbox: not ready to run within {deadline:g}s (its start)",
+                    None,
+                    time.monotonic() - started,
+                    backend=self.name,
+                )
+            return None, True
+        if (status.get("Error") or {}).get("Message"):
+            return self._engine_fault(container, "waiting on the container", status["Error"]["Message"], started)
+        return status.get("StatusCode"), False
+
+
+def _read_timeout(exc: BaseException) -> bool:
+    """Whether a failed wait is the HTTP read timeout, the deadline passing: requests raises it as ``ReadTimeout`` or,
+    where urllib3's ``ReadTimeoutError`` is an ``OSError`` (urllib3 2), as a ``ConnectionError`` wrapping it."""
+    from urllib3.exceptions import ReadTimeoutError
+
+    return isinstance(exc, ReadTimeout | ReadTimeoutError) or any(isinstance(a, ReadTimeoutError) for a in exc.args)
+
+
+def _said_ready(container: Any) -> bool:
+    """Whether the harness wrote its ready line (`sandbox.backends.HARNESS_READY`, its interpreter's first act) on
+    the container's stdout."""
+    head = b""
+    for chunk in container.logs(stdout=True, stderr=False, stream=True, follow=False):
+        head += chunk
+        if len(head) >= len(HARNESS_READY):
+            break
+    return head.startswith(HARNESS_READY)
 
 
 def _profile() -> str:

@@ -1,12 +1,15 @@
 """A Docker engine fault while the backend waits on a container is the node's fault (2001, retried), never the
 agent's timeout. The engine is the real one; the fault is real too: the backend's connection to the engine is cut
 mid-wait (a unix-socket relay between the backend and dockerd, whose connections are severed while the engine stays
-up), or the container is removed from under the backend."""
+up), or the container is removed from under the backend; and a container whose harness is not ready by the deadline
+(its Python's first read hangs, as on a hung filesystem) is the node's sandbox failing, 2001, as on bubblewrap."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
+import tarfile
 import textwrap
 import threading
 import time
@@ -139,3 +142,77 @@ def test_a_container_removed_under_the_backend_is_2001(engine: Any, run_dir: Pat
     result = out["result"]
     assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED, False)
     assert blame.blame_of(result.error_code) == "validator"
+
+
+def fifo_image(engine: Any, folder: str, name: str) -> str:
+    """The sandbox image with ``folder/name`` a FIFO nobody writes: the first read of it hangs, as a hung mount's
+    reads do. Made by the engine itself (a FIFO written into a container, committed), nothing built."""
+    from sandbox.image.build import image_tag
+
+    maker = engine.containers.create(image_tag(), command=["true"])
+    try:
+        if "{tag}" in name:  # the image's Python's cache tag, as its bytecode is named
+            listing = tarfile.open(fileobj=io.BytesIO(b"".join(maker.get_archive(folder)[0])))
+            found = [m.name for m in listing.getmembers() if m.name.rpartition("/")[2].startswith("harness.")]
+            name = found[0].rpartition("/")[2]
+        data = io.BytesIO()
+        with tarfile.open(fileobj=data, mode="w") as tar:
+            entry = tarfile.TarInfo(name)
+            entry.type, entry.mode = tarfile.FIFOTYPE, 0o644
+            tar.addfile(entry)
+        assert maker.put_archive(folder, data.getvalue())
+        return str(maker.commit(repository="shoparena-test-hung", tag=maker.id[:12]).id)
+    finally:
+        maker.remove(force=True)
+
+
+@pytest.fixture
+def hung_python(engine: Any) -> Iterator[str]:
+    """Its Python's ``pyvenv.cfg`` hangs: the interpreter waits at its first read, before the harness's ready line,
+    however long the deadline."""
+    image = fifo_image(engine, "/opt/agent", "pyvenv.cfg")
+    yield image
+    engine.images.remove(image, force=True)
+
+
+@pytest.fixture
+def hung_harness(engine: Any) -> Iterator[str]:
+    """The harness's bytecode hangs: the ready line is said, then the harness's import waits, before the run's input
+    is read."""
+    image = fifo_image(engine, "/opt/arena/harness/__pycache__", "harness.{tag}.pyc")
+    yield image
+    engine.images.remove(image, force=True)
+
+
+def run_until_the_deadline(image: str, run_dir: Path, run_id: str) -> SandboxResult:
+    from sandbox.backends.docker import LABEL, DockerSandbox
+
+    spec = spec_for(run_dir, run_id)
+    spec.limits = Limits(wall_seconds=1)
+    result = asyncio.run(DockerSandbox(image).run(spec))
+    import docker
+
+    assert not docker.from_env().containers.list(all=True, filters={"label": f"{LABEL}={run_id}"})
+    return result
+
+
+def test_a_container_not_ready_by_the_deadline_is_2001_not_the_agents_timeout(hung_python: str, run_dir: Path) -> None:
+    """The deadline passes before the harness said it is ready: no agent code ran (the run's input is read after), so
+    it is the node's sandbox failing (2001, retried), not the agent's timeout (1003), as on bubblewrap
+    (tests/integration/test_blame.py)."""
+    result = run_until_the_deadline(hung_python, run_dir, "not-ready")
+    assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED, False), (
+        result.error
+    )
+    assert blame.blame_of(result.error_code) == "validator"
+    assert "not ready to run within 11s" in (result.error or ""), result.error
+
+
+def test_the_deadline_passing_once_the_harness_is_ready_is_the_runs_timeout_not_an_engine_fault(
+    hung_harness: str, run_dir: Path
+) -> None:
+    """Past the ready line the deadline is the run's timeout (1003), as on bubblewrap: the engine's answer to a wait
+    cut by the deadline (a read timeout, which requests raises as a ConnectionError with urllib3 2) is told apart
+    from the engine failing."""
+    result = run_until_the_deadline(hung_harness, run_dir, "ready-then-hung")
+    assert (result.status, result.error_code, result.timed_out) == ("timeout", blame.TIMED_OUT, True), result.error
