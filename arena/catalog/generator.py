@@ -53,10 +53,15 @@ def generate_chunk(world: World, chunk: int) -> list[tuple[dict[str, Any], int]]
     return [(product, key) for product, key, _ in generate_rows(world, chunk)]
 
 
-def iter_products(seed: int, size: int) -> Iterator[dict[str, Any]]:
-    """Every product of catalog ``(seed, size)`` in order, single process (tests, small catalogs)."""
+def iter_products(seed: object, size: object) -> Iterator[dict[str, Any]]:
+    """Every product of catalog ``(seed, size)`` in order, single process (tests, small catalogs); a bad seed or size
+    raises `validate_seed_size`'s ValueError at the call, not at the first product."""
     world = World.build(seed, size)
-    for chunk in range((size + CHUNK - 1) // CHUNK):
+    return _products(world)
+
+
+def _products(world: World) -> Iterator[dict[str, Any]]:
+    for chunk in range((world.size + CHUNK - 1) // CHUNK):
         for product, _ in generate_chunk(world, chunk):
             yield product
 

@@ -263,10 +263,11 @@ _FILLER = [
 ]
 
 
-def generate_web_pages(seed: int, size: int) -> list[dict[str, Any]]:
+def generate_web_pages(seed: object, size: object) -> list[dict[str, Any]]:
     """The offline web corpus of catalog ``(seed, size)``: fact pages tying entities to attribute values, plus
     filler pages (buying guides, trend notes, reviews) that compete for the same search terms."""
     world = World.build(seed, size)
+    seed, size = world.seed, world.size  # Python ints (`validate_seed_size`)
     rng = Rng("web", seed, size)
     values = _knowledge_values(world)
     kinds = [k for k in FACT_KINDS if values.get(k.kind)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import _random
 import math
+import operator
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -185,8 +186,8 @@ class World:
         self._model_parts = [_ModelParts(leaf, self.brands[f"{leaf.top} > {leaf.mid}"]) for leaf in self.leaves]
 
     @classmethod
-    def build(cls, seed: int, size: int) -> World:
-        validate_seed_size(seed, size)
+    def build(cls, seed: object, size: object) -> World:  # object: any bad seed is `validate_seed_size`'s one line
+        seed, size = validate_seed_size(seed, size)
         all_leaves = _leaves()
         rng = Rng("world", seed, size)
         # leaf popularity: Zipf over a seeded permutation, so each seed has its own best-selling categories
@@ -300,9 +301,21 @@ class World:
         self._models[key] = model
 
 
-def validate_seed_size(seed: object, size: object) -> None:
-    """Raise ValueError with a one-line reason for an impossible seed or size."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
-        raise ValueError(f"size must be an integer from 1 to {MAX_SIZE:,}, got {size!r}")
+def validate_seed_size(seed: object, size: object) -> tuple[int, int]:
+    """The seed and size as Python ints; ValueError with a one-line reason for an impossible one, of any type (the
+    compiled build's typed signatures would otherwise raise their own TypeError first: hence ``object`` here and in
+    `World.build`). An integer of another type (numpy's, from an operator's script: anything with ``__index__``) is
+    taken as its value; a bool, a float or a string is not an integer (docs/operator.md, section 1)."""
+    return _whole("seed", seed, 0, MAX_SEED, f"{MAX_SEED}"), _whole("size", size, 1, MAX_SIZE, f"{MAX_SIZE:,}")
+
+
+def _whole(name: str, value: object, low: int, high: int, shown: str) -> int:
+    number = None
+    if type(value).__name__ not in ("bool", "bool_"):  # Python's and numpy's (np.bool_, named bool in numpy 2)
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]  # anything else raises TypeError
+        except TypeError:
+            number = None
+    if number is None or not low <= number <= high:
+        raise ValueError(f"{name} must be an integer from {low} to {shown}, got {value!r}")
+    return number

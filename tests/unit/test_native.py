@@ -73,6 +73,54 @@ def test_compiled_and_pure_generators_make_the_same_bytes(fresh_root):
     assert compiled == pure
 
 
+#: what each entry point makes of bad seeds and sizes of any type, and of numpy's integers
+_SEEDS = """
+import json
+import numpy as np
+from arena.catalog import generator as gen, native
+from arena.catalog.build import build_catalog
+from arena.catalog.webcorpus import generate_web_pages
+BAD = [("3", 10), (3.0, 10), (None, 10), (True, 10), (np.True_, 10), (-1, 10), (2**63, 10), (np.uint64(2**64 - 1), 10),
+       (3, "10"), (3, 0), (3, np.float64(10)), (3, False), (3, 5_000_001)]
+CALLS = [gen.World.build, gen.validate_seed_size, gen.iter_products, generate_web_pages,
+         lambda seed, size: build_catalog(seed, size, "/nonexistent/catalog")]
+out = {"compiled": native.compiled(), "errors": [], "shown": [repr(v) for pair in BAD for v in pair]}
+for seed, size in BAD:
+    for call in CALLS:
+        try:
+            call(seed, size)
+        except ValueError as exc:
+            out["errors"].append(str(exc))
+        else:
+            out["errors"].append(None)
+world = gen.World.build(np.int64(3), np.int32(200))
+out["numpy"] = [type(world.seed).__name__, type(world.size).__name__, gen.validate_seed_size(np.uint8(3), np.int16(9))]
+plain = gen.World.build(3, 200)
+out["same"] = list(gen.generate_rows(world, 0)) == list(gen.generate_rows(plain, 0)) and (
+    generate_web_pages(np.int64(3), np.int64(200)) == generate_web_pages(3, 200)
+)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow  # the module's compile, and fresh interpreters
+def test_bad_seeds_and_sizes_of_any_type_are_one_clear_value_error_compiled_and_pure(fresh_root):
+    """The compiled build's typed signatures raise their own TypeError ("int object expected") for a str or numpy
+    seed; every entry point says the one line instead, compiled as pure. numpy's integers are taken as integers (an
+    operator's script passes them) and make the same catalog; a bool, float or string is refused."""
+    compiled = _run(_SEEDS, ARENA_CATALOG_PURE="", **{native.DIR_ENV: str(fresh_root)})
+    pure = _run(_SEEDS, ARENA_CATALOG_PURE="1")
+    assert compiled.pop("compiled") is True and pure.pop("compiled") is False
+    assert compiled == pure
+    shown = iter(compiled.pop("shown"))
+    said = []
+    for i, (seed, size) in enumerate(zip(shown, shown, strict=True)):  # the first 8 pairs' seed is bad, then size
+        what = ("seed", "0 to 9223372036854775807", seed) if i < 8 else ("size", "1 to 5,000,000", size)
+        said += [f"{what[0]} must be an integer from {what[1]}, got {what[2]}"] * 5  # said alike by the 5 calls
+    assert compiled["errors"] == said
+    assert compiled["numpy"] == ["int", "int", [3, 9]] and compiled["same"] is True
+
+
 @pytest.mark.slow
 def test_edited_sources_run_as_pure_python(fresh_root, tmp_path):
     """The build is found by the sources' content: a copy of them uses it, an edited copy does not."""
