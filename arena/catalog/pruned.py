@@ -1,10 +1,11 @@
 """A filtered product search answered from the unfiltered search's best candidates (docs/operator.md, section 1).
 
-A search filtered by price or services used to score every product that matches a query word and passes the
-filters: tantivy prunes (block-max WAND) only a disjunction of words on its own, not one intersected with a filter,
-so a query with a common word scored hundreds of thousands of products to keep 50. Here the unfiltered query's
-best ``k`` (pruned; ``k`` from the share of products the filters should pass, `share`) are read with their price
-and services (fast fields, no stored documents), the filters applied to them, and the answer accepted only where it
+A search filtered by price or services used to score every product that matches a query word and seek it in the
+filters (a service's postings, the price column): two to six times the words' own cost, hundreds of thousands of
+products for a common word to keep 50 (tantivy-py never skips any: its searches do not use tantivy's block-max
+WAND, docs/operator.md section 1). Here the unfiltered query's best ``k`` (``k`` from the share of products the
+filters should pass, `share`) are read with their price and services (fast fields, no stored documents, best first
+and only as far as they can matter: `_passes`), the filters applied to them, and the answer accepted only where it
 is the full search's:
 
 * the unfiltered search can score a product differently from the filtered one in the last bits (the same BM25 word
@@ -28,6 +29,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import tantivy
 
@@ -83,20 +85,42 @@ def share(points: Points, price_min: float | None, price_max: float | None, rate
 
 
 def _passes(
-    searcher: tantivy.Searcher, hits: Hits, price_min: float | None, price_max: float | None, services: int
+    searcher: tantivy.Searcher,
+    hits: Hits,
+    price_min: float | None,
+    price_max: float | None,
+    services: int,
+    *,
+    limit: int,
+    step: int,
 ) -> Hits:
-    """The hits whose price is within the bounds (inclusive) and that offer every service in the mask."""
-    addresses = [address for _, address in hits]
-    keep = [True] * len(hits)
-    if price_min is not None or price_max is not None:
-        low = -float("inf") if price_min is None else price_min
-        high = float("inf") if price_max is None else price_max
-        prices = searcher.fast_field_values("price", addresses)
-        keep = [price is not None and low <= price <= high for price in prices]
-    if services:
-        masks = searcher.fast_field_values("services", addresses)
-        keep = [k and isinstance(m, int) and m & services == services for k, m in zip(keep, masks, strict=True)]
-    return [hit for hit, k in zip(hits, keep, strict=True) if k]
+    """The hits (best first) whose price is within the bounds (inclusive) and that offer every service in the mask,
+    read ``step`` hits at a time, doubling, until ``limit`` have passed and the hits left score below the
+    ``limit``-th passing one by more than `_contenders` keeps (3 `SLACK`): those left unread can never be among its
+    contenders, and their fast fields are not read (most of the candidates of a read, the slow filtered searches'
+    largest cost in Python)."""
+    price = price_min is not None or price_max is not None
+    low = -math.inf if price_min is None else price_min
+    high = math.inf if price_max is None else price_max
+    passing: Hits = []
+    start = 0
+    while start < len(hits):
+        chunk = hits[start : start + step]
+        start, step = start + len(chunk), 2 * step
+        addresses = [address for _, address in chunk]
+        prices = searcher.fast_field_values("price", addresses) if price else [low] * len(chunk)
+        # an integer (i64) fast field: ints, None only in a damaged index
+        masks = (
+            cast(list[int | None], searcher.fast_field_values("services", addresses)) if services else [0] * len(chunk)
+        )
+        passing += [
+            hit
+            for hit, p, m in zip(chunk, prices, masks, strict=True)
+            if p is not None and low <= p <= high and m is not None and m & services == services
+        ]
+        if len(passing) >= limit and chunk[-1][0] < passing[limit - 1][0] * (1 - 3 * SLACK):
+            break
+    return passing
 
 
 def _contenders(
@@ -110,7 +134,7 @@ def _contenders(
         if k > MOST:
             return None
         hits = searcher.search(plain, k, count=False).hits
-        passing = _passes(searcher, hits, *bounds)
+        passing = _passes(searcher, hits, *bounds, limit=limit, step=max(limit, k // (2 * MARGIN)))
         if len(hits) < k and len(passing) < limit:  # every match read: all that pass are the answer
             return passing
         if len(passing) >= limit:

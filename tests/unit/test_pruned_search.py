@@ -13,6 +13,7 @@ import pytest
 
 from arena.catalog import Catalog, SearchFilters
 from arena.catalog import index as catalog_index
+from arena.catalog import pruned as pruned_module
 from arena.catalog.build import build_catalog
 from arena.catalog.models import SERVICES
 from arena.catalog.writer import CatalogWriter
@@ -105,6 +106,44 @@ def test_the_tool_pages_are_unchanged(generated: Catalog):
             pages = [registry.call("find_product", {**args, "page": p}, ctx) for p in range(1, 6)]
             expected = kept if key is None else sorted(kept, key=lambda d: d[key] * (1 if sort == "priceasc" else -1))
             assert [r["product_id"] for page in pages for r in page] == [d["product_id"] for d in expected], args
+
+
+def test_passes_reads_the_fast_fields_of_a_prefix_only_and_misses_no_contender(generated: Catalog):
+    """`_passes` stops reading once ``limit`` have passed and the rest score below what `_contenders` keeps: what it
+    returns is the start of the hits that pass (judged here from the stored products, not the fast fields), and every
+    passing hit it did not read scores below that cut, whatever the step it reads by."""
+    searcher, stored = generated._searcher, {}
+    checked: Counter[str] = Counter()
+    for q, filters, limit in queries(generated, 120, seed=5):
+        plain = generated.product_query(q)
+        if plain is None:
+            continue
+        hits = searcher.search(plain, 600, count=False).hits
+        docs = []
+        for _, address in hits:
+            key = (address.segment_ord, address.doc)
+            if key not in stored:
+                stored[key] = generated.documents([address])[0]
+            docs.append(stored[key])
+        lo = -float("inf") if filters.price_min is None else filters.price_min
+        hi = float("inf") if filters.price_max is None else filters.price_max
+        expected = [
+            hit
+            for hit, doc in zip(hits, docs, strict=True)
+            if lo <= doc["price"] <= hi and set(filters.services) <= set(doc["service"])
+        ]
+        mask = sum(catalog_index.SERVICE_BITS[s] for s in filters.services)
+        for step in (1, 7, limit, len(hits) or 1):
+            got = pruned_module._passes(
+                searcher, hits, filters.price_min, filters.price_max, mask, limit=limit, step=step
+            )
+            assert got == expected[: len(got)], (q, filters, limit, step)
+            if len(got) < len(expected):
+                lower = got[limit - 1][0] * (1 - 3 * pruned_module.SLACK)
+                assert all(score < lower for score, _ in expected[len(got) :]), (q, filters, limit, step)
+                checked["stopped early"] += 1
+            checked["read"] += 1
+    assert checked["stopped early"] >= 0.2 * checked["read"], checked  # the early stop is what is tested
 
 
 @pytest.fixture(scope="module")
