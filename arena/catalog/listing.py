@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from arena.catalog import vocab
 from arena.catalog.rng import Rng, draw_sample
-from arena.catalog.world import Leaf, Model, Shop, World, title_case
+from arena.catalog.world import Leaf, Model, Shop, World, model_key, title_case
 
 #: a stream's ``random``: the next float in [0, 1)
 Draw = Callable[[], float]
@@ -69,15 +69,16 @@ class _Choice:
 
 
 class _Slot:
-    """An attribute of a leaf's listings: its key, whether the model fixes it, its specification prefix, its
-    description sentence's kind (1 always written, 2 written on a draw) and opening; for a drawn attribute its
-    values' `_Choice`; for the model's, per value set met: its entry and its item (`made`)."""
+    """An attribute of a leaf's listings: its key, whether the model fixes it (and where in `Model.attrs`: `pos`), its
+    specification prefix, its description sentence's kind (1 always written, 2 written on a draw) and opening; for a
+    drawn attribute its values' `_Choice`; for the model's, per value set met: its entry and its item (`made`)."""
 
-    __slots__ = ("key", "of_model", "prefix", "kind", "opening", "choices", "n_choices", "made")
+    __slots__ = ("key", "of_model", "pos", "prefix", "kind", "opening", "choices", "n_choices", "made")
 
-    def __init__(self, key: str, of_model: bool, prefix: str, kind: int, opening: str, choices: list[_Choice]) -> None:
+    def __init__(self, key: str, pos: int, prefix: str, kind: int, opening: str, choices: list[_Choice]) -> None:
         self.key = key
-        self.of_model = of_model
+        self.of_model = pos >= 0
+        self.pos = pos
         self.prefix = prefix
         self.kind = kind
         self.opening = opening
@@ -95,7 +96,7 @@ class _Plan:
     def __init__(self, leaf: Leaf) -> None:
         if not all(leaf.nouns) or not all(v for values in leaf.schema.values() for v in values):
             raise ValueError(f"{leaf.path}: an empty noun or attribute value; every word of a title must be one")
-        key_attrs = set(leaf.key_attrs)  # the keys of every model of the leaf (`World.model`)
+        key_attrs = leaf.key_attrs  # the keys of every model of the leaf (`World.model`), in `Model.attrs` order
         self.attrs: list[_Slot] = []
         for key, values in leaf.schema.items():
             if key not in key_attrs and key in leaf.sku_keys:
@@ -105,7 +106,8 @@ class _Plan:
             )
             spec = f"{_key_name(key)}:"
             choices = [_Choice(v, spec + v, (_sentence(kind, opening, (v,)), kind == 2)) for v in values]
-            self.attrs.append(_Slot(key, key in key_attrs, spec, kind, opening, choices))
+            pos = key_attrs.index(key) if key in key_attrs else -1
+            self.attrs.append(_Slot(key, pos, spec, kind, opening, choices))
         self.sku_keys = leaf.sku_keys
         self.sku_values = [(leaf.schema[k], len(leaf.schema[k])) for k in leaf.sku_keys]
 
@@ -195,7 +197,7 @@ def _listing(world: World, i: int, rng: Rng) -> Row:
         "product_url": f"https://shoparena.example/products/-i{product_id}.html",
         "service": services,
     }
-    return product, leaf.index * 1_000_000 + model_index, f"{title}\n{sku_text}\n{' '.join(words)}"
+    return product, model_key(leaf, model_index), f"{title}\n{sku_text}\n{' '.join(words)}"
 
 
 def _attributes(plan: _Plan, model: Model, u: Draw) -> tuple[dict[str, list[str]], list[str], list[str], list[_Item]]:
@@ -209,7 +211,7 @@ def _attributes(plan: _Plan, model: Model, u: Draw) -> tuple[dict[str, list[str]
     model_attrs = model.attrs
     for slot in plan.attrs:
         if slot.of_model:
-            values = model_attrs[slot.key]
+            values = model_attrs[slot.pos]
             attributes[slot.key] = list(values)
             entry_item = slot.made.get(values)
             if entry_item is None:
