@@ -22,12 +22,12 @@ import orjson
 from pydantic import ValidationError
 
 from arena.catalog import generator as gen
-from arena.catalog.index import CatalogError
+from arena.catalog.index import SERVICE_BITS, CatalogError
 from arena.catalog.leftovers import clear_dead, hold, tagged
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
-from arena.catalog.writer import CatalogWriter, Rows, service_mask
+from arena.catalog.writer import CatalogWriter, Rows
 from arena.gcpause import keep_freed_heap, paused_gc
 from arena.log import get_logger
 
@@ -76,24 +76,11 @@ class Chunk(NamedTuple):
 
 def _chunk(chunk: int) -> Chunk:
     assert _world is not None
-    canonical: list[bytes] = []
-    rows = Rows(chunk * gen.CHUNK, b"", [], [], [], [], [], [], [])
-    _, _, product_ids, contents, shops, services, masks, prices, sold = rows
-    out = Chunk(rows, [], [], [])
-    _, categories, n_skus, model_keys = out
-    for p, model_key, text in gen.generate_rows(_world, chunk):
-        canonical.append(gen.canonical_json(p))
-        product_ids.append(p["product_id"])
-        contents.append(text)
-        shops.append(p["shop_id"])
-        services.append(p["service"])
-        masks.append(service_mask(p["service"]))
-        prices.append(p["price"])
-        sold.append(p["sold_count"])
-        categories.append(p["category"])
-        n_skus.append(len(p["sku_options"]))
-        model_keys.append(model_key)
-    return out._replace(rows=rows._replace(canonical=b"\n".join(canonical)))
+    canonical, ids, contents, shops, services, masks, prices, sold, categories, n_skus, model_keys = gen.chunk_columns(
+        _world, chunk, SERVICE_BITS
+    )
+    rows = Rows(chunk * gen.CHUNK, canonical, ids, contents, shops, services, masks, prices, sold)
+    return Chunk(rows, categories, n_skus, model_keys)
 
 
 #: A web page and its canonical JSON (what is stored and digested).
