@@ -54,15 +54,32 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     return build_arena_inputs(tmp_path_factory.mktemp("arena"), size=3000, problems=24, per_race=4, cadence=100_000)
 
 
+#: the worker hosts' side of a reply corrupted on its way back (tests/support/ray_reply/sitecustomize.py)
+CUTTER = Path(__file__).resolve().parents[1] / "support" / "ray_reply"
+
+
 @pytest.fixture(scope="module")
-def cluster(inputs: tuple[Path, Path, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluster]:
+def cut_replies(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where a test puts a file named ``run`` or ``collect`` to have the workers cut the next such reply in half."""
+    return tmp_path_factory.mktemp("cut-replies")
+
+
+@pytest.fixture(scope="module")
+def cluster(
+    inputs: tuple[Path, Path, str], cut_replies: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalRayCluster]:
     """A head (no CPUs: it takes no runs) and two workers with one CPU each (one run at a time each), both holding
-    the node's catalog; this process joins as the node (the Ray driver)."""
+    the node's catalog, each able to corrupt a reply when a test asks (`cut_replies`); this process joins as the
+    node (the Ray driver)."""
     import ray
 
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(CUTTER), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "SHOPARENA_TEST_CUT_REPLIES": str(cut_replies),
+    }
     with LocalRayCluster(tmp_path_factory.mktemp("ray-logs")) as found:
-        found.add_worker("a", inputs[0])
-        found.add_worker("b", inputs[0])
+        found.add_worker("a", inputs[0], env=env)
+        found.add_worker("b", inputs[0], env=env)
         ray_dispatcher(found, inputs)  # this process joins the cluster as the node (its Ray driver)
         try:
             yield found
@@ -325,6 +342,36 @@ def test_a_worker_with_another_catalog_refuses_work_and_its_runs_go_elsewhere(
         cluster.kill("stray")
 
 
+def test_a_reply_corrupted_on_its_way_back_is_the_workers_fault_2008_and_the_run_is_retried(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, cut_replies: Path
+) -> None:
+    """A runner's reply that reaches the node as bytes that do not unpack (cut in half on the worker host, after the
+    runner packed it) is the worker's fault: 2008, the validator's, retried (docs/cluster.md, "Faults"); the run
+    finishes on its next attempt and the miner's race is as if nothing had happened: no zero, no error counted."""
+    setup = make_chain(tmp_path, ["offline"])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    hotkeys = seed(store, setup, tmp_path, tmp_path / "node", {"offline": write_agent(tmp_path / "a", "offline")})
+    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", warmed(cluster, inputs))
+    (cut_replies / "run").touch()  # the next run's reply, whichever worker sends it
+    race(arena, store)
+    assert not (cut_replies / "run").exists()  # a reply was cut
+    runs = store.runs()
+    assert len(runs) == 4 and all((r.status, r.error_code, r.blame) == ("finished", None, None) for r in runs), [
+        (r.status, r.error) for r in runs
+    ]
+    retried = [r for r in runs if r.sandbox.get("attempts")]
+    assert len(retried) == 1 and retried[0].attempt == 2, [(r.attempt, r.sandbox.get("attempts")) for r in runs]
+    [cut] = retried[0].sandbox["attempts"]
+    assert cut["code"] == blame.WORKER_LOST and "the worker's reply does not unpack" in cut["error"], cut
+    assert {r.attempt for r in runs if r is not retried[0]} == {1}
+    finals = [store.score(r.run_id) for r in runs]
+    assert all(s is not None and s.final is not None for s in finals)
+    [result] = store.race_results(store.races()[0].race_id)
+    assert result.hotkey == hotkeys["offline"] and result.errored == 0
+    assert result.score == pytest.approx(sum(s.final for s in finals if s is not None) / 4)
+    store.close()
+
+
 def wait_until(predicate: Any, what: str, timeout: float = 300) -> None:
     """A safety bound for a wait on a state (never an assertion on how long it took)."""
     deadline = time.monotonic() + timeout
@@ -347,12 +394,14 @@ def bundle_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the_workers(
-    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path]
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, bundle_server: tuple[str, Path], cut_replies: Path
 ) -> None:
-    """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race and started again: the runs it had in
-    flight went on on their runners (detached actors), and the restarted node takes their results instead of
-    running them again: each finishes once, on its first attempt, blamed on nobody; the finished ones are never run
-    again; none is lost or doubled."""
+    """`arena-validator run --dispatch ray` as a process, SIGKILLed mid-race with a run on each worker and started
+    again: the runs it had in flight went on on their runners (detached actors), and the restarted node takes their
+    results instead of running them again: each finishes once, on its first attempt, blamed on nobody; the finished
+    ones are never run again; none is lost or doubled. But the first reply it collects is corrupted on its way back
+    (cut in half on the worker host): that run is the worker's fault, 2008, and runs again (its second attempt),
+    never the miner's zero."""
     base_url, www = bundle_server
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
@@ -384,7 +433,7 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
     log = open(tmp_path / "node.log", "ab")
     node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
     try:
-        wait_until(lambda: count("finished") >= 2 and count("running") >= 1, "the race to be under way")
+        wait_until(lambda: count("finished") >= 2 and count("running") >= 2, "the race to be under way")
     finally:
         os.killpg(node.pid, signal.SIGKILL)
         node.wait(timeout=60)
@@ -395,6 +444,7 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
     namespace = namespace_of(tmp_path / "node")
     assert interrupted <= held_by_runners(namespace)
 
+    (cut_replies / "collect").touch()  # the first reply the restarted node collects
     node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
     try:
         wait_until(lambda: any(ws.status == "set" for ws in store.weight_sets()), "the weights to be set")
@@ -410,12 +460,20 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
     for run in runs:
         seqs = [e.seq for e in store.events(run.run_id)]
         assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run, stored once
+    assert not (cut_replies / "collect").exists()  # a collected reply was cut
+    cut = {r.run_id for r in runs if r.sandbox.get("attempts")}
+    assert len(cut) == 1 and cut < interrupted, [(r.run_id, r.sandbox.get("attempts")) for r in runs]
     for run in [r for r in runs if r.run_id in interrupted]:  # re-attached: its first attempt, no error, no blame
-        assert run.attempt == 1 and not run.sandbox.get("attempts"), run.sandbox.get("attempts")
+        if run.run_id in cut:  # or its collected reply did not unpack: the worker's fault, and it ran again
+            [attempt] = run.sandbox["attempts"]
+            assert attempt["code"] == blame.WORKER_LOST and "reply does not unpack" in attempt["error"], attempt
+            assert run.attempt == 2 and (run.error_code, run.blame) == (None, None)
+        else:
+            assert run.attempt == 1 and not run.sandbox.get("attempts"), run.sandbox.get("attempts")
         assert store.score(run.run_id) is not None
     text = (tmp_path / "node.log").read_text()
     reattached = [line for line in text.splitlines() if "races.reattached" in line]
-    assert {i for i in interrupted if any(f"run_id={i}" in line for line in reattached)} == interrupted
+    assert {i for i in interrupted if any(f"run_id={i}" in line for line in reattached)} == interrupted - cut
     assert {r.sandbox["worker"] for r in runs} <= {cluster.workers[n].node_id()[:12] for n in ("a", "b")}
     # stopped cleanly, the node ended its runners: the workers are free for other work
     wait_until(lambda: not runners(namespace), "the node's runners to end")

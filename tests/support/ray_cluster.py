@@ -122,9 +122,11 @@ class LocalRayCluster:
         self.address = f"127.0.0.1:{port}"
         return self
 
-    def add_worker(self, name: str, catalog: Path, *, cpus: int = 1, memory_mb: int = 1536) -> RayNode:
-        """A worker node taking ShopArena runs, with its own catalog copy; one at a time (Ray's node start is not
-        safe to run concurrently on one machine)."""
+    def add_worker(
+        self, name: str, catalog: Path, *, cpus: int = 1, memory_mb: int = 1536, env: dict[str, str] | None = None
+    ) -> RayNode:
+        """A worker node taking ShopArena runs, with its own catalog copy (and `env` added to its environment); one
+        at a time (Ray's node start is not safe to run concurrently on one machine)."""
         node = self._start(
             name,
             [
@@ -137,7 +139,8 @@ class LocalRayCluster:
                 "--labels",
                 "shoparena=worker",
             ],
-            {"ARENA_CATALOG": str(catalog), "RAY_worker_niceness": "0"},  # as docs/cluster.md starts a worker
+            # as docs/cluster.md starts a worker
+            {"ARENA_CATALOG": str(catalog), "RAY_worker_niceness": "0", **(env or {})},
         )
         self.workers[name] = node
         return node

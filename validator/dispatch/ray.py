@@ -319,8 +319,11 @@ class RayDispatcher:
             ) from None
         try:
             reply = None if reply is None else decoded(reply)
-        except DispatchError:
-            self.pool.drop(slot, kill=True)  # as Ray's own failure to read a reply was (`RayError` above)
+        except DispatchError:  # its runner made anew, as on Ray's own failure to read a reply (`RayError` above),
+            if slot.busy - {run_id}:  # unless it took another run meanwhile (a re-attached run's reply waited
+                self.pool.release(slot, run_id)  # there, `RunnerPool.settle`): that run is not killed with it
+            else:
+                self.pool.drop(slot, kill=True)
             raise
         self.pool.release(slot, run_id)
         return reply

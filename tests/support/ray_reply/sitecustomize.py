@@ -1,0 +1,65 @@
+"""A Ray worker host whose runners' replies are corrupted on their way back to the node: put this folder first on a
+worker node's PYTHONPATH (the environment of its `ray start`, the worker host's side; nothing the node runs is
+changed) with ``SHOPARENA_TEST_CUT_REPLIES`` naming a folder. Each file named ``run`` or ``collect`` put there cuts
+the next reply of that kind (`validator.dispatch.worker.Runner.run`: a run's; ``collect``: a run an earlier node
+started, re-attached to) to its first half, the bytes the runner hands Ray, so the node receives a reply that does not
+unpack. The file is removed as it is used: one reply each, whichever worker process takes it first.
+
+Python imports ``sitecustomize`` at every start; without the variable this does nothing."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+FOLDER = os.environ.get("SHOPARENA_TEST_CUT_REPLIES")
+
+
+def _claim(kind: str) -> bool:
+    try:
+        os.unlink(os.path.join(FOLDER or "", kind))
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _cutting(kind: str, real: Any) -> Any:
+    import functools
+
+    @functools.wraps(real)
+    def reply(self: Any, *args: Any, **kwargs: Any) -> Any:
+        packed = real(self, *args, **kwargs)
+        return packed[: len(packed) // 2] if isinstance(packed, bytes) and _claim(kind) else packed
+
+    return reply
+
+
+def _install() -> None:
+    import importlib.abc
+    import importlib.machinery
+    import sys
+
+    class Finder(importlib.abc.MetaPathFinder):
+        """The runner's module loaded as ever, its reply methods wrapped once it is."""
+
+        def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+            if name != "validator.dispatch.worker":
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+            if spec is None or spec.loader is None:
+                return spec
+            loader, load = spec.loader, spec.loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                load(module)
+                for kind in ("run", "collect"):
+                    setattr(module.Runner, kind, _cutting(kind, getattr(module.Runner, kind)))
+
+            loader.exec_module = exec_module  # type: ignore[method-assign]  # this spec's loader only
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
+if FOLDER:
+    _install()
