@@ -149,6 +149,7 @@ class Arena(ArenaParts):
         )
 
     def stop(self) -> None:
+        self.dispatching.offloop.close()  # the run path's thread, once what it was given is done
         if self._server is not None:
             self._server.stop()
             self.dispatching.server = None

@@ -15,18 +15,19 @@ from arena.backoff import doubling
 from arena.scoring.models import RunScore
 from arena.tasks import ProblemBase
 from arena.trajectory import TrajectoryEvent
-from sandbox.bundle import BundleError, stage
 from validator.dispatch import Attempt, Dispatcher, DispatchError
 from validator.races.base import Problems, Signals
+from validator.races.beginning import Beginning
 from validator.races.config import ArenaConfig
 from validator.races.judging import Judging
+from validator.races.offloop import OffLoop, finish
 from validator.races.outcomes import attempts_of, run_stats
 from validator.races.stages import StageTimes
 from validator.store.models import Run
 from validator.store.repository import Store, StoreError
 
 
-class Dispatching:
+class Dispatching(Beginning):
     """Dispatching: `dispatch` and one attempt of a run, staged, run, recorded with its strict score (and handed to
     the judge), retried or final. Owns the runs in flight, the runs whose attempt a fault of ours ended unrecorded
     (`lost`, for `Arena.recover`), the node's work folder and gateway server (set by `Arena.start`)."""
@@ -58,6 +59,9 @@ class Dispatching:
         self.ahead: Callable[[list[Run]], None] = lambda runs: None  # their agents staged ahead (`Arena.prepare`)
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
+        self.offloop = (
+            OffLoop()
+        )  # the run path's claims, stagings and records, off the event loop (`_begin`, `_record`)
 
     @property
     def metrics(self) -> Any:
@@ -65,11 +69,8 @@ class Dispatching:
 
     async def dispatch(self, limit: int | None = None) -> int:
         """Run ready pending runs of running races, `concurrency` at a time; returns how many were run."""
-        races = [r.race_id for r in self.store.races(status="running", kind=None)]
-        ready: list[Run] = []
-        for race_id in races:
-            ready += self.store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))
-        ready = [r for r in ready if r.run_id not in self.in_flight][:limit]
+        ready = await asyncio.to_thread(self._pending)  # read off the loop; a run read before it landed is claimed
+        ready = [r for r in ready if r.run_id not in self.in_flight][:limit]  # by one attempt only (`Store.claim`)
         tasks = [] if self.draining else [self._launch(run, reattach=True) for run in self._reattachable()]
         if not ready or self.draining:
             return await self._landing(tasks)
@@ -94,6 +95,12 @@ class Dispatching:
             task.add_done_callback(functools.partial(self._landed, run.run_id))
             tasks.append(task)
         return await self._landing(tasks)
+
+    def _pending(self) -> list[Run]:
+        """The pending runs of running races whose retry backoff has passed."""
+        now = datetime.now(UTC)
+        races = [r.race_id for r in self.store.races(status="running", kind=None)]
+        return [run for race_id in races for run in self.store.runs(race_id=race_id, status="pending", ready_at=now)]
 
     async def _landing(self, tasks: list[asyncio.Future[Any]]) -> int:
         # shielded: the scheduler cancels this job when the node stops, and the runs must outlive it to drain
@@ -136,15 +143,6 @@ class Dispatching:
         self.in_flight.pop(run_id, None)
         self.started.discard(run_id)
 
-    def _agent_dir(self, sha256: str) -> Path:
-        """The submission's bundle, staged once into the node's private work folder (`sandbox.bundle.stage`: the
-        sandbox's user can traverse it, unlike most data folders), from its unpacked folder under data_dir/bundles
-        or its packed file there."""
-        assert self.work is not None
-        stored = self.config.data_dir / "bundles" / sha256
-        packed = self.config.data_dir / "bundles" / f"{sha256}.tar.gz"
-        return stage(self.work, sha256, stored if stored.is_dir() or not packed.is_file() else packed)
-
     async def _execute(self, run: Run, *, reattach: bool = False) -> None:
         run_id = run.run_id
         try:
@@ -158,53 +156,23 @@ class Dispatching:
                 "races.run_lost", run_id=run_id, error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()
             )
 
-    def _bundle(self, submission_id: int) -> str | None:
-        """The sha256 of a submission's bundle (read once per submission: it never changes)."""
-        if submission_id not in self._bundles:
-            submission = self.store.submission(submission_id)
-            if submission is None:
-                return None
-            self._bundles[submission_id] = submission.sha256
-        return self._bundles[submission_id]
-
-    def shown_id(self, run: Run) -> str:
-        """The problem's id as the run's agent is shown it: opaque and new in every race (`arena.problems.alias`)."""
-        from arena.problems.alias import race_key, shown_id
-
-        if run.race_id not in self._keys:
-            race = self.store.race(run.race_id)
-            self._keys[run.race_id] = race_key(run.race_id, race.seed_hash if race is not None else "")
-        return shown_id(self._keys[run.race_id], run.problem_id)
-
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
-        began = self.stages.now()
         self.lost.pop(run_id, None)
-        problem = self.problems.problem(run.problem_id)
-        sha256 = self._bundle(run.submission_id)
-        assert self.work is not None
-        staged = problem is not None and sha256 is not None and (self.work / "agents" / sha256).is_dir()
+        begin = self.offloop.submit(self._begin, run)
         try:
-            self.store.claim(run_id, running=staged)  # an agent staged already: nothing to prepare, one commit
-        except StoreError as exc:  # another worker took it, or it is final: never run twice
-            self.signals.warn("races.skip", run_id=run_id, reason=str(exc))
+            begun = await finish(begin)
+        except asyncio.CancelledError:  # shutdown: a run claimed whose sandbox never started goes back to pending
+            if not begin.cancelled() and begin.exception() is None and begin.result() is not None:
+                self.store.retry_later(run_id, delay=timedelta(0))
+            raise
+        if begun is None:
             return
-        try:
-            if problem is None or sha256 is None:
-                raise LookupError(f"problem {run.problem_id} or submission {run.submission_id} is unknown")
-            agent_dir = self._agent_dir(sha256)
-        except BundleError as exc:  # the miner's bundle cannot be made into a runnable agent: theirs, final
-            await asyncio.to_thread(self.fail, run_id, blame.BUNDLE_INVALID, f"bundle invalid: {exc}")
-            return
-        except (LookupError, FileNotFoundError, OSError) as exc:
-            await asyncio.to_thread(self.fail, run_id, blame.STORE_FAULT, f"cannot prepare the run: {exc}")
-            return
-        if not staged:
-            self.store.transition(run_id, "running")
-        launched = self.stages.add("staging", began)
+        problem, agent_dir, sha256, shown, launched = begun
         route = await self._route(run)
         if route is False:
             return
+        assert self.work is not None
         try:
             attempt = Attempt(
                 run_id,
@@ -214,7 +182,7 @@ class Dispatching:
                 problem,
                 self.config.limits,
                 self.config.budgets,
-                shown_id=self.shown_id(run),
+                shown_id=shown,
                 route=route,
                 packed=self.config.data_dir / "bundles" / f"{sha256}.tar.gz",
             )
@@ -223,12 +191,12 @@ class Dispatching:
             self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
             raise
         except DispatchError as exc:  # a cluster worker lost, stuck or refusing: the validator's fault, retried
-            await asyncio.to_thread(self.fail, run_id, exc.code, str(exc))
+            await self.offloop.run(self.fail, run_id, exc.code, str(exc))
             return
         except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
-            await asyncio.to_thread(self.fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+            await self.offloop.run(self.fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
             return
-        self._record(run, problem, outcome, launched)
+        await self.offloop.run(self._record, run, problem, outcome, launched)
 
     async def _reattach(self, run: Run) -> None:
         """The outcome of an attempt an earlier node started and the dispatcher still holds, recorded as if this
@@ -244,10 +212,10 @@ class Dispatching:
             self.store.retry_later(run.run_id, delay=timedelta(0))  # shutdown: its runner was killed; run it again
             raise
         except DispatchError as exc:
-            await asyncio.to_thread(self.fail, run.run_id, exc.code, str(exc))
+            await self.offloop.run(self.fail, run.run_id, exc.code, str(exc))
             return
         self.signals.info("races.reattached", run_id=run.run_id, worker=outcome.worker)
-        self._record(run, problem, outcome, began)
+        await self.offloop.run(self._record, run, problem, outcome, began)
 
     async def _route(self, run: Run) -> Any:
         """The miner's provider and key where it pays for the run's LLM calls (None: the node pays); False when the
@@ -260,12 +228,13 @@ class Dispatching:
         try:
             return await asyncio.to_thread(self.keys.route_for, run)
         except (KeyRefused, KeyUnreachable, ProviderDropped) as exc:  # each with its code
-            await asyncio.to_thread(self.fail, run.run_id, exc.code, str(exc))
+            await self.offloop.run(self.fail, run.run_id, exc.code, str(exc))
             return False
 
     def _record(self, run: Run, problem: ProblemBase, outcome: Any, launched: tuple[float, float]) -> None:
         """Store an attempt's outcome: the trajectory with its strict score (and the offline judge's verdict) in one
-        commit; an agent's error final; a validator's error retried (`arena.verdict`)."""
+        commit; an agent's error final; a validator's error retried (`arena.verdict`). On the run path's thread
+        (`offloop`): the run's task goes on (to its judge, out of flight) once it is stored."""
         self.stages.add("gateway", launched, less=outcome.result.elapsed_s)
         alive = self.server is None or self.server.alive
         code, error = outcome.error_code(gateway_alive=alive, last_try=self.last_try(run))

@@ -96,11 +96,9 @@ class Judging:
         from datetime import UTC, datetime
 
         now = datetime.now(UTC)
-        ready = [
-            r
-            for r in self.store.runs(status="scoring", ready_at=now)
-            if not self.busy(r.run_id) and r.run_id not in self.judging
-        ][:limit]
+        scoring = await asyncio.to_thread(self.store.runs, status="scoring", ready_at=now)  # read off the event loop:
+        # a run judged (or deferred) since it was read, whose task left flight meanwhile, is read again (`_waits`)
+        ready = [r for r in scoring if not self.busy(r.run_id) and r.run_id not in self.judging][:limit]
         if not ready:
             return 0
         gate = self._gate()
@@ -130,7 +128,8 @@ class Judging:
         return self.judge
 
     def offline(self, run: Run) -> bool:
-        """Whether the run's judge is the offline one (no I/O: judged on the event loop, not in a thread)."""
+        """Whether the run's judge is the offline one (no I/O: judged as the run is recorded, on the run path's thread,
+        `validator.races.offloop`, its verdict in the trajectory's commit)."""
         from arena.judge.offline import OfflineJudge
 
         return isinstance(self.judge_for(run), OfflineJudge)
@@ -160,9 +159,19 @@ class Judging:
         finally:
             self.stages.add("judge", started)
 
+    def _waits(self, run_id: str) -> bool:
+        """Whether the run, read now, still waits for the judge job: `scoring`, its judge's backoff passed."""
+        from datetime import UTC, datetime
+
+        run = self.store.run(run_id)
+        ready = run is not None and (run.not_before is None or run.not_before <= datetime.now(UTC))
+        return ready and run is not None and run.status == "scoring"
+
     def _judge(self, run: Run, events: list[Any] | None, success: float | None) -> int:
         from arena.judge import JudgeUnavailable
 
+        if events is None and not self._waits(run.run_id):
+            return 0
         if success is None:  # the strict score before the judge: the family's (ShoppingBench: success, 0 or 1)
             score = self.store.score(run.run_id)
             success = strict_score(score.strict, score.success) if score is not None else None
