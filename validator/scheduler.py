@@ -30,7 +30,7 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from validator.races import Arena
-from validator.upkeep.memory import trim
+from validator.upkeep.memory import freeze_held, trim
 
 
 class Node:
@@ -307,10 +307,11 @@ class Node:
         try:
             await asyncio.to_thread(self.arena.reap)  # sandboxes of runs a dead node left behind, then the runs
             await asyncio.to_thread(self.arena.recover)
+            frozen = freeze_held()  # no full collection walks the node's catalog and imports with its runs waiting
             scheduler = self.scheduler()
             scheduler.start()
             if self.log is not None:
-                self.log.info("node.started", jobs=sorted(j.id for j in scheduler.get_jobs()))
+                self.log.info("node.started", jobs=sorted(j.id for j in scheduler.get_jobs()), gc_frozen=frozen)
             try:
                 while not self.stopping.is_set():
                     self.beat = time.time()

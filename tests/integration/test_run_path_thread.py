@@ -6,6 +6,7 @@ a node stopping while it waits neither loses it nor runs it twice."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 import threading
 import time
@@ -95,10 +96,11 @@ class HeldJudge(OfflineJudge):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.held: str | None = None
         self.cancelled_while_held = False
+        self.frozen = 0  # objects the running node froze out of the collector's way (`freeze_held`)
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Any:
         if self.held is None and self.node is not None and self.loop is not None:
-            self.held = events[0].run_id
+            self.held, self.frozen = events[0].run_id, gc.get_freeze_count()
             node, tasks = self.node, self.node.arena.in_flight
             self.loop.call_soon_threadsafe(node.stopping.set)  # a SIGTERM, as its handler sets it
             deadline = time.monotonic() + WAIT  # a bound for a failing test (the loop blocked), nothing timed
@@ -113,7 +115,7 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
     """The node is told to stop while its first run's record is on the run path's thread (its judge holding it):
     the event loop goes on meanwhile (it takes the stop and cancels the run's task, drain_seconds 0), the record is
     committed all the same, the run is not put back to pending, and the next start finishes the race without
-    running it again."""
+    running it again. The node it runs on froze what it held once started: no full collection walks it."""
     arena, store, _ = node_on(tmp_path, inputs)
     judge = HeldJudge()
     arena.judging.judge = judge
@@ -126,7 +128,7 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
         await asyncio.wait_for(node.run(poll=0.1, handle_signals=False), timeout=WAIT)
 
     asyncio.run(stopped())
-    assert judge.held is not None and judge.cancelled_while_held
+    assert judge.held is not None and judge.cancelled_while_held and judge.frozen > 0
     held = store.run(judge.held)
     assert held is not None and held.status == "finished" and held.attempt == 1, held and held.status
     assert judge.held not in arena.dispatching.lost
