@@ -163,7 +163,7 @@ class Dispatching(Beginning):
         try:
             begun = await finish(begin)
         except asyncio.CancelledError:  # shutdown: a run claimed whose sandbox never started goes back to pending
-            if not begin.cancelled() and begin.exception() is None and begin.result() is not None:
+            if begin.done() and not begin.cancelled() and begin.exception() is None and begin.result() is not None:
                 self.store.retry_later(run_id, delay=timedelta(0))
             raise
         if begun is None:
