@@ -12,10 +12,11 @@ import pytest
 import tantivy
 
 from arena.catalog import Catalog, SearchFilters
+from arena.catalog import generator as gen
 from arena.catalog.build import build_catalog, load_catalog
 from arena.catalog.generator import iter_products
 from arena.catalog.index import SERVICE_BITS
-from arena.catalog.writer import CatalogWriter, Rows
+from arena.catalog.writer import CatalogWriter, Rows, service_mask
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "documents_sample.jsonl"
 FAST = ("row", "price", "sold_count", "services", "shop_ord")
@@ -92,3 +93,26 @@ def test_rows_out_of_order_or_of_uneven_columns_are_refused(tmp_path: Path) -> N
         writer.commit({"source": {"kind": "test"}, "digest": "sha256:test", "stats": {}})
     catalog = Catalog.open(tmp_path / "c")
     assert catalog.num_products == 1 and catalog.product_at(0) == product
+
+
+def test_a_chunks_columns_are_its_listings_column_by_column() -> None:
+    """`chunk_columns` (what a build's worker hands over, its listings made and freed one at a time) holds exactly
+    what `generate_rows` makes, field by field, the canonical JSON joined by newlines."""
+    world = gen.World.build(3, 2500)
+    world.model_cache = 50  # the cache turns over within a chunk
+    for chunk in range(3):
+        listings = gen.generate_rows(world, chunk)
+        products = [product for product, _, _ in listings]
+        assert gen.chunk_columns(world, chunk, SERVICE_BITS) == (
+            b"\n".join(gen.canonical_json(product) for product in products),
+            [product["product_id"] for product in products],
+            [text for _, _, text in listings],
+            [product["shop_id"] for product in products],
+            [product["service"] for product in products],
+            [service_mask(product["service"]) for product in products],
+            [product["price"] for product in products],
+            [product["sold_count"] for product in products],
+            [product["category"] for product in products],
+            [len(product["sku_options"]) for product in products],
+            [key for _, key, _ in listings],
+        )

@@ -18,10 +18,12 @@ from arena.catalog.native.build import KEEP, build, missing, prune
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: every product row (product, model key, search text) and web page of each catalog, digested; and which ran
+#: every product row (product, model key, search text), a build's chunk columns and web page of each catalog, digested;
+#: and which ran
 _DIGESTS = """
 import hashlib, json, sys
 from arena.catalog import generator as gen, native
+from arena.catalog.index import SERVICE_BITS
 from arena.catalog.webcorpus import generate_web_pages
 out = {"compiled": native.compiled(), "listing": sys.modules["arena.catalog.listing"].__file__}
 for seed, size in [(7, 5000), (123456789, 3000), (2, 2500), (0, 1)]:
@@ -30,6 +32,8 @@ for seed, size in [(7, 5000), (123456789, 3000), (2, 2500), (0, 1)]:
     for chunk in range((size + gen.CHUNK - 1) // gen.CHUNK):
         for product, key, text in gen.generate_rows(world, chunk):
             h.update(gen.canonical_json([product, key, text]) + b"\\n")
+        columns = gen.chunk_columns(world, chunk, SERVICE_BITS)
+        h.update(columns[0] + b"\\n" + gen.canonical_json(columns[1:]) + b"\\n")
     for page in generate_web_pages(seed, size):
         h.update(gen.canonical_json(page) + b"\\n")
     out[f"{seed}/{size}"] = h.hexdigest()
