@@ -70,6 +70,10 @@ class SandboxResult:
 #: processes in the run's cgroups then (the harness's import and the agent's fork run in that wait), and writes the
 #: run's input after (`sandbox.harness.harness`'s READY)
 HARNESS_READY = b"ready\n"
+#: its second line, once it has read the run's input, just before the agent's code starts (`spawn.AgentProcess.begin`):
+#: the deadline passing before it is the node's (2001, the sandbox not started), after it the agent's (1003). Only the
+#: harness writes the sandbox's stdout (the agent's output goes through its pipes), so the agent cannot forge it
+HARNESS_BEGINS = b"begin\n"
 
 
 def harness_input(payload: dict[str, Any]) -> bytes:

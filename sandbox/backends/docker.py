@@ -5,11 +5,10 @@ loopback only; the engine sets up no network for it), only the gateway socket's 
 /run/arena, the bundle read-only at /agent, a read-only root, a size-capped tmpfs /tmp, uid 65534, every capability
 dropped, no-new-privileges, memory with swap off, CPU shares, a pids limit, ulimits (open files, no core dumps), capped
 logs, and a wall-clock deadline after which the container is killed (only the deadline passing once the harness said
-it is ready is the agent's timeout; passing before, no agent code ran, and the start is `sandbox_failed`, as the
-process backend has it; any other failure of the engine while the run is in it is `sandbox_failed`, the validator's
-fault). The
-container is removed in ``finally``; containers carry the label ``shoparena.run`` so a restarting node can reap
-orphans (`DockerSandbox.reap`).
+the agent begins, its input read, is the agent's timeout; passing before, no agent code ran, and the start is
+`sandbox_failed`, as the process backend has it; any other failure of the engine while the run is in it is
+`sandbox_failed`, the validator's fault). The container is removed in ``finally``; containers carry the label
+``shoparena.run`` so a restarting node can reap orphans (`DockerSandbox.reap`).
 """
 
 from __future__ import annotations
@@ -22,7 +21,14 @@ from typing import Any
 from requests.exceptions import ReadTimeout
 
 from sandbox import seccomp
-from sandbox.backends import HARNESS_READY, SandboxResult, SandboxSpec, harness_input, result_from_report
+from sandbox.backends import (
+    HARNESS_BEGINS,
+    HARNESS_READY,
+    SandboxResult,
+    SandboxSpec,
+    harness_input,
+    result_from_report,
+)
 
 LABEL = "shoparena.run"
 
@@ -236,9 +242,9 @@ class DockerSandbox:
 
     def _wait(self, container: Any, deadline: float, started: float) -> tuple[int | None, bool] | SandboxResult:
         """The container's exit code and whether the deadline killed it; or the run's result when the engine failed
-        us meanwhile (2001), or when the deadline passed before the harness said it was ready: no agent code ran
-        (its input is read after), so the start is the validator's, as on the process backend, never the agent's
-        timeout (1003)."""
+        us meanwhile (2001), or when the deadline passed before the harness said the agent begins (its input read):
+        no agent code ran, so the start is the validator's, as on the process backend, never the agent's timeout
+        (1003)."""
         waiting = time.monotonic()
         try:
             status = container.wait(timeout=deadline)
@@ -248,10 +254,11 @@ class DockerSandbox:
                     container, f"waiting on the container after {time.monotonic() - waiting:.1f}s", exc, started
                 )
             container.kill()  # the deadline passed with the container still running
-            if not _said_ready(container):
+            said = _said(container)
+            if said != HARNESS_READY + HARNESS_BEGINS:
                 return SandboxResult(
                     "sandbox_failed",
-                    f"could not start the sandbox: not ready to run within {deadline:g}s (its start)",
+                    f"could not start the sandbox: {_not_started(said, deadline)}",
                     None,
                     time.monotonic() - started,
                     backend=self.name,
@@ -270,15 +277,33 @@ def _read_timeout(exc: BaseException) -> bool:
     return isinstance(exc, ReadTimeout | ReadTimeoutError) or any(isinstance(a, ReadTimeoutError) for a in exc.args)
 
 
-def _said_ready(container: Any) -> bool:
-    """Whether the harness wrote its ready line (`sandbox.backends.HARNESS_READY`, its interpreter's first act) on
-    the container's stdout."""
+def _said(container: Any) -> bytes:
+    """The harness's own first lines on the container's stdout, as far as its ready line and its line saying the
+    agent begins (`sandbox.backends.HARNESS_READY`, `HARNESS_BEGINS`); no more is read. Only the harness writes that
+    stdout: the agent's output goes through the harness's pipes."""
+    wanted = len(HARNESS_READY + HARNESS_BEGINS)
     head = b""
-    for chunk in container.logs(stdout=True, stderr=False, stream=True, follow=False):
-        head += chunk
-        if len(head) >= len(HARNESS_READY):
-            break
-    return head.startswith(HARNESS_READY)
+    stream = container.logs(stdout=True, stderr=False, stream=True, follow=False)
+    try:
+        for chunk in stream:
+            head += chunk
+            if len(head) >= wanted:
+                break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    return head[:wanted]
+
+
+def _not_started(said: bytes, deadline: float) -> str:
+    """Why a container whose deadline passed before the agent began is the node's fault (2001), by how far it got."""
+    if not said.startswith(HARNESS_READY):
+        return f"not ready to run within {deadline:g}s (its start)"
+    return (
+        f"not started within {deadline:g}s: the harness was ready but had not read its input (its start or the "
+        "input's delivery hung); no agent code ran"
+    )
 
 
 def _profile() -> str:

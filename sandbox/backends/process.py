@@ -26,6 +26,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from sandbox import seccomp
+from sandbox.backends import HARNESS_BEGINS as BEGINS
 from sandbox.backends import HARNESS_READY, SandboxResult, SandboxSpec, cgroups, harness_input, result_from_report
 from sandbox.env import HARNESS_DIR, SDK_DIR, sandbox_python, staged_runtime
 
@@ -62,13 +63,16 @@ def _free_port() -> int:
 class ProcessSandbox:
     """``mode="bwrap"`` (default, isolated) or ``mode="bare"`` (unsafe, local debugging only)."""
 
-    def __init__(self, mode: str = "bwrap", python: str | None = None, *, seccomp: bool = True) -> None:
+    def __init__(
+        self, mode: str = "bwrap", python: str | None = None, *, seccomp: bool = True, runtime: Path | None = None
+    ) -> None:
         if mode not in ("bwrap", "bare"):
             raise ValueError(f"unknown process sandbox mode {mode!r}; use bwrap, or bare with --unsafe-local")
         self.mode = mode
         self.name = f"process-{mode}"
         self._running: dict[str, tuple[int, dict[str, Path]]] = {}  # run id -> (the sandbox's pid, its cgroups)
         self.python = python or sandbox_python()
+        self.runtime = runtime  # the staged harness/ and sdk/ (`staged_runtime`, None: the node's own)
         if not Path(self.python).exists():
             raise SandboxUnavailable(
                 f"the agents' Python environment is missing at {self.python}; create it with "
@@ -131,7 +135,7 @@ class ProcessSandbox:
         if self.mode == "bare":  # the forwarder's port, one free on the host (the harness's argument)
             return [self.python, str(HARNESS_DIR / "start.py"), str(_free_port())]
         venv = Path(self.python).parent.parent
-        harness, _ = staged_runtime()
+        harness = self.runtime / "harness" if self.runtime else staged_runtime()[0]
         tmp_bytes = spec.limits.tmp_mb * 2**20
         bwrap = [
             self._tools["bwrap"],
@@ -267,18 +271,16 @@ class ProcessSandbox:
                 os.close(seccomp_fd)
                 seccomp_fd = None
             self._running[spec.run_id] = (proc.pid, dirs)
-            begun: list[bool] = []  # the run's input written: from then on the time is the agent's
+            said: list[bytes] = []  # the harness's lines so far: ready, then begin (the agent's time from then on)
             try:
                 out, err = await asyncio.wait_for(
-                    _placed_then_input(proc, dirs, harness_input(payload), begun), timeout=limits.wall_seconds + 10
+                    _placed_then_input(proc, dirs, harness_input(payload), said), timeout=limits.wall_seconds + 10
                 )
             except TimeoutError:
                 _killpg(proc.pid)
                 out, err = await proc.communicate()
-                if not begun:  # no agent code ran: the start (or its placement) is the validator's
-                    raise OSError(
-                        f"not ready to run within {limits.wall_seconds + 10:g}s (its start and placement)"
-                    ) from None
+                if BEGINS not in said:  # no agent code ran: the start, placement or input is the validator's
+                    raise OSError(_not_started(said, limits.wall_seconds + 10)) from None
                 timed_out = True
             return result_from_report(
                 out.decode("utf-8", errors="replace"),
@@ -325,21 +327,36 @@ async def _created(creating: asyncio.Future[asyncio.subprocess.Process]) -> asyn
 
 
 async def _placed_then_input(
-    proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes, begun: list[bool]
+    proc: asyncio.subprocess.Process, dirs: dict[str, Path], data: bytes, said: list[bytes]
 ) -> tuple[bytes, bytes]:
     """The harness's ready line (its interpreter's first; it goes on with its setup, forks the agent's process and
     waits for the run's input), then the sandbox's processes placed in the run's cgroups (`cgroups.place`: the start
-    until then ran in the node's cgroup, at a host process's weight, not the run's), then the input; what the harness
-    wrote."""
-    assert proc.stdout is not None
+    until then ran in the node's cgroup, at a host process's weight, not the run's), then the input, then its line
+    saying the agent begins (`HARNESS_BEGINS`, in ``said`` with the ready line); what the harness wrote."""
+    assert proc.stdout is not None and proc.stdin is not None
     first = await proc.stdout.readline()
     if first != HARNESS_READY:  # it failed before it was ready: what it wrote is its report
         out, err = await proc.communicate(b"")
         return first + out, err
+    said.append(first)
     if dirs:
         await asyncio.get_running_loop().run_in_executor(_PLACING, cgroups.place, proc.pid, dirs)
-    begun.append(True)
-    return await proc.communicate(data)
+    with suppress(BrokenPipeError, ConnectionResetError):  # it ended without reading it: what it wrote says why
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+        proc.stdin.close()
+    second = await proc.stdout.readline()  # a line of the harness's own: the agent's output goes through its pipes
+    if second == BEGINS:
+        said.append(second)
+    out, err = await proc.communicate()
+    return (b"" if second == BEGINS else second) + out, err
+
+
+def _not_started(said: list[bytes], deadline: float) -> str:
+    """Why a sandbox whose deadline passed before the agent began is the node's fault (2001), by how far it got."""
+    if HARNESS_READY not in said:
+        return f"not ready to run within {deadline:g}s (its start and placement)"
+    return f"not started within {deadline:g}s: the harness was ready but had not read its input; no agent code ran"
 
 
 def _killpg(pid: int) -> None:

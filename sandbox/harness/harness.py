@@ -10,7 +10,8 @@ agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
 3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
    input, so nothing of the run's is in the child's memory and no second interpreter starts; the child imports the
-   agent and calls ``agent_main`` (`runner`);
+   agent and calls ``agent_main`` (`runner`). Once the input is read, just before the agent begins, the harness says
+   so on stdout (`BEGINS`): the node charges its deadline to the agent only past that line;
 4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
 5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
@@ -54,6 +55,9 @@ SIGKILL = 9
 #: sandbox's processes in the run's cgroups then, and writes the run's input only after (the agent's process, forked
 #: meanwhile, is born in them or moved with the rest; `sandbox.backends.HARNESS_READY`)
 READY = b"ready\n"
+#: the second line, once the run's input is read, just before the agent's code starts: only past it is the deadline
+#: the agent's (`sandbox.backends.HARNESS_BEGINS`)
+BEGINS = b"begin\n"
 
 
 def _undumpable() -> None:
@@ -326,6 +330,7 @@ def main() -> int:
     if server is None:
         child.end()
         return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{_port()}")
+    os.write(1, BEGINS)  # the node's clock for the agent starts here (its timeout is 1003 only past this line)
     child.begin(env, agent_dir, problem)  # the agent starts
     timed_out = _wait(child, timeout, outputs)
     report = _report(spec, child, outputs, timed_out=timed_out, timeout=timeout, limit=limit, started=started)

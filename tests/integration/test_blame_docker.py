@@ -1,8 +1,9 @@
 """A Docker engine fault while the backend waits on a container is the node's fault (2001, retried), never the
 agent's timeout. The engine is the real one; the fault is real too: the backend's connection to the engine is cut
 mid-wait (a unix-socket relay between the backend and dockerd, whose connections are severed while the engine stays
-up), or the container is removed from under the backend; and a container whose harness is not ready by the deadline
-(its Python's first read hangs, as on a hung filesystem) is the node's sandbox failing, 2001, as on bubblewrap."""
+up), or the container is removed from under the backend; and a container whose harness has not read its input by the
+deadline (its Python's or its own bytecode's first read hangs, as on a hung filesystem) is the node's sandbox failing,
+2001, as on bubblewrap, while a harness hung once the agent began is the run's timeout (1003)."""
 
 from __future__ import annotations
 
@@ -56,10 +57,10 @@ def run_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def spec_for(run_dir: Path, run_id: str) -> SandboxSpec:
+def spec_for(run_dir: Path, run_id: str, agent: str = SLEEPER) -> SandboxSpec:
     src = run_dir / "src"
     src.mkdir()
-    (src / "agent.py").write_text(textwrap.dedent(SLEEPER))
+    (src / "agent.py").write_text(textwrap.dedent(agent))
     agent_dir = unpack(pack_dir(src).data, run_dir / "agent")
     return SandboxSpec(
         run_id=run_id,
@@ -144,22 +145,28 @@ def test_a_container_removed_under_the_backend_is_2001(engine: Any, run_dir: Pat
     assert blame.blame_of(result.error_code) == "validator"
 
 
-def fifo_image(engine: Any, folder: str, name: str) -> str:
-    """The sandbox image with ``folder/name`` a FIFO nobody writes: the first read of it hangs, as a hung mount's
-    reads do. Made by the engine itself (a FIFO written into a container, committed), nothing built."""
+def fifo_image(engine: Any, folder: str, name: str, empty: str | None = None) -> str:
+    """The sandbox image with ``folder/name`` a FIFO nobody writes (``{tag}`` in it: the harness's bytecode's tag), and
+    ``folder/empty`` an empty file: the first read of the FIFO hangs, as a hung mount's reads do. Made by the engine
+    itself (a FIFO written into a container, committed), nothing built."""
     from sandbox.image.build import image_tag
 
     maker = engine.containers.create(image_tag(), command=["true"])
     try:
         if "{tag}" in name:  # the image's Python's cache tag, as its bytecode is named
-            listing = tarfile.open(fileobj=io.BytesIO(b"".join(maker.get_archive(folder)[0])))
+            cache = "/opt/arena/harness/__pycache__"
+            listing = tarfile.open(fileobj=io.BytesIO(b"".join(maker.get_archive(cache)[0])))
             found = [m.name for m in listing.getmembers() if m.name.rpartition("/")[2].startswith("harness.")]
-            name = found[0].rpartition("/")[2]
+            name = name.format(tag=found[0].rpartition("/")[2].split(".")[1])
         data = io.BytesIO()
         with tarfile.open(fileobj=data, mode="w") as tar:
             entry = tarfile.TarInfo(name)
             entry.type, entry.mode = tarfile.FIFOTYPE, 0o644
             tar.addfile(entry)
+            if empty is not None:
+                plain = tarfile.TarInfo(empty)
+                plain.mode = 0o644
+                tar.addfile(plain, io.BytesIO(b""))
         assert maker.put_archive(folder, data.getvalue())
         return str(maker.commit(repository="shoparena-test-hung", tag=maker.id[:12]).id)
     finally:
@@ -180,6 +187,15 @@ def hung_harness(engine: Any) -> Iterator[str]:
     """The harness's bytecode hangs: the ready line is said, then the harness's import waits, before the run's input
     is read."""
     image = fifo_image(engine, "/opt/arena/harness/__pycache__", "harness.{tag}.pyc")
+    yield image
+    engine.images.remove(image, force=True)
+
+
+@pytest.fixture
+def hung_report(engine: Any) -> Iterator[str]:
+    """A ``json`` module in the harness's folder (first on its path) whose bytecode hangs: the harness reads its input,
+    says the agent begins, ends the agent at its wall-clock limit, then waits at ``import json`` for its report."""
+    image = fifo_image(engine, "/opt/arena/harness", "__pycache__/json.{tag}.pyc", empty="json.py")
     yield image
     engine.images.remove(image, force=True)
 
@@ -208,11 +224,24 @@ def test_a_container_not_ready_by_the_deadline_is_2001_not_the_agents_timeout(hu
     assert "not ready to run within 11s" in (result.error or ""), result.error
 
 
-def test_the_deadline_passing_once_the_harness_is_ready_is_the_runs_timeout_not_an_engine_fault(
+def test_a_harness_hung_after_its_ready_line_before_its_input_is_2001_not_the_agents_timeout(
     hung_harness: str, run_dir: Path
 ) -> None:
-    """Past the ready line the deadline is the run's timeout (1003), as on bubblewrap: the engine's answer to a wait
-    cut by the deadline (a read timeout, which requests raises as a ConnectionError with urllib3 2) is told apart
-    from the engine failing."""
+    """Ready, but hung before it read its input and started the agent: no agent code ran, so the deadline is the
+    node's (2001, retried), as on bubblewrap (tests/integration/test_blame_bwrap.py); the engine's answer to a wait cut
+    by the deadline (a read timeout, which requests raises as a ConnectionError with urllib3 2) is told apart from the
+    engine failing."""
     result = run_until_the_deadline(hung_harness, run_dir, "ready-then-hung")
+    assert (result.status, result.error_code, result.timed_out) == ("sandbox_failed", blame.SANDBOX_FAILED, False), (
+        result.error
+    )
+    assert "not started within 11s: the harness was ready but had not read its input" in (result.error or "")
+
+
+def test_the_deadline_passing_once_the_agent_began_is_the_runs_timeout_not_an_engine_fault(
+    hung_report: str, run_dir: Path
+) -> None:
+    """Past the harness's line saying the agent begins, the deadline is the run's timeout (1003), as on bubblewrap."""
+    result = run_until_the_deadline(hung_report, run_dir, "begun-then-hung")
     assert (result.status, result.error_code, result.timed_out) == ("timeout", blame.TIMED_OUT, True), result.error
+    assert result.error == "the sandbox outlived its deadline and was killed"  # the node's deadline, not the harness's
