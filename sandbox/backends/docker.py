@@ -253,7 +253,9 @@ class DockerSandbox:
                 return self._engine_fault(
                     container, f"waiting on the container after {time.monotonic() - waiting:.1f}s", exc, started
                 )
-            container.kill()  # the deadline passed with the container still running
+            exited = _kill(container)  # the deadline passed with the container still running, or just ended
+            if exited is not None:
+                return exited, False
             said = _said(container)
             if said != HARNESS_READY + HARNESS_BEGINS:
                 return SandboxResult(
@@ -275,6 +277,21 @@ def _read_timeout(exc: BaseException) -> bool:
     from urllib3.exceptions import ReadTimeoutError
 
     return isinstance(exc, ReadTimeout | ReadTimeoutError) or any(isinstance(a, ReadTimeoutError) for a in exc.args)
+
+
+def _kill(container: Any) -> int | None:
+    """Kill the container the deadline passed on: None once killed; its exit code when it ended on its own between the
+    wait's end and the kill (the engine refuses to kill it, 409: its logs then hold its report). Any other failure is
+    the engine's (raised)."""
+    try:
+        container.kill()
+        return None
+    except Exception:
+        container.reload()
+        state = container.attrs.get("State") or {}
+        if state.get("Running", True):
+            raise
+        return int(state.get("ExitCode", -1))
 
 
 def _said(container: Any) -> bytes:

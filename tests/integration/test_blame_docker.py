@@ -3,7 +3,8 @@ agent's timeout. The engine is the real one; the fault is real too: the backend'
 mid-wait (a unix-socket relay between the backend and dockerd, whose connections are severed while the engine stays
 up), or the container is removed from under the backend; and a container whose harness has not read its input by the
 deadline (its Python's or its own bytecode's first read hangs, as on a hung filesystem) is the node's sandbox failing,
-2001, as on bubblewrap, while a harness hung once the agent began is the run's timeout (1003)."""
+2001, as on bubblewrap, while a harness hung once the agent began is the run's timeout (1003). A container that ends
+as its deadline passes keeps its own result."""
 
 from __future__ import annotations
 
@@ -245,3 +246,23 @@ def test_the_deadline_passing_once_the_agent_began_is_the_runs_timeout_not_an_en
     result = run_until_the_deadline(hung_report, run_dir, "begun-then-hung")
     assert (result.status, result.error_code, result.timed_out) == ("timeout", blame.TIMED_OUT, True), result.error
     assert result.error == "the sandbox outlived its deadline and was killed"  # the node's deadline, not the harness's
+
+
+def test_a_container_ending_as_its_deadline_passes_keeps_its_own_result(
+    engine: Any, relay: EngineRelay, run_dir: Path
+) -> None:
+    """The container ends on its own, but the backend's wait runs out before the engine's answer reaches it (the
+    relay holds the answer back until the wait's read timeout): the kill then finds it gone (409, not running), and
+    the run is what its harness reported, not an engine fault (2001)."""
+    import docker
+
+    from sandbox.backends.docker import LABEL, DockerSandbox
+
+    sandbox = DockerSandbox(client=docker.DockerClient(base_url=f"unix://{relay.path}", timeout=120))
+    spec = spec_for(run_dir, "ended-at-deadline", "def agent_main(problem):\n    return {'done': 1}\n")
+    spec.limits = Limits(wall_seconds=1)
+    relay.holding = True
+    result = asyncio.run(sandbox.run(spec))
+    assert len(relay.waiting()) == 1  # the wait was made, and its answer held back
+    assert (result.status, result.error_code, result.returned) == ("ok", None, {"done": 1}), result.error
+    assert not engine.containers.list(all=True, filters={"label": f"{LABEL}={spec.run_id}"})

@@ -19,6 +19,8 @@ class EngineRelay:
         self.pairs: list[tuple[socket.socket, socket.socket, list[bytes]]] = []
         self.lock = threading.Lock()
         self.closed = False
+        #: while set, the engine's answers to container waits are dropped: the client waits on until its read timeout
+        self.holding = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -33,14 +35,17 @@ class EngineRelay:
             with self.lock:
                 self.pairs.append((client, engine, seen))
             threading.Thread(target=self._pipe, args=(client, engine, seen), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(engine, client, None), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(engine, client, None, seen), daemon=True).start()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket, seen: list[bytes] | None) -> None:
+    def _pipe(
+        self, src: socket.socket, dst: socket.socket, seen: list[bytes] | None, asked: list[bytes] | None = None
+    ) -> None:
         try:
             while chunk := src.recv(65536):
                 if seen is not None:
                     seen.append(chunk)
+                if asked is not None and self.holding and b"/wait" in b"".join(asked):
+                    continue  # an answer on a connection that asked for a wait: held back
                 dst.sendall(chunk)
         except OSError:
             pass
