@@ -765,3 +765,61 @@ def test_a_race_s_agents_are_staged_on_every_runner_when_it_opens_and_a_run_stag
     finally:
         arena.stop()
         store.close()
+
+
+def test_a_runner_holding_another_run_s_reply_is_kept_when_a_run_on_it_is_given_up(
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, cut_replies: Path
+) -> None:
+    """A restarted node adopts runners each holding a finished run's reply (`held`, the slot free meanwhile) and
+    sends them new runs. One whose reply does not unpack, and one stuck past its bound, are each the worker's fault
+    (2008), but their runner is not killed while the reply it holds waits: killed, that finished run would be lost
+    (2008, run again, its result and spend thrown away). The stuck one's runner takes no run and is killed once the
+    reply it held is collected (docs/cluster.md, "Faults")."""
+    from sandbox.gateway import Budgets
+    from validator.dispatch import Attempt, DispatchError
+
+    setup = make_chain(tmp_path, MINERS[:1])
+    store = open_store(f"sqlite:///{tmp_path / 'node.sqlite'}")
+    agents = {MINERS[0]: write_agent(tmp_path / "agents" / MINERS[0], MINERS[0])}
+    seed(store, setup, tmp_path, tmp_path / "node", agents)
+    first = warmed(cluster, inputs)
+    arena = make_arena(store, setup, setup.validators[0], inputs, tmp_path / "node", first)
+    arena.start()
+    try:
+        assert arena.open_race() is not None
+        problem = arena.problems.problem(store.runs()[0].problem_id)
+    finally:
+        arena.stop()
+        store.close()
+
+    def attempt(run_id: str, folder: Path) -> Attempt:
+        sha256 = pack_dir(folder).sha256
+        return Attempt(run_id, folder, sha256, tmp_path / "gw", problem, Limits(wall_seconds=60), Budgets())
+
+    async def both() -> list[Any]:  # one on each worker: the earlier node's, finished, their replies kept there
+        return await asyncio.gather(*(first.run(attempt(r, agents[MINERS[0]])) for r in ("held-a", "held-b")))
+
+    assert all(o.result.error_code is None for o in asyncio.run(both()))
+    node = warmed(cluster, inputs)  # the restarted node: both runners adopted, each holding a reply
+    assert set(node.pool.held) == {"held-a", "held-b"} and len(node.pool.free()) == 2
+    pids = {s.name: s.pid for s in node.pool.slots.values()}
+
+    (cut_replies / "run").touch()
+    with pytest.raises(DispatchError, match="does not unpack"):
+        asyncio.run(node.run(attempt("cut", agents[MINERS[0]])))
+    assert {s.name: s.pid for s in node.pool.slots.values()} == pids  # both runners kept, as they were
+    assert len(node.pool.free()) == 2
+
+    node.grace = -58.0  # this run's bound: 2 s, its agent takes 30
+    with pytest.raises(DispatchError, match="within its wall clock"):
+        asyncio.run(node.run(attempt("stuck", slow_agent(tmp_path / "agents" / "slow", "slow", 30.0))))
+    node.grace = 60.0
+    [doomed] = [s for s in node.pool.slots.values() if s.doomed]
+    assert doomed.pid == pids[doomed.name] and node.pool.free() != [] and doomed not in node.pool.free()
+    for run_id in ("held-a", "held-b"):  # each finished run's result taken as it was, on its first attempt
+        outcome = asyncio.run(node.reattach(run_id, Limits(wall_seconds=60)))
+        assert outcome.result.error_code is None and outcome.events, outcome.result.error
+    assert doomed.name not in node.pool.slots or node.pool.slots[doomed.name] is not doomed  # killed, made anew
+    assert doomed.pid is not None
+    wait_until(lambda: not psutil.pid_exists(doomed.pid), "the stuck run's runner to end")
+    assert not (cut_replies / "run").exists()

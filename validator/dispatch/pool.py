@@ -36,6 +36,9 @@ class Slot:
     #: for one that failed there (its runs send it, and stage it as they did before)
     staging: dict[str, Any] = field(default_factory=dict)
     collected: list[str] = field(default_factory=list)  # replies the node has: dropped by its next run call
+    #: a run given up while still running here (`RunnerPool.give_up`): the runner takes no run and is killed once
+    #: it has nothing else to run or hand over
+    doomed: bool = False
 
 
 class RunnerPool:
@@ -107,7 +110,7 @@ class RunnerPool:
     def free(self) -> list[Slot]:
         """The runners taking a run now: warmed up, with nothing to run or hand over (one still waiting for its
         worker's resources, or warming up, takes none yet)."""
-        return [s for s in self.slots.values() if not s.busy and s.warming is None]
+        return [s for s in self.slots.values() if not s.busy and s.warming is None and not s.doomed]
 
     def stage_ahead(self, bundles: dict[str, Any]) -> None:
         """Bundles (sha256 -> their bytes in the object store) sent to every warm runner that neither staged them nor
@@ -148,6 +151,24 @@ class RunnerPool:
         slot.busy.discard(run_id)
         self.held.pop(run_id, None)
         slot.collected.append(run_id)  # told with the next run: one call a run, not two
+        if slot.doomed and not self.keeps(slot):
+            self.drop(slot, kill=True)
+
+    def keeps(self, slot: Slot, run_id: str | None = None) -> bool:
+        """Whether the slot's runner has a run other than `run_id` to run or to hand over: one it runs (`busy`) or
+        one an earlier node left there whose reply waits (`held`, not busy by design: `settle`)."""
+        return bool(slot.busy - {run_id}) or any(n == slot.name for r, n in self.held.items() if r != run_id)
+
+    def give_up(self, slot: Slot, run_id: str, *, running: bool) -> None:
+        """The node gives up the run on its runner (docs/cluster.md, "Faults"): the runner killed (its sandbox with
+        it) and made anew on the next refresh; unless it has another run to run or hand over (`keeps`), which would
+        die with it, a finished run's result lost: then the run is released and that other run goes on. A run given
+        up while `running` still there (stuck) has its runner take no run more and killed once the others are done."""
+        if not self.keeps(slot, run_id):
+            self.drop(slot, kill=True)
+            return
+        slot.doomed = slot.doomed or running
+        self.release(slot, run_id)
 
     def drop(self, slot: Slot, *, kill: bool) -> None:
         """The slot out of the pool (made anew on the next refresh); `kill`: its runner ended, its sandbox with it."""
@@ -164,7 +185,7 @@ class RunnerPool:
     def close(self) -> None:
         """A node that stops cleanly frees the slots it is not running or holding anything on."""
         for slot in list(self.slots.values()):
-            if not slot.busy:
+            if not self.keeps(slot):
                 self.drop(slot, kill=True)
 
 

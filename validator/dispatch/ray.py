@@ -297,11 +297,11 @@ class RayDispatcher:
             self.pool.drop(slot, kill=True)  # the node stops: the remote sandbox goes with its runner
             raise
         except TimeoutError:
-            self.pool.drop(slot, kill=True)
+            self.pool.give_up(slot, run_id, running=True)
             raise DispatchError(
                 blame.WORKER_LOST,
                 f"the worker did not return the run within its wall clock plus "
-                f"{self.grace:g}s ({bound:g}s); its runner was killed",
+                f"{self.grace:g}s ({bound:g}s); its runner is killed",
             ) from None
         except self.ray.exceptions.RayTaskError as exc:  # our code failed on the worker: the sandbox's fault
             self.pool.release(slot, run_id)
@@ -313,17 +313,17 @@ class RayDispatcher:
                 blame.SANDBOX_FAILED, f"the run failed on its worker: {type(cause).__name__}: {first_line(cause)}"
             ) from None
         except self.ray.exceptions.RayError as exc:  # the node, the runner or the object is gone
-            self.pool.drop(slot, kill=True)
+            if isinstance(exc, self.ray.exceptions.RayActorError):  # the runner is gone, and all it held
+                self.pool.drop(slot, kill=True)
+            else:  # the reply lost on its way: as one that cannot be read
+                self.pool.give_up(slot, run_id, running=False)
             raise DispatchError(
                 blame.WORKER_LOST, f"worker lost mid-run: {type(exc).__name__}: {first_line(exc)}"
             ) from None
         try:
             reply = None if reply is None else decoded(reply)
         except DispatchError:  # its runner made anew, as on Ray's own failure to read a reply (`RayError` above),
-            if slot.busy - {run_id}:  # unless it took another run meanwhile (a re-attached run's reply waited
-                self.pool.release(slot, run_id)  # there, `RunnerPool.settle`): that run is not killed with it
-            else:
-                self.pool.drop(slot, kill=True)
+            self.pool.give_up(slot, run_id, running=False)  # unless another run of it would die with it
             raise
         self.pool.release(slot, run_id)
         return reply
