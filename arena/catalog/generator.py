@@ -15,8 +15,9 @@ different prices, services, SKU options and wording; log-normal prices per categ
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, SupportsIndex
 
 import orjson
 
@@ -40,10 +41,12 @@ from arena.catalog.world import (  # noqa: F401
 )
 
 
-def generate_rows(world: World, chunk: int) -> list[Row]:
-    """Products ``chunk*CHUNK`` .. of the catalog, each with its model's key and its search text."""
-    rng = Rng("chunk", world.seed, world.size, chunk)
-    start = chunk * CHUNK
+def generate_rows(world: World, chunk: SupportsIndex) -> list[Row]:
+    """Products ``chunk*CHUNK`` .. of the catalog, each with its model's key and its search text. `chunk` of any
+    integer type (numpy's too, which the compiled build's ``int`` would refuse)."""
+    n = operator.index(chunk)
+    rng = Rng("chunk", world.seed, world.size, n)
+    start = n * CHUNK
     stop = min(world.size, start + CHUNK)
     return [_listing(world, i, rng) for i in range(start, stop)]
 
@@ -66,13 +69,14 @@ ChunkColumns = tuple[
 ]
 
 
-def chunk_columns(world: World, chunk: int, service_bits: dict[str, int]) -> ChunkColumns:
+def chunk_columns(world: World, chunk: SupportsIndex, service_bits: dict[str, int]) -> ChunkColumns:
     """`generate_rows` as a build's worker hands them over, its loop compiled with the generator (run by the
     interpreter in the build's module it took about 2.4k instructions a product more); `service_bits` is the
     products index's bit per service (`arena.catalog.writer.service_mask`). Each listing is made, read into the
     columns and freed before the next: its memory is reused while it is still in the CPU's caches (a chunk's 1,024
     listings made first, as `generate_rows` returns them, took about 30% more CPU time for about 2% more
-    instructions: docs/performance.md)."""
+    instructions: docs/performance.md). `chunk` of any integer type, as `generate_rows`."""
+    n = operator.index(chunk)
     canonical: list[bytes] = []
     product_ids: list[str] = []
     contents: list[str] = []
@@ -84,8 +88,8 @@ def chunk_columns(world: World, chunk: int, service_bits: dict[str, int]) -> Chu
     categories: list[str] = []
     n_skus: list[int] = []
     model_keys: list[int] = []
-    rng = Rng("chunk", world.seed, world.size, chunk)  # generate_rows's listings, taken one at a time
-    start = chunk * CHUNK
+    rng = Rng("chunk", world.seed, world.size, n)  # generate_rows's listings, taken one at a time
+    start = n * CHUNK
     for i in range(start, min(world.size, start + CHUNK)):
         p, model_key, text = _listing(world, i, rng)
         canonical.append(canonical_json(p))

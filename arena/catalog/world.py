@@ -12,7 +12,7 @@ import operator
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, SupportsIndex
 
 from arena.catalog import taxonomy as tx
 from arena.catalog import vocab
@@ -269,12 +269,13 @@ class World:
             seed, size, all_leaves, leaf_cum, brands, shops, shops_by_top, models_per_leaf, id_mult, rng.below(10**9)
         )
 
-    def product_id(self, i: int) -> str:
+    def product_id(self, i: SupportsIndex) -> str:
         return str(self.product_number(i))
 
-    def product_number(self, i: int) -> int:
+    def product_number(self, i: SupportsIndex) -> int:
+        """Product `i`'s number (any integer type: numpy's too, which the compiled build's ``int`` would refuse)."""
         # a bijection of [0, 1e9): unique 10-digit ids that look like marketplace ids
-        return 1_000_000_000 + (i * self.id_mult + self.id_offset) % 1_000_000_000
+        return 1_000_000_000 + (operator.index(i) * self.id_mult + self.id_offset) % 1_000_000_000
 
     def model(self, leaf: Leaf, model_index: int) -> Model:
         key = model_key(leaf, model_index)

@@ -103,6 +103,12 @@ plain = gen.World.build(3, 200)
 out["same"] = list(gen.generate_rows(world, 0)) == list(gen.generate_rows(plain, 0)) and (
     generate_web_pages(np.int64(3), np.int64(200)) == generate_web_pages(3, 200)
 )
+from arena.catalog.index import SERVICE_BITS
+out["indexes"] = [  # a chunk or product index of numpy's type, as an operator's script passes one
+    gen.generate_rows(plain, np.int64(0)) == gen.generate_rows(plain, 0),
+    gen.chunk_columns(plain, np.int32(0), SERVICE_BITS) == gen.chunk_columns(plain, 0, SERVICE_BITS),
+    plain.product_id(np.int64(7)) == plain.product_id(7) == gen.generate_rows(plain, 0)[7][0]["product_id"],
+]
 print(json.dumps(out))
 """
 
@@ -111,7 +117,8 @@ print(json.dumps(out))
 def test_bad_seeds_and_sizes_of_any_type_are_one_clear_value_error_compiled_and_pure(fresh_root):
     """The compiled build's typed signatures raise their own TypeError ("int object expected") for a str or numpy
     seed; every entry point says the one line instead, compiled as pure. numpy's integers are taken as integers (an
-    operator's script passes them) and make the same catalog; a bool, float or string is refused."""
+    operator's script passes them) and make the same catalog, as seed and size and as a chunk's or product's index
+    (`generate_rows`, `chunk_columns`, `World.product_id`); a bool, float or string is refused."""
     compiled = _run(_SEEDS, ARENA_CATALOG_PURE="", **{native.DIR_ENV: str(fresh_root)})
     pure = _run(_SEEDS, ARENA_CATALOG_PURE="1")
     assert compiled.pop("compiled") is True and pure.pop("compiled") is False
@@ -123,6 +130,7 @@ def test_bad_seeds_and_sizes_of_any_type_are_one_clear_value_error_compiled_and_
         said += [f"{what[0]} must be an integer from {what[1]}, got {what[2]}"] * 5  # said alike by the 5 calls
     assert compiled["errors"] == said
     assert compiled["numpy"] == ["int", "int", [3, 9]] and compiled["same"] is True
+    assert compiled["indexes"] == [True, True, True]
 
 
 @pytest.mark.slow
