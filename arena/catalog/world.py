@@ -262,6 +262,7 @@ class World:
             shops_by_top[top] = (members, cumulative([shop_weights[m] for m in members]))
         # how many distinct models each leaf has: about 3.5 listings per model on average
         models_per_leaf = [max(2, round(size * (w / total_w) / 3.5)) for w in weights]
+        check_model_keys(models_per_leaf)
         id_mult = 1 + 2 * rng.below(499_999_999)
         while math.gcd(id_mult, 10**9) != 1:
             id_mult += 2
@@ -332,9 +333,24 @@ class World:
         self._models[key] = model
 
 
+#: a model key's room for the models of one leaf (`model_key`)
+MODELS_PER_KEY: Final = 1_000_000
+
+
 def model_key(leaf: Leaf, model_index: int) -> int:
     """A product model's key: its leaf's index and its index among the leaf's models, in one int."""
-    return leaf.index * 1_000_000 + model_index
+    return leaf.index * MODELS_PER_KEY + model_index
+
+
+def check_model_keys(models_per_leaf: list[int]) -> None:
+    """Every leaf's models fit its model keys (`model_key`): more would give two models one key, each listing of
+    one then sharing the other's cached brand, title and price, silently (a larger `MAX_SIZE` could do it)."""
+    most = max(models_per_leaf)
+    if most >= MODELS_PER_KEY:
+        raise ValueError(
+            f"a category of this catalog has {most:,} product models, more than its model keys tell apart (under "
+            f"{MODELS_PER_KEY:,}: arena.catalog.world.MODELS_PER_KEY); lower MAX_SIZE or widen the key"
+        )
 
 
 def validate_seed_size(seed: object, size: object) -> tuple[int, int]:

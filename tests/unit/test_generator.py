@@ -18,6 +18,7 @@ from arena.catalog.build import build_catalog
 from arena.catalog.generator import MAX_SIZE, catalog_digest, iter_products, leaves, validate_seed_size
 from arena.catalog.models import MAX_SKU_OPTIONS, SERVICES
 from arena.catalog.webcorpus import generate_web_pages
+from arena.catalog.world import MODELS_PER_KEY, World, check_model_keys
 from arena.tasks.shopping.tools import default_registry
 from arena.tools import ToolContext
 
@@ -214,6 +215,16 @@ def test_web_corpus_ties_facts_to_catalog_values(products):
 def test_impossible_seeds_and_sizes(seed, size, message):
     with pytest.raises(ValueError, match=message):
         validate_seed_size(seed, size)
+
+
+def test_every_category_s_models_fit_their_model_keys():
+    """A model key is its leaf's index * MODELS_PER_KEY + the model's index: a leaf with as many models would give two
+    models one key, so `World.build` refuses it in one line (a larger MAX_SIZE could make one), and MAX_SIZE's
+    catalog is far below it."""
+    check_model_keys([2, MODELS_PER_KEY - 1])
+    with pytest.raises(ValueError, match=r"^a category of this catalog has 1,000,000 product models, more than"):
+        check_model_keys([2, MODELS_PER_KEY, 3])
+    assert max(World.build(0, MAX_SIZE).models_per_leaf) < MODELS_PER_KEY // 10
 
 
 def test_built_catalog_round_trip(tmp_path):
