@@ -400,8 +400,9 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
     again: the runs it had in flight went on on their runners (detached actors), and the restarted node takes their
     results instead of running them again: each finishes once, on its first attempt, blamed on nobody; the finished
     ones are never run again; none is lost or doubled. But the first reply it collects is corrupted on its way back
-    (cut in half on the worker host): that run is the worker's fault, 2008, and runs again (its second attempt),
-    never the miner's zero."""
+    (cut in half on the worker host, and handed over only once its runner runs a new run too): that run is the
+    worker's fault, 2008, and runs again (its second attempt), never the miner's zero; the new run beside it on
+    the same runner goes on (the runner is not killed for the bad reply) and finishes on its first attempt."""
     base_url, www = bundle_server
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
@@ -443,8 +444,16 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
     # the killed node's runs go on: its runners (in the node's own namespace) hold every run it had in flight
     namespace = namespace_of(tmp_path / "node")
     assert interrupted <= held_by_runners(namespace)
+    import ray
 
-    (cut_replies / "collect").touch()  # the first reply the restarted node collects
+    for name in runners(namespace):  # each run it had in flight has ended there, its reply waiting: the restarted
+        runner = ray.get_actor(name, namespace=namespace)  # node finds every runner free and sends each a new run
+        for run_id in ray.get(runner.held.remote(), timeout=60):
+            ray.get(runner.collect.remote(run_id), timeout=300)  # a safety bound: the reply, not consumed
+    assert len(store.runs(status="pending")) >= 2  # a new run for each runner
+
+    # the first reply the restarted node collects, cut, and handed over only once its runner runs a new run too
+    (cut_replies / "collect").touch()
     node = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=tmp_path)
     try:
         wait_until(lambda: any(ws.status == "set" for ws in store.weight_sets()), "the weights to be set")
@@ -461,6 +470,12 @@ def test_the_node_killed_mid_race_re_attaches_to_its_runs_still_executing_on_the
         seqs = [e.seq for e in store.events(run.run_id)]
         assert seqs and seqs == list(range(len(seqs)))  # one whole trajectory per run, stored once
     assert not (cut_replies / "collect").exists()  # a collected reply was cut
+    beside = (cut_replies / "collect.beside").read_text().split()
+    (cut_replies / "collect.beside").unlink()
+    assert beside, "no run ran on the cut reply's runner beside it"
+    for run_id in beside:  # its runner kept: the new run on it lived on, and finished on its first attempt
+        run = store.run(run_id)
+        assert run is not None and run.attempt == 1 and not run.sandbox.get("attempts"), run_id
     cut = {r.run_id for r in runs if r.sandbox.get("attempts")}
     assert len(cut) == 1 and cut < interrupted, [(r.run_id, r.sandbox.get("attempts")) for r in runs]
     for run in [r for r in runs if r.run_id in interrupted]:  # re-attached: its first attempt, no error, no blame

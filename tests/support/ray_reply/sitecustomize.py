@@ -3,7 +3,9 @@ worker node's PYTHONPATH (the environment of its `ray start`, the worker host's 
 changed) with ``SHOPARENA_TEST_CUT_REPLIES`` naming a folder. Each file named ``run`` or ``collect`` put there cuts
 the next reply of that kind (`validator.dispatch.worker.Runner.run`: a run's; ``collect``: a run an earlier node
 started, re-attached to) to its first half, the bytes the runner hands Ray, so the node receives a reply that does not
-unpack. The file is removed as it is used: one reply each, whichever worker process takes it first.
+unpack. The file is removed as it is used: one reply each, whichever worker process takes it first. A ``collect``
+reply cut waits until its runner runs another run as well (a bound of 2 minutes), and names those runs in
+``collect.beside``: a node that kills the runner for the bad reply would end them.
 
 Python imports ``sitecustomize`` at every start; without the variable this does nothing."""
 
@@ -29,9 +31,30 @@ def _cutting(kind: str, real: Any) -> Any:
     @functools.wraps(real)
     def reply(self: Any, *args: Any, **kwargs: Any) -> Any:
         packed = real(self, *args, **kwargs)
-        return packed[: len(packed) // 2] if isinstance(packed, bytes) and _claim(kind) else packed
+        if not isinstance(packed, bytes) or not _claim(kind):
+            return packed
+        if kind == "collect":
+            _beside(self, args[0])
+        return packed[: len(packed) // 2]
 
     return reply
+
+
+def _beside(runner: Any, run_id: str, bound: float = 120.0) -> None:
+    """A collected reply cut is handed over only once its runner runs another run too (as a restarted node sends a
+    runner whose held reply waits a new run), or after `bound` seconds; the runs it ran beside are written to
+    ``collect.beside`` (one id a line) for the test to check that they lived on."""
+    import time
+
+    deadline = time.monotonic() + bound
+    while True:
+        with runner.lock:
+            others = sorted(r for r, held in runner.runs.items() if r != run_id and not held.done.is_set())
+        if others or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    with open(os.path.join(FOLDER or "", "collect.beside"), "w") as out:
+        out.write("".join(f"{r}\n" for r in others))
 
 
 def _install() -> None:
