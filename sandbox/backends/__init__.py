@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.blame import for_harness_status  # harness status -> run error code (arena.blame's one table)
-from arena.trajectory import without_nul
+from arena.trajectory import MAX_DEPTH, depth_of, without_nul
 
 
 @dataclass(frozen=True)
@@ -90,13 +90,17 @@ def result_from_report(
 ) -> SandboxResult:
     """A run's result from the harness's one-line report (the last line of its stdout) and what the backend saw
     from outside (exit code, deadline, the kernel's OOM flag). Shared by every backend."""
-    report = None
+    report: Any = None
     lines = stdout.strip().splitlines()
     if lines:
         try:
             report = json.loads(lines[-1])
         except ValueError:
             report = None
+        except RecursionError:  # the harness's own fields are flat: only the agent's return can nest so deep
+            report = {"harness": 1, "status": "bad_return", "error": _too_deep()}
+    if isinstance(report, dict) and depth_of(report.get("return")) > MAX_DEPTH:
+        report = {**report, "status": "bad_return", "error": _too_deep(), "return": None}
     stderr = stderr[-limit:]
     if timed_out:
         return SandboxResult(
@@ -140,6 +144,10 @@ def result_from_report(
         contract="sn15" if report.get("contract") == "sn15" else "arena",
         steps=report.get("steps") if isinstance(report.get("steps"), int) else None,
     )
+
+
+def _too_deep() -> str:
+    return f"agent_main returned a value nested more than {MAX_DEPTH} deep (dicts and lists; the limit is {MAX_DEPTH})"
 
 
 class Sandbox(Protocol):

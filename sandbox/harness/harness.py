@@ -58,6 +58,9 @@ READY = b"ready\n"
 #: the second line, once the run's input is read, just before the agent's code starts: only past it is the deadline
 #: the agent's (`sandbox.backends.HARNESS_BEGINS`)
 BEGINS = b"begin\n"
+#: how deeply an agent's return may nest (its dicts and lists, the return itself 1): deeper is a bad return, told
+#: where the agent's result is first read (`_take_outcome`); the node checks again (`arena.trajectory.MAX_DEPTH`)
+MAX_DEPTH = 100
 
 
 def _undumpable() -> None:
@@ -253,18 +256,33 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
     # the runner shares its process with the agent, so its word is the agent's: only agent outcomes are taken
     try:
         outcome = json.loads(raw)
-    except ValueError:
-        outcome = {}
+    except Exception as exc:  # noqa: BLE001 - anything the agent's result makes the parser do is the agent's
+        error = f"unreadable result ({type(exc).__name__}): a JSON dict or None, at most {MAX_DEPTH} deep, is expected"
+        outcome = {"status": "bad_return", "error": error}
     if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
         outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
-    report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
     steps = outcome.get("steps")
+    if max(map(_depth, (outcome.get("return"), steps.get("recommend") if isinstance(steps, dict) else 0))) > MAX_DEPTH:
+        error = f"agent_main returned a value nested more than {MAX_DEPTH} deep (the limit is {MAX_DEPTH})"
+        outcome, steps = {"status": "bad_return", "error": error}, None
+    report.update({k: outcome.get(k) for k in ("status", "error", "return") if k in outcome})
     if report.get("status") == "ok" and isinstance(steps, dict):
         count = int(steps.get("count") or 0)
         report.update(contract="sn15", steps=count)
         if steps.get("recommend") is not None:
             origin = {"X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(count)}
             report["handover"] = _to_gateway(spec, "/tools/recommend_product", steps["recommend"], origin)
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar 0, ``[]`` 1), walked without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            todo.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _report(

@@ -8,6 +8,7 @@ the gateway, whose log is the trajectory. A subnet-15 agent that returns anythin
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # signal's C half: signal itself imports enum (ms at every start)
 import importlib.util  # here, as the process is forked: loaded while the harness reads the run's input
 import io
 import marshal
@@ -83,7 +84,7 @@ def main() -> None:
 
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         finish({"status": "bad_return", "error": f"agent_main returned a dict that is not JSON: {exc}"})
         return
     if len(text) > MAX_RETURN:
@@ -168,6 +169,7 @@ def forked(setup_fd: int, result_fd: int) -> None:
     then the agent, set up as a Python of its own would be: the environment, the agent's and the SDK's folders
     first on the path, site-packages, unbuffered output, no bytecode written. Site-packages (``site``: the harness
     starts without it, -S) are set up while the process waits for its setup, which they need nothing of."""
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # the harness (`start`) set it to its default
     site.main()  # the same path as after: site-packages go last, the agent's and the SDK's folders first (below)
     with os.fdopen(setup_fd, "rb") as source:
         setup = marshal.loads(source.read())
