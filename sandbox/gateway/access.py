@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -80,19 +81,21 @@ async def read_json(gateway: RunRegistry, request: Request, handle: RunHandle, k
         return JSONResponse({"error": f"request body over {limit} bytes"}, status_code=413)
     try:
         parsed = json.loads(body or b"{}")
-        # JSON may escape a lone surrogate (\ud800), which no store or log can hold: the agent's mistake
-        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+        # JSON may hold what no store or log can: a lone surrogate escape (\ud800), an integer past 64 bits, nesting
+        # past orjson's 255 levels; the store writes with orjson (`validator.store.engine.dumps`): the agent's mistake
+        orjson.dumps(parsed, option=orjson.OPT_NON_STR_KEYS)
         return parsed
     except json.JSONDecodeError as exc:
-        gateway._record(
-            handle,
-            {"kind": kind, "name": name, "started_at": now(), "status": 400, "error": f"body is not JSON ({exc.msg})"},
+        message = f"body is not JSON ({exc.msg})"
+    except (ValueError, RecursionError) as exc:  # a number past Python's digit limit, nesting past its stack
+        message = f"body cannot be read as JSON ({type(exc).__name__}: {str(exc)[:200]})"
+    except TypeError as exc:  # orjson's: what it names (surrogates, an integer past 64 bits, the nesting)
+        message = (
+            f"body holds what the node cannot store ({exc}): send valid Unicode text (a lone surrogate escape such as "
+            "\\ud800 is not valid Unicode), integers within 64 bits, at most 255 levels of nesting"
         )
-        return JSONResponse({"error": f"body is not JSON ({exc.msg})"}, status_code=400)
-    except UnicodeEncodeError:
-        message = "body holds text that is not valid Unicode (a lone surrogate escape such as \\ud800)"
-        gateway._record(handle, {"kind": kind, "name": name, "started_at": now(), "status": 400, "error": message})
-        return JSONResponse({"error": message}, status_code=400)
+    gateway._record(handle, {"kind": kind, "name": name, "started_at": now(), "status": 400, "error": message})
+    return JSONResponse({"error": message}, status_code=400)
 
 
 async def authorized_json(
