@@ -58,8 +58,7 @@ READY = b"ready\n"
 #: the second line, once the run's input is read, just before the agent's code starts: only past it is the deadline
 #: the agent's (`sandbox.backends.HARNESS_BEGINS`)
 BEGINS = b"begin\n"
-#: how deeply an agent's return may nest (its dicts and lists, the return itself 1): deeper is a bad return, told
-#: where the agent's result is first read (`_take_outcome`); the node checks again (`arena.trajectory.MAX_DEPTH`)
+#: how deep an agent's return may nest (dicts, lists): deeper is a bad return; the node's `arena.trajectory.MAX_DEPTH`
 MAX_DEPTH = 100
 
 
@@ -259,9 +258,9 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
     except Exception as exc:  # noqa: BLE001 - anything the agent's result makes the parser do is the agent's
         error = f"unreadable result ({type(exc).__name__}): a JSON dict or None, at most {MAX_DEPTH} deep, is expected"
         outcome = {"status": "bad_return", "error": error}
-    if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES:
+    steps = outcome.get("steps") if isinstance(outcome, dict) else None
+    if not isinstance(outcome, dict) or outcome.get("status") not in AGENT_OUTCOMES or not _shaped(outcome, steps):
         outcome = {"status": "bad_return", "error": "the result pipe held something other than a runner result"}
-    steps = outcome.get("steps")
     if max(map(_depth, (outcome.get("return"), steps.get("recommend") if isinstance(steps, dict) else 0))) > MAX_DEPTH:
         error = f"agent_main returned a value nested more than {MAX_DEPTH} deep (the limit is {MAX_DEPTH})"
         outcome, steps = {"status": "bad_return", "error": error}, None
@@ -272,6 +271,12 @@ def _take_outcome(report: dict[str, Any], raw: bytes, spec: dict[str, Any]) -> N
         if steps.get("recommend") is not None:
             origin = {"X-Arena-Origin": "returned-steps", "X-Arena-Steps": str(count)}
             report["handover"] = _to_gateway(spec, "/tools/recommend_product", steps["recommend"], origin)
+
+
+def _shaped(outcome: dict[str, Any], steps: Any) -> bool:
+    """Whether a result has the runner's fields' types (its error text, its steps' count a whole number)."""
+    steps_ok = steps is None or (isinstance(steps, dict) and type(steps.get("count", 0)) is int)
+    return isinstance(outcome.get("error") or "", str) and steps_ok
 
 
 def _depth(value: Any) -> int:

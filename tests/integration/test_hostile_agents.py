@@ -117,3 +117,31 @@ def test_a_return_nested_past_the_limit_is_a_bad_return_naming_it(sandbox: Any, 
 def test_the_depth_limit_is_where_the_docs_put_it(sandbox: Any, tmp_path: Path, depth: int, status: str) -> None:
     result = run(sandbox, tmp_path, nested(depth))
     assert result.status == status, result.error
+
+
+FRAME = """
+import os, sys
+
+
+def agent_main(problem):
+    result = sys._getframe(1).f_locals["result"]
+    result.write(FRAME)
+    result.flush()
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"status": "raised", "error": ' + "[" * 900 + "]" * 900 + "}",
+        '{"status": "ok", "return": null, "steps": {"count": "many"}}',
+        '{"status": "ok", "return": null, "steps": {"count": 1e400}}',
+    ],
+    ids=["error-not-text", "count-not-a-number", "count-infinite"],
+)
+def test_a_frame_of_the_agents_own_with_the_wrong_types_is_its_bad_return(
+    sandbox: Any, tmp_path: Path, frame: str
+) -> None:
+    result = run(sandbox, tmp_path, FRAME.replace("FRAME", repr(frame)))
+    assert (result.status, result.error_code) == ("bad_return", blame.BAD_RETURN), result.error
