@@ -152,7 +152,8 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
 def test_a_dispatch_cancelled_while_its_claim_waits_on_the_store_puts_the_run_back(inputs: Any, tmp_path: Path) -> None:
     """Another connection holds the store's write lock, so the attempts' claims wait on the run path's thread; the
     event loop goes on, the dispatch is cancelled (the node stops) while they wait, the lock is let go: each claim
-    lands, and its run goes back to pending, claimed once, never errored nor lost."""
+    lands or is never made (the node drains), and its run is pending again, claimed at most once, never errored nor
+    lost."""
     arena, store, url = node_on(tmp_path, inputs, concurrency=2)
     try:
         race_id = arena.open_race()
@@ -180,7 +181,40 @@ def test_a_dispatch_cancelled_while_its_claim_waits_on_the_store_puts_the_run_ba
         arena.stop()
     for run_id in begun:
         run = store.run(run_id)
-        assert run is not None and run.status == "pending" and run.attempt == 1, run and (run.status, run.attempt)
-        assert run.starting_at is not None and run.errored_at is None
-        assert run_id not in arena.dispatching.lost
+        assert run is not None and run.status == "pending" and run.attempt <= 1, run and (run.status, run.attempt)
+        assert run.errored_at is None and run_id not in arena.dispatching.lost
+    store.close()
+
+
+def test_a_drain_while_the_claims_wait_on_the_store_starts_no_sandbox(inputs: Any, tmp_path: Path) -> None:
+    """Two runs are past the gate, their claims waiting on the run path's thread (another connection holds the store's
+    write lock), when the node starts draining (`Node._drain`: runs past the gate are given drain_seconds, not
+    cancelled); the lock is let go. No sandbox starts: each run is pending again with no event stored, never errored
+    nor lost, and the claim still queued behind the first is never made."""
+    arena, store, url = node_on(tmp_path, inputs, concurrency=2)
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        lock = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")  # the write lock: every claim waits for it (the store's busy timeout)
+
+        async def drained() -> list[str]:
+            job = asyncio.ensure_future(arena.dispatch())
+            while len(arena.dispatching.started) < 2:  # past the gate: their claims are on the run path's thread
+                await asyncio.sleep(0.01)
+            begun = sorted(arena.dispatching.started)
+            arena.dispatching.draining = True  # what `Node._drain` does first
+            lock.execute("ROLLBACK")
+            await asyncio.gather(job)  # the runs past the gate are waited for, as drain_seconds waits for them
+            return begun
+
+        begun = asyncio.run(asyncio.wait_for(drained(), timeout=WAIT))
+        lock.close()
+    finally:
+        arena.stop()
+    runs = [store.run(run_id) for run_id in begun]
+    assert all(r is not None and r.status == "pending" for r in runs), [r and (r.status, r.attempt) for r in runs]
+    assert all(r is not None and r.errored_at is None and r.scoring_at is None for r in runs)
+    assert all(store.events(run_id) == [] and run_id not in arena.dispatching.lost for run_id in begun)
+    assert min(r.attempt for r in runs if r is not None) == 0  # the second claim was never made
     store.close()

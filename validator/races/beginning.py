@@ -25,6 +25,7 @@ class Beginning:
     stages: StageTimes
     signals: Signals
     work: Path | None
+    draining: bool
     fail: Callable[[str, int, str], None]
     _bundles: dict[int, str]
     _keys: dict[str, bytes]
@@ -32,7 +33,10 @@ class Beginning:
     def _begin(self, run: Run) -> tuple[ProblemBase, Path, str, str, tuple[float, float]] | None:
         """The attempt begun, on the run path's thread (`offloop`): the run claimed, its agent staged, the run moved on
         to `running`; its problem, agent folder, bundle, shown id and the staging's end. None when it is not to run:
-        another attempt took it (skipped), or its problem or bundle cannot be had (ended with its code)."""
+        another attempt took it (skipped), its problem or bundle cannot be had (ended with its code), or the node began
+        to stop while the claim waited its turn (`draining`: the run stays pending, untouched)."""
+        if self.draining:
+            return None
         run_id, began = run.run_id, self.stages.now()
         problem = self.problems.problem(run.problem_id)
         sha256 = self._bundle(run.submission_id)

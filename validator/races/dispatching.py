@@ -59,9 +59,8 @@ class Dispatching(Beginning):
         self.ahead: Callable[[list[Run]], None] = lambda runs: None  # their agents staged ahead (`Arena.prepare`)
         self._bundles: dict[int, str] = {}  # submission id -> its bundle's sha256 (never changes)
         self._keys: dict[str, bytes] = {}  # race id -> the key of its shown problem ids (never changes)
-        self.offloop = (
-            OffLoop()
-        )  # the run path's claims, stagings and records, off the event loop (`_begin`, `_record`)
+        # the run path's claims, stagings and records, off the event loop (`_begin`, `_record`)
+        self.offloop = OffLoop(dropped=self._dropped)
 
     @property
     def metrics(self) -> Any:
@@ -97,10 +96,14 @@ class Dispatching(Beginning):
         return await self._landing(tasks)
 
     def _pending(self) -> list[Run]:
-        """The pending runs of running races whose retry backoff has passed."""
+        """The pending runs of running races whose retry backoff has passed, their bundles' sha256 read with them (so
+        `ahead` reads nothing on the event loop)."""
         now = datetime.now(UTC)
         races = [r.race_id for r in self.store.races(status="running", kind=None)]
-        return [run for race_id in races for run in self.store.runs(race_id=race_id, status="pending", ready_at=now)]
+        runs = [run for race_id in races for run in self.store.runs(race_id=race_id, status="pending", ready_at=now)]
+        for submission_id in {run.submission_id for run in runs}:
+            self._bundle(submission_id)
+        return runs
 
     async def _landing(self, tasks: list[asyncio.Future[Any]]) -> int:
         # shielded: the scheduler cancels this job when the node stops, and the runs must outlive it to drain
@@ -161,21 +164,30 @@ class Dispatching(Beginning):
         self.lost.pop(run_id, None)
         begin = self.offloop.submit(self._begin, run)
         try:
-            begun = await finish(begin)
-        except asyncio.CancelledError:  # shutdown: a run claimed whose sandbox never started goes back to pending
+            begun = await finish(begin, self.offloop.told(self._begin, run))
+            if begun is None:
+                return
+            route = await self._route(run)
+            if route is False:
+                return
+            if self.draining:  # the node stops since the gate: no sandbox starts, the run waits pending
+                await self.offloop.run(self._put_back, run_id)
+                return
+            outcome = await self._sandbox(run, begun, route)
+        except asyncio.CancelledError:  # shutdown: a run claimed whose sandbox never started, or was killed, is
             if begin.done() and not begin.cancelled() and begin.exception() is None and begin.result() is not None:
-                self.store.retry_later(run_id, delay=timedelta(0))
+                await self.offloop.run(self._put_back, run_id)  # pending again, to run at the next start
             raise
-        if begun is None:
-            return
-        problem, agent_dir, sha256, shown, launched = begun
-        route = await self._route(run)
-        if route is False:
-            return
+        if outcome is not None:
+            await self.offloop.run(self._record, run, begun[0], outcome, begun[4])
+
+    async def _sandbox(self, run: Run, begun: tuple[ProblemBase, Path, str, str, Any], route: Any) -> Any:
+        """The attempt's outcome from the dispatcher; None when a fault of ours ended it (retried, `fail`)."""
+        problem, agent_dir, sha256, shown, _ = begun
         assert self.work is not None
         try:
             attempt = Attempt(
-                run_id,
+                run.run_id,
                 agent_dir,
                 sha256,
                 self.work / "gw",
@@ -186,17 +198,31 @@ class Dispatching(Beginning):
                 route=route,
                 packed=self.config.data_dir / "bundles" / f"{sha256}.tar.gz",
             )
-            outcome = await self.dispatcher.run(attempt)
-        except asyncio.CancelledError:
-            self.store.retry_later(run_id, delay=timedelta(0))  # shutdown: the sandbox was killed; run it again
-            raise
+            return await self.dispatcher.run(attempt)
         except DispatchError as exc:  # a cluster worker lost, stuck or refusing: the validator's fault, retried
-            await self.offloop.run(self.fail, run_id, exc.code, str(exc))
-            return
+            await self.offloop.run(self.fail, run.run_id, exc.code, str(exc))
         except Exception as exc:  # noqa: BLE001 - any fault of ours is a validator-blamed, retried error
-            await self.offloop.run(self.fail, run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
-            return
-        await self.offloop.run(self._record, run, problem, outcome, launched)
+            await self.offloop.run(self.fail, run.run_id, blame.SANDBOX_FAILED, f"{type(exc).__name__}: {exc}")
+        return None
+
+    def _dropped(self, fn: Callable[..., Any], args: tuple[Any, ...], exc: BaseException) -> None:
+        """Work of the run path's thread that failed once its run's task was cancelled (the node stops): logged with
+        its run, which stays as the failure left it for the next start's `recover`."""
+        first = args[0] if args else None
+        self.signals.error(
+            "races.run_path_failed",
+            run_id=getattr(first, "run_id", first),
+            work=getattr(fn, "__name__", repr(fn)),
+            error=f"{type(exc).__name__}: {exc}",
+            traceback="".join(traceback.format_exception(exc)),
+        )
+
+    def _put_back(self, run_id: str) -> None:
+        """A run this node claimed whose sandbox never ran to its end (the node stops) back to pending, to run again
+        (on the run path's thread); one whose attempt ended meanwhile (errored: retried or final) is left as it is."""
+        run = self.store.run(run_id)
+        if run is not None and run.status in ("starting", "running"):
+            self.store.retry_later(run_id, delay=timedelta(0))
 
     async def _reattach(self, run: Run) -> None:
         """The outcome of an attempt an earlier node started and the dispatcher still holds, recorded as if this
@@ -208,8 +234,8 @@ class Dispatching(Beginning):
             if problem is None:
                 raise DispatchError(blame.STORE_FAULT, f"problem {run.problem_id} is unknown")
             outcome = await self.dispatcher.reattach(run.run_id, self.config.limits)
-        except asyncio.CancelledError:
-            self.store.retry_later(run.run_id, delay=timedelta(0))  # shutdown: its runner was killed; run it again
+        except asyncio.CancelledError:  # shutdown: its runner was killed; run it again
+            await self.offloop.run(self._put_back, run.run_id)
             raise
         except DispatchError as exc:
             await self.offloop.run(self.fail, run.run_id, exc.code, str(exc))
