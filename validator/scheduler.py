@@ -30,7 +30,7 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from validator.races import Arena
-from validator.upkeep.memory import freeze_held, trim
+from validator.upkeep.memory import freeze_held, thaw, trim
 
 
 class Node:
@@ -327,6 +327,7 @@ class Node:
                 await self._drain()
         finally:
             self.arena.stop()
+            thaw()  # what the node froze once started, the collector's again (`freeze_held`)
             if handle_signals:
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.remove_signal_handler(sig)

@@ -115,7 +115,8 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
     """The node is told to stop while its first run's record is on the run path's thread (its judge holding it):
     the event loop goes on meanwhile (it takes the stop and cancels the run's task, drain_seconds 0), the record is
     committed all the same, the run is not put back to pending, and the next start finishes the race without
-    running it again. The node it runs on froze what it held once started: no full collection walks it."""
+    running it again. The node it runs on froze what it held once started (no full collection walks it) and handed it
+    back to the collector once stopped."""
     arena, store, _ = node_on(tmp_path, inputs)
     judge = HeldJudge()
     arena.judging.judge = judge
@@ -127,8 +128,10 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
         judge.loop = asyncio.get_running_loop()
         await asyncio.wait_for(node.run(poll=0.1, handle_signals=False), timeout=WAIT)
 
+    before = gc.get_freeze_count()  # process-wide: what another node of this process froze is thawed already
     asyncio.run(stopped())
-    assert judge.held is not None and judge.cancelled_while_held and judge.frozen > 0
+    assert judge.held is not None and judge.cancelled_while_held and judge.frozen > before
+    assert gc.get_freeze_count() <= before, (gc.get_freeze_count(), before)
     held = store.run(judge.held)
     assert held is not None and held.status == "finished" and held.attempt == 1, held and held.status
     assert judge.held not in arena.dispatching.lost

@@ -9,7 +9,8 @@ the node starts (before its threads: `mallopt(M_ARENA_MAX)`), unless the operato
 tunable) already; `trim` hands the free pages inside every arena back to the kernel (`malloc_trim(0)`), called after
 each race closes. Where the C library is not glibc (musl, macOS) both do nothing.
 
-`freeze_held` moves what the node holds for good once it started out of Python's cyclic garbage collector's way.
+`freeze_held` moves what the node holds for good once it started out of Python's cyclic garbage collector's way;
+`thaw` hands it back once the node stopped (a process may start another node: the demo, the tests).
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def freeze_held() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+def thaw() -> None:
+    """What `freeze_held` froze handed back to the garbage collector (`gc.unfreeze`) once the node stopped: a cycle
+    among the stopped node's objects is collected again rather than kept for the rest of the process."""
+    gc.unfreeze()
 
 
 def trim() -> int | None:
