@@ -167,8 +167,9 @@ def _describe(exc: BaseException) -> str:
 def forked(setup_fd: int, result_fd: int) -> None:
     """The agent's process forked from the harness (`spawn.AgentProcess`): its setup (environment, agent folder),
     then the agent, set up as a Python of its own would be: the environment, the agent's and the SDK's folders
-    first on the path, site-packages, unbuffered output, no bytecode written. Site-packages (``site``: the harness
-    starts without it, -S) are set up while the process waits for its setup, which they need nothing of."""
+    first on the path and the harness's gone from it (`_own_path`), site-packages, unbuffered output, no bytecode
+    written. Site-packages (``site``: the harness starts without it, -S) are set up while the process waits for its
+    setup, which they need nothing of."""
     _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # the harness (`start`) set it to its default
     site.main()  # the same path as after: site-packages go last, the agent's and the SDK's folders first (below)
     with os.fdopen(setup_fd, "rb") as source:
@@ -178,10 +179,23 @@ def forked(setup_fd: int, result_fd: int) -> None:
     os.environ.update(env)
     if os.path.isdir("/tmp"):
         os.chdir("/tmp")
-    sys.path[1:1] = env["PYTHONPATH"].split(os.pathsep)
+    _own_path(env["PYTHONPATH"].split(os.pathsep))
     sys.dont_write_bytecode = True
     sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="backslashreplace", write_through=True)
     sys.argv = [os.path.abspath(__file__), setup["agent_dir"]]
     main()
     sys.stdout.flush()
+
+
+def _own_path(folders: list[str]) -> None:
+    """``folders`` (the agent's and the SDK's) first on the path, in place of the harness's folder, and the harness's
+    modules (``harness``, ``spawn``, ``runner``: imported in this process) out of ``sys.modules``: an agent's own
+    ``runner.py`` or ``harness.py`` is what its ``import runner`` finds (docs/miner.md). This process still runs
+    them: their functions keep their globals."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = folders + [entry for entry in sys.path if os.path.abspath(entry or ".") != here]
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name != "__main__" and path and os.path.dirname(os.path.abspath(path)) == here:
+            del sys.modules[name]

@@ -107,18 +107,20 @@ def node(tiny_catalog, tmp_path_factory, backend):
 RUNS = iter(range(10**6))
 
 
-def bundle(root: Path, name: str, code: str) -> Path:
-    """An agent bundle of one ``agent.py``, unpacked as a validator unpacks it."""
+def bundle(root: Path, name: str, code: str, files: dict[str, str] | None = None) -> Path:
+    """An agent bundle of ``agent.py`` (and ``files``, name to source), unpacked as a validator unpacks it."""
     src = root / f"src-{name}"
     src.mkdir()
     (src / "agent.py").write_text(textwrap.dedent(code))
+    for file_name, source in (files or {}).items():
+        (src / file_name).write_text(textwrap.dedent(source))
     return unpack(pack_dir(src).data, root / f"agent-{name}")
 
 
-def run_agent(node, code, name, *, limits=None, budgets=None, problem=None):
+def run_agent(node, code, name, *, limits=None, budgets=None, problem=None, files=None):
     gw, root, backend = node
     name = f"{name}-{next(RUNS)}"
-    agent_dir = bundle(root, name, code)
+    agent_dir = bundle(root, name, code, files)
     problem = problem or {"problem_id": name, "task": "product", "query": "desk lamp", "n_products": 1}
     return asyncio.run(
         run_one(
