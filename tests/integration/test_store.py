@@ -244,6 +244,20 @@ def test_runs_follow_the_status_machine(store: Store) -> None:
     assert store.count_runs(race_id) == {"pending": 5, "errored": 1}
 
 
+def test_a_run_released_before_its_sandbox_started_gets_its_attempt_back(store: Store) -> None:
+    """`release`: a claimed run whose sandbox never started (the node stopped first) is pending again, ready now, with
+    the attempt `claim` counted given back; from `running` as from `starting`."""
+    race_id, _ = setup_race(store)
+    first, second = (r.run_id for r in store.runs(race_id=race_id, hotkey="hk0")[:2])
+    assert store.claim(first).attempt == 1
+    run = store.release(first)
+    assert (run.status, run.attempt) == ("pending", 0)
+    assert first in {r.run_id for r in store.runs(race_id=race_id, status="pending", ready_at=datetime.now(UTC))}
+    store.claim(second, running=True)
+    store.release(second)
+    assert store.claim(second).attempt == 1
+
+
 def test_a_runs_events_and_status_commit_together(store: Store) -> None:
     race_id, _ = setup_race(store)
     run_id = store.runs(race_id=race_id)[0].run_id

@@ -162,7 +162,7 @@ class Dispatching(Beginning):
     async def _attempt(self, run: Run) -> None:
         run_id = run.run_id
         self.lost.pop(run_id, None)
-        begin = self.offloop.submit(self._begin, run)
+        begin, ran = self.offloop.submit(self._begin, run), False
         try:
             begun = await finish(begin, self.offloop.told(self._begin, run))
             if begun is None:
@@ -171,12 +171,13 @@ class Dispatching(Beginning):
             if route is False:
                 return
             if self.draining:  # the node stops since the gate: no sandbox starts, the run waits pending
-                await self.offloop.run(self._put_back, run_id)
+                await self.offloop.run(self._put_back, run_id, ran)
                 return
+            ran = True
             outcome = await self._sandbox(run, begun, route)
         except asyncio.CancelledError:  # shutdown: a run claimed whose sandbox never started, or was killed, is
             if begin.done() and not begin.cancelled() and begin.exception() is None and begin.result() is not None:
-                await self.offloop.run(self._put_back, run_id)  # pending again, to run at the next start
+                await self.offloop.run(self._put_back, run_id, ran)  # pending again, to run at the next start
             raise
         if outcome is not None:
             await self.offloop.run(self._record, run, begun[0], outcome, begun[4])
@@ -217,12 +218,16 @@ class Dispatching(Beginning):
             traceback="".join(traceback.format_exception(exc)),
         )
 
-    def _put_back(self, run_id: str) -> None:
+    def _put_back(self, run_id: str, ran: bool = True) -> None:
         """A run this node claimed whose sandbox never ran to its end (the node stops) back to pending, to run again
-        (on the run path's thread); one whose attempt ended meanwhile (errored: retried or final) is left as it is."""
+        (on the run path's thread), its attempt given back when its sandbox never started (`ran`: `Store.release`);
+        one whose attempt ended meanwhile (errored: retried or final) is left as it is."""
         run = self.store.run(run_id)
         if run is not None and run.status in ("starting", "running"):
-            self.store.retry_later(run_id, delay=timedelta(0))
+            if ran:
+                self.store.retry_later(run_id, delay=timedelta(0))
+            else:
+                self.store.release(run_id)
 
     async def _reattach(self, run: Run) -> None:
         """The outcome of an attempt an earlier node started and the dispatcher still holds, recorded as if this

@@ -186,6 +186,16 @@ class RunsStore:
         with self.session() as s:
             return advance(s.connection(), run_id, [("pending", {"not_before": utcnow() + delay})])
 
+    def release(self, run_id: str) -> Run:
+        """Put a run claimed for an attempt whose sandbox never started (the node stopped first) back to pending now,
+        the attempt `claim` counted given back: nothing of it ran."""
+        with self.session() as s:
+            conn = s.connection()
+            query = select(Run.attempt).where(Run.run_id == run_id)
+            claimed = conn.execute(query.with_for_update() if self.dialect == "postgresql" else query).scalar()
+            fields = {"not_before": utcnow(), "attempt": max((claimed or 1) - 1, 0)}
+            return advance(conn, run_id, [("pending", fields)])
+
     def add_events(
         self,
         events: Sequence[TrajectoryEvent | dict[str, Any]],
