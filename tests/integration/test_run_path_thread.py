@@ -10,6 +10,8 @@ import gc
 import sqlite3
 import threading
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -152,11 +154,24 @@ def test_a_stop_while_a_run_is_recorded_keeps_the_record_and_never_runs_it_again
     store.close()
 
 
-def test_a_dispatch_cancelled_while_its_claim_waits_on_the_store_puts_the_run_back(inputs: Any, tmp_path: Path) -> None:
-    """Another connection holds the store's write lock, so the attempts' claims wait on the run path's thread; the
-    event loop goes on, the dispatch is cancelled (the node stops) while they wait, the lock is let go: each claim
-    lands and is given back, or is never made (the node drains): its run is pending again, its attempt not counted,
-    never errored nor lost."""
+@dataclass
+class Waiting:
+    """A node's dispatch job with two attempts past the gate, their claims waiting on the run path's thread for the
+    store's write lock, which another connection (`lock`) holds."""
+
+    arena: Any
+    race_id: str
+    job: asyncio.Future[Any]
+    begun: list[str]
+    lock: sqlite3.Connection
+
+
+def claims_waiting(
+    tmp_path: Path, inputs: tuple[Path, Path, str], then: Callable[[Waiting], Awaitable[None]]
+) -> tuple[Any, Store, list[str]]:
+    """A node (concurrency 2) whose first two attempts' claims wait on the store's write lock; `then` is awaited on the
+    event loop meanwhile (it lets the lock go, `ROLLBACK`, and ends the dispatch job). Returns the node, stopped, its
+    store and the runs begun."""
     arena, store, url = node_on(tmp_path, inputs, concurrency=2)
     try:
         race_id = arena.open_race()
@@ -164,24 +179,37 @@ def test_a_dispatch_cancelled_while_its_claim_waits_on_the_store_puts_the_run_ba
         lock = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
         lock.execute("BEGIN IMMEDIATE")  # the write lock: every claim waits for it (the store's busy timeout)
 
-        async def cancelled() -> list[str]:
+        async def waiting() -> list[str]:
             job = asyncio.ensure_future(arena.dispatch())
             while len(arena.dispatching.started) < 2:  # past the gate: their claims are on the run path's thread
                 await asyncio.sleep(0.01)
             begun = sorted(arena.dispatching.started)
-            pending = {r.run_id for r in store.runs(race_id=race_id, status="pending")}
-            assert set(begun) <= pending  # read while the lock holds: no claim landed yet
-            arena.dispatching.draining = True
-            for task in list(arena.in_flight.values()):
-                task.cancel()
-            lock.execute("ROLLBACK")  # the claims go on now, their callers cancelled
-            await asyncio.gather(job, return_exceptions=True)
+            await then(Waiting(arena, race_id, job, begun, lock))
             return begun
 
-        begun = asyncio.run(asyncio.wait_for(cancelled(), timeout=WAIT))
+        begun = asyncio.run(asyncio.wait_for(waiting(), timeout=WAIT))
         lock.close()
     finally:
         arena.stop()
+    return arena, store, begun
+
+
+def test_a_dispatch_cancelled_while_its_claim_waits_on_the_store_puts_the_run_back(inputs: Any, tmp_path: Path) -> None:
+    """Another connection holds the store's write lock, so the attempts' claims wait on the run path's thread; the
+    event loop goes on, the dispatch is cancelled (the node stops) while they wait, the lock is let go: each claim
+    lands and is given back, or is never made (the node drains): its run is pending again, its attempt not counted,
+    never errored nor lost."""
+
+    async def cancelled(held: Waiting) -> None:
+        pending = {r.run_id for r in held.arena.store.runs(race_id=held.race_id, status="pending")}
+        assert set(held.begun) <= pending  # read while the lock holds: no claim landed yet
+        held.arena.dispatching.draining = True
+        for task in list(held.arena.in_flight.values()):
+            task.cancel()
+        held.lock.execute("ROLLBACK")  # the claims go on now, their callers cancelled
+        await asyncio.gather(held.job, return_exceptions=True)
+
+    arena, store, begun = claims_waiting(tmp_path, inputs, cancelled)
     for run_id in begun:
         run = store.run(run_id)
         assert run is not None and run.status == "pending" and run.attempt == 0, run and (run.status, run.attempt)
@@ -194,27 +222,13 @@ def test_a_drain_while_the_claims_wait_on_the_store_starts_no_sandbox(inputs: An
     write lock), when the node starts draining (`Node._drain`: runs past the gate are given drain_seconds, not
     cancelled); the lock is let go. No sandbox starts: each run is pending again with no event stored, never errored
     nor lost, its attempt not counted (a claim that landed is given back, the one queued behind it never made)."""
-    arena, store, url = node_on(tmp_path, inputs, concurrency=2)
-    try:
-        race_id = arena.open_race()
-        assert race_id is not None
-        lock = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
-        lock.execute("BEGIN IMMEDIATE")  # the write lock: every claim waits for it (the store's busy timeout)
 
-        async def drained() -> list[str]:
-            job = asyncio.ensure_future(arena.dispatch())
-            while len(arena.dispatching.started) < 2:  # past the gate: their claims are on the run path's thread
-                await asyncio.sleep(0.01)
-            begun = sorted(arena.dispatching.started)
-            arena.dispatching.draining = True  # what `Node._drain` does first
-            lock.execute("ROLLBACK")
-            await asyncio.gather(job)  # the runs past the gate are waited for, as drain_seconds waits for them
-            return begun
+    async def drained(held: Waiting) -> None:
+        held.arena.dispatching.draining = True  # what `Node._drain` does first
+        held.lock.execute("ROLLBACK")
+        await asyncio.gather(held.job)  # the runs past the gate are waited for, as drain_seconds waits for them
 
-        begun = asyncio.run(asyncio.wait_for(drained(), timeout=WAIT))
-        lock.close()
-    finally:
-        arena.stop()
+    arena, store, begun = claims_waiting(tmp_path, inputs, drained)
     runs = [store.run(run_id) for run_id in begun]
     assert all(r is not None and r.status == "pending" for r in runs), [r and (r.status, r.attempt) for r in runs]
     assert all(r is not None and r.errored_at is None and r.scoring_at is None for r in runs)
