@@ -30,7 +30,7 @@ from sandbox.gateway import Budgets, Gateway, Upstream
 from tests.support.llm_agents import CATCH, LET_THROUGH, MODEL, llm_agent
 from tests.support.node import open_store
 from tests.support.openai_server import Fail, OpenAIServer
-from tests.support.race import build_arena_inputs, make_chain, place_submission
+from tests.support.race import build_arena_inputs, make_chain, place_submission, race_until_final
 from validator.api import create_app
 from validator.chain.local import LocalChain
 from validator.races import Arena, ArenaConfig
@@ -531,15 +531,7 @@ def test_nul_characters_in_an_agents_calls_are_stored_and_its_answer_scored_on_p
         store.upsert_miners(setup.chain.metagraph().neurons)
         hotkey = setup.miners["nul"].hotkey.ss58_address
         place_submission(store, data_dir, hotkey, plain_agent(tmp_path / "a" / "nul", NUL_AGENT), block=10)
-        arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
-        arena.start()
-        try:
-            race_id = arena.open_race()
-            assert race_id is not None
-            drive(arena, store, lambda: all(arena.final(r) for r in store.runs(race_id=race_id)))
-        finally:
-            arena.stop()
-        runs = store.runs(race_id=race_id)
+        runs = race_until_final(make_arena(store, setup.chain, setup.validators[0], inputs, data_dir), store)
         # the agent's own wrong answer: scored (0), final on its first attempt, never the node's fault
         assert all((r.status, r.attempt, r.error_code) == ("finished", 1, None) for r in runs), [r.error for r in runs]
         for run in runs:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from arena import blame
-from tests.integration.test_blame import drive, make_arena, plain_agent
+from tests.integration.test_blame import make_arena, plain_agent
 from tests.support.node import open_store
-from tests.support.race import build_arena_inputs, make_chain, place_submission
+from tests.support.race import build_arena_inputs, make_chain, place_submission, race_until_final
 
 pytestmark = pytest.mark.slow  # the bubblewrap sandbox, the gateway and the store
 
@@ -93,15 +93,7 @@ def test_a_hostile_agents_runs_end_in_its_own_code_final_at_once(inputs: Any, tm
     store.upsert_miners(setup.chain.metagraph().neurons)
     hotkey = setup.miners[name].hotkey.ss58_address
     place_submission(store, data_dir, hotkey, plain_agent(tmp_path / "a" / name, source), block=10)
-    arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir)
-    arena.start()
-    try:
-        race_id = arena.open_race()
-        assert race_id is not None
-        drive(arena, store, lambda: all(arena.final(r) for r in store.runs(race_id=race_id)))
-    finally:
-        arena.stop()
-    runs = store.runs(race_id=race_id)
+    runs = race_until_final(make_arena(store, setup.chain, setup.validators[0], inputs, data_dir), store)
     assert runs
     for run in runs:
         assert (run.status, run.error_code, run.blame, run.attempt) == ("errored", code, "agent", 1), run.error

@@ -187,3 +187,24 @@ def run_race(arena: Any, store: Any) -> None:
         return bool(sets) and sets[-1].status in {"set", "failed"}
 
     asyncio.run(asyncio.wait_for(node.run(until=done, poll=0.2, handle_signals=False), timeout=600))
+
+
+def race_until_final(arena: Any, store: Any) -> list[Any]:
+    """Start the node, open its race, dispatch and judge until each run of the race is final (`Arena.final`), stop the
+    node; the race's runs."""
+    import asyncio
+    import time
+
+    arena.start()
+    try:
+        race_id = arena.open_race()
+        assert race_id is not None
+        deadline = time.time() + 300  # a bound for a failing test, nothing timed
+        while not all(arena.final(r) for r in store.runs(race_id=race_id)):
+            assert time.time() < deadline, "the runs did not reach the expected state in time"
+            asyncio.run(arena.dispatch())
+            asyncio.run(arena.judge_runs())
+            time.sleep(0.1)
+    finally:
+        arena.stop()
+    return list(store.runs(race_id=race_id))
