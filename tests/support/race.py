@@ -190,21 +190,27 @@ def run_race(arena: Any, store: Any) -> None:
 
 
 def race_until_final(arena: Any, store: Any) -> list[Any]:
-    """Start the node, open its race, dispatch and judge until each run of the race is final (`Arena.final`), stop the
-    node; the race's runs."""
+    """Open the node's race and run the node as `arena-validator run` does (`validator.scheduler.Node`: sandboxes
+    reaped and lost runs recovered at start, then every job on its interval, `recover` among them, so a run whose
+    record failed is ended as the node's fault as a running node ends it) until each run of the race is final
+    (`Arena.final`) or one is blamed on the node (retried, never final: the caller's assertions show it at once);
+    the node stopped, the race's runs."""
     import asyncio
-    import time
 
-    arena.start()
+    from validator.scheduler import Node
+
+    arena.start()  # the pack registered, for the race to open on it; `Node.run` starts the node again
     try:
         race_id = arena.open_race()
-        assert race_id is not None
-        deadline = time.time() + 300  # a bound for a failing test, nothing timed
-        while not all(arena.final(r) for r in store.runs(race_id=race_id)):
-            assert time.time() < deadline, "the runs did not reach the expected state in time"
-            asyncio.run(arena.dispatch())
-            asyncio.run(arena.judge_runs())
-            time.sleep(0.1)
     finally:
         arena.stop()
+    assert race_id is not None
+
+    def settled() -> bool:
+        runs = store.runs(race_id=race_id)
+        return all(arena.final(r) for r in runs) or any(r.blame == "validator" for r in runs)
+
+    node = Node(arena, block_time=0.5, dispatch_seconds=0.2, close_seconds=0.5, recover_seconds=0.5, log=arena.log)
+    # a bound for a failing test (a run never settled), nothing timed
+    asyncio.run(asyncio.wait_for(node.run(until=settled, poll=0.2, handle_signals=False), timeout=300))
     return list(store.runs(race_id=race_id))
