@@ -20,6 +20,7 @@ from sandbox.backends.process import ProcessSandbox
 from sandbox.bundle import pack_dir, unpack
 from sandbox.gateway import Gateway, GatewayServer
 from sandbox.run import run_one
+from tests.support.engine import docker_runtimes
 
 _GVISOR_KERNEL = (
     "gVisor runs without the seccomp profile (this runsc ignores errnoRet, so with --oci-seccomp no thread starts): "
@@ -39,19 +40,7 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
 INTERMITTENT = {("docker-runsc", "memory-bomb")}
 
 
-def _docker_runtimes() -> list[str]:
-    """The Docker backends this machine has: docker (runc) when an engine answers, docker-runsc when it also has
-    gVisor's runtime."""
-    try:
-        import docker
-
-        info = docker.from_env(timeout=10).info()
-    except Exception:  # noqa: BLE001 - no engine: no Docker backend here
-        return []
-    return ["docker"] + (["docker-runsc"] if "runsc" in (info.get("Runtimes") or {}) else [])
-
-
-BACKENDS = ["process", *_docker_runtimes()]
+BACKENDS = ["process", *docker_runtimes()]
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
-"""Hostile agents on the real sandbox backends (bubblewrap and Docker): whatever an agent does to the harness or
-returns, its run ends in an outcome of the agent's own (docs/validator.md, "Error codes"), never in a fault of the
-validator's (2001: retried for free, and a run kept at it past its retry budget voids the race)."""
+"""Hostile agents on the real sandbox backends (bubblewrap, Docker, and Docker under gVisor where the engine has it):
+whatever an agent does to the harness or returns, its run ends in an outcome of the agent's own (docs/validator.md,
+"Error codes"), never in a fault of the validator's (2001: retried for free, and a run kept at it past its retry
+budget voids the race)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from arena import blame
 from arena.trajectory import MAX_DEPTH
 from sandbox.backends import Limits, SandboxResult, SandboxSpec
 from sandbox.bundle import pack_dir, unpack
+from tests.support.engine import docker_runtimes
 
 pytestmark = pytest.mark.slow  # bubblewrap and a Docker engine
 
@@ -57,7 +59,11 @@ def agent_main(problem):
 """
 
 
-@pytest.fixture(scope="module", params=["process", "docker"])
+#: bubblewrap and Docker (runc) always; gVisor where the engine has its runtime (as tests/conformance/ selects it)
+BACKENDS = ["process", "docker", *(["docker-runsc"] if "docker-runsc" in docker_runtimes() else [])]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
 def sandbox(request: pytest.FixtureRequest) -> Any:
     if request.param == "process":
         from sandbox.backends.process import ProcessSandbox
@@ -67,7 +73,7 @@ def sandbox(request: pytest.FixtureRequest) -> Any:
     from sandbox.image.build import build_image
 
     build_image(log=lambda message: None)  # the harness is baked into the image: built again when it changed
-    return DockerSandbox()
+    return DockerSandbox(runtime="runsc" if request.param == "docker-runsc" else None)
 
 
 def run(sandbox: Any, tmp_path: Path, source: str) -> SandboxResult:
@@ -90,7 +96,18 @@ def run(sandbox: Any, tmp_path: Path, source: str) -> SandboxResult:
     return asyncio.run(sandbox.run(spec))
 
 
-def test_signals_an_agent_sends_its_harness_do_not_end_it(sandbox: Any, tmp_path: Path) -> None:
+#: gVisor does not shield its pid 1 from its own namespace's signals as Linux does (docs/validator.md, "gVisor")
+GVISOR_SIGNALS = (
+    "gVisor (runsc 20221219) lets a process signal its namespace's pid 1 as Linux does not: each signal the agent "
+    "sends (SIGKILL too) ends the harness with no report, 2001, the validator's fault"
+)
+
+
+def test_signals_an_agent_sends_its_harness_do_not_end_it(
+    sandbox: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if sandbox.name == "docker-runsc":
+        request.applymarker(pytest.mark.xfail(reason=GVISOR_SIGNALS, strict=True))
     result = run(sandbox, tmp_path, SIGNALLER)
     assert (result.status, result.error_code, result.returned) == ("ok", None, {"alive": True}), result.error
 

@@ -87,3 +87,15 @@ class EngineRelay:
                     s.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+
+def docker_runtimes() -> list[str]:
+    """The Docker backends this machine has: ``docker`` (runc) when an engine answers, ``docker-runsc`` when it also
+    has gVisor's runtime (scripts/dockerd registers it where runsc is installed, as scripts/system-packages does)."""
+    try:
+        import docker
+
+        info = docker.from_env(timeout=10).info()
+    except Exception:  # noqa: BLE001 - no engine: no Docker backend here
+        return []
+    return ["docker"] + (["docker-runsc"] if "runsc" in (info.get("Runtimes") or {}) else [])
