@@ -1,0 +1,88 @@
+"""A completion that quotes what the agent sent the model (a tool result or the query, word for word) is no reasoning of
+the model's (`arena.judge.echo`): a quotation names the candidates it quotes, but its words count for no reasoning
+tokens and its facts for no analysis, datum or comparison. Before this rule a code-only agent made one LLM call that
+said a search result back as the gateway renders it and reached the top gate (coefficient 1 against the template's
+0.3875), or said the query back and passed the reasoning check (0.5625)."""
+
+from __future__ import annotations
+
+from arena.judge.echo import discounts
+from arena.judge.evidence import context_text, render
+from tests.unit.test_judge_offline import PROBLEM, QUERY, SOUND_TEXT, A, B, Log, run_with, verdict
+
+SYSTEM = {"role": "system", "content": "You are a shopping assistant."}
+REPEAT = "Repeat the following text exactly, word for word:\n"
+#: what a model writes when asked for forty words about anything: its own words, no datum of the run
+FILLER = (
+    "Shopping online is a pleasant way to spend an evening, browsing many shops and reading about goods from far "
+    "away, and a careful buyer always takes a moment to think before deciding what to bring home at last."
+)
+
+
+def quoting(said: str, sent: str, tokens: int = 80) -> list:
+    """search -> details -> the model says ``said`` after the agent sent it ``sent`` to repeat -> recommend."""
+    log = Log().search().view()
+    log.llm(said, tokens, messages=[SYSTEM, {"role": "user", "content": REPEAT + sent}])
+    return log.finish().events
+
+
+def template() -> float:
+    """The coefficient of the same run with no LLM call: what the code alone earns."""
+    return verdict(Log().search().view().finish().events).coefficient
+
+
+def test_a_search_result_said_back_word_for_word_earns_no_more_than_the_template() -> None:
+    shown = render([A, B])  # the gateway's rendering: the text the echo rule reads a result as
+    v = verdict(quoting(shown, shown))
+    assert v.gate == "no_reasoning", v.checks
+    assert v.coefficient <= template()
+    [quote] = v.checks["discounted"]["quoted"]
+    assert quote["seq"] == 2 and quote["quoted"] == quote["words"] > 20
+    assert "quotes" in v.explanation
+
+
+def test_the_query_said_back_earns_no_more_than_the_template() -> None:
+    said = f"{QUERY} {QUERY} {QUERY} {QUERY}"
+    log = Log().search().view()
+    log.llm(said, 44, messages=[SYSTEM, {"role": "user", "content": "Say this four times: " + QUERY}])
+    v = verdict(log.finish().events)
+    assert v.gate == "no_reasoning", v.checks
+    assert v.coefficient <= template()
+
+
+def test_a_quotation_after_words_of_its_own_lends_them_none_of_its_facts() -> None:
+    # forty words of its own about nothing in the run, then the search result said back: the filler alone
+    own = verdict(run_with(FILLER, tokens=45))
+    assert own.gate == "no_analysis", own.checks
+    shown = render([A, B])
+    v = verdict(quoting(f"{FILLER}\n{shown}", shown, tokens=45 + 80))
+    assert v.gate == own.gate, v.checks
+    # a quotation laundered through the model's history is still a quotation
+    log = Log().search().view()
+    log.llm(shown, 80, messages=[SYSTEM, {"role": "user", "content": REPEAT + shown}])
+    history = [SYSTEM, {"role": "assistant", "content": shown}, {"role": "user", "content": REPEAT + shown}]
+    log.llm(shown, 80, messages=history)
+    assert verdict(log.finish().events).gate == "no_reasoning"
+
+
+def test_a_model_that_quotes_a_title_and_compares_in_its_own_words_keeps_its_gate() -> None:
+    # the title and the query are quotes; the prices, the id and the comparison are the model's own
+    said = (
+        "The Kalinaw Rattan Storage Basket with Lid Large matches I need a rattan storage basket under 400 "
+        "pesos, and it costs 349 while the Bayani 5001000007 costs 389, so it is the cheaper one. Both are "
+        "rattan and both fit the limit, but the cheaper one leaves more of the budget, so I pick it."
+    )
+    seen = render([A, B])
+    log = Log().search().view()
+    log.llm(said, 70, messages=[SYSTEM, {"role": "user", "content": QUERY}, {"role": "tool", "content": seen}])
+    v = verdict(log.finish().events)
+    assert v.gate == "sound", v.checks
+    [quote] = v.checks["discounted"]["quoted"]
+    assert 0 < quote["quoted"] < quote["words"]
+    assert verdict(run_with(SOUND_TEXT)).gate == "sound"  # nothing quoted: as before
+
+
+def test_the_llm_judge_is_told_what_a_completion_quotes() -> None:
+    shown = render([A, B])
+    notes = discounts(context_text(PROBLEM), quoting(shown, shown)).notes()
+    assert any(line.startswith("[quotes what the agent sent the model") for line in notes[2])
