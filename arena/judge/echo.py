@@ -1,6 +1,6 @@
 """What a run's agent wrote itself, and what of it comes back to the judge (`Echo`): both judges discount it.
 
-Two ways an agent can make its own text look like reasoning or like facts it learned:
+Three ways an agent can make text it did not reason look like the model's reasoning or like facts it learned:
 
 - **Parroting.** The agent writes its own analysis into the request (a comparison of the products it found, with
   their ids, titles and prices) and asks the model to repeat it. The completion is then the agent's text, not the
@@ -9,10 +9,16 @@ Two ways an agent can make its own text look like reasoning or like facts it lea
   check reads the completion with it cut out, its token count scaled down in proportion), unless the whole stretch
   is also in what the agent did not write: the problem as the judge is shown it (the query), a tool result the
   gateway returned (less what its arguments put there), or the credited text of the model's earlier completions (a
-  model restating its own reasoning, sent back as history). So a model quoting a product title it was sent in a
-  tool result keeps it, and a parrot's sentence around that title loses the title too. Why cut rather than a share
-  threshold: a threshold lets a completion that is half parroted keep the parroted half; cutting keeps what the
-  model added and nothing else.
+  model restating its own reasoning, sent back as history): then it is a quotation (below). A parrot's sentence
+  around a title loses the title too. Why cut rather than a share threshold: a threshold lets a completion that is
+  half parroted keep the parroted half; cutting keeps what the model added and nothing else.
+- **Quoting.** A stretch the agent sent the model that is the query or a tool result's text (not the model's own
+  earlier words) is a *quotation*: kept, so a model quoting a product's title still names that product, but it is no
+  reasoning of the model's. Its words count for no reasoning tokens and its facts for no analysis, datum or
+  comparison (`Repeat.own`: the completion without its repeats and quotations), and it is not credited as the model's
+  text, so it cannot be laundered through the model's history. Before this rule a code-only agent asked the model to
+  say a search result back as the gateway renders it and reached the top gate (coefficient 1 against the template's
+  0.3875), or to say the query back and passed the reasoning check (`tests/unit/test_judge_quotes.py`).
 - **Planted words.** The agent writes words into its tool arguments (a search query of words the catalog will echo
   in result titles) and has the model say them back. Rule: a word or attribute value a tool result shows counts as
   learned only if the agent had not written it into any tool call's arguments before (or in) the call that returned
@@ -88,13 +94,28 @@ class Repeat:
     repeated: int  # of which inside a repeated run
     kept: str  # the completion's normalized text with each repeated run cut out (a line break in its place)
     sample: str = ""  # the first repeated run's words (up to `SAMPLE_WORDS`)
+    quoted: int = 0  # of the words not repeated, those inside a quotation (the query, a tool result's text)
+    own: str | None = None  # ``kept`` with each quotation cut out too: the model's own words (None: ``kept``)
+    quote_sample: str = ""  # the first quotation's words (up to `SAMPLE_WORDS`)
 
     @property
     def share(self) -> float:
         return self.repeated / self.words if self.words else 0.0
 
+    @property
+    def own_words(self) -> int:
+        """The completion's words that are neither repeated nor quoted."""
+        return self.words - self.repeated - self.quoted
+
+    @property
+    def own_text(self) -> str:
+        return self.kept if self.own is None else self.own
+
     def as_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "words": self.words, "repeated": self.repeated, "sample": self.sample}
+
+    def quote_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "words": self.words, "quoted": self.quoted, "sample": self.quote_sample}
 
 
 @dataclass
@@ -155,24 +176,27 @@ class Echo:
             for a, b in _runs([g in hits for g in grams]):  # each stretch the completion shares with the request
                 if not all(self._explained(g) for g in grams[a:b]):
                     cut[a : b + NGRAM - 1] = [True] * (b + NGRAM - 1 - a)
-        self.credited |= _kept_grams(words, cut)
-        if not any(cut):
+        quoted = self._quoted(grams, hits, cut)
+        gone = [c or q for c, q in zip(cut, quoted, strict=True)]
+        self.credited |= _kept_grams(words, gone)
+        if not any(gone):
             return Repeat(seq, len(words), 0, norm)
-        parts: list[str] = []
-        start, i, sample = 0, 0, ""
-        while i < len(words):
-            if not cut[i]:
-                i += 1
+        kept, sample = _without(norm, spans, cut)
+        own, _ = _without(norm, spans, gone)
+        _, quote_sample = _without(norm, spans, quoted)
+        return Repeat(seq, len(words), sum(cut), kept, sample, sum(quoted), own, quote_sample)
+
+    def _quoted(self, grams: list[Gram], hits: set[Gram], cut: list[bool]) -> list[bool]:
+        """Which words of a completion (``grams`` its runs, ``hits`` those the agent sent, ``cut`` its repeats) are
+        inside a quotation: a run the agent sent that is the query or a tool result's text, not the model's own
+        credited words nor stop words only."""
+        quoted = [False] * len(cut)
+        for j, gram in enumerate(grams):
+            if gram not in hits or gram in self.credited or cut[j] or all(w in _STOP for w in gram):
                 continue
-            j = i
-            while j < len(words) and cut[j]:
-                j += 1
-            parts.append(norm[start : spans[i][0]])
-            start = spans[j - 1][1]
-            sample = sample or " ".join(words[i : min(j, i + SAMPLE_WORDS)])
-            i = j
-        parts.append(norm[start:])
-        return Repeat(seq, len(words), sum(cut), "\n".join(parts), sample)
+            if self._explained(gram):
+                quoted[j : j + NGRAM] = [True] * NGRAM
+        return [q and not c for q, c in zip(quoted, cut, strict=True)]
 
     def _explained(self, gram: Gram) -> bool:
         """Whether a run of words the agent sent is also what it did not write: the problem, the model's credited
@@ -187,6 +211,26 @@ class Echo:
             self._pending.clear()
             self._pending_args.clear()
         return gram in self.results and gram not in self.args
+
+
+def _without(norm: str, spans: list[tuple[int, int, str]], flags: list[bool]) -> tuple[str, str]:
+    """``norm`` with each stretch of flagged words cut out (a line break in its place), and the first stretch's words
+    (up to `SAMPLE_WORDS`)."""
+    parts: list[str] = []
+    start, i, sample = 0, 0, ""
+    while i < len(flags):
+        if not flags[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(flags) and flags[j]:
+            j += 1
+        parts.append(norm[start : spans[i][0]])
+        start = spans[j - 1][1]
+        sample = sample or " ".join(w for _, _, w in spans[i : min(j, i + SAMPLE_WORDS)])
+        i = j
+    parts.append(norm[start:])
+    return "\n".join(parts), sample
 
 
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
@@ -226,16 +270,19 @@ def _kept_grams(words: list[str], cut: list[bool]) -> set[Gram]:
 
 @dataclass
 class Discounts:
-    """What a run's judge discounts, by event seq: each completion's repeats, each tool result's planted words."""
+    """What a run's judge discounts, by event seq: each completion's repeats and quotations, each tool result's
+    planted words."""
 
     repeats: dict[int, Repeat] = field(default_factory=dict)
     planted: dict[int, list[str]] = field(default_factory=dict)
+    quotes: dict[int, Repeat] = field(default_factory=dict)
 
     def as_dict(self, limit: int = 12) -> dict[str, Any]:
         """The verdict's record (`Verdict.checks["discounted"]`), at most ``limit`` entries of each."""
         return {
             "repeated": [r.as_dict() for _, r in sorted(self.repeats.items())[:limit]],
             "planted": [{"seq": s, "words": w[:limit]} for s, w in sorted(self.planted.items())[:limit]],
+            "quoted": [r.quote_dict() for _, r in sorted(self.quotes.items())[:limit]],
         }
 
     def notes(self) -> dict[int, list[str]]:
@@ -247,6 +294,12 @@ class Discounts:
                 f"[repeats the agent's own messages: {repeat.repeated} of the {repeat.words} words of this completion "
                 f"are runs of {NGRAM} or more words the agent itself sent the model (in no tool result, not the "
                 "query); they are discounted: they are no reasoning of the model]"
+            )
+        for seq, repeat in self.quotes.items():
+            out.setdefault(seq, []).append(
+                f"[quotes what the agent sent the model: {repeat.quoted} of the {repeat.words} words of this "
+                f"completion are runs of {NGRAM} or more words of a tool result or the query the agent put in its "
+                "request, said back word for word; a quotation names what it quotes and is no reasoning of the model]"
             )
         for seq, planted in self.planted.items():
             out.setdefault(seq, []).append(
@@ -276,4 +329,6 @@ def discounts(context: str, events: list[Any]) -> Discounts:
                 repeat = echo.completion(event.seq, message_text(message), event.arguments)
                 if repeat.repeated:
                     out.repeats[event.seq] = repeat
+                if repeat.quoted:
+                    out.quotes[event.seq] = repeat
     return out

@@ -7,6 +7,7 @@
   of `arena.judge.echo`: what a completion repeats of the agent's own request, and words the agent planted in its
   own tool arguments, earn nothing (the evidence marks both; the verdict's ``checks["discounted"]`` keeps them);
   the evidence is focused (`arena.judge.focus`: the products the run refers to in full, each thing shown once; v3);
+  a completion quoting a tool result or the query word for word is quoting, not reasoning (the evidence marks it; v4);
 - strict JSON output `{"gate": <gate name>, "explanation": str, "evidence": [seq, ...]}`, validated; a malformed or
   off-rubric answer is retried with a correction; the raw output is kept in the verdict;
 - more than half of a run's judge calls failing raises `JudgeUnavailable`: the validator judges it again later and
@@ -35,7 +36,7 @@ from arena.trajectory import TrajectoryEvent
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
-PROMPT_VERSION = "sn15-judge-v3"
+PROMPT_VERSION = "sn15-judge-v4"
 
 
 def system_prompt(rubric: Rubric) -> str:
@@ -54,8 +55,11 @@ def system_prompt(rubric: Rubric) -> str:
         "credit for what it repeats, however good that text is; judge only what the model added. Words the agent "
         "wrote into its own tool arguments (a search query) that come back in a tool result (a title echoing the "
         "query) are no specific datum and no reference to tool results: the agent knew them before the result. "
-        "Lines in square brackets that start with [repeats the agent's own messages or [planted: mark both; they are "
-        "written by the arena, not by the agent.\n\n"
+        "A completion that says back, word for word, a tool result or the query the agent put in its request is "
+        "quoting, not reasoning: the quotation names the products it quotes, but only the model's own words around "
+        "it can analyse, cite data or compare. "
+        "Lines in square brackets that start with [repeats the agent's own messages, [quotes what the agent sent the "
+        "model or [planted: mark these; they are written by the arena, not by the agent.\n\n"
         "The evidence is focused, and its notes in square brackets are the arena's: a tool result shows in full the "
         "products a completion or the answer refers to ([+N products ...] counts the others, which no completion "
         "used); a product, a tool call's result or a completion's sentence shown before is named by the seq that "

@@ -4,9 +4,11 @@ validator uses by default, on the same public problems as the honest offline tem
 OpenAI-compatible server on loopback that does what it is told (`obedient_model`: asked to repeat a text, it does).
 
 Each test fails if the hostile agent earns more than the template on any problem: the parrot (the template plus one
-LLM call that repeats the agent's own comparison) and the planted-word injection (the template plus a search with
-words it chose itself and one LLM call naming them) answer exactly as the template does, so the judge is all that
-could lift them."""
+LLM call that repeats the agent's own comparison), the planted-word injection (the template plus a search with
+words it chose itself and one LLM call naming them), the quoter (the template plus one LLM call that says a search
+result back as the gateway renders it: 1.0 against the template's 0.3875 before a quotation was no reasoning) and the
+query parrot (the template plus one LLM call that says the query back three times: 0.5625 before) answer exactly as
+the template does, so the judge is all that could lift them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 
 from demo.agents import write_template
 from tests.e2e.test_miner import cache, miner  # noqa: F401 - the shared fixture and runner
-from tests.support.hostile import obedient_model, write_agent
+from tests.support.hostile import THRICE, obedient_model, write_agent
 from tests.support.openai_server import OpenAIServer
 
 pytestmark = pytest.mark.slow  # arena-miner test: the harness in bubblewrap behind the gateway, an LLM server
@@ -80,3 +82,20 @@ def test_the_planted_word_injection_earns_no_more_than_the_template(tmp_path, ca
     assert_earns_no_more(rows, template)
     planted = [pid for pid in rows if "came back from the agent's own arguments" in report(tmp_path, pid)]
     assert planted, "no run's planted words were discounted: the search echoed none of them"
+
+
+def test_the_quoter_earns_no_more_than_the_template(tmp_path, cache, template):  # noqa: F811
+    rows, requests = hostile("quoter", tmp_path, cache)
+    # the model was sent a search result as the gateway renders it (ids, titles, prices), and said it back
+    assert requests and all('"product_id":' in r["messages"][-1]["content"] for r in requests)
+    assert_earns_no_more(rows, template)
+    for pid, row in rows.items():  # the judge says what it discounted (a result that echoes its arguments in part
+        if row["llm_calls"]:  # is the agent's own text where it does: a repeat, else a quotation)
+            assert "Discounted: completion seq" in report(tmp_path, pid)
+    assert any("from a tool result or the query" in report(tmp_path, pid) for pid in rows)
+
+
+def test_the_query_parrot_earns_no_more_than_the_template(tmp_path, cache, template):  # noqa: F811
+    rows, requests = hostile("query", tmp_path, cache)
+    assert requests and all(r["messages"][-1]["content"].startswith(THRICE) for r in requests)
+    assert_earns_no_more(rows, template)

@@ -51,7 +51,8 @@ def parrot_run(text: str, said: str | None = None, tokens: int = 60) -> list:
 
 def test_a_completion_that_repeats_the_agents_own_comparison_earns_no_reasoning_credit() -> None:
     honest = verdict(run_with(SOUND_TEXT))
-    assert honest.gate == "sound" and honest.checks["discounted"] == {"repeated": [], "planted": []}
+    assert honest.gate == "sound" and honest.checks["discounted"]["repeated"] == []
+    assert honest.checks["discounted"]["planted"] == []
     parrot = verdict(parrot_run(SOUND_TEXT))
     assert parrot.gate == "no_reasoning", parrot.checks
     [repeat] = parrot.checks["discounted"]["repeated"]

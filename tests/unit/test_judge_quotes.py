@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from arena.judge.echo import discounts
 from arena.judge.evidence import context_text, render
+from arena.judge.llm import system_prompt
+from arena.judge.rubric import SN15_RUBRIC
 from tests.unit.test_judge_offline import PROBLEM, QUERY, SOUND_TEXT, A, B, Log, run_with, verdict
 
 SYSTEM = {"role": "system", "content": "You are a shopping assistant."}
@@ -86,3 +88,4 @@ def test_the_llm_judge_is_told_what_a_completion_quotes() -> None:
     shown = render([A, B])
     notes = discounts(context_text(PROBLEM), quoting(shown, shown)).notes()
     assert any(line.startswith("[quotes what the agent sent the model") for line in notes[2])
+    assert "quoting, not reasoning" in system_prompt(SN15_RUBRIC)

@@ -3,9 +3,9 @@
 **An approximation of the LLM judge.** Subnet 15's judge is an LLM reading the run; this judge checks the same gates
 with string and number matching against the tool results the gateway recorded. It cannot tell whether reasoning is
 *sound*, only whether it is *grounded*: that the model's text follows the tool results and repeats facts found in
-them. Known blind spots: a completion that parrots a tool result verbatim can pass the datum and contrast checks (a
-parrot of the agent's own text does not: see below); a model told to paraphrase the agent's text is not caught;
-a comparison made only in words the catalog never used (no id, no title words, no data) is missed. Use it where no
+them. Known blind spots: a model told to paraphrase the agent's text, or a tool result, in words of its own is not
+caught (said back word for word, either is: see below); a comparison made only in words the catalog never used (no
+id, no title words, no data) is missed. Use it where no
 LLM is configured, as the miner's local preview, and as a cross-check of the LLM judge.
 
 The four checks, in the rubric's order (the run reaches the gate of the first check that fails; all four pass:
@@ -38,10 +38,14 @@ So text the agent wrote (completions, tool arguments, "ignore previous instructi
 
 What the agent wrote itself earns nothing either (`arena.judge.echo`, the same rules the LLM judge is given):
 a completion's words inside a run of five or more words the agent sent the model (a comparison it composed and asked
-the model to repeat) are cut before every check, its token count scaled down by their share; and a word or attribute
-value a result showed first counts only if the agent had not written it into a tool call's arguments before it came
-back (words planted in a search query and echoed in titles). ``Verdict.checks["discounted"]``
-lists both (``repeated``: seq, words, repeated, a sample; ``planted``: seq and facts) and the explanation says so.
+the model to repeat) are cut before every check, its token count scaled down by their share; a run of five or more
+words the agent sent the model that the completion says back and that is the query or a tool result's text is a
+quotation: it may name the candidates it quotes (check 4), but its words are not counted as completion tokens and
+its facts and wording do not pass checks 2 to 4 (a search result said back as the gateway renders it reached the top
+gate before); and a word or attribute value a result showed first counts only if the agent had not written it into a
+tool call's arguments before it came back (words planted in a search query and echoed in titles).
+``Verdict.checks["discounted"]`` lists all three (``repeated``: seq, words, repeated, a sample; ``planted``: seq and
+facts; ``quoted``: seq, words, quoted, a sample) and the explanation says so.
 
 The package, along its seams: `words` (normalizing text and numbers), `facts` (a tool result's facts and their
 cache), `known` (what a run learned from its results so far), `checks` (a completion, the facts it repeats, the

@@ -26,6 +26,10 @@ def _fmt(value_cents: int) -> str:
 
 @dataclass
 class Completion:
+    """A completion as the checks read it: ``text``, ``words``, ``padded`` and ``numbers`` are the model's own words
+    (its facts, its comparative wording); ``named_words`` and ``named_padded`` also hold what it quotes (a quoted
+    title still names its product)."""
+
     seq: int
     tokens: int
     token_source: str  # "usage" or "estimate"
@@ -34,11 +38,14 @@ class Completion:
     padded: str  # " tok tok ... "
     numbers: frozenset[int]
     repeat: Repeat | None = None  # what it repeats of the agent's own messages (`arena.judge.echo`)
+    named_words: frozenset[str] = frozenset()
+    named_padded: str = ""
 
     @classmethod
     def of(cls, event: TrajectoryEvent, echo: Echo | None = None) -> Completion | None:
         """A successful LLM call's completion; with ``echo`` (the run read so far), the words it repeats of the
-        agent's own messages are cut from its text and its token count scaled down by their share."""
+        agent's own messages are cut from its text, what it quotes of the query and of tool results is kept for
+        naming only, and its token count is scaled down by the share of both."""
         if event.kind != "llm_call" or event.error is not None or not 200 <= event.status < 300:
             return None
         message = completion_message(event.result)
@@ -51,11 +58,15 @@ class Completion:
             calls = " ".join(f"{n} {a}" for n, a in message_tool_calls(message))
             count, source = len(_ESTIMATE.findall(f"{text} {calls}")), "estimate"
         repeat = None if echo is None else echo.completion(event.seq, text, event.arguments)
-        if repeat is not None and repeat.repeated:
-            text = repeat.kept
-            count = count * (repeat.words - repeat.repeated) // repeat.words
-            source += ", repeats discounted"
-        toks = tokens(text)
+        named = text
+        if repeat is not None and (repeat.repeated or repeat.quoted):
+            named, text = repeat.kept, repeat.own_text
+            count = count * repeat.own_words // repeat.words
+            source += ", " + " and ".join(
+                what for what, n in (("repeats", repeat.repeated), ("quotes", repeat.quoted)) if n
+            )
+            source += " discounted"
+        toks, named_toks = tokens(text), tokens(named)
         return cls(
             seq=event.seq,
             tokens=count,
@@ -65,11 +76,18 @@ class Completion:
             padded=f" {' '.join(toks)} ",
             numbers=frozenset(numbers_in(text)),
             repeat=repeat,
+            named_words=frozenset(named_toks),
+            named_padded=f" {' '.join(named_toks)} ",
         )
 
     def says(self, norm: str) -> bool:
-        """Whether a normalized phrase (an id, an attribute value, a title) occurs in the text, on token bounds."""
+        """Whether a normalized phrase (an id, an attribute value, a title) occurs in its own words, on token bounds."""
         return (norm in self.words) if " " not in norm else (f" {norm} " in self.padded)
+
+    def names(self, norm: str) -> bool:
+        """Whether a normalized phrase occurs in its own words or in what it quotes, on token bounds."""
+        words, padded = (self.named_words, self.named_padded) if self.named_padded else (self.words, self.padded)
+        return (norm in words) if " " not in norm else (f" {norm} " in padded)
 
 
 @dataclass
@@ -127,16 +145,17 @@ def shared_facts(c: Completion, known: Known) -> dict[str, list[tuple[str, int]]
 def _named(c: Completion, known: Known) -> list[tuple[Candidate, str]]:
     """Candidates the completion names, with how (id, title, title words)."""
     # only candidates the completion could name: their id or a word of their title is among its words
-    possible = {pid for pid, cand in known.candidates.items() if cand.id_phrase in c.words or " " in cand.id_phrase}
-    for word in c.words:
+    said = c.named_words if c.named_padded else c.words
+    possible = {pid for pid, cand in known.candidates.items() if cand.id_phrase in said or " " in cand.id_phrase}
+    for word in said:
         possible |= known.by_title_word.get(word, set())
     out = []
     for cand in sorted((known.candidates[p] for p in possible), key=lambda k: (k.seq, k.product_id)):
         words = known.unique_title_words(cand.product_id)
-        hits = words & c.words
-        if cand.id_phrase and c.says(cand.id_phrase) and not known.in_query(cand.id_phrase):
+        hits = words & said
+        if cand.id_phrase and c.names(cand.id_phrase) and not known.in_query(cand.id_phrase):
             out.append((cand, "id"))
-        elif cand.title_phrase.count(" ") >= 1 and c.says(cand.title_phrase):
+        elif cand.title_phrase.count(" ") >= 1 and c.names(cand.title_phrase):
             out.append((cand, "title"))
         elif words and len(hits) >= min(MIN_SHARED_WORDS, len(words)):
             out.append((cand, "title words " + ", ".join(sorted(hits))))

@@ -14,7 +14,7 @@ from arena.judge.offline.known import Known
 from arena.judge.rubric import SN15_RUBRIC, Rubric
 from arena.trajectory import TrajectoryEvent
 
-OFFLINE_VERSION = "offline-v1"
+OFFLINE_VERSION = "offline-v2"  # v2: a quotation of the query or a tool result is no reasoning
 MIN_COMPLETION_TOKENS = 30
 CHECKS = ("reasoning", "analysis", "datum", "comparison")
 MAX_LISTED = 12  # repeated completions and planted results listed in `Verdict.checks["discounted"]`
@@ -43,6 +43,7 @@ class OfflineJudge:
         completions = 0
         after_result = 0
         repeats: list[Repeat] = []
+        quotes: list[Repeat] = []
         for event in sorted(events, key=lambda e: e.seq):
             if event.kind == "tool_call":
                 ok = event.error is None and 200 <= event.status < 300 and event.result is not None
@@ -56,6 +57,8 @@ class OfflineJudge:
                 continue
             if c.repeat is not None and c.repeat.repeated:
                 repeats.append(c.repeat)
+            if c.repeat is not None and c.repeat.quoted:
+                quotes.append(c.repeat)
             completions += 1
             longest = max(longest, c.tokens)
             if not found["reasoning"].passed and c.tokens >= MIN_COMPLETION_TOKENS:
@@ -95,6 +98,7 @@ class OfflineJudge:
         checks["discounted"] = {
             "repeated": [r.as_dict() for r in repeats[:MAX_LISTED]],
             "planted": [{"seq": seq, "facts": facts} for seq, facts in known.planted[:MAX_LISTED]],
+            "quoted": [r.quote_dict() for r in quotes[:MAX_LISTED]],
         }
         return Verdict(
             judge=self.name,
@@ -104,7 +108,7 @@ class OfflineJudge:
             quality=gate.quality,
             coefficient=self.rubric.coefficient(gate.quality),
             explanation=_explain(gate.name, gate.quality, reached, found, completions, after_result, longest)
-            + _discounted(repeats, known.planted),
+            + _discounted(repeats, known.planted, quotes),
             evidence=sorted(evidence),
             checks=checks,
         )
@@ -164,7 +168,7 @@ def _explain(
     )
 
 
-def _discounted(repeats: list[Repeat], planted: list[tuple[int, list[str]]]) -> str:
+def _discounted(repeats: list[Repeat], planted: list[tuple[int, list[str]]], quotes: list[Repeat]) -> str:
     """What the verdict discounted, in words (empty when nothing was)."""
     parts = [
         f"completion seq {r.seq} repeats {r.repeated} of its {r.words} words from the agent's own messages"
@@ -172,6 +176,13 @@ def _discounted(repeats: list[Repeat], planted: list[tuple[int, list[str]]]) -> 
     ]
     if len(repeats) > 3:
         parts.append(f"{len(repeats) - 3} more completions repeat the agent's own messages")
+    parts += [
+        f"completion seq {r.seq} quotes {r.quoted} of its {r.words} words from a tool result or the query the agent "
+        "sent it (no reasoning of the model)"
+        for r in quotes[:3]
+    ]
+    if len(quotes) > 3:
+        parts.append(f"{len(quotes) - 3} more completions quote what the agent sent them")
     if planted:
         facts = [f for _, fs in planted for f in fs]
         seqs = ", ".join(str(seq) for seq, _ in planted[:4])
