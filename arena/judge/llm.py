@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 PROMPT_VERSION = "sn15-judge-v4"
+#: the run `LLMJudge.probe` asks the judge to read: written by the arena, nothing in it a provider refuses
+PROBE_PROBLEM = {"problem_id": "judge-probe", "task": "product", "query": "A plain cotton t-shirt under 300 pesos."}
 
 
 def system_prompt(rubric: Rubric) -> str:
@@ -171,6 +173,15 @@ class LLMJudge:
             focus=Focus.of(problem, events),
         )
         return text, discounted
+
+    def probe(self) -> bool:
+        """Whether the judge judges a run of the arena's own (a query, no event): True when it gives a usable
+        verdict. A judge that does, while it fails a run again and again, is failing on what that run holds."""
+        try:
+            self.judge(PROBE_PROBLEM, [])
+        except JudgeUnavailable:
+            return False
+        return True
 
     def judge(self, problem: dict[str, Any], events: list[TrajectoryEvent]) -> Verdict:
         evidence_text, discounted = self.evidence(problem, events)

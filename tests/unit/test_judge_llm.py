@@ -205,3 +205,17 @@ def test_the_judges_key_its_endpoint_echoes_is_in_no_error_or_verdict() -> None:
     with OpenAIServer(scripted(echoed), models=("judge-a",)) as server:
         verdict = LLMJudge(server.base_url, ["judge-a"], api_key=JUDGE_KEY).judge(PROBLEM, events())
     assert JUDGE_KEY[:12] not in verdict.model_dump_json() and "[judge key]" in (verdict.raw or "")
+
+
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
+def test_the_probe_says_whether_the_judge_reads_a_run_of_the_arenas_own() -> None:
+    answer = json.dumps({"gate": "no_reasoning", "explanation": "no completion", "evidence": []})
+    with OpenAIServer(lambda body: answer, models=("judge-a",)) as server:
+        assert LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01).probe()
+        assert "judge-probe" in server.requests[0]["messages"][1]["content"]
+
+    def refusing(body: dict) -> str:
+        raise Fail(503, "judge model overloaded")
+
+    with OpenAIServer(refusing, models=("judge-a",)) as server:
+        assert not LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01).probe()

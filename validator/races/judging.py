@@ -24,7 +24,8 @@ from validator.store.repository import Store
 
 class Judging:
     """Judging scored runs, within the judge's own concurrency and the race's LLM token budget. Owns the judge (and
-    the offline fallback once a race's LLM budget is spent), its gate, its failures and the runs waiting for it.
+    the offline fallback once a race's LLM budget is spent, or for a run the judge keeps failing on while it reads a
+    probe: `_refused`), its gate, its failures and the runs waiting for it.
 
     Dispatching hands it each run it scored: `inline` (the offline judge, judged in the same commit as the
     trajectory) or `wait` then `judge_waiting` (a judge with I/O, once the sandbox slot is free); `judge_runs` sweeps
@@ -167,6 +168,33 @@ class Judging:
         ready = run is not None and (run.not_before is None or run.not_before <= datetime.now(UTC))
         return ready and run is not None and run.status == "scoring"
 
+    def _refused(
+        self, run: Run, judge: Judge, problem: ProblemBase, events: list[Any], success: float, error: str
+    ) -> verdict.Judgment | None:
+        """The offline gates' judgment of a run its judge failed on `max_attempts` times while that judge reads a
+        probe run of the arena's own (`LLMJudge.probe`): what fails is what the run holds, which its agent wrote (a
+        phrase the judge's provider refuses, text past its model's context), and a race never closes on an unjudged
+        run, so such a run would hold its race open for ever. None while the judge may be down for every run (fewer
+        failures, no probe, or the probe failed too): the run waits, as before."""
+        probe = getattr(judge, "probe", None)
+        if judge is self.fallback or self.failures[run.run_id] < self.config.max_attempts or probe is None:
+            return None
+        if not probe():
+            return None
+        judgment = verdict.judge_run(self.fallback, problem, events, success)
+        why = (
+            f"the LLM judge failed this run {self.failures[run.run_id]} times while it judged a probe run (last: "
+            f"{error[:300]}); judged by the offline gates. "
+        )
+        reading = judgment.verdict.model_copy(
+            update={
+                "explanation": why + judgment.verdict.explanation,
+                "checks": {**judgment.verdict.checks, "refused": {"judge": judge.name, "error": error[:500]}},
+            }
+        )
+        self.signals.warn("judge.refused_run", run_id=run.run_id, failures=self.failures[run.run_id], error=error)
+        return judgment.model_copy(update={"verdict": reading})
+
     def _judge(self, run: Run, events: list[Any] | None, success: float | None) -> int:
         from arena.judge import JudgeUnavailable
 
@@ -187,10 +215,13 @@ class Judging:
             if self.signals.metrics is not None:
                 self.signals.metrics.judge_failures.inc()
             self.failures[run.run_id] += 1
-            delay = doubling(self.config.judge_retry, self.failures[run.run_id], cap=3600.0)
-            self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
-            self.signals.warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
-            return 0
+            offline = self._refused(run, judge, problem, events, success, str(exc))
+            if offline is None:
+                delay = doubling(self.config.judge_retry, self.failures[run.run_id], cap=3600.0)
+                self.store.defer_judging(run.run_id, delay=timedelta(seconds=delay), error=str(exc))
+                self.signals.warn("judge.unavailable", run_id=run.run_id, error=str(exc), retry_in_s=delay)
+                return 0
+            judge, judgment = self.fallback, offline
         self.tokens[run.race_id] += int(judgment.verdict.tokens.get("total_tokens", 0))
         self.store.save_judgment(run.run_id, **judgment.stored())
         if self.signals.metrics is not None:
