@@ -13,10 +13,14 @@ against the leader's on those same problems. The submission passes when
 
 and races from then on; before any race has closed (no leader) every qualifying score passes. A round in which the
 validator failed every run of the submission, or of the leader, is `void`, never failed: it qualifies again on the
-same problems (a validator's fault never shuts a miner out). A decision is final for the submission (a new version
-qualifies anew). Under the payer policy ``miner``, a miner that hands no usable key for its LLM calls is refused
-before its round opens, in one line (`validator.races.keys.KeyRing.refusal`). Why fresh problems and not the public
-split (which stays for miners to practise on) or sealed batches: docs/validator.md, "Qualifying rounds"."""
+same problems (a validator's fault never shuts a miner out). But a round that closed (no fault the node's own probe
+met: not voided) with no score of the leader's, its runs all left out (its own provider failing, its key server not
+answering, held runs that failed their last try), measures the submission against no bar, as a round with no leader
+does: the leader could otherwise void every newcomer's round by handing the node no key for it, and keep its place.
+A decision is final for the submission (a new version qualifies anew). Under the payer policy ``miner``, a miner
+that hands no usable key for its LLM calls is refused before its round opens, in one line
+(`validator.races.keys.KeyRing.refusal`). Why fresh problems and not the public split (which stays for miners to
+practise on) or sealed batches: docs/validator.md, "Qualifying rounds"."""
 
 from __future__ import annotations
 
@@ -202,9 +206,9 @@ class Qualifying:
 
     # --- decide
 
-    def decide(self, race_id: str, scores: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        """The qualification of a closed qualifying race's submission, from its scores keyed by submission id (as
-        text; `validator.races.draw.race_scores` of its runs), stored; returns it as figures."""
+    def decide(self, race_id: str, scores: dict[str, dict[str, Any]], *, voided: bool = False) -> dict[str, Any]:
+        """The qualification of a closed (or ``voided``) qualifying race's submission, from its scores keyed by
+        submission id (as text; `validator.races.draw.race_scores` of its runs), stored; returns it as figures."""
         store = self.arena.store
         sub_id = int(race_id.rsplit("-", 2)[1])
         sub = store.submission(sub_id)
@@ -217,7 +221,7 @@ class Qualifying:
         leader_hotkey = reference.hotkey if reference is not None else None
         leader_score = float(ref["score"]) if ref is not None else None
         score = float(mine["score"]) if mine is not None else None
-        status, reason = self._verdict(score, ref_id, leader_score)
+        status, reason = self._verdict(score, ref_id, leader_score, voided)
         store.decide_qualification(
             sub_id,
             self.pack_id,
@@ -239,13 +243,20 @@ class Qualifying:
         self.arena._info("qualifying.decided", race_id=race_id, **figures)
         return figures
 
-    def _verdict(self, score: float | None, ref_id: int | None, leader_score: float | None) -> tuple[str, str]:
+    def _verdict(
+        self, score: float | None, ref_id: int | None, leader_score: float | None, voided: bool
+    ) -> tuple[str, str]:
         if score is None:
             return "void", "the validator failed every qualifying run; it qualifies again"
         if ref_id is None:
             return "passed", "no leader yet (no race closed, or it is this submission): every qualifying score passes"
-        if leader_score is None:
+        if leader_score is None and voided:
             return "void", "the validator failed every run of the leader's agent in this round; it qualifies again"
+        if leader_score is None:
+            return "passed", (
+                "the leader's runs were all left out of this round (its own provider or key server failing, or a "
+                "fault the node's own probe did not meet): no leader's score to measure against, it passes"
+            )
         bar = self.share * leader_score
         status = "passed" if score >= bar else "failed"
         return status, (

@@ -194,7 +194,7 @@ class Closing:
             )
         self.signals.warn("races.voided", race_id=race.race_id, reason=reason)
         if race.kind == "qualifying":
-            self.qualifying.decide(race.race_id, {})
+            self.qualifying.decide(race.race_id, {}, voided=True)
 
     def _close(self, race: Any) -> None:
         """A race's results: each miner's score (its standing over the rotation's window for a race), ranked; a
