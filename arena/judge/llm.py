@@ -11,7 +11,12 @@
 - strict JSON output `{"gate": <gate name>, "explanation": str, "evidence": [seq, ...]}`, validated; a malformed or
   off-rubric answer is retried with a correction; the raw output is kept in the verdict;
 - more than half of a run's judge calls failing raises `JudgeUnavailable`: the validator judges it again later and
-  never counts it as a zero.
+  never counts it as a zero (a run it keeps failing on while it reads a probe, `probe`, gets the offline gates:
+  `validator.races.judging`).
+
+What this leaves: the judge is shown an LLM call's request by its size only, never the agent's own words in it, so a
+model told by the agent what to conclude and to say it in words of its own (a paraphrase: nothing repeated word for
+word) is judged on what it says, as the offline judge judges it (`arena.judge.offline`, "Known blind spots").
 """
 
 from __future__ import annotations
