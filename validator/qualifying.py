@@ -74,6 +74,9 @@ class Qualifying:
         self.arena = arena
         self._made: dict[str, list[str]] = {}  # seed hash -> the ids of the problems made for it
         self._waiting: dict[int, float] = {}  # open block -> when the slot first waited for qualifications
+        #: submission -> since when its round could not open: its server did not answer the key request (asked again
+        #: at every tick)
+        self._unreachable: dict[int, float] = {}
         #: who pays for runs' LLM calls (`validator.races.keys.KeyRing`, set by `Arena.use_keys`); None: the node
         self.keys: Any = None
 
@@ -141,7 +144,9 @@ class Qualifying:
             try:
                 refused = self.keys.refusal(race_id, sub) if self.keys is not None else None
             except MinerUnreachable:  # its server did not answer: nothing decided, asked again at the next tick
+                self._unreachable.setdefault(sub.id, time.time())
                 continue
+            self._unreachable.pop(sub.id, None)
             store.create_race(
                 race_id=race_id,
                 pack_id=self.pack_id,
@@ -275,7 +280,10 @@ class Qualifying:
 
     def undecided_before(self, open_block: int, grace: float) -> str | None:
         """Why a race opening at `open_block` waits: candidates committed before it whose qualification is not
-        decided yet (every validator must race the same qualified set). Waits at most `grace` seconds."""
+        decided yet (every validator must race the same qualified set). Waits at most `grace` seconds; for a submission
+        whose round cannot open because its server does not answer the key request (under the payer ``miner``, asked
+        again at every tick) at most `grace` seconds in all, not at every slot: one that never answers held every
+        race back by `grace`, for ever."""
         if not self.enabled:
             return None
         first = self._waiting.setdefault(open_block, time.time())
@@ -285,6 +293,9 @@ class Qualifying:
         undecided = []
         for sub in self.arena.candidates(before_block=open_block):
             known = known_by_sub.get(sub.id)
+            silent = self._unreachable.get(sub.id)
+            if known is None and silent is not None and time.time() - silent > grace:
+                continue  # its server has not answered the key request for longer than a slot waits: no more wait
             if known is None or known.status in {"running", "void"}:
                 undecided.append(sub.hotkey)
         if not undecided:
