@@ -3,12 +3,13 @@
 ``network_mode="none"`` with the network disabled (the runtime makes the container a network namespace of its own,
 loopback only; the engine sets up no network for it), only the gateway socket's folder mounted (read-only) at
 /run/arena, the bundle read-only at /agent, a read-only root, a size-capped tmpfs /tmp, uid 65534, every capability
-dropped, no-new-privileges, memory with swap off, CPU shares, a pids limit, ulimits (open files, no core dumps), capped
-logs, and a wall-clock deadline after which the container is killed (only the deadline passing once the harness said
-the agent begins, its input read, is the agent's timeout; passing before, no agent code ran, and the start is
-`sandbox_failed`, as the process backend has it; any other failure of the engine while the run is in it is
-`sandbox_failed`, the validator's fault). The container is removed in ``finally``; containers carry the label
-``shoparena.run`` so a restarting node can reap orphans (`DockerSandbox.reap`).
+dropped (under gVisor the harness starts as root with three, `GVISOR_HARNESS`), no-new-privileges, memory with swap
+off, CPU shares, a pids limit, ulimits (open files, no core dumps), capped logs, and a wall-clock deadline after which
+the container is killed (only the deadline passing once the harness said the agent begins, its input read, is the
+agent's timeout; passing before, no agent code ran, and the start is `sandbox_failed`, as the process backend has it;
+any other failure of the engine while the run is in it is `sandbox_failed`, the validator's fault). The container is
+removed in ``finally``; containers carry the label ``shoparena.run`` so a restarting node can reap orphans
+(`DockerSandbox.reap`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ from sandbox.backends import (
 )
 
 LABEL = "shoparena.run"
+#: the agent's uid and gid (the harness's too, but under gVisor)
+NOBODY = 65534
+#: the container's user, capabilities and environment under gVisor (runsc): gVisor lets a process signal its pid
+#: namespace's pid 1, which Linux does not, so the agent's process runs as a uid of its own (`NOBODY`), forked by a
+#: harness that starts as root with CAP_SETUID and CAP_SETGID (for that drop) and CAP_KILL (to end the agent's process
+#: group), and keeps only CAP_KILL (`sandbox.harness.spawn.fork_agent`); kill(2) needs the sender's uid or CAP_KILL
+#: (docs/validator.md, "gVisor"). ``ARENA_AGENT_UID`` is `spawn.AGENT_UID`
+GVISOR_HARNESS: dict[str, Any] = {
+    "user": "0:0",
+    "cap_add": ["SETUID", "SETGID", "KILL"],
+    "environment": {"ARENA_AGENT_UID": str(NOBODY)},
+}
 
 
 class DockerUnavailable(RuntimeError):
@@ -67,6 +80,8 @@ class DockerSandbox:
         #: the OCI runtime (None: the engine's default, runc; "runsc": gVisor), and the seccomp allowlist
         self.runtime, self.seccomp = runtime, seccomp
         self._security = ["no-new-privileges"] + ([f"seccomp={_profile()}"] if seccomp else [])
+        #: who the harness starts as: uid 65534 with no capability, or under gVisor `GVISOR_HARNESS`
+        self._harness: dict[str, Any] = GVISOR_HARNESS if runtime == "runsc" else {"user": f"{NOBODY}:{NOBODY}"}
         if runtime is not None:
             _check_runtime(self.client, runtime)
             self.name = f"docker-{runtime}"
@@ -159,8 +174,8 @@ class DockerSandbox:
             network_disabled=True,
             read_only=True,
             tmpfs={"/tmp": f"size={limits.tmp_mb}m,mode=1777"},
-            user="65534:65534",
             cap_drop=["ALL"],
+            **self._harness,
             security_opt=self._security,
             runtime=self.runtime,
             mem_limit=f"{limits.memory_mb}m",

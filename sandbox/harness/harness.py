@@ -8,10 +8,10 @@ agent as ``ARENA_LLM_MODEL``; absent or null when the node has no LLM endpoint).
 1. forks the agent's process (step 3; `start` said on stdout that the harness is ready, `READY`, before it imported
    this module), makes itself undumpable, so the agent cannot read the run token from its memory or environment;
 2. serves ``127.0.0.1:8080``, forwarding each HTTP request to the gateway socket with the run's token attached;
-3. runs the agent in a child process (its own session, `spawn.AgentProcess`): forked before the harness reads its
-   input, so nothing of the run's is in the child's memory and no second interpreter starts; the child imports the
-   agent and calls ``agent_main`` (`runner`). Once the input is read, just before the agent begins, the harness says
-   so on stdout (`BEGINS`): the node charges its deadline to the agent only past that line;
+3. runs the agent in a child process (its own session; under gVisor its own uid, `spawn.fork_agent`): forked before
+   the harness reads its input, so nothing of the run's is in its memory and no second interpreter starts; the child
+   imports the agent and calls ``agent_main`` (`runner`). Once the input is read, just before the agent begins, the
+   harness says so on stdout (`BEGINS`): the node charges its deadline to the agent only past that line;
 4. enforces the wall-clock limit, kills the child's whole process group at the end (no daemon outlives a run);
 5. when the agent returned subnet-15 dialogue steps, hands their last ``recommend_product`` to the gateway as a
    ``recommend_product`` call (marked ``X-Arena-Origin: returned-steps``), so the gateway's log stays the only
@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:  # the harness runs isolated (-I): its own folder is not on the path by itself
     sys.path.insert(0, HERE)
 
-from spawn import AgentProcess, Flag, start_thread  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
+from spawn import NOT_DROPPED, AgentProcess, Flag, fork_agent, start_thread  # type: ignore[import-not-found]  # noqa: E402  (the harness's folder, as it runs)
 
 LISTEN = ("127.0.0.1", 8080)
 AGENT_OUTCOMES = ("ok", "import_failed", "raised", "bad_return")
@@ -336,8 +336,8 @@ def _report(
 def main() -> int:
     started = time.monotonic()
     try:  # forked before the run's input is read: nothing of it (the token least of all) is in the agent's memory
-        child = AgentProcess()
-    except OSError as exc:
+        child = fork_agent()  # under gVisor as a uid of its own (`spawn.fork_agent`)
+    except (OSError, ValueError) as exc:
         return _fault(f"cannot fork the agent: {exc}")
     _undumpable()
     door, outputs, server = _before_input(child)
@@ -350,9 +350,9 @@ def main() -> int:
     except (ValueError, TypeError, EOFError, KeyError) as exc:
         child.end()
         return _fault(f"bad harness input: {type(exc).__name__}: {exc}")
-    if server is None:
+    if server is None or not child.dropped():  # dropped: it runs as the uid it was given (`spawn.fork_agent`)
         child.end()
-        return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{_port()}")
+        return _fault(f"the forwarder cannot listen on {LISTEN[0]}:{_port()}" if server is None else NOT_DROPPED)
     os.write(1, BEGINS)  # the node's clock for the agent starts here (its timeout is 1003 only past this line)
     child.begin(env, agent_dir, problem)  # the agent starts
     timed_out = _wait(child, timeout, outputs)

@@ -4,17 +4,41 @@ memory).
 
 The forked process waits for its setup (its environment and code folders) on a pipe of its own, then the problem on
 stdin, and runs `runner.forked`: one Python start a run instead of two. Both are written with ``marshal`` (built in:
-neither process imports ``json`` on the agent's way to ``agent_main``)."""
+neither process imports ``json`` on the agent's way to ``agent_main``).
+
+Under gVisor the harness starts as root and the agent's process drops to a uid of its own as it is forked (``uid``):
+gVisor lets a process signal its pid namespace's pid 1, which Linux does not, and kill(2) needs the sender's uid or
+CAP_KILL, which the agent then lacks (docs/validator.md, "gVisor")."""
 
 from __future__ import annotations
 
 import _thread
 import marshal
 import os
+import sys
 
 TYPE_CHECKING = False  # typing is for mypy only (mypy takes this name as true): its import is 2-3 ms of every start
 if TYPE_CHECKING:
     from typing import Any
+
+#: the uid the agent's process runs as, where the sandbox names one: Docker under gVisor, whose harness starts as root
+#: (`sandbox.backends.docker`); elsewhere unset, and the agent runs as the harness's own uid (65534)
+AGENT_UID = "ARENA_AGENT_UID"
+CAP_KILL = 5
+#: what the harness reports when the agent's process did not get to its uid (`AgentProcess.dropped`)
+NOT_DROPPED = "the agent's process ended before it ran as its own uid; no agent code ran"
+
+
+def fork_agent() -> AgentProcess:
+    """The agent's process, forked; where the sandbox names its uid (`AGENT_UID`), as that uid, and the harness then
+    keeps of root's capabilities only CAP_KILL, which ends the agent's process group at the run's end (`keep_kill`).
+    OSError when it cannot fork or drop, ValueError when the uid named is not a number."""
+    named = os.environ.get(AGENT_UID)
+    if named is None:
+        return AgentProcess()
+    child = AgentProcess(int(named))
+    keep_kill()
+    return child
 
 
 def start_thread(target: Any, *args: Any) -> None:
@@ -48,10 +72,13 @@ class Flag:
 
 
 class AgentProcess:
-    """The agent's process: forked at construction (its own session), reaped from `watch`, started by `begin`;
-    ``stdout``, ``stderr`` and ``result`` are the read ends of its output and result pipes."""
+    """The agent's process: forked at construction (its own session; with ``uid``, every uid and gid of its own that
+    one, no supplementary group, every capability gone: `dropped` says whether it got there), reaped from `watch`,
+    started by `begin`; ``stdout``, ``stderr`` and ``result`` are the read ends of its output and result pipes."""
 
-    def __init__(self) -> None:
+    def __init__(self, uid: int | None = None) -> None:
+        #: with ``uid``, a pipe the agent's process writes one byte to once it runs as that uid
+        self._dropped, dropped_w = os.pipe() if uid is not None else (-1, -1)
         setup_r, self._setup = os.pipe()
         stdin_r, self._stdin = os.pipe()
         self.stdout, out_w = os.pipe()
@@ -64,6 +91,9 @@ class AgentProcess:
             code = 1
             try:
                 os.setsid()
+                if uid is not None:
+                    _become(uid, dropped_w)
+                    os.close(self._dropped)
                 os.dup2(stdin_r, 0)
                 os.dup2(out_w, 1)
                 os.dup2(err_w, 2)
@@ -77,7 +107,19 @@ class AgentProcess:
                 os._exit(code)
         for fd in (setup_r, stdin_r, out_w, err_w, result_w):
             os.close(fd)
+        if uid is not None:
+            os.close(dropped_w)
         self.result_fd = result_w  # its number in the agent's process (the harness closed its own copy)
+
+    def dropped(self) -> bool:
+        """Whether the process runs as the uid it was given (True when none was); False when it ended first. Asked
+        once, before `begin`: no agent code has run yet, so a False is the harness's fault, never the agent's."""
+        if self._dropped < 0:
+            return True
+        try:
+            return os.read(self._dropped, 1) == b"1"
+        finally:
+            os.close(self._dropped)
 
     def watch(self) -> None:
         """Start the thread that reaps the process (before `begin`: an agent's fork bomb takes the sandbox's pids
@@ -123,6 +165,30 @@ class AgentProcess:
         self.returncode = os.waitstatus_to_exitcode(status)
         assert self._ended is not None
         self._ended.set()
+
+
+def _become(uid: int, told: int) -> None:
+    """The agent's process, forked by a harness that runs as root: every uid and gid ``uid``, no supplementary group;
+    leaving uid 0 so clears every capability (setuid(2)), CAP_KILL and CAP_SETUID with the rest. One byte on ``told``
+    once done (`AgentProcess.dropped`)."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    os.write(told, b"1")
+    os.close(told)
+
+
+def keep_kill() -> None:
+    """This thread's capabilities (the harness has no other yet) cut to CAP_KILL alone, effective and permitted:
+    ``capset(2)`` through ``_ctypes`` (as `harness._undumpable` calls prctl; ``ctypes`` is ms of every start), version
+    3's header and two words of data. OSError when refused."""
+    import _ctypes
+
+    capset = _ctypes.dlsym(_ctypes.dlopen(None), "capset")  # type: ignore[arg-type]  # None: the program
+    header = (0x20080522).to_bytes(4, sys.byteorder) + bytes(4)  # _LINUX_CAPABILITY_VERSION_3, pid 0: this thread
+    words = (1 << CAP_KILL, 1 << CAP_KILL, 0, 0, 0, 0)  # effective, permitted, inheritable; then caps 32-63
+    if _ctypes.call_function(capset, (header, b"".join(w.to_bytes(4, sys.byteorder) for w in words))) != 0:
+        raise OSError("capset refused to cut the harness's capabilities to CAP_KILL")
 
 
 def _write_all(fd: int, data: bytes) -> None:

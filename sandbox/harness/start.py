@@ -6,7 +6,8 @@ every start (standard library only).
 The harness is pid 1 of its sandbox (both backends), and the kernel drops a signal at its default action sent to pid 1
 by a process of its own namespace: SIGINT is set back to its default first (Python's own handler would let an agent's
 ``os.kill(1, SIGINT)`` end the harness with no report, a fault of the node's; docs/architecture.md, "Blame"). The
-agent's process gets Python's handler back (`runner.forked`)."""
+agent's process gets Python's handler back (`runner.forked`). gVisor's kernel does not shield pid 1 so: there the
+agent's process runs as a uid of its own, which may not signal the harness at all (`spawn.fork_agent`)."""
 
 import _signal  # type: ignore[import-not-found]  # signal's C half: signal itself imports enum (ms at every start)
 import os
