@@ -126,44 +126,50 @@ def build(size: int, out: Path, seed: int) -> dict[str, float]:
 def phases(size: int, seed: int, sample: int = 40_960) -> dict[str, float]:
     """Where a generated build's CPU goes, in microseconds per product, measured in this process on the first
     `sample` products of catalog (seed, size) (CPU time, steadier than wall time on a shared machine): generating
-    a product (`arena.catalog.generator`, with its search text and canonical JSON), the chunk's hand-over (pickled
-    by the worker, unpickled by the builder), the tantivy documents made and added (the builder's main thread),
-    indexing them (tantivy's indexing threads and store compressors), the digest and statistics; and the web pages
-    (seconds for the whole catalog). A build's wall time on N cores is about the sum over N."""
+    a product (`arena.catalog.generator`, with its search text and canonical JSON), the tantivy documents made and
+    added to the worker's part of the index (its main thread), indexing them (tantivy's indexing thread and store
+    compressor), the chunk's hand-over (what the builder reads of it, pickled by the worker and unpickled by the
+    builder), the digest and statistics (the builder); and the web pages (seconds for the whole catalog, the
+    builder's). A build's wall time on N cores is about the sum over N."""
     import tempfile
 
-    from arena.catalog import build as b
     from arena.catalog import generator as gen
+    from arena.catalog.index import SERVICE_BITS
     from arena.catalog.stats import StatsCollector
     from arena.catalog.webcorpus import generate_web_pages
-    from arena.catalog.writer import CatalogWriter
+    from arena.catalog.workers import Chunk
+    from arena.catalog.writer import PartWriter, Rows
 
     cpu, thread = time.process_time, time.thread_time
-    b._init_worker(seed, size)
-    chunks: list[b.Chunk] = []
+    world = gen.World.build(seed, size)
+    numbers = {shop.shop_id: shop.ordinal for shop in world.shops}
+    columns = []
     t = cpu()
     for chunk in range(min((size + gen.CHUNK - 1) // gen.CHUNK, (sample + gen.CHUNK - 1) // gen.CHUNK)):
-        chunks.append(b._chunk(chunk))
-    n = sum(len(c.categories) for c in chunks)
+        columns.append((chunk, gen.chunk_columns(world, chunk, SERVICE_BITS)))
+    n = sum(len(c[1]) for _, c in columns)
     out = {"generate_us": (cpu() - t) / n * 1e6}
-    t = cpu()
-    chunks = [pickle.loads(pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)) for c in chunks]  # as `_chunk_file`
-    out["handover_us"] = (cpu() - t) / n * 1e6
+    chunks: list[Chunk] = []
     with tempfile.TemporaryDirectory(prefix="bench-phases-") as tmp:
-        writer = CatalogWriter(Path(tmp) / "c")
+        part = PartWriter(Path(tmp) / "part")
         t, main = cpu(), thread()
-        for c in chunks:  # the tantivy documents made and added (this thread), indexed (tantivy's threads)
-            writer.add_rows(c.rows)
+        for chunk, (canonical, ids, contents, shops, services, masks, prices, sold, cats, skus, keys) in columns:
+            row = chunk * gen.CHUNK  # as a worker: the documents made and added (this thread), indexed (tantivy's)
+            part.add_rows(
+                Rows(row, canonical, ids, contents, shops, services, masks, prices, sold), [numbers[s] for s in shops]
+            )
+            chunks.append(Chunk(row, canonical, shops, services, prices, sold, cats, skus, keys))
         out["add_us"] = (thread() - main) / n * 1e6
-        writer._writer.commit()
-        writer._writer.wait_merging_threads()
+        part.commit()
         out["index_us"] = (cpu() - t) / n * 1e6 - out["add_us"]
-        writer.abort()
+    t = cpu()
+    chunks = [pickle.loads(pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)) for c in chunks]  # as a worker's file
+    out["handover_us"] = (cpu() - t) / n * 1e6
     digest, stats = gen.Digest(), StatsCollector()
     t = cpu()
-    for rows, categories, n_skus, model_keys in chunks:  # as build_catalog digests and counts them
-        digest.update(rows.canonical)
-        stats.add_columns(categories, rows.shops, rows.services, rows.prices, rows.sold, n_skus, model_keys)
+    for c in chunks:  # as build_catalog digests and counts them
+        digest.update(c.canonical)
+        stats.add_columns(c.categories, c.shops, c.services, c.prices, c.sold, c.n_skus, c.model_keys)
     out["digest_stats_us"] = (cpu() - t) / n * 1e6
     t = cpu()
     pages = sum(1 for _ in generate_web_pages(seed, size))

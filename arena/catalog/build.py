@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import json
-import multiprocessing as mp
 import os
-import pickle
-import signal
 import tempfile
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from arena.catalog import generator as gen
-from arena.catalog.index import SERVICE_BITS, CatalogError
 from arena.catalog.leftovers import clear_dead, hold, tagged
+from arena.catalog.manifest import CatalogError
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import generate_web_pages
-from arena.catalog.writer import CatalogWriter, Rows
-from arena.gcpause import keep_freed_heap, paused_gc
+from arena.catalog.workers import handoff_dir, made_products, parts_for
+from arena.catalog.writer import CatalogWriter
+from arena.gcpause import paused_gc
 from arena.log import get_logger
 
 log = get_logger("arena.catalog")
@@ -39,50 +35,6 @@ Progress = Callable[[int], None]
 
 # ------------------------------------------------------------------------------------------------ generated build
 
-_world: gen.World | None = None
-_handoff = ""  # a pool worker's folder for the chunks it makes (`_chunk_file`)
-
-
-def _init_worker(seed: int, size: int) -> None:
-    global _world
-    _world = gen.World.build(seed, size)
-
-
-def _init_pool_worker(seed: int, size: int, handoff: str) -> None:
-    """A forked generator worker: SIGTERM and SIGINT back to their defaults first. A fork inherits the parent's
-    Python handlers, and a parent that handles SIGTERM by setting a flag (a node draining, a bench stopping after
-    its race) left a worker the pool's terminate could not end: the build waited on it for ever. Ctrl-C is the
-    parent's to handle: the worker ignores it. Its garbage collector stays off (`paused_gc`): the worker ends
-    with the build; so does the heap it frees (`keep_freed_heap`)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.disable()
-    keep_freed_heap()  # a chunk's products freed and the next made: faulting the heap back in was 4 us a product
-    global _handoff
-    _handoff = handoff
-    _init_worker(seed, size)
-
-
-class Chunk(NamedTuple):
-    """What a generator worker sends back per chunk: its products as the index takes them (`Rows`, made in the
-    worker so the builder only adds them: the builder's thread is the build's other half), and per product what the
-    statistics count that the rows do not hold."""
-
-    rows: Rows
-    categories: list[str]
-    n_skus: list[int]
-    model_keys: list[int]
-
-
-def _chunk(chunk: int) -> Chunk:
-    assert _world is not None
-    canonical, ids, contents, shops, services, masks, prices, sold, categories, n_skus, model_keys = gen.chunk_columns(
-        _world, chunk, SERVICE_BITS
-    )
-    rows = Rows(chunk * gen.CHUNK, canonical, ids, contents, shops, services, masks, prices, sold)
-    return Chunk(rows, categories, n_skus, model_keys)
-
-
 #: A web page and its canonical JSON (what is stored and digested).
 PageRow = tuple[dict[str, Any], bytes]
 
@@ -91,75 +43,17 @@ def _page_rows(seed: int, size: int) -> list[PageRow]:
     return [(page, gen.canonical_json(page)) for page in generate_web_pages(seed, size)]
 
 
-@dataclass
-class _Generated:
-    """The generated products' rows, chunk by chunk, and then the web pages' (made by a worker meanwhile)."""
-
-    chunks: Iterator[Chunk]
-    web_pages: Callable[[], list[PageRow]]
-
-
 @contextmanager
-def _generated_rows(seed: int, size: int, workers: int) -> Iterator[_Generated]:
-    """The generated products' and web pages' rows; with `workers` > 1 the pool is forked on entry, so before the
-    index writer starts its threads: a fork of a process whose other threads hold a lock can leave the forked worker
-    waiting on it for ever (a soak's catalog build hung so, twice in a row, under load). The web pages are the
-    pool's first task, so they are made while the products are (not after them, by the builder alone)."""
-    n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
-    if workers <= 1 or n_chunks <= 2:
-        _init_worker(seed, size)
-        yield _Generated((_chunk(chunk) for chunk in range(n_chunks)), lambda: _page_rows(seed, size))
+def _handoff(parts: int) -> Iterator[str]:
+    """The folder a build's workers leave their chunks in (`arena.catalog.workers`), held while the build lives: a
+    killed build's is cleared by the next one (`clear_dead`). None is needed for a build in one part."""
+    if parts <= 1:
+        yield ""
         return
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    handoff_in = handoff_dir(workers) or tempfile.gettempdir()
+    handoff_in = handoff_dir(parts) or tempfile.gettempdir()
     clear_dead(handoff_in, "arena-catalog-")  # a killed build's chunks
-    with (
-        tempfile.TemporaryDirectory(prefix=tagged("arena-catalog-"), dir=handoff_in) as handoff,
-        hold(handoff),
-        ctx.Pool(workers, initializer=_init_pool_worker, initargs=(seed, size, handoff)) as pool,
-    ):
-        pages = pool.apply_async(_page_rows, (seed, size))
-        yield _Generated(_pooled_rows(pool, n_chunks, workers), pages.get)
-
-
-#: the most bytes a chunk's pickle takes (1,024 products: about 1.65 MB), with room to spare
-CHUNK_FILE_BYTES = 4 * 2**20
-
-
-def handoff_dir(workers: int) -> str | None:
-    """Where the workers' chunk files wait for the builder: /dev/shm (memory) where it is writable and holds the
-    read-ahead (`_pooled_rows`: workers * 3 chunks) twice over (a container's /dev/shm is 64 MiB by default), else
-    the temporary folder (``TMPDIR``)."""
-    try:
-        free = os.statvfs("/dev/shm")
-    except OSError:
-        return None
-    room = free.f_bavail * free.f_frsize >= 2 * workers * 3 * CHUNK_FILE_BYTES
-    return "/dev/shm" if room and os.access("/dev/shm", os.W_OK) else None
-
-
-def _chunk_file(chunk: int) -> str:
-    """`_chunk` pickled into a file of the build's handoff folder (in memory where /dev/shm is): the pool's pipe
-    carries only its name. Through the pipe, the pool's threads spent about 6 us a product of the builder's CPU
-    receiving 1.6 kB in 64 kB reads (5 us more than reading the file)."""
-    path = os.path.join(_handoff, str(chunk))
-    with open(path, "wb") as fh:
-        pickle.dump(_chunk(chunk), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    return path
-
-
-def _pooled_rows(pool: Any, n_chunks: int, workers: int) -> Iterator[Chunk]:
-    window: deque[Any] = deque()
-    next_chunk = 0
-    while next_chunk < n_chunks or window:
-        while next_chunk < n_chunks and len(window) < workers * 3:  # bounded read-ahead keeps memory flat
-            window.append(pool.apply_async(_chunk_file, (next_chunk,)))
-            next_chunk += 1
-        path = window.popleft().get()
-        with open(path, "rb", buffering=0) as fh:
-            data = fh.read()
-        os.unlink(path)
-        yield pickle.loads(data)
+    with tempfile.TemporaryDirectory(prefix=tagged("arena-catalog-"), dir=handoff_in) as handoff, hold(handoff):
+        yield handoff
 
 
 @dataclass
@@ -194,16 +88,26 @@ def build_catalog(
         workers = max(1, os.cpu_count() or 1)
     digest = gen.Digest()
     stats = StatsCollector()
-    with _generated_rows(seed, size, workers) as generated, CatalogWriter(out, overwrite=force) as writer:
-        for rows, categories, n_skus, model_keys in generated.chunks:
-            writer.add_rows(rows)
-            digest.update(rows.canonical)  # the chunk's lines joined by the newline the digest puts after each
-            stats.add_columns(categories, rows.shops, rows.services, rows.prices, rows.sold, n_skus, model_keys)
-            if progress:
-                progress(len(categories))
-        digest.update(b"--web--")
-        for page, page_json in generated.web_pages():
+    parts = parts_for(size, workers)
+    with (
+        _handoff(parts) as handoff,
+        CatalogWriter(out, overwrite=force, parts=parts) as writer,
+        made_products(seed, size, writer.part_dirs, handoff) as made,
+    ):
+        pages = _page_rows(seed, size)  # made while the workers build their worlds
+        for page, page_json in pages:
             writer.add_web_page(page, page_json)
+        for chunk in made.chunks:
+            writer.count_rows(chunk.shops)
+            digest.update(chunk.canonical)  # the chunk's lines joined by the newline the digest puts after each
+            stats.add_columns(
+                chunk.categories, chunk.shops, chunk.services, chunk.prices, chunk.sold, chunk.n_skus, chunk.model_keys
+            )
+            if progress:
+                progress(len(chunk.categories))
+        part_shops = made.finish()
+        digest.update(b"--web--")
+        for _, page_json in pages:
             digest.update(page_json)
         result = stats.result()
         path = writer.commit(
@@ -213,6 +117,7 @@ def build_catalog(
                 "stats": result,
             },
             overwrite=force,
+            part_shops=part_shops,
         )
         log.info("catalog.built", path=str(path), seed=seed, size=size, digest=digest.hexdigest(), workers=workers)
         return BuildReport(

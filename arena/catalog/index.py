@@ -2,7 +2,8 @@
 
 Layout of a catalog folder::
 
-    DIR/catalog.json   manifest: format, source (seed and size, or the loaded file), content digest, counts, stats
+    DIR/catalog.json   manifest: format, source (seed and size, or the loaded file), content digest, counts, stats,
+                       shops (first seen, first numbered) and, for an index written in parts, shop_ords
     DIR/products/      tantivy: BM25 over ``contents`` (title, SKU values, attribute values, as ShoppingBench),
                        fast fields price / sold_count / shop_ord, filter terms shop_id / service, stored product
     DIR/web/           tantivy: BM25 over page title and content, stored page
@@ -14,7 +15,6 @@ an interrupted or failed build never leaves a half-written catalog behind.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,11 +24,10 @@ from typing import Any
 import orjson
 import tantivy
 
+from arena.catalog.manifest import MANIFEST, CatalogError, read_manifest, shop_table
 from arena.catalog.models import SERVICES
 from arena.catalog.pruned import Points, price_points, pruned_top, share
 
-FORMAT_VERSION = 1
-MANIFEST = "catalog.json"
 ANALYZER = "sb_en"
 
 #: Lucene's English analyzer is what ShoppingBench's pyserini index uses; this is tantivy's nearest equivalent:
@@ -47,10 +46,6 @@ TIE_WINDOW = 1024
 
 #: Bit of each service in the ``services`` fast field.
 SERVICE_BITS = {name: 1 << i for i, name in enumerate(SERVICES)}
-
-
-class CatalogError(Exception):
-    """A catalog folder is missing, incomplete, or of another format. The message says what to do."""
 
 
 def analyze(text: str) -> list[str]:
@@ -158,29 +153,17 @@ class Catalog:
     _searcher: tantivy.Searcher = field(init=False)
     _web_searcher: tantivy.Searcher = field(init=False)
     _price_points: Points | None = field(default=None, init=False)  # read on the first filtered search
+    _shop_ords: list[int] | None = field(default=None, init=False)  # each index number's shop (`shop_table`)
 
     def __post_init__(self) -> None:
         self._searcher = self._products.searcher()
         self._web_searcher = self._web.searcher()
+        self._shop_ords = shop_table(self.path, self.manifest)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Catalog:
         root = Path(path)
-        manifest_path = root / MANIFEST
-        if not manifest_path.is_file():
-            raise CatalogError(
-                f"{root} is not a catalog (no {MANIFEST}); build one with `arena catalog build --out {root}` "
-                f"or `arena catalog load FILE --out {root}`"
-            )
-        try:
-            manifest = json.loads(manifest_path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise CatalogError(f"{manifest_path} is unreadable ({exc}); rebuild the catalog") from exc
-        if manifest.get("format") != FORMAT_VERSION:
-            raise CatalogError(
-                f"{root} has catalog format {manifest.get('format')!r}, this version reads {FORMAT_VERSION}; "
-                "rebuild it with this version of arena"
-            )
+        manifest = read_manifest(root)
         schema, web_schema = product_schema(), _web_schema()
         for part in ("products", "web"):  # tantivy would quietly make a new, empty index where one is missing
             if not (root / part / "meta.json").is_file():
@@ -288,11 +271,17 @@ class Catalog:
         addresses = [address for _, address in hits]
         prices = _fast_numbers(searcher, "price", addresses)
         sold = _fast_numbers(searcher, "sold_count", addresses)
-        shops = _fast_numbers(searcher, "shop_ord", addresses) if with_shop else [0] * len(addresses)
+        shops = self.shop_ords(addresses) if with_shop else [0] * len(addresses)
         return [
             SearchHit(score, address, price, int(sold_count), int(shop))
             for (score, address), price, sold_count, shop in zip(hits, prices, sold, shops, strict=True)
         ]
+
+    def shop_ords(self, addresses: list[tantivy.DocAddress]) -> list[int]:
+        """The shops of the products at ``addresses``, numbered as the manifest's ``shops`` (`shop_id_of_ord`)."""
+        numbers = _fast_numbers(self._searcher, "shop_ord", addresses)
+        table = self._shop_ords
+        return [int(n) for n in numbers] if table is None else [table[int(n)] for n in numbers]
 
     def _full(self, query: tantivy.Query, limit: int) -> list[tuple[float, tantivy.DocAddress]]:
         """Every product that matches ``query`` scored, the best ``limit`` kept, equal scores by row."""

@@ -1,4 +1,5 @@
-"""Writing a catalog folder atomically (see `arena.catalog.index` for the layout)."""
+"""Writing a catalog folder atomically (see `arena.catalog.index` for the layout), its products index by one writer
+or in parts, one a process (`PartWriter`, `join_parts`: a generated build's workers, `arena.catalog.workers`)."""
 
 from __future__ import annotations
 
@@ -7,24 +8,16 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 import tantivy
 
-from arena.catalog.index import (
-    FORMAT_VERSION,
-    MANIFEST,
-    SERVICE_BITS,
-    CatalogError,
-    _open_index,
-    _product_json,
-    _web_schema,
-    product_schema,
-)
+from arena.catalog.index import SERVICE_BITS, _open_index, _product_json, _web_schema, product_schema
 from arena.catalog.leftovers import LOCK, clear_dead, hold, restore_replaced, tagged
+from arena.catalog.manifest import FORMAT_VERSION, MANIFEST, CatalogError
 from arena.catalog.models import Product, WebPage
 
 
@@ -32,7 +25,8 @@ class Rows(NamedTuple):
     """Products as the products index takes them (`product_schema`), column by column, the first at `row` (its place
     in the catalog, from 0), the next rows in order: a generated build's chunk, made by its generator workers, or one
     product (`CatalogWriter.add_product`). Column lists pickle and unpickle with fewer objects than a dict a product
-    (the builder's main thread unpickles every chunk). The shop's ordinal is `CatalogWriter.add_rows`'s to set."""
+    (a generated build's builder read them from its workers before they indexed their own). The shop's number in the
+    index is set by the writer (`CatalogWriter.add_rows`, `PartWriter.add_rows`)."""
 
     row: int
     canonical: bytes
@@ -55,13 +49,118 @@ def service_mask(services: Iterable[str]) -> int:
     return mask
 
 
+def checked_documents(rows: Rows) -> list[bytes]:
+    """The stored documents of ``rows``, one a product: ValueError where a column holds another number of values."""
+    docs = rows.canonical.split(b"\n") if rows.canonical else []  # none: an empty chunk adds nothing
+    columns = (rows.product_ids, rows.contents, rows.shops, rows.services, rows.service_masks, rows.prices, rows.sold)
+    if any(len(column) != len(docs) for column in columns):
+        raise ValueError(f"columns of {[len(c) for c in columns]} products given for {len(docs)} stored documents")
+    return docs
+
+
+def add_documents(
+    add: Callable[[tantivy.Document], object],
+    schema: tantivy.Schema,
+    rows: Rows,
+    docs: Sequence[bytes],
+    shop_numbers: Sequence[int],
+) -> None:
+    """Index ``rows`` (their stored documents ``docs``, `checked_documents`), the products' shops numbered
+    ``shop_numbers``, through a writer's ``add``."""
+    from_dict, row = tantivy.Document.from_dict, rows.row
+    products = zip(
+        rows.product_ids,
+        rows.contents,
+        rows.shops,
+        rows.services,
+        rows.service_masks,
+        rows.prices,
+        rows.sold,
+        shop_numbers,
+        docs,
+        strict=True,
+    )
+    for product_id, contents, shop_id, services, mask, price, sold_count, shop_ord, doc in products:
+        # converted by the schema's field types: a third less time than keyword arguments typed one by one
+        document = {
+            "product_id": product_id,
+            "contents": contents,
+            "shop_id": shop_id,
+            "service": services,
+            "price": price,
+            "sold_count": sold_count,
+            "services": mask,
+            "row": row,
+            "shop_ord": shop_ord,
+            "doc": doc,
+        }
+        add(from_dict(document, schema))
+        row += 1
+
+
+#: a part's indexing heap: up to 2.5M products in two parts, each holds its products in memory until the commit, so
+#: tantivy flushes no segment early and merges nothing (the memory is taken as the products come)
+PART_HEAP_BYTES = 500_000_000
+
+
+class PartWriter:
+    """A part of a products index, written by one process (a generated build's worker): products in any order of
+    their rows, each product's shop given a number by the part's maker (`CatalogWriter.commit`'s ``part_shops``).
+    The parts are joined into one index by `join_parts` once each is committed."""
+
+    def __init__(self, folder: Path, *, threads: int = 1, heap_bytes: int = PART_HEAP_BYTES) -> None:
+        folder.mkdir()
+        self._schema = product_schema()
+        self._writer = _open_index(folder, self._schema).writer(heap_size=heap_bytes, num_threads=threads)
+
+    def add_rows(self, rows: Rows, shop_numbers: Sequence[int]) -> None:
+        add_documents(self._writer.add_document, self._schema, rows, checked_documents(rows), shop_numbers)
+
+    def commit(self) -> None:
+        self._writer.commit()
+        self._writer.wait_merging_threads()
+
+
+def join_parts(parts: Sequence[Path], folder: Path) -> int:
+    """One products index in the empty ``folder`` from the committed indexes in ``parts``; returns its products.
+
+    A tantivy index is a list of segments (its ``meta.json``), each self-contained (its terms, postings, fast fields
+    and stored documents in files named by the segment's id); a search reads its statistics (documents, lengths,
+    document frequencies) over all of them. So the parts' segments are moved into one folder and listed in one
+    ``meta.json``: the index one writer with as many indexing threads would have made, its scores the same (a
+    search orders equal scores by row, never by segment: `arena.catalog.index.Catalog.search`)."""
+    metas = [json.loads((part / "meta.json").read_text()) for part in parts]
+    first = metas[0]
+    if any(meta["schema"] != first["schema"] or meta["index_settings"] != first["index_settings"] for meta in metas):
+        raise CatalogError("the parts of the products index were written with different schemas; build again")
+    files = []
+    for part, meta in zip(parts, metas, strict=True):
+        for segment in meta["segments"]:
+            for path in part.glob(segment["segment_id"].replace("-", "") + ".*"):
+                path.rename(folder / path.name)
+                files.append(path.name)
+    segments = [segment for meta in metas for segment in meta["segments"]]
+    joined = {**first, "segments": segments, "opstamp": max(meta["opstamp"] for meta in metas)}
+    for name, data in (("meta.json", joined), (".managed.json", [*files, "meta.json"])):
+        with open(folder / name, "w") as fh:
+            json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return sum(int(segment["max_doc"]) for segment in segments)
+
+
 class CatalogWriter:
     """Writes a catalog folder atomically: everything goes to a temporary sibling, renamed into place at the end.
 
     Use as a context manager; on an exception the temporary folder is removed and ``out`` is left untouched.
     """
 
-    def __init__(self, out: str | os.PathLike[str], *, overwrite: bool = False, heap_bytes: int = 1_000_000_000):
+    def __init__(
+        self, out: str | os.PathLike[str], *, overwrite: bool = False, heap_bytes: int = 1_000_000_000, parts: int = 0
+    ):
+        """``parts`` > 0: the products index is written in that many parts by other processes, each into its folder
+        of `part_dirs` (`PartWriter`), and joined at `commit`; the writer starts no thread (a build forks its
+        workers after making it), it opens the web pages' index writer at the first page."""
         self.out = Path(out)
         restore_replaced(self.out)  # a killed build's swap undone first: the checks below see the catalog there
         if self.out.exists() and not overwrite:
@@ -77,14 +176,19 @@ class CatalogWriter:
             self._schema, self._web_schema = product_schema(), _web_schema()
             (self._tmp / "products").mkdir()
             (self._tmp / "web").mkdir()
-            self._products = _open_index(self._tmp / "products", self._schema)
             self._web = _open_index(self._tmp / "web", self._web_schema)
-            # Two indexing threads share the heap; up to 2.5M products each holds its half in memory until the commit,
-            # so tantivy flushes no segment early and merges nothing (docs/performance.md: a larger heap or one
-            # thread measured no cheaper).
-            threads = max(1, min(2, os.cpu_count() or 1))
-            self._writer = self._products.writer(heap_size=heap_bytes, num_threads=threads)
-            self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
+            self.part_dirs = [self._tmp / "parts" / str(part) for part in range(parts)]
+            self._writer: tantivy.IndexWriter | None = None
+            if parts:
+                (self._tmp / "parts").mkdir()
+            else:
+                # Two indexing threads share the heap; up to 2.5M products each holds its half in memory until the
+                # commit, so tantivy flushes no segment early and merges nothing (docs/performance.md: a larger heap
+                # or one thread measured no cheaper).
+                threads = max(1, min(2, os.cpu_count() or 1))
+                products = _open_index(self._tmp / "products", self._schema)
+                self._writer = products.writer(heap_size=heap_bytes, num_threads=threads)
+            self._web_writer: tantivy.IndexWriter | None = None
         except BaseException:  # a failure or a stop (Ctrl-C, SIGTERM) before the caller holds the writer
             shutil.rmtree(self._tmp, ignore_errors=True)
             raise
@@ -129,59 +233,51 @@ class CatalogWriter:
         """Index products given column by column, the next rows in order: a generated build's chunk (its generator
         workers make it; ids are distinct by construction, so they are not remembered for `has_product`: 2.5M ids
         held 205 MiB) or one product (`add_product`). The shop's ordinal (first seen, first numbered) is set here."""
+        if self._writer is None:
+            raise ValueError("this catalog's products are written in parts (PartWriter), not added here")
         if rows.row != self.products:
             raise ValueError(f"products from row {rows.row} given where row {self.products} is next")
-        docs = rows.canonical.split(b"\n") if rows.canonical else []  # none: an empty chunk adds nothing
-        columns = (
-            rows.product_ids,
-            rows.contents,
-            rows.shops,
-            rows.services,
-            rows.service_masks,
-            rows.prices,
-            rows.sold,
-        )
-        if any(len(column) != len(docs) for column in columns):
-            raise ValueError(f"columns of {[len(c) for c in columns]} products given for {len(docs)} stored documents")
-        ords, schema = self._shop_ords, self._schema
-        add, from_dict = self._writer.add_document, tantivy.Document.from_dict
-        row = rows.row
-        for product_id, contents, shop_id, services, mask, price, sold_count, doc in zip(*columns, docs, strict=True):
+        docs = checked_documents(rows)
+        add_documents(self._writer.add_document, self._schema, rows, docs, self.count_rows(rows.shops))
+
+    def count_rows(self, shops: Sequence[str]) -> list[int]:
+        """The next rows' shops numbered, first seen first, and counted: what `add_rows` does besides indexing
+        them, for products indexed in parts (the manifest's ``shops`` and ``shop_ords``)."""
+        ords = self._shop_ords
+        numbers = []
+        for shop_id in shops:
             shop_ord = ords.get(shop_id)
             if shop_ord is None:
                 shop_ord = ords[shop_id] = len(ords)
-            # converted by the schema's field types: a third less time than keyword arguments typed one by one
-            document = {
-                "product_id": product_id,
-                "contents": contents,
-                "shop_id": shop_id,
-                "service": services,
-                "price": price,
-                "sold_count": sold_count,
-                "services": mask,
-                "row": row,
-                "shop_ord": shop_ord,
-                "doc": doc,
-            }
-            add(from_dict(document, schema))
-            row += 1
-        self.products = row
+            numbers.append(shop_ord)
+        self.products += len(numbers)
+        return numbers
 
     def add_web_page(self, page: WebPage | dict[str, Any], doc_json: bytes | None = None) -> None:
         """Index one web page; `doc_json` is its canonical JSON when the caller has it already."""
         data = page.model_dump() if isinstance(page, WebPage) else page
         stored = doc_json if doc_json is not None else orjson.dumps(data)
+        if self._web_writer is None:
+            self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
         self._web_writer.add_document(
             tantivy.Document(url=data["url"], text=f"{data['title']}\n{data['content']}", doc=stored)
         )
         self.web_pages += 1
 
-    def commit(self, manifest: dict[str, Any], *, overwrite: bool = False) -> Path:
-        """Finish the indexes, write the manifest and move the catalog into place. Returns the catalog path."""
-        self._writer.commit()
-        self._writer.wait_merging_threads()
-        self._web_writer.commit()
-        self._web_writer.wait_merging_threads()
+    def commit(
+        self, manifest: dict[str, Any], *, overwrite: bool = False, part_shops: Sequence[str] | None = None
+    ) -> Path:
+        """Finish the indexes, write the manifest and move the catalog into place. Returns the catalog path.
+        Products written in parts: ``part_shops`` are the shops as the parts numbered them (each part the same)."""
+        shop_numbers = {}
+        if self._writer is not None:
+            self._writer.commit()
+            self._writer.wait_merging_threads()
+        else:
+            shop_numbers = {"shop_ords": self._shop_table(part_shops)}
+        if self._web_writer is not None:
+            self._web_writer.commit()
+            self._web_writer.wait_merging_threads()
         shops = [""] * len(self._shop_ords)
         for shop_id, ordinal in self._shop_ords.items():
             shops[ordinal] = shop_id
@@ -192,6 +288,7 @@ class CatalogWriter:
             "web_pages": self.web_pages,
             "build_seconds": round(time.monotonic() - self._started, 2),
             "shops": shops,
+            **shop_numbers,
         }
         manifest_tmp = self._tmp / (MANIFEST + ".part")
         with open(manifest_tmp, "w") as fh:
@@ -212,10 +309,24 @@ class CatalogWriter:
             shutil.rmtree(self._old, ignore_errors=True)
         return self.out
 
+    def _shop_table(self, part_shops: Sequence[str] | None) -> list[int]:
+        """The parts joined into the products index; each of the parts' shop numbers' shop as `count_rows` numbered
+        it (-1: a shop with no product), the manifest's ``shop_ords``."""
+        if part_shops is None:
+            raise ValueError("products written in parts: give the shops as the parts numbered them (part_shops)")
+        joined = join_parts(self.part_dirs, self._tmp / "products")
+        if joined != self.products:
+            raise CatalogError(
+                f"the index's parts hold {joined:,} products where {self.products:,} were made; build again"
+            )
+        shutil.rmtree(self._tmp / "parts")
+        return [self._shop_ords.get(shop_id, -1) for shop_id in part_shops]
+
     def abort(self) -> None:
         self._done = True
         try:
-            self._writer.rollback()
+            if self._writer is not None:
+                self._writer.rollback()
         except Exception:  # noqa: BLE001 - the folder goes anyway
             pass
         if self._old is not None and self._old.exists() and not self.out.exists():

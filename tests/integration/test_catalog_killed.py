@@ -16,8 +16,8 @@ import psutil
 import pytest
 
 from arena.catalog import Catalog
-from arena.catalog.build import handoff_dir
 from arena.catalog.leftovers import LOCK
+from arena.catalog.workers import handoff_dir
 
 
 def _start_build(out: Path, size: str = "1M") -> subprocess.Popen[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from arena.catalog.build import CHUNK_FILE_BYTES, handoff_dir
+from arena.catalog.workers import CHUNK_FILE_BYTES, handoff_dir
 
 
 def _room() -> int:

@@ -19,7 +19,7 @@ from arena.catalog.index import SERVICE_BITS
 from arena.catalog.writer import CatalogWriter, Rows, service_mask
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "documents_sample.jsonl"
-FAST = ("row", "price", "sold_count", "services", "shop_ord")
+FAST = ("row", "price", "sold_count", "services")
 
 
 def _indexed(catalog: Catalog) -> list[tuple[dict[str, Any], dict[str, int | float]]]:
@@ -28,7 +28,8 @@ def _indexed(catalog: Catalog) -> list[tuple[dict[str, Any], dict[str, int | flo
     hits = searcher.search(tantivy.Query.all_query(), catalog.num_products, order_by_field="row").hits
     addresses = [address for _, address in hits]
     columns = {name: searcher.fast_field_values(name, addresses) for name in FAST}
-    rows = [dict(zip(FAST, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+    columns["shop_ord"] = catalog.shop_ords(addresses)  # the index's numbers as the manifest's shops number them
+    rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
     indexed = list(zip(catalog.documents(addresses), rows, strict=True))
     return sorted(indexed, key=lambda pair: pair[1]["row"])
 
