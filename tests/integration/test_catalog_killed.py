@@ -74,8 +74,12 @@ def test_the_next_build_removes_what_a_killed_build_left(tmp_path: Path) -> None
     out = tmp_path / "cat"
     killed = _start_build(out)
     folders = _its_folders(killed, out)
+    workers = psutil.Process(killed.pid).children(recursive=True)
+    assert workers, "a 2-worker build forks its generator workers"
     killed.kill()
     killed.communicate(timeout=60)
+    _, alive = psutil.wait_procs(workers, timeout=60)
+    assert not alive  # they die with the builder: nothing more is written into its folders
     assert all(folder.exists() for folder in folders)  # SIGKILL: no clean-up ran
     an_hour_ago = time.time() - 3600  # as if the build had died an hour ago: nothing written since
     for folder in folders:
@@ -88,3 +92,23 @@ def test_the_next_build_removes_what_a_killed_build_left(tmp_path: Path) -> None
     assert not any(folder.exists() for folder in folders)
     assert Catalog.open(out).manifest["products"] == 5000
     assert [p.name for p in tmp_path.iterdir()] == ["cat"]
+
+
+def test_a_worker_killed_mid_build_ends_the_build_with_one_line(
+    tmp_path: Path, workers_of: list[psutil.Process]
+) -> None:
+    """A generator worker killed (the kernel's out-of-memory killer, an operator) takes its part of the index with
+    it: the build ends, says so in one line, and leaves nothing."""
+    out = tmp_path / "cat"
+    build = _start_build(out)
+    folders = _its_folders(build, out)
+    workers_of.extend(psutil.Process(build.pid).children(recursive=True))
+    workers_of[0].kill()
+    _, stderr = build.communicate(timeout=120)
+    assert build.returncode == 2
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"worker (pid {workers_of[0].pid}) ended mid-build" in errors[0], stderr
+    assert not any(folder.exists() for folder in folders)
+    assert not out.exists()
+    psutil.wait_procs(workers_of, timeout=60)
+    assert not [w for w in workers_of if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
