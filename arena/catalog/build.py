@@ -21,7 +21,7 @@ from arena.catalog.leftovers import clear_dead, hold, tagged
 from arena.catalog.manifest import CatalogError
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
-from arena.catalog.webcorpus import generate_web_pages
+from arena.catalog.webcorpus import web_pages_of
 from arena.catalog.workers import handoff_dir, made_products, parts_for
 from arena.catalog.writer import CatalogWriter
 from arena.gcpause import paused_gc
@@ -39,8 +39,8 @@ Progress = Callable[[int], None]
 PageRow = tuple[dict[str, Any], bytes]
 
 
-def _page_rows(seed: int, size: int) -> list[PageRow]:
-    return [(page, gen.canonical_json(page)) for page in generate_web_pages(seed, size)]
+def _page_rows(world: gen.World) -> list[PageRow]:
+    return [(page, gen.canonical_json(page)) for page in web_pages_of(world)]
 
 
 @contextmanager
@@ -94,7 +94,7 @@ def build_catalog(
         CatalogWriter(out, overwrite=force, parts=parts) as writer,
         made_products(seed, size, writer.part_dirs, handoff) as made,
     ):
-        pages = _page_rows(seed, size)  # made while the workers build their worlds
+        pages = _page_rows(made.world)  # made while the workers make the first chunks
         for page, page_json in pages:
             writer.add_web_page(page, page_json)
         for chunk in made.chunks:

@@ -266,7 +266,11 @@ _FILLER = [
 def generate_web_pages(seed: object, size: object) -> list[dict[str, Any]]:
     """The offline web corpus of catalog ``(seed, size)``: fact pages tying entities to attribute values, plus
     filler pages (buying guides, trend notes, reviews) that compete for the same search terms."""
-    world = World.build(seed, size)
+    return web_pages_of(World.build(seed, size))
+
+
+def web_pages_of(world: World) -> list[dict[str, Any]]:
+    """`generate_web_pages` of the catalog's world, built already (a generated build's)."""
     seed, size = world.seed, world.size  # Python ints (`validate_seed_size`)
     rng = Rng("web", seed, size)
     values = _knowledge_values(world)
