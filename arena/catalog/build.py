@@ -105,11 +105,11 @@ def build_catalog(
             )
             if progress:
                 progress(len(chunk.categories))
-        part_shops = made.finish()
         digest.update(b"--web--")
         for _, page_json in pages:
             digest.update(page_json)
-        result = stats.result()
+        result = stats.result()  # while the workers commit their parts
+        part_shops = made.finish()
         path = writer.commit(
             {
                 "source": {"kind": "generated", "seed": seed, "size": size},

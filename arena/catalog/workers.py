@@ -169,6 +169,8 @@ class _Pool:
         self._results = [result_out for _, (result_out, _) in pipes]
         self._busy = [0] * len(parts)
         self._finished: set[int] = set()
+        self._stopped = False
+        self._shops: list[str] = []
         self._procs = []
         for own, part in enumerate(parts):
             args = (world, part, handoff, os.getpid(), pipes, own)
@@ -188,28 +190,32 @@ class _Pool:
                 self._tasks[worker].send(given)
                 self._busy[worker] += 1
                 given += 1
+                if given == n_chunks:  # each worker commits its part once its last chunk is made: meanwhile the
+                    self._stop()  # builder reads the last chunks, digests the web pages, counts the statistics
             while want not in ready:
                 worker, message = self._receive()
-                if message[0] != "chunk":
-                    raise CatalogError(f"a catalog generator worker sent {message[0]!r} mid-build; build again")
-                self._busy[worker] -= 1
-                ready[message[1]] = message[2]
+                if message[0] == "chunk":
+                    self._busy[worker] -= 1
+                    ready[message[1]] = message[2]
             path = ready.pop(want)
             with open(path, "rb", buffering=0) as fh:
                 data = fh.read()
             os.unlink(path)
             yield pickle.loads(data)
 
+    def _stop(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            for tasks in self._tasks:
+                tasks.send(None)
+
     def finish(self) -> list[str]:
-        for tasks in self._tasks:
-            tasks.send(None)
-        shops: list[list[str]] = []
-        while len(shops) < len(self._procs):
+        self._stop()
+        while len(self._finished) < len(self._procs):
             _, message = self._receive()
             if message[0] != "done":
                 raise CatalogError(f"a catalog generator worker sent {message[0]!r} at the end; build again")
-            shops.append(message[1])
-        return shops[0]
+        return self._shops
 
     def _receive(self) -> tuple[int, tuple[Any, ...]]:
         """The next message of a worker not finished; CatalogError where one failed or ended."""
@@ -224,8 +230,9 @@ class _Pool:
                         self._ended(w)
                     if message[0] == "failed":
                         raise CatalogError(f"a catalog generator worker failed: {message[1]}; nothing was written")
-                    if message[0] == "done":
+                    if message[0] == "done":  # its part committed: its shops' numbers (every part's the same)
                         self._finished.add(w)
+                        self._shops = message[1]
                     return w, message
             for w in live:
                 if self._procs[w].sentinel in ready:
