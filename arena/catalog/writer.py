@@ -98,8 +98,9 @@ def add_documents(
         row += 1
 
 
-#: a part's indexing heap: up to 2.5M products in two parts, each holds its products in memory until the commit, so
-#: tantivy flushes no segment early and merges nothing (the memory is taken as the products come)
+#: a part's indexing heap a thread: up to 2.5M products in two parts (or in one part with two threads), each holds
+#: its products in memory until the commit, so tantivy flushes no segment early and merges nothing (the memory is
+#: taken as the products come)
 PART_HEAP_BYTES = 500_000_000
 
 
@@ -108,10 +109,11 @@ class PartWriter:
     their rows, each product's shop given a number by the part's maker (`CatalogWriter.commit`'s ``part_shops``).
     The parts are joined into one index by `join_parts` once each is committed."""
 
-    def __init__(self, folder: Path, *, threads: int = 1, heap_bytes: int = PART_HEAP_BYTES) -> None:
+    def __init__(self, folder: Path, *, threads: int = 1) -> None:
         folder.mkdir()
         self._schema = product_schema()
-        self._writer = _open_index(folder, self._schema).writer(heap_size=heap_bytes, num_threads=threads)
+        heap = PART_HEAP_BYTES * threads  # tantivy shares it among the indexing threads
+        self._writer = _open_index(folder, self._schema).writer(heap_size=heap, num_threads=threads)
 
     def add_rows(self, rows: Rows, shop_numbers: Sequence[int]) -> None:
         add_documents(self._writer.add_document, self._schema, rows, checked_documents(rows), shop_numbers)
