@@ -3,10 +3,12 @@ profile for Docker, from the same rules (docs/validator.md, "Sandboxes").
 
 The allowlist is the system calls the sandbox's Python really makes (``syscalls.txt``, recorded with strace by
 ``python -m sandbox.recording``: the harness, the SDK, CPython and the five allowed packages at work), plus the
-few that only rare paths make (`RARE`). Every other call fails with EPERM: the agent sees an error and goes on. Three
+few that only rare paths make (`RARE`). Every other call fails with EPERM: the agent sees an error and goes on. Four
 calls are allowed in one form only: ``clone`` without a namespace flag (threads and forks, never a new user or mount
-namespace), ``socket`` of the unix, IPv4 and IPv6 families, and ``personality``'s query form. ``clone3`` fails with
-ENOSYS (its flags sit in memory a filter cannot read; the C library then falls back to ``clone``).
+namespace), ``socket`` of the unix, IPv4 and IPv6 families, ``personality``'s query form, and ``prlimit64`` on the
+calling process (pid 0, as the C library's getrlimit and setrlimit make it: the agent shares its uid with the harness,
+whose limits are not its to set). ``clone3`` fails with ENOSYS (its flags sit in memory a filter cannot read; the C
+library then falls back to ``clone``).
 
 `KILL`: the calls that only attack the kernel (io_uring, eBPF, userfaultfd, perf events, the key rings, kernel
 modules and kexec, another process's memory or tracing): no agent needs them, and they are where most recent kernel
@@ -46,7 +48,7 @@ KILL = (
     "kexec_file_load", "ptrace", "process_vm_readv", "process_vm_writev",
 )  # fmt: skip
 #: calls allowed in one form only (their argument rules below), never by name alone
-CONDITIONAL = ("clone", "clone3", "socket", "personality")
+CONDITIONAL = ("clone", "clone3", "socket", "personality", "prlimit64")
 
 
 class ProfileError(RuntimeError):
@@ -86,6 +88,7 @@ def rules() -> list[Rule]:
     out.append(Rule("clone3", "errno", errno=errno.ENOSYS))
     out += [Rule("socket", "allow", arg=0, value=family) for family in SOCKET_FAMILIES]
     out.append(Rule("personality", "allow", arg=0, value=PERSONALITY_QUERY))
+    out.append(Rule("prlimit64", "allow", arg=0, value=0))  # pid 0: the caller's own limits, never the harness's
     out += [Rule(name, "kill") for name in KILL]
     return out
 

@@ -39,6 +39,24 @@ def agent_main(problem):
     return {"alive": True}
 """
 
+#: the agent sets its harness's limits (pid 1 of the sandbox, its parent): one open file, 1 MiB of address space, no
+#: process (each refused, EPERM, is one the harness keeps); then its own, which are its to set
+LIMITER = """
+import os, resource, time
+
+
+def agent_main(problem):
+    for target in (1, os.getppid()):
+        for limit, value in ((resource.RLIMIT_NOFILE, 1), (resource.RLIMIT_AS, 1 << 20), (resource.RLIMIT_NPROC, 0)):
+            try:
+                resource.prlimit(target, limit, (value, value))
+            except PermissionError:
+                pass
+    time.sleep(1)  # the harness, were its limits set, would fail meanwhile or at its report
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    return {"alive": True, "own": resource.getrlimit(resource.RLIMIT_NOFILE)}
+"""
+
 #: the agent writes its own frame on the runner's result pipe, nested 200000 deep
 DEEP_FRAME = """
 import os, sys
@@ -103,6 +121,13 @@ def run(sandbox: Any, tmp_path: Path, source: str) -> SandboxResult:
 def test_signals_an_agent_sends_its_harness_do_not_end_it(sandbox: Any, tmp_path: Path) -> None:
     result = run(sandbox, tmp_path, SIGNALLER)
     assert (result.status, result.error_code, result.returned) == ("ok", None, {"alive": True}), result.error
+
+
+def test_limits_an_agent_sets_on_its_harness_do_not_end_it(sandbox: Any, tmp_path: Path) -> None:
+    result = run(sandbox, tmp_path, LIMITER)
+    assert (result.status, result.error_code, result.returned) == ("ok", None, {"alive": True, "own": [64, 64]}), (
+        result.error
+    )
 
 
 @pytest.mark.parametrize(

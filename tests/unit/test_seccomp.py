@@ -50,3 +50,9 @@ def test_clone_is_allowed_without_namespace_flags_only():
     assert not thread_flags & clone.value
     (clone3,) = [r for r in seccomp.rules() if r.name == "clone3"]
     assert clone3.action == "errno" and clone3.errno == errno.ENOSYS  # the C library falls back to clone
+
+
+def test_prlimit_is_allowed_on_the_calling_process_only():
+    # pid 0 is the caller (the C library's getrlimit and setrlimit); another pid, the harness's above all, is EPERM
+    (prlimit,) = [r for r in seccomp.rules() if r.name == "prlimit64"]
+    assert (prlimit.action, prlimit.arg, prlimit.op, prlimit.value) == ("allow", 0, "eq", 0)
