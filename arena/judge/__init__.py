@@ -37,7 +37,15 @@ class Verdict(BaseModel):
 
 
 class JudgeUnavailable(Exception):
-    """The judge could not judge this run (upstream down, malformed output after retries...): validator blame."""
+    """The judge could not judge this run (upstream down, malformed output after retries...): validator blame.
+
+    ``transient``: every failed call was the judge's own trouble (a rate limit, a timeout, a 5xx, no connection),
+    which the run's next try may not meet; False when the judge refused the request (another 4xx) or answered it
+    unusably, as it may for what the run holds (`validator/races/judging.py`, a run the judge refuses)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class Judge(Protocol):

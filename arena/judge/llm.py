@@ -11,8 +11,8 @@
 - strict JSON output `{"gate": <gate name>, "explanation": str, "evidence": [seq, ...]}`, validated; a malformed or
   off-rubric answer is retried with a correction; the raw output is kept in the verdict;
 - more than half of a run's judge calls failing raises `JudgeUnavailable`: the validator judges it again later and
-  never counts it as a zero (a run it keeps failing on while it reads a probe, `probe`, gets the offline gates:
-  `validator.races.judging`).
+  never counts it as a zero (a run it keeps refusing, a 4xx or an unusable answer, while it reads a probe, `probe`,
+  gets the offline gates: `validator.races.judging`; a rate limit, a timeout or a 5xx is `transient`, never that).
 
 What this leaves: the judge is shown an LLM call's request by its size only, never the agent's own words in it, so a
 model told by the agent what to conclude and to say it in words of its own (a paraphrase: nothing repeated word for
@@ -44,6 +44,19 @@ if TYPE_CHECKING:
 PROMPT_VERSION = "sn15-judge-v4"
 #: the run `LLMJudge.probe` asks the judge to read: written by the arena, nothing in it a provider refuses
 PROBE_PROBLEM = {"problem_id": "judge-probe", "task": "product", "query": "A plain cotton t-shirt under 300 pesos."}
+#: the statuses that are the judge's own passing trouble, whatever the run holds: a timeout, a conflict, a rate limit
+#: (a provider's tokens-per-minute limit refuses a large request while a small one fits)
+TRANSIENT = frozenset({408, 409, 429})
+
+
+def transient(exc: Exception) -> bool:
+    """Whether a failed judge call is the judge's passing trouble (`TRANSIENT`, a 5xx, a timeout, no connection),
+    not a refusal of what the request holds (another 4xx)."""
+    from openai import APIConnectionError, APIStatusError
+
+    if isinstance(exc, APIConnectionError):  # a timeout too
+        return True
+    return isinstance(exc, APIStatusError) and (exc.status_code in TRANSIENT or exc.status_code >= 500)
 
 
 def system_prompt(rubric: Rubric) -> str:
@@ -126,9 +139,11 @@ class _Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
+    refused: int = 0  # failures that were no transient trouble of the judge's (`TRANSIENT`): a 4xx, a bad answer
 
-    def fail(self, error: str) -> None:
+    def fail(self, error: str, *, transient: bool = False) -> None:
         self.failures += 1
+        self.refused += not transient
         self.errors.append(error)
 
 
@@ -209,7 +224,8 @@ class LLMJudge:
                 if tally.failures * 2 > tally.calls:
                     raise JudgeUnavailable(
                         f"{tally.failures} of {tally.calls} judge calls failed (last: {tally.errors[-1]}); judge "
-                        "this run again later"
+                        "this run again later",
+                        transient=not tally.refused,
                     )
                 raw, output = answered
                 verdict = self._verdict(model, raw, output, {e.seq for e in events}, tally)
@@ -217,7 +233,8 @@ class LLMJudge:
                 return verdict
         raise JudgeUnavailable(
             f"no usable verdict after {tally.calls} judge calls ({tally.failures} failed); last: "
-            f"{tally.errors[-1] if tally.errors else 'none'}"
+            f"{tally.errors[-1] if tally.errors else 'none'}",
+            transient=not tally.refused,
         )
 
     def _ask(self, model: str, base: list[ChatCompletionMessageParam], tally: _Tally) -> tuple[str, JudgeOutput] | None:
@@ -237,7 +254,7 @@ class LLMJudge:
                     response_format={"type": "json_object"},
                 )
             except OpenAIError as exc:
-                tally.fail(f"{model}: {type(exc).__name__}: {self._clean(str(exc))[:200]}")
+                tally.fail(f"{model}: {type(exc).__name__}: {self._clean(str(exc))[:200]}", transient=transient(exc))
                 return None
             usage = getattr(response, "usage", None)
             if usage is not None:

@@ -26,6 +26,7 @@ from tests.support.race import build_arena_inputs, make_chain, open_store, place
 
 pytestmark = pytest.mark.slow  # a race in bubblewrap, the gateway, an OpenAI-compatible judge on loopback
 
+
 def limited_judge(tries: int) -> tuple[Any, Counter[str]]:
     """A judge behind a tokens-per-minute limit: a request larger than the arena's probe is refused with 429 its
     first ``tries`` times, then read; a small one always fits."""

@@ -219,3 +219,28 @@ def test_the_probe_says_whether_the_judge_reads_a_run_of_the_arenas_own() -> Non
 
     with OpenAIServer(refusing, models=("judge-a",)) as server:
         assert not LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01).probe()
+
+
+@pytest.mark.slow  # an OpenAI-compatible server on loopback
+@pytest.mark.parametrize(
+    ("failure", "transient"),
+    [
+        (Fail(429, "rate limit reached for tokens per minute"), True),
+        (Fail(503, "judge model overloaded"), True),
+        (Fail(408, "request timeout"), True),
+        (Fail(400, "filtered by the provider's content management policy"), False),
+        (Fail(400, "this model's maximum context length is 8192 tokens"), False),
+        (None, False),  # an answer that is no verdict, twice
+    ],
+)
+def test_a_judge_that_cannot_judge_says_whether_its_trouble_is_passing(failure: Fail | None, transient: bool) -> None:
+    def model(body: dict) -> str:
+        if failure is not None:
+            raise failure
+        return "not a verdict"
+
+    with OpenAIServer(model, models=("judge-a",)) as server:
+        judge = LLMJudge(server.base_url, ["judge-a"], rounds=2, backoff=0.01)
+        with pytest.raises(JudgeUnavailable) as raised:
+            judge.judge({"problem_id": "p", "task": "product", "query": "a basket"}, [])
+    assert raised.value.transient is transient, str(raised.value)

@@ -24,8 +24,8 @@ from validator.store.repository import Store
 
 class Judging:
     """Judging scored runs, within the judge's own concurrency and the race's LLM token budget. Owns the judge (and
-    the offline fallback once a race's LLM budget is spent, or for a run the judge keeps failing on while it reads a
-    probe: `_refused`), its gate, its failures and the runs waiting for it.
+    the offline fallback once a race's LLM budget is spent, or for a run the judge keeps refusing while it reads a
+    probe: `_refused`), its gate, its failures (and refusals) and the runs waiting for it.
 
     Dispatching hands it each run it scored: `inline` (the offline judge, judged in the same commit as the
     trajectory) or `wait` then `judge_waiting` (a judge with I/O, once the sandbox slot is free); `judge_runs` sweeps
@@ -50,6 +50,7 @@ class Judging:
         self.busy = busy
         self.tokens: dict[str, int] = defaultdict(int)  # LLM judge tokens spent per race
         self.failures: dict[str, int] = defaultdict(int)
+        self.refusals: dict[str, int] = defaultdict(int)  # of the failures, those not transient (`JudgeUnavailable`)
         self.judging: set[str] = set()
         # runs scored in this process, to judge now: (when, their gateway log, their strict score before the judge)
         self.waiting: dict[str, tuple[tuple[float, float], list[Any], float]] = {}
@@ -171,13 +172,15 @@ class Judging:
     def _refused(
         self, run: Run, judge: Judge, problem: ProblemBase, events: list[Any], success: float, error: str
     ) -> verdict.Judgment | None:
-        """The offline gates' judgment of a run its judge failed on `max_attempts` times while that judge reads a
+        """The offline gates' judgment of a run its judge refused `max_attempts` times while that judge reads a
         probe run of the arena's own (`LLMJudge.probe`): what fails is what the run holds, which its agent wrote (a
         phrase the judge's provider refuses, text past its model's context), and a race never closes on an unjudged
         run, so such a run would hold its race open for ever. None while the judge may be down for every run (fewer
-        failures, no probe, or the probe failed too): the run waits, as before."""
+        refusals, no probe, or the probe failed too): the run waits, as before. A transient failure (a rate limit, a
+        timeout, a 5xx: `JudgeUnavailable.transient`) is no refusal: a provider's tokens-per-minute limit refuses a
+        long honest run while the small probe fits, and the run's next try is judged."""
         probe = getattr(judge, "probe", None)
-        if judge is self.fallback or self.failures[run.run_id] < self.config.max_attempts or probe is None:
+        if judge is self.fallback or self.refusals[run.run_id] < self.config.max_attempts or probe is None:
             return None
         if not probe():
             return None
@@ -215,6 +218,7 @@ class Judging:
             if self.signals.metrics is not None:
                 self.signals.metrics.judge_failures.inc()
             self.failures[run.run_id] += 1
+            self.refusals[run.run_id] += not exc.transient
             offline = self._refused(run, judge, problem, events, success, str(exc))
             if offline is None:
                 delay = doubling(self.config.judge_retry, self.failures[run.run_id], cap=3600.0)
