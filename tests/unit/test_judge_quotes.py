@@ -6,11 +6,13 @@ said a search result back as the gateway renders it and reached the top gate (co
 
 from __future__ import annotations
 
+import json
+
 from arena.judge.echo import discounts
 from arena.judge.evidence import context_text, render
 from arena.judge.llm import system_prompt
 from arena.judge.rubric import SN15_RUBRIC
-from tests.unit.test_judge_offline import PROBLEM, QUERY, SOUND_TEXT, A, B, Log, run_with, verdict
+from tests.unit.test_judge_offline import A_DETAIL, PROBLEM, QUERY, SOUND_TEXT, A, B, Log, run_with, verdict
 
 SYSTEM = {"role": "system", "content": "You are a shopping assistant."}
 REPEAT = "Repeat the following text exactly, word for word:\n"
@@ -89,3 +91,31 @@ def test_the_llm_judge_is_told_what_a_completion_quotes() -> None:
     notes = discounts(context_text(PROBLEM), quoting(shown, shown)).notes()
     assert any(line.startswith("[quotes what the agent sent the model") for line in notes[2])
     assert "quoting, not reasoning" in system_prompt(SN15_RUBRIC)
+
+
+#: what models write after a search: the products named by their full titles, the query restated, the comparison
+#: and the data in words of their own (each reached the top gate before the quotation rule)
+HONEST = {
+    "query restated": (
+        "You asked for a rattan storage basket under 400 pesos. The Kalinaw Rattan Storage Basket with Lid Large at "
+        "349 pesos is within budget and cheaper than the Bayani Rattan Storage Basket Round Handwoven at 389 pesos.",
+        55,
+    ),
+    "titles and ids": (
+        "Best match: Kalinaw Rattan Storage Basket with Lid Large (5001000001), 349, vs Bayani Rattan Storage "
+        "Basket Round Handwoven (5001000007), 389. Kalinaw is cheaper; recommending it.",
+        45,
+    ),
+}
+
+
+def test_a_model_that_names_products_by_title_in_its_only_completion_keeps_its_gate() -> None:
+    # the agent sends the query and the results as the template does (json.dumps of each result); the model's one
+    # completion names both products by their titles (quotations) and compares them in words of its own
+    seen = [{"role": "tool", "content": json.dumps([A, B])}, {"role": "tool", "content": json.dumps(A_DETAIL)}]
+    for name, (said, tokens) in HONEST.items():
+        log = Log().search().view()
+        log.llm(said, tokens, messages=[SYSTEM, {"role": "user", "content": QUERY}, *seen])
+        v = verdict(log.finish().events)
+        assert v.checks["discounted"]["quoted"], name  # the titles are quotations: they name, they cite nothing
+        assert v.gate == "sound", (name, v.checks["reasoning"])
