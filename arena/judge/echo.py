@@ -14,11 +14,14 @@ Three ways an agent can make text it did not reason look like the model's reason
   half parroted keep the parroted half; cutting keeps what the model added and nothing else.
 - **Quoting.** A stretch the agent sent the model that is the query or a tool result's text (not the model's own
   earlier words) is a *quotation*: kept, so a model quoting a product's title still names that product, but it is no
-  reasoning of the model's. Its words count for no reasoning tokens and its facts for no analysis, datum or
-  comparison (`Repeat.own`: the completion without its repeats and quotations), and it is not credited as the model's
-  text, so it cannot be laundered through the model's history. Before this rule a code-only agent asked the model to
-  say a search result back as the gateway renders it and reached the top gate (coefficient 1 against the template's
-  0.3875), or to say the query back and passed the reasoning check (`tests/unit/test_judge_quotes.py`).
+  reasoning of the model's. Its facts count for no analysis, datum or comparison (`Repeat.own`: the completion
+  without its repeats and quotations), its words for reasoning tokens only up to as many as the model wrote of its
+  own (`Repeat.counted_words`: an honest model names products by their titles and restates the query), and it is not
+  credited as the model's text, so it cannot be laundered through the model's history. Before this rule a code-only
+  agent asked the model to say a search result back as the gateway renders it and reached the top gate (coefficient
+  1 against the template's 0.3875), or to say the query back and passed the reasoning check
+  (`tests/unit/test_judge_quotes.py`). What is left: a model told to change the quotation mechanically (a word
+  inserted every four words, the words reordered) says nothing word for word for five words, and is not caught.
 - **Planted words.** The agent writes words into its tool arguments (a search query of words the catalog will echo
   in result titles) and has the model say them back. Rule: a word or attribute value a tool result shows counts as
   learned only if the agent had not written it into any tool call's arguments before (or in) the call that returned
@@ -106,6 +109,13 @@ class Repeat:
     def own_words(self) -> int:
         """The completion's words that are neither repeated nor quoted."""
         return self.words - self.repeated - self.quoted
+
+    @property
+    def counted_words(self) -> int:
+        """The words its reasoning tokens are counted over: its own words, and of its quotations as many words as it
+        has of its own (a model naming products by their titles in a sentence of its own keeps those words; a
+        completion that is all quotation, a search result or the query said back, counts none)."""
+        return self.own_words + min(self.quoted, self.own_words)
 
     @property
     def own_text(self) -> str:

@@ -40,7 +40,8 @@ What the agent wrote itself earns nothing either (`arena.judge.echo`, the same r
 a completion's words inside a run of five or more words the agent sent the model (a comparison it composed and asked
 the model to repeat) are cut before every check, its token count scaled down by their share; a run of five or more
 words the agent sent the model that the completion says back and that is the query or a tool result's text is a
-quotation: it may name the candidates it quotes (check 4), but its words are not counted as completion tokens and
+quotation: it may name the candidates it quotes (check 4), its words are counted as completion tokens only up to as
+many as the completion has of its own (`Repeat.counted_words`: a model names products by their titles), and
 its facts and wording do not pass checks 2 to 4 (a search result said back as the gateway renders it reached the top
 gate before); and a word or attribute value a result showed first counts only if the agent had not written it into a
 tool call's arguments before it came back (words planted in a search query and echoed in titles).

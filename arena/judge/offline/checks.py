@@ -45,7 +45,7 @@ class Completion:
     def of(cls, event: TrajectoryEvent, echo: Echo | None = None) -> Completion | None:
         """A successful LLM call's completion; with ``echo`` (the run read so far), the words it repeats of the
         agent's own messages are cut from its text, what it quotes of the query and of tool results is kept for
-        naming only, and its token count is scaled down by the share of both."""
+        naming only, and its token count is scaled down to the words it counts (`Repeat.counted_words`)."""
         if event.kind != "llm_call" or event.error is not None or not 200 <= event.status < 300:
             return None
         message = completion_message(event.result)
@@ -61,11 +61,11 @@ class Completion:
         named = text
         if repeat is not None and (repeat.repeated or repeat.quoted):
             named, text = repeat.kept, repeat.own_text
-            count = count * repeat.own_words // repeat.words
-            source += ", " + " and ".join(
-                what for what, n in (("repeats", repeat.repeated), ("quotes", repeat.quoted)) if n
-            )
-            source += " discounted"
+            count = count * repeat.counted_words // repeat.words
+            cut = [
+                what for what, n in (("repeats", repeat.repeated), ("quotes", repeat.quoted > repeat.own_words)) if n
+            ]
+            source += f", {' and '.join(cut)} discounted" if cut else ""
         toks, named_toks = tokens(text), tokens(named)
         return cls(
             seq=event.seq,
