@@ -14,7 +14,8 @@ from arena.judge.offline.known import Known
 from arena.judge.rubric import SN15_RUBRIC, Rubric
 from arena.trajectory import TrajectoryEvent
 
-OFFLINE_VERSION = "offline-v2"  # v2: a quotation of the query or a tool result is no reasoning
+OFFLINE_VERSION = "offline-v3"  # v2: a quotation of the query or a tool result is no reasoning; v3: its words count
+# toward reasoning tokens up to the model's own (`Repeat.counted_words`)
 MIN_COMPLETION_TOKENS = 30
 CHECKS = ("reasoning", "analysis", "datum", "comparison")
 MAX_LISTED = 12  # repeated completions and planted results listed in `Verdict.checks["discounted"]`
