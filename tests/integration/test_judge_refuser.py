@@ -4,9 +4,10 @@ its runs fails while the judge answers every other run. A judge that cannot judg
 waits and is judged again, and a race never closes on an unjudged run, so such an agent held every race it ran in
 open for ever (no results, no bundle, no weights: the last vector stood, its own place in it too).
 
-Now a run its judge failed on `max_attempts` times while the judge answers a probe (a small run of the arena's own)
-is judged by the offline gates (`validator/races/judging.py`), as a run past the race's LLM token budget is: never a
-zero, never a stalled race, and no more than the same answers earn from the judge. The race runs on a real node
+Now a run its judge refused `max_attempts` times (or failed twice as often with errors that look passing: a 5xx, a
+rate limit, a timeout) while the judge answers a probe (a small run of the arena's own) is judged by the offline gates
+(`validator/races/judging.py`), as a run past the race's LLM token budget is: never a zero, never a stalled race, and
+no more than the same answers earn from the judge. The race runs on a real node
 (LocalChain, bubblewrap, the gateway), the judge a real OpenAI-compatible server on loopback."""
 
 from __future__ import annotations
@@ -44,15 +45,29 @@ def agent_main(problem):
 """.replace("__FILTERED__", repr(FILTERED))
 
 
-def judge_model(body: dict[str, Any]) -> str:
-    """A judge model that refuses a prompt holding the filtered phrase (as a provider's content filter does) and
-    reads every other run as citing data without a comparison."""
-    if FILTERED in json.dumps(body.get("messages")):
-        raise Fail(400, "the prompt was filtered by the provider's content management policy")
-    return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing", "evidence": [0]})
+#: how the judge's provider fails on what the run holds: a content filter's 400, or an error that looks passing (a
+#: 5xx, as a provider that times out or breaks on a prompt gives; a rate limit or a timeout are the same kind) but
+#: comes back at every try
+REFUSALS = {
+    "filtered": Fail(400, "the prompt was filtered by the provider's content management policy"),
+    "erring": Fail(503, "the model errored while processing the prompt"),
+}
 
 
-def test_an_agent_the_judge_refuses_neither_holds_the_race_nor_earns_more(tmp_path: Path) -> None:
+def judge_model(refusal: Fail) -> Any:
+    """A judge model that fails a prompt holding the filtered phrase with ``refusal`` and reads every other run as
+    citing data without a comparison."""
+
+    def model(body: dict[str, Any]) -> str:
+        if FILTERED in json.dumps(body.get("messages")):
+            raise refusal
+        return json.dumps({"gate": "no_comparison", "explanation": "cites prices, compares nothing", "evidence": [0]})
+
+    return model
+
+
+@pytest.mark.parametrize("refusal", sorted(REFUSALS))
+def test_an_agent_the_judge_refuses_neither_holds_the_race_nor_earns_more(tmp_path: Path, refusal: str) -> None:
     from arena.judge.llm import LLMJudge
 
     inputs = build_arena_inputs(tmp_path / "arena")
@@ -65,7 +80,7 @@ def test_an_agent_the_judge_refuses_neither_holds_the_race_nor_earns_more(tmp_pa
     for i, (name, source) in enumerate(agents.items()):
         hotkeys[name] = setup.miners[name].hotkey.ss58_address
         place_submission(store, data_dir, hotkeys[name], write_template(tmp_path / "agents" / name, source), 10 + i)
-    with OpenAIServer(judge_model, models=("judge-a",)) as server:
+    with OpenAIServer(judge_model(REFUSALS[refusal]), models=("judge-a",)) as server:
         judge = LLMJudge(server.base_url, ["judge-a"], rounds=1, backoff=0.01)
         arena = make_arena(store, setup.chain, setup.validators[0], inputs, data_dir, judge=judge, judge_retry=0.2)
         arena.start()
@@ -73,7 +88,7 @@ def test_an_agent_the_judge_refuses_neither_holds_the_race_nor_earns_more(tmp_pa
             arena.open_race()
             asyncio.run(arena.dispatch())
             closed: list[str] = []
-            for _sweep in range(60):  # the judge's backoff (0.2 s, doubling) passes between sweeps
+            for _sweep in range(90):  # the judge's backoff (0.2 s, doubling) passes between sweeps
                 asyncio.run(arena.judge_runs())
                 closed = arena.close_races()
                 if closed:
