@@ -12,7 +12,8 @@
   off-rubric answer is retried with a correction; the raw output is kept in the verdict;
 - more than half of a run's judge calls failing raises `JudgeUnavailable`: the validator judges it again later and
   never counts it as a zero (a run it keeps refusing, a 4xx or an unusable answer, while it reads a probe, `probe`,
-  gets the offline gates: `validator.races.judging`; a rate limit, a timeout or a 5xx is `transient`, never that).
+  gets the offline gates: `validator.races.judging`; a rate limit, a timeout or a 5xx is `transient`, counted so only
+  at twice as many).
 
 What this leaves: the judge is shown an LLM call's request by its size only, never the agent's own words in it, so a
 model told by the agent what to conclude and to say it in words of its own (a paraphrase: nothing repeated word for

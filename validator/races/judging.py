@@ -178,9 +178,12 @@ class Judging:
         run, so such a run would hold its race open for ever. None while the judge may be down for every run (fewer
         refusals, no probe, or the probe failed too): the run waits, as before. A transient failure (a rate limit, a
         timeout, a 5xx: `JudgeUnavailable.transient`) is no refusal: a provider's tokens-per-minute limit refuses a
-        long honest run while the small probe fits, and the run's next try is judged."""
+        long honest run while the small probe fits, and the run's next try is judged; but failures of any kind,
+        twice `max_attempts` of them (15 minutes of the default backoff: 30 s doubling), are taken as one (a prompt the
+        provider breaks on or cannot read in time at every try would hold the race open too)."""
         probe = getattr(judge, "probe", None)
-        if judge is self.fallback or self.refusals[run.run_id] < self.config.max_attempts or probe is None:
+        failures, refusals, most = self.failures[run.run_id], self.refusals[run.run_id], self.config.max_attempts
+        if judge is self.fallback or probe is None or (refusals < most and failures < 2 * most):
             return None
         if not probe():
             return None
