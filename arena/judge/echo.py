@@ -21,7 +21,8 @@ Three ways an agent can make text it did not reason look like the model's reason
   agent asked the model to say a search result back as the gateway renders it and reached the top gate (coefficient
   1 against the template's 0.3875), or to say the query back and passed the reasoning check
   (`tests/unit/test_judge_quotes.py`). What is left: a model told to change the quotation mechanically (a word
-  inserted every four words, the words reordered) says nothing word for word for five words, and is not caught.
+  inserted every four words, the words reordered, a result's fields said in another order than the agent sent them)
+  says nothing word for word for five words, and is not caught (the strict expected failures of that test file).
 - **Planted words.** The agent writes words into its tool arguments (a search query of words the catalog will echo
   in result titles) and has the model say them back. Rule: a word or attribute value a tool result shows counts as
   learned only if the agent had not written it into any tool call's arguments before (or in) the call that returned

@@ -7,6 +7,9 @@ said a search result back as the gateway renders it and reached the top gate (co
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from arena.judge.echo import discounts
 from arena.judge.evidence import context_text, render
@@ -119,3 +122,24 @@ def test_a_model_that_names_products_by_title_in_its_only_completion_keeps_its_g
         v = verdict(log.finish().events)
         assert v.checks["discounted"]["quoted"], name  # the titles are quotations: they name, they cite nothing
         assert v.gate == "sound", (name, v.checks["reasoning"])
+
+
+#: the words of the search result as the judge reads them
+WORDS = re.findall(r"[^\W_]+", render([A, B]))
+#: a search result said back changed mechanically by the model, as an agent can ask: nothing is said back word for word
+#: for five words across its fields, so nothing of it is a quotation (each reached the top gate, 1.0, here)
+CHANGED = {
+    # the agent sends the result as agents do (json.dumps, the tool's key order), the model says it with its keys
+    # sorted: the runs of words across two fields are neither in the request nor in the result as the judge reads it
+    "keys re-sorted": (json.dumps([A, B]), render([A, B])),
+    # a word of the model's inserted after every fourth word: no run of five words left
+    "a word every four": (render([A, B]), " ".join(w + (" indeed" if i % 4 == 3 else "") for i, w in enumerate(WORDS))),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="the quotation rule matches runs of five words said back verbatim only")
+@pytest.mark.parametrize("change", sorted(CHANGED))
+def test_a_search_result_said_back_changed_mechanically_earns_no_more_than_the_template(change: str) -> None:
+    sent, said = CHANGED[change]
+    v = verdict(quoting(said, sent))
+    assert v.coefficient <= template(), (change, v.gate)
