@@ -156,7 +156,11 @@ def _work(world: gen.World, part: Path, handoff: str, parent: int, pipes: Any, o
     except (EOFError, BrokenPipeError):  # the builder is gone
         return
     except BaseException as exc:  # noqa: BLE001 - every failure goes to the builder, which ends the build
-        results.send(("failed", f"{type(exc).__name__}: {exc}"))
+        results.send(("failed", " ".join(f"{type(exc).__name__}: {exc}".split())))  # one line
+
+
+def _failed(detail: str) -> CatalogError:
+    return CatalogError(f"a catalog generator worker failed: {detail}; nothing was written")
 
 
 class _Pool:
@@ -187,7 +191,7 @@ class _Pool:
         for want in range(n_chunks):
             while given < min(n_chunks, want + AHEAD * len(self._procs)):
                 worker = self._busy.index(min(self._busy))
-                self._tasks[worker].send(given)
+                self._give(worker, given)
                 self._busy[worker] += 1
                 given += 1
                 if given == n_chunks:  # each worker commits its part once its last chunk is made: meanwhile the
@@ -206,8 +210,17 @@ class _Pool:
     def _stop(self) -> None:
         if not self._stopped:
             self._stopped = True
-            for tasks in self._tasks:
-                tasks.send(None)
+            for worker in range(len(self._tasks)):
+                self._give(worker, None)
+
+    def _give(self, w: int, task: int | None) -> None:
+        """Worker ``w`` given a chunk to make (None: to commit its part); CatalogError where it has failed or ended
+        (its end of the pipe closed: a BrokenPipeError otherwise, which the command line takes for a closed
+        stdout and exits 1 on without a word)."""
+        try:
+            self._tasks[w].send(task)
+        except OSError:
+            self._ended(w)
 
     def finish(self) -> list[str]:
         self._stop()
@@ -229,7 +242,7 @@ class _Pool:
                     except EOFError:
                         self._ended(w)
                     if message[0] == "failed":
-                        raise CatalogError(f"a catalog generator worker failed: {message[1]}; nothing was written")
+                        raise _failed(message[1])
                     if message[0] == "done":  # its part committed: its shops' numbers (every part's the same)
                         self._finished.add(w)
                         self._shops = message[1]
@@ -239,6 +252,15 @@ class _Pool:
                     self._ended(w)
 
     def _ended(self, w: int) -> NoReturn:
+        """CatalogError: worker ``w`` ended; its failure where it sent one before it did."""
+        results = self._results[w]
+        try:
+            while results.poll():
+                message = results.recv()
+                if message[0] == "failed":
+                    raise _failed(message[1])
+        except (EOFError, OSError):  # nothing more from it
+            pass
         proc = self._procs[w]
         proc.join(10)
         raise CatalogError(

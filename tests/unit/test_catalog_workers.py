@@ -5,6 +5,7 @@ stdout and exits quietly)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import psutil
@@ -12,6 +13,13 @@ import pytest
 
 from arena.catalog import CatalogError
 from arena.catalog.workers import made_products
+
+
+def _ended(workers: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of ``workers`` that have ended, once one has: left unreaped, for the builder to read their exit."""
+    while not (ended := [w for w in workers if w.status() == psutil.STATUS_ZOMBIE]):
+        time.sleep(0.02)
+    return ended
 
 
 def test_workers_gone_before_their_next_chunk_end_the_build_with_one_line(tmp_path: Path) -> None:
@@ -22,9 +30,31 @@ def test_workers_gone_before_their_next_chunk_end_the_build_with_one_line(tmp_pa
         assert len(workers) == 2, "two parts: a forked worker each"
         for worker in workers:  # both: no process is left holding their task pipes open
             worker.kill()
-        psutil.wait_procs(workers)
+        while len(_ended(workers)) < 2:
+            time.sleep(0.02)
         with pytest.raises(CatalogError) as failed:
             next(made.chunks)
     message = str(failed.value)
     assert "ended mid-build" in message and "build again" in message and "\n" not in message
-    assert any(f"pid {worker.pid}" in message for worker in workers)
+    assert any(f"pid {worker.pid}) ended mid-build (exit code -9)" in message for worker in workers)
+
+
+def test_a_worker_that_failed_before_its_next_chunk_is_named_by_its_failure_in_one_line(tmp_path: Path) -> None:
+    """Its failure, not that it ended (it ends well, exit code 0, once it has sent it), even where the builder finds
+    its pipe closed before reading it (the other worker killed too: none holds that pipe open)."""
+    parts = [tmp_path / "part0", tmp_path / "part1"]
+    parts[0].mkdir()  # a part is a new folder: its worker fails at once
+    (tmp_path / "handoff").mkdir()
+    with made_products(3, 8 * 1024, parts, str(tmp_path / "handoff")) as made:
+        workers = psutil.Process().children()
+        (failing,) = _ended(workers)
+        for worker in workers:
+            if worker != failing:
+                worker.kill()
+        while len(_ended(workers)) < 2:
+            time.sleep(0.02)
+        with pytest.raises(CatalogError) as failed:
+            next(made.chunks)
+    message = str(failed.value)
+    assert message.startswith("a catalog generator worker failed: FileExistsError:") and "\n" not in message
+    assert str(parts[0]) in message
