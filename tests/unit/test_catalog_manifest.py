@@ -66,3 +66,20 @@ def test_a_damaged_shop_map_is_refused_with_one_line(tmp_path: Path, table: obje
     with pytest.raises(CatalogError) as failed:
         Catalog.open(tmp_path / "c")
     assert "shop_ords" in str(failed.value) and "rebuild" in str(failed.value) and "\n" not in str(failed.value)
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a shop twice"])
+def test_a_shop_map_that_misses_a_shop_is_refused_with_one_line(tmp_path: Path, damage: str) -> None:
+    """Every shop of ``shops`` has exactly one number in the map: a map cut short sent a search for a product of a
+    lost number into an IndexError, one naming a shop twice answered another shop."""
+    build_catalog(4, 3500, tmp_path / "c", workers=2)
+    table = Catalog.open(tmp_path / "c").manifest["shop_ords"]
+    sold = [number for number, shop in enumerate(table) if shop >= 0]
+    if damage == "cut short":
+        table = table[: sold[-1]]  # the last number a product has, gone
+    else:
+        table = [table[sold[1]] if number == sold[0] else shop for number, shop in enumerate(table)]
+    _edit(tmp_path / "c", shop_ords=table)
+    with pytest.raises(CatalogError) as failed:
+        Catalog.open(tmp_path / "c")
+    assert "shop_ords" in str(failed.value) and "rebuild" in str(failed.value) and "\n" not in str(failed.value)
