@@ -41,11 +41,16 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 def shop_table(root: Path, manifest: dict[str, Any]) -> list[int] | None:
     """The manifest's ``shop_ords`` (each index number's place in ``shops``, -1 for a number no product has), or
-    None where the index numbers shops as ``shops`` does; CatalogError where it is no such table."""
+    None where the index numbers shops as ``shops`` does; CatalogError where it is no such table: every shop of
+    ``shops`` (each has a product) has exactly one number."""
     table = manifest.get("shop_ords")
     if table is None:
         return None
     shops = len(manifest.get("shops", ()))
-    if not isinstance(table, list) or not all(isinstance(n, int) and -1 <= n < shops for n in table):
+    if (
+        not isinstance(table, list)
+        or not all(isinstance(n, int) and -1 <= n < shops for n in table)
+        or sorted(n for n in table if n >= 0) != list(range(shops))
+    ):
         raise CatalogError(f"{root} is damaged: its {MANIFEST}'s shop_ords is not a shop table; rebuild the catalog")
     return table
