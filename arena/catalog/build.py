@@ -22,7 +22,7 @@ from arena.catalog.manifest import CatalogError
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
 from arena.catalog.webcorpus import web_pages_of
-from arena.catalog.workers import handoff_dir, made_products, parts_for
+from arena.catalog.workers import handoff_dir, made_products, parts_for, signals_held
 from arena.catalog.writer import CatalogWriter
 from arena.gcpause import paused_gc
 from arena.log import get_logger
@@ -94,7 +94,8 @@ def build_catalog(
         CatalogWriter(out, overwrite=force, parts=parts) as writer,
         made_products(seed, size, writer.part_dirs, handoff) as made,
     ):
-        pages = _page_rows(made.world)  # made while the workers make the first chunks
+        with signals_held():  # compiled code
+            pages = _page_rows(made.world)  # made while the workers make the first chunks
         for page, page_json in pages:
             writer.add_web_page(page, page_json)
         for chunk in made.chunks:

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -88,17 +89,55 @@ def made_products(seed: int, size: int, parts: list[Path], handoff: str) -> Iter
     (they share it: each built its own in about a second at 2.5M). The workers are forked on entry, so before the
     caller starts any thread (a fork of a process whose other threads hold a lock can leave the child waiting on it
     for ever); on exit they are ended, whatever they were doing."""
-    world = gen.World.build(seed, size)
+    with signals_held():
+        world = gen.World.build(seed, size)
     n_chunks = (size + gen.CHUNK - 1) // gen.CHUNK
     if len(parts) == 1:
         maker = _Maker(world, parts[0], threads=max(1, min(2, os.cpu_count() or 1)))
-        yield Made(world, (maker.chunk(chunk) for chunk in range(n_chunks)), maker.finish)
+        try:
+            yield Made(world, _made_here(maker, n_chunks), maker.finish)
+        except BaseException:
+            maker.part.rollback()  # its indexing threads ended before the build's folder is removed
+            raise
         return
     pool = _Pool(world, parts, handoff)
     try:
         yield Made(world, pool.chunks(n_chunks), pool.finish)
     finally:
         pool.close()
+
+
+def _made_here(maker: _Maker, n_chunks: int) -> Iterator[Chunk]:
+    for chunk in range(n_chunks):
+        with signals_held():
+            made = maker.chunk(chunk)
+        yield made
+
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held while the generator's compiled code runs in this process (the builder: the world, the
+    web pages, a build in one part's chunks), their handlers run as the block ends. CPython runs a signal's Python
+    handler inside a long integer division, and the compiled code (mypyc) takes a failed integer operation for want
+    of memory and aborts: a handler that raises there (Ctrl-C's KeyboardInterrupt, a command's SIGTERM) ended the
+    build with SIGABRT ('fatal: out of memory'), no clean-up. Only the main thread runs handlers; a worker has none."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    handlers = {sig: handler for sig in _HELD if callable(handler := signal.getsignal(sig))}
+    for sig in handlers:
+        signal.signal(sig, lambda signum, _frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
 
 
 #: the most bytes a chunk's file takes (1,024 products: about 1.3 MB), with room to spare

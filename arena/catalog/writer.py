@@ -122,6 +122,14 @@ class PartWriter:
         self._writer.commit()
         self._writer.wait_merging_threads()
 
+    def rollback(self) -> None:
+        """The part's products dropped and its indexing threads ended: they wrote segment files on into the folder
+        of a build stopped meanwhile, after its clean-up had removed it (nothing once committed)."""
+        try:
+            self._writer.rollback()
+        except Exception:  # noqa: BLE001 - committed already: nothing runs
+            pass
+
 
 def join_parts(parts: Sequence[Path], folder: Path) -> int:
     """One products index in the empty ``folder`` from the committed indexes in ``parts``; returns its products.
