@@ -827,7 +827,7 @@ def test_a_runner_holding_another_run_s_reply_is_kept_when_a_run_on_it_is_given_
     assert set(node.pool.held) == {"held-a", "held-b"} and len(node.pool.free()) == 2
     pids = {s.name: s.pid for s in node.pool.slots.values()}
 
-    (cut_replies / "run").touch()
+    (cut_replies / "run.cut").touch()  # this run's reply only: a run of an earlier test may still end meanwhile
     with pytest.raises(DispatchError, match="does not unpack"):
         asyncio.run(node.run(attempt("cut", agents[MINERS[0]])))
     assert {s.name: s.pid for s in node.pool.slots.values()} == pids  # both runners kept, as they were
@@ -845,4 +845,4 @@ def test_a_runner_holding_another_run_s_reply_is_kept_when_a_run_on_it_is_given_
     assert doomed.name not in node.pool.slots or node.pool.slots[doomed.name] is not doomed  # killed, made anew
     assert doomed.pid is not None
     wait_until(lambda: not psutil.pid_exists(doomed.pid), "the stuck run's runner to end")
-    assert not (cut_replies / "run").exists()
+    assert not (cut_replies / "run.cut").exists()

@@ -1,7 +1,8 @@
 """A Ray worker host whose runners' replies are corrupted on their way back to the node: put this folder first on a
 worker node's PYTHONPATH (the environment of its `ray start`, the worker host's side; nothing the node runs is
 changed) with ``SHOPARENA_TEST_CUT_REPLIES`` naming a folder. Each file named ``run`` or ``collect`` put there cuts
-the next reply of that kind (`validator.dispatch.worker.Runner.run`: a run's; ``collect``: a run an earlier node
+the next reply of that kind (``run.ID`` or ``collect.ID``: only the reply of run ID, whatever else a worker still runs
+from an earlier test) (`validator.dispatch.worker.Runner.run`: a run's; ``collect``: a run an earlier node
 started, re-attached to) to its first half, the bytes the runner hands Ray, so the node receives a reply that does not
 unpack. The file is removed as it is used: one reply each, whichever worker process takes it first. A ``collect``
 reply cut waits until its runner runs another run as well (a bound of 2 minutes), and names those runs in
@@ -17,12 +18,14 @@ from typing import Any
 FOLDER = os.environ.get("SHOPARENA_TEST_CUT_REPLIES")
 
 
-def _claim(kind: str) -> bool:
-    try:
-        os.unlink(os.path.join(FOLDER or "", kind))
-    except FileNotFoundError:
-        return False
-    return True
+def _claim(kind: str, run_id: str) -> bool:
+    for name in (f"{kind}.{run_id}", kind):
+        try:
+            os.unlink(os.path.join(FOLDER or "", name))
+        except FileNotFoundError:
+            continue
+        return True
+    return False
 
 
 def _cutting(kind: str, real: Any) -> Any:
@@ -31,7 +34,8 @@ def _cutting(kind: str, real: Any) -> Any:
     @functools.wraps(real)
     def reply(self: Any, *args: Any, **kwargs: Any) -> Any:
         packed = real(self, *args, **kwargs)
-        if not isinstance(packed, bytes) or not _claim(kind):
+        run_id = args[0] if kind == "collect" else args[0].run_id
+        if not isinstance(packed, bytes) or not _claim(kind, run_id):
             return packed
         if kind == "collect":
             _beside(self, args[0])
