@@ -83,7 +83,9 @@ def catalog_build(
     seed: Annotated[int, typer.Option(help="Generator seed: the same seed and size give the same catalog.")] = 0,
     size: Annotated[str, typer.Option(help="Number of products, e.g. 5000, 100k, 2.5M.")] = "10k",
     force: Annotated[bool, typer.Option("--force", help="Replace an existing catalog at --out.")] = False,
-    workers: Annotated[int | None, typer.Option(help="Generator processes (default: one per core).")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Generator processes, each indexing a part (default: one per core, at most 8).")
+    ] = None,
 ) -> None:
     """Generate a seeded synthetic catalog (products, web corpus, search index) and print its content digest."""
     from arena.catalog import CatalogError

@@ -182,6 +182,7 @@ def _work(world: gen.World, part: Path, handoff: str, parent: int, pipes: Any, o
             end.close()  # death is an end of file here
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a fork inherits the builder's handlers (a draining node's)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the builder's to handle
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held by the builder over the fork (`_Pool`): now ours
     gc.disable()  # the build's objects are in no cycle; collections would walk the model cache (`paused_gc`)
     keep_freed_heap()  # a chunk's products freed and the next made: faulting the heap back in was 4 us a product
     try:
@@ -215,11 +216,20 @@ class _Pool:
         self._stopped = False
         self._shops: list[str] = []
         self._procs = []
-        for own, part in enumerate(parts):
-            args = (world, part, handoff, os.getpid(), pipes, own)
-            proc = ctx.Process(target=_work, args=args, name=f"arena-catalog-worker-{own}", daemon=True)
-            proc.start()
-            self._procs.append(proc)
+        # Ctrl-C and SIGTERM blocked over the forks: a worker runs the builder's handlers until it sets its own
+        # (`_work`), and one run there printed a traceback where the builder says one line
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            for own, part in enumerate(parts):
+                args = (world, part, handoff, os.getpid(), pipes, own)
+                proc = ctx.Process(target=_work, args=args, name=f"arena-catalog-worker-{own}", daemon=True)
+                proc.start()
+                self._procs.append(proc)
+        except BaseException:
+            self.close()  # the workers started before a fork failed
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for (task_out, _), (_, result_in) in pipes:
             task_out.close()
             result_in.close()

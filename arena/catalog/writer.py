@@ -170,7 +170,8 @@ class CatalogWriter:
     ):
         """``parts`` > 0: the products index is written in that many parts by other processes, each into its folder
         of `part_dirs` (`PartWriter`), and joined at `commit`; the writer starts no thread (a build forks its
-        workers after making it), it opens the web pages' index writer at the first page."""
+        workers after making it: tantivy watches an index it opens with a thread of its own), it opens the web
+        pages' index at the first page (or at `commit`)."""
         self.out = Path(out)
         restore_replaced(self.out)  # a killed build's swap undone first: the checks below see the catalog there
         if self.out.exists() and not overwrite:
@@ -186,7 +187,6 @@ class CatalogWriter:
             self._schema, self._web_schema = product_schema(), _web_schema()
             (self._tmp / "products").mkdir()
             (self._tmp / "web").mkdir()
-            self._web = _open_index(self._tmp / "web", self._web_schema)
             self.part_dirs = [self._tmp / "parts" / str(part) for part in range(parts)]
             self._writer: tantivy.IndexWriter | None = None
             if parts:
@@ -267,9 +267,7 @@ class CatalogWriter:
         """Index one web page; `doc_json` is its canonical JSON when the caller has it already."""
         data = page.model_dump() if isinstance(page, WebPage) else page
         stored = doc_json if doc_json is not None else orjson.dumps(data)
-        if self._web_writer is None:
-            self._web_writer = self._web.writer(heap_size=50_000_000, num_threads=1)
-        self._web_writer.add_document(
+        self._pages().add_document(
             tantivy.Document(url=data["url"], text=f"{data['title']}\n{data['content']}", doc=stored)
         )
         self.web_pages += 1
@@ -285,9 +283,9 @@ class CatalogWriter:
             self._writer.wait_merging_threads()
         else:
             shop_numbers = {"shop_ords": self._shop_table(part_shops)}
-        if self._web_writer is not None:
-            self._web_writer.commit()
-            self._web_writer.wait_merging_threads()
+        pages = self._pages()  # made (empty) where none was added: a catalog has its web index
+        pages.commit()
+        pages.wait_merging_threads()
         shops = [""] * len(self._shop_ords)
         for shop_id, ordinal in self._shop_ords.items():
             shops[ordinal] = shop_id
@@ -319,6 +317,12 @@ class CatalogWriter:
             shutil.rmtree(self._old, ignore_errors=True)
         return self.out
 
+    def _pages(self) -> tantivy.IndexWriter:
+        if self._web_writer is None:
+            web = _open_index(self._tmp / "web", self._web_schema)
+            self._web_writer = web.writer(heap_size=50_000_000, num_threads=1)
+        return self._web_writer
+
     def _shop_table(self, part_shops: Sequence[str] | None) -> list[int]:
         """The parts joined into the products index; each of the parts' shop numbers' shop as `count_rows` numbered
         it (-1: a shop with no product), the manifest's ``shop_ords``."""
@@ -334,11 +338,12 @@ class CatalogWriter:
 
     def abort(self) -> None:
         self._done = True
-        try:
-            if self._writer is not None:
-                self._writer.rollback()
-        except Exception:  # noqa: BLE001 - the folder goes anyway
-            pass
+        for writer in (self._writer, self._web_writer):  # their threads ended before the folder goes
+            try:
+                if writer is not None:
+                    writer.rollback()
+            except Exception:  # noqa: BLE001 - the folder goes anyway
+                pass
         if self._old is not None and self._old.exists() and not self.out.exists():
             self._old.rename(self.out)  # stopped between `commit`'s two renames: the catalog that was there stays
         shutil.rmtree(self._tmp, ignore_errors=True)
