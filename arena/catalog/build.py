@@ -21,8 +21,7 @@ from arena.catalog.leftovers import clear_dead, hold, tagged
 from arena.catalog.manifest import CatalogError
 from arena.catalog.models import Product, WebPage
 from arena.catalog.stats import StatsCollector
-from arena.catalog.webcorpus import web_pages_of
-from arena.catalog.workers import handoff_dir, made_products, parts_for, signals_held
+from arena.catalog.workers import handoff_dir, made_products, parts_for
 from arena.catalog.writer import CatalogWriter
 from arena.gcpause import paused_gc
 from arena.log import get_logger
@@ -34,14 +33,6 @@ Progress = Callable[[int], None]
 
 
 # ------------------------------------------------------------------------------------------------ generated build
-
-#: A web page and its canonical JSON (what is stored and digested).
-PageRow = tuple[dict[str, Any], bytes]
-
-
-def _page_rows(world: gen.World) -> list[PageRow]:
-    return [(page, gen.canonical_json(page)) for page in web_pages_of(world)]
-
 
 #: the most generator workers a build starts by default (one per core up to it): each writes a part of the products
 #: index, a segment of its own, and a search reads every segment (at 250k, 16 segments against 2: find_product's CPU
@@ -100,8 +91,7 @@ def build_catalog(
         CatalogWriter(out, overwrite=force, parts=parts) as writer,
         made_products(seed, size, writer.part_dirs, handoff) as made,
     ):
-        with signals_held():  # compiled code
-            pages = _page_rows(made.world)  # made while the workers make the first chunks
+        pages = made.pages
         for page, page_json in pages:
             writer.add_web_page(page, page_json)
         for chunk in made.chunks:

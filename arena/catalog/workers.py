@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, NoReturn
 from arena.catalog import generator as gen
 from arena.catalog.index import SERVICE_BITS
 from arena.catalog.manifest import CatalogError
+from arena.catalog.webcorpus import web_pages_of
 from arena.catalog.writer import PartWriter, Rows
 from arena.gcpause import glibc, keep_freed_heap
 
@@ -72,14 +73,23 @@ def parts_for(size: int, workers: int) -> int:
     return 1 if workers <= 1 or (size + gen.CHUNK - 1) // gen.CHUNK <= 2 else workers
 
 
+#: A web page and its canonical JSON (what is stored and digested).
+PageRow = tuple[dict[str, Any], bytes]
+
+
 @dataclass
 class Made:
-    """The catalog's world, its products' chunks in row order, and `finish`, to call after the last: every part
+    """The catalog's web pages, its products' chunks in row order, and `finish`, to call after the last: every part
     committed, the shops by the numbers the parts gave them."""
 
-    world: gen.World
+    pages: list[PageRow]
     chunks: Iterator[Chunk]
     finish: Callable[[], list[str]]
+
+
+def _page_rows(world: gen.World) -> list[PageRow]:
+    with signals_held():  # compiled code
+        return [(page, gen.canonical_json(page)) for page in web_pages_of(world)]
 
 
 @contextmanager
@@ -95,14 +105,16 @@ def made_products(seed: int, size: int, parts: list[Path], handoff: str) -> Iter
     if len(parts) == 1:
         maker = _Maker(world, parts[0], threads=max(1, min(2, os.cpu_count() or 1)))
         try:
-            yield Made(world, _made_here(maker, n_chunks), maker.finish)
+            yield Made(_page_rows(world), _made_here(maker, n_chunks), maker.finish)
         except BaseException:
             maker.part.rollback()  # its indexing threads ended before the build's folder is removed
             raise
         return
     pool = _Pool(world, parts, handoff)
     try:
-        yield Made(world, pool.chunks(n_chunks), pool.finish)
+        pages = _page_rows(world)  # while the workers make their first chunks
+        del world  # the workers have it: the builder's copy and the model cache its pages filled go (about 8% of
+        yield Made(pages, pool.chunks(n_chunks), pool.finish)  # a build's peak memory)
     finally:
         pool.close()
 
@@ -172,7 +184,11 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _work(world: gen.World, part: Path, handoff: str, parent: int, pipes: Any, own: int) -> None:
+#: the world a worker forked now takes (`_Pool`; not an argument: the parent's process object would keep it)
+_forked_world: gen.World | None = None
+
+
+def _work(part: Path, handoff: str, parent: int, pipes: Any, own: int) -> None:
     """A forked generator worker: makes and indexes the chunks it is given, each handed over through a file, until
     told to finish (None): then commits its part and sends the shops' numbers. Its failure is sent as one line."""
     _die_with(parent)
@@ -186,7 +202,8 @@ def _work(world: gen.World, part: Path, handoff: str, parent: int, pipes: Any, o
     gc.disable()  # the build's objects are in no cycle; collections would walk the model cache (`paused_gc`)
     keep_freed_heap()  # a chunk's products freed and the next made: faulting the heap back in was 4 us a product
     try:
-        maker = _Maker(world, part, threads=1)
+        assert _forked_world is not None
+        maker = _Maker(_forked_world, part, threads=1)
         while (chunk := tasks.recv()) is not None:
             path = os.path.join(handoff, str(chunk))
             with open(path, "wb") as fh:
@@ -218,10 +235,12 @@ class _Pool:
         self._procs = []
         # Ctrl-C and SIGTERM blocked over the forks: a worker runs the builder's handlers until it sets its own
         # (`_work`), and one run there printed a traceback where the builder says one line
+        global _forked_world
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        _forked_world = world
         try:
             for own, part in enumerate(parts):
-                args = (world, part, handoff, os.getpid(), pipes, own)
+                args = (part, handoff, os.getpid(), pipes, own)
                 proc = ctx.Process(target=_work, args=args, name=f"arena-catalog-worker-{own}", daemon=True)
                 proc.start()
                 self._procs.append(proc)
@@ -229,6 +248,7 @@ class _Pool:
             self.close()  # the workers started before a fork failed
             raise
         finally:
+            _forked_world = None
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for (task_out, _), (_, result_in) in pipes:
             task_out.close()
