@@ -3,9 +3,10 @@ workers, a part each, or by the builder itself (one worker, or two chunks or few
 where they are made; the builder gets, in row order, what its digest and statistics read (`Chunk`), from a worker
 through a file of the build's hand-over folder (in memory where /dev/shm is), the file's name through a pipe.
 
-Indexing in the workers, where the builder used to add every product to one index writer, spares the builder's share
-(the products' columns pickled, read back and made into tantivy's documents in its one thread): about 7% of a
-build's CPU time (docs/performance.md)."""
+Indexing in the workers, where the builder used to add every product to one index writer, spares the builder the
+products' columns pickled and read back, but measured no cheaper in all (docs/performance.md); what it brings is a
+build that ends with one line when a worker fails or dies (a pool replaced a killed worker and waited for its chunk
+for ever), a builder whose own memory holds no index, and workers that end with a killed builder."""
 
 from __future__ import annotations
 
