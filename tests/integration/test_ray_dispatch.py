@@ -64,6 +64,15 @@ def cut_replies(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cut-replies")
 
 
+def worker_env(cut_replies: Path) -> dict[str, str]:
+    """A worker host's environment: able to corrupt a reply when a test asks. Every worker the module starts has it,
+    one started again in a killed one's place too, or a test's cut would hang on which worker took its run."""
+    return {
+        "PYTHONPATH": os.pathsep.join([str(CUTTER), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "SHOPARENA_TEST_CUT_REPLIES": str(cut_replies),
+    }
+
+
 @pytest.fixture(scope="module")
 def cluster(
     inputs: tuple[Path, Path, str], cut_replies: Path, tmp_path_factory: pytest.TempPathFactory
@@ -73,13 +82,9 @@ def cluster(
     node (the Ray driver)."""
     import ray
 
-    env = {
-        "PYTHONPATH": os.pathsep.join([str(CUTTER), *filter(None, [os.environ.get("PYTHONPATH")])]),
-        "SHOPARENA_TEST_CUT_REPLIES": str(cut_replies),
-    }
     with LocalRayCluster(tmp_path_factory.mktemp("ray-logs")) as found:
-        found.add_worker("a", inputs[0], env=env)
-        found.add_worker("b", inputs[0], env=env)
+        found.add_worker("a", inputs[0], env=worker_env(cut_replies))
+        found.add_worker("b", inputs[0], env=worker_env(cut_replies))
         ray_dispatcher(found, inputs)  # this process joins the cluster as the node (its Ray driver)
         try:
             yield found
@@ -574,7 +579,7 @@ def test_a_stuck_worker_is_given_up_after_the_wall_clock_plus_a_grace(
 
 
 def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
-    cluster: LocalRayCluster, inputs: Any, tmp_path: Path
+    cluster: LocalRayCluster, inputs: Any, tmp_path: Path, cut_replies: Path
 ) -> None:
     names = ["slow-a", "slow-b"]
     setup = make_chain(tmp_path, names)
@@ -605,7 +610,8 @@ def test_a_worker_killed_mid_race_loses_no_run_and_doubles_none(
         killed.set()
         thread.join()
         watcher.close()
-        cluster.add_worker("b", inputs[0])  # a new host in its place, for the tests that run after this one
+        # a new host in its place, as the others are, for the tests that run after this one
+        cluster.add_worker("b", inputs[0], env=worker_env(cut_replies))
     runs = store.runs()
     assert len(runs) == 8 and len({(r.hotkey, r.problem_id) for r in runs}) == 8
     assert all(r.status == "finished" for r in runs), [(r.status, r.error) for r in runs]
@@ -790,12 +796,6 @@ def test_a_race_s_agents_are_staged_on_every_runner_when_it_opens_and_a_run_stag
         store.close()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="in 2 of 3 whole-suite runs of 2026-12-07 (two xdist workers) the worker side did not cut the 'cut' run's "
-    "reply (DID NOT RAISE), its cause not found; it passes alone and with its module (11 of 11): a known flake, "
-    "not a known fault of the node",
-)
 def test_a_runner_holding_another_run_s_reply_is_kept_when_a_run_on_it_is_given_up(
     cluster: LocalRayCluster, inputs: Any, tmp_path: Path, cut_replies: Path
 ) -> None:
