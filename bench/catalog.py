@@ -229,8 +229,7 @@ def raw_query(catalog: Catalog, index: tantivy.Index, schema: tantivy.Schema, ar
     hits = searcher.search(query, KEEP, count=False).hits
     page = int(args["page"])  # type: ignore[call-overload]
     window = hits[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    for _, address in window:
-        searcher.doc(address)
+    catalog.stored([address for _, address in window])  # the page's stored products, as the tool reads them
     return len(window)
 
 

@@ -5,7 +5,9 @@ Layout of a catalog folder::
     DIR/catalog.json   manifest: format, source (seed and size, or the loaded file), content digest, counts, stats,
                        shops (first seen, first numbered) and, for an index written in parts, shop_ords
     DIR/products/      tantivy: BM25 over ``contents`` (title, SKU values, attribute values, as ShoppingBench),
-                       fast fields price / sold_count / shop_ord, filter terms shop_id / service, stored product
+                       fast fields price / sold_count / shop_ord / row, filter terms shop_id / service (format 1
+                       and 2: and the product's JSON stored)
+    DIR/store/         the products' JSON by row, in LZ4 blocks (`arena.catalog.docstore`; format 3)
     DIR/web/           tantivy: BM25 over page title and content, stored page
 
 A catalog is built into a temporary sibling folder and renamed into place only when complete
@@ -24,72 +26,13 @@ from typing import Any
 import orjson
 import tantivy
 
-from arena.catalog.manifest import MANIFEST, CatalogError, read_manifest, shop_table
-from arena.catalog.models import SERVICES
+from arena.catalog.docstore import StoreReader
+from arena.catalog.manifest import MANIFEST, STORE, CatalogError, read_manifest, shop_table
 from arena.catalog.pruned import Points, price_points, pruned_top, share
-
-ANALYZER = "sb_en"
-
-#: Lucene's English analyzer is what ShoppingBench's pyserini index uses; this is tantivy's nearest equivalent:
-#: split on non-alphanumerics, lowercase, drop English stop words, Porter-style stemming.
-_analyzer = (
-    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-    .filter(tantivy.Filter.remove_long(40))
-    .filter(tantivy.Filter.lowercase())
-    .filter(tantivy.Filter.stopword("english"))
-    .filter(tantivy.Filter.stemmer("english"))
-    .build()
-)
+from arena.catalog.schema import SERVICE_BITS, analyze, open_index, product_schema, web_schema
 
 #: How far a search looks past its limit to order products that tie at the cut (by the order they were added).
 TIE_WINDOW = 1024
-
-#: Bit of each service in the ``services`` fast field.
-SERVICE_BITS = {name: 1 << i for i, name in enumerate(SERVICES)}
-
-
-def analyze(text: str) -> list[str]:
-    """The search terms of ``text`` under the catalog's analyzer, in order, without duplicates."""
-    seen: dict[str, None] = {}
-    for token in _analyzer.analyze(text):
-        seen.setdefault(token, None)
-    return list(seen)
-
-
-def product_schema() -> tantivy.Schema:
-    """The schema of a catalog's products index (what the writer builds and `Catalog.open` reads)."""
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("product_id", stored=False, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("contents", stored=False, tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_text_field("shop_id", stored=False, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("service", stored=False, tokenizer_name="raw", index_option="basic")
-    sb.add_float_field("price", stored=False, indexed=True, fast=True)
-    sb.add_integer_field("sold_count", stored=False, indexed=False, fast=True)
-    # integer (i64) fields: tantivy-py cannot take Python ints for unsigned fields ("Expected a U64")
-    sb.add_integer_field("shop_ord", stored=False, indexed=False, fast=True)
-    sb.add_integer_field("services", stored=False, indexed=False, fast=True)
-    sb.add_integer_field("row", stored=False, indexed=True, fast=True)
-    sb.add_bytes_field("doc", stored=True, indexed=False)  # the product as JSON: stored, never indexed
-    return sb.build()
-
-
-def _web_schema() -> tantivy.Schema:
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("url", stored=False, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("text", stored=False, tokenizer_name=ANALYZER, index_option="freq")
-    sb.add_bytes_field("doc", stored=True, indexed=False)
-    return sb.build()
-
-
-def _open_index(path: Path, schema: tantivy.Schema) -> tantivy.Index:
-    index = tantivy.Index(schema, path=str(path), reuse=True)
-    index.register_tokenizer(ANALYZER, _analyzer)
-    return index
-
-
-def _product_json(product: dict[str, Any]) -> bytes:
-    return orjson.dumps(product)
-
 
 # --------------------------------------------------------------------------------------------------------- search
 
@@ -152,6 +95,7 @@ class Catalog:
     _web_schema: tantivy.Schema
     _searcher: tantivy.Searcher = field(init=False)
     _web_searcher: tantivy.Searcher = field(init=False)
+    _store: StoreReader | None = None  # the products' JSON (format 3; before it, the index's stored ``doc``)
     _price_points: Points | None = field(default=None, init=False)  # read on the first filtered search
     _shop_ords: list[int] | None = field(default=None, init=False)  # each index number's shop (`shop_table`)
 
@@ -164,18 +108,19 @@ class Catalog:
     def open(cls, path: str | os.PathLike[str]) -> Catalog:
         root = Path(path)
         manifest = read_manifest(root)
-        schema, web_schema = product_schema(), _web_schema()
+        stored = manifest["format"] in (1, 2)
+        schema, pages = product_schema(stored=stored), web_schema()
         for part in ("products", "web"):  # tantivy would quietly make a new, empty index where one is missing
             if not (root / part / "meta.json").is_file():
                 raise CatalogError(
                     f"{root} is damaged: {part}/meta.json (part of its search index) is missing; rebuild the catalog"
                 )
         try:
-            products = _open_index(root / "products", schema)
-            web = _open_index(root / "web", web_schema)
+            products = open_index(root / "products", schema)
+            web = open_index(root / "web", pages)
         except ValueError as exc:
             raise CatalogError(f"{root} has a damaged index ({exc}); rebuild the catalog") from exc
-        catalog = cls(root, manifest, products, web, schema, web_schema)
+        catalog = cls(root, manifest, products, web, schema, pages)
         for part, found in (("products", catalog.num_products), ("web_pages", catalog.num_web_pages)):
             expected = manifest.get(part)
             if isinstance(expected, int) and expected != found:
@@ -183,6 +128,8 @@ class Catalog:
                     f"{root} is damaged: its index holds {found:,} {part.replace('_', ' ')}, its "
                     f"{MANIFEST} says {expected:,}; rebuild the catalog"
                 )
+        if not stored:
+            catalog._store = StoreReader(root / STORE, catalog.num_products)
         return catalog
 
     # --- facts
@@ -320,8 +267,14 @@ class Catalog:
 
     def documents(self, addresses: Iterable[tantivy.DocAddress]) -> list[dict[str, Any]]:
         """The stored product documents (plain dicts in the ShoppingBench schema) at these index addresses."""
+        return [orjson.loads(doc) for doc in self.stored(addresses)]
+
+    def stored(self, addresses: Iterable[tantivy.DocAddress]) -> list[bytes]:
+        """The canonical JSON of the products at these index addresses."""
         searcher = self._searcher
-        return [orjson.loads(searcher.doc(address)["doc"][0]) for address in addresses]
+        if self._store is None:
+            return [searcher.doc(address)["doc"][0] for address in addresses]
+        return self._store.get([int(row) for row in _fast_numbers(searcher, "row", list(addresses))])
 
     def get(self, product_id: str) -> dict[str, Any] | None:
         """The product with this id as a plain dict, or None."""
@@ -344,6 +297,9 @@ class Catalog:
 
     def iter_products(self, batch: int = 2000) -> Iterable[dict[str, Any]]:
         """Every product in the order it was added (for problem generation and statistics)."""
+        if self._store is not None:
+            yield from map(orjson.loads, self._store.iter_rows())
+            return
         searcher = self._searcher
         total = int(self.manifest.get("products", searcher.num_docs))
         for start in range(0, total, batch):
@@ -355,6 +311,8 @@ class Catalog:
 
     def product_at(self, row: int) -> dict[str, Any] | None:
         """The product added ``row``-th (0-based), or None past the end."""
+        if self._store is not None:
+            return orjson.loads(self._store.get([row])[0]) if 0 <= row < self._store.products else None
         query = tantivy.Query.range_query(self._schema, "row", tantivy.FieldType.Integer, row, row)
         hits = self._searcher.search(query, 1, count=False).hits
         return self.documents([hits[0][1]])[0] if hits else None

@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "catalog.json"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: 2: the products index may be written in parts (a generated build's workers, `arena.catalog.workers`), its
 #: ``shop_ord`` fast field then the parts' numbers, which the manifest's ``shop_ords`` maps to its ``shops``'
-#: (format 1 has no ``shop_ords``: its numbers are the ``shops``' own)
-READABLE_FORMATS = (1, 2)
+#: (format 1 has no ``shop_ords``: its numbers are the ``shops``' own); 3: the products' JSON is kept in `STORE`
+#: (`arena.catalog.docstore`), not in the products index
+READABLE_FORMATS = (1, 2, 3)
+#: a catalog folder's stored products (format 3)
+STORE = "store"
 
 
 class CatalogError(Exception):

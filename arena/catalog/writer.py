@@ -1,5 +1,6 @@
-"""Writing a catalog folder atomically (see `arena.catalog.index` for the layout), its products index by one writer
-or in parts, one a process (`PartWriter`, `join_parts`: a generated build's workers, `arena.catalog.workers`)."""
+"""Writing a catalog folder atomically (see `arena.catalog.index` for the layout), its products index and stored
+products by one writer or in parts, one a process (`PartWriter`, `join_parts`: a generated build's workers,
+`arena.catalog.workers`)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from typing import Any, NamedTuple
 import orjson
 import tantivy
 
-from arena.catalog.index import SERVICE_BITS, _open_index, _product_json, _web_schema, product_schema
+from arena.catalog.docstore import StoreWriter, join_store, move_store
 from arena.catalog.leftovers import LOCK, clear_dead, hold, restore_replaced, tagged
-from arena.catalog.manifest import FORMAT_VERSION, MANIFEST, CatalogError
+from arena.catalog.manifest import FORMAT_VERSION, MANIFEST, STORE, CatalogError
 from arena.catalog.models import Product, WebPage
+from arena.catalog.schema import SERVICE_BITS, open_index, product_schema, web_schema
 
 
 class Rows(NamedTuple):
@@ -59,14 +61,10 @@ def checked_documents(rows: Rows) -> list[bytes]:
 
 
 def add_documents(
-    add: Callable[[tantivy.Document], object],
-    schema: tantivy.Schema,
-    rows: Rows,
-    docs: Sequence[bytes],
-    shop_numbers: Sequence[int],
+    add: Callable[[tantivy.Document], object], schema: tantivy.Schema, rows: Rows, shop_numbers: Sequence[int]
 ) -> None:
-    """Index ``rows`` (their stored documents ``docs``, `checked_documents`), the products' shops numbered
-    ``shop_numbers``, through a writer's ``add``."""
+    """Index ``rows`` (their stored documents checked by `checked_documents` and kept apart, in the catalog's
+    store), the products' shops numbered ``shop_numbers``, through a writer's ``add``."""
     from_dict, row = tantivy.Document.from_dict, rows.row
     products = zip(
         rows.product_ids,
@@ -77,10 +75,9 @@ def add_documents(
         rows.prices,
         rows.sold,
         shop_numbers,
-        docs,
         strict=True,
     )
-    for product_id, contents, shop_id, services, mask, price, sold_count, shop_ord, doc in products:
+    for product_id, contents, shop_id, services, mask, price, sold_count, shop_ord in products:
         # converted by the schema's field types: a third less time than keyword arguments typed one by one
         document = {
             "product_id": product_id,
@@ -92,7 +89,6 @@ def add_documents(
             "services": mask,
             "row": row,
             "shop_ord": shop_ord,
-            "doc": doc,
         }
         add(from_dict(document, schema))
         row += 1
@@ -105,30 +101,50 @@ PART_HEAP_BYTES = 500_000_000
 
 
 class PartWriter:
-    """A part of a products index, written by one process (a generated build's worker): products in any order of
-    their rows, each product's shop given a number by the part's maker (`CatalogWriter.commit`'s ``part_shops``).
-    The parts are joined into one index by `join_parts` once each is committed."""
+    """A part of a products index and of the stored products, written by one process (a generated build's worker):
+    products in any order of their rows, each product's shop given a number by the part's maker
+    (`CatalogWriter.commit`'s ``part_shops``). The parts are joined into one index by `join_parts` and into one store
+    by `join_part_stores` once each is committed."""
 
     def __init__(self, folder: Path, *, threads: int = 1) -> None:
         folder.mkdir()
+        _part_store(folder).mkdir()
         self._schema = product_schema()
         heap = PART_HEAP_BYTES * threads  # tantivy shares it among the indexing threads
-        self._writer = _open_index(folder, self._schema).writer(heap_size=heap, num_threads=threads)
+        self._writer = open_index(folder, self._schema).writer(heap_size=heap, num_threads=threads)
+        self._store = StoreWriter(_part_store(folder), 0)
 
     def add_rows(self, rows: Rows, shop_numbers: Sequence[int]) -> None:
-        add_documents(self._writer.add_document, self._schema, rows, checked_documents(rows), shop_numbers)
+        docs = checked_documents(rows)
+        add_documents(self._writer.add_document, self._schema, rows, shop_numbers)
+        self._store.add(rows.row, docs)
 
     def commit(self) -> None:
+        self._store.close()
         self._writer.commit()
         self._writer.wait_merging_threads()
 
     def rollback(self) -> None:
         """The part's products dropped and its indexing threads ended: they wrote segment files on into the folder
         of a build stopped meanwhile, after its clean-up had removed it (nothing once committed)."""
+        self._store.abort()
         try:
             self._writer.rollback()
         except Exception:  # noqa: BLE001 - committed already: nothing runs
             pass
+
+
+def _part_store(part: Path) -> Path:
+    """Where a part's stored products are written: beside its index (tantivy's folder holds its own files only)."""
+    return part.with_name(part.name + ".store")
+
+
+def join_part_stores(parts: Sequence[Path], folder: Path, products: int) -> None:
+    """One store in the empty ``folder`` from the committed parts' (`PartWriter`), holding rows 0 .. ``products``
+    - 1 once each (CatalogError otherwise)."""
+    for number, part in enumerate(parts):
+        move_store(_part_store(part), 0, folder, number)
+    join_store(folder, len(parts), products)
 
 
 def join_parts(parts: Sequence[Path], folder: Path) -> int:
@@ -184,11 +200,12 @@ class CatalogWriter:
         try:
             self._lock = hold(self._tmp)  # a live build's: `clear_dead` leaves it
             self._old: Path | None = None  # the catalog this one replaces, on its way out (`commit`)
-            self._schema, self._web_schema = product_schema(), _web_schema()
-            (self._tmp / "products").mkdir()
-            (self._tmp / "web").mkdir()
+            self._schema, self._web_schema = product_schema(), web_schema()
+            for part in ("products", STORE, "web"):
+                (self._tmp / part).mkdir()
             self.part_dirs = [self._tmp / "parts" / str(part) for part in range(parts)]
             self._writer: tantivy.IndexWriter | None = None
+            self._store: StoreWriter | None = None
             if parts:
                 (self._tmp / "parts").mkdir()
             else:
@@ -196,8 +213,9 @@ class CatalogWriter:
                 # commit, so tantivy flushes no segment early and merges nothing (docs/performance.md: a larger heap
                 # or one thread measured no cheaper).
                 threads = max(1, min(2, os.cpu_count() or 1))
-                products = _open_index(self._tmp / "products", self._schema)
+                products = open_index(self._tmp / "products", self._schema)
                 self._writer = products.writer(heap_size=heap_bytes, num_threads=threads)
+                self._store = StoreWriter(self._tmp / STORE, 0)
             self._web_writer: tantivy.IndexWriter | None = None
         except BaseException:  # a failure or a stop (Ctrl-C, SIGTERM) before the caller holds the writer
             shutil.rmtree(self._tmp, ignore_errors=True)
@@ -227,7 +245,7 @@ class CatalogWriter:
         self.add_rows(
             Rows(
                 self.products,
-                doc_json if doc_json is not None else _product_json(product),
+                doc_json if doc_json is not None else orjson.dumps(product),
                 [product["product_id"]],
                 [contents],
                 [product["shop_id"]],
@@ -243,12 +261,13 @@ class CatalogWriter:
         """Index products given column by column, the next rows in order: a generated build's chunk (its generator
         workers make it; ids are distinct by construction, so they are not remembered for `has_product`: 2.5M ids
         held 205 MiB) or one product (`add_product`). The shop's ordinal (first seen, first numbered) is set here."""
-        if self._writer is None:
+        if self._writer is None or self._store is None:
             raise ValueError("this catalog's products are written in parts (PartWriter), not added here")
         if rows.row != self.products:
             raise ValueError(f"products from row {rows.row} given where row {self.products} is next")
         docs = checked_documents(rows)
-        add_documents(self._writer.add_document, self._schema, rows, docs, self.count_rows(rows.shops))
+        add_documents(self._writer.add_document, self._schema, rows, self.count_rows(rows.shops))
+        self._store.add(rows.row, docs)
 
     def count_rows(self, shops: Sequence[str]) -> list[int]:
         """The next rows' shops numbered, first seen first, and counted: what `add_rows` does besides indexing
@@ -278,7 +297,9 @@ class CatalogWriter:
         """Finish the indexes, write the manifest and move the catalog into place. Returns the catalog path.
         Products written in parts: ``part_shops`` are the shops as the parts numbered them (each part the same)."""
         shop_numbers = {}
-        if self._writer is not None:
+        if self._writer is not None and self._store is not None:
+            self._store.close()
+            join_store(self._tmp / STORE, 1, self.products)
             self._writer.commit()
             self._writer.wait_merging_threads()
         else:
@@ -319,7 +340,7 @@ class CatalogWriter:
 
     def _pages(self) -> tantivy.IndexWriter:
         if self._web_writer is None:
-            web = _open_index(self._tmp / "web", self._web_schema)
+            web = open_index(self._tmp / "web", self._web_schema)
             self._web_writer = web.writer(heap_size=50_000_000, num_threads=1)
         return self._web_writer
 
@@ -333,11 +354,14 @@ class CatalogWriter:
             raise CatalogError(
                 f"the index's parts hold {joined:,} products where {self.products:,} were made; build again"
             )
+        join_part_stores(self.part_dirs, self._tmp / STORE, self.products)
         shutil.rmtree(self._tmp / "parts")
         return [self._shop_ords.get(shop_id, -1) for shop_id in part_shops]
 
     def abort(self) -> None:
         self._done = True
+        if self._store is not None:
+            self._store.abort()
         for writer in (self._writer, self._web_writer):  # their threads ended before the folder goes
             try:
                 if writer is not None:

@@ -1,19 +1,23 @@
 """A catalog's manifest as `Catalog.open` reads it: a build in parts maps its index's shop numbers to the manifest's
-shops (``shop_ords``), a catalog of the previous format (1, no such map) is read as before, and a manifest of another
-format or with a damaged map is refused with one line that says to rebuild."""
+shops (``shop_ords``), catalogs of the previous formats (2: the products' JSON in the index; 1: and no such map) are
+read as before, and a manifest of another format or with a damaged map is refused with one line that says to
+rebuild."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from arena.catalog import Catalog, CatalogError, SearchFilters
-from arena.catalog.build import build_catalog, load_catalog
+from arena.catalog.build import build_catalog
 from arena.catalog.manifest import FORMAT_VERSION, MANIFEST
 
-SAMPLE = Path(__file__).parent.parent / "fixtures" / "documents_sample.jsonl"
+#: catalogs written by the version before the products' store (format 2): ``generated`` by ``build_catalog(4, 300,
+#: workers=2)``, ``loaded`` by ``load_catalog`` of tests/fixtures/documents_sample.jsonl
+FORMAT2 = Path(__file__).parent.parent / "fixtures" / "catalog-format2"
 
 
 def _edit(root: Path, **changes: object) -> None:
@@ -22,14 +26,14 @@ def _edit(root: Path, **changes: object) -> None:
     (root / MANIFEST).write_text(json.dumps(manifest))
 
 
-def _answers(catalog: Catalog, words: list[str]) -> list[list[tuple[float, int, int]]]:
+def _answers(catalog: Catalog, words: list[str]) -> list[list[tuple[float, int, int, str]]]:
     found = []
     for word in words:
         hits = catalog.search(word, SearchFilters(), 20, with_shop=True)
         rows = catalog.documents([hit.address for hit in hits])
         found.append(
             [
-                (hit.score, hit.shop_ord, catalog.manifest["shops"].index(row["shop_id"]))
+                (hit.score, hit.shop_ord, catalog.manifest["shops"].index(row["shop_id"]), row["product_id"])
                 for hit, row in zip(hits, rows, strict=True)
             ]
         )
@@ -43,19 +47,44 @@ def test_a_build_in_parts_numbers_shops_as_its_manifest(tmp_path: Path) -> None:
     assert len(catalog.manifest["shop_ords"]) >= len(catalog.manifest["shops"])  # the world's shops, some unsold
     answers = _answers(catalog, ["shirt", "phone case", "lamp", "organic"])
     assert sum(map(len, answers)) > 20
-    assert all(shop == first_seen for hits in answers for _, shop, first_seen in hits)
+    assert all(shop == first_seen for hits in answers for _, shop, first_seen, _ in hits)
 
 
-def test_the_previous_format_is_read_as_before_and_others_refused(tmp_path: Path) -> None:
-    load_catalog(SAMPLE, tmp_path / "c")
-    words = [p["title"].split()[0] for p in Catalog.open(tmp_path / "c").iter_products()][:8]
-    now = _answers(Catalog.open(tmp_path / "c"), words)
-    assert "shop_ords" not in Catalog.open(tmp_path / "c").manifest  # one writer: its numbers are the shops' own
-    _edit(tmp_path / "c", format=1)
-    assert _answers(Catalog.open(tmp_path / "c"), words) == now
-    _edit(tmp_path / "c", format=FORMAT_VERSION + 1)
+def _copy(name: str, tmp_path: Path) -> Path:
+    """A catalog of format 2, as the version before the store wrote it (products' JSON in the index): copied, as
+    tantivy writes its lock files into a folder it opens."""
+    return Path(shutil.copytree(FORMAT2 / name, tmp_path / name))
+
+
+def test_a_catalog_of_format_2_answers_as_one_built_now(tmp_path: Path) -> None:
+    """`FORMAT2`/generated is ``build_catalog(4, 300, workers=2)`` of format 2 (in parts, its shops mapped by
+    ``shop_ords``); today's build of the same products keeps their JSON in its store (format 3). Every answer is
+    the same: searches (scores, shops, products), lookups by id and row, every product in order."""
+    old = Catalog.open(_copy("generated", tmp_path))
+    build_catalog(4, 300, tmp_path / "new", workers=2)
+    new = Catalog.open(tmp_path / "new")
+    assert (old.manifest["format"], new.manifest["format"]) == (2, FORMAT_VERSION) and old.digest == new.digest
+    products = list(new.iter_products())
+    assert len(products) == 300 and list(old.iter_products()) == products
+    words = sorted({word for p in products[::10] for word in p["title"].split()[:2]})
+    assert sum(map(len, _answers(new, words))) > 100 and _answers(old, words) == _answers(new, words)
+    for row in (0, 1, 15, 16, 17, 150, 299):
+        assert old.product_at(row) == new.product_at(row) == products[row]
+        assert old.get(products[row]["product_id"]) == new.get(products[row]["product_id"]) == products[row]
+    assert old.product_at(300) is None and new.product_at(300) is None
+
+
+def test_the_previous_formats_are_read_as_before_and_others_refused(tmp_path: Path) -> None:
+    """Format 1 is format 2 without ``shop_ords`` (one writer: the index numbers shops as ``shops`` does)."""
+    root = _copy("loaded", tmp_path)
+    words = [p["title"].split()[0] for p in Catalog.open(root).iter_products()][:8]
+    before = _answers(Catalog.open(root), words)
+    assert sum(map(len, before)) >= 5 and "shop_ords" not in Catalog.open(root).manifest
+    _edit(root, format=1)
+    assert _answers(Catalog.open(root), words) == before
+    _edit(root, format=FORMAT_VERSION + 1)
     with pytest.raises(CatalogError, match=f"catalog format {FORMAT_VERSION + 1}, this version reads {FORMAT_VERSION}"):
-        Catalog.open(tmp_path / "c")
+        Catalog.open(root)
 
 
 @pytest.mark.parametrize("table", [[10**6], "0,1", [0.5], None])

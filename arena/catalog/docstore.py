@@ -1,0 +1,195 @@
+"""The products' stored documents (catalog format 3): each product's canonical JSON, the bytes the digest reads, kept
+beside the search index rather than in it (layout: `arena.catalog.index`).
+
+A store is a folder of block files, one a writer (``0.lz4``, ``1.lz4``, ...: a generated build's workers each write
+one, `arena.catalog.workers`), and ``blocks.npy``, the table of every block by the first row it holds. A block is
+`BLOCK` products of consecutive rows, their JSON joined by newlines (canonical JSON never holds one unescaped),
+compressed with LZ4 on its own; a product is read by decompressing its block, a few microseconds. tantivy's own
+document store did the same work (LZ4 blocks of 16 kB) for about a fifth of a generated build's CPU more, the
+documents converted and copied on their way into it: docs/performance.md, "The products' documents out of the
+index"."""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import lz4.block
+import numpy as np
+
+from arena.catalog.manifest import CatalogError
+
+#: products a block: 16 (about 22 kB of JSON, 8 kB compressed) reads one product in about 9 us and compresses to
+#: 2.8 times smaller, as tantivy's store did (docs/performance.md)
+BLOCK = 16
+TABLE = "blocks.npy"
+#: a block: its first row, where it is in its file, its compressed length, its file's number, its products
+BLOCK_DTYPE = np.dtype([("row", "<i8"), ("offset", "<u8"), ("length", "<u4"), ("file", "<u2"), ("count", "<u2")])
+
+
+def _blocks_path(folder: Path, number: int) -> Path:
+    return folder / f"{number}.lz4"
+
+
+def _table_path(folder: Path, number: int) -> Path:
+    return folder / f"{number}.blocks.npy"
+
+
+class StoreWriter:
+    """One writer's block file in ``folder`` (its file ``number``), products given in runs of consecutive rows, in
+    any order of the runs (a generated build's worker takes chunks as they come). `close` writes the file's table,
+    which `join_store` reads."""
+
+    def __init__(self, folder: Path, number: int) -> None:
+        self._folder, self._number = folder, number
+        self._fh = open(_blocks_path(folder, number), "xb")  # noqa: SIM115 - held until `close`
+        self._offset = 0
+        self._blocks: list[tuple[int, int, int, int, int]] = []
+        self._pending: list[bytes] = []  # the next block's first products (`add_product`'s one at a time)
+        self._pending_row = 0
+
+    def add(self, row: int, docs: Sequence[bytes]) -> None:
+        """The products at rows ``row``, ``row + 1``, ... (their canonical JSON)."""
+        if self._pending and row != self._pending_row + len(self._pending):
+            self._flush()
+        if not self._pending:
+            self._pending_row = row
+        at = 0
+        if not self._pending:  # whole blocks straight from `docs` (a generated chunk: 64 of them)
+            while len(docs) - at >= BLOCK:
+                self._write(row + at, docs[at : at + BLOCK])
+                at += BLOCK
+            self._pending_row = row + at
+        self._pending.extend(docs[at:])
+        while len(self._pending) >= BLOCK:
+            self._write(self._pending_row, self._pending[:BLOCK])
+            del self._pending[:BLOCK]
+            self._pending_row += BLOCK
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._write(self._pending_row, self._pending)
+            self._pending = []
+
+    def _write(self, row: int, docs: Sequence[bytes]) -> None:
+        data = lz4.block.compress(b"\n".join(docs), store_size=True)
+        self._fh.write(data)
+        self._blocks.append((row, self._offset, len(data), self._number, len(docs)))
+        self._offset += len(data)
+
+    def close(self) -> None:
+        """The last block written, the file and its table made durable."""
+        self._flush()
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        with open(_table_path(self._folder, self._number), "wb") as fh:
+            np.save(fh, np.array(self._blocks, dtype=BLOCK_DTYPE), allow_pickle=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def abort(self) -> None:
+        self._fh.close()
+
+
+def move_store(source: Path, number: int, folder: Path, to: int) -> None:
+    """A part's block file and table (written by `StoreWriter` into ``source`` as number ``number``) moved into the
+    store ``folder`` as number ``to``; its blocks' file numbers with it."""
+    table = np.load(_table_path(source, number), allow_pickle=False)
+    table["file"] = to
+    with open(_table_path(folder, to), "wb") as fh:
+        np.save(fh, table, allow_pickle=False)
+    _blocks_path(source, number).rename(_blocks_path(folder, to))
+
+
+def join_store(folder: Path, files: int, products: int) -> None:
+    """The store's table (``blocks.npy``) from its ``files`` writers' tables; CatalogError where their blocks do not
+    hold rows 0 .. ``products`` - 1 once each."""
+    tables = [np.load(_table_path(folder, n), allow_pickle=False) for n in range(files)]
+    table = np.concatenate(tables) if tables else np.zeros(0, BLOCK_DTYPE)
+    table = table[np.argsort(table["row"], kind="stable")]
+    ends = table["row"] + table["count"]
+    if not (
+        table.dtype == BLOCK_DTYPE
+        and (len(table) == 0 or table["row"][0] == 0)
+        and np.array_equal(table["row"][1:], ends[:-1])
+        and (int(ends[-1]) if len(table) else 0) == products
+    ):
+        raise CatalogError(f"the stored products' blocks do not hold rows 0 to {products - 1} once each; build again")
+    with open(folder / TABLE, "wb") as fh:
+        np.save(fh, table, allow_pickle=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+    for n in range(files):
+        _table_path(folder, n).unlink()
+
+
+class StoreReader:
+    """A catalog's stored products, by row. Thread-safe: it holds nothing that changes."""
+
+    def __init__(self, folder: Path, products: int) -> None:
+        try:
+            table = np.load(folder / TABLE, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise CatalogError(
+                f"{folder.parent} is damaged: its stored products' table is unreadable ({exc}); rebuild the catalog"
+            ) from None
+        ends = table["row"] + table["count"] if table.dtype == BLOCK_DTYPE else None
+        if ends is None or (int(ends[-1]) if len(table) else 0) != products:
+            raise CatalogError(
+                f"{folder.parent} is damaged: its stored products' table does not hold its {products:,} products; "
+                "rebuild the catalog"
+            )
+        self._first, self._offsets, self._lengths, self._numbers = (
+            table[name] for name in ("row", "offset", "length", "file")
+        )
+        self._blocks = len(table)
+        self._files: dict[int, mmap.mmap] = {}
+        for number in np.unique(table["file"]).tolist():
+            path = _blocks_path(folder, number)
+            try:
+                with open(path, "rb") as fh:
+                    self._files[number] = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError) as exc:
+                raise CatalogError(f"{folder.parent} is damaged: {path.name} ({exc}); rebuild the catalog") from None
+        self.products = products
+
+    def _block(self, index: int) -> list[bytes]:
+        offset, length, number = int(self._offsets[index]), int(self._lengths[index]), int(self._numbers[index])
+        try:
+            data = lz4.block.decompress(self._files[number][offset : offset + length])
+        except lz4.block.LZ4BlockError as exc:
+            raise CatalogError(f"a stored products' block is damaged ({exc}); rebuild the catalog") from None
+        return data.split(b"\n")
+
+    def _index(self, row: int) -> tuple[int, int]:
+        """The block holding ``row`` and the row's place in it. Every writer fills whole blocks but a run's last
+        (a generated chunk's 1,024 products are 64 of them), so the block is nearly always ``row // BLOCK``."""
+        index = row // BLOCK
+        if index < self._blocks:
+            first = int(self._first[index])
+            if first <= row < first + BLOCK and (index + 1 == self._blocks or row < int(self._first[index + 1])):
+                return index, row - first
+        index = int(np.searchsorted(self._first, row, side="right")) - 1
+        return index, row - int(self._first[index])
+
+    def get(self, rows: Sequence[int]) -> list[bytes]:
+        """The canonical JSON of the products at ``rows`` (each 0 .. products - 1), in that order."""
+        out = []
+        blocks: dict[int, list[bytes]] = {}
+        for row in rows:
+            if not 0 <= row < self.products:
+                raise IndexError(f"row {row} asked of a catalog of {self.products:,} products")
+            index, at = self._index(row)
+            docs = blocks.get(index)
+            if docs is None:
+                docs = blocks[index] = self._block(index)
+            out.append(docs[at])
+        return out
+
+    def iter_rows(self) -> Iterator[bytes]:
+        """Every product's canonical JSON in row order."""
+        for index in range(self._blocks):
+            yield from self._block(index)

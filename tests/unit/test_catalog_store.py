@@ -1,0 +1,97 @@
+"""The catalog's stored products (`arena.catalog.docstore`, catalog format 3): what a writer is given, in runs of
+rows in any order and over several files, is read back by row exactly; a store that does not hold every row once,
+or is damaged on disk, is refused with one line that says to rebuild."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.catalog import Catalog, CatalogError
+from arena.catalog.build import build_catalog
+from arena.catalog.docstore import BLOCK, TABLE, StoreReader, StoreWriter, join_store
+from arena.catalog.manifest import STORE
+
+
+def _doc(row: int) -> bytes:
+    return orjson.dumps({"row": row, "text": f"product {row} " * (row % 7), "nested": {"line": "a\nb"}})
+
+
+def _write(folder: Path, runs: list[tuple[int, int]], files: int) -> None:
+    """``runs`` of (first row, count), dealt over ``files`` writers in the order given."""
+    writers = [StoreWriter(folder, n) for n in range(files)]
+    for i, (row, count) in enumerate(runs):
+        writers[i % files].add(row, [_doc(r) for r in range(row, row + count)])
+    for writer in writers:
+        writer.close()
+
+
+def _runs(sizes: list[int]) -> list[tuple[int, int]]:
+    runs, row = [], 0
+    for size in sizes:
+        runs.append((row, size))
+        row += size
+    return runs
+
+
+def test_runs_in_any_order_over_several_files_read_back_by_row(tmp_path: Path) -> None:
+    sizes = [1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 5, 1, 1, 1, 64 * BLOCK, 2]
+    runs = _runs(sizes)
+    random.Random(7).shuffle(runs)
+    _write(tmp_path, runs, 3)
+    total = sum(sizes)
+    join_store(tmp_path, 3, total)
+    store = StoreReader(tmp_path, total)
+    assert list(store.iter_rows()) == [_doc(r) for r in range(total)]
+    rows = random.Random(8).choices(range(total), k=500) + [0, total - 1]
+    assert store.get(rows) == [_doc(r) for r in rows]
+    with pytest.raises(IndexError):
+        store.get([total])
+
+
+def test_one_product_at_a_time_fills_whole_blocks(tmp_path: Path) -> None:
+    """A loaded catalog's writer is given one product at a time: they are kept until a block is full."""
+    writer = StoreWriter(tmp_path, 0)
+    for row in range(5 * BLOCK + 3):
+        writer.add(row, [_doc(row)])
+    writer.close()
+    join_store(tmp_path, 1, 5 * BLOCK + 3)
+    assert len(StoreReader(tmp_path, 5 * BLOCK + 3)._first) == 6  # five full blocks and the rest
+    assert StoreReader(tmp_path, 5 * BLOCK + 3).get([5 * BLOCK + 2, 3]) == [_doc(5 * BLOCK + 2), _doc(3)]
+
+
+@pytest.mark.parametrize(
+    "runs, total",
+    [([(0, 20), (10, 20)], 30), ([(0, 20), (21, 9)], 30), ([(0, 20)], 21), ([(1, 20)], 21)],
+    ids=["a row twice", "a row missing", "fewer rows than products", "no row 0"],
+)
+def test_a_store_that_does_not_hold_every_row_once_is_refused(
+    tmp_path: Path, runs: list[tuple[int, int]], total: int
+) -> None:
+    _write(tmp_path, runs, 2)
+    with pytest.raises(CatalogError, match="do not hold rows 0 to") as refused:
+        join_store(tmp_path, 2, total)
+    assert "\n" not in str(refused.value) and not (tmp_path / TABLE).exists()
+
+
+@pytest.mark.parametrize("damage", ["table gone", "block file gone", "block file cut short", "table of another"])
+def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -> None:
+    build_catalog(3, 600, tmp_path / "c", workers=2)
+    store = tmp_path / "c" / STORE
+    if damage == "table gone":
+        (store / TABLE).unlink()
+    elif damage == "block file gone":
+        (store / "0.lz4").unlink()
+    elif damage == "block file cut short":
+        data = (store / "0.lz4").read_bytes()
+        (store / "0.lz4").write_bytes(data[: len(data) // 2])
+    else:
+        build_catalog(3, 500, tmp_path / "other", workers=2)
+        (store / TABLE).write_bytes((tmp_path / "other" / STORE / TABLE).read_bytes())
+    with pytest.raises(CatalogError) as refused:
+        catalog = Catalog.open(tmp_path / "c")
+        list(catalog.iter_products())  # a block cut short is found as it is read
+    assert "rebuild the catalog" in str(refused.value) and "\n" not in str(refused.value)
