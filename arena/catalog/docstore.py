@@ -146,23 +146,23 @@ class StoreReader:
             table[name] for name in ("row", "offset", "length", "file")
         )
         self._blocks = len(table)
-        self._files: dict[int, mmap.mmap] = {}
+        self._views: dict[int, memoryview] = {}  # each block file mapped, read in place
         for number in np.unique(table["file"]).tolist():
             path = _blocks_path(folder, number)
             try:
                 with open(path, "rb") as fh:
-                    self._files[number] = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                    self._views[number] = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
             except (OSError, ValueError) as exc:
                 raise CatalogError(f"{folder.parent} is damaged: {path.name} ({exc}); rebuild the catalog") from None
         self.products = products
 
-    def _block(self, index: int) -> list[bytes]:
+    def _block(self, index: int) -> bytes:
+        """Block ``index``'s products' JSON, joined by newlines."""
         offset, length, number = int(self._offsets[index]), int(self._lengths[index]), int(self._numbers[index])
-        try:
-            data = lz4.block.decompress(self._files[number][offset : offset + length])
+        try:  # read from the mapped file in place, not copied first
+            return lz4.block.decompress(self._views[number][offset : offset + length])
         except lz4.block.LZ4BlockError as exc:
             raise CatalogError(f"a stored products' block is damaged ({exc}); rebuild the catalog") from None
-        return data.split(b"\n")
 
     def _index(self, row: int) -> tuple[int, int]:
         """The block holding ``row`` and the row's place in it. Every writer fills whole blocks but a run's last
@@ -178,18 +178,22 @@ class StoreReader:
     def get(self, rows: Sequence[int]) -> list[bytes]:
         """The canonical JSON of the products at ``rows`` (each 0 .. products - 1), in that order."""
         out = []
-        blocks: dict[int, list[bytes]] = {}
+        blocks: dict[int, bytes] = {}
         for row in rows:
             if not 0 <= row < self.products:
                 raise IndexError(f"row {row} asked of a catalog of {self.products:,} products")
             index, at = self._index(row)
-            docs = blocks.get(index)
-            if docs is None:
-                docs = blocks[index] = self._block(index)
-            out.append(docs[at])
+            data = blocks.get(index)
+            if data is None:
+                data = blocks[index] = self._block(index)
+            start = 0
+            for _ in range(at):  # the block's products before it skipped, not each split off
+                start = data.index(b"\n", start) + 1
+            end = data.find(b"\n", start)
+            out.append(data[start:] if end < 0 else data[start:end])
         return out
 
     def iter_rows(self) -> Iterator[bytes]:
         """Every product's canonical JSON in row order."""
         for index in range(self._blocks):
-            yield from self._block(index)
+            yield from self._block(index).split(b"\n")
