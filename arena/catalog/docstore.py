@@ -94,6 +94,20 @@ class StoreWriter:
         self._fh.close()
 
 
+def _holds(table: np.ndarray, products: int) -> bool:
+    """Whether ``table`` is a store's table of ``products`` products: blocks of 1 to `BLOCK` products, by their first
+    row, that hold rows 0 .. ``products`` - 1 once each (`StoreReader._index` counts on it)."""
+    if table.dtype != BLOCK_DTYPE or table.ndim != 1:
+        return False
+    ends = table["row"] + table["count"]
+    return bool(
+        (len(table) == 0 or table["row"][0] == 0)
+        and np.array_equal(table["row"][1:], ends[:-1])
+        and np.all((table["count"] >= 1) & (table["count"] <= BLOCK))
+        and (int(ends[-1]) if len(table) else 0) == products
+    )
+
+
 def move_store(source: Path, number: int, folder: Path, to: int) -> None:
     """A part's block file and table (written by `StoreWriter` into ``source`` as number ``number``) moved into the
     store ``folder`` as number ``to``; its blocks' file numbers with it."""
@@ -109,14 +123,7 @@ def join_store(folder: Path, files: int, products: int) -> None:
     hold rows 0 .. ``products`` - 1 once each."""
     tables = [np.load(_table_path(folder, n), allow_pickle=False) for n in range(files)]
     table = np.concatenate(tables) if tables else np.zeros(0, BLOCK_DTYPE)
-    table = table[np.argsort(table["row"], kind="stable")]
-    ends = table["row"] + table["count"]
-    if not (
-        table.dtype == BLOCK_DTYPE
-        and (len(table) == 0 or table["row"][0] == 0)
-        and np.array_equal(table["row"][1:], ends[:-1])
-        and (int(ends[-1]) if len(table) else 0) == products
-    ):
+    if not _holds(table := table[np.argsort(table["row"], kind="stable")], products):
         raise CatalogError(f"the stored products' blocks do not hold rows 0 to {products - 1} once each; build again")
     with open(folder / TABLE, "wb") as fh:
         np.save(fh, table, allow_pickle=False)
@@ -130,21 +137,17 @@ class StoreReader:
     """A catalog's stored products, by row. Thread-safe: it holds nothing that changes."""
 
     def __init__(self, folder: Path, products: int) -> None:
+        self._root = folder.parent
         try:
             table = np.load(folder / TABLE, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise CatalogError(
-                f"{folder.parent} is damaged: its stored products' table is unreadable ({exc}); rebuild the catalog"
-            ) from None
-        ends = table["row"] + table["count"] if table.dtype == BLOCK_DTYPE else None
-        if ends is None or (int(ends[-1]) if len(table) else 0) != products:
-            raise CatalogError(
-                f"{folder.parent} is damaged: its stored products' table does not hold its {products:,} products; "
-                "rebuild the catalog"
-            )
+        except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty file
+            raise self._damaged(f"its stored products' table is unreadable ({exc})") from None
+        if not _holds(table, products):
+            raise self._damaged(f"its stored products' table does not hold its {products:,} products")
         self._first, self._offsets, self._lengths, self._numbers = (
             table[name] for name in ("row", "offset", "length", "file")
         )
+        self._counts: list[int] = table["count"].tolist()  # read with each product: a list's item, not numpy's
         self._blocks = len(table)
         self._views: dict[int, memoryview] = {}  # each block file mapped, read in place
         for number in np.unique(table["file"]).tolist():
@@ -153,16 +156,25 @@ class StoreReader:
                 with open(path, "rb") as fh:
                     self._views[number] = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
             except (OSError, ValueError) as exc:
-                raise CatalogError(f"{folder.parent} is damaged: {path.name} ({exc}); rebuild the catalog") from None
+                raise self._damaged(f"{path.name} ({exc})") from None
+            ends = table["offset"][table["file"] == number] + table["length"][table["file"] == number]
+            if int(ends.max()) > len(self._views[number]):
+                raise self._damaged(f"{path.name} is shorter than its blocks")
         self.products = products
+
+    def _damaged(self, what: str) -> CatalogError:
+        return CatalogError(f"{self._root} is damaged: {what}; rebuild the catalog")
 
     def _block(self, index: int) -> bytes:
         """Block ``index``'s products' JSON, joined by newlines."""
         offset, length, number = int(self._offsets[index]), int(self._lengths[index]), int(self._numbers[index])
         try:  # read from the mapped file in place, not copied first
             return lz4.block.decompress(self._views[number][offset : offset + length])
-        except lz4.block.LZ4BlockError as exc:
-            raise CatalogError(f"a stored products' block is damaged ({exc}); rebuild the catalog") from None
+        except (lz4.block.LZ4BlockError, ValueError, MemoryError) as exc:  # a length or size read from damage
+            raise self._damaged(f"a stored products' block is unreadable ({exc})") from None
+
+    def _miscounted(self, index: int) -> CatalogError:
+        return self._damaged(f"a stored products' block does not hold the {self._counts[index]} its table says")
 
     def _index(self, row: int) -> tuple[int, int]:
         """The block holding ``row`` and the row's place in it. Every writer fills whole blocks but a run's last
@@ -187,13 +199,21 @@ class StoreReader:
             if data is None:
                 data = blocks[index] = self._block(index)
             start = 0
-            for _ in range(at):  # the block's products before it skipped, not each split off
-                start = data.index(b"\n", start) + 1
+            try:
+                for _ in range(at):  # the block's products before it skipped, not each split off
+                    start = data.index(b"\n", start) + 1
+            except ValueError:
+                raise self._miscounted(index) from None
             end = data.find(b"\n", start)
+            if (end < 0) != (at + 1 == self._counts[index]):  # its last product ends the block, no other does
+                raise self._miscounted(index)
             out.append(data[start:] if end < 0 else data[start:end])
         return out
 
     def iter_rows(self) -> Iterator[bytes]:
         """Every product's canonical JSON in row order."""
         for index in range(self._blocks):
-            yield from self._block(index).split(b"\n")
+            docs = self._block(index).split(b"\n")
+            if len(docs) != self._counts[index]:
+                raise self._miscounted(index)
+            yield from docs

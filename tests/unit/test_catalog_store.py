@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pytest
 
@@ -77,8 +78,41 @@ def test_a_store_that_does_not_hold_every_row_once_is_refused(
     assert "\n" not in str(refused.value) and not (tmp_path / TABLE).exists()
 
 
-@pytest.mark.parametrize("damage", ["table gone", "block file gone", "block file cut short", "table of another"])
+def _damage_table(store: Path, damage: str) -> None:
+    """The store's table as a disk or a hand could leave it: still a table of blocks, but not this store's."""
+    table = np.load(store / TABLE)
+    if damage == "table emptied":
+        (store / TABLE).write_bytes(b"")
+        return
+    if damage == "table of two dimensions":
+        table = table.reshape(1, -1)
+    elif damage == "two blocks' rows swapped":
+        table["row"][[0, 1]] = table["row"][[1, 0]]
+    elif damage == "a block's count changed":
+        table["count"][0], table["row"][1:] = BLOCK + 4, table["row"][1:] + 4
+        table["count"][-1] -= 4
+    elif damage == "a block read from another's place":  # the last block's 8 products where 16 are said
+        table[["offset", "length"]][0] = table[["offset", "length"]][-1]
+    elif damage == "a block past its file's end":
+        table["offset"][-1] += 1 << 20
+    np.save(store / TABLE, table)
+
+
+TABLE_DAMAGE = [
+    "table emptied",
+    "table of two dimensions",
+    "two blocks' rows swapped",
+    "a block's count changed",
+    "a block read from another's place",
+    "a block past its file's end",
+]
+
+
+@pytest.mark.parametrize(
+    "damage", ["table gone", "block file gone", "block file cut short", "table of another", *TABLE_DAMAGE]
+)
 def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -> None:
+    """Never a traceback or another product than the row's: 600 products are one part, 37 blocks of 16 and 8."""
     build_catalog(3, 600, tmp_path / "c", workers=2)
     store = tmp_path / "c" / STORE
     if damage == "table gone":
@@ -88,10 +122,12 @@ def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -
     elif damage == "block file cut short":
         data = (store / "0.lz4").read_bytes()
         (store / "0.lz4").write_bytes(data[: len(data) // 2])
+    elif damage in TABLE_DAMAGE:
+        _damage_table(store, damage)
     else:
         build_catalog(3, 500, tmp_path / "other", workers=2)
         (store / TABLE).write_bytes((tmp_path / "other" / STORE / TABLE).read_bytes())
-    with pytest.raises(CatalogError) as refused:
-        catalog = Catalog.open(tmp_path / "c")
-        list(catalog.iter_products())  # a block cut short is found as it is read
-    assert "rebuild the catalog" in str(refused.value) and "\n" not in str(refused.value)
+    for read in (lambda c: list(c.iter_products()), lambda c: [c.product_at(row) for row in range(600)]):
+        with pytest.raises(CatalogError) as refused:
+            read(Catalog.open(tmp_path / "c"))  # refused as it is opened, or as it is read
+        assert "rebuild the catalog" in str(refused.value) and "\n" not in str(refused.value)
