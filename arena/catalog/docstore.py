@@ -131,6 +131,16 @@ def join_store(folder: Path, files: int, products: int) -> None:
         os.fsync(fh.fileno())
     for n in range(files):
         _table_path(folder, n).unlink()
+    sync_folder(folder)  # its files' names (the parts' moved in), as the files were
+
+
+def sync_folder(folder: Path) -> None:
+    """The names in ``folder`` made durable (what a file's own fsync leaves out)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class StoreReader:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import orjson
 import tantivy
 
-from arena.catalog.docstore import StoreWriter, join_store, move_store
+from arena.catalog.docstore import StoreWriter, join_store, move_store, sync_folder
 from arena.catalog.leftovers import LOCK, clear_dead, hold, restore_replaced, tagged
 from arena.catalog.manifest import FORMAT_VERSION, MANIFEST, STORE, CatalogError
 from arena.catalog.models import Product, WebPage
@@ -172,6 +172,7 @@ def join_parts(parts: Sequence[Path], folder: Path) -> int:
             json.dump(data, fh)
             fh.flush()
             os.fsync(fh.fileno())
+    sync_folder(folder)  # the segments' names moved in (tantivy synced their bytes)
     return sum(int(segment["max_doc"]) for segment in segments)
 
 
@@ -326,6 +327,7 @@ class CatalogWriter:
             os.fsync(fh.fileno())
         manifest_tmp.rename(self._tmp / MANIFEST)
         (self._tmp / LOCK).unlink()  # not part of the catalog (the folder's fresh time protects it meanwhile)
+        sync_folder(self._tmp)  # its names on disk before the catalog is in place: a power cut leaves it whole
         if self.out.exists():
             if not overwrite:
                 raise CatalogError(f"{self.out} appeared during the build; not replacing it")
@@ -334,6 +336,7 @@ class CatalogWriter:
         self._tmp.rename(self.out)
         self._done = True  # in place: nothing below (or a stop now) undoes it
         self._lock.close()
+        sync_folder(self.out.parent)  # the rename, before the catalog it replaced goes
         if self._old is not None:
             shutil.rmtree(self._old, ignore_errors=True)
         return self.out

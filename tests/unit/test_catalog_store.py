@@ -5,6 +5,10 @@ or is damaged on disk, is refused with one line that says to rebuild."""
 from __future__ import annotations
 
 import random
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +18,7 @@ import pytest
 from arena.catalog import Catalog, CatalogError
 from arena.catalog.build import build_catalog
 from arena.catalog.docstore import BLOCK, TABLE, StoreReader, StoreWriter, join_store
-from arena.catalog.manifest import STORE
+from arena.catalog.manifest import MANIFEST, STORE
 
 
 def _doc(row: int) -> bytes:
@@ -131,3 +135,31 @@ def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -
         with pytest.raises(CatalogError) as refused:
             read(Catalog.open(tmp_path / "c"))  # refused as it is opened, or as it is read
         assert "rebuild the catalog" in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="the system calls are seen with strace")
+def test_what_a_catalog_holds_is_on_disk_before_it_is_in_place(tmp_path: Path) -> None:
+    """A power cut leaves the catalog whole or the one before: the names of what a build in parts moved into the
+    products index and the store, and of what the catalog folder holds, are fsynced before the folder is renamed
+    into place, and that rename before the catalog it replaces is removed (the build seen by strace)."""
+    trace, out = tmp_path / "trace", tmp_path / "c"
+    build = f"from arena.catalog.build import build_catalog; build_catalog(3, 3 * 1024, {str(out)!r}, workers=2)"
+    command = ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,rename,renameat,renameat2", "-o", str(trace)]
+    subprocess.run([*command, sys.executable, "-c", build], check=True, capture_output=True)
+    calls = []  # (call, the paths it names), in order
+    for line in trace.read_text().splitlines():
+        if found := re.match(r"\d+ +(fsync|rename\w*)\((.*)", line):
+            named = re.findall(r'"([^"]+)"|<(/[^>]+)>', found[2])
+            calls.append(
+                (re.sub("at2?$", "", found[1]), [a or b for a, b in named if (a or b).startswith(str(tmp_path))])
+            )
+    in_place = next(i for i, (call, paths) in enumerate(calls) if call == "rename" and paths[1:] == [str(out)])
+    folder = Path(calls[in_place][1][0])
+    for sub in ("products", STORE):  # the parts' segments and block files moved in
+        moved = [
+            i for i, (call, paths) in enumerate(calls) if call == "rename" and Path(paths[-1]).parent == folder / sub
+        ]
+        assert moved and ("fsync", [str(folder / sub)]) in calls[max(moved) : in_place], sub
+    named = calls.index(("rename", [str(folder / f"{MANIFEST}.part"), str(folder / MANIFEST)]))
+    assert ("fsync", [str(folder)]) in calls[named:in_place]
+    assert ("fsync", [str(tmp_path)]) in calls[in_place:]
