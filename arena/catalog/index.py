@@ -130,7 +130,24 @@ class Catalog:
                 )
         if not stored:
             catalog._store = StoreReader(root / STORE, catalog.num_products)
+            catalog._check_store()
         return catalog
+
+    def _check_store(self) -> None:
+        """CatalogError unless the store's first and last products are found at their rows by their ids: another
+        catalog's store (or index) of as many products beside the index would answer with other products."""
+        assert self._store is not None
+        for row in sorted({0, self.num_products - 1} - {-1}):
+            try:
+                product_id = str(orjson.loads(self._store.get([row])[0])["product_id"])
+            except (ValueError, TypeError, KeyError):  # orjson's JSONDecodeError is a ValueError
+                product_id = None
+            query = tantivy.Query.term_query(self._schema, "product_id", product_id or "", index_option="basic")
+            hits = self._searcher.search(query, 2, count=False).hits
+            if row not in _fast_numbers(self._searcher, "row", [address for _, address in hits]):
+                raise CatalogError(
+                    f"{self.path} is damaged: its stored products are not its index's (row {row}); rebuild the catalog"
+                )
 
     # --- facts
 

@@ -163,3 +163,17 @@ def test_what_a_catalog_holds_is_on_disk_before_it_is_in_place(tmp_path: Path) -
     named = calls.index(("rename", [str(folder / f"{MANIFEST}.part"), str(folder / MANIFEST)]))
     assert ("fsync", [str(folder)]) in calls[named:in_place]
     assert ("fsync", [str(tmp_path)]) in calls[in_place:]
+
+
+@pytest.mark.parametrize("swapped", [STORE, "products"])
+def test_a_store_or_index_of_another_catalog_of_as_many_products_is_refused(tmp_path: Path, swapped: str) -> None:
+    """The index finds a product's row, the store holds the row's JSON: another catalog's store (or index) of the
+    same size beside it would answer every search with other products. Its first and last products are looked up
+    in the index as the catalog opens."""
+    build_catalog(3, 600, tmp_path / "c", workers=2)
+    build_catalog(4, 600, tmp_path / "other", workers=2)
+    shutil.rmtree(tmp_path / "c" / swapped)
+    shutil.copytree(tmp_path / "other" / swapped, tmp_path / "c" / swapped)
+    with pytest.raises(CatalogError, match="rebuild the catalog") as refused:
+        Catalog.open(tmp_path / "c")
+    assert "\n" not in str(refused.value)
