@@ -1,4 +1,5 @@
-"""The catalog on disk: a tantivy index of products, a tantivy index of web pages, and a manifest.
+"""The catalog on disk: a tantivy index of products, its products' JSON by row, a tantivy index of web pages, and a
+manifest.
 
 Layout of a catalog folder::
 
