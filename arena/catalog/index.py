@@ -143,9 +143,11 @@ class Catalog:
                 product_id = str(orjson.loads(self._store.get([row])[0])["product_id"])
             except (ValueError, TypeError, KeyError):  # orjson's JSONDecodeError is a ValueError
                 product_id = None
-            query = tantivy.Query.term_query(self._schema, "product_id", product_id or "", index_option="basic")
-            hits = self._searcher.search(query, 2, count=False).hits
-            if row not in _fast_numbers(self._searcher, "row", [address for _, address in hits]):
+            both = [("product_id", product_id or ""), ("row", row)]  # the id at that row (ids may repeat)
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, tantivy.Query.term_query(self._schema, name, value)) for name, value in both]
+            )
+            if not self._searcher.search(query, 1, count=False).hits:
                 raise CatalogError(
                     f"{self.path} is damaged: its stored products are not its index's (row {row}); rebuild the catalog"
                 )
