@@ -113,13 +113,15 @@ TABLE_DAMAGE = [
 
 
 @pytest.mark.parametrize(
-    "damage", ["table gone", "block file gone", "block file cut short", "table of another", *TABLE_DAMAGE]
+    "damage", ["store gone", "table gone", "block file gone", "block file cut short", "table of another", *TABLE_DAMAGE]
 )
 def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -> None:
     """Never a traceback or another product than the row's: 600 products are one part, 37 blocks of 16 and 8."""
     build_catalog(3, 600, tmp_path / "c", workers=2)
     store = tmp_path / "c" / STORE
-    if damage == "table gone":
+    if damage == "store gone":  # a format-3 manifest over a folder without its store
+        shutil.rmtree(store)
+    elif damage == "table gone":
         (store / TABLE).unlink()
     elif damage == "block file gone":
         (store / "0.lz4").unlink()
