@@ -150,7 +150,7 @@ class StoreReader:
         self._root = folder.parent
         try:
             table = np.load(folder / TABLE, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty file
+        except (OSError, ValueError, EOFError, MemoryError) as exc:  # an empty file; a size no memory holds
             raise self._damaged(f"its stored products' table is unreadable ({exc})") from None
         if not _holds(table, products):
             raise self._damaged(f"its stored products' table does not hold its {products:,} products")

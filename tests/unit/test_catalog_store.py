@@ -88,6 +88,11 @@ def _damage_table(store: Path, damage: str) -> None:
     if damage == "table emptied":
         (store / TABLE).write_bytes(b"")
         return
+    if damage == "table of an impossible size":  # its header says 10^15 blocks: no memory holds them
+        with open(store / TABLE, "wb") as fh:
+            header = {"descr": np.lib.format.dtype_to_descr(table.dtype), "fortran_order": False, "shape": (10**15,)}
+            np.lib.format.write_array_header_1_0(fh, header)
+        return
     if damage == "table of two dimensions":
         table = table.reshape(1, -1)
     elif damage == "two blocks' rows swapped":
@@ -104,6 +109,7 @@ def _damage_table(store: Path, damage: str) -> None:
 
 TABLE_DAMAGE = [
     "table emptied",
+    "table of an impossible size",
     "table of two dimensions",
     "two blocks' rows swapped",
     "a block's count changed",
