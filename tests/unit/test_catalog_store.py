@@ -4,6 +4,7 @@ or is damaged on disk, is refused with one line that says to rebuild."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -145,7 +146,10 @@ def test_a_damaged_store_is_refused_with_one_line(tmp_path: Path, damage: str) -
         assert "rebuild the catalog" in str(refused.value) and "\n" not in str(refused.value)
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="the system calls are seen with strace")
+@pytest.mark.skipif(
+    shutil.which("strace") is None and not os.environ.get("CI"),  # CI installs it: scripts/system-packages --tests
+    reason="the system calls are seen with strace (scripts/system-packages --tests installs it)",
+)
 def test_what_a_catalog_holds_is_on_disk_before_it_is_in_place(tmp_path: Path) -> None:
     """A power cut leaves the catalog whole or the one before: the names of what a build in parts moved into the
     products index and the store, and of what the catalog folder holds, are fsynced before the folder is renamed
