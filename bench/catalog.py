@@ -42,7 +42,9 @@ tantivy-py's `add_json` (the worker making the JSON, base64 for the stored bytes
 builder's thread a product in a 250k build against 7.5 for `Document.from_dict` and `add_document`, the worker's
 JSON 3-5 us more, and its float reading not exact (docs/performance.md); not done. The chunk is handed over
 column by column now (`arena.catalog.writer.Rows`: 4.3k instructions a product fewer in all, counted by valgrind;
-`--phases` prints the hand-over apart). tantivy-py 0.27 has no setting for the doc store's compression.
+`--phases` prints the hand-over apart). The products' JSON is no longer in tantivy's store but in the catalog's own
+(`arena.catalog.docstore`, catalog format 3: about a tenth of a build's CPU less; docs/performance.md); `add_us`
+counts its blocks compressed.
 
 Compiling the unchanged generator with mypyc made the same products in about 28% less CPU (83 against 116 us, the
 same 30 chunks back to back, collector on). It is done now where a C compiler is (`arena.catalog.native`, built by

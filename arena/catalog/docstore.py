@@ -11,10 +11,12 @@ the index"."""
 
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import lz4.block
 import numpy as np
@@ -25,6 +27,9 @@ from arena.catalog.manifest import CatalogError
 #: blocks of 8 read a product in about 12 us instead of 19 for a store 13% larger (docs/performance.md)
 BLOCK = 16
 TABLE = "blocks.npy"
+#: blocks a reader keeps decompressed, the last read (about 22 kB each), as tantivy's store kept its last 100: a page
+#: of search results read again, or the next page of the same search, is read from memory
+CACHED_BLOCKS = 128
 #: a block: its first row, where it is in its file, its compressed length, its file's number, its products
 BLOCK_DTYPE = np.dtype([("row", "<i8"), ("offset", "<u8"), ("length", "<u4"), ("file", "<u2"), ("count", "<u2")])
 
@@ -143,8 +148,24 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _damaged(root: Path, what: str) -> CatalogError:
+    return CatalogError(f"{root} is damaged: {what}; rebuild the catalog")
+
+
+def _read_block(
+    root: Path, views: dict[int, memoryview], offsets: Any, lengths: Any, numbers: Any, index: int
+) -> bytes:
+    """Block ``index``'s products' JSON, joined by newlines (the table's columns: `StoreReader`)."""
+    offset, length, number = int(offsets[index]), int(lengths[index]), int(numbers[index])
+    try:  # read from the mapped file in place, not copied first
+        return lz4.block.decompress(views[number][offset : offset + length])
+    except (lz4.block.LZ4BlockError, ValueError, MemoryError) as exc:  # a length or size read from damage
+        raise _damaged(root, f"a stored products' block is unreadable ({exc})") from None
+
+
 class StoreReader:
-    """A catalog's stored products, by row. Thread-safe: it holds nothing that changes."""
+    """A catalog's stored products, by row. Thread-safe: what changes is its cache of the blocks read last, which
+    `functools.lru_cache` keeps under its own lock."""
 
     def __init__(self, folder: Path, products: int) -> None:
         self._root = folder.parent
@@ -171,17 +192,17 @@ class StoreReader:
             if int(ends.max()) > len(self._views[number]):
                 raise self._damaged(f"{path.name} is shorter than its blocks")
         self.products = products
+        # a function of the block alone, not a method: the cache holds no reference back to the reader (a cycle
+        # would keep its files mapped until a collection)
+        self._cached = functools.lru_cache(maxsize=CACHED_BLOCKS)(
+            functools.partial(_read_block, self._root, self._views, self._offsets, self._lengths, self._numbers)
+        )
 
     def _damaged(self, what: str) -> CatalogError:
-        return CatalogError(f"{self._root} is damaged: {what}; rebuild the catalog")
+        return _damaged(self._root, what)
 
     def _block(self, index: int) -> bytes:
-        """Block ``index``'s products' JSON, joined by newlines."""
-        offset, length, number = int(self._offsets[index]), int(self._lengths[index]), int(self._numbers[index])
-        try:  # read from the mapped file in place, not copied first
-            return lz4.block.decompress(self._views[number][offset : offset + length])
-        except (lz4.block.LZ4BlockError, ValueError, MemoryError) as exc:  # a length or size read from damage
-            raise self._damaged(f"a stored products' block is unreadable ({exc})") from None
+        return _read_block(self._root, self._views, self._offsets, self._lengths, self._numbers, index)
 
     def _miscounted(self, index: int) -> CatalogError:
         return self._damaged(f"a stored products' block does not hold the {self._counts[index]} its table says")
@@ -200,14 +221,11 @@ class StoreReader:
     def get(self, rows: Sequence[int]) -> list[bytes]:
         """The canonical JSON of the products at ``rows`` (each 0 .. products - 1), in that order."""
         out = []
-        blocks: dict[int, bytes] = {}
         for row in rows:
             if not 0 <= row < self.products:
                 raise IndexError(f"row {row} asked of a catalog of {self.products:,} products")
             index, at = self._index(row)
-            data = blocks.get(index)
-            if data is None:
-                data = blocks[index] = self._block(index)
+            data = self._cached(index)
             start = 0
             try:
                 for _ in range(at):  # the block's products before it skipped, not each split off
