@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -22,19 +23,25 @@ def _ended(workers: list[psutil.Process]) -> list[psutil.Process]:
     return ended
 
 
+def _next_chunk_once_both_ended(made: Any, workers: list[psutil.Process], kill: list[psutil.Process]) -> str:
+    """``kill`` killed, both workers ended (none left holding the task pipes open): the builder's line as it asks for
+    the next chunk."""
+    for worker in kill:
+        worker.kill()
+    while len(_ended(workers)) < 2:
+        time.sleep(0.02)
+    with pytest.raises(CatalogError) as failed:
+        next(made.chunks)
+    return str(failed.value)
+
+
 def test_workers_gone_before_their_next_chunk_end_the_build_with_one_line(tmp_path: Path) -> None:
     parts = [tmp_path / "part0", tmp_path / "part1"]
     (tmp_path / "handoff").mkdir()
     with made_products(3, 8 * 1024, parts, str(tmp_path / "handoff")) as made:
         workers = psutil.Process().children()
         assert len(workers) == 2, "two parts: a forked worker each"
-        for worker in workers:  # both: no process is left holding their task pipes open
-            worker.kill()
-        while len(_ended(workers)) < 2:
-            time.sleep(0.02)
-        with pytest.raises(CatalogError) as failed:
-            next(made.chunks)
-    message = str(failed.value)
+        message = _next_chunk_once_both_ended(made, workers, workers)
     assert "ended mid-build" in message and "build again" in message and "\n" not in message
     assert any(f"pid {worker.pid}) ended mid-build (exit code -9)" in message for worker in workers)
 
@@ -48,13 +55,6 @@ def test_a_worker_that_failed_before_its_next_chunk_is_named_by_its_failure_in_o
     with made_products(3, 8 * 1024, parts, str(tmp_path / "handoff")) as made:
         workers = psutil.Process().children()
         (failing,) = _ended(workers)
-        for worker in workers:
-            if worker != failing:
-                worker.kill()
-        while len(_ended(workers)) < 2:
-            time.sleep(0.02)
-        with pytest.raises(CatalogError) as failed:
-            next(made.chunks)
-    message = str(failed.value)
+        message = _next_chunk_once_both_ended(made, workers, [w for w in workers if w != failing])
     assert message.startswith("a catalog generator worker failed: FileExistsError:") and "\n" not in message
     assert str(parts[0]) in message
